@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs (Python packages in .venv, Debian's
+# chromium for the browser tests) and run the whole suite. Extra arguments go
+# to pytest, e.g. `bash scripts/test.sh -k ranking`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "Installing Debian's chromium for the browser tests..."
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,34 @@
+"""The ``srdash`` command line: a thin layer over the public API.
+
+Each subcommand family lives in its own module and is registered here.
+"""
+
+from __future__ import annotations
+
+import click
+
+from srdash._version import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="srdash")
+def main() -> None:
+    """Judge symbolic-regression and other machine-learning competitions.
+
+    Typical use: `srdash demo -o demo/` writes a demo competition, `srdash score
+    demo/results.csv -o leaderboard.csv` judges it, `srdash serve` opens the
+    dashboard. Run `srdash COMMAND --help` for the inputs, outputs and defaults
+    of each command.
+    """
+
+
+def _register() -> None:
+    # Every command module is imported here so that `srdash --help` lists it.
+    # Each module defines one click command or group; add yours as one line.
+    from srdash.cli import rules, score
+
+    main.add_command(score.score)
+    main.add_command(rules.rules_command)
+
+
+_register()

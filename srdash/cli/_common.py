@@ -1,0 +1,58 @@
+"""Pieces shared by the CLI commands."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import click
+
+from srdash.errors import SrdashError
+
+
+def _load_rules(ctx, param, value):
+    from srdash.rules import load_rules
+
+    try:
+        return load_rules(value)
+    except SrdashError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+
+
+rules_option = click.option(
+    "--rules", default="srbench2022", show_default=True, callback=_load_rules,
+    help="A rules preset name (srbench2022, srbench2022-as-run, ...; see `srdash rules`) "
+         "or the path of a .toml rules file (format: docs/rules.md).")
+
+
+@contextlib.contextmanager
+def fail_cleanly():
+    """Turn srdash's own errors into a clean CLI error (message, exit code 1)."""
+    try:
+        yield
+    except SrdashError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@contextlib.contextmanager
+def progress_bar(description: str):
+    """A tqdm progress bar on stderr, fed by ``progress(done, total, counts)`` calls."""
+    from tqdm import tqdm
+
+    bar = None
+
+    def update(done: int, total: int, counts: dict) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc=description, file=sys.stderr, unit="model",
+                       disable=total == 0, leave=False)
+        bar.n = done
+        failed = sum(v for k, v in counts.items() if k in ("rejected", "parse_error", "simplify_error"))
+        bar.set_postfix(failed=failed, timeout=counts.get("timeout", 0), refresh=False)
+        bar.refresh()
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.close()

@@ -1,0 +1,152 @@
+"""From loaded results to a verdict: the expensive step (model complexity) once,
+then judging, which is cheap and can be repeated with other options.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from srdash.loading import load_results
+>>> from srdash.rules import load_rules
+>>> results = load_results(pd.DataFrame({
+...     "method": ["a", "b"], "dataset": "d", "r2_test": [0.91, 0.95], "components": [3, 25]}))
+>>> runs = prepare_runs(results)
+>>> runs[["method", "components", "simplicity", "status"]]
+  method  components  simplicity status
+0      a         3.0        -0.7  given
+1      b        25.0        -2.0  given
+>>> judge(runs, load_rules("srbench2022")).leaderboard[["method", "score"]]
+  method  score
+0      a    1.5
+1      b    1.5
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from srdash.loading import Results, load_results
+from srdash.ranking import Verdict, judge
+from srdash.rules import Rules, load_rules
+
+__all__ = ["prepare_runs", "score", "input_hashes", "RUN_STATUSES"]
+
+#: Per-run model statuses: ``given`` means the input supplied ``components``.
+RUN_STATUSES = ("ok", "given", "timeout", "simplify_error", "rejected", "parse_error")
+
+
+def prepare_runs(
+    results: Results,
+    *,
+    timeout: float = 10.0,
+    jobs: int = 1,
+    cache=None,
+    progress: Callable[[int, int, dict], None] | None = None,
+) -> pd.DataFrame:
+    """Add the model-derived columns to the per-run table.
+
+    Where the input gives ``components``, simplicity is computed from it and the
+    run's ``status`` is ``given``. Otherwise the model string is parsed safely and
+    simplified under a hard time limit (see :func:`srdash.expressions.complexity_table`);
+    a model that cannot be parsed keeps its row, with ``status`` saying why and a
+    missing simplicity, which ranks as the worst value.
+
+    Parameters
+    ----------
+    results : Results
+        Validated results (see :func:`srdash.loading.load_results`).
+    timeout : float
+        Hard time limit per simplification, in seconds.
+    jobs : int
+        Worker processes for the simplifications.
+    cache : path, False or None
+        Complexity cache (None: the default cache; False: none).
+    progress : callable, optional
+        Called as ``progress(done, total, counts_by_status)``.
+
+    Returns
+    -------
+    DataFrame
+        A new table with ``components``, ``simplicity``, ``simplified``,
+        ``status``, ``reason`` and ``features_used``.
+    """
+    table = results.table.copy()
+    if "simplicity" in table.columns and "components" not in table.columns:
+        if "status" not in table.columns:
+            table["status"] = "given"
+        return table
+    n = len(table)
+    components = (pd.to_numeric(table["components"], errors="coerce") if "components" in table.columns
+                  else pd.Series(np.nan, index=table.index))
+    has_model = table["model"].notna() if "model" in table.columns else pd.Series(False, index=table.index)
+    to_simplify = components.isna() & has_model
+
+    from srdash import expressions  # the only module that talks to sympy
+
+    out = pd.DataFrame(index=table.index)
+    out["components"] = components.astype(float)
+    out["simplicity"] = expressions.simplicity_from_components(out["components"].to_numpy())
+    out["simplified"] = ""
+    out["status"] = np.where(components.notna(), "given", "parse_error")
+    out["reason"] = np.where(components.notna() | has_model, "", "no model and no components")
+    out["features_used"] = ""
+    if to_simplify.any():
+        models = table.loc[to_simplify, "model"]
+        features = [results.features.get(d) or None for d in table.loc[to_simplify, "dataset"]]
+        computed = expressions.complexity_table(
+            models, features=features, timeout=timeout, jobs=jobs, cache=cache, progress=progress
+        )
+        for column in ("components", "simplicity", "simplified", "status", "reason", "features_used"):
+            out.loc[to_simplify, column] = computed[column].to_numpy()
+    elif progress is not None:
+        progress(n, n, {"given": n})
+    for column in out.columns:
+        table[column] = out[column]
+    return table
+
+
+def input_hashes(sources: Sequence[str]) -> dict[str, str]:
+    """SHA-256 of every input file (every file of an input folder).
+
+    Examples
+    --------
+    >>> input_hashes([])
+    {}
+    """
+    hashes = {}
+    for source in sources:
+        path = Path(source)
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            if file.is_file():
+                hashes[str(file)] = hashlib.sha256(file.read_bytes()).hexdigest()
+    return hashes
+
+
+def score(
+    source,
+    rules: str | Rules = "srbench2022",
+    *,
+    datasets=None,
+    timeout: float = 10.0,
+    jobs: int = 1,
+    cache=None,
+    progress: Callable[[int, int, dict], None] | None = None,
+) -> tuple[Verdict, pd.DataFrame]:
+    """Load, prepare and judge in one call.
+
+    Returns
+    -------
+    verdict : Verdict
+        With provenance including the SHA-256 of every input file.
+    runs : DataFrame
+        The prepared per-run table (re-judge it with other rules cheaply).
+    """
+    results = load_results(source, datasets=datasets)
+    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
+    verdict = judge(runs, load_rules(rules))
+    hashes = {f"input_sha256:{name}": digest for name, digest in input_hashes(results.sources).items()}
+    return verdict.with_provenance(**hashes), runs

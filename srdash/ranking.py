@@ -1,0 +1,434 @@
+"""Ranking and aggregation: from per-run criteria to a verdict.
+
+The procedure (``kind = "rank-harmonic"`` rules, as in SRBench 2022):
+
+1. per run, each criterion's value is rounded to the criterion's decimals;
+2. per (method, dataset), the runs are combined with the median (or mean) and
+   rounded again, so that near-equal values tie;
+3. per dataset and criterion, methods are ranked so that **higher is better**:
+   ranks run from 1 (worst) to K (best), K = number of methods; ties follow the
+   rules' ``rank_method``;
+4. the dataset score is the weighted harmonic mean of the criteria ranks;
+5. the final score is the mean of the dataset scores.
+
+Missing values follow one documented rule: a (method, dataset) pair without any
+run is *DNF* and takes the lowest positions (tied among DNFs) on every
+criterion; a run whose value is missing (NaN, e.g. a model that could not be
+parsed) counts as the worst possible value (-inf once oriented so that higher is
+better) and takes part in the median like any other value. A criterion with no
+value at all in the input is left out of the harmonic mean, with a warning.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from srdash.rules import parse_rules
+>>> rules = parse_rules('''
+... [[criteria]]
+... name = "accuracy"
+... column = "r2_test"
+... decimals = 3
+... ''')
+>>> table = pd.DataFrame({
+...     "method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
+...     "run": 0, "r2_test": [0.9, 0.8, 0.5, 0.7]})
+>>> judge(table, rules).leaderboard[["place", "method", "score"]]
+   place method  score
+0      1      a    1.5
+1      1      b    1.5
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import warnings as _warnings
+from dataclasses import dataclass, field, replace
+from importlib import metadata
+from types import MappingProxyType
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from srdash._version import __version__
+from srdash.errors import SrdashError
+from srdash.rules import Criterion, Rules
+
+__all__ = [
+    "Verdict",
+    "judge",
+    "aggregate_runs",
+    "rank_within_dataset",
+    "weighted_harmonic_mean",
+    "scores_from_ranks",
+    "place_from_scores",
+    "versions",
+]
+
+# Scores are compared after rounding to this many decimals so that sums done
+# in a different order (a permuted input) cannot split a genuine tie.
+_SCORE_DECIMALS = 9
+
+
+def versions() -> dict[str, str]:
+    """Versions that a verdict depends on.
+
+    Examples
+    --------
+    >>> sorted(versions())
+    ['numpy', 'pandas', 'python', 'srdash', 'sympy']
+    """
+    def _version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:  # pragma: no cover - always installed
+            return "not installed"
+
+    return {
+        "srdash": __version__,
+        "sympy": _version("sympy"),
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "python": platform.python_version(),
+    }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of judging a competition under one set of rules.
+
+    Attributes
+    ----------
+    leaderboard : DataFrame
+        One row per method, best first: ``place`` (1 = best; tied scores share
+        the smallest place), ``method``, ``score`` (mean over datasets of the
+        dataset scores; higher is better), ``<criterion>_rank`` (mean rank over
+        datasets; higher is better, K = best), ``datasets`` (number of
+        datasets) and ``dnf`` (datasets without any result).
+    per_dataset : DataFrame
+        One row per (dataset, method): ``status`` ('ok' or 'DNF'), ``runs``,
+        the aggregated ``<criterion>`` value (in its own direction; NaN for
+        DNF, -inf/+inf when every run failed), ``<criterion>_rank`` and
+        ``dataset_score``.
+    problems : DataFrame
+        ``kind``, ``method``, ``dataset``, ``run``, ``detail``: rejected or
+        failed models, timeouts, missing values and DNF cells.
+    criteria : tuple of Criterion
+        The criteria actually ranked (those with data).
+    warnings : tuple of str
+        Things the reader of the verdict must know (dropped criteria, version
+        mismatches, ...).
+    rules : Rules
+    n_methods : int
+        K, the number of methods ranked.
+    provenance : Mapping
+        Versions and the rules hash; the pipeline adds input hashes.
+    """
+
+    leaderboard: pd.DataFrame
+    per_dataset: pd.DataFrame
+    problems: pd.DataFrame
+    criteria: tuple[Criterion, ...]
+    warnings: tuple[str, ...]
+    rules: Rules
+    n_methods: int
+    provenance: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def winner(self) -> str:
+        """The method in first place (ties: alphabetical first)."""
+        return str(self.leaderboard["method"].iloc[0])
+
+    def with_provenance(self, **entries: str) -> "Verdict":
+        """A copy with more provenance entries."""
+        merged = dict(self.provenance)
+        merged.update(entries)
+        return replace(self, provenance=MappingProxyType(merged))
+
+
+def weighted_harmonic_mean(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted harmonic mean along the last axis.
+
+    ``sum(w) / sum(w / r)``, over the entries with ``w > 0``. A rank of 0 with
+    a positive weight gives 0 (the limit of the formula), as in the
+    ``k-minus-dense`` rule where the last method can get rank 0.
+
+    Parameters
+    ----------
+    ranks : array of shape (..., n_criteria)
+        Non-negative ranks.
+    weights : array of shape (n_criteria,)
+        Non-negative weights, at least one positive.
+
+    Examples
+    --------
+    >>> weighted_harmonic_mean(np.array([1.0, 2.0, 4.0]), np.ones(3)).round(4)
+    np.float64(1.7143)
+    >>> float(weighted_harmonic_mean(np.array([0.0, 3.0]), np.ones(2)))
+    0.0
+    >>> float(weighted_harmonic_mean(np.array([2.0, 8.0]), np.array([1.0, 0.0])))
+    2.0
+    """
+    ranks = np.asarray(ranks, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    active = weights > 0
+    r = ranks[..., active]
+    w = weights[active]
+    with np.errstate(divide="ignore"):
+        inverse = np.where(r > 0, w / np.where(r > 0, r, 1.0), np.inf)
+    total = inverse.sum(axis=-1)
+    return np.where(np.isinf(total), 0.0, w.sum() / total)
+
+
+def _oriented(values: pd.Series, criterion: Criterion) -> pd.Series:
+    """Values oriented so that higher is better, missing values -> -inf."""
+    oriented = values if criterion.direction == "higher" else -values
+    return oriented.fillna(-np.inf)
+
+
+def _round(values: pd.Series, decimals: int | None) -> pd.Series:
+    return values if decimals is None else values.round(decimals)
+
+
+def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = None) -> pd.DataFrame:
+    """Combine the runs of each (method, dataset) into one value per criterion.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Per-run table with ``method``, ``dataset`` and the criteria columns.
+    rules : Rules
+    methods : sequence of str, optional
+        Methods of the competition (default: those in ``table``). A method
+        absent from a dataset is DNF there.
+
+    Returns
+    -------
+    DataFrame
+        One row per (dataset, method) of the full grid, sorted: ``status``,
+        ``runs`` and one column per criterion (oriented back to the
+        criterion's own direction; NaN for DNF).
+
+    Examples
+    --------
+    The missing third run of ``a`` counts as the worst value, so the median of
+    (0.5, 0.9, -inf) is 0.5:
+
+    >>> from srdash.rules import load_rules
+    >>> t = pd.DataFrame({"method": ["a", "a", "a", "b"], "dataset": "d", "run": [0, 1, 2, 0],
+    ...                   "r2_test": [0.5, 0.9, np.nan, 0.7]})
+    >>> aggregate_runs(t, load_rules("srbench2022"))[["method", "runs", "accuracy"]]
+      method  runs  accuracy
+    0      a     3       0.5
+    1      b     1       0.7
+    """
+    criteria = [c for c in rules.criteria if c.column in table.columns]
+    all_methods = sorted(set(methods) if methods is not None else set(table["method"]))
+    datasets = sorted(set(table["dataset"]))
+    grid = pd.MultiIndex.from_product([datasets, all_methods], names=["dataset", "method"])
+    # A canonical row order: a float mean summed in another order can round
+    # differently at the decimals' boundary, and a permuted input must not.
+    keys = [k for k in ("dataset", "method", "run") if k in table.columns]
+    table = table.sort_values(keys, kind="stable")
+    per_run = pd.DataFrame({"dataset": table["dataset"].to_numpy(), "method": table["method"].to_numpy()})
+    for c in criteria:
+        per_run[c.name] = _oriented(_round(pd.to_numeric(table[c.column], errors="coerce"), c.decimals), c).to_numpy()
+    grouped = per_run.groupby(["dataset", "method"], sort=True)
+    combined = grouped[[c.name for c in criteria]].agg(rules.run_aggregation) if criteria else pd.DataFrame(
+        index=grouped.size().index
+    )
+    combined["runs"] = grouped.size()
+    out = combined.reindex(grid)
+    out["runs"] = out["runs"].fillna(0).astype(int)
+    out["status"] = np.where(out["runs"] > 0, "ok", "DNF")
+    for c in criteria:
+        back = _round(out[c.name], c.decimals)
+        out[c.name] = back if c.direction == "higher" else -back
+    out = out.reset_index()
+    return out[["dataset", "method", "status", "runs"] + [c.name for c in criteria]]
+
+
+def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: str = "higher",
+                        method: str = "average", n_methods: int | None = None) -> pd.Series:
+    """Rank methods within each dataset, higher rank = better.
+
+    Parameters
+    ----------
+    values : Series
+        One value per (dataset, method); NaN means DNF and ranks lowest (tied).
+    datasets : Series
+        The dataset of each value (same index).
+    direction : {'higher', 'lower'}
+        Which values are better.
+    method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
+        Tie rule. ``average``/``min``/``max``: tied values get the average,
+        lowest or highest of the positions they occupy (1 = worst, K = best);
+        ``dense``: 1 for the worst value, +1 for each better distinct value;
+        ``k-minus-dense``: K minus the dense rank counted from the best value.
+    n_methods : int, optional
+        K for ``k-minus-dense`` (default: the group size).
+
+    Examples
+    --------
+    >>> v = pd.Series([0.9, 0.9, 0.5, np.nan])
+    >>> d = pd.Series(["x"] * 4)
+    >>> rank_within_dataset(v, d).tolist()
+    [3.5, 3.5, 2.0, 1.0]
+    >>> rank_within_dataset(v, d, method="k-minus-dense").tolist()
+    [3.0, 3.0, 2.0, 1.0]
+    >>> rank_within_dataset(v, d, direction="lower", method="min").tolist()
+    [2.0, 2.0, 4.0, 1.0]
+    """
+    oriented = values if direction == "higher" else -values
+    oriented = oriented.fillna(-np.inf)
+    groups = oriented.groupby(datasets.to_numpy(), sort=False)
+    if method == "k-minus-dense":
+        k = groups.transform("size") if n_methods is None else n_methods
+        return (k - groups.rank(method="dense", ascending=False)).astype(float)
+    return groups.rank(method=method, ascending=True).astype(float)
+
+
+def scores_from_ranks(rank_matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Final scores from a (methods, datasets, criteria) array of ranks.
+
+    The mean over datasets of the weighted harmonic mean over criteria. This is
+    the cheap part of judging, separated so that weight sensitivity can re-score
+    thousands of weight vectors without re-ranking.
+
+    Examples
+    --------
+    >>> ranks = np.array([[[2.0, 1.0]], [[1.0, 2.0]]])  # 2 methods, 1 dataset, 2 criteria
+    >>> scores_from_ranks(ranks, np.array([1.0, 1.0])).round(4).tolist()
+    [1.3333, 1.3333]
+    """
+    return weighted_harmonic_mean(rank_matrix, weights).mean(axis=-1)
+
+
+def place_from_scores(scores: Sequence[float]) -> np.ndarray:
+    """Places (1 = best); equal scores share the smallest place.
+
+    Examples
+    --------
+    >>> place_from_scores([2.0, 3.5, 2.0, 1.0]).tolist()
+    [2, 1, 2, 4]
+    """
+    rounded = pd.Series(np.round(np.asarray(scores, dtype=float), _SCORE_DECIMALS))
+    return rounded.rank(method="min", ascending=False).astype(int).to_numpy()
+
+
+def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.DataFrame:
+    rows = []
+    if "status" in table.columns:
+        bad = table[~table["status"].isin(["ok", "given"]) & table["status"].notna()]
+        reasons = bad["reason"] if "reason" in bad.columns else pd.Series("", index=bad.index)
+        for (_, row), reason in zip(bad.iterrows(), reasons):
+            rows.append({"kind": row["status"], "method": row["method"], "dataset": row["dataset"],
+                         "run": row.get("run"), "detail": str(reason)})
+    for c in criteria:
+        missing = table[pd.to_numeric(table[c.column], errors="coerce").isna()]
+        for _, row in missing.iterrows():
+            rows.append({"kind": "missing value", "method": row["method"], "dataset": row["dataset"],
+                         "run": row.get("run"),
+                         "detail": f"no {c.label} ({c.column}); counted as the worst value"})
+    for _, row in aggregated[aggregated["status"] == "DNF"].iterrows():
+        rows.append({"kind": "DNF", "method": row["method"], "dataset": row["dataset"], "run": None,
+                     "detail": "no result on this dataset; ranked last on every criterion"})
+    problems = pd.DataFrame(rows, columns=["kind", "method", "dataset", "run", "detail"])
+    return problems.sort_values(["kind", "dataset", "method"], kind="stable").reset_index(drop=True)
+
+
+def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = None) -> Verdict:
+    """Judge a competition: per-run criteria in, verdict out.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Per-run table (``method``, ``dataset``, criteria columns; see
+        ``docs/ARCHITECTURE.md``), already validated.
+    rules : Rules
+        Rules of kind ``rank-harmonic``.
+    methods : sequence of str, optional
+        The competition's methods (default: every method in ``table``); K is
+        their number.
+
+    Returns
+    -------
+    Verdict
+
+    Raises
+    ------
+    SrdashError
+        When no criterion of the rules has any data.
+
+    Examples
+    --------
+    >>> from srdash.rules import load_rules
+    >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0,
+    ...                   "r2_test": [0.9, 0.8], "simplicity": [-1.0, -0.5]})
+    >>> v = judge(t, load_rules("srbench2022"))
+    >>> v.leaderboard[["method", "accuracy_rank", "simplicity_rank"]].to_dict("list")
+    {'method': ['a', 'b'], 'accuracy_rank': [2.0, 1.0], 'simplicity_rank': [1.0, 2.0]}
+    >>> v.warnings[0]
+    "Criterion 'property' has no data (column 'property' is missing or empty); it is left out of the harmonic mean."
+    """
+    if rules.kind != "rank-harmonic":
+        raise SrdashError(f"judge() applies rules of kind 'rank-harmonic'; the rules '{rules.name}' are "
+                          f"of kind '{rules.kind}'.")
+    notes: list[str] = []
+    criteria = []
+    for c in rules.criteria:
+        if c.column in table.columns and pd.to_numeric(table[c.column], errors="coerce").notna().any():
+            criteria.append(c)
+        else:
+            notes.append(f"Criterion '{c.name}' has no data (column '{c.column}' is missing or empty); "
+                         "it is left out of the harmonic mean.")
+    if not criteria:
+        raise SrdashError(
+            f"None of the criteria of the rules '{rules.name}' has data: expected column(s) "
+            f"{', '.join(repr(c.column) for c in rules.criteria)}; the table has {', '.join(map(repr, table.columns))}."
+        )
+    if sum(c.weight for c in criteria) <= 0:
+        raise SrdashError("Every criterion with data has weight 0; give at least one a positive weight.")
+    running = versions()["sympy"]
+    if rules.competition_sympy_version and rules.competition_sympy_version != running:
+        notes.append(
+            f"These rules' competition used sympy {rules.competition_sympy_version}; srdash is running sympy "
+            f"{running}. Component counts, and therefore simplicity, can differ from the official ones."
+        )
+
+    used_rules = rules if len(criteria) == len(rules.criteria) else replace(rules, criteria=tuple(criteria))
+    aggregated = aggregate_runs(table, used_rules, methods=methods)
+    n_methods = aggregated["method"].nunique()
+    per_dataset = aggregated.copy()
+    ranks = []
+    for c in criteria:
+        values = per_dataset[c.name].where(per_dataset["status"] == "ok")
+        rank = rank_within_dataset(values, per_dataset["dataset"], direction=c.direction,
+                                   method=rules.rank_method, n_methods=n_methods)
+        per_dataset[f"{c.name}_rank"] = rank
+        ranks.append(rank.to_numpy())
+    weights = np.array([c.weight for c in criteria], dtype=float)
+    per_dataset["dataset_score"] = weighted_harmonic_mean(np.column_stack(ranks), weights)
+
+    grouped = per_dataset.groupby("method", sort=True)
+    leaderboard = pd.DataFrame({
+        "score": grouped["dataset_score"].mean(),
+        **{f"{c.name}_rank": grouped[f"{c.name}_rank"].mean() for c in criteria},
+        "datasets": grouped.size(),
+        "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
+    }).reset_index()
+    leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
+    leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
+
+    provenance = {**{f"{k}_version": v for k, v in versions().items()},
+                  "rules": rules.name, "rules_sha256": rules.sha256}
+    return Verdict(
+        leaderboard=leaderboard,
+        per_dataset=per_dataset,
+        problems=_problems(table, aggregated, criteria),
+        criteria=tuple(criteria),
+        warnings=tuple(notes),
+        rules=rules,
+        n_methods=int(n_methods),
+        provenance=MappingProxyType(provenance),
+    )

@@ -1,0 +1,349 @@
+"""Judging rules, declared as data.
+
+A competition's rules live in a TOML file: which criteria are ranked, in which
+direction, rounded how, weighted how, how runs are aggregated and how ties are
+ranked. srdash ships presets in ``srdash/presets/``; a new competition is a new
+rules file, not new code. The format is documented in ``docs/rules.md``.
+
+Examples
+--------
+>>> rules = load_rules("srbench2022")
+>>> [c.name for c in rules.criteria]
+['accuracy', 'simplicity', 'property']
+>>> rules.run_aggregation, rules.rank_method
+('median', 'average')
+>>> rules.with_options(run_aggregation="mean").run_aggregation
+'mean'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from srdash.errors import RulesError
+
+__all__ = [
+    "Criterion",
+    "Rules",
+    "load_rules",
+    "list_presets",
+    "RUN_AGGREGATIONS",
+    "RANK_METHODS",
+    "DIRECTIONS",
+]
+
+RUN_AGGREGATIONS = ("median", "mean")
+RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense")
+DIRECTIONS = ("higher", "lower")
+KINDS = ("rank-harmonic", "normalised-weighted")
+
+
+def _one_of(option: str, value: Any, allowed: tuple[str, ...], where: str) -> None:
+    if value not in allowed:
+        listed = ", ".join(f"'{a}'" for a in allowed)
+        raise RulesError(f"{where}: the '{option}' option must be one of {listed}. Got {value!r}.")
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One ranked criterion.
+
+    Attributes
+    ----------
+    name : str
+        Short name used in column names (``<name>_rank``).
+    column : str
+        Column of the per-run table holding the criterion's value.
+    direction : {'higher', 'lower'}
+        Which values are better.
+    decimals : int or None
+        Values are rounded to this many decimals per run and again after
+        aggregating the runs, so that near-equal values tie. None: no rounding.
+    weight : float
+        Weight in the (weighted) harmonic mean of ranks.
+    label : str
+        Human-readable name for tables and figures.
+    description : str
+        One or two sentences explaining the criterion to a reader.
+    """
+
+    name: str
+    column: str
+    direction: str = "higher"
+    decimals: int | None = None
+    weight: float = 1.0
+    label: str = ""
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        where = f"criterion '{self.name}'"
+        _one_of("direction", self.direction, DIRECTIONS, where)
+        if self.decimals is not None and (not isinstance(self.decimals, int) or self.decimals < 0):
+            raise RulesError(f"{where}: 'decimals' must be a non-negative integer. Got {self.decimals!r}.")
+        if not isinstance(self.weight, (int, float)) or isinstance(self.weight, bool) or self.weight < 0:
+            raise RulesError(f"{where}: 'weight' must be a number >= 0. Got {self.weight!r}.")
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A competition's judging rules.
+
+    Build with :func:`load_rules`; derive variants with :meth:`with_options`.
+
+    Attributes
+    ----------
+    name : str
+        Preset or file name.
+    title : str
+        One-line title.
+    description : str
+        What the rules say, for readers of the verdict.
+    kind : {'rank-harmonic', 'normalised-weighted'}
+        ``rank-harmonic``: per-dataset ranks of each criterion combined by a
+        (weighted) harmonic mean, averaged over datasets (SRBench).
+    criteria : tuple of Criterion
+    run_aggregation : {'median', 'mean'}
+        How the runs of a method on a dataset are combined.
+    rank_method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
+        How tied values are ranked. Ranks run from 1 (worst) to K (best), K the
+        number of methods; ``k-minus-dense`` is K minus the dense rank counted
+        from the best value (best gets K - 1, and the worst can get 0).
+    competition_sympy_version : str or None
+        The sympy version the competition itself used, if stated. Component
+        counts depend on it.
+    text : str
+        The rules file's full text (for provenance).
+    source : str
+        Where the rules came from (preset name or path).
+    sections : Mapping
+        Every table of the rules file, for rule kinds with options of their own.
+    """
+
+    name: str
+    title: str
+    description: str
+    kind: str
+    criteria: tuple[Criterion, ...]
+    run_aggregation: str = "median"
+    rank_method: str = "average"
+    competition_sympy_version: str | None = None
+    text: str = ""
+    source: str = ""
+    sections: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        where = f"rules '{self.name}'"
+        _one_of("kind", self.kind, KINDS, where)
+        _one_of("run_aggregation", self.run_aggregation, RUN_AGGREGATIONS, where)
+        _one_of("rank_method", self.rank_method, RANK_METHODS, where)
+        if not self.criteria:
+            raise RulesError(f"{where}: at least one criterion is needed.")
+        names = [c.name for c in self.criteria]
+        duplicated = sorted({n for n in names if names.count(n) > 1})
+        if duplicated:
+            raise RulesError(f"{where}: criterion names must be unique. Repeated: {', '.join(duplicated)}.")
+        if sum(c.weight for c in self.criteria) <= 0:
+            raise RulesError(f"{where}: at least one criterion needs a weight > 0.")
+
+    @property
+    def sha256(self) -> str:
+        """Hash of the rules as applied (file text plus any option changed since)."""
+        digest = hashlib.sha256(self.text.encode())
+        digest.update(repr(self._effective()).encode())
+        return digest.hexdigest()
+
+    def _effective(self) -> tuple:
+        return (
+            self.kind,
+            self.run_aggregation,
+            self.rank_method,
+            tuple((c.name, c.column, c.direction, c.decimals, float(c.weight)) for c in self.criteria),
+        )
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """Criterion name -> weight."""
+        return {c.name: float(c.weight) for c in self.criteria}
+
+    def criterion(self, name: str) -> Criterion:
+        """The criterion called ``name``."""
+        for c in self.criteria:
+            if c.name == name:
+                return c
+        known = ", ".join(f"'{c.name}'" for c in self.criteria)
+        raise RulesError(f"The rules '{self.name}' have no criterion '{name}'. Criteria: {known}.")
+
+    def with_options(
+        self,
+        *,
+        run_aggregation: str | None = None,
+        rank_method: str | None = None,
+        weights: Mapping[str, float] | None = None,
+    ) -> "Rules":
+        """A copy with other options; unchanged when every option is None.
+
+        Parameters
+        ----------
+        run_aggregation, rank_method : str, optional
+            See the class attributes.
+        weights : mapping of criterion name to weight, optional
+            Criteria not named keep their weight.
+
+        Examples
+        --------
+        >>> r = load_rules("srbench2022").with_options(weights={"accuracy": 2})
+        >>> r.weights
+        {'accuracy': 2.0, 'simplicity': 1.0, 'property': 1.0}
+        >>> load_rules("srbench2022").with_options(rank_method="mean")
+        Traceback (most recent call last):
+        ...
+        srdash.errors.RulesError: rules 'srbench2022': the 'rank_method' option must be one of 'average', 'min', 'max', 'dense', 'k-minus-dense'. Got 'mean'.
+        """
+        criteria = self.criteria
+        if weights is not None:
+            known = {c.name for c in criteria}
+            unknown = sorted(set(weights) - known)
+            if unknown:
+                raise RulesError(
+                    f"Unknown criterion in weights: {', '.join(unknown)}. Criteria: {', '.join(sorted(known))}."
+                )
+            criteria = tuple(replace(c, weight=float(weights.get(c.name, c.weight))) for c in criteria)
+        return replace(
+            self,
+            criteria=criteria,
+            run_aggregation=run_aggregation if run_aggregation is not None else self.run_aggregation,
+            rank_method=rank_method if rank_method is not None else self.rank_method,
+        )
+
+
+def list_presets() -> list[str]:
+    """Names of the rules presets shipped with srdash.
+
+    Examples
+    --------
+    >>> "srbench2022" in list_presets()
+    True
+    """
+    folder = resources.files("srdash") / "presets"
+    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def load_rules(name_or_path: str | Path | Rules) -> Rules:
+    """Load a rules preset by name, or a rules file by path.
+
+    Parameters
+    ----------
+    name_or_path : str, Path or Rules
+        A preset name (see :func:`list_presets`), a path to a ``.toml`` rules
+        file, or a :class:`Rules` (returned as is).
+
+    Returns
+    -------
+    Rules
+
+    Raises
+    ------
+    RulesError
+        Unknown preset, unreadable file, or invalid content; the message says
+        what was expected.
+
+    Examples
+    --------
+    >>> load_rules("srbench2022-as-run").rank_method
+    'k-minus-dense'
+    >>> load_rules("nope")
+    Traceback (most recent call last):
+    ...
+    srdash.errors.RulesError: No rules preset or file called 'nope'. Presets: ...
+    """
+    if isinstance(name_or_path, Rules):
+        return name_or_path
+    text_name = str(name_or_path)
+    path = Path(text_name)
+    if path.suffix == ".toml" and path.exists():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RulesError(f"Cannot read the rules file '{path}': {exc}.") from exc
+        return parse_rules(text, source=str(path), default_name=path.stem)
+    preset = resources.files("srdash") / "presets" / f"{text_name}.toml"
+    if "/" not in text_name and preset.is_file():
+        return parse_rules(preset.read_text(encoding="utf-8"), source=f"preset:{text_name}", default_name=text_name)
+    presets = ", ".join(list_presets())
+    raise RulesError(
+        f"No rules preset or file called '{text_name}'. Presets: {presets}; "
+        "or give the path of a .toml rules file (see docs/rules.md)."
+    )
+
+
+_TOP_KEYS = {"name", "title", "description", "kind", "competition_sympy_version", "ranking", "criteria"}
+_CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description"}
+
+
+def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules") -> Rules:
+    """Build :class:`Rules` from the text of a TOML rules file.
+
+    Examples
+    --------
+    >>> r = parse_rules('''
+    ... name = "tiny"
+    ... [[criteria]]
+    ... name = "accuracy"
+    ... column = "r2_test"
+    ... ''')
+    >>> r.kind, r.criteria[0].direction
+    ('rank-harmonic', 'higher')
+    >>> parse_rules('[[criteria]]\\nname = "a"\\ncolumn = "b"\\ncolour = "red"')
+    Traceback (most recent call last):
+    ...
+    srdash.errors.RulesError: <text>: unknown key 'colour' in criterion 'a'. Allowed keys: column, decimals, description, direction, label, name, weight.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{source}: not valid TOML: {exc}.") from exc
+    kind = data.get("kind", "rank-harmonic")
+    if kind == "rank-harmonic":
+        unknown = sorted(set(data) - _TOP_KEYS)
+        if unknown:
+            raise RulesError(
+                f"{source}: unknown top-level key(s) {', '.join(unknown)}. Allowed: {', '.join(sorted(_TOP_KEYS))}."
+            )
+    raw_criteria = data.get("criteria", [])
+    if not isinstance(raw_criteria, list) or not raw_criteria:
+        raise RulesError(f"{source}: a rules file needs at least one [[criteria]] table.")
+    criteria = []
+    for i, raw in enumerate(raw_criteria, start=1):
+        label = raw.get("name", f"#{i}")
+        unknown = sorted(set(raw) - _CRITERION_KEYS)
+        if unknown:
+            raise RulesError(
+                f"{source}: unknown key '{unknown[0]}' in criterion '{label}'. "
+                f"Allowed keys: {', '.join(sorted(_CRITERION_KEYS))}."
+            )
+        missing = [k for k in ("name", "column") if k not in raw]
+        if missing:
+            raise RulesError(f"{source}: criterion '{label}' needs the key(s) {', '.join(missing)}.")
+        criteria.append(Criterion(**raw))
+    ranking = data.get("ranking", {})
+    return Rules(
+        name=data.get("name", default_name),
+        title=data.get("title", data.get("name", default_name)),
+        description=data.get("description", ""),
+        kind=kind,
+        criteria=tuple(criteria),
+        run_aggregation=ranking.get("run_aggregation", "median"),
+        rank_method=ranking.get("rank_method", "average"),
+        competition_sympy_version=data.get("competition_sympy_version"),
+        text=text,
+        source=source,
+        sections=MappingProxyType({k: v for k, v in data.items() if isinstance(v, dict)}),
+    )
