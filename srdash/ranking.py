@@ -190,6 +190,37 @@ def _round(values: pd.Series, decimals: int | None) -> pd.Series:
     return values if decimals is None else values.round(decimals)
 
 
+def _per_run_values(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criterion]) -> pd.DataFrame:
+    """dataset, method, run and each criterion rounded and oriented (higher = better, missing = -inf).
+
+    Runs failing the rules' ``min_relative`` threshold get -inf on every criterion.
+    """
+    # A canonical row order: a float mean summed in another order can round
+    # differently at the decimals' boundary, and a permuted input must not.
+    keys = [k for k in ("dataset", "method", "run") if k in table.columns]
+    table = table.sort_values(keys, kind="stable")
+    per_run = pd.DataFrame({
+        "dataset": table["dataset"].to_numpy(),
+        "method": table["method"].to_numpy(),
+        "run": table["run"].to_numpy() if "run" in table.columns else 0,
+    })
+    for c in criteria:
+        values = pd.to_numeric(table[c.column], errors="coerce").astype(float)
+        per_run[c.name] = _oriented(_round(values, c.decimals), c).to_numpy()
+    if rules.min_relative is not None:
+        column, ratio = rules.min_relative
+        if column not in table.columns:
+            raise SrdashError(f"The rules' threshold [filters] min_relative uses the column '{column}', which the "
+                              f"table does not have. Columns: {', '.join(map(str, table.columns))}.")
+        value = pd.to_numeric(table[column], errors="coerce").to_numpy()
+        best = pd.Series(value).groupby(per_run["dataset"].to_numpy()).transform("max").to_numpy()
+        with np.errstate(invalid="ignore"):
+            passes = (best > 0) & (value > ratio * best)
+        for c in criteria:
+            per_run.loc[~passes, c.name] = -np.inf
+    return per_run
+
+
 def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = None) -> pd.DataFrame:
     """Combine the runs of each (method, dataset) into one value per criterion.
 
@@ -198,6 +229,8 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     table : DataFrame
         Per-run table with ``method``, ``dataset`` and the criteria columns.
     rules : Rules
+        Its ``run_aggregation`` says how (``rank-mean`` shows the median here;
+        its ranks come from :func:`judge`).
     methods : sequence of str, optional
         Methods of the competition (default: those in ``table``). A method
         absent from a dataset is DNF there.
@@ -226,17 +259,10 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     all_methods = sorted(set(methods) if methods is not None else set(table["method"]))
     datasets = sorted(set(table["dataset"]))
     grid = pd.MultiIndex.from_product([datasets, all_methods], names=["dataset", "method"])
-    # A canonical row order: a float mean summed in another order can round
-    # differently at the decimals' boundary, and a permuted input must not.
-    keys = [k for k in ("dataset", "method", "run") if k in table.columns]
-    table = table.sort_values(keys, kind="stable")
-    per_run = pd.DataFrame({"dataset": table["dataset"].to_numpy(), "method": table["method"].to_numpy()})
-    for c in criteria:
-        per_run[c.name] = _oriented(_round(pd.to_numeric(table[c.column], errors="coerce"), c.decimals), c).to_numpy()
+    per_run = _per_run_values(table, rules, criteria)
+    how = "median" if rules.run_aggregation == "rank-mean" else rules.run_aggregation
     grouped = per_run.groupby(["dataset", "method"], sort=True)
-    combined = grouped[[c.name for c in criteria]].agg(rules.run_aggregation) if criteria else pd.DataFrame(
-        index=grouped.size().index
-    )
+    combined = grouped[[c.name for c in criteria]].agg(how)
     combined["runs"] = grouped.size()
     out = combined.reindex(grid)
     out["runs"] = out["runs"].fillna(0).astype(int)
@@ -246,6 +272,22 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
         out[c.name] = back if c.direction == "higher" else -back
     out = out.reset_index()
     return out[["dataset", "method", "status", "runs"] + [c.name for c in criteria]]
+
+
+def _rank_mean(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criterion], methods: Sequence[str],
+               n_methods: int) -> pd.DataFrame:
+    """Rank methods among the runs sharing a run id, then average each method's ranks over the runs."""
+    per_run = _per_run_values(table, rules, criteria)
+    slots = per_run[["dataset", "run"]].drop_duplicates()
+    grid = slots.merge(pd.DataFrame({"method": list(methods)}), how="cross")
+    full = grid.merge(per_run, on=["dataset", "method", "run"], how="left")
+    slot_key = pd.Series(full["dataset"].astype(str) + "\x00" + full["run"].astype(str), index=full.index)
+    ranked = full[["dataset", "method"]].copy()
+    for c in criteria:
+        values = full[c.name].fillna(-np.inf)  # a missing run of a method: worst
+        ranked[f"{c.name}_rank"] = rank_within_dataset(values, slot_key, method=rules.rank_method,
+                                                       n_methods=n_methods)
+    return ranked.groupby(["dataset", "method"], sort=True).mean().reset_index()
 
 
 def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: str = "higher",
@@ -400,13 +442,18 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     aggregated = aggregate_runs(table, used_rules, methods=methods)
     n_methods = aggregated["method"].nunique()
     per_dataset = aggregated.copy()
-    ranks = []
-    for c in criteria:
-        values = per_dataset[c.name].where(per_dataset["status"] == "ok")
-        rank = rank_within_dataset(values, per_dataset["dataset"], direction=c.direction,
-                                   method=rules.rank_method, n_methods=n_methods)
-        per_dataset[f"{c.name}_rank"] = rank
-        ranks.append(rank.to_numpy())
+    if rules.run_aggregation == "rank-mean":
+        run_ranks = _rank_mean(table, used_rules, criteria, sorted(per_dataset["method"].unique()), n_methods)
+        # a DNF method's runs are all missing, so it already takes the lowest
+        # positions (tied with runs that failed the threshold) in every run
+        per_dataset = per_dataset.merge(run_ranks, on=["dataset", "method"], how="left")
+    else:
+        for c in criteria:
+            values = per_dataset[c.name].where(per_dataset["status"] == "ok")
+            per_dataset[f"{c.name}_rank"] = rank_within_dataset(
+                values, per_dataset["dataset"], direction=c.direction, method=rules.rank_method,
+                n_methods=n_methods)
+    ranks = [per_dataset[f"{c.name}_rank"].to_numpy() for c in criteria]
     weights = np.array([c.weight for c in criteria], dtype=float)
     per_dataset["dataset_score"] = weighted_harmonic_mean(np.column_stack(ranks), weights)
 

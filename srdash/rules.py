@@ -38,7 +38,7 @@ __all__ = [
     "DIRECTIONS",
 ]
 
-RUN_AGGREGATIONS = ("median", "mean")
+RUN_AGGREGATIONS = ("median", "mean", "rank-mean")
 RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense")
 DIRECTIONS = ("higher", "lower")
 KINDS = ("rank-harmonic", "normalised-weighted")
@@ -110,8 +110,16 @@ class Rules:
         ``rank-harmonic``: per-dataset ranks of each criterion combined by a
         (weighted) harmonic mean, averaged over datasets (SRBench).
     criteria : tuple of Criterion
-    run_aggregation : {'median', 'mean'}
-        How the runs of a method on a dataset are combined.
+    run_aggregation : {'median', 'mean', 'rank-mean'}
+        How the runs of a method on a dataset are combined: the median or mean
+        of the values (then ranked), or ``rank-mean``: methods are ranked among
+        the runs with the same run id, and each method's ranks are averaged
+        over the runs (the 2022 draft rules).
+    min_relative : tuple (column, ratio) or None
+        A run passes only if ``value > ratio * best``, ``best`` being the best
+        value of ``column`` on the dataset over all methods and runs (when
+        ``best <= 0`` no run passes); a failing run counts as the worst value
+        on every criterion. None: no threshold.
     rank_method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
         How tied values are ranked. Ranks run from 1 (worst) to K (best), K the
         number of methods; ``k-minus-dense`` is K minus the dense rank counted
@@ -135,6 +143,7 @@ class Rules:
     run_aggregation: str = "median"
     rank_method: str = "average"
     competition_sympy_version: str | None = None
+    min_relative: tuple[str, float] | None = None
     text: str = ""
     source: str = ""
     sections: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -165,6 +174,7 @@ class Rules:
             self.kind,
             self.run_aggregation,
             self.rank_method,
+            self.min_relative,
             tuple((c.name, c.column, c.direction, c.decimals, float(c.weight)) for c in self.criteria),
         )
 
@@ -284,7 +294,8 @@ def load_rules(name_or_path: str | Path | Rules) -> Rules:
     )
 
 
-_TOP_KEYS = {"name", "title", "description", "kind", "competition_sympy_version", "ranking", "criteria"}
+_TOP_KEYS = {"name", "title", "description", "kind", "competition_sympy_version", "ranking", "criteria",
+             "filters", "representative"}
 _CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description"}
 
 
@@ -334,6 +345,13 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
             raise RulesError(f"{source}: criterion '{label}' needs the key(s) {', '.join(missing)}.")
         criteria.append(Criterion(**raw))
     ranking = data.get("ranking", {})
+    min_relative = None
+    threshold = data.get("filters", {}).get("min_relative")
+    if threshold is not None:
+        if set(threshold) != {"column", "ratio"} or not isinstance(threshold["ratio"], (int, float)):
+            raise RulesError(f"{source}: [filters] min_relative must be a table with keys 'column' (text) and "
+                             f"'ratio' (a number). Got {threshold!r}.")
+        min_relative = (str(threshold["column"]), float(threshold["ratio"]))
     return Rules(
         name=data.get("name", default_name),
         title=data.get("title", data.get("name", default_name)),
@@ -343,6 +361,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         run_aggregation=ranking.get("run_aggregation", "median"),
         rank_method=ranking.get("rank_method", "average"),
         competition_sympy_version=data.get("competition_sympy_version"),
+        min_relative=min_relative,
         text=text,
         source=source,
         sections=MappingProxyType({k: v for k, v in data.items() if isinstance(v, dict)}),

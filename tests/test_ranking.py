@@ -285,3 +285,50 @@ def test_methods_argument_adds_a_method_without_results():
     assert verdict.n_methods == 5
     row = verdict.leaderboard.set_index("method").loc["E"]
     assert row["dnf"] == 2 and row["place"] == 5
+
+
+# ---------------------------------------------------------------------------
+# Golden: tests/data/golden_presets.csv, one dataset, 3 runs, 3 methods (K = 3),
+# built so that the three SRBench 2022 presets crown three different winners.
+# Simplicity (-1.0) and property (1.0) are equal for everyone, so only accuracy
+# separates the methods:  P .9 .9 .1   Q .8 .8 .8   R .95 .5 .85
+#
+# srbench2022 (median, average ties): medians P .9, R .85, Q .8
+#   accuracy ranks P 3, R 2, Q 1; simplicity and property all tied -> 2
+#   P 3/(1/3+1/2+1/2) = 2.25;  R (2,2,2) = 2;  Q 3/(1+1/2+1/2) = 1.5   -> P, R, Q
+# srbench2022-as-run (mean, K - dense): means Q .8, R .767, P .633
+#   accuracy Q 3-1 = 2, R 3-2 = 1, P 3-3 = 0; ties -> dense 1 -> 2
+#   Q (2,2,2) = 2;  R (1,2,2) = 1.5;  P (0,2,2) = 0                     -> Q, R, P
+# srbench2022-draft (rank per run, mean of ranks; a run needs r2 > .5 * .95 = .475):
+#   run 0: R .95 -> 3, P .9 -> 2, Q .8 -> 1
+#   run 1: P .9 -> 3, Q .8 -> 2, R .5 -> 1   (.5 passes)
+#   run 2: P .1 fails -> worst on all criteria: P 1; R .85 -> 3, Q .8 -> 2
+#   accuracy mean ranks: P 2, Q 5/3, R 7/3
+#   simplicity = property: runs 0, 1 all tied (2); run 2 P 1, Q/R tie on 2,3 -> 2.5
+#     P 5/3, Q 13/6, R 13/6
+#   P 3/(1/2 + 3/5 + 3/5)          = 3/1.7      = 1.764706
+#   Q 3/(3/5 + 6/13 + 6/13)        = 3/1.523077 = 1.969697
+#   R 3/(3/7 + 6/13 + 6/13)        = 3/1.351648 = 2.219512          -> R, Q, P
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("preset, order, expected", [
+    ("srbench2022", ["P", "R", "Q"], {"P": 2.25, "R": 2.0, "Q": 1.5}),
+    ("srbench2022-as-run", ["Q", "R", "P"], {"Q": 2.0, "R": 1.5, "P": 0.0}),
+    ("srbench2022-draft", ["R", "Q", "P"], {"R": 2.219512, "Q": 1.969697, "P": 1.764706}),
+])
+def test_three_presets_three_winners(preset, order, expected):
+    verdict = judge(pd.read_csv(DATA / "golden_presets.csv"), load_rules(preset))
+    assert list(verdict.leaderboard["method"]) == order
+    for method, value in expected.items():
+        assert scores(verdict)[method] == pytest.approx(value, abs=1e-6)
+
+
+def test_draft_threshold_needs_its_column():
+    table = pd.read_csv(DATA / "golden_presets.csv").rename(columns={"r2_test": "r2"})
+    table["simplicity"] = -1.0
+    with pytest.raises(SrdashError, match="min_relative uses the column 'r2_test', which the table does not have"):
+        judge(table, load_rules("srbench2022-draft"))
+
+
+def test_min_relative_must_be_well_formed():
+    with pytest.raises(RulesError, match=r"\[filters\] min_relative must be a table with keys 'column'"):
+        parse_rules('[filters]\nmin_relative = { column = "r2_test" }\n[[criteria]]\nname = "a"\ncolumn = "b"')
