@@ -1,0 +1,76 @@
+"""`srdash score` on the real SRBench black-box results (21 methods, 122 datasets,
+15 missing (method, dataset) cells). Skipped when ../shared/realdata is absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from srdash.cli import main
+
+REALDATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata"
+BLACKBOX = REALDATA / "srbench_results" / "blackbox_results.csv"
+
+pytestmark = [
+    pytest.mark.realdata,
+    pytest.mark.skipif(not BLACKBOX.exists(), reason=f"real data not found at {BLACKBOX}"),
+]
+
+
+@pytest.fixture(scope="module")
+def full_verdict(tmp_path_factory):
+    out = tmp_path_factory.mktemp("blackbox")
+    result = CliRunner().invoke(main, [
+        "score", str(BLACKBOX), "-o", str(out / "leaderboard.csv"),
+        "--per-dataset", str(out / "per_dataset.csv"), "--problems", str(out / "problems.csv")])
+    assert result.exit_code == 0, result.output
+    return (result, pd.read_csv(out / "leaderboard.csv"), pd.read_csv(out / "per_dataset.csv"),
+            pd.read_csv(out / "problems.csv"))
+
+
+def test_full_blackbox_scores_with_15_dnf_cells(full_verdict):
+    result, leaderboard, per_dataset, problems = full_verdict
+    assert len(leaderboard) == 21
+    assert (leaderboard["datasets"] == 122).all()
+    assert leaderboard["dnf"].sum() == 15
+    assert leaderboard.set_index("method").loc["*AIFeynman", "dnf"] == 15
+    assert (per_dataset["status"] == "DNF").sum() == 15
+    assert (problems["kind"] == "DNF").sum() == 15
+    # no property column: left out with a visible warning
+    assert "Criterion 'property' has no data" in result.output
+    assert list(leaderboard.columns) == ["place", "method", "score", "accuracy_rank", "simplicity_rank",
+                                         "datasets", "dnf"]
+    # a DNF cell takes the lowest position on every criterion (it is the only DNF there)
+    dnf = per_dataset[per_dataset["status"] == "DNF"]
+    assert (dnf["accuracy_rank"] == 1).all() and (dnf["simplicity_rank"] == 1).all()
+
+
+def test_hand_checkable_subset(tmp_path):
+    # Two datasets x three methods of the real file, K = 3, criteria accuracy and
+    # simplicity (no property column). Simplicity = round(-log5(model_size), 1):
+    #   1027_ESL:     *AIFeynman r2 .645580 -> .646, size 11.5 -> -log5 = -1.5175 -> -1.5
+    #                 *Operon    r2 .857675 -> .858, size 49.5 -> -2.4244 -> -2.4
+    #                 Linear     r2 .871902 -> .872, size 4    -> -0.8614 -> -0.9
+    #   1191_BNG_pbc: *AIFeynman missing (DNF)
+    #                 *Operon    r2 .342720 -> .343, size 95   -> -2.8295 -> -2.8
+    #                 Linear     r2 .308832 -> .309, size 18   -> -1.7959 -> -1.8
+    # Ranks (3 = best):
+    #   1027_ESL accuracy AIF 1, Op 2, Lin 3; simplicity Op 1, AIF 2, Lin 3
+    #            hmean AIF 2/(1+1/2) = 4/3, Op 4/3, Lin 3
+    #   1191     accuracy AIF 1 (DNF), Lin 2, Op 3; simplicity AIF 1, Op 2, Lin 3
+    #            hmean AIF 1, Op 2/(1/3+1/2) = 2.4, Lin 2.4
+    # final: AIF (4/3+1)/2 = 1.166667; Op (4/3+2.4)/2 = 1.866667; Lin (3+2.4)/2 = 2.7
+    data = pd.read_csv(BLACKBOX)
+    subset = data[data["dataset"].isin(["1027_ESL", "1191_BNG_pbc"])
+                  & data["algorithm"].isin(["*AIFeynman", "*Operon", "Linear"])]
+    path = tmp_path / "subset.csv"
+    subset.to_csv(path, index=False)
+    result = CliRunner().invoke(main, ["score", str(path), "-o", str(tmp_path / "lb.csv")])
+    assert result.exit_code == 0, result.output
+    leaderboard = pd.read_csv(tmp_path / "lb.csv")
+    assert list(leaderboard["method"]) == ["Linear", "*Operon", "*AIFeynman"]
+    assert leaderboard["score"].round(6).tolist() == [2.7, 1.866667, 1.166667]
+    assert leaderboard.set_index("method").loc["*AIFeynman", "dnf"] == 1
