@@ -1,0 +1,86 @@
+"""`srdash robustness`: how sure is the leaderboard of its order (bootstrap + significance)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from srdash.cli._common import fail_cleanly, progress_bar, rules_option
+
+
+@click.command(name="robustness")
+@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, path_type=Path))
+@rules_option
+@click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Number of bootstrap redraws.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Random seed: the same input, rules and seed give the same numbers.")
+@click.option("--resample", type=click.Choice(["both", "datasets", "runs"]), default="both", show_default=True,
+              help="Resample datasets, runs within datasets (run ids jointly for all methods), or both.")
+@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0, 1, min_open=True,
+                                                                                    max_open=True),
+              help="Level of the score interval.")
+@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              help="Significance level of the Friedman and Nemenyi tests.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV to write: place, method, score, p_win, expected_place, score_low, score_high and "
+                   "p_place_1..p_place_K (place 1 = best). Default: print it.")
+@click.option("--pairwise", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the Nemenyi pairwise comparisons (method_a, method_b, difference of mean ranks, "
+                   "significant, p_value).")
+@click.option("--datasets", "datasets_path", type=click.Path(exists=True, path_type=Path),
+              help="Dataset table (columns dataset, features) giving each dataset's feature names.")
+@click.option("--timeout", default=10.0, show_default=True, type=float,
+              help="Hard time limit in seconds for each model's simplification.")
+@click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes for simplification.")
+@click.option("--cache", "cache", type=click.Path(path_type=Path),
+              help="Complexity cache file (default: srdash's cache in your user cache directory).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache.")
+def robustness_command(input_path, rules, n_bootstrap, seed, resample, confidence, alpha, output, pairwise,
+                       datasets_path, timeout, jobs, cache, no_cache):
+    """Bootstrap the verdict on INPUT over datasets and runs, and test its significance.
+
+    INPUT is read as by `srdash score`. Models are simplified once; then the
+    datasets (and the runs within each dataset) are resampled B times and every
+    redraw is judged with the rules. For each method the output gives the
+    probability of each place, P(win) and an interval of the final score. A
+    Friedman test and a Nemenyi post-hoc test over the per-dataset scores say
+    whether the winner is significantly better than the runner-up.
+
+    A provenance file (versions, rules hash, input hashes, bootstrap settings)
+    is written beside the output as OUTPUT.provenance.json.
+    """
+    from srdash.loading import load_results
+    from srdash.pipeline import prepare_runs
+    from srdash.provenance import provenance_block, write_sidecar
+    from srdash.robustness import bootstrap
+    from srdash.significance import significance
+
+    with fail_cleanly():
+        results = load_results(input_path, datasets=datasets_path)
+        with progress_bar("simplifying models") as progress:
+            runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=False if no_cache else cache,
+                                progress=progress)
+        result = bootstrap(runs, rules, n_bootstrap=n_bootstrap, seed=seed, resample=resample,
+                           confidence=confidence)
+        test = significance(result.verdict, alpha=alpha)
+        block = provenance_block(rules, results.sources)
+    for note in result.verdict.warnings + result.notes + test.notes:
+        click.secho(f"Warning: {note}", fg="yellow", err=True)
+    click.echo(f"{test.test_label}; q_alpha = {test.q_alpha:.3f} ({test.q_alpha_source}).", err=True)
+    click.echo(test.statement, err=True)
+    table = result.to_frame()
+    if output is None:
+        click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    else:
+        table.to_csv(output, index=False)
+        block.update({"bootstrap_n": str(result.n_bootstrap), "bootstrap_seed": str(result.seed),
+                      "bootstrap_resample": result.resample, "bootstrap_engine": result.engine,
+                      "bootstrap_confidence": f"{result.confidence:g}"})
+        sidecar = write_sidecar(output, block)
+        click.echo(f"Wrote {output} ({len(table)} methods, {result.n_bootstrap} redraws of the {result.resample}) "
+                   f"and {sidecar}", err=True)
+    if pairwise is not None:
+        test.pairwise.to_csv(pairwise, index=False)
+        click.echo(f"Wrote {pairwise}", err=True)
