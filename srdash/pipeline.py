@@ -13,21 +13,20 @@ Examples
   method  components  simplicity status
 0      a         3.0        -0.7  given
 1      b        25.0        -2.0  given
->>> judge(runs, load_rules("srbench2022")).leaderboard[["method", "score"]]
-  method  score
-0      a    1.5
-1      b    1.5
+>>> judge(runs, load_rules("srbench2022")).leaderboard[["method", "score"]].round(4)
+  method   score
+0      a  1.3333
+1      b  1.3333
 """
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
+from srdash import provenance
 from srdash.loading import Results, load_results
 from srdash.ranking import Verdict, judge
 from srdash.rules import Rules, load_rules
@@ -109,21 +108,16 @@ def prepare_runs(
 
 
 def input_hashes(sources: Sequence[str]) -> dict[str, str]:
-    """SHA-256 of every input file (every file of an input folder).
+    """SHA-256 of every input file (every file of an input folder), keyed ``input_sha256:<path>``.
+
+    See :func:`srdash.provenance.hash_inputs`.
 
     Examples
     --------
     >>> input_hashes([])
     {}
     """
-    hashes = {}
-    for source in sources:
-        path = Path(source)
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for file in files:
-            if file.is_file():
-                hashes[str(file)] = hashlib.sha256(file.read_bytes()).hexdigest()
-    return hashes
+    return provenance.hash_inputs(sources)
 
 
 def score(
@@ -148,5 +142,4 @@ def score(
     results = load_results(source, datasets=datasets)
     runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
     verdict = judge(runs, load_rules(rules))
-    hashes = {f"input_sha256:{name}": digest for name, digest in input_hashes(results.sources).items()}
-    return verdict.with_provenance(**hashes), runs
+    return verdict.with_provenance(**input_hashes(results.sources)), runs

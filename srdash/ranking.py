@@ -39,18 +39,14 @@ Examples
 
 from __future__ import annotations
 
-import platform
-import sys
-import warnings as _warnings
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from srdash._version import __version__
+from srdash import provenance
 from srdash.errors import SrdashError
 from srdash.rules import Criterion, Rules
 
@@ -71,26 +67,14 @@ _SCORE_DECIMALS = 9
 
 
 def versions() -> dict[str, str]:
-    """Versions that a verdict depends on.
+    """Versions that a verdict depends on (see :func:`srdash.provenance.versions`).
 
     Examples
     --------
     >>> sorted(versions())
     ['numpy', 'pandas', 'python', 'srdash', 'sympy']
     """
-    def _version(name: str) -> str:
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:  # pragma: no cover - always installed
-            return "not installed"
-
-    return {
-        "srdash": __version__,
-        "sympy": _version("sympy"),
-        "numpy": np.__version__,
-        "pandas": pd.__version__,
-        "python": platform.python_version(),
-    }
+    return provenance.versions()
 
 
 @dataclass(frozen=True)
@@ -431,12 +415,9 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         )
     if sum(c.weight for c in criteria) <= 0:
         raise SrdashError("Every criterion with data has weight 0; give at least one a positive weight.")
-    running = versions()["sympy"]
-    if rules.competition_sympy_version and rules.competition_sympy_version != running:
-        notes.append(
-            f"These rules' competition used sympy {rules.competition_sympy_version}; srdash is running sympy "
-            f"{running}. Component counts, and therefore simplicity, can differ from the official ones."
-        )
+    sympy_warning = provenance.sympy_version_warning(rules)
+    if sympy_warning:
+        notes.append(sympy_warning)
 
     used_rules = rules if len(criteria) == len(rules.criteria) else replace(rules, criteria=tuple(criteria))
     aggregated = aggregate_runs(table, used_rules, methods=methods)
@@ -467,8 +448,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
     leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
 
-    provenance = {**{f"{k}_version": v for k, v in versions().items()},
-                  "rules": rules.name, "rules_sha256": rules.sha256}
+    block = provenance.provenance_block(rules)
     return Verdict(
         leaderboard=leaderboard,
         per_dataset=per_dataset,
@@ -477,5 +457,5 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         warnings=tuple(notes),
         rules=rules,
         n_methods=int(n_methods),
-        provenance=MappingProxyType(provenance),
+        provenance=MappingProxyType(block),
     )
