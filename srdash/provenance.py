@@ -36,6 +36,8 @@ True
 
 from __future__ import annotations
 
+import functools
+
 import hashlib
 import json
 import platform
@@ -93,6 +95,7 @@ def versions(*, sympy_version: str | None = None) -> dict[str, str]:
     }
 
 
+@functools.lru_cache(maxsize=None)  # the installed version does not change while running
 def _installed(name: str) -> str:
     try:
         return metadata.version(name)

@@ -240,8 +240,9 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     1      b     1       0.7
     """
     criteria = [c for c in rules.criteria if c.column in table.columns]
-    all_methods = sorted(set(methods) if methods is not None else set(table["method"]))
-    datasets = sorted(set(table["dataset"]))
+    # unique() first: iterating a whole (arrow-backed) string column is slow
+    all_methods = sorted(set(methods) if methods is not None else table["method"].unique())
+    datasets = sorted(table["dataset"].unique())
     grid = pd.MultiIndex.from_product([datasets, all_methods], names=["dataset", "method"])
     per_run = _per_run_values(table, rules, criteria)
     how = "median" if rules.run_aggregation == "rank-mean" else rules.run_aggregation
