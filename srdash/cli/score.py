@@ -47,6 +47,10 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, aggre
     (versions, rules hash, input hashes) is written beside the leaderboard as
     OUTPUT.provenance.json.
     """
+    if rules.kind == "normalised-weighted":  # EvalRS-style submissions: srdash.multiobjective
+        from srdash.cli.sensitivity import score_normalised_weighted
+
+        return score_normalised_weighted(input_path, rules, output, per_dataset)
     from srdash.loading import load_results
     from srdash.pipeline import input_hashes, prepare_runs
     from srdash.ranking import judge
@@ -58,8 +62,7 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, aggre
             runs = prepare_runs(results, timeout=timeout, jobs=jobs,
                                 cache=False if no_cache else cache, progress=progress)
         verdict = judge(runs, rules)
-        verdict = verdict.with_provenance(
-            **{f"input_sha256:{k}": v for k, v in input_hashes(results.sources).items()})
+        verdict = verdict.with_provenance(**input_hashes(results.sources))
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     n_problems = len(verdict.problems)

@@ -1,0 +1,111 @@
+"""`srdash sensitivity`: place probabilities under weights drawn from the simplex.
+
+Also home of the normalised-weighted branch of `srdash score` (EvalRS-style
+submissions), which :mod:`srdash.cli.score` calls for rules of that kind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import click
+
+from srdash.cli._common import fail_cleanly, rules_option
+
+
+def _input_hashes(sources) -> dict[str, str]:
+    return {f"input_sha256:{s}": hashlib.sha256(Path(s).read_bytes()).hexdigest() for s in sources}
+
+
+def score_normalised_weighted(input_path: Path, rules, output: Path | None, per_submission: Path | None = None) -> None:
+    """`srdash score` for rules of kind ``normalised-weighted``: one leaderboard row per team.
+
+    Writes ``place, team, stage1, stage2``, one column per meta-score, then
+    ``stage1_place, status, submissions, submission``; and, with
+    ``per_submission``, every submission with its stage-1 score and whether it
+    was selected.
+    """
+    from srdash.multiobjective import judge_submissions, load_submissions
+
+    with fail_cleanly():
+        submissions = load_submissions(input_path, rules)
+        verdict = judge_submissions(submissions, rules)
+        verdict = verdict.with_provenance(**_input_hashes(submissions.sources))
+    for note in verdict.warnings:
+        click.secho(f"Warning: {note}", fg="yellow", err=True)
+    if len(verdict.problems):
+        counts = verdict.problems["kind"].value_counts().to_dict()
+        click.echo(f"{len(verdict.problems)} problem(s): "
+                   + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), err=True)
+    failed = int((verdict.leaderboard["status"] != "ok").sum())
+    if failed:
+        click.echo(f"{failed} team(s) fail a threshold: "
+                   + "; ".join(t.describe() for t in verdict.scheme.thresholds) + ".", err=True)
+    if output is None:
+        click.echo(verdict.leaderboard.to_string(index=False))
+    else:
+        verdict.leaderboard.to_csv(output, index=False)
+        Path(f"{output}.provenance.json").write_text(json.dumps(dict(verdict.provenance), indent=2) + "\n")
+        click.echo(f"Wrote {output} ({len(verdict.leaderboard)} teams) and {output}.provenance.json", err=True)
+    if per_submission is not None:
+        verdict.submissions.to_csv(per_submission, index=False)
+        click.echo(f"Wrote {per_submission}", err=True)
+
+
+@click.command(name="sensitivity")
+@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, path_type=Path))
+@rules_option
+@click.option("--samples", default=10_000, show_default=True, type=click.IntRange(min=1),
+              help="Weight vectors drawn uniformly from the simplex.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the sampling (same seed, same table).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Place-probability CSV to write (columns: method or team, official_place, p_win, "
+                   "mean_place, place_1 ... place_K). Default: print it.")
+@click.option("--target", metavar="NAME", help="Also find weights under which NAME wins (or show that none exist).")
+@click.option("--datasets", "datasets_path", type=click.Path(exists=True, path_type=Path),
+              help="Dataset table (columns dataset, features) for the models' feature names.")
+@click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes for simplification.")
+def sensitivity(input_path, rules, samples, seed, output, target, datasets_path, jobs):
+    """How the verdict on INPUT depends on the rules' weights.
+
+    INPUT is a results file (rank-harmonic rules such as srbench2022: the
+    weights are the criteria weights of the harmonic mean of ranks) or a
+    submissions file (normalised-weighted rules such as evalrs2022: the weights
+    are the meta-score weights). Judging is done once; then SAMPLES weight
+    vectors drawn uniformly from the simplex re-score it, and the probability
+    of each place is written per competitor. Places: 1 = best. A summary
+    (Kendall tau to the official ranking, whether removing one competitor
+    swaps others) goes to stderr.
+    """
+    from srdash.sensitivity import find_winning_weights, irrelevant_alternatives, load_rescorer, place_probabilities
+
+    with fail_cleanly():
+        rescorer = load_rescorer(input_path, rules, datasets=datasets_path, jobs=jobs)
+        result = place_probabilities(rescorer, samples=samples, seed=seed)
+        answer = find_winning_weights(rescorer, target) if target is not None else None
+        alternatives = irrelevant_alternatives(rescorer)
+    table = result.table
+    tau = result.kendall_tau
+    winners = " = ".join(table.loc[table["official_place"] == 1, rescorer.entity].astype(str))
+    click.echo(f"{len(rescorer.methods)} {rescorer.entity}s, weights {', '.join(rescorer.weight_names)} "
+               f"(official {', '.join(f'{w:g}' for w in rescorer.official_weights)}); {samples} samples, seed {seed}.",
+               err=True)
+    click.echo(f"Official winner {winners}: first under {table['p_win'].iloc[0]:.1%} of the sampled weights; "
+               f"Kendall tau to the official ranking: mean {tau.mean():.3f}, min {tau.min():.3f}.", err=True)
+    disruptive = alternatives[alternatives["swaps"] > 0]
+    if disruptive.empty:
+        click.echo(f"Removing any one {rescorer.entity} swaps no other pair.", err=True)
+    else:
+        click.echo(f"The verdict depends on who takes part: removing {', '.join(disruptive['removed'].astype(str))} "
+                   "swaps the places of others.", err=True)
+    if answer is not None:
+        weights = ", ".join(f"{k} {v:.3f}" for k, v in (answer.weights or {}).items())
+        click.echo(f"Target {target}: {answer.status}{' with ' + weights if weights else ''}. "
+                   f"{answer.explanation} (method: {answer.approach})", err=True)
+    if output is None:
+        click.echo(table.to_string(index=False))
+    else:
+        table.to_csv(output, index=False)
+        click.echo(f"Wrote {output}", err=True)
