@@ -1,0 +1,127 @@
+"""Figures of the trust review's model cards: pure functions returning plotly figures.
+
+They take arrays (never method names, so a blinded card stays blinded) and are
+small enough to sit side by side in a card.
+
+Examples
+--------
+>>> figure = predicted_vs_actual_figure([1.0, 2.0, 3.0], [1.1, 1.9, 3.2], target="value_cases")
+>>> figure.layout.title.text, figure.layout.xaxis.title.text
+('Predicted vs actual (test data)', 'actual value_cases')
+>>> len(over_time_figure(["2021-01-01", "2021-01-02"], [1.0, 2.0], [1.5, 2.5]).data)
+2
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+__all__ = ["predicted_vs_actual_figure", "over_time_figure", "ACTUAL_COLOUR", "PREDICTED_COLOUR"]
+
+ACTUAL_COLOUR = "#444444"
+PREDICTED_COLOUR = "#1f77b4"
+_HEIGHT = 300
+_MARGIN = {"l": 55, "r": 10, "t": 40, "b": 45}
+
+
+def _pairs(actual: Sequence[float], predicted: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    actual = np.asarray(actual, dtype=float)
+    predicted = np.asarray(predicted, dtype=float)
+    if actual.shape != predicted.shape:
+        raise ValueError(f"actual has {actual.size} values and predicted {predicted.size}; give one prediction "
+                         "per test row.")
+    finite = np.isfinite(actual) & np.isfinite(predicted)
+    return actual, predicted, finite
+
+
+def _note_dropped(figure: go.Figure, dropped: int) -> None:
+    if dropped:
+        figure.add_annotation(text=f"{dropped} row(s) without a finite prediction are not shown",
+                              xref="paper", yref="paper", x=0, y=1.0, yanchor="bottom", showarrow=False,
+                              font={"size": 11, "color": "#b00"})
+
+
+def predicted_vs_actual_figure(actual: Sequence[float], predicted: Sequence[float], *, target: str = "target",
+                               title: str = "Predicted vs actual (test data)") -> go.Figure:
+    """Scatter of predicted against actual test values, with the line of perfect predictions.
+
+    Rows whose prediction (or actual value) is not finite are left out and counted
+    in a note on the figure.
+
+    Parameters
+    ----------
+    actual, predicted : sequence of float, same length
+    target : str
+        The target's name, for the axis titles.
+    title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> fig = predicted_vs_actual_figure([1, 2, 3], [1, float("nan"), 3])
+    >>> fig.data[0].x.tolist(), fig.layout.annotations[0].text
+    ([1.0, 3.0], '1 row(s) without a finite prediction are not shown')
+    """
+    actual, predicted, finite = _pairs(actual, predicted)
+    shown_actual, shown_predicted = actual[finite], predicted[finite]
+    figure = go.Figure()
+    figure.add_trace(go.Scatter(x=shown_actual, y=shown_predicted, mode="markers", name="test rows",
+                                marker={"color": PREDICTED_COLOUR, "size": 5, "opacity": 0.7},
+                                hovertemplate="actual %{x:.4g}<br>predicted %{y:.4g}<extra></extra>"))
+    if finite.any():
+        low = float(min(shown_actual.min(), shown_predicted.min()))
+        high = float(max(shown_actual.max(), shown_predicted.max()))
+        figure.add_trace(go.Scatter(x=[low, high], y=[low, high], mode="lines", name="perfect prediction",
+                                    line={"color": ACTUAL_COLOUR, "dash": "dot", "width": 1},
+                                    hoverinfo="skip"))
+    _note_dropped(figure, int((~finite).sum()))
+    figure.update_layout(title={"text": title, "font": {"size": 13}}, height=_HEIGHT, margin=_MARGIN,
+                         showlegend=False, template="plotly_white",
+                         xaxis={"title": {"text": f"actual {target}"}},
+                         yaxis={"title": {"text": f"predicted {target}"}})
+    return figure
+
+
+def over_time_figure(dates: Sequence, actual: Sequence[float], predicted: Sequence[float], *,
+                     target: str = "target", title: str = "Over time (test data)") -> go.Figure:
+    """Actual and predicted test values along the dates.
+
+    Parameters
+    ----------
+    dates : sequence of dates (or anything plotly puts on a date axis)
+    actual, predicted : sequence of float, same length as ``dates``
+    target : str
+    title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> fig = over_time_figure(["2021-01-01", "2021-01-02"], [1.0, 2.0], [1.5, float("inf")])
+    >>> [trace.name for trace in fig.data], fig.data[1].y.tolist()
+    (['actual', 'predicted'], [1.5])
+    """
+    actual, predicted, finite = _pairs(actual, predicted)
+    dates = np.asarray(dates)
+    order = np.argsort(dates, kind="stable")
+    dates, actual, predicted, finite = dates[order], actual[order], predicted[order], finite[order]
+    figure = go.Figure()
+    figure.add_trace(go.Scatter(x=dates, y=actual, mode="lines", name="actual",
+                                line={"color": ACTUAL_COLOUR, "width": 2},
+                                hovertemplate="%{x}<br>actual %{y:.4g}<extra></extra>"))
+    figure.add_trace(go.Scatter(x=dates[finite], y=predicted[finite], mode="lines", name="predicted",
+                                line={"color": PREDICTED_COLOUR, "width": 2},
+                                hovertemplate="%{x}<br>predicted %{y:.4g}<extra></extra>"))
+    _note_dropped(figure, int((~finite).sum()))
+    figure.update_layout(title={"text": title, "font": {"size": 13}}, height=_HEIGHT, margin=_MARGIN,
+                         template="plotly_white", legend={"orientation": "h", "y": -0.2},
+                         yaxis={"title": {"text": target}})
+    return figure

@@ -1,0 +1,383 @@
+"""The real trust review app (`srdash review`, Voilà) driven by headless Chromium.
+
+One small competition (4 methods, 2 datasets, 3 runs each) and one trust store
+for the module. The tests run in file order, each on a fresh server when it
+needs one:
+
+1. ann ranks both datasets (and comments); the page is reloaded: her entries are there;
+2. the server is killed with SIGKILL (the whole process group, kernels included) and
+   restarted: her entries are still there;
+3. bob sees another blinded order;
+4. the organiser reveals the methods: the real-world leaderboard follows ann's ranks.
+
+Every method's models have the same shape and its representative (median) run the
+same test R2, so accuracy and simplicity tie between the three honest methods and the
+leaderboard order is decided by ann's trust ranks alone. The fourth method's name and
+model string are HTML/script: they must show as text.
+Set SRDASH_SCREENSHOT_DIR to keep the screenshots.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from srdash.app import free_port, wait_until_ready
+from srdash.trust import TrustStore
+
+pytestmark = pytest.mark.browser
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+HOSTILE_METHOD = "<i>mallory</i>"
+HOSTILE_MODEL = "<script>window.pwned = 1</script><img src=x onerror=\"window.pwned = 2\">"
+# method -> the three runs' models; run 1 (test R2 0.90, the median of .85 .90 .95) represents it.
+MODELS = {
+    "alpha": ("1.25*x1 + 7", "1.5*x1 + 2", "1.75*x1 + 9"),
+    "beta": ("2.25*x1 + 7", "2.5*x1 + 1", "2.75*x1 + 9"),
+    "gamma": ("0.25*x1 + 7", "0.5*x1 + 3", "0.75*x1 + 9"),
+    HOSTILE_METHOD: (HOSTILE_MODEL,) * 3,
+}
+REPRESENTATIVE = {method: models[1] for method, models in MODELS.items()}
+# ann's trust ranks (1 = most trusted), the same on both datasets.
+ANN_RANKS = {"gamma": 1, "alpha": 2, "beta": 3, HOSTILE_METHOD: 4}
+# The leaderboard, by hand (K = 4, ranks higher = better, ties averaged), on each dataset:
+#   accuracy: all four at 0.90 -> 2.5 each
+#   simplicity: the three honest models have the same shape -> positions 2..4 -> 3 each;
+#               mallory's model is refused by the parser -> worst -> 1
+#   trust: gamma 4, alpha 3, beta 2, mallory 1
+#   harmonic means: gamma (2.5, 3, 4) = 3.051; alpha (2.5, 3, 3) = 2.812; beta (2.5, 3, 2) = 2.432;
+#                   mallory (2.5, 1, 1) = 1.25 -- the same on both datasets, so these are the scores.
+EXPECTED_BOARD = [("gamma", "3.051"), ("alpha", "2.812"), ("beta", "2.432"), (HOSTILE_METHOD, "1.250")]
+DATASETS = ("d1", "d2")
+
+CHROMIUM = "/usr/bin/chromium"
+_OFFLINE_OK = re.compile(r"font-?awesome|fontawesome", re.IGNORECASE)
+PAGE_TIMEOUT_MS = 120_000
+
+
+# --------------------------------------------------------------------------- the competition and the server
+
+
+@pytest.fixture(scope="module")
+def competition(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("review-app")
+    rows = []
+    for dataset in DATASETS:
+        for method, models in MODELS.items():
+            for run, (model, r2) in enumerate(zip(models, (0.85, 0.90, 0.95))):
+                rows.append({"method": method, "dataset": dataset, "run": run, "model": model, "r2_test": r2})
+    pd.DataFrame(rows).to_csv(folder / "results.csv", index=False)
+    data = folder / "data"
+    data.mkdir()
+    dates = pd.date_range("2021-03-01", periods=30, freq="D")
+    x1 = [float(i % 10) for i in range(30)]
+    pd.DataFrame({"date": dates.strftime("%Y-%m-%d"), "x1": x1,
+                  "y": [1.5 * x + 2 + 0.3 * (i % 3) for i, x in enumerate(x1)]}).to_csv(data / "d1_test.csv",
+                                                                                       index=False)
+    pd.DataFrame({"x1": x1, "y": [0.5 * x + 3 for x in x1]}).to_csv(data / "d2_test.csv", index=False)
+    # A store whose blinding seed gives ann and bob different orders on d1 (the seed lives in the
+    # store; the first seed that does it is taken, so the test cannot depend on luck).
+    store = folder / "trust.sqlite"
+    for seed in range(100):
+        with TrustStore(folder / f"probe-{seed}.sqlite", seed=seed) as probe:
+            if probe.blinded_order("ann", "d1", MODELS) != probe.blinded_order("bob", "d1", MODELS):
+                break
+    TrustStore(store, seed=seed).close()
+    return {"folder": folder, "results": folder / "results.csv", "data": data, "store": store}
+
+
+class ReviewServer:
+    """`srdash review` in its own session (so a SIGKILL can take the whole tree at once)."""
+
+    def __init__(self, competition: dict, judge: str, *, organiser: bool = False):
+        if not Path(CHROMIUM).exists():
+            pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+        folder = competition["folder"]
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        env = dict(os.environ)
+        for name in [n for n in env if n.startswith("SRDASH_")]:
+            del env[name]
+        env.update({"SRDASH_CACHE_DIR": str(folder / "cache"), "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
+                    "IPYTHONDIR": str(folder / "ipython"), "PYTHONUNBUFFERED": "1"})
+        command = [sys.executable, "-m", "srdash", "review", str(competition["results"]), "--judge", judge,
+                   "--store", str(competition["store"]), "--data", str(competition["data"]),
+                   "--port", str(self.port)]
+        if organiser:
+            command.append("--organiser")
+        self.log_path = folder / f"review-{judge}-{self.port}.log"
+        self._log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        wait_until_ready(self.url, timeout=120, process=self.process)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        """SIGTERM: srdash stops Voilà, which shuts its kernels down."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self._log.close()
+
+    def kill(self) -> None:
+        """SIGKILL to every process of the server at once: nothing gets a chance to flush."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+        self._log.close()
+
+
+@pytest.fixture(scope="module")
+def servers():
+    started = []
+    yield started
+    for server in started:
+        if server.process.poll() is None:
+            server.stop()
+
+
+def start(servers: list, competition: dict, judge: str, **options) -> ReviewServer:
+    server = ReviewServer(competition, judge, **options)
+    servers.append(server)
+    return server
+
+
+# --------------------------------------------------------------------------- page helpers
+
+
+@pytest.fixture(scope="module")
+def context(browser):
+    # Tall viewport: the lab template scrolls inside its own container.
+    context = browser.new_context(viewport={"width": 1300, "height": 3000})
+    yield context
+    context.close()
+
+
+def open_page(context, url: str, state: dict):
+    page = context.new_page()
+    page.on("requestfailed", lambda request: state.setdefault("failed", []).append(request.url))
+    page.on("dialog", lambda dialog: (state.setdefault("dialogs", []).append(dialog.message), dialog.dismiss()))
+    page.on("pageerror", lambda error: state.setdefault("errors", []).append(str(error)))
+    page.goto(url, timeout=PAGE_TIMEOUT_MS)
+    wait_for_cards(page)
+    return page
+
+
+def wait_for_cards(page, n: int = len(MODELS)) -> None:
+    expect(page.locator(".srdash-card")).to_have_count(n, timeout=PAGE_TIMEOUT_MS)
+    expect(page.locator(".srdash-card select").first).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+
+
+def card_methods(page) -> list[str]:
+    """The method behind each card, in page order, recognised by its raw model string."""
+    by_model = {model: method for method, model in REPRESENTATIVE.items()}
+    raw = [page.locator(".srdash-card").nth(i).locator(".srdash-raw pre").text_content()
+           for i in range(page.locator(".srdash-card").count())]
+    return [by_model[text] for text in raw]
+
+
+def shown_ranks(page) -> list[str]:
+    cards = page.locator(".srdash-card")
+    return [cards.nth(i).locator("select").evaluate("s => s.options[s.selectedIndex].text")
+            for i in range(cards.count())]
+
+
+def rank_label(rank: int, n: int = len(MODELS)) -> str:
+    return f"{rank} (most trusted)" if rank == 1 else f"{rank} (least trusted)" if rank == n else str(rank)
+
+
+def go_to(page, dataset: str) -> None:
+    if not page.locator("h2", has_text=f": {dataset}").count():
+        page.get_by_role("button", name="Next dataset").click()
+    expect(page.locator("h2", has_text=f": {dataset}")).to_be_visible(timeout=30_000)
+    wait_for_cards(page)
+
+
+def screenshot(page, tmp_path_factory, name: str) -> Path:
+    folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path_factory.getbasetemp() / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    return path
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+@pytest.fixture(scope="module")
+def ann_state():
+    return {}
+
+
+def test_ann_ranks_both_datasets_and_a_reload_keeps_them(servers, competition, context, ann_state,
+                                                          tmp_path_factory):
+    server = start(servers, competition, "ann")
+    assert f"Trust store: {competition['store'].resolve()}" in server.log()
+    state = {}
+    page = open_page(context, server.url, state)
+    expect(page.get_by_text("Trust review — real-world track")).to_be_visible()
+    expect(page.get_by_text("1 = the model you trust most")).to_be_visible()
+    for dataset in DATASETS:
+        go_to(page, dataset)
+        methods = card_methods(page)
+        ann_state[dataset] = methods
+        cards = page.locator(".srdash-card")
+        first = cards.nth(0)
+        first.locator("textarea").fill(f"ann on {dataset}: <b>not bold</b>")
+        first.locator("textarea").press("Tab")                     # the comment is sent when the box is left
+        expect(first.locator("text=✓ saved")).to_be_visible(timeout=30_000)
+        for i, method in enumerate(methods):
+            cards.nth(i).locator("select").select_option(label=rank_label(ANN_RANKS[method]))
+        for i in range(len(methods)):
+            expect(cards.nth(i).locator("text=✓ saved")).to_be_visible(timeout=30_000)
+        expect(page.locator(".srdash-card", has_text="⚠")).to_have_count(0)
+        if dataset == "d1":
+            expect(page.locator(".js-plotly-plot .gtitle", has_text="Over time (test data)").first).to_be_visible(
+                timeout=60_000)
+            screenshot(page, tmp_path_factory, "review-ann-d1")
+    expect(page.get_by_text("All 2 datasets reviewed")).to_be_visible()
+
+    page.reload()
+    wait_for_cards(page)
+    expect(page.locator("h2", has_text=": d2")).to_be_visible()    # back where she left off
+    check_ann_entries(page)
+    assert not state.get("dialogs"), state
+    page.close()
+
+
+def check_ann_entries(page) -> None:
+    for dataset in ("d2", "d1"):
+        if not page.locator("h2", has_text=f": {dataset}").count():
+            page.get_by_role("button", name="Previous dataset").click()
+            expect(page.locator("h2", has_text=f": {dataset}")).to_be_visible(timeout=30_000)
+            wait_for_cards(page)
+        methods = card_methods(page)
+        ranks = shown_ranks(page)
+        assert [int(r.split()[0]) for r in ranks] == [ANN_RANKS[m] for m in methods], (dataset, ranks)
+        expect(page.locator(".srdash-card").nth(0).locator("textarea")).to_have_value(
+            f"ann on {dataset}: <b>not bold</b>")
+        expect(page.get_by_text("All 2 datasets reviewed")).to_be_visible()
+
+
+def test_entries_survive_kill_9_of_the_server(servers, competition, context):
+    ann = next(s for s in servers if s.process.poll() is None)
+    ann.kill()
+    assert ann.process.returncode == -signal.SIGKILL
+    restarted = start(servers, competition, "ann")
+    page = open_page(context, restarted.url, {})
+    check_ann_entries(page)
+    with TrustStore(competition["store"]) as store:
+        entries = store.entries(judge="ann")
+    assert len(entries) == 8 and entries["value"].notna().all()
+    page.close()
+    restarted.stop()
+
+
+def test_a_second_judge_sees_another_blinded_order(servers, competition, context, ann_state):
+    bob = start(servers, competition, "bob")
+    page = open_page(context, bob.url, {})
+    expect(page.locator("h2", has_text=": d1")).to_be_visible()
+    assert [page.locator(".srdash-card h3").nth(i).text_content() for i in range(4)] == [
+        "Model A", "Model B", "Model C", "Model D"]
+    assert card_methods(page) != ann_state["d1"]
+    assert sorted(card_methods(page)) == sorted(ann_state["d1"])
+    assert [r.startswith("—") for r in shown_ranks(page)] == [True] * 4   # ann's entries are hers
+    page.close()
+    bob.stop()
+
+
+def test_hostile_model_and_names_are_shown_as_text_and_the_leaderboard_follows_the_entries(
+        servers, competition, context, tmp_path_factory):
+    organiser = start(servers, competition, "org", organiser=True)
+    state = {}
+    page = open_page(context, organiser.url, state)
+    hostile_card = page.locator(".srdash-card").nth(card_methods(page).index(HOSTILE_METHOD))
+    hostile_card.get_by_role("button", name="Show the model as submitted").click()
+    expect(hostile_card.locator(".srdash-raw pre")).to_have_text(HOSTILE_MODEL)
+    expect(hostile_card.get_by_text("This model cannot be shown as a formula")).to_be_visible()
+    assert page.evaluate("() => window.pwned") is None
+    # nothing of the model string became an element (plotly's own images are fine)
+    assert page.locator(".srdash-card [onerror], .srdash-card img[src='x'], .srdash-card script").count() == 0
+
+    expect(page.get_by_text("ann: 2 of 2 datasets complete")).to_be_visible()
+    page.get_by_text("The review is over", exact=True).click()
+    page.get_by_role("button", name="Reveal the methods and close the review").click()
+    board = page.locator("table.srdash-leaderboard")
+    expect(board).to_be_visible(timeout=60_000)
+    expect(board.locator("tbody tr")).to_have_count(4)
+    shown = [(board.locator("tbody tr").nth(i).locator(".srdash-method").text_content(),
+              board.locator("tbody tr").nth(i).locator(".srdash-score").text_content()) for i in range(4)]
+    assert shown == EXPECTED_BOARD
+    expect(hostile_card.locator("h3")).to_have_text(f"Model {'ABCD'[card_methods(page).index(HOSTILE_METHOD)]}"
+                                                    f" — {HOSTILE_METHOD}")
+    expect(page.locator(".srdash-card select").first).to_be_disabled()
+    screenshot(page, tmp_path_factory, "review-organiser")
+    panel = page.locator(".srdash-organiser")
+    panel.screenshot(path=str(screenshot(page, tmp_path_factory, "review-organiser").with_name(
+        "review-organiser-panel.png")))
+    assert page.evaluate("() => window.pwned") is None and not state.get("dialogs")
+    failed = [url for url in state.get("failed", []) if not _OFFLINE_OK.search(url)]
+    assert not failed, failed
+    page.close()
+    organiser.stop()
+    with TrustStore(competition["store"]) as store:
+        assert store.closed is not None and store.closed[1] == "org"
+
+
+def test_listening_elsewhere_requires_the_token(competition, tmp_path):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    port = free_port("127.0.0.2")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
+    env.update({"SRDASH_CACHE_DIR": str(competition["folder"] / "cache"), "SRDASH_TOKEN": "s3cret-token",
+                "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "IPYTHONDIR": str(tmp_path / "ipython")})
+    process = subprocess.Popen([sys.executable, "-m", "srdash", "review", str(competition["results"]),
+                                "--judge", "eve", "--store", str(tmp_path / "t.sqlite"), "--ip", "127.0.0.2",
+                                "--port", str(port)],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    base = f"http://127.0.0.2:{port}/"
+    try:
+        wait_until_ready(base, timeout=120, process=process)
+        with urllib.request.urlopen(base, timeout=30) as response:      # redirected to the login page
+            assert "login" in response.url
+        with urllib.request.urlopen(base + "?token=s3cret-token", timeout=60) as response:
+            assert response.status == 200 and "login" not in response.url
+        commands = _command_lines(process.pid)
+        assert any("-m voila" in c for c in commands)
+        assert not [c for c in commands if "s3cret-token" in c]      # not visible in `ps`
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            output, _ = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            output, _ = process.communicate()
+    assert f"Trust review for eve: {base}?token=s3cret-token" in output.decode()
+
+
+def _command_lines(pid: int) -> list[str]:
+    lines = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if os.getpgid(int(proc.name)) == pid:
+                    lines.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+            except (OSError, ProcessLookupError):
+                continue
+    return lines

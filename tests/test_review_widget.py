@@ -1,0 +1,304 @@
+"""The trust review widget (srdash.widgets.review), driven through its traits without a browser."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from srdash.trust import ReviewSettings, TrustStore, trust_summary
+from srdash.representative import find_test_file
+from srdash.widgets.review import DEMO_DATASETS, ModelCard, ReviewApp, ReviewPage, _demo_results
+
+STAGE2 = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench2022" / "stage2"
+
+HOSTILE = "<script>window.pwned = 1</script><img src=x onerror=alert(1)>"
+
+
+def representatives(hostile: str = HOSTILE) -> pd.DataFrame:
+    """Three methods on two datasets, one per (method, dataset), as representative_runs returns them."""
+    rows = []
+    for dataset in ("d1", "d2"):
+        rows += [
+            ("plain", dataset, 0, "x1 + 2", "x1 + 2", 0.812, -0.7, 3.0, "ok", "", "x1", 5),
+            ("scaled", dataset, 1, "3.0001*x1", "3.0*x1", 0.755, -0.7, 3.0, "ok", "", "x1", 5),
+            ("<b>evil</b>", dataset, 2, hostile, "", 0.999, float("nan"), float("nan"), "rejected",
+             "not a formula", "", 5),
+        ]
+    return pd.DataFrame(rows, columns=["method", "dataset", "run", "model", "simplified", "r2_test", "simplicity",
+                                       "components", "status", "reason", "features_used", "n_runs"])
+
+
+@pytest.fixture
+def store(tmp_path):
+    with TrustStore(tmp_path / "trust.sqlite", seed=5) as opened:
+        yield opened
+
+
+def decoded(array) -> list:
+    """A plotly JSON array (plotly 6+ encodes numeric arrays as base64 typed arrays)."""
+    if isinstance(array, dict):
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).tolist()
+    return list(array)
+
+
+def cards_by_method(app: ReviewApp, dataset: str) -> dict[str, ModelCard]:
+    return {card.method: card for card in app.cards[dataset]}
+
+
+def test_every_change_is_saved_at_once_with_a_visible_indicator(store):
+    app = ReviewApp(representatives(), store, judge="ann")
+    assert app.dataset == "d1"
+    card = app.cards["d1"][0]
+    card.trust.value = 2
+    assert store.entries()[["judge", "dataset", "method", "kind", "value"]].values.tolist() == [
+        ["ann", "d1", card.method, "rank", 2.0]]
+    assert "✓ saved" in card.saved.value
+    assert "All changes saved" in app.saved_indicator.value
+    card.comment.value = "Looks physically plausible"
+    assert store.entries()["comment"].tolist() == ["Looks physically plausible"]
+    assert store.history()["value"].tolist() == [2.0, 2.0]     # the comment change kept the value
+
+
+def test_problems_are_shown_next_to_the_cards_and_nothing_is_lost(store):
+    app = ReviewApp(representatives(), store, judge="ann")
+    first, second, third = app.cards["d1"]
+    first.trust.value = 1
+    second.trust.value = 1
+    assert f"Rank 1 is also given to {second.label}" in first.problem.value
+    assert f"Rank 1 is also given to {first.label}" in second.problem.value
+    assert "No rank yet." in third.problem.value
+    assert store.entries()["value"].tolist() == [1.0, 1.0]     # both kept while the judge fixes them
+    assert "d1 2/3" in app.progress.value and "0 of 2 datasets reviewed" in app.progress.value
+    second.trust.value = 3
+    third.trust.value = 2
+    assert [card.problem.value for card in app.cards["d1"]] == ["", "", ""]
+    assert app.complete("d1") and not app.complete("d2")
+    assert "d1 ✓" in app.progress.value and "1 of 2 datasets reviewed" in app.progress.value
+
+
+def test_a_new_session_comes_back_where_the_judge_left_off(store):
+    app = ReviewApp(representatives(), store, judge="ann")
+    for card, rank in zip(app.cards["d1"], (3, 1, 2)):
+        card.trust.value = rank
+    app.cards["d1"][1].comment.value = "simplest"
+    app.dataset_picker.value = "d2"
+    app.cards["d2"][0].trust.value = 1
+    again = ReviewApp(representatives(), store, judge="ann")
+    assert again.dataset == "d2"                       # where ann was
+    assert [c.trust.value for c in again.cards["d2"]] == [1, 0, 0]
+    again.dataset_picker.value = "d1"
+    assert [c.trust.value for c in again.cards["d1"]] == [3, 1, 2]
+    assert again.cards["d1"][1].comment.value == "simplest"
+    assert [c.label for c in again.cards["d1"]] == [c.label for c in app.cards["d1"]]
+    assert [c.method for c in again.cards["d1"]] == [c.method for c in app.cards["d1"]]
+
+
+def test_another_judge_sees_another_blinded_order(store):
+    ann = ReviewApp(representatives(), store, judge="ann")
+    bob = ReviewApp(representatives(), store, judge="bob")
+    assert [c.label for c in bob.cards["d1"]] == ["Model A", "Model B", "Model C"]
+    # seed 5 of the store: ann and bob get different permutations of the three methods
+    assert [c.method for c in ann.cards["d1"]] != [c.method for c in bob.cards["d1"]]
+    ann.cards["d1"][0].trust.value = 1
+    assert bob.cards["d1"][0].trust.value == 0        # bob's entries are his own
+
+
+def test_model_strings_names_and_comments_are_shown_as_text(store):
+    app = ReviewApp(representatives(), store, judge="ann", organiser=True)
+    card = cards_by_method(app, "d1")["<b>evil</b>"]
+    assert "&lt;script&gt;window.pwned = 1&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in card.raw.value
+    assert "<script" not in card.raw.value and "<img" not in card.raw.value
+    assert "<script" not in card.formula.value and "cannot be shown as a formula" in card.formula.value
+    assert card.raw.layout.display == "none"
+    card.raw_toggle.value = True                        # the raw string on demand
+    assert card.raw.layout.display == "block"
+    app.unblind()
+    assert "&lt;b&gt;evil&lt;/b&gt;" in card.title.value and "<b>evil</b>" not in card.title.value
+    assert "&lt;b&gt;evil&lt;/b&gt;" in app.leaderboard.value and "<b>evil</b>" not in app.leaderboard.value
+
+
+def test_formula_is_rendered_as_latex_from_the_simplified_model(store):
+    card = cards_by_method(ReviewApp(representatives(), store, judge="ann"), "d1")["scaled"]
+    assert card.formula.value.startswith("$$\\hat{y} = ")
+    assert "x_{1}" in card.formula.value or "x1" in card.formula.value
+    assert "0.755" in card.metrics.value and "3 components" in card.metrics.value
+    assert "How much of the variation in the test data" in card.metrics.value
+    assert "the run whose accuracy is the median of the method's 5 runs" in card.metrics.value
+    evil = cards_by_method(ReviewApp(representatives(), store, judge="bo"), "d1")["<b>evil</b>"]
+    assert "not available: the model could not be read, so it counts as the least simple" in evil.metrics.value
+
+
+def test_ratings_allow_ties_and_become_ranks(store):
+    app = ReviewApp(representatives(), store, judge="ann", settings=ReviewSettings(trust_input="rating"))
+    labels = [label for label, _ in app.cards["d1"][0].trust.options]
+    assert labels == ["— choose a rating —", "1 (least trust)", "2", "3", "4", "5 (most trust)"]
+    for card, rating in zip(app.cards["d1"], (4, 4, 1)):
+        card.trust.value = rating
+    assert app.complete("d1")
+    table = trust_summary(store.entries(), representatives(), settings=app.settings).table
+    got = dict(zip(table.loc[table["dataset"] == "d1", "method"], table.loc[table["dataset"] == "d1", "trust"]))
+    methods = [c.method for c in app.cards["d1"]]
+    assert got == {methods[0]: 1.5, methods[1]: 1.5, methods[2]: 3.0}
+
+
+def test_organiser_unblinds_and_sees_the_leaderboard(store):
+    app = ReviewApp(representatives(), store, judge="org", organiser=True)
+    assert "appears here once the methods are revealed" in app.leaderboard.value
+    assert app.reveal_button.disabled
+    for dataset in ("d1", "d2"):
+        app.dataset_picker.value = dataset
+        by_method = cards_by_method(app, dataset)
+        for method, rank in (("plain", 1), ("scaled", 2), ("<b>evil</b>", 3)):
+            by_method[method].trust.value = rank
+    assert "org: 2 of 2 datasets complete" in app.organiser_status.value
+    app.confirm_reveal.value = True
+    assert not app.reveal_button.disabled
+    app.reveal_button.click()
+    assert store.closed is not None and app.revealed
+    assert all(card.trust.disabled for card in app.cards["d1"])
+    assert "— plain" in cards_by_method(app, "d1")["plain"].title.value
+    board = app.leaderboard.value
+    assert "srdash-leaderboard" in board and "Expert trust" in board
+    # Both datasets identical: accuracy evil 3 plain 2 scaled 1; simplicity plain/scaled 2.5, evil 1;
+    # trust plain 3, scaled 2, evil 1 -> plain hmean(2, 2.5, 3) = 2.432, scaled (1, 2.5, 2) = 1.579,
+    # evil (3, 1, 1) = 1.286: plain first
+    assert board.index(">plain<") < board.index(">scaled<") < board.index("&lt;b&gt;evil&lt;/b&gt;")
+    later = ReviewApp(representatives(), store, judge="ann")
+    assert later.revealed and "review was closed by org" in later.progress.value
+
+
+def test_a_change_that_cannot_be_saved_says_so(store):
+    app = ReviewApp(representatives(), store, judge="ann")
+    store.unblind(by="org")                              # closed behind the app's back
+    card = app.cards["d1"][0]
+    card.trust.value = 1
+    assert "✗ not saved: The review was closed" in card.saved.value
+    assert "1 change(s) NOT saved" in app.saved_indicator.value
+    app.cards["d1"][1].trust.value = 2                   # a later change fails too: still not "all saved"
+    assert "2 change(s) NOT saved" in app.saved_indicator.value
+    assert "Error while saving" in app.log_panel.text()
+    assert store.entries().empty
+
+
+def test_figures_need_test_data(tmp_path, store):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "d1_test.csv").write_text("date,x1,y\n2021-01-01,1,3\n2021-01-02,2,4\n2021-01-03,4,6.5\n")
+    app = ReviewApp(representatives(), store, judge="ann", data_dir=data)
+    plain = cards_by_method(app, "d1")["plain"]
+    titles = [panel.outputs[0]["data"]["text/plain"] for panel in plain.figures.children]
+    assert titles == ["<plotly figure: Predicted vs actual (test data)>", "<plotly figure: Over time (test data)>"]
+    figure = plain.figures.children[0].outputs[0]["data"]["application/vnd.plotly.v1+json"]
+    assert decoded(figure["data"][0]["y"]) == [3.0, 4.0, 6.0]          # x1 + 2 on the test rows
+    hostile = cards_by_method(app, "d1")["<b>evil</b>"]
+    assert "No predictions" in hostile.figures.children[-1].value
+    app.dataset_picker.value = "d2"
+    assert "No test data file for d2" in app.cards["d2"][0].figures.children[-1].value
+
+
+def test_judge_is_required(store):
+    with pytest.raises(Exception, match=r"The review needs the judge's name \(--judge NAME\). Got ' '."):
+        ReviewApp(representatives(), store, judge=" ")
+
+
+def test_page_reports_configuration_errors():
+    page = ReviewPage({"SRDASH_INPUT": "x.csv"}, background=False)
+    assert page.app is None
+    assert "Error while preparing the review: No judge's name: start the review with `srdash review " \
+           "--judge NAME`" in page.log_panel.text()
+    assert "The review cannot start" in page.progress.label.value
+    page = ReviewPage({"SRDASH_JUDGE": "ann", "SRDASH_RULES": "nope"}, background=False)
+    assert "No rules preset or file called 'nope'" in page.log_panel.text()
+    page = ReviewPage({"SRDASH_JUDGE": "ann", "SRDASH_JOBS": "many"}, background=False)
+    assert "SRDASH_JOBS must be a positive integer (worker processes). Got 'many'." in page.log_panel.text()
+
+
+def test_page_prepares_the_app_from_a_results_file_in_the_background(tmp_path, monkeypatch):
+    monkeypatch.setenv("SRDASH_CACHE_DIR", str(tmp_path / "cache"))
+    results = tmp_path / "results.csv"
+    pd.DataFrame({
+        "method": ["a", "a", "a", "b", "b", "b"], "dataset": "d1", "run": [0, 1, 2, 0, 1, 2],
+        "model": ["x1 + 1", "x1 + 2", "x1*x1", "2*x1", "3*x1", "4*x1"],
+        "r2_test": [0.5, 0.7, 0.9, 0.6, 0.8, 0.4],
+    }).to_csv(results, index=False)
+    page = ReviewPage({"SRDASH_INPUT": str(results), "SRDASH_JUDGE": "ann", "SRDASH_STORE": str(tmp_path / "t.sqlite"),
+                       "SRDASH_ORGANISER": "1"})
+    assert page.wait(120)
+    app = page.app
+    assert isinstance(app, ReviewApp), page.log_panel.text()
+    assert page.children == (app,) and app.organiser
+    reps = app.representatives.set_index("method")
+    assert reps.loc["a", "run"] == 1 and reps.loc["b", "run"] == 0     # the median runs
+    assert reps.loc["a", "n_runs"] == 3 and (reps["status"] == "ok").all()
+    assert reps.loc["b", "simplified"] and reps.loc["a", "components"] > 0
+    app.cards["d1"][0].trust.value = 1
+    assert len(app.store.entries()) == 1
+    app.store.close()
+
+
+def test_demo_review_uses_three_demo_datasets_with_their_test_data(tmp_path):
+    results, folder = _demo_results({"SRDASH_CACHE_DIR": str(tmp_path)})
+    assert sorted(results.table["dataset"].unique()) == sorted(DEMO_DATASETS)
+    assert folder == tmp_path / "demo"
+    assert all(find_test_file(folder, dataset) is not None for dataset in DEMO_DATASETS)
+
+
+@pytest.mark.realdata
+def test_2022_covid_task_shows_predictions_over_time(store):
+    if not STAGE2.is_dir():
+        pytest.skip(f"the SRBench 2022 real-world data is not available at {STAGE2}")
+    # A hand-written model on the real 'cases' task: the cases 14 days ago plus their change.
+    reps = pd.DataFrame({"method": ["persistence"], "dataset": ["cases"], "run": [0],
+                         "model": ["value_cases_14 + value_cases_Delta_14"],
+                         "simplified": ["value_cases_14 + value_cases_Delta_14"], "r2_test": [0.5],
+                         "simplicity": [-1.1], "components": [3.0], "status": ["ok"], "reason": [""],
+                         "features_used": ["value_cases_14 value_cases_Delta_14"], "n_runs": [1]})
+    card = ReviewApp(reps, store, judge="ann", data_dir=STAGE2).cards["cases"][0]
+    titles = [panel.outputs[0]["data"]["text/plain"] for panel in card.figures.children]
+    assert titles == ["<plotly figure: Predicted vs actual (test data)>", "<plotly figure: Over time (test data)>"]
+    timeline = card.figures.children[1].outputs[0]["data"]["application/vnd.plotly.v1+json"]
+    assert timeline["layout"]["yaxis"]["title"]["text"] == "value_cases"     # the target is the last column
+    assert len(decoded(timeline["data"][1]["y"])) == 245                      # the 245 test rows
+    assert "value_cases_14, value_cases_Delta_14" in card.metrics.value
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def test_cli_review_prints_the_store_and_the_voila_command(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    results = tmp_path / "results.csv"
+    pd.DataFrame({"method": ["a", "b"], "dataset": "d1", "model": ["x1", "2*x1"],
+                  "r2_test": [0.5, 0.6]}).to_csv(results, index=False)
+    store = tmp_path / "trust.sqlite"
+    result = CliRunner().invoke(main, ["review", str(results), "--judge", "ann", "--store", str(store),
+                                       "--data", str(tmp_path), "--organiser", "--port", "8999",
+                                       "--print-command"])
+    assert result.exit_code == 0, result.output
+    assert f"Trust store: {store.resolve()} (0 entries)" in result.output
+    assert "SRDASH_JUDGE=ann" in result.output and "SRDASH_ORGANISER=1" in result.output
+    assert f"SRDASH_DATA_DIR={tmp_path.resolve()}" in result.output
+    assert "review.ipynb --no-browser --port=8999 --Voila.ip=127.0.0.1" in result.output
+    assert "preheat" not in result.output        # a preheated kernel would show stale entries
+
+
+def test_cli_review_refuses_other_addresses_without_a_token_and_bad_rules(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    result = CliRunner().invoke(main, ["review", "--judge", "ann", "--ip", "0.0.0.0"], env={"SRDASH_TOKEN": ""})
+    assert result.exit_code == 2
+    assert "Serving on 0.0.0.0 lets other machines open the review: give a secret with --token SECRET" \
+        in result.output
+    result = CliRunner().invoke(main, ["review", "--judge", "ann", "--rules", "nope"])
+    assert result.exit_code == 2 and "No rules preset or file called 'nope'" in result.output
+    result = CliRunner().invoke(main, ["review", "--store", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 2 and "Missing option '--judge'" in result.output
