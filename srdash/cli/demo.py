@@ -1,0 +1,44 @@
+"""``srdash demo``: write the built-in demo competition."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from srdash.cli._common import fail_cleanly
+
+
+@click.command("demo")
+@click.option("-o", "--output", "output", required=True,
+              type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
+              help="Folder to write into (created if missing; files of the same names are overwritten).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Seed of every random draw; the same seed writes the same files, byte for byte.")
+def demo(output: Path, seed: int) -> None:
+    """Write the built-in demo competition: a synthetic SRBench-2022-style track.
+
+    10 datasets (exact formulas, feature selection, four noise levels,
+    extrapolation), 7 methods and up to 10 runs each, with real model strings
+    whose r2_test was computed on the test data. One method misses some runs
+    and one dataset entirely (a DNF), and one run's model string is hostile
+    code that a judge must refuse.
+
+    \b
+    Files written into OUTPUT:
+      results.csv             method, dataset, run, model, r2_test, property
+      datasets.csv            dataset, features, kind, n_train, n_test,
+                              ground_truth, irrelevant_features, noise
+      <dataset>_train.csv     the training data: one column per feature, target y
+      <dataset>_test.csv      the test data, same columns
+
+    Judge it with `srdash score OUTPUT/results.csv --datasets OUTPUT/datasets.csv`.
+    """
+    from srdash.demo import write_demo
+
+    with fail_cleanly():
+        paths = write_demo(output, seed=seed)
+    click.echo(f"Wrote the demo competition (seed {seed}) to {output}:")
+    for path in paths.values():
+        click.echo(f"  {path}")
+    click.echo(f"Judge it with: srdash score {paths['results']} --datasets {paths['datasets']}")

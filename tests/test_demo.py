@@ -1,0 +1,313 @@
+"""Tests of the demo competition (srdash.demo) and the `srdash demo` command."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pandas.testing as pdt
+import pytest
+from click.testing import CliRunner
+
+from srdash.demo import DEMO_DATASETS, DEMO_METHODS, HOSTILE_MODEL, demo_competition, write_demo
+from srdash.errors import SrdashError
+from srdash.loading import Results, load_results
+
+
+@pytest.fixture(scope="module")
+def demo() -> Results:
+    return demo_competition(seed=0)
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> dict:
+    return write_demo(tmp_path_factory.mktemp("demo"), seed=0)
+
+
+# --------------------------------------------------------------------------- determinism
+
+
+def test_the_same_seed_gives_the_same_table_byte_for_byte(demo):
+    again = demo_competition(seed=0)
+    pdt.assert_frame_equal(again.table, demo.table, check_exact=True)
+    assert again.table.to_csv(index=False) == demo.table.to_csv(index=False)
+    assert dict(again.features) == dict(demo.features)
+
+
+def test_another_process_writes_the_same_bytes(written, tmp_path):
+    # A fresh interpreter with another hash seed: no dependence on set order or state.
+    code = f"from srdash.demo import write_demo; write_demo({str(tmp_path)!r}, seed=0)"
+    subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONHASHSEED": "123"})
+    for name, path in written.items():
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), name
+
+
+def test_another_seed_gives_other_data_and_models_with_the_same_structure(demo):
+    other = demo_competition(seed=1).table
+    assert not other["r2_test"].equals(demo.table["r2_test"])
+    assert (other["model"] != demo.table["model"]).mean() > 0.5
+    assert sorted(other["dataset"].unique()) == sorted(demo.table["dataset"].unique())
+    assert sorted(other["method"].unique()) == sorted(demo.table["method"].unique())
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "0", True])
+def test_a_bad_seed_is_refused(seed):
+    with pytest.raises(SrdashError, match=r"The 'seed' option must be a non-negative integer\. Got "):
+        demo_competition(seed=seed)
+
+
+# --------------------------------------------------------------------------- shape
+
+
+def test_the_table_has_the_canonical_columns(demo):
+    assert list(demo.table.columns) == ["method", "dataset", "run", "model", "r2_test", "property"]
+    assert demo.table["r2_test"].dtype == np.float64 and demo.table["property"].dtype == np.float64
+    assert demo.sources == ()
+    # It is its own canonical form: loading it again changes nothing.
+    pdt.assert_frame_equal(load_results(demo.table).table, demo.table)
+
+
+def test_shape_of_the_competition(demo):
+    table = demo.table
+    assert table["dataset"].nunique() >= 8 and set(table["dataset"]) == set(DEMO_DATASETS)
+    assert table["method"].nunique() >= 6 and set(table["method"]) == set(DEMO_METHODS)
+    runs = table.groupby(["method", "dataset"]).size()
+    assert runs.max() == 10
+    assert (runs == 10).mean() >= 0.9
+    assert 500 <= len(table) <= 700
+    assert table["r2_test"].notna().all() and table["property"].notna().all()
+    assert table["model"].notna().all()
+
+
+def test_exactly_one_dnf_cell(demo):
+    table = demo.table
+    grid = pd.MultiIndex.from_product([DEMO_METHODS, DEMO_DATASETS], names=["method", "dataset"])
+    present = pd.MultiIndex.from_frame(table[["method", "dataset"]].drop_duplicates())
+    assert list(grid.difference(present)) == [("GreedyGP", "exact_formula_hard")]
+
+
+def test_the_flaky_method_misses_some_runs(demo):
+    runs = demo.table.query("method == 'GreedyGP'").groupby("dataset").size()
+    assert (runs < 10).sum() == 3
+    assert demo.table.query("method != 'GreedyGP'").groupby(["method", "dataset"]).size().eq(10).all()
+
+
+def test_the_hostile_model_is_present_exactly_once(demo):
+    hostile = demo.table[demo.table["model"] == HOSTILE_MODEL]
+    assert len(hostile) == 1
+    assert hostile[["method", "dataset"]].values.tolist() == [["GreedyGP", "exact_formula_easier"]]
+    assert demo.table["model"].str.contains("__import__", regex=False).sum() == 1
+
+
+def test_generating_the_demo_never_runs_the_hostile_model(tmp_path):
+    marker = Path("/tmp/srdash-pwned")
+    existed = marker.exists()
+    demo_competition(seed=3)
+    write_demo(tmp_path, seed=3)
+    assert existed or not marker.exists()
+
+
+def test_model_strings_are_many_and_realistically_duplicated(demo):
+    table = demo.table
+    assert 400 <= table["model"].nunique() < len(table)
+    # Deterministic fits give the same string every run; bootstrapped ones differ.
+    per_cell = table.groupby(["method", "dataset"])["model"].nunique()
+    assert per_cell.xs("LinearRegression").eq(1).all()
+    assert per_cell.xs("MeanBaseline").eq(1).all()
+    assert per_cell.xs("PolyRidge").eq(10).all()
+
+
+def test_features_are_known_for_every_dataset(demo):
+    assert set(demo.features) == set(DEMO_DATASETS)
+    assert demo.features["exact_formula_easier"] == tuple(f"x{i}" for i in range(1, 11))
+    assert demo.features["noise_base"] == ("x1",)
+    assert demo.features["extrapolation_easy"] == ("x",)
+
+
+def test_demo_does_not_import_sympy():
+    code = ("import sys, srdash; before = 'sympy' in sys.modules\n"
+            "import srdash.demo, srdash.loading\n"
+            "srdash.demo.demo_competition()\n"
+            "print(before, 'sympy' in sys.modules)")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    before, after = output.split()
+    assert after == before  # importing and running the demo added no sympy
+
+
+# --------------------------------------------------------------------------- values
+
+
+def test_linear_regression_r2_is_recomputed_independently(demo, written):
+    from sklearn.linear_model import LinearRegression
+    from sklearn.metrics import r2_score
+
+    table = demo.table.query("method == 'LinearRegression'")
+    for dataset in DEMO_DATASETS:
+        train, test = pd.read_csv(written[f"{dataset}_train"]), pd.read_csv(written[f"{dataset}_test"])
+        features = [c for c in train.columns if c != "y"]
+        assert features == list(demo.features[dataset])
+        fitted = LinearRegression().fit(train[features], train["y"])
+        expected = r2_score(test["y"], fitted.predict(test[features]))
+        values = table.loc[table["dataset"] == dataset, "r2_test"]
+        assert len(values) == 10
+        np.testing.assert_allclose(values, expected, rtol=1e-9, atol=1e-9, err_msg=dataset)
+
+
+_FUNCTIONS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "tanh": np.tanh, "log": np.log}
+_OPERATORS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply, ast.Div: np.divide,
+              ast.Pow: np.power}
+
+
+def evaluate_model(text: str, data: pd.DataFrame) -> np.ndarray:
+    """Evaluate a model string on data by walking its syntax tree (never ``eval``).
+
+    Only numbers, the data's columns, + - * / ** and sin/cos/exp/tanh/log are
+    allowed; anything else fails the test.
+    """
+    def walk(node):
+        if isinstance(node, ast.Expression):
+            return walk(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in data.columns and node.id != "y":
+            return data[node.id].to_numpy()
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return _OPERATORS[type(node.op)](walk(node.left), walk(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -walk(node.operand)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
+                and len(node.args) == 1 and not node.keywords):
+            return _FUNCTIONS[node.func.id](walk(node.args[0]))
+        raise AssertionError(f"unexpected syntax {ast.dump(node)} in {text!r}")
+
+    return np.broadcast_to(walk(ast.parse(text, mode="eval")), (len(data),))
+
+
+def test_every_r2_is_that_of_the_model_string_on_the_test_data(demo, written):
+    from sklearn.metrics import r2_score
+
+    tests = {d: pd.read_csv(written[f"{d}_test"]) for d in DEMO_DATASETS}
+    checked = 0
+    for row in demo.table.itertuples():
+        if row.model == HOSTILE_MODEL:
+            continue
+        test = tests[row.dataset]
+        expected = r2_score(test["y"], evaluate_model(row.model, test))
+        assert row.r2_test == pytest.approx(expected, rel=1e-9, abs=1e-9), (row.method, row.dataset, row.run)
+        checked += 1
+    assert checked == len(demo.table) - 1
+
+
+def test_the_exact_method_finds_the_noiseless_exact_formula(demo):
+    runs = demo.table.query("method == 'ExactSR' and dataset == 'exact_formula_easier'")
+    assert (runs["r2_test"] > 0.99).all()
+    assert runs["property"].isin([0.0, 1.0]).all() and runs["property"].sum() >= 5
+    assert runs["model"].str.contains("x1*x2", regex=False).all()
+
+
+def test_the_constant_method_has_no_skill(demo):
+    runs = demo.table.query("method == 'MeanBaseline'")
+    assert (runs["r2_test"] <= 0.01).all()
+    assert runs["model"].str.fullmatch(r"-?\d+(\.\d+)?(e[-+]\d+)?").all()
+
+
+def test_properties_follow_the_dataset_kind(demo, written):
+    table = demo.table.merge(pd.read_csv(written["datasets"])[["dataset", "kind"]], on="dataset")
+    exact = table[table["kind"] == "exact_formula"]
+    assert exact["property"].isin([0.0, 1.0]).all()
+    selection = table[table["kind"] == "feature_selection"]
+    assert selection["property"].between(0, 1).all()
+    # LinearRegression uses every feature, so none of the 5 irrelevant ones is absent.
+    assert (selection.loc[selection["method"] == "LinearRegression", "property"] == 0.0).all()
+    scored_by_r2 = table[table["kind"].isin(["noise", "extrapolation"])]
+    pdt.assert_series_equal(scored_by_r2["property"], scored_by_r2["r2_test"], check_names=False)
+
+
+def test_noise_lowers_what_the_exact_method_can_reach(demo):
+    medians = (demo.table.query("method == 'ExactSR' and dataset.str.startswith('noise_')")
+               .groupby("dataset")["r2_test"].median())
+    assert medians["noise_base"] > medians["noise_easy"] > medians["noise_medium"] > medians["noise_hard"]
+
+
+# --------------------------------------------------------------------------- files
+
+
+def test_write_demo_writes_every_file(written):
+    assert list(written)[:2] == ["results", "datasets"]
+    assert len(written) == 2 + 2 * len(DEMO_DATASETS)
+    assert all(path.is_file() for path in written.values())
+    datasets = pd.read_csv(written["datasets"])
+    assert list(datasets.columns[:6]) == ["dataset", "features", "kind", "n_train", "n_test", "ground_truth"]
+    easier = datasets.set_index("dataset").loc["exact_formula_easier"]
+    assert easier["ground_truth"] == "0.4*x1*x2 - 1.5*x1 + 2.5*x2 + 1"
+    for row in datasets.itertuples():
+        train, test = pd.read_csv(written[f"{row.dataset}_train"]), pd.read_csv(written[f"{row.dataset}_test"])
+        assert list(train.columns) == row.features.split() + ["y"] == list(test.columns)
+        assert (len(train), len(test)) == (row.n_train, row.n_test)
+
+
+def test_written_results_load_back_to_the_same_competition(demo, written):
+    loaded = load_results(written["results"], datasets=written["datasets"])
+    pdt.assert_frame_equal(loaded.table, demo.table)
+    assert dict(loaded.features) == dict(demo.features)
+
+
+def test_write_demo_into_a_file_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(SrdashError, match=r"Cannot write the demo competition to "):
+        write_demo(blocker)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_demo_command_writes_and_lists_the_files(tmp_path):
+    from srdash.cli.demo import demo as demo_command
+
+    result = CliRunner().invoke(demo_command, ["-o", str(tmp_path / "out"), "--seed", "2"])
+    assert result.exit_code == 0, result.output
+    assert "Wrote the demo competition (seed 2)" in result.output
+    assert str(tmp_path / "out" / "results.csv") in result.output
+    assert "srdash score" in result.output
+    written = pd.read_csv(tmp_path / "out" / "results.csv")
+    expected = demo_competition(seed=2).table
+    assert len(written) == len(expected) and written["model"].tolist() == expected["model"].tolist()
+
+
+def test_demo_command_is_registered_in_the_srdash_group(tmp_path):
+    from srdash.cli import main
+
+    result = CliRunner().invoke(main, ["demo", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "datasets.csv").is_file()
+
+
+def test_demo_help_explains_outputs_and_defaults():
+    from srdash.cli import main
+
+    result = CliRunner().invoke(main, ["demo", "--help"])
+    assert result.exit_code == 0
+    for text in ("results.csv", "datasets.csv", "_train.csv", "--seed", "default: 0", "required"):
+        assert text in result.output
+
+
+def test_demo_command_needs_an_output_folder():
+    from srdash.cli.demo import demo as demo_command
+
+    result = CliRunner().invoke(demo_command, [])
+    assert result.exit_code == 2
+    assert "Missing option '-o' / '--output'" in result.output
+
+
+def test_demo_command_refuses_a_negative_seed(tmp_path):
+    from srdash.cli.demo import demo as demo_command
+
+    result = CliRunner().invoke(demo_command, ["-o", str(tmp_path), "--seed", "-1"])
+    assert result.exit_code == 2
+    assert "-1 is not in the range x>=0" in result.output
