@@ -114,12 +114,14 @@ def test_generating_the_demo_never_runs_the_hostile_model(tmp_path):
 
 def test_model_strings_are_many_and_realistically_duplicated(demo):
     table = demo.table
-    assert 400 <= table["model"].nunique() < len(table)
-    # Deterministic fits give the same string every run; bootstrapped ones differ.
+    assert 250 <= table["model"].nunique() < len(table)
+    # Deterministic fits give the same string every run; bootstrapped ones differ;
+    # the costly methods converge to one of three solutions per dataset.
     per_cell = table.groupby(["method", "dataset"])["model"].nunique()
     assert per_cell.xs("LinearRegression").eq(1).all()
     assert per_cell.xs("MeanBaseline").eq(1).all()
-    assert per_cell.xs("PolyRidge").eq(10).all()
+    assert per_cell.xs("PolyRidge").eq(3).all()
+    assert per_cell.xs("ExactSR").eq(10).all()
 
 
 def test_features_are_known_for_every_dataset(demo):
