@@ -1,0 +1,96 @@
+"""`srdash serve`: open the judging dashboard (a Voilà app) in the browser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from srdash.cli._common import fail_cleanly
+
+
+def _check_rules(ctx, param, value):
+    """Validate the rules now; pass on the preset name or the absolute path of the file."""
+    from srdash.errors import SrdashError
+    from srdash.rules import load_rules
+
+    try:
+        load_rules(value)
+    except SrdashError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+    path = Path(value)
+    return str(path.resolve()) if path.suffix == ".toml" and path.exists() else value
+
+
+@click.command()
+@click.argument("input_path", metavar="[INPUT]", required=False,
+                type=click.Path(exists=True, path_type=Path))
+@click.option("--rules", default="srbench2022", show_default=True, callback=_check_rules,
+              help="A rules preset name (srbench2022, srbench2022-as-run, ...; see `srdash rules`) "
+                   "or the path of a .toml rules file (format: docs/rules.md). The dashboard can switch "
+                   "presets, the run aggregation and the tie rule.")
+@click.option("--datasets", "datasets_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Dataset table (columns dataset, features) giving each dataset's feature names; "
+                   "models using other names are rejected.")
+@click.option("--port", default=0, type=click.IntRange(0, 65535),
+              help="Port to listen on. Default: a free port.")
+@click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Worker processes for simplifying models.")
+@click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Hard time limit in seconds for each model's simplification (SRBench: 10). Models that "
+                   "time out keep their unsimplified size and are listed as problems.")
+@click.option("--preheat", is_flag=True,
+              help="Keep a kernel that has already run the dashboard waiting for the next visitor. Off by "
+                   "default: it would simplify every model again while the current visitor's kernel does, "
+                   "on the same cores; useful when the input gives the components.")
+@click.option("--ip", default="127.0.0.1", show_default=True,
+              help="Address to listen on. The default serves this machine only; the dashboard has no "
+                   "login, so only change it on a trusted network.")
+@click.option("--print-command", is_flag=True,
+              help="Print the environment and the Voilà command line instead of running them.")
+def serve(input_path, rules, datasets_path, port, jobs, timeout, preheat, ip, print_command):
+    """Open the dashboard on the competition results in INPUT.
+
+    INPUT is what `srdash score` reads: a CSV or Parquet file with one row per
+    (method, dataset, run), or a folder of SRBench-style JSON result files.
+    Without INPUT the dashboard judges the built-in demo competition
+    (see `srdash demo`).
+
+    The input and the rules are checked first, so a bad file is reported here.
+    Then Voilà serves the dashboard notebook at http://IP:PORT/ (the URL is
+    printed when it answers) until you press Ctrl-C. The page shows the
+    leaderboard (ranks: higher is better), per-dataset ranks, the simplicity
+    curve and every problem found (rejected models, timeouts, DNF). Model
+    complexity is computed in the background (cached in srdash's user cache
+    directory, or in SRDASH_CACHE_DIR if set); the page fills in when it is done.
+    """
+    from srdash import app
+
+    with fail_cleanly():
+        if input_path is not None:
+            from srdash.loading import load_results
+
+            results = load_results(input_path, datasets=datasets_path)
+            click.echo(f"{input_path}: {len(results.table)} runs of {results.table['method'].nunique()} "
+                       f"methods on {results.table['dataset'].nunique()} datasets.", err=True)
+        elif datasets_path is not None:
+            raise click.UsageError("--datasets only applies to an INPUT; the demo has its own feature names.")
+        notebook = app.notebook_path()
+        chosen_port = port or app.free_port(ip)
+        command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat)
+        env = app.dashboard_environment(input_path=input_path, rules=rules, datasets=datasets_path, jobs=jobs,
+                                        timeout=timeout)
+        url = f"http://{ip}:{chosen_port}/"
+        if print_command:
+            for name in app.ENVIRONMENT:
+                if name in env:
+                    click.echo(f"{name}={env[name]}")
+            click.echo(" ".join(command))
+            return
+        if ip not in ("127.0.0.1", "localhost", "::1"):
+            click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the dashboard.",
+                        fg="yellow", err=True)
+        click.echo(f"Starting Voilà on {url} ...", err=True)
+        code = app.serve_dashboard(command, env, url=url, announce=click.echo)
+    if code:
+        raise click.ClickException(f"Voilà stopped with exit code {code}.")

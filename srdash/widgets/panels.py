@@ -1,0 +1,151 @@
+"""Small widget panels used by the dashboard: a log, a progress line, a figure area.
+
+Every method here may be called from the background thread that prepares the
+runs: they only assign widget traits (``Output.outputs``, ``IntProgress.value``,
+...), never capture output with ``with output:``, which depends on the
+kernel's current message and is unreliable outside the main thread.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+import traceback
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from srdash.errors import SrdashError
+
+__all__ = ["LogPanel", "ProgressPanel", "FigurePanel"]
+
+_FAILED_STATUSES = ("rejected", "parse_error", "simplify_error")
+
+
+class LogPanel(widgets.VBox):
+    """A visible log: errors raised in callbacks end up here instead of vanishing.
+
+    srdash's own errors (:class:`~srdash.errors.SrdashError`) show their message
+    only; anything else shows its traceback, since it is a bug.
+
+    Examples
+    --------
+    >>> log = LogPanel()
+    >>> log.report(SrdashError("The file is empty."), context="loading the results")
+    >>> log.text()
+    'Error while loading the results: The file is empty.\\n'
+    """
+
+    def __init__(self, **kwargs):
+        self.output = widgets.Output(layout=widgets.Layout(max_height="220px", overflow="auto"))
+        clear = widgets.Button(description="Clear log", icon="trash",
+                               layout=widgets.Layout(width="auto"), tooltip="Remove every message")
+        clear.on_click(lambda _: self.clear())
+        self._title = widgets.HTML("<b>Log</b> <span style='color:#666'>(errors and notes)</span>")
+        super().__init__([widgets.HBox([self._title, clear]), self.output], **kwargs)
+        self.add_class("srdash-log")
+
+    def info(self, text: str) -> None:
+        """Append a line of information."""
+        self.output.outputs += ({"output_type": "stream", "name": "stdout", "text": text.rstrip("\n") + "\n"},)
+
+    def report(self, error: BaseException, *, context: str = "") -> None:
+        """Append an error: the message for srdash's errors, the traceback otherwise."""
+        where = f" while {context}" if context else ""
+        if isinstance(error, SrdashError):
+            text = f"Error{where}: {error}\n"
+        else:
+            trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            text = f"Unexpected error{where} (please report it):\n{trace}"
+        self.output.outputs += ({"output_type": "stream", "name": "stderr", "text": text},)
+
+    def text(self) -> str:
+        """Everything logged so far, as plain text."""
+        return "".join(o.get("text", "") for o in self.output.outputs)
+
+    def clear(self) -> None:
+        self.output.outputs = ()
+
+
+class ProgressPanel(widgets.HBox):
+    """A progress bar and a line of counts for the model simplification.
+
+    ``update(done, total, counts)`` has the signature of the ``progress``
+    callback of :func:`srdash.pipeline.prepare_runs`.
+
+    Examples
+    --------
+    >>> panel = ProgressPanel()
+    >>> panel.update(3, 10, {"ok": 1, "rejected": 1, "timeout": 1})
+    >>> panel.bar.value, panel.bar.max
+    (3, 10)
+    >>> "3 / 10 models" in panel.label.value and "1 failed" in panel.label.value
+    True
+    """
+
+    def __init__(self, **kwargs):
+        self.bar = widgets.IntProgress(value=0, min=0, max=1, bar_style="info",
+                                       layout=widgets.Layout(width="260px"))
+        self.label = widgets.HTML("")
+        self._started = time.monotonic()
+        super().__init__([self.bar, self.label], layout=widgets.Layout(align_items="center"), **kwargs)
+        self.add_class("srdash-progress")
+
+    def stage(self, text: str) -> None:
+        """Show what is being done (before counts are known)."""
+        self.bar.bar_style = "info"
+        self.label.value = html.escape(text)
+
+    def update(self, done: int, total: int, counts: dict) -> None:
+        self.bar.max = max(int(total), 1)
+        self.bar.value = int(done)
+        failed = sum(int(counts.get(status, 0)) for status in _FAILED_STATUSES)
+        timed_out = int(counts.get("timeout", 0))
+        self.label.value = (f"Simplifying models: {int(done)} / {int(total)} models done, "
+                            f"{failed} failed, {timed_out} timed out "
+                            f"({time.monotonic() - self._started:.0f} s)")
+
+    def finish(self, text: str) -> None:
+        self.bar.value = self.bar.max
+        self.bar.bar_style = "success"
+        self.label.value = html.escape(text)
+
+    def fail(self, text: str) -> None:
+        self.bar.bar_style = "danger"
+        self.label.value = f"<span style='color:#b00'>{html.escape(text)}</span>"
+
+
+def _plotly_bundle(figure: go.Figure) -> dict:
+    """The mime bundle of a figure for JupyterLab's (and Voilà's) plotly renderer.
+
+    plotly.js is loaded once by the renderer extension, unlike a FigureWidget,
+    which ships its own copy for each figure.
+    """
+    return {
+        "application/vnd.plotly.v1+json": {**json.loads(pio.to_json(figure, validate=False)),
+                                           "config": {"displaylogo": False, "responsive": True}},
+        "text/plain": f"<plotly figure: {figure.layout.title.text or 'untitled'}>",
+    }
+
+
+class FigurePanel(widgets.Output):
+    """An output area showing one plotly figure at a time (replaced, not appended).
+
+    Examples
+    --------
+    >>> panel = FigurePanel()
+    >>> panel.show(go.Figure(layout={"title": {"text": "Ranks"}}))
+    >>> panel.outputs[0]["data"]["text/plain"]
+    '<plotly figure: Ranks>'
+    """
+
+    def show(self, figure: go.Figure) -> None:
+        self.outputs = ({"output_type": "display_data", "data": _plotly_bundle(figure), "metadata": {}},)
+
+    def message(self, text: str) -> None:
+        self.outputs = ({"output_type": "display_data",
+                         "data": {"text/html": f"<div class='srdash-note'>{html.escape(text)}</div>",
+                                  "text/plain": text},
+                         "metadata": {}},)

@@ -1,0 +1,113 @@
+"""The real dashboard (`srdash serve`, demo competition) in headless Chromium.
+
+One page is opened for the module (a Voilà page costs a kernel and a full
+judging); the tests run in file order on it, the aggregation change last.
+Set SRDASH_SCREENSHOT_DIR to keep the full-page screenshots somewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from srdash.demo import HOSTILE_MODEL
+
+pytestmark = pytest.mark.browser
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+# Only Font Awesome's CSS is fetched from the network by Voilà's lab template.
+_OFFLINE_OK = re.compile(r"font-?awesome|fontawesome", re.IGNORECASE)
+_HOSTILE_FILE = Path("/tmp/srdash-pwned")
+# Voilà start, then simplifying the demo's ~700 models on 2 cores with an empty
+# (hermetic) cache and a 1 s limit per model (see conftest): a few minutes on a
+# busy machine.
+APP_READY_TIMEOUT_MS = 900_000
+
+
+@pytest.fixture(scope="module")
+def page_state():
+    return {"failed_requests": [], "dialogs": [], "page_errors": []}
+
+
+@pytest.fixture(scope="module")
+def page(browser, dashboard_url, page_state):
+    # Tall viewport: the lab template scrolls inside its own container, so a
+    # full-page screenshot only shows what fits in the viewport.
+    context = browser.new_context(viewport={"width": 1400, "height": 4200})
+    page = context.new_page()
+    page.on("requestfailed", lambda request: page_state["failed_requests"].append(request.url))
+    page.on("dialog", lambda dialog: (page_state["dialogs"].append(dialog.message), dialog.dismiss()))
+    page.on("pageerror", lambda error: page_state["page_errors"].append(str(error)))
+    started = time.monotonic()
+    page.goto(dashboard_url, timeout=120_000)
+    expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=APP_READY_TIMEOUT_MS)
+    page_state["seconds_to_leaderboard"] = time.monotonic() - started
+    print(f"\nleaderboard shown {page_state['seconds_to_leaderboard']:.1f} s after navigation")
+    yield page
+    context.close()
+
+
+def _screenshot(page, screenshot_dir: Path, name: str) -> Path:
+    folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or screenshot_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    return path
+
+
+def test_leaderboard_shows_methods_and_scores(page):
+    board = page.locator("table.srdash-leaderboard")
+    expect(board.locator(".srdash-method", has_text="ExactSR")).to_be_visible()
+    expect(board.locator("tbody tr")).to_have_count(7)  # the demo's 7 methods
+    expect(board.locator(".srdash-score").first).to_have_text(re.compile(r"^\d+\.\d{3}$"))
+    expect(page.locator(".srdash-note", has_text="ranks: higher is better, 7 = best").first).to_be_visible()
+
+
+def test_heatmap_and_simplicity_curve_are_drawn(page, screenshot_dir):
+    expect(page.locator(".js-plotly-plot .gtitle", has_text="Dataset score")).to_be_visible(timeout=60_000)
+    expect(page.locator(".js-plotly-plot .gtitle", has_text="Simplicity score")).to_be_visible(timeout=60_000)
+    # GreedyGP has no result on exact_formula_hard: a grey DNF cell with its label
+    expect(page.locator(".js-plotly-plot .heatmaplayer text", has_text="DNF").first).to_be_attached()
+    _screenshot(page, screenshot_dir, "dashboard-median")
+
+
+def test_problems_panel_lists_the_hostile_model_as_text(page, page_state):
+    rejected = page.locator(".srdash-problems-panel tr.srdash-problem", has_text="GreedyGP").filter(
+        has_text="rejected")
+    expect(rejected.first).to_be_visible()
+    expect(rejected.locator("code", has_text=HOSTILE_MODEL)).to_have_count(1)  # shown verbatim, as text
+    assert not _HOSTILE_FILE.exists(), "the hostile model was executed"
+    assert page_state["dialogs"] == []
+
+
+def test_no_request_fails_except_font_awesome(page, page_state):
+    unexpected = [url for url in page_state["failed_requests"] if not _OFFLINE_OK.search(url)]
+    assert unexpected == []
+    assert page_state["page_errors"] == []
+    expect(page.locator(".srdash-log")).to_be_visible()
+    assert "Error" not in page.locator(".srdash-log").inner_text()
+
+
+def test_changing_the_aggregation_changes_the_leaderboard(page, screenshot_dir):
+    """median -> mean re-ranks: the demo has missing and failed runs, whose worst
+    value (-inf) pulls a mean down but not a median, and noisy run-to-run accuracy."""
+    scores = page.locator("table.srdash-leaderboard .srdash-score")
+    board = page.locator("table.srdash-leaderboard tbody")
+    before_board, before_scores = board.text_content(), scores.all_inner_texts()
+
+    page.locator(".srdash-aggregation").get_by_role("button", name="mean", exact=True).click()
+
+    expect(page.locator(".srdash-note", has_text="runs combined with the mean").first).to_be_visible(
+        timeout=30_000)
+    expect(board).not_to_have_text(before_board)
+    assert scores.all_inner_texts() != before_scores
+    _screenshot(page, screenshot_dir, "dashboard-mean")
+
+    page.locator(".srdash-aggregation").get_by_role("button", name="median", exact=True).click()
+    expect(board).to_have_text(before_board, timeout=30_000)

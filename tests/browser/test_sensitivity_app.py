@@ -1,0 +1,177 @@
+"""The sensitivity notebook served by the real Voilà, driven by headless Chromium.
+
+The competition is written by this test so that moving one weight slider must
+change the leaderboard order (ranks: 3 = best, dataset score = harmonic mean):
+
+    method  accuracy rank  property rank   score with weights (accuracy 1, property p)
+    A       3              1               (1 + p) / (1/3 + p)
+    B       1              3               (1 + p) / (1 + p/3)
+    C       2              2               2 for every p
+
+on both datasets. With the official weights (1, 1): C 2, A 1.5, B 1.5 -> C first.
+A beats C exactly when (1 + p) / (1/3 + p) > 2, i.e. p < 1/3. Pressing the left
+arrow 14 times on the property slider (step 0.05) takes p from 1 to 0.30:
+A (1.3 / 0.6333 = 2.05), C (2), B (1.3 / 1.1 = 1.18) -> A first.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "sensitivity.ipynb"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+# Only Font Awesome's CSS is fetched from the network by Voilà's lab template.
+OFFLINE_OK = re.compile(r"font-?awesome|fontawesome", re.IGNORECASE)
+
+RULES = """
+name = "two-criteria"
+title = "Two criteria: accuracy and property"
+kind = "rank-harmonic"
+[ranking]
+run_aggregation = "median"
+rank_method = "average"
+[[criteria]]
+name = "accuracy"
+column = "r2_test"
+label = "Accuracy"
+[[criteria]]
+name = "property"
+column = "property"
+label = "Property"
+"""
+RESULTS = """method,dataset,run,components,r2_test,property
+A,d1,0,5,0.9,0.1
+B,d1,0,5,0.5,0.9
+C,d1,0,5,0.7,0.5
+A,d2,0,5,0.8,0.2
+B,d2,0,5,0.4,0.8
+C,d2,0,5,0.6,0.5
+"""
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_until_served(url: str, process: subprocess.Popen, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"voila exited with code {process.returncode} before answering")
+        try:
+            with urllib.request.urlopen(url + "voila/static/voila.js", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise TimeoutError(f"voila did not answer at {url} within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    folder = tmp_path_factory.mktemp("sensitivity-app")
+    (folder / "rules.toml").write_text(RULES)
+    (folder / "results.csv").write_text(RESULTS)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
+    env.update({
+        "SRDASH_INPUT": str(folder / "results.csv"),
+        "SRDASH_RULES": str(folder / "rules.toml"),
+        "SRDASH_SAMPLES": "500",
+        "SRDASH_CACHE_DIR": str(folder / "cache"),
+        "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
+        "IPYTHONDIR": str(folder / "ipython"),
+    })
+    port = _free_port()
+    log = open(folder / "voila.log", "wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voila", str(NOTEBOOK), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1"],
+        env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        _wait_until_served(url, process)
+        yield url
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)  # Voilà shuts its kernels down
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def _order(page) -> list[str]:
+    return [row.get_attribute("data-name") for row in page.locator(".srdash-sensitivity-leaderboard tbody tr").all()]
+
+
+def test_moving_a_weight_slider_changes_the_leaderboard_order(app_url, chromium, tmp_path):
+    context = chromium.new_context(viewport={"width": 1400, "height": 3200})
+    page = context.new_page()
+    failed, errors = [], []
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(app_url, timeout=120_000)
+        rows = page.locator(".srdash-sensitivity-leaderboard tbody tr")
+        expect(rows).to_have_count(3, timeout=120_000)
+        assert _order(page) == ["C", "A", "B"]
+        expect(page.locator(".js-plotly-plot .gtitle", has_text="Places as the weight of")).to_be_visible(
+            timeout=60_000)
+        expect(page.locator(".js-plotly-plot .gtitle", has_text="Place probabilities over 500")).to_be_visible(
+            timeout=60_000)
+
+        slider = page.locator(".srdash-weight-property")
+        readout = slider.locator(".widget-readout")
+        expect(readout).to_have_text("1.00")
+        slider.locator(".noUi-handle").focus()
+        for _ in range(14):  # step 0.05: from 1.00 to 0.30
+            page.keyboard.press("ArrowLeft")
+        expect(readout).to_have_text("0.30")
+        expect(rows.first).to_have_attribute("data-name", "A", timeout=20_000)
+        assert _order(page) == ["A", "C", "B"]
+        # the bump chart now varies the property weight and marks 0.30
+        expect(page.locator(".js-plotly-plot .gtitle", has_text="weight of Property")).to_be_visible()
+        expect(page.locator(".srdash-log")).not_to_contain_text("Error")
+
+        folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path)
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / "sensitivity-after-slider.png"), full_page=True)
+        print(f"screenshot: {folder / 'sensitivity-after-slider.png'}")
+        assert not errors, errors
+        assert [url for url in failed if not OFFLINE_OK.search(url)] == []
+    finally:
+        context.close()

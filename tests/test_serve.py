@@ -1,0 +1,204 @@
+"""`srdash serve` and its helpers (srdash.app), without starting a server.
+
+The real start and stop of the server is in tests/browser/.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import srdash.app as app
+from srdash.cli import main
+from srdash.errors import SrdashError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """Record what `srdash serve` would run instead of running it."""
+    calls = []
+
+    def fake_serve(command, env, *, url, announce, **kwargs):
+        calls.append({"command": list(command), "env": dict(env), "url": url})
+        return 0
+
+    monkeypatch.setattr(app, "serve_dashboard", fake_serve)
+    return calls
+
+
+@pytest.fixture
+def results_csv(tmp_path) -> Path:
+    path = tmp_path / "results.csv"
+    path.write_text("method,dataset,run,r2_test,components\na,d1,0,0.9,3\nb,d1,0,0.8,5\n")
+    return path
+
+
+def test_help_explains_inputs_outputs_and_defaults():
+    result = CliRunner().invoke(main, ["serve", "--help"])
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    for expected in ["[INPUT]", "built-in demo competition", "--rules", "[default: srbench2022]", "--port",
+                     "Default: a free port", "--jobs", "--timeout", "--datasets", "127.0.0.1", "Ctrl-C",
+                     "SRDASH_CACHE_DIR"]:
+        assert expected in text, expected
+
+
+def test_serve_is_listed_in_the_main_help():
+    assert "serve" in CliRunner().invoke(main, ["--help"]).output
+
+
+def test_the_demo_is_served_on_localhost(served):
+    result = CliRunner().invoke(main, ["serve", "--port", "8999"])
+    assert result.exit_code == 0, result.output
+    (call,) = served
+    assert call["url"] == "http://127.0.0.1:8999/"
+    command = call["command"]
+    assert command[1:3] == ["-m", "voila"] and command[3] == str(app.notebook_path())
+    assert "--no-browser" in command and "--port=8999" in command
+    assert "--Voila.ip=127.0.0.1" in command and not any("0.0.0.0" in part for part in command)
+    assert not any("preheat" in part for part in command)
+    assert "SRDASH_INPUT" not in call["env"]  # no input: the demo
+    assert call["env"]["SRDASH_RULES"] == "srbench2022" and call["env"]["SRDASH_JOBS"] == "1"
+    assert call["env"]["SRDASH_TIMEOUT"] == "10.0"
+
+
+def test_options_reach_the_notebook_through_the_environment(served, results_csv, tmp_path, monkeypatch):
+    datasets = tmp_path / "datasets.csv"
+    datasets.write_text("dataset,features\nd1,x1 x2\n")
+    monkeypatch.chdir(tmp_path)  # relative paths must become absolute: Voilà runs in the notebook's folder
+    result = CliRunner().invoke(main, ["serve", "results.csv", "--rules", "srbench2022-as-run",
+                                       "--datasets", "datasets.csv", "--jobs", "2", "--timeout", "3"])
+    assert result.exit_code == 0, result.output
+    env = served[0]["env"]
+    assert env["SRDASH_INPUT"] == str(results_csv)
+    assert env["SRDASH_DATASETS"] == str(datasets)
+    assert env["SRDASH_RULES"] == "srbench2022-as-run" and env["SRDASH_JOBS"] == "2"
+    assert env["SRDASH_TIMEOUT"] == "3.0"
+    assert "results.csv: 2 runs of 2 methods on 1 datasets." in result.output
+
+
+def test_preheat_is_optional(served):
+    assert CliRunner().invoke(main, ["serve", "--preheat"]).exit_code == 0
+    assert "--preheat_kernel=True" in served[0]["command"]
+    assert "--VoilaConfiguration.default_pool_size=1" in served[0]["command"]
+
+
+def test_a_free_port_is_chosen_by_default(served):
+    assert CliRunner().invoke(main, ["serve"]).exit_code == 0
+    port = int(served[0]["url"].rsplit(":", 1)[1].strip("/"))
+    assert 0 < port < 65536 and f"--port={port}" in served[0]["command"]
+
+
+def test_a_rules_file_is_passed_as_an_absolute_path(served, tmp_path, monkeypatch):
+    from srdash.rules import load_rules
+
+    (tmp_path / "mine.toml").write_text(load_rules("srbench2022").text)
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(main, ["serve", "--rules", "mine.toml"]).exit_code == 0
+    assert served[0]["env"]["SRDASH_RULES"] == str(tmp_path / "mine.toml")
+
+
+def test_a_missing_input_is_refused(served):
+    result = CliRunner().invoke(main, ["serve", "nowhere.csv"])
+    assert result.exit_code == 2
+    assert "Invalid value for '[INPUT]': Path 'nowhere.csv' does not exist." in result.output
+    assert served == []
+
+
+def test_an_input_that_does_not_load_is_refused_before_serving(served, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("method,dataset,r2_test,components\na,d1,high,3\n")
+    result = CliRunner().invoke(main, ["serve", str(bad)])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: ")
+    assert "bad.csv" in result.output and "r2_test" in result.output
+    assert served == []
+
+
+def test_unknown_rules_are_refused(served):
+    result = CliRunner().invoke(main, ["serve", "--rules", "nope"])
+    assert result.exit_code == 2
+    assert "Invalid value for '--rules': No rules preset or file called 'nope'." in result.output
+    assert served == []
+
+
+def test_datasets_without_input_is_refused(served, tmp_path):
+    datasets = tmp_path / "datasets.csv"
+    datasets.write_text("dataset,features\nd1,x1\n")
+    result = CliRunner().invoke(main, ["serve", "--datasets", str(datasets)])
+    assert result.exit_code == 2
+    assert "--datasets only applies to an INPUT" in result.output
+
+
+def test_print_command_shows_what_would_run(served):
+    result = CliRunner().invoke(main, ["serve", "--port", "9001", "--print-command"])
+    assert result.exit_code == 0
+    assert "SRDASH_RULES=srbench2022" in result.output
+    assert "-m voila" in result.output and "--port=9001" in result.output
+    assert served == []
+
+
+def test_a_failing_server_is_an_error(monkeypatch):
+    monkeypatch.setattr(app, "serve_dashboard", lambda *a, **k: 3)
+    result = CliRunner().invoke(main, ["serve"])
+    assert result.exit_code == 1 and "Voilà stopped with exit code 3." in result.output
+
+
+def test_voila_command_never_listens_on_all_interfaces_by_default():
+    command = app.voila_command("nb.ipynb", port=1234, python="py")
+    assert command == ["py", "-m", "voila", "nb.ipynb", "--no-browser", "--port=1234", "--Voila.ip=127.0.0.1"]
+
+
+def test_environment_drops_stale_variables_and_keeps_the_rest():
+    env = app.dashboard_environment(base={"PATH": "/bin", "SRDASH_INPUT": "old.csv", "SRDASH_CACHE_DIR": "/c"})
+    assert env == {"PATH": "/bin", "SRDASH_CACHE_DIR": "/c", "SRDASH_RULES": "srbench2022", "SRDASH_JOBS": "1",
+                   "SRDASH_TIMEOUT": "10.0"}
+
+
+def test_notebook_found_in_an_editable_checkout():
+    assert app.notebook_path() == REPO / "notebooks" / "dashboard.ipynb"
+
+
+def test_notebook_found_in_an_installed_wheel(tmp_path, monkeypatch):
+    package = tmp_path / "site-packages" / "srdash"
+    (package / "notebooks").mkdir(parents=True)
+    (package / "notebooks" / "dashboard.ipynb").write_text("{}")
+    monkeypatch.setattr(app, "__file__", str(package / "app.py"))
+    assert app.notebook_path() == package / "notebooks" / "dashboard.ipynb"
+
+
+def test_missing_notebook_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(app, "__file__", str(tmp_path / "srdash" / "app.py"))
+    with pytest.raises(SrdashError, match=r"Cannot find the notebook 'dashboard.ipynb': looked in .* "
+                                          r"Reinstall srdash\."):
+        app.notebook_path()
+
+
+def test_wait_until_ready_stops_when_the_server_dies():
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", "raise SystemExit(4)"])
+    with pytest.raises(SrdashError, match=r"Voilà stopped before serving \(exit code 4\)"):
+        app.wait_until_ready(f"http://127.0.0.1:{app.free_port()}/", timeout=30, process=process)
+
+
+def test_the_notebook_only_assembles():
+    """Import, construct, display: no definitions, no control flow, outputs cleared."""
+    notebook = json.loads((REPO / "notebooks" / "dashboard.ipynb").read_text())
+    code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    assert code
+    for cell in code:
+        assert cell["outputs"] == [] and cell["execution_count"] is None
+        tree = ast.parse("".join(cell["source"]))
+        for node in ast.walk(tree):
+            assert not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                                         ast.For, ast.While, ast.If, ast.Try, ast.With)), ast.dump(node)
+    source = "".join("".join(cell["source"]) for cell in code)
+    assert "Dashboard.from_environment()" in source

@@ -1,0 +1,253 @@
+"""The dashboard widget (srdash.widgets), driven in-process without a browser."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import srdash.widgets.dashboard as dashboard_module
+from srdash.errors import SrdashError
+from srdash.figures import simplicity_score
+from srdash.loading import load_results
+from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS
+from srdash.widgets import Dashboard, LogPanel, ProgressPanel
+
+PLOTLY = "application/vnd.plotly.v1+json"
+
+
+@pytest.fixture
+def runs() -> pd.DataFrame:
+    """A prepared per-run table where the run aggregation decides the winner.
+
+    On d1, 'steady' scores 0.80 in every run; 'erratic' scores 0.90, 0.90, 0.00:
+    median 0.90 (erratic ranks first on accuracy) but mean 0.60 (steady first).
+    Both have the same size on d1 and the same property, so accuracy alone
+    decides d1. On d2 both are equal. 'late' has no result on d2 (DNF) and its
+    one model on d1 was rejected.
+    """
+    rows = []
+    for run, (steady, erratic) in enumerate([(0.8, 0.9), (0.8, 0.9), (0.8, 0.0)]):
+        rows.append(("steady", "d1", run, steady, 5.0, "x1 + x2", "given", ""))
+        rows.append(("erratic", "d1", run, erratic, 5.0, "x1 - x2", "given", ""))
+        rows.append(("steady", "d2", run, 0.7, 5.0, "x1", "given", ""))
+        rows.append(("erratic", "d2", run, 0.7, 5.0, "x1", "given", ""))
+    rows.append(("late", "d1", 0, 0.1, np.nan, "__import__('os').system('touch PWNED')", "rejected",
+                 "calls __import__"))
+    table = pd.DataFrame(rows, columns=["method", "dataset", "run", "r2_test", "components", "model",
+                                        "status", "reason"])
+    table["simplicity"] = simplicity_score(table["components"])
+    table["property"] = 1.0
+    return table
+
+
+def _score_of(app: Dashboard, method: str) -> float:
+    board = app.verdict.leaderboard.set_index("method")
+    return float(board.loc[method, "score"])
+
+
+def test_constructed_from_a_prepared_table_shows_everything(runs):
+    app = Dashboard(runs=runs)
+    assert not app.busy
+    assert app.verdict is not None
+    assert "steady" in app.leaderboard.value and "ranks: higher is better, 3 = best" in app.leaderboard.value
+    assert app.heatmap.outputs[0]["data"][PLOTLY]["layout"]["title"]["text"].startswith("Dataset score")
+    assert app.curve.outputs[0]["data"][PLOTLY]["layout"]["title"]["text"].startswith("Simplicity")
+    assert "rejected" in app.problems.value
+    assert "__import__(&#x27;os&#x27;).system(&#x27;touch PWNED&#x27;)" in app.problems.value
+    assert "DNF" in app.problems.value
+    assert app.log_panel.text() == ""
+
+
+def test_changing_the_aggregation_rejudges_the_cached_runs(runs, monkeypatch):
+    app = Dashboard(runs=runs)
+    before = app.leaderboard.value
+    assert app.verdict.winner == "erratic"  # median: erratic is better on d1
+    prepared = []
+    monkeypatch.setattr(dashboard_module, "prepare_runs", lambda *a, **k: prepared.append(1))
+
+    app.run_aggregation = "mean"
+
+    assert app.verdict.rules.run_aggregation == "mean"
+    assert app.verdict.winner == "steady"   # mean: 0.6 < 0.8
+    assert app.leaderboard.value != before
+    assert "combined with the mean" in app.leaderboard.value
+    assert prepared == []                   # nothing recomputed, only re-judged
+    assert app.runs is not None and app.runs.equals(runs)
+
+
+@pytest.mark.parametrize("aggregation", RUN_AGGREGATIONS)
+@pytest.mark.parametrize("rank_method", RANK_METHODS)
+def test_every_option_judges_and_draws(runs, aggregation, rank_method):
+    app = Dashboard(runs=runs)
+    with app.hold_trait_notifications():
+        app.run_aggregation, app.rank_method = aggregation, rank_method
+    assert app.log_panel.text() == ""
+    assert (app.verdict.rules.run_aggregation, app.verdict.rules.rank_method) == (aggregation, rank_method)
+    assert f"ties: {rank_method}" in app.leaderboard.value
+    assert app.heatmap.outputs[0]["data"][PLOTLY]["data"][0]["type"] == "heatmap"
+
+
+def test_the_controls_drive_the_traits(runs):
+    app = Dashboard(runs=runs)
+    app._aggregation_picker.value = "mean"
+    app._rank_method_picker.value = "min"
+    assert (app.run_aggregation, app.rank_method) == ("mean", "min")
+    assert app.verdict.rules.rank_method == "min"
+    app.rank_method = "dense"
+    assert app._rank_method_picker.value == "dense"
+
+
+def test_changing_the_rules_adopts_their_options_and_judges_once(runs, monkeypatch):
+    app = Dashboard(runs=runs)
+    calls = []
+    real_judge = dashboard_module.judge
+    monkeypatch.setattr(dashboard_module, "judge", lambda table, rules: calls.append(rules) or real_judge(table, rules))
+
+    app.rules_name = "srbench2022-as-run"
+
+    assert (app.run_aggregation, app.rank_method) == ("mean", "k-minus-dense")
+    assert len(calls) == 1  # two options changed, one re-judging
+    assert app.verdict.rules.name == "srbench2022-as-run"
+    assert "SRBench 2022 synthetic track (as the organisers computed it)" in app.title.value
+
+
+def test_heatmap_criterion_follows_the_verdict(runs):
+    app = Dashboard(runs=runs)
+    values = [value for _, value in app._criterion_picker.options]
+    assert values == ["", "accuracy", "simplicity", "property"]
+    app.heatmap_criterion = "accuracy"
+    title = app.heatmap.outputs[0]["data"][PLOTLY]["layout"]["title"]["text"]
+    assert title.startswith("Accuracy (test R²) rank")
+    assert len(app.heatmap.outputs) == 1  # replaced, not appended
+
+
+def test_a_callback_error_goes_to_the_log(runs, monkeypatch):
+    app = Dashboard(runs=runs)
+
+    def broken(table, rules):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(dashboard_module, "judge", broken)
+    app.run_aggregation = "mean"  # must not raise
+
+    log = app.log_panel.text()
+    assert "Unexpected error while judging (please report it)" in log
+    assert "ZeroDivisionError: boom" in log and "Traceback" in log
+    assert "could not be applied" in app.leaderboard.value
+
+
+def test_srdash_errors_in_callbacks_show_their_message_only(runs, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[criteria]]\nname = 'a'\ncolumn = 'r2_test'\ncolour = 'red'\n")
+    app = Dashboard(runs=runs, rules=str(bad))
+    assert app.log_panel.text() == (f"Error while loading the rules: {bad}: unknown key 'colour' in criterion 'a'. "
+                                    "Allowed keys: column, decimals, description, direction, label, name, weight.\n")
+    assert "Traceback" not in app.log_panel.text()
+    assert "These rules could not be loaded (see the log)" in app.leaderboard.value
+    app.rules_name = "srbench2022"  # a preset repairs it
+    assert app.verdict.rules.name == "srbench2022" and "steady" in app.leaderboard.value
+
+
+def test_only_applicable_presets_are_offered(runs):
+    app = Dashboard(runs=runs)
+    offered = [value for _, value in app._rules_picker.options]
+    assert "srbench2022" in offered and "srbench2022-as-run" in offered
+    assert "evalrs2022" not in offered  # another kind of rules: judge() cannot apply it
+
+
+def test_a_rules_file_is_offered_beside_the_presets(runs, tmp_path):
+    from srdash.rules import load_rules
+
+    path = tmp_path / "mine.toml"
+    path.write_text(load_rules("srbench2022").text.replace('name = "srbench2022"', 'name = "mine"'))
+    app = Dashboard(runs=runs, rules=str(path))
+    assert ("mine.toml", str(path)) in app._rules_picker.options
+    assert app.verdict.rules.name == "mine"
+
+
+def test_busy_freezes_the_controls(runs):
+    app = Dashboard(runs=runs)
+    app.busy = True
+    assert all(control.disabled for control in app._controls)
+    app.busy = False
+    assert not any(control.disabled for control in app._controls)
+
+
+def test_dashboards_do_not_share_state(runs):
+    first, second = Dashboard(runs=runs), Dashboard(runs=runs)
+    first.run_aggregation = "mean"
+    assert second.run_aggregation == "median"
+    assert second.verdict.winner == "erratic"
+
+
+def test_background_preparation_fills_in_the_dashboard(runs):
+    given = runs.drop(columns=["simplicity", "status", "reason"])
+    release = threading.Event()
+
+    def slow_loader():
+        release.wait(10)
+        return load_results(given)
+
+    app = Dashboard(slow_loader, rules="srbench2022")
+    assert app.busy and all(control.disabled for control in app._controls)
+    assert "Waiting" in app.leaderboard.value  # shown at once, before the results exist
+    release.set()
+    assert app.wait(60)
+    assert not app.busy
+    assert app.log_panel.text() == ""
+    assert "steady" in app.leaderboard.value
+    assert app.progress.bar.bar_style == "success" and "Ready in" in app.progress.label.value
+    assert set(app.timings) >= {"load", "prepare", "judge", "ready"}
+
+
+def test_a_failed_preparation_is_reported(runs):
+    def failing_loader():
+        raise SrdashError("results.csv, row 3, column 'r2_test': not a number")
+
+    app = Dashboard(failing_loader)
+    assert app.wait(30)
+    assert not app.busy
+    assert "results.csv, row 3, column &#x27;r2_test&#x27;: not a number" in app.progress.label.value
+    assert "Error while preparing the results: results.csv, row 3" in app.log_panel.text()
+    assert "could not be prepared" in app.leaderboard.value
+
+
+def test_from_environment_reads_the_input_and_options(runs, tmp_path):
+    path = tmp_path / "results.csv"
+    runs.drop(columns=["simplicity", "status", "reason"]).to_csv(path, index=False)
+    app = Dashboard.from_environment({"SRDASH_INPUT": str(path), "SRDASH_RULES": "srbench2022-as-run",
+                                      "SRDASH_JOBS": "2", "SRDASH_TIMEOUT": "2.5"})
+    assert app.wait(60)
+    assert app.verdict.rules.name == "srbench2022-as-run"
+    assert app._prepare_options == {"jobs": 2, "timeout": 2.5, "cache": None}
+    assert str(path) in app.title.value
+
+
+def test_from_environment_reports_bad_values_in_the_log(tmp_path):
+    app = Dashboard.from_environment({"SRDASH_INPUT": str(tmp_path / "missing.csv"), "SRDASH_JOBS": "0",
+                                      "SRDASH_TIMEOUT": "soon"})
+    assert app.wait(30)
+    log = app.log_panel.text()
+    assert "SRDASH_JOBS must be a positive integer (worker processes). Got '0'; using 1." in log
+    assert "SRDASH_TIMEOUT must be a positive number (seconds per model). Got 'soon'; using 10.0." in log
+    assert "Error while preparing the results: " in log and "missing.csv" in log
+
+
+def test_start_refuses_a_second_run_and_missing_results(runs):
+    with pytest.raises(SrdashError, match="no results to prepare; pass results= or runs="):
+        Dashboard(runs=runs).start()
+
+
+def test_log_panel_and_progress_panel():
+    log = LogPanel()
+    log.info("hello")
+    log.report(ValueError("bad"), context="testing")
+    assert log.text().startswith("hello\nUnexpected error while testing (please report it):\n")
+    log.clear()
+    assert log.text() == ""
+    progress = ProgressPanel()
+    progress.update(5, 8, {"ok": 3, "parse_error": 1, "rejected": 1, "timeout": 2})
+    assert "5 / 8 models done, 2 failed, 2 timed out" in progress.label.value
