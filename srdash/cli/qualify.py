@@ -1,0 +1,118 @@
+"""`srdash qualify`: the qualification stage (each method against LinearRegression)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from srdash.cli._common import fail_cleanly
+from srdash.errors import SrdashError
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    """A results table from CSV/TSV (optionally compressed), Parquet or a folder of SRBench JSON files."""
+    name = path.name.lower()
+    if path.is_dir():
+        from srdash.loading import load_results
+
+        return load_results(path).table
+    try:
+        if name.endswith((".parquet", ".pq")):
+            return pd.read_parquet(path)
+        if ".csv" in name or ".tsv" in name:
+            return pd.read_csv(path, sep="\t" if ".tsv" in name else ",")
+    except (OSError, ValueError) as exc:
+        raise SrdashError(f"Cannot read '{path}': {exc}") from exc
+    raise SrdashError(f"'{path}' must be a .csv or .tsv file (optionally compressed), a .parquet file or a "
+                      "folder of SRBench JSON result files.")
+
+
+@click.command("qualify")
+@click.argument("results_path", metavar="RESULTS", type=click.Path(exists=True, path_type=Path))
+@click.option("--data", "data_path", type=click.Path(exists=True, path_type=Path),
+              help="Folder of qualification datasets (.tsv.gz/.tsv/.csv, e.g. the 20 PMLB datasets). srdash "
+                   "then fits the LinearRegression baseline itself (75/25 split per run seed) and recomputes "
+                   "r2_test of model strings; without it the baseline's rows must be in RESULTS.")
+@click.option("--target", default="target", show_default=True, help="Target column of the data files.")
+@click.option("--baseline", default="LinearRegression", show_default=True,
+              help="The baseline's method name (in RESULTS and in the fitted rows).")
+@click.option("--rule", type=click.Choice(["wins", "mean-rank"]), default="wins", show_default=True,
+              help="wins: more head-to-head wins than losses; mean-rank: mean rank difference > 0.")
+@click.option("--decimals", default=3, show_default=True, type=int, help="Round R2 to this many decimals.")
+@click.option("--max-rows", type=int, help="Subsample each dataset to this many rows first (faster; the "
+                                           "2022 stage used every row).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the per-method table (wins, ties, losses, mean rank difference, qualified) here.")
+@click.option("--head-to-head", "head_to_head", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write every comparison (method, dataset, run, r2, r2_baseline, outcome).")
+@click.option("--track", "track_path", type=click.Path(exists=True, path_type=Path),
+              help="A track's results: write them without the non-qualified methods to --track-output.")
+@click.option("--track-output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the filtered track results (CSV).")
+@click.option("--keep-unqualified", is_flag=True,
+              help="Keep non-qualified methods in the track output (they are only flagged).")
+def qualify_command(results_path, data_path, target, baseline, rule, decimals, max_rows, output, head_to_head,
+                    track_path, track_output, keep_unqualified):
+    """Judge the qualification stage: does each method in RESULTS beat LinearRegression?
+
+    RESULTS holds one row per (method, dataset, run) with r2_test and/or a
+    model string (SRBench names accepted: algorithm, random_state,
+    symbolic_model). Each method is compared with the baseline on every
+    (dataset, run), R2 rounded to --decimals; the rule used is printed with
+    the verdicts.
+    """
+    from srdash.evaluation import merge_values
+    from srdash.qualification import (canonical_results, evaluate_qualification_models, filter_qualified,
+                                      fit_baseline, qualify, read_qualification_data)
+
+    if track_path is not None and track_output is None:
+        raise click.UsageError("--track needs --track-output (where to write the filtered track results).")
+    with fail_cleanly():
+        results = _read_table(results_path)
+        baseline_rows = None
+        if data_path is not None:
+            data = read_qualification_data(data_path, target=target)
+            table = canonical_results(results, source=str(results_path), need_r2=False)
+            seeds = {d: sorted({int(r) for r in group["run"]}) for d, group in table.groupby("dataset")
+                     if d in data}
+            baseline_rows = fit_baseline({d: data[d] for d in seeds}, seeds=seeds, target=target,
+                                         max_rows=max_rows, name=baseline)
+            if "model" in table.columns:
+                recomputed = evaluate_qualification_models(table, data, target=target, max_rows=max_rows)
+                if not recomputed.empty:
+                    merged = merge_values(table, recomputed)
+                    for detail in merged.problems["detail"]:
+                        click.secho(f"Warning: {detail}", fg="yellow", err=True)
+                    table = merged.runs
+            results = table
+        if data_path is None and not {"r2_test"} & set(results.columns):
+            raise SrdashError(f"'{results_path}' has no r2_test column. Give the qualification data with "
+                              "--data: srdash then computes r2_test from the model strings and fits the baseline.")
+        qualification = qualify(results, baseline=baseline, rule=rule, decimals=decimals,
+                                baseline_rows=baseline_rows)
+    click.echo(f"Rule: {qualification.rule}", err=True)
+    if not qualification.problems.empty:
+        counts = qualification.problems["kind"].value_counts().to_dict()
+        click.echo(f"{len(qualification.problems)} problem(s): "
+                   + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), err=True)
+    shown = qualification.table.drop(columns=["qualified"])
+    if output is None:
+        click.echo(shown.to_string(index=False))
+    else:
+        qualification.table.to_csv(output, index=False)
+        click.echo(f"Wrote {output} ({len(qualification.table)} methods)", err=True)
+    if head_to_head is not None:
+        qualification.head_to_head.to_csv(head_to_head, index=False)
+        click.echo(f"Wrote {head_to_head}", err=True)
+    failing = qualification.not_qualified
+    click.echo(f"Not qualified: {', '.join(failing) if failing else 'none'}.", err=True)
+    if track_path is not None:
+        with fail_cleanly():
+            track = _read_table(track_path)
+            filtered = filter_qualified(track, qualification, exclude=not keep_unqualified)
+        filtered.runs.to_csv(track_output, index=False)
+        for note in filtered.notes:
+            click.secho(note, fg="yellow", err=True)
+        click.echo(f"Wrote {track_output} ({filtered.runs['method'].nunique()} methods)", err=True)
