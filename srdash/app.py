@@ -45,6 +45,7 @@ ENVIRONMENT = {
     "SRDASH_DATASETS": "dataset table giving each dataset's feature names (optional)",
     "SRDASH_JOBS": "worker processes for simplifying models (default: 1)",
     "SRDASH_TIMEOUT": "time limit in seconds for simplifying one model (default: 10)",
+    "SRDASH_STORE": "trust store of the expert review (optional: adds the real-world track view)",
 }
 
 NOTEBOOK_NAME = "dashboard.ipynb"
@@ -125,6 +126,7 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
 
 def dashboard_environment(*, input_path: str | Path | None = None, rules: str = "srbench2022",
                           datasets: str | Path | None = None, jobs: int = 1, timeout: float = 10.0,
+                          store: str | Path | None = None,
                           base: Mapping[str, str] | None = None) -> dict[str, str]:
     """Environment for the Voilà process: ``base`` (default ``os.environ``) plus the options.
 
@@ -146,6 +148,8 @@ def dashboard_environment(*, input_path: str | Path | None = None, rules: str = 
         env["SRDASH_DATASETS"] = str(Path(datasets).resolve())
     env["SRDASH_JOBS"] = str(int(jobs))
     env["SRDASH_TIMEOUT"] = repr(float(timeout))
+    if store is not None:
+        env["SRDASH_STORE"] = str(Path(store).resolve())
     return env
 
 

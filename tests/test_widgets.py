@@ -251,3 +251,50 @@ def test_log_panel_and_progress_panel():
     progress = ProgressPanel()
     progress.update(5, 8, {"ok": 3, "parse_error": 1, "rejected": 1, "timeout": 2})
     assert "5 / 8 models done, 2 failed, 2 timed out" in progress.label.value
+
+
+def test_more_views_are_built_when_opened_and_follow_the_verdict():
+    import ipywidgets
+
+    from srdash.widgets import Dashboard
+
+    # two datasets, three methods: enough for the significance sentence and the views
+    runs = pd.DataFrame({
+        "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
+        "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
+        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "status": "given"})
+    app = Dashboard(runs=runs)
+    assert "significantly" in app.significance.value
+    titles = [app.more.get_title(i) for i in range(len(app.more.children))]
+    assert titles == ["Weight sensitivity", "Rank uncertainty and significance", "Audit a published table"]
+    assert all(isinstance(child, ipywidgets.HTML) for child in app.more.children)  # nothing computed yet
+    app.more.selected_index = 0
+    view = app.more.children[0]
+    assert type(view).__name__ == "SensitivityView"
+    first = view.rescorer
+    app.rank_method = "min"  # re-judging refreshes the opened view
+    assert view.rescorer is not first
+    assert app.log_panel.text() == ""
+
+
+def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
+    from srdash.trust import TrustStore
+    from srdash.widgets import Dashboard
+
+    runs = pd.DataFrame({
+        "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
+        "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
+        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "status": "given"})
+    store_path = tmp_path / "trust.sqlite"
+    store = TrustStore(store_path)
+    # the judge trusts c most on both datasets (rank 1), then b, then a
+    for dataset in ("d1", "d2"):
+        for method, rank in (("c", 1), ("b", 2), ("a", 3)):
+            store.record("expert", dataset, method, kind="rank", value=rank)
+    store.close()
+    app = Dashboard(runs=runs, trust_store=str(store_path))
+    app.more.selected_index = 3
+    page = app.more.children[3].value
+    assert app.more.get_title(3) == "Real-world track (expert trust)"
+    assert "trust" in page.lower() and "<table" in page
+    assert app.log_panel.text() == ""

@@ -32,6 +32,9 @@ def _check_rules(ctx, param, value):
 @click.option("--datasets", "datasets_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Dataset table (columns dataset, features) giving each dataset's feature names; "
                    "models using other names are rejected.")
+@click.option("--store", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Trust store of an expert review (`srdash review --store`): adds the real-world "
+                   "track leaderboard to the dashboard.")
 @click.option("--port", default=0, type=click.IntRange(0, 65535),
               help="Port to listen on. Default: a free port.")
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
@@ -48,7 +51,7 @@ def _check_rules(ctx, param, value):
                    "login, so only change it on a trusted network.")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
-def serve(input_path, rules, datasets_path, port, jobs, timeout, preheat, ip, print_command):
+def serve(input_path, rules, datasets_path, store, port, jobs, timeout, preheat, ip, print_command):
     """Open the dashboard on the competition results in INPUT.
 
     INPUT is what `srdash score` reads: a CSV or Parquet file with one row per
@@ -79,7 +82,7 @@ def serve(input_path, rules, datasets_path, port, jobs, timeout, preheat, ip, pr
         chosen_port = port or app.free_port(ip)
         command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat)
         env = app.dashboard_environment(input_path=input_path, rules=rules, datasets=datasets_path, jobs=jobs,
-                                        timeout=timeout)
+                                        timeout=timeout, store=store)
         url = f"http://{ip}:{chosen_port}/"
         if print_command:
             for name in app.ENVIRONMENT:

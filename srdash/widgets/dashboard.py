@@ -179,6 +179,7 @@ class Dashboard(widgets.VBox):
         cache=None,
         source: str = "",
         start: bool = True,
+        trust_store: str | None = None,
         **kwargs,
     ):
         self._results = results
@@ -205,6 +206,18 @@ class Dashboard(widgets.VBox):
         self.curve = FigurePanel()
         self.heatmap.message("The per-dataset ranks appear when the models have been simplified.")
         self.curve.message("The simplicity curve appears when the models have been simplified.")
+
+        self.significance = widgets.HTML()
+        self.significance.add_class("srdash-significance")
+        # Further views (sensitivity, uncertainty, audit, real-world track): built
+        # when first opened, refreshed when the verdict changes.
+        self._trust_store = trust_store
+        self._view_builders = {title: build for title, build in _more_views(trust_store)}
+        self._views: dict[str, widgets.Widget] = {}
+        self.more = widgets.Accordion(
+            children=[widgets.HTML("<div class='srdash-note'>Open to compute.</div>") for _ in self._view_builders],
+            titles=tuple(self._view_builders), selected_index=None)
+        self.more.observe(self._on_more_selected, names="selected_index")
 
         self._rules_picker = widgets.Dropdown(description="Rules", style=_CONTROL_STYLE,
                                               layout=widgets.Layout(width="auto"))
@@ -244,13 +257,15 @@ class Dashboard(widgets.VBox):
                              layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
                 self.progress,
                 self.warnings,
-                _section("Leaderboard", self.leaderboard),
+                _section("Leaderboard", self.leaderboard, self.significance),
                 _section("Per-dataset ranks", _labelled("Show", self._criterion_picker), self.heatmap,
                          note="Hover a cell for the raw values and ranks of every criterion; grey = DNF."),
                 _section("Simplicity", self.curve),
                 _section("Problems", self.problems,
                          note="Rejected models, parse errors, timeouts, missing values and DNF cells. "
                               "Model strings are shown as text, never run."),
+                _section("More views", self.more,
+                         note="Each view is computed when you open it, from the same prepared runs."),
                 _section("Log", self.log_panel),
             ],
             **kwargs,
@@ -281,7 +296,8 @@ class Dashboard(widgets.VBox):
         competition, :func:`srdash.demo.demo_competition`); ``SRDASH_RULES``:
         rules preset or file (default ``srbench2022``); ``SRDASH_DATASETS``:
         dataset table with feature names (optional); ``SRDASH_JOBS``: worker
-        processes (default 1); ``SRDASH_TIMEOUT``: seconds allowed to simplify
+        processes (default 1); ``SRDASH_STORE``: a trust store (adds the
+        real-world track view); ``SRDASH_TIMEOUT``: seconds allowed to simplify
         one model (default 10). Loading happens in the background; a bad value
         is reported in the dashboard's log rather than raised, so the page
         always shows.
@@ -307,7 +323,9 @@ class Dashboard(widgets.VBox):
             loader = demo_competition
             source = "the built-in demo competition (srdash.demo.demo_competition, seed 0)"
         rules = env.get("SRDASH_RULES", "").strip() or "srbench2022"
-        app = cls(loader, **{"rules": rules, "jobs": jobs, "timeout": timeout, "source": source, **kwargs})
+        store = env.get("SRDASH_STORE", "").strip() or None
+        app = cls(loader, **{"rules": rules, "jobs": jobs, "timeout": timeout, "source": source,
+                             "trust_store": store, **kwargs})
         for note in notes:
             app.log_panel.report(note, context="reading the environment")
         return app
@@ -470,6 +488,8 @@ class Dashboard(widgets.VBox):
 
     def _show_verdict(self, verdict: Verdict) -> None:
         self.leaderboard.value = leaderboard_html(verdict)
+        self.significance.value = _significance_html(verdict)
+        self._refresh_views()
         self.warnings.value = warnings_html(verdict)
         self.problems.value = problems_html(verdict, runs=self.runs)
         options = [("dataset score", "")] + [(f"{c.label} rank", c.name) for c in verdict.criteria]
@@ -487,3 +507,91 @@ class Dashboard(widgets.VBox):
         if self.verdict is None:
             return
         self.heatmap.show(rank_heatmap(self.verdict, criterion=self.heatmap_criterion or None))
+
+    # ------------------------------------------------------------------ further views
+
+    @_logged("opening a view")
+    def _on_more_selected(self, change) -> None:
+        index = change["new"]
+        if index is None or self.verdict is None:
+            return
+        title = list(self._view_builders)[index]
+        if title not in self._views:
+            view = self._view_builders[title](self.verdict, self.runs)
+            self._views[title] = view
+            children = list(self.more.children)
+            children[index] = view
+            self.more.children = children
+            self.more.selected_index = index
+
+    @_logged("refreshing the views")
+    def _refresh_views(self) -> None:
+        for title, view in self._views.items():
+            _refresh_view(view, self.verdict, self.runs)
+
+
+def _significance_html(verdict: Verdict) -> str:
+    """The Friedman/Nemenyi sentence about the winner, or nothing when it cannot be tested."""
+    from srdash.significance import significance
+
+    if verdict.n_methods < 2 or verdict.per_dataset["dataset"].nunique() < 2:
+        return ""
+    try:
+        statement = significance(verdict).statement
+    except SrdashError as exc:
+        statement = f"No significance test: {exc}"
+    return f"<div class='srdash-note' style='margin-top:4px'>{html.escape(statement)}</div>"
+
+
+def _more_views(trust_store: str | None):
+    """(title, builder) of the further views; a builder takes (verdict, runs) and returns a widget."""
+
+    def sensitivity(verdict, runs):
+        from srdash.sensitivity import Rescorer
+        from srdash.widgets.sensitivity import SensitivityView
+
+        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs))
+
+    def robustness(verdict, runs):
+        from srdash.widgets.integrity import RobustnessView
+
+        return RobustnessView(runs, verdict.rules)
+
+    def audit(verdict, runs):
+        from srdash.widgets.integrity import AuditView
+
+        return AuditView(verdict)
+
+    views = [("Weight sensitivity", sensitivity),
+             ("Rank uncertainty and significance", robustness),
+             ("Audit a published table", audit)]
+    if trust_store:
+        def realworld(verdict, runs):
+            return widgets.HTML(_realworld_html(trust_store, runs, verdict))
+
+        views.append(("Real-world track (expert trust)", realworld))
+    return views
+
+
+def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> str:
+    from srdash.trust import TrustStore, realworld_verdict
+
+    with contextlib.closing(TrustStore(store_path)) as store:
+        entries = store.entries()
+    methods = sorted(verdict.leaderboard["method"])
+    realworld = realworld_verdict(runs, entries, "srbench2022-realworld", methods=methods)
+    return ("<div class='srdash-note'>Trust entries from " + html.escape(str(store_path)) + "</div>"
+            + leaderboard_html(realworld) + warnings_html(realworld))
+
+
+def _refresh_view(view: widgets.Widget, verdict: Verdict, runs: pd.DataFrame) -> None:
+    from srdash.sensitivity import Rescorer
+
+    if hasattr(view, "rescorer"):
+        view.rescorer = Rescorer.from_verdict(verdict, runs=runs)
+    elif hasattr(view, "published"):
+        view.verdict = verdict
+    elif hasattr(view, "runs"):
+        with view.hold_trait_notifications():
+            view.runs = runs
+            view.rules = verdict.rules
