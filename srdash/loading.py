@@ -453,11 +453,11 @@ def _canonical_table(raw: _Raw):
                 None, required,
                 f"the required column is missing (accepted names: "
                 f"{', '.join(map(repr, COLUMN_ALIASES[required]))}). Columns present: {shown_columns}."))
-    if "model" not in input_name and "components" not in input_name:
+    if "model" not in input_name and "components" not in input_name and "simplicity" not in raw.frame.columns:
         problems.append(raw.problem(
             None, "model",
-            "the input needs a 'model' column (or 'symbolic_model') or a 'components' column "
-            f"(or 'model_size'); neither is present. Columns present: {shown_columns}."))
+            "the input needs a 'model' column (or 'symbolic_model'), a 'components' column "
+            f"(or 'model_size') or a 'simplicity' column; none is present. Columns present: {shown_columns}."))
     if len(frame) == 0:
         problems.append(raw.problem(None, None, "has no data rows."))
 

@@ -261,8 +261,9 @@ def test_missing_required_columns_are_listed_with_the_columns_present():
     assert messages(caught.value) == [
         "<DataFrame>, column 'method': the required column is missing (accepted names: 'method', "
         "'algorithm'). Columns present: 'dataset', 'run', 'r2_test'.",
-        "<DataFrame>, column 'model': the input needs a 'model' column (or 'symbolic_model') or a "
-        "'components' column (or 'model_size'); neither is present. Columns present: 'dataset', 'run', 'r2_test'.",
+        "<DataFrame>, column 'model': the input needs a 'model' column (or 'symbolic_model'), a "
+        "'components' column (or 'model_size') or a 'simplicity' column; none is present. "
+        "Columns present: 'dataset', 'run', 'r2_test'.",
     ]
 
 

@@ -65,6 +65,11 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, aggre
         verdict = verdict.with_provenance(**input_hashes(results.sources))
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)
+    if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
+        from srdash.significance import significance
+
+        with fail_cleanly():
+            click.echo(significance(verdict).statement, err=True)
     n_problems = len(verdict.problems)
     if n_problems:
         counts = verdict.problems["kind"].value_counts().to_dict()
