@@ -29,6 +29,18 @@ def _register() -> None:
 
     main.add_command(score.score)
     main.add_command(rules.rules_command)
+    main.add_command(__import__("srdash.cli.predictions", fromlist=["predictions"]).predictions)
+    main.add_command(__import__("srdash.cli.serve", fromlist=["serve"]).serve)
+    main.add_command(__import__("srdash.cli.demo", fromlist=["demo"]).demo)
+    main.add_command(__import__("srdash.cli.sensitivity", fromlist=["sensitivity"]).sensitivity)
+    main.add_command(__import__("srdash.cli.review", fromlist=["review"]).review)
+    main.add_command(__import__("srdash.cli.review", fromlist=["trust"]).trust)
+    main.add_command(__import__("srdash.cli.robustness", fromlist=["robustness_command"]).robustness_command)
+    main.add_command(__import__("srdash.cli.audit", fromlist=["audit_command"]).audit_command)
+    main.add_command(__import__("srdash.cli.datasets", fromlist=["datasets_command"]).datasets_command)
+    main.add_command(__import__("srdash.cli.qualify", fromlist=["qualify_command"]).qualify_command)
+    main.add_command(__import__("srdash.cli.report", fromlist=["report_command"]).report_command)
+    main.add_command(__import__("srdash.cli.complexity", fromlist=["complexity"]).complexity)
 
 
 _register()

@@ -1,0 +1,175 @@
+"""Worker processes with a hard per-task time limit (srdash._timelimit).
+
+Task functions are stdlib functions (importable in the workers by reference).
+Time bounds in these tests are generous: workers start a fresh interpreter
+(~1 s on a loaded machine); what is checked is that a limit *ends* the work.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+
+import pytest
+
+from srdash._timelimit import SoftTimeLimitExceeded, TaskResult, WorkerPool, soft_time_limit
+
+STARTUP = 30.0  # generous allowance for starting interpreters on a busy machine
+
+
+def run_all(pool, tasks):
+    for task_id, *args in tasks:
+        pool.submit(task_id, *args)
+    return {result.task_id: result for result in pool.results()}
+
+
+def test_returned_and_raised_tasks():
+    with WorkerPool(math.sqrt, processes=2, time_limit=60) as pool:
+        results = run_all(pool, [("four", 4.0), ("nine", 9.0), ("bad", "x")])
+    assert results["four"] == TaskResult("four", "returned", 2.0, "", results["four"].seconds)
+    assert results["nine"].value == 3.0
+    assert results["bad"].outcome == "raised"
+    assert results["bad"].error == "TypeError: must be real number, not str"
+    assert results["bad"].value is None
+
+
+def test_workers_are_reused_and_never_more_than_the_tasks():
+    with WorkerPool(os.getpid, processes=4, time_limit=60) as pool:
+        results = run_all(pool, [(i,) for i in range(20)])
+        assert pool.started_processes <= 4
+        pids = {r.value for r in results.values()}
+    assert 1 <= len(pids) <= 4
+    assert os.getpid() not in pids
+    with WorkerPool(os.getpid, processes=4, time_limit=60) as pool:
+        run_all(pool, [(0,)])
+        assert pool.started_processes == 1  # one task: one worker
+
+
+def test_a_task_over_the_hard_limit_is_killed_and_its_worker_replaced():
+    start = time.monotonic()
+    with WorkerPool(time.sleep, processes=1, time_limit=1.0) as pool:
+        results = run_all(pool, [("stuck", 600), ("after", 0.01)])
+        assert pool.started_processes == 2
+    assert results["stuck"].outcome == "killed"
+    assert results["stuck"].error == "killed after the hard limit of 1 s"
+    assert 1.0 <= results["stuck"].seconds < 1.0 + 5
+    assert results["after"].outcome == "returned"
+    assert time.monotonic() - start < 1.0 + 2 * STARTUP
+
+
+def test_a_task_that_kills_its_worker_is_reported_as_died():
+    with WorkerPool(os._exit, processes=1, time_limit=60) as pool:
+        results = run_all(pool, [("exit", 3)])
+    assert results["exit"].outcome == "died"
+    assert results["exit"].error == "the worker process died (exit code 3)"
+
+
+def test_the_memory_limit_turns_a_runaway_allocation_into_memory_error():
+    with WorkerPool(bytearray, processes=1, time_limit=60, memory_limit=2 * 2**30) as pool:
+        results = run_all(pool, [("huge", 8 * 2**30), ("small", 10)])
+    assert results["huge"].outcome == "raised"
+    assert results["huge"].error.startswith("MemoryError")
+    assert results["small"].value == bytearray(10)  # the same worker carries on
+
+
+def test_tasks_can_be_submitted_while_iterating():
+    seen = []
+    with WorkerPool(math.sqrt, processes=1, time_limit=60) as pool:
+        pool.submit("first", 16.0)
+        for result in pool.results():
+            seen.append((result.task_id, result.value))
+            if result.task_id == "first":
+                pool.submit("second", result.value)
+    assert seen == [("first", 4.0), ("second", 2.0)]
+
+
+def test_the_hard_limit_holds_from_a_non_main_thread():
+    outcome = {}
+
+    def work():
+        with WorkerPool(time.sleep, processes=1, time_limit=1.0) as pool:
+            outcome.update(run_all(pool, [("stuck", 600)]))
+
+    start = time.monotonic()
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(1.0 + 2 * STARTUP)
+    assert not thread.is_alive()
+    assert outcome["stuck"].outcome == "killed"
+    assert time.monotonic() - start < 1.0 + 2 * STARTUP
+
+
+def test_closing_stops_busy_workers():
+    pool = WorkerPool(time.sleep, processes=1, time_limit=None)
+    pool.submit("stuck", 600)
+    results = pool.results()
+    # Wait until the task is running, then close without consuming it.
+    deadline = time.monotonic() + STARTUP
+    while time.monotonic() < deadline:
+        pool._dispatch()
+        if pool._busy():
+            break
+        pool._collect()  # wait for the worker to be ready
+    process = pool._busy()[0].process
+    pool.close()
+    assert process.poll() is not None  # killed
+    with pytest.raises(RuntimeError, match=r"This WorkerPool is closed\."):
+        pool.submit("again", 1)
+    results.close()
+
+
+def test_processes_must_be_positive():
+    with pytest.raises(ValueError, match=r"The 'processes' option must be at least 1\. Got 0\."):
+        WorkerPool(math.sqrt, processes=0)
+
+
+def test_soft_limit_interrupts_python_code_in_the_main_thread():
+    start = time.monotonic()
+    with pytest.raises(SoftTimeLimitExceeded, match=r"time limit of 0\.2 s exceeded"):
+        with soft_time_limit(0.2):
+            while True:
+                pass
+    assert time.monotonic() - start < 5
+
+
+def test_soft_limit_is_not_swallowed_by_except_exception():
+    # sympy has `except Exception:` clauses; the limit must still stop the work.
+    start = time.monotonic()
+    with pytest.raises(SoftTimeLimitExceeded):
+        with soft_time_limit(0.2):
+            while True:
+                try:
+                    time.sleep(0.01)
+                except Exception:  # noqa: BLE001
+                    pass
+    assert time.monotonic() - start < 5
+
+
+def test_soft_limit_is_disarmed_after_the_block():
+    with soft_time_limit(0.1):
+        pass
+    time.sleep(0.3)  # no late alarm
+
+
+def test_soft_limit_refuses_other_threads():
+    errors = []
+
+    def work():
+        try:
+            with soft_time_limit(1):
+                pass
+        except RuntimeError as exc:
+            errors.append(str(exc))
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert len(errors) == 1
+    assert errors[0].startswith("soft_time_limit() uses SIGALRM and only works in the main thread")
+
+
+def test_no_soft_limit():
+    with soft_time_limit(None):
+        time.sleep(0.01)
