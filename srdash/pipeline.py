@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -31,7 +32,7 @@ from srdash.loading import Results, load_results
 from srdash.ranking import Verdict, judge
 from srdash.rules import Rules, load_rules
 
-__all__ = ["prepare_runs", "score", "input_hashes", "RUN_STATUSES"]
+__all__ = ["prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES"]
 
 #: Per-run model statuses: ``given`` means the input supplied ``components``.
 RUN_STATUSES = ("ok", "given", "timeout", "simplify_error", "rejected", "parse_error")
@@ -105,6 +106,67 @@ def prepare_runs(
     for column in out.columns:
         table[column] = out[column]
     return table
+
+
+@dataclass(frozen=True)
+class PreparedTrack:
+    """Per-run table of a track judged from raw model strings and dataset files.
+
+    Attributes
+    ----------
+    runs : DataFrame
+        :func:`prepare_runs`' table with the metrics recomputed on the data and
+        the ``property`` column computed by the dataset's property scorer.
+    problems : DataFrame
+        ``kind, method, dataset, run, detail``: predictions that failed,
+        supplied metrics that disagree with the recomputed ones, property
+        scoring problems. Append them to the verdict's problems.
+    """
+
+    runs: pd.DataFrame
+    problems: pd.DataFrame
+
+
+def prepare_track(
+    results: Results,
+    descriptions,
+    *,
+    timeout: float = 10.0,
+    jobs: int = 1,
+    cache=None,
+    progress: Callable[[int, int, dict], None] | None = None,
+) -> PreparedTrack:
+    """Prepare a synthetic track from model strings and the datasets' descriptions.
+
+    The models are simplified once (:func:`prepare_runs`), evaluated on every
+    partition of their dataset (:func:`srdash.evaluation.evaluate_runs`; the
+    recomputed metrics replace supplied ones, and a disagreement is reported),
+    and the dataset's property is scored
+    (:func:`srdash.properties.property_scores`).
+
+    Parameters
+    ----------
+    results : Results
+        Loaded with the descriptions' features (``load_results(..., datasets=table.frame())``).
+    descriptions : DatasetTable
+        From :func:`srdash.datasets.load_dataset_table`.
+
+    Returns
+    -------
+    PreparedTrack
+    """
+    from srdash.evaluation import evaluate_runs, merge_metrics
+    from srdash.properties import property_scores, with_property
+
+    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
+    evaluation = evaluate_runs(runs, descriptions)
+    merged = merge_metrics(runs, evaluation)
+    scores = property_scores(merged.runs, descriptions, evaluation=evaluation, timeout=timeout, jobs=jobs,
+                             cache=cache)
+    judged = with_property(merged.runs, scores)
+    problems = pd.concat([evaluation.problems, merged.problems, scores.problems, judged.problems],
+                         ignore_index=True)
+    return PreparedTrack(runs=judged.runs, problems=problems)
 
 
 def input_hashes(sources: Sequence[str]) -> dict[str, str]:
