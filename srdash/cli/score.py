@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+
+import pandas as pd
 
 import click
 
@@ -25,6 +28,10 @@ from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS
 @click.option("--datasets", "datasets_path", type=click.Path(exists=True, path_type=Path),
               help="Dataset table (columns dataset, features) giving each dataset's feature names; "
                    "models using other names are rejected.")
+@click.option("--descriptions", "descriptions_path", type=click.Path(exists=True, path_type=Path),
+              help="Dataset descriptions (YAML or CSV, see `srdash datasets --help` and the shipped "
+                   "srdash/data/srbench2022_synthetic.yaml): the models are evaluated on the datasets' files, "
+                   "the metrics recomputed and each dataset's property scored from the models.")
 @click.option("--aggregation", type=click.Choice(RUN_AGGREGATIONS),
               help="Override the rules' run aggregation.")
 @click.option("--rank-method", type=click.Choice(RANK_METHODS), help="Override the rules' tie rule.")
@@ -34,8 +41,13 @@ from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS
 @click.option("--cache", "cache", type=click.Path(path_type=Path),
               help="Complexity cache file (default: srdash's cache in your user cache directory).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache.")
-def score(input_path, rules, output, per_dataset, problems, datasets_path, aggregation, rank_method,
-          timeout, jobs, cache, no_cache):
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help="Simplify the models on this Dask scheduler's workers (same results and time limits; "
+                   "--jobs is then ignored). Default: the SRDASH_SCHEDULER environment variable, else local "
+                   "worker processes.")
+def score(input_path, rules, output, per_dataset, problems, datasets_path, descriptions_path, aggregation,
+          rank_method,
+          timeout, jobs, cache, no_cache, scheduler):
     """Judge the competition results in INPUT.
 
     INPUT is a CSV or Parquet file with one row per (method, dataset, run) — columns
@@ -51,17 +63,32 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, aggre
         from srdash.cli.sensitivity import score_normalised_weighted
 
         return score_normalised_weighted(input_path, rules, output, per_dataset)
+    from srdash.distributed import scheduler_setting
     from srdash.loading import load_results
     from srdash.pipeline import input_hashes, prepare_runs
     from srdash.ranking import judge
 
-    with fail_cleanly():
-        results = load_results(input_path, datasets=datasets_path)
+    with fail_cleanly(), scheduler_setting(scheduler):
         rules = rules.with_options(run_aggregation=aggregation, rank_method=rank_method)
-        with progress_bar("simplifying models") as progress:
-            runs = prepare_runs(results, timeout=timeout, jobs=jobs,
-                                cache=False if no_cache else cache, progress=progress)
+        track_problems = None
+        if descriptions_path is not None:
+            from srdash.datasets import load_dataset_table
+            from srdash.pipeline import prepare_track
+
+            descriptions = load_dataset_table(descriptions_path)
+            results = load_results(input_path, datasets=descriptions.frame())
+            with progress_bar("simplifying models") as progress:
+                track = prepare_track(results, descriptions, timeout=timeout, jobs=jobs,
+                                      cache=False if no_cache else cache, progress=progress)
+            runs, track_problems = track.runs, track.problems
+        else:
+            results = load_results(input_path, datasets=datasets_path)
+            with progress_bar("simplifying models") as progress:
+                runs = prepare_runs(results, timeout=timeout, jobs=jobs,
+                                    cache=False if no_cache else cache, progress=progress)
         verdict = judge(runs, rules)
+        if track_problems is not None and len(track_problems):
+            verdict = replace(verdict, problems=pd.concat([verdict.problems, track_problems], ignore_index=True))
         verdict = verdict.with_provenance(**input_hashes(results.sources))
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)

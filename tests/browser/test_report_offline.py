@@ -1,0 +1,106 @@
+"""The static report opened from disk in headless Chromium with the network cut off.
+
+Every request that is not for a file:// URL is aborted and counted, and the
+browser context is offline as well: the report must not ask for anything, every
+plot must render, and the plots must stay interactive (hover, zoom).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from srdash.demo import HOSTILE_MODEL, demo_competition
+from srdash.loading import load_results
+from srdash.pipeline import prepare_runs
+from srdash.ranking import judge
+from srdash.report import build_report, render_html, report_figures
+from srdash.rules import load_rules
+
+pytestmark = pytest.mark.browser
+
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d+\.?\d*(?:[eE][-+]?\d+)?|\*\*|[-+*/]")
+RENDER_TIMEOUT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory):
+    """The demo's report on disk, and its number of figures.
+
+    Components are given directly (a token count standing in for the simplified
+    size) so that no sympy work is needed; the hostile model goes through the
+    real pipeline and is rejected.
+    """
+    table = demo_competition().table
+    sizes = table["model"].map(lambda model: float(max(1, len(_TOKEN.findall(str(model))))))
+    table = table.assign(components=sizes.where(table["model"] != HOSTILE_MODEL))
+    runs = prepare_runs(load_results(table), cache=False)
+    report = build_report(judge(runs, load_rules("srbench2022")), runs=runs, samples=500)
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    path.write_text(render_html(report), encoding="utf-8")
+    return path, len(report_figures(report))
+
+
+@pytest.fixture()
+def offline_page(browser):
+    """A page in an offline context that aborts (and records) every non-file request."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_offline(True)
+    outside: list[str] = []
+
+    def refuse_network(route):
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", refuse_network)
+    page = context.new_page()
+    failed: list[str] = []
+    errors: list[str] = []
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        yield page, outside, failed, errors
+    finally:
+        context.close()
+
+
+def test_report_renders_offline_with_interactive_plots(report_file, offline_page):
+    path, n_figures = report_file
+    page, outside, failed, errors = offline_page
+    page.goto(path.as_uri())
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length === {n_figures}",
+                           timeout=RENDER_TIMEOUT_MS)
+
+    # every figure rendered: one drawn plot per figure div, each with its SVG
+    assert page.locator(".plotly-graph-div").count() == n_figures
+    assert page.locator(".js-plotly-plot .main-svg").count() >= n_figures
+    assert int(page.locator("meta[name=srdash-figures]").get_attribute("content")) == n_figures
+
+    # hover: the per-dataset heatmap's hover label names a method and a dataset
+    heatmap = page.locator("#srdash-figure-1")
+    heatmap.scroll_into_view_if_needed()
+    heatmap.locator(".nsewdrag").first.hover()
+    label = page.locator("#srdash-figure-1 .hoverlayer .hovertext")
+    label.first.wait_for(state="visible", timeout=10_000)
+    text = label.first.text_content()
+    assert " on " in text and "dataset score" in text
+
+    # zoom: dragging across the heatmap changes its x range
+    before = page.evaluate("document.getElementById('srdash-figure-1')._fullLayout.xaxis.range.slice()")
+    box = heatmap.locator(".nsewdrag").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] * 0.5)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5, steps=8)
+    page.mouse.up()
+    page.wait_for_function(
+        f"JSON.stringify(document.getElementById('srdash-figure-1')._fullLayout.xaxis.range) !== "
+        f"JSON.stringify({before})", timeout=10_000)
+
+    # nothing left the disk and nothing failed
+    assert outside == [], outside
+    assert failed == [], failed
+    assert errors == [], errors
