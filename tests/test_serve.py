@@ -202,3 +202,23 @@ def test_the_notebook_only_assembles():
                                          ast.For, ast.While, ast.If, ast.Try, ast.With)), ast.dump(node)
     source = "".join("".join(cell["source"]) for cell in code)
     assert "Dashboard.from_environment()" in source
+
+
+def test_serve_view_sensitivity_serves_the_sensitivity_notebook():
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--view", "sensitivity", "--print-command"])
+    assert result.exit_code == 0, result.output
+    assert "sensitivity.ipynb" in result.output and "dashboard.ipynb" not in result.output
+
+
+def test_weighted_rules_need_the_sensitivity_view():
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--rules", "evalrs2022", "--print-command"])
+    assert result.exit_code != 0
+    assert "open them with --view sensitivity" in result.output

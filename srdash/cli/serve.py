@@ -35,6 +35,9 @@ def _check_rules(ctx, param, value):
 @click.option("--store", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Trust store of an expert review (`srdash review --store`): adds the real-world "
                    "track leaderboard to the dashboard.")
+@click.option("--view", type=click.Choice(["dashboard", "sensitivity"]), default="dashboard", show_default=True,
+              help="The app to open: the judging dashboard, or the weight-sensitivity view alone (the "
+                   "one for normalised, weighted rules such as evalrs2022).")
 @click.option("--port", default=0, type=click.IntRange(0, 65535),
               help="Port to listen on. Default: a free port.")
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
@@ -51,7 +54,7 @@ def _check_rules(ctx, param, value):
                    "login, so only change it on a trusted network.")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
-def serve(input_path, rules, datasets_path, store, port, jobs, timeout, preheat, ip, print_command):
+def serve(input_path, rules, datasets_path, store, view, port, jobs, timeout, preheat, ip, print_command):
     """Open the dashboard on the competition results in INPUT.
 
     INPUT is what `srdash score` reads: a CSV or Parquet file with one row per
@@ -68,9 +71,19 @@ def serve(input_path, rules, datasets_path, store, port, jobs, timeout, preheat,
     directory, or in SRDASH_CACHE_DIR if set); the page fills in when it is done.
     """
     from srdash import app
+    from srdash.rules import load_rules
 
     with fail_cleanly():
-        if input_path is not None:
+        kind = load_rules(rules).kind
+        if kind == "normalised-weighted" and view != "sensitivity":
+            raise click.UsageError(f"The rules '{rules}' score submissions with weighted meta-scores; open them "
+                                   "with --view sensitivity.")
+        if input_path is not None and kind == "normalised-weighted":
+            from srdash.multiobjective import load_submissions
+
+            submissions = load_submissions(input_path, load_rules(rules))
+            click.echo(f"{input_path}: {len(submissions.table)} submissions.", err=True)
+        elif input_path is not None:
             from srdash.loading import load_results
 
             results = load_results(input_path, datasets=datasets_path)
@@ -78,7 +91,7 @@ def serve(input_path, rules, datasets_path, store, port, jobs, timeout, preheat,
                        f"methods on {results.table['dataset'].nunique()} datasets.", err=True)
         elif datasets_path is not None:
             raise click.UsageError("--datasets only applies to an INPUT; the demo has its own feature names.")
-        notebook = app.notebook_path()
+        notebook = app.notebook_path("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME)
         chosen_port = port or app.free_port(ip)
         command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat)
         env = app.dashboard_environment(input_path=input_path, rules=rules, datasets=datasets_path, jobs=jobs,
