@@ -521,3 +521,35 @@ def problems_html(verdict: Verdict, *, runs: pd.DataFrame | None = None, max_row
             f"{summary}. Failed or missing values count as the worst value; DNF cells rank last.</div>"
             f"<table class='srdash-table'><thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"{tail}</div>")
+
+
+def rules_comparison_html(table: pd.DataFrame) -> str:
+    """The places under several rules side by side (from :func:`srdash.ranking.compare_verdicts`).
+
+    Rows whose place differs between the rules are highlighted; all text is escaped.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"method": ["<i>a</i>", "b"], "place:r1": [1, 2], "score:r1": [2.0, 1.0],
+    ...                   "place:r2": [2, 1], "score:r2": [1.0, 2.0], "differs": [True, True]})
+    >>> page = rules_comparison_html(t)
+    >>> "&lt;i&gt;a&lt;/i&gt;" in page and page.count("srdash-differs") == 2
+    True
+    """
+    names = [c.split(":", 1)[1] for c in table.columns if c.startswith("place:")]
+    header = "<th>Method</th>" + "".join(f"<th class='num'>{_html(n)}<br><small>place (score)</small></th>"
+                                         for n in names)
+    rows = []
+    for row in table.to_dict("records"):
+        cells = [f"<td>{_html(row['method'])}</td>"]
+        for n in names:
+            place, score = row[f"place:{n}"], row[f"score:{n}"]
+            shown = "–" if pd.isna(place) else f"{int(place)} ({score:.3f})"
+            cells.append(f"<td class='num'>{shown}</td>")
+        style = " class='srdash-differs' style='background:#fff3cd'" if row["differs"] else ""
+        rows.append(f"<tr{style}>{''.join(cells)}</tr>")
+    changed = int(table["differs"].sum())
+    note = (f"{changed} method(s) change place between these rules (highlighted)." if changed
+            else "Every method has the same place under these rules.")
+    return (f"<table class='srdash-table'><thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<div class='srdash-note'>{_html(note)}</div>")

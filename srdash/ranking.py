@@ -58,6 +58,7 @@ __all__ = [
     "weighted_harmonic_mean",
     "scores_from_ranks",
     "place_from_scores",
+    "compare_verdicts",
     "versions",
 ]
 
@@ -460,3 +461,44 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         n_methods=int(n_methods),
         provenance=MappingProxyType(block),
     )
+
+
+def compare_verdicts(verdicts: Sequence[Verdict]) -> pd.DataFrame:
+    """Places and scores of every method under several verdicts, side by side.
+
+    Parameters
+    ----------
+    verdicts : sequence of Verdict
+        Verdicts of the same competition under different rules (named by
+        ``verdict.rules.name``, which must be unique).
+
+    Returns
+    -------
+    DataFrame
+        ``method``, then ``place:<rules>`` and ``score:<rules>`` per verdict, and
+        ``differs`` (True when the method's place is not the same under every
+        verdict); ordered by the first verdict's places.
+
+    Examples
+    --------
+    >>> from srdash.rules import load_rules
+    >>> t = pd.DataFrame({"method": list("PPPQQQ"), "dataset": "d", "run": [0, 1, 2] * 2,
+    ...                   "r2_test": [0.9, 0.9, 0.1, 0.8, 0.8, 0.8]})
+    >>> table = compare_verdicts([judge(t, load_rules(p)) for p in ("srbench2022", "srbench2022-as-run")])
+    >>> table[["method", "place:srbench2022", "place:srbench2022-as-run", "differs"]]
+      method  place:srbench2022  place:srbench2022-as-run  differs
+    0      P                  1                         2     True
+    1      Q                  2                         1     True
+    """
+    names = [v.rules.name for v in verdicts]
+    if len(set(names)) != len(names):
+        raise SrdashError(f"compare_verdicts() needs verdicts under differently named rules. Got {names}.")
+    table = None
+    for verdict in verdicts:
+        board = verdict.leaderboard.set_index("method")[["place", "score"]]
+        board.columns = [f"place:{verdict.rules.name}", f"score:{verdict.rules.name}"]
+        table = board if table is None else table.join(board, how="outer")
+    places = table[[f"place:{n}" for n in names]]
+    table["differs"] = places.nunique(axis=1, dropna=False) > 1
+    first = f"place:{names[0]}"
+    return table.reset_index().sort_values([first, "method"], kind="stable").reset_index(drop=True)

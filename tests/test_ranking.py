@@ -370,3 +370,20 @@ column = "b"
     after = judge(improved, rules).leaderboard.set_index("method")["place"]
     assert before.to_dict() == {"X": 1, "Y": 2, "Z": 2}
     assert after.to_dict() == {"X": 1, "Y": 2, "Z": 3}
+
+
+def test_compare_verdicts_flags_the_places_that_differ():
+    # golden_presets.csv: three presets, three winners (see test_three_presets_three_winners)
+    table = pd.read_csv(DATA / "golden_presets.csv")
+    from srdash.ranking import compare_verdicts
+
+    compared = compare_verdicts([judge(table, load_rules(p))
+                                 for p in ("srbench2022", "srbench2022-as-run", "srbench2022-draft")])
+    places = compared.set_index("method")
+    assert places.loc["P", ["place:srbench2022", "place:srbench2022-as-run", "place:srbench2022-draft"]].tolist() \
+        == [1, 3, 3]
+    assert places.loc["R", ["place:srbench2022", "place:srbench2022-as-run", "place:srbench2022-draft"]].tolist() \
+        == [2, 2, 1]
+    assert places["differs"].tolist() == [True, True, True]
+    with pytest.raises(SrdashError, match="differently named rules"):
+        compare_verdicts([judge(table, load_rules("srbench2022"))] * 2)

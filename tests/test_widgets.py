@@ -266,10 +266,13 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
     app = Dashboard(runs=runs)
     assert "significantly" in app.significance.value
     titles = [app.more.get_title(i) for i in range(len(app.more.children))]
-    assert titles == ["Weight sensitivity", "Rank uncertainty and significance", "Audit a published table"]
+    assert titles == ["Rules compared: published, as run, draft", "Weight sensitivity",
+                      "Rank uncertainty and significance", "Audit a published table"]
     assert all(isinstance(child, ipywidgets.HTML) for child in app.more.children)  # nothing computed yet
     app.more.selected_index = 0
-    view = app.more.children[0]
+    assert "place (score)" in app.more.children[0].value
+    app.more.selected_index = 1
+    view = app.more.children[1]
     assert type(view).__name__ == "SensitivityView"
     first = view.rescorer
     app.rank_method = "min"  # re-judging refreshes the opened view
@@ -293,8 +296,8 @@ def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
             store.record("expert", dataset, method, kind="rank", value=rank)
     store.close()
     app = Dashboard(runs=runs, trust_store=str(store_path))
-    app.more.selected_index = 3
-    page = app.more.children[3].value
-    assert app.more.get_title(3) == "Real-world track (expert trust)"
+    app.more.selected_index = 4
+    page = app.more.children[4].value
+    assert app.more.get_title(4) == "Real-world track (expert trust)"
     assert "trust" in page.lower() and "<table" in page
     assert app.log_panel.text() == ""

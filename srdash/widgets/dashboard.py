@@ -562,7 +562,11 @@ def _more_views(trust_store: str | None):
 
         return AuditView(verdict)
 
-    views = [("Weight sensitivity", sensitivity),
+    def rules_compared(verdict, runs):
+        return widgets.HTML(_rules_comparison(runs))
+
+    views = [("Rules compared: published, as run, draft", rules_compared),
+             ("Weight sensitivity", sensitivity),
              ("Rank uncertainty and significance", robustness),
              ("Audit a published table", audit)]
     if trust_store:
@@ -584,9 +588,22 @@ def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> st
             + leaderboard_html(realworld) + warnings_html(realworld))
 
 
+_COMPARED_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
+
+
+def _rules_comparison(runs: pd.DataFrame) -> str:
+    from srdash.figures import rules_comparison_html
+    from srdash.ranking import compare_verdicts
+
+    verdicts = [judge(runs, load_rules(name)) for name in _COMPARED_PRESETS]
+    return rules_comparison_html(compare_verdicts(verdicts))
+
+
 def _refresh_view(view: widgets.Widget, verdict: Verdict, runs: pd.DataFrame) -> None:
     from srdash.sensitivity import Rescorer
 
+    if isinstance(view, widgets.HTML):
+        return  # views that do not depend on the current options
     if hasattr(view, "rescorer"):
         view.rescorer = Rescorer.from_verdict(verdict, runs=runs)
     elif hasattr(view, "published"):
