@@ -24,23 +24,17 @@ def main() -> None:
 
 def _register() -> None:
     # Every command module is imported here so that `srdash --help` lists it.
-    # Each module defines one click command or group; add yours as one line.
-    from srdash.cli import rules, score
+    # Each module defines one click command or group; add yours here.
+    from srdash.cli import (audit, complexity, datasets, demo, predictions, qualify, report, review,
+                            robustness, rules, score, sensitivity, serve)
 
-    main.add_command(score.score)
-    main.add_command(rules.rules_command)
-    main.add_command(__import__("srdash.cli.predictions", fromlist=["predictions"]).predictions)
-    main.add_command(__import__("srdash.cli.serve", fromlist=["serve"]).serve)
-    main.add_command(__import__("srdash.cli.demo", fromlist=["demo"]).demo)
-    main.add_command(__import__("srdash.cli.sensitivity", fromlist=["sensitivity"]).sensitivity)
-    main.add_command(__import__("srdash.cli.review", fromlist=["review"]).review)
-    main.add_command(__import__("srdash.cli.review", fromlist=["trust"]).trust)
-    main.add_command(__import__("srdash.cli.robustness", fromlist=["robustness_command"]).robustness_command)
-    main.add_command(__import__("srdash.cli.audit", fromlist=["audit_command"]).audit_command)
-    main.add_command(__import__("srdash.cli.datasets", fromlist=["datasets_command"]).datasets_command)
-    main.add_command(__import__("srdash.cli.qualify", fromlist=["qualify_command"]).qualify_command)
-    main.add_command(__import__("srdash.cli.report", fromlist=["report_command"]).report_command)
-    main.add_command(__import__("srdash.cli.complexity", fromlist=["complexity"]).complexity)
+    for command in (
+        score.score, complexity.complexity, demo.demo, serve.serve, rules.rules_command,
+        datasets.datasets_command, qualify.qualify_command, review.review, review.trust,
+        sensitivity.sensitivity, robustness.robustness_command, audit.audit_command,
+        report.report_command, predictions.predictions,
+    ):
+        main.add_command(command)
 
 
 _register()
