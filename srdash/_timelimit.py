@@ -31,7 +31,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import Pipe, wait
-from typing import Any, Callable, Hashable, Iterator, Sequence
+from typing import Any, Callable, Hashable, Iterator
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT",

@@ -31,7 +31,7 @@ from srdash.loading import Results, load_results
 from srdash.pipeline import prepare_runs
 from srdash.ranking import Verdict, judge
 from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
-from srdash.widgets.panels import FigurePanel, LogPanel, ProgressPanel
+from srdash.widgets.panels import FigurePanel, LogPanel, ProgressPanel, logged
 
 __all__ = ["Dashboard"]
 
@@ -51,18 +51,6 @@ _CONTROL_STYLE = {"description_width": "initial"}
 _TOGGLE_STYLE = {"description_width": "initial", "button_width": "auto"}
 
 
-def _logged(context: str):
-    """Route an exception raised by a callback to the dashboard's log instead of losing it."""
-    def decorate(method):
-        @functools.wraps(method)
-        def wrapper(self, *args, **kwargs):
-            try:
-                return method(self, *args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
-                self.log_panel.report(error, context=context)
-                return None
-        return wrapper
-    return decorate
 
 
 def _positive_number(env: Mapping[str, str], name: str, kind: type, default, meaning: str,
@@ -406,7 +394,7 @@ class Dashboard(widgets.VBox):
             control.disabled = change["new"]
 
     @traitlets.observe("rules_name")
-    @_logged("loading the rules")
+    @logged("loading the rules")
     def _on_rules_name_change(self, change) -> None:
         rules = self._rules if self._rules is not None and self._rules.name == change["new"] else None
         try:
@@ -431,7 +419,7 @@ class Dashboard(widgets.VBox):
         self._request_rejudge()
 
     @traitlets.observe("runs")
-    @_logged("showing the prepared runs")
+    @logged("showing the prepared runs")
     def _on_runs_change(self, change) -> None:
         runs = change["new"]
         if runs is None:
@@ -443,7 +431,7 @@ class Dashboard(widgets.VBox):
             self.curve.message("No model sizes ('components') in the input: no simplicity curve.")
 
     @traitlets.observe("heatmap_criterion")
-    @_logged("drawing the heatmap")
+    @logged("drawing the heatmap")
     def _on_heatmap_criterion_change(self, change) -> None:
         if not self._replacing_criteria:
             self._show_heatmap()
@@ -468,7 +456,7 @@ class Dashboard(widgets.VBox):
         else:
             self._rejudge()
 
-    @_logged("judging")
+    @logged("judging")
     def _rejudge(self) -> None:
         self._stale = False
         if self.runs is None or self._rules is None:
@@ -510,7 +498,7 @@ class Dashboard(widgets.VBox):
 
     # ------------------------------------------------------------------ further views
 
-    @_logged("opening a view")
+    @logged("opening a view")
     def _on_more_selected(self, change) -> None:
         index = change["new"]
         if index is None or self.verdict is None:
@@ -524,7 +512,7 @@ class Dashboard(widgets.VBox):
             self.more.children = children
             self.more.selected_index = index
 
-    @_logged("refreshing the views")
+    @logged("refreshing the views")
     def _refresh_views(self) -> None:
         for title, view in self._views.items():
             _refresh_view(view, self.verdict, self.runs)

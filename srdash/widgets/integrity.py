@@ -11,7 +11,6 @@ the view's visible log.
 
 from __future__ import annotations
 
-import functools
 import html
 import io
 
@@ -26,25 +25,13 @@ from srdash.ranking import Verdict
 from srdash.robustness import RESAMPLE_OPTIONS, Robustness, bootstrap
 from srdash.rules import Rules
 from srdash.significance import Significance, significance
-from srdash.widgets.panels import FigurePanel, LogPanel
+from srdash.widgets.panels import FigurePanel, LogPanel, logged
 
 __all__ = ["RobustnessView", "AuditView"]
 
 _STYLE = {"description_width": "initial"}
 
 
-def _logged(context: str):
-    """Route an exception raised by a callback to the view's log instead of losing it."""
-    def decorate(method):
-        @functools.wraps(method)
-        def wrapper(self, *args, **kwargs):
-            try:
-                return method(self, *args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
-                self.log_panel.report(error, context=context)
-                return None
-        return wrapper
-    return decorate
 
 
 def _note(text: str) -> str:
@@ -163,7 +150,7 @@ class RobustnessView(widgets.VBox):
     def _on_kind_change(self, change) -> None:
         self._draw_places()
 
-    @_logged("computing the bootstrap")
+    @logged("computing the bootstrap")
     def run(self) -> None:
         """Bootstrap and test with the current settings, then redraw."""
         if self.runs is None or self.rules is None:
@@ -190,7 +177,7 @@ class RobustnessView(widgets.VBox):
         self.intervals.show(score_interval_figure(result))
         self.cd_diagram.show(critical_difference_figure(test))
 
-    @_logged("drawing the place probabilities")
+    @logged("drawing the place probabilities")
     def _draw_places(self) -> None:
         if self.result is not None:
             self.places.show(place_probability_figure(self.result, kind=self.kind))
@@ -259,7 +246,7 @@ class AuditView(widgets.VBox):
         with self.hold_trait_notifications():
             self.verdict, self.published = verdict, published
 
-    @_logged("reading the uploaded table")
+    @logged("reading the uploaded table")
     def _on_upload_change(self, change) -> None:
         files = change["new"]
         if files:
@@ -282,7 +269,7 @@ class AuditView(widgets.VBox):
     def _on_setting_change(self, change) -> None:
         self._recompute()
 
-    @_logged("auditing the published table")
+    @logged("auditing the published table")
     def _recompute(self) -> None:
         if self.verdict is None or self.published is None:
             return

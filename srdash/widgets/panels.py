@@ -8,6 +8,8 @@ kernel's current message and is unreliable outside the main thread.
 
 from __future__ import annotations
 
+import functools
+
 import html
 import json
 import time
@@ -149,3 +151,22 @@ class FigurePanel(widgets.Output):
                          "data": {"text/html": f"<div class='srdash-note'>{html.escape(text)}</div>",
                                   "text/plain": text},
                          "metadata": {}},)
+
+
+def logged(context: str):
+    """Decorate a widget method so that an exception goes to ``self.log_panel``, visibly.
+
+    Callback errors in ipywidgets otherwise vanish; with this they are shown in
+    the widget's :class:`LogPanel` (what failed, and while doing what) and the
+    callback returns None.
+    """
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
+                self.log_panel.report(error, context=context)
+                return None
+        return wrapper
+    return decorate

@@ -15,7 +15,6 @@ in callbacks are shown in the view's log, never lost.
 
 from __future__ import annotations
 
-import functools
 import html
 
 import ipywidgets as widgets
@@ -26,25 +25,13 @@ from srdash.figures_properties import (exact_models_html, noise_curve_figure, pr
                                        qualification_figure, qualification_html, unwanted_features_figure)
 from srdash.properties import PropertyScores, representative_models, unwanted_usage
 from srdash.qualification import Qualification
-from srdash.widgets.panels import FigurePanel, LogPanel
+from srdash.widgets.panels import FigurePanel, LogPanel, logged
 
 __all__ = ["PropertyView", "QualificationView"]
 
 _MAX_PROBLEMS = 50
 
 
-def _logged(context: str):
-    """Route an exception raised in a callback to the view's log."""
-    def decorate(method):
-        @functools.wraps(method)
-        def wrapper(self, *args, **kwargs):
-            try:
-                return method(self, *args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
-                self.log_panel.report(error, context=context)
-                return None
-        return wrapper
-    return decorate
 
 
 def _note(text: str) -> str:
@@ -114,7 +101,7 @@ class PropertyView(widgets.VBox):
             self.scores = scores
 
     @traitlets.observe("scores")
-    @_logged("showing the property scores")
+    @logged("showing the property scores")
     def _on_scores_change(self, change) -> None:
         scores = change["new"]
         if scores is None or scores.per_dataset.empty:
@@ -131,7 +118,7 @@ class PropertyView(widgets.VBox):
         self._show_dataset(current)
 
     @traitlets.observe("dataset", "runs", "choice")
-    @_logged("showing the dataset's detail")
+    @logged("showing the dataset's detail")
     def _on_dataset_change(self, change) -> None:
         if change["name"] == "dataset" and self.dataset in self.dataset_picker.options:
             self.dataset_picker.value = self.dataset  # set from Python: keep the dropdown in step
@@ -211,7 +198,7 @@ class QualificationView(widgets.VBox):
             f"<div style='color:#b35c00;font-weight:bold'>{html.escape(note)}</div>" for note in change["new"])
 
     @traitlets.observe("qualification")
-    @_logged("showing the qualification")
+    @logged("showing the qualification")
     def _on_qualification_change(self, change) -> None:
         qualification = change["new"]
         if qualification is None:

@@ -52,7 +52,7 @@ from srdash.trust import (
     review_settings,
     trust_summary,
 )
-from srdash.widgets.panels import FigurePanel, LogPanel, ProgressPanel
+from srdash.widgets.panels import FigurePanel, LogPanel, ProgressPanel, logged
 
 __all__ = ["ReviewPage", "ReviewApp", "ModelCard", "DEFAULT_RULES"]
 
@@ -81,18 +81,6 @@ _CSS = """
 """
 
 
-def _logged(context: str):
-    """Route an exception raised by a callback to the app's log instead of losing it."""
-    def decorate(method):
-        @functools.wraps(method)
-        def wrapper(self, *args, **kwargs):
-            try:
-                return method(self, *args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
-                self.log_panel.report(error, context=context)
-                return None
-        return wrapper
-    return decorate
 
 
 def _text(value) -> str:
@@ -409,7 +397,7 @@ class ReviewApp(widgets.VBox):
 
     # ------------------------------------------------------------------ navigation
 
-    @_logged("changing the dataset")
+    @logged("changing the dataset")
     def _step(self, offset: int) -> None:
         index = self.datasets.index(self.dataset) + offset
         self.dataset_picker.value = self.datasets[index % len(self.datasets)]
@@ -418,7 +406,7 @@ class ReviewApp(widgets.VBox):
     def _on_dataset_change(self, change) -> None:
         self._show_dataset(change["new"])
 
-    @_logged("showing the dataset")
+    @logged("showing the dataset")
     def _show_dataset(self, dataset: str) -> None:
         if dataset not in self.datasets:
             return
@@ -519,7 +507,7 @@ class ReviewApp(widgets.VBox):
 
     # ------------------------------------------------------------------ saving
 
-    @_logged("saving a trust value")
+    @logged("saving a trust value")
     def _on_trust_change(self, dataset: str, card: ModelCard, change) -> None:
         value = None if change["new"] == _NO_VALUE else int(change["new"])
         self._values[dataset][card.method] = value
@@ -527,7 +515,7 @@ class ReviewApp(widgets.VBox):
         self._validate(dataset)
         self._refresh_progress()
 
-    @_logged("saving a comment")
+    @logged("saving a comment")
     def _on_comment_change(self, dataset: str, card: ModelCard, change) -> None:
         self._comments[dataset][card.method] = change["new"]
         self._save(dataset, card, comment=change["new"])
@@ -615,7 +603,7 @@ class ReviewApp(widgets.VBox):
     def _on_confirm_reveal_change(self, change) -> None:
         self.reveal_button.disabled = not change["new"] or self.store.closed is not None
 
-    @_logged("revealing the methods")
+    @logged("revealing the methods")
     def unblind(self) -> None:
         """Reveal the method names and close the review (every entry becomes read-only)."""
         self.store.unblind(by=self.judge)
@@ -628,7 +616,7 @@ class ReviewApp(widgets.VBox):
         self.confirm_reveal.disabled = True
         self._refresh_progress()
 
-    @_logged("updating the organiser's panel")
+    @logged("updating the organiser's panel")
     def _refresh_organiser_panel(self) -> None:
         entries = self.store.entries()
         summary = trust_summary(entries, self.representatives, settings=self.settings)

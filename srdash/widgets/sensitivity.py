@@ -43,7 +43,7 @@ from srdash.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.widgets.panels import FigurePanel, LogPanel
+from srdash.widgets.panels import FigurePanel, LogPanel, logged
 
 __all__ = ["SensitivityView"]
 
@@ -54,18 +54,6 @@ _SLIDER_STEP = 0.05
 _SWEEP_POINTS = 41
 
 
-def _logged(context: str):
-    """Route an exception raised by a callback to the view's log instead of losing it."""
-    def decorate(method):
-        @functools.wraps(method)
-        def wrapper(self, *args, **kwargs):
-            try:
-                return method(self, *args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
-                self.log_panel.report(error, context=context)
-                return None
-        return wrapper
-    return decorate
 
 
 def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.VBox:
@@ -287,7 +275,7 @@ class SensitivityView(widgets.VBox):
     # ------------------------------------------------------------------ building the view for a competition
 
     @traitlets.observe("rescorer")
-    @_logged("showing the competition")
+    @logged("showing the competition")
     def _on_rescorer_change(self, change) -> None:
         rescorer: Rescorer | None = change["new"]
         if rescorer is None:
@@ -350,7 +338,7 @@ class SensitivityView(widgets.VBox):
         return tuple(float(w) for w in proposal["value"])
 
     @traitlets.observe("weights")
-    @_logged("re-scoring with the new weights")
+    @logged("re-scoring with the new weights")
     def _on_weights_change(self, change) -> None:
         if self.rescorer is None or not self.weights:
             return
@@ -358,7 +346,7 @@ class SensitivityView(widgets.VBox):
         self._refresh()
 
     @traitlets.observe("swept")
-    @_logged("drawing the bump chart")
+    @logged("drawing the bump chart")
     def _on_swept_change(self, change) -> None:
         if self.rescorer is None or not self.weights:
             return
@@ -407,7 +395,7 @@ class SensitivityView(widgets.VBox):
                 figure.layout.xaxis.title.text = x_title
                 figure.layout.xaxis.range = [sweep.values[0], sweep.values[-1]]
 
-    @_logged("resetting the weights")
+    @logged("resetting the weights")
     def _on_reset_click(self, _button) -> None:
         if self.rescorer is not None:
             self.weights = tuple(float(w) for w in self.rescorer.official_weights)
@@ -427,7 +415,7 @@ class SensitivityView(widgets.VBox):
         finally:
             self.busy = False
 
-    @_logged("sampling weights")
+    @logged("sampling weights")
     def _on_resample_click(self, _button) -> None:
         self._sample()
 
@@ -454,7 +442,7 @@ class SensitivityView(widgets.VBox):
 
     # ------------------------------------------------------------------ targeted search
 
-    @_logged("searching for winning weights")
+    @logged("searching for winning weights")
     def _on_target_click(self, _button) -> None:
         rescorer = self.rescorer
         if rescorer is None or self.target_picker.value is None:
@@ -466,7 +454,7 @@ class SensitivityView(widgets.VBox):
         self.target_result.value = winning_weights_html(
             answer, labels=dict(zip(rescorer.weight_names, rescorer.weight_labels)))
 
-    @_logged("applying the weights found")
+    @logged("applying the weights found")
     def _on_apply_click(self, _button) -> None:
         if self._found_weights is None or self.rescorer is None:
             return
