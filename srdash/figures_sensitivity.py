@@ -325,7 +325,7 @@ def alternatives_html(table: pd.DataFrame, *, entity: str = "method", max_pairs:
                     f'</td><td>{"yes" if row["winner_changes"] else ""}</td><td class="number">{int(row["swaps"])}</td>'
                     f"<td>{shown}</td></tr>")
     return (_TABLE_STYLE + flag + '<table class="srdash-sensitivity-table srdash-alternatives"><thead><tr>'
-            f'<th>Removed</th><th>Winner without it</th><th>Winner changes</th><th>Pairs swapped</th>'
+            '<th>Removed</th><th>Winner without it</th><th>Winner changes</th><th>Pairs swapped</th>'
             '<th>Swapped pairs (x/y: x was ahead, now behind)</th></tr></thead><tbody>'
             + "".join(rows) + "</tbody></table>")
 
