@@ -144,7 +144,11 @@ class FigurePanel(widgets.Output):
     """
 
     def show(self, figure: go.Figure) -> None:
-        self.outputs = ({"output_type": "display_data", "data": _plotly_bundle(figure), "metadata": {}},)
+        output = {"output_type": "display_data", "data": _plotly_bundle(figure), "metadata": {}}
+        # Re-sending the same figure makes the front end render it again, and two
+        # renders racing each other can leave two copies on the page.
+        if self.outputs != (output,):
+            self.outputs = (output,)
 
     def message(self, text: str) -> None:
         self.outputs = ({"output_type": "display_data",

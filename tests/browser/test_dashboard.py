@@ -70,8 +70,11 @@ def test_leaderboard_shows_methods_and_scores(page):
 
 
 def test_heatmap_and_simplicity_curve_are_drawn(page, screenshot_dir):
-    expect(page.locator(".js-plotly-plot .gtitle", has_text="Dataset score")).to_be_visible(timeout=60_000)
-    expect(page.locator(".js-plotly-plot .gtitle", has_text="Simplicity score")).to_be_visible(timeout=60_000)
+    # .first: under load the front end has been seen to render a quickly re-sent
+    # figure twice (FigurePanel no longer re-sends an unchanged figure)
+    expect(page.locator(".js-plotly-plot .gtitle", has_text="Dataset score").first).to_be_visible(timeout=60_000)
+    expect(page.locator(".js-plotly-plot .gtitle", has_text="Simplicity score").first).to_be_visible(
+        timeout=60_000)
     # GreedyGP has no result on exact_formula_hard: a grey DNF cell with its label
     expect(page.locator(".js-plotly-plot .heatmaplayer text", has_text="DNF").first).to_be_attached()
     _screenshot(page, screenshot_dir, "dashboard-median")
