@@ -265,6 +265,8 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
         "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "status": "given"})
     app = Dashboard(runs=runs)
     assert "significantly" in app.significance.value
+    # the provenance block travels with the verdict shown
+    assert "sympy_version" in app.provenance.value and app.verdict.rules.sha256 in app.provenance.value
     titles = [app.more.get_title(i) for i in range(len(app.more.children))]
     assert titles == ["Rules compared: published, as run, draft", "Weight sensitivity",
                       "Rank uncertainty and significance", "Audit a published table"]

@@ -197,6 +197,8 @@ class Dashboard(widgets.VBox):
 
         self.significance = widgets.HTML()
         self.significance.add_class("srdash-significance")
+        self.provenance = widgets.HTML()
+        self.provenance.add_class("srdash-provenance")
         # Further views (sensitivity, uncertainty, audit, real-world track): built
         # when first opened, refreshed when the verdict changes.
         self._trust_store = trust_store
@@ -245,7 +247,7 @@ class Dashboard(widgets.VBox):
                              layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
                 self.progress,
                 self.warnings,
-                _section("Leaderboard", self.leaderboard, self.significance),
+                _section("Leaderboard", self.leaderboard, self.significance, self.provenance),
                 _section("Per-dataset ranks", _labelled("Show", self._criterion_picker), self.heatmap,
                          note="Hover a cell for the raw values and ranks of every criterion; grey = DNF."),
                 _section("Simplicity", self.curve),
@@ -477,6 +479,7 @@ class Dashboard(widgets.VBox):
     def _show_verdict(self, verdict: Verdict) -> None:
         self.leaderboard.value = leaderboard_html(verdict)
         self.significance.value = _significance_html(verdict)
+        self.provenance.value = _provenance_html(verdict)
         self._refresh_views()
         self.warnings.value = warnings_html(verdict)
         self.problems.value = problems_html(verdict, runs=self.runs)
@@ -516,6 +519,14 @@ class Dashboard(widgets.VBox):
     def _refresh_views(self) -> None:
         for title, view in self._views.items():
             _refresh_view(view, self.verdict, self.runs)
+
+
+def _provenance_html(verdict: Verdict) -> str:
+    """The verdict's provenance (versions, rules hash, input hashes) in a collapsed block."""
+    rows = "".join(f"<tr><td>{html.escape(str(key))}</td><td><code>{html.escape(str(value))}</code></td></tr>"
+                   for key, value in verdict.provenance.items())
+    return ("<details class='srdash-note'><summary>Provenance: the versions, rules and inputs of this "
+            f"verdict</summary><table class='srdash-table'>{rows}</table></details>")
 
 
 def _significance_html(verdict: Verdict) -> str:
