@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from pathlib import Path
 
 import click
 
@@ -23,6 +24,21 @@ rules_option = click.option(
     "--rules", default="srbench2022", show_default=True, callback=_load_rules,
     help="A rules preset name (srbench2022, srbench2022-as-run, ...; see `srdash rules`) "
          "or the path of a .toml rules file (format: docs/rules.md).")
+
+
+def prepare_options(command):
+    """The options of the expensive step (model simplification) shared by every judging command."""
+    for option in reversed((
+        click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+                     help="Hard time limit in seconds (CPU time) for each model's simplification."),
+        click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
+                     help="Worker processes for simplification."),
+        click.option("--cache", "cache", type=click.Path(path_type=Path),
+                     help="Complexity cache file (default: srdash's cache in your user cache directory)."),
+        click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache."),
+    )):
+        command = option(command)
+    return command
 
 
 @contextlib.contextmanager

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, progress_bar, rules_option
+from srdash.cli._common import fail_cleanly, prepare_options, progress_bar, rules_option
 
 #: Exit status of `srdash audit --strict` when the audit found something.
 FINDINGS_EXIT_CODE = 3
@@ -29,12 +29,7 @@ FINDINGS_EXIT_CODE = 3
               help=f"Exit with status {FINDINGS_EXIT_CODE} when the audit finds anything (for CI).")
 @click.option("--datasets", "datasets_path", type=click.Path(exists=True, path_type=Path),
               help="Dataset table (columns dataset, features) giving each dataset's feature names.")
-@click.option("--timeout", default=10.0, show_default=True, type=float,
-              help="Hard time limit in seconds for each model's simplification.")
-@click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes for simplification.")
-@click.option("--cache", "cache", type=click.Path(path_type=Path),
-              help="Complexity cache file (default: srdash's cache in your user cache directory).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache.")
+@prepare_options
 @click.pass_context
 def audit_command(ctx, input_path, rules, published_path, track, tolerance, output, strict, datasets_path,
                   timeout, jobs, cache, no_cache):

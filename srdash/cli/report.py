@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, progress_bar, rules_option
+from srdash.cli._common import fail_cleanly, prepare_options, progress_bar, rules_option
 
 _SUFFIX_FORMATS = {".md": "md", ".markdown": "md", ".tex": "latex", ".latex": "latex"}
 
@@ -40,13 +40,7 @@ def _format_of(output: Path, chosen: str | None) -> str:
 @click.option("--samples", default=2000, show_default=True, type=click.IntRange(min=10),
               help="Weight vectors drawn from the simplex for the weight-sensitivity views.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of that draw (same seed, same report).")
-@click.option("--timeout", default=10.0, show_default=True, type=float,
-              help="Hard time limit in seconds for each model's simplification.")
-@click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Worker processes for simplification.")
-@click.option("--cache", "cache", type=click.Path(path_type=Path),
-              help="Complexity cache file (default: srdash's cache in your user cache directory).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache.")
+@prepare_options
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Simplify the models on this Dask scheduler's workers (same results and time limits; "
                    "--jobs is then ignored). Default: the SRDASH_SCHEDULER environment variable, else local "

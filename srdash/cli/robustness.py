@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, progress_bar, rules_option
+from srdash.cli._common import fail_cleanly, prepare_options, progress_bar, rules_option
 
 
 @click.command(name="robustness")
@@ -31,12 +31,7 @@ from srdash.cli._common import fail_cleanly, progress_bar, rules_option
                    "significant, p_value).")
 @click.option("--datasets", "datasets_path", type=click.Path(exists=True, path_type=Path),
               help="Dataset table (columns dataset, features) giving each dataset's feature names.")
-@click.option("--timeout", default=10.0, show_default=True, type=float,
-              help="Hard time limit in seconds for each model's simplification.")
-@click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes for simplification.")
-@click.option("--cache", "cache", type=click.Path(path_type=Path),
-              help="Complexity cache file (default: srdash's cache in your user cache directory).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache.")
+@prepare_options
 def robustness_command(input_path, rules, n_bootstrap, seed, resample, confidence, alpha, output, pairwise,
                        datasets_path, timeout, jobs, cache, no_cache):
     """Bootstrap the verdict on INPUT over datasets and runs, and test its significance.

@@ -10,7 +10,7 @@ import pandas as pd
 
 import click
 
-from srdash.cli._common import fail_cleanly, progress_bar, rules_option
+from srdash.cli._common import fail_cleanly, prepare_options, progress_bar, rules_option
 from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS
 
 
@@ -35,12 +35,7 @@ from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS
 @click.option("--aggregation", type=click.Choice(RUN_AGGREGATIONS),
               help="Override the rules' run aggregation.")
 @click.option("--rank-method", type=click.Choice(RANK_METHODS), help="Override the rules' tie rule.")
-@click.option("--timeout", default=10.0, show_default=True, type=float,
-              help="Hard time limit in seconds for each model's simplification.")
-@click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes for simplification.")
-@click.option("--cache", "cache", type=click.Path(path_type=Path),
-              help="Complexity cache file (default: srdash's cache in your user cache directory).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache.")
+@prepare_options
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Simplify the models on this Dask scheduler's workers (same results and time limits; "
                    "--jobs is then ignored). Default: the SRDASH_SCHEDULER environment variable, else local "

@@ -51,8 +51,6 @@ _CONTROL_STYLE = {"description_width": "initial"}
 _TOGGLE_STYLE = {"description_width": "initial", "button_width": "auto"}
 
 
-
-
 def _positive_number(env: Mapping[str, str], name: str, kind: type, default, meaning: str,
                      notes: list) -> int | float:
     """``env[name]`` as a positive int/float; the default (and a note) when absent or invalid."""

@@ -32,8 +32,6 @@ __all__ = ["RobustnessView", "AuditView"]
 _STYLE = {"description_width": "initial"}
 
 
-
-
 def _note(text: str) -> str:
     return f"<div class='srdash-note' style='color:#555'>{html.escape(text)}</div>"
 

@@ -32,8 +32,6 @@ __all__ = ["PropertyView", "QualificationView"]
 _MAX_PROBLEMS = 50
 
 
-
-
 def _note(text: str) -> str:
     return f"<div class='srdash-note' style='color:#555;font-size:12px'>{html.escape(text)}</div>"
 

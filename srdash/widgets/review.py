@@ -81,8 +81,6 @@ _CSS = """
 """
 
 
-
-
 def _text(value) -> str:
     """Untrusted text, escaped for HTML."""
     return html.escape("" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))

@@ -54,8 +54,6 @@ _SLIDER_STEP = 0.05
 _SWEEP_POINTS = 41
 
 
-
-
 def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.VBox:
     header = f"<h3 style='margin:14px 0 4px 0'>{html.escape(title)}</h3>"
     if note:
