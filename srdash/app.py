@@ -15,6 +15,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -46,6 +47,14 @@ ENVIRONMENT = {
     "SRDASH_JOBS": "worker processes for simplifying models (default: 1)",
     "SRDASH_TIMEOUT": "time limit in seconds for simplifying one model (default: 10)",
     "SRDASH_STORE": "trust store of the expert review (optional: adds the real-world track view)",
+    "SRDASH_DESCRIPTIONS": "dataset descriptions (YAML or CSV, optional): models evaluated on the datasets' "
+                           "files and each dataset's property scored",
+    "SRDASH_QUALIFICATION": "results of the qualification stage (optional: adds the qualification view; "
+                            "methods that do not qualify leave the tracks)",
+    "SRDASH_QUALIFICATION_DATA": "folder of the qualification datasets (optional: srdash fits the "
+                                 "LinearRegression baseline itself)",
+    "SRDASH_PREDICTIONS": "JSON options of a prediction-file competition (targets, submissions, metrics, "
+                          "selection rule), read by the predictions notebook",
 }
 
 NOTEBOOK_NAME = "dashboard.ipynb"
@@ -126,13 +135,17 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
 
 def dashboard_environment(*, input_path: str | Path | None = None, rules: str = "srbench2022",
                           datasets: str | Path | None = None, jobs: int = 1, timeout: float = 10.0,
-                          store: str | Path | None = None,
+                          store: str | Path | None = None, descriptions: str | Path | None = None,
+                          qualification: str | Path | None = None,
+                          qualification_data: str | Path | None = None,
+                          predictions: Mapping[str, object] | None = None,
                           base: Mapping[str, str] | None = None) -> dict[str, str]:
     """Environment for the Voilà process: ``base`` (default ``os.environ``) plus the options.
 
     Paths are made absolute, because Voilà runs the notebook in the notebook's
-    own folder. Variables of :data:`ENVIRONMENT` inherited from ``base`` are
-    replaced or removed so that only the given options apply.
+    own folder (``predictions`` is passed as JSON as given: make its paths
+    absolute first). Variables of :data:`ENVIRONMENT` inherited from ``base``
+    are replaced or removed so that only the given options apply.
 
     Examples
     --------
@@ -148,8 +161,13 @@ def dashboard_environment(*, input_path: str | Path | None = None, rules: str = 
         env["SRDASH_DATASETS"] = str(Path(datasets).resolve())
     env["SRDASH_JOBS"] = str(int(jobs))
     env["SRDASH_TIMEOUT"] = repr(float(timeout))
-    if store is not None:
-        env["SRDASH_STORE"] = str(Path(store).resolve())
+    paths = {"SRDASH_STORE": store, "SRDASH_DESCRIPTIONS": descriptions, "SRDASH_QUALIFICATION": qualification,
+             "SRDASH_QUALIFICATION_DATA": qualification_data}
+    for name, path in paths.items():
+        if path is not None:
+            env[name] = str(Path(path).resolve())
+    if predictions is not None:
+        env["SRDASH_PREDICTIONS"] = json.dumps(dict(predictions), sort_keys=True, default=str)
     return env
 
 
