@@ -9,19 +9,13 @@ download browsers here.
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from voila_server import CHROMIUM, VoilaServer
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
-SERVER_START_TIMEOUT = 120
 
 
 def pytest_collection_modifyitems(items):
@@ -34,27 +28,6 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.flaky(reruns=2, reruns_delay=2))
 
 
-def _free_port() -> int:
-    from srdash.app import free_port
-
-    return free_port()
-
-
-def _wait_for(url: str, process: subprocess.Popen, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"`srdash serve` exited with code {process.returncode} before answering")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.25)
-    raise TimeoutError(f"{url} did not answer within {timeout} s")
-
-
 @pytest.fixture(scope="session")
 def server_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("srdash-serve")
@@ -63,39 +36,30 @@ def server_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def dashboard_url(server_dir):
     """URL of a real `srdash serve` (the demo competition), stopped with SIGTERM at the end."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    port = _free_port()
-    env = dict(os.environ)
-    env.update({
-        "SRDASH_CACHE_DIR": str(server_dir / "cache"),
-        "JUPYTER_RUNTIME_DIR": str(server_dir / "runtime"),
-        "JUPYTER_DATA_DIR": str(server_dir / "data"),  # Voilà writes a notebook-signing key there
-        "IPYTHONDIR": str(server_dir / "ipython"),
-        "PYTHONUNBUFFERED": "1",
-    })
-    for name in ("SRDASH_INPUT", "SRDASH_DATASETS"):
-        env.pop(name, None)
-    log = open(server_dir / "serve.log", "wb")
     # --timeout 1: about 40 of the demo's models need more than the default 10 s of
     # sympy.simplify (timeouts are not cached); 1 s keeps the wait to a few minutes.
-    process = subprocess.Popen(
-        [sys.executable, "-m", "srdash", "serve", "--port", str(port), "--jobs", "2", "--timeout", "1"],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}/"
+    server = VoilaServer(["serve", "--jobs", "2", "--timeout", "1"], server_dir, name="serve")
     try:
-        _wait_for(url + "voila/static/voila.js", process, SERVER_START_TIMEOUT)
-        yield url
+        yield server.url
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)  # srdash serve stops Voilà, which stops its kernels
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        log.close()
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def start_server(tmp_path_factory):
+    """``start_server(arguments, name=..., env=...)``: a :class:`VoilaServer` stopped at the module's end."""
+    started: list[VoilaServer] = []
+    folder = tmp_path_factory.mktemp("servers")
+
+    def start(arguments, *, name: str = "server", env=None) -> VoilaServer:
+        server = VoilaServer(arguments, folder, name=name, env=env)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        if server.process.poll() is None:
+            server.stop()
 
 
 @pytest.fixture(scope="module")

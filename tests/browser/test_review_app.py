@@ -31,6 +31,7 @@ import pandas as pd
 import pytest
 
 from srdash.app import free_port, wait_until_ready
+from voila_server import CHROMIUM, VoilaServer
 from srdash.trust import TrustStore
 
 pytestmark = pytest.mark.browser
@@ -59,7 +60,6 @@ ANN_RANKS = {"gamma": 1, "alpha": 2, "beta": 3, HOSTILE_METHOD: 4}
 EXPECTED_BOARD = [("gamma", "3.051"), ("alpha", "2.812"), ("beta", "2.432"), (HOSTILE_METHOD, "1.250")]
 DATASETS = ("d1", "d2")
 
-CHROMIUM = "/usr/bin/chromium"
 _OFFLINE_OK = re.compile(r"font-?awesome|fontawesome", re.IGNORECASE)
 PAGE_TIMEOUT_MS = 120_000
 
@@ -95,64 +95,18 @@ def competition(tmp_path_factory):
     return {"folder": folder, "results": folder / "results.csv", "data": data, "store": store}
 
 
-class ReviewServer:
-    """`srdash review` in its own session (so a SIGKILL can take the whole tree at once)."""
-
-    def __init__(self, competition: dict, judge: str, *, organiser: bool = False):
-        if not Path(CHROMIUM).exists():
-            pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-        folder = competition["folder"]
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        env = dict(os.environ)
-        for name in [n for n in env if n.startswith("SRDASH_")]:
-            del env[name]
-        env.update({"SRDASH_CACHE_DIR": str(folder / "cache"), "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
-                    "IPYTHONDIR": str(folder / "ipython"), "PYTHONUNBUFFERED": "1"})
-        command = [sys.executable, "-m", "srdash", "review", str(competition["results"]), "--judge", judge,
-                   "--store", str(competition["store"]), "--data", str(competition["data"]),
-                   "--port", str(self.port)]
-        if organiser:
-            command.append("--organiser")
-        self.log_path = folder / f"review-{judge}-{self.port}.log"
-        self._log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
-        wait_until_ready(self.url, timeout=120, process=self.process)
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def stop(self) -> None:
-        """SIGTERM: srdash stops Voilà, which shuts its kernels down."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-        self._log.close()
-
-    def kill(self) -> None:
-        """SIGKILL to every process of the server at once: nothing gets a chance to flush."""
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(10)
-        self._log.close()
-
-
 @pytest.fixture(scope="module")
-def servers():
-    started = []
-    yield started
-    for server in started:
-        if server.process.poll() is None:
-            server.stop()
+def servers(start_server):
+    """Every review server of the module; stopped at its end."""
+    return {"start": start_server, "started": []}
 
 
-def start(servers: list, competition: dict, judge: str, **options) -> ReviewServer:
-    server = ReviewServer(competition, judge, **options)
-    servers.append(server)
+def start(servers: dict, competition: dict, judge: str, *, organiser: bool = False) -> VoilaServer:
+    """`srdash review` for ``judge`` (its own process session, so a SIGKILL takes the whole tree)."""
+    arguments = ["review", str(competition["results"]), "--judge", judge, "--store", str(competition["store"]),
+                 "--data", str(competition["data"])] + (["--organiser"] if organiser else [])
+    server = servers["start"](arguments, name=f"review-{judge}")
+    servers["started"].append(server)
     return server
 
 
@@ -275,7 +229,7 @@ def check_ann_entries(page) -> None:
 
 
 def test_entries_survive_kill_9_of_the_server(servers, competition, context):
-    ann = next(s for s in servers if s.process.poll() is None)
+    ann = next(s for s in servers["started"] if s.process.poll() is None)
     ann.kill()
     assert ann.process.returncode == -signal.SIGKILL
     restarted = start(servers, competition, "ann")

@@ -18,12 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -33,11 +27,6 @@ pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "notebooks" / "sensitivity.ipynb"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync"]
 # Only Font Awesome's CSS is fetched from the network by Voilà's lab template.
 OFFLINE_OK = re.compile(r"font-?awesome|fontawesome", re.IGNORECASE)
 
@@ -67,79 +56,22 @@ C,d2,0,5,0.6,0.5
 """
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_until_served(url: str, process: subprocess.Popen, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"voila exited with code {process.returncode} before answering")
-        try:
-            with urllib.request.urlopen(url + "voila/static/voila.js", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.25)
-    raise TimeoutError(f"voila did not answer at {url} within {timeout} s")
-
-
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+def app_url(start_server, tmp_path_factory):
     folder = tmp_path_factory.mktemp("sensitivity-app")
     (folder / "rules.toml").write_text(RULES)
     (folder / "results.csv").write_text(RESULTS)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
-    env.update({
-        "SRDASH_INPUT": str(folder / "results.csv"),
-        "SRDASH_RULES": str(folder / "rules.toml"),
-        "SRDASH_SAMPLES": "500",
-        "SRDASH_CACHE_DIR": str(folder / "cache"),
-        "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
-        "IPYTHONDIR": str(folder / "ipython"),
-    })
-    port = _free_port()
-    log = open(folder / "voila.log", "wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(NOTEBOOK), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1"],
-        env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        _wait_until_served(url, process)
-        yield url
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)  # Voilà shuts its kernels down
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    server = start_server(["serve", str(folder / "results.csv"), "--rules", str(folder / "rules.toml"),
+                           "--view", "sensitivity"], name="sensitivity", env={"SRDASH_SAMPLES": "500"})
+    return server.url
 
 
 def _order(page) -> list[str]:
     return [row.get_attribute("data-name") for row in page.locator(".srdash-sensitivity-leaderboard tbody tr").all()]
 
 
-def test_moving_a_weight_slider_changes_the_leaderboard_order(app_url, chromium, tmp_path):
-    context = chromium.new_context(viewport={"width": 1400, "height": 3200})
+def test_moving_a_weight_slider_changes_the_leaderboard_order(app_url, browser, tmp_path):
+    context = browser.new_context(viewport={"width": 1400, "height": 3200})
     page = context.new_page()
     failed, errors = [], []
     page.on("requestfailed", lambda request: failed.append(request.url))

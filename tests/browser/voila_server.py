@@ -1,0 +1,88 @@
+"""One way to run a real srdash Voilà app for the browser tests.
+
+:class:`VoilaServer` starts a command (``srdash serve``, ``srdash review``,
+``srdash predictions serve``...) in its own process session with hermetic
+cache and Jupyter folders, waits until Voilà answers, and stops it with
+SIGTERM (Voilà then shuts its kernels down) or kills the whole tree with
+SIGKILL. The ``start_server`` fixture (conftest.py) stops what a module started.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import pytest
+
+from srdash.app import free_port, wait_until_ready
+
+CHROMIUM = "/usr/bin/chromium"
+START_TIMEOUT = 120.0
+
+
+class VoilaServer:
+    """``python -m <module> <arguments> --port P`` serving at :attr:`url`.
+
+    Parameters
+    ----------
+    arguments : sequence of str
+        Arguments after ``python -m srdash`` (without ``--port``: a free one is added).
+    folder : Path
+        Where the cache, the Jupyter folders and the log go.
+    name : str
+        Names the log file.
+    env : mapping, optional
+        Extra environment variables. Inherited ``SRDASH_*`` variables are removed first.
+    """
+
+    def __init__(self, arguments: Sequence[str], folder: Path, *, name: str = "server",
+                 env: Mapping[str, str] | None = None, module: str = "srdash"):
+        if not Path(CHROMIUM).exists():
+            pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
+        environment.update({
+            "SRDASH_CACHE_DIR": str(folder / "cache"),
+            "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
+            "JUPYTER_DATA_DIR": str(folder / "data"),  # Voilà writes a notebook-signing key there
+            "IPYTHONDIR": str(folder / "ipython"),
+            "PYTHONUNBUFFERED": "1",
+        })
+        environment.update(env or {})
+        self.log_path = folder / f"{name}-{self.port}.log"
+        self._log = open(self.log_path, "wb")
+        self.process = subprocess.Popen([sys.executable, "-m", module, *arguments, "--port", str(self.port)],
+                                        env=environment, cwd=folder, stdout=self._log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        try:
+            wait_until_ready(self.url, timeout=START_TIMEOUT, process=self.process)
+        except BaseException:
+            self.kill()
+            raise
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        """SIGTERM: srdash stops Voilà, which shuts its kernels down; SIGKILL after 30 s."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._log.close()
+
+    def kill(self) -> None:
+        """SIGKILL to every process of the server at once: nothing gets a chance to flush."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait(10)
+        self._log.close()
