@@ -226,7 +226,11 @@ def test_page_prepares_the_app_from_a_results_file_in_the_background(tmp_path, m
         "r2_test": [0.5, 0.7, 0.9, 0.6, 0.8, 0.4],
     }).to_csv(results, index=False)
     page = ReviewPage({"SRDASH_INPUT": str(results), "SRDASH_JUDGE": "ann", "SRDASH_STORE": str(tmp_path / "t.sqlite"),
-                       "SRDASH_ORGANISER": "1"})
+                       "SRDASH_ORGANISER": "1"}, display_timeout=600)
+    # The review's widgets wait for a browser to display the page (widgets built while
+    # Voilà's page loads can be lost): nothing is built before the beacon's message.
+    assert not page.wait(3) and page.app is None and page.page_ready in page.children
+    page.page_ready._on_message(page.page_ready, {"event": "displayed"}, [])   # what the browser sends
     assert page.wait(120)
     app = page.app
     assert isinstance(app, ReviewApp), page.log_panel.text()

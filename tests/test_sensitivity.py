@@ -611,7 +611,10 @@ def test_the_view_loads_from_the_environment(tmp_path):
 
     path = _write_results(tmp_path)
     view = SensitivityView.from_environment({"SRDASH_INPUT": str(path), "SRDASH_RULES": str(tmp_path / "rules.toml"),
-                                             "SRDASH_SAMPLES": "50", "SRDASH_SEED": "3"})
+                                             "SRDASH_SAMPLES": "50", "SRDASH_SEED": "3"}, display_timeout=600)
+    # The sliders are built only once a browser has displayed the view (see PageReady).
+    assert not view.wait(2) and view._sliders == {}
+    view.page_ready._on_message(view.page_ready, {"event": "displayed"}, [])   # what the browser sends
     assert view.wait(60)
     assert view.log_panel.text() == ""
     expected = judge(RUNS, parse_rules(TWO_CRITERIA_RULES)).leaderboard["method"].tolist()

@@ -52,7 +52,7 @@ from srdash.trust import (
     review_settings,
     trust_summary,
 )
-from srdash.widgets.panels import FigurePanel, LogPanel, ProgressPanel, logged
+from srdash.widgets.panels import FigurePanel, LogPanel, PageReady, ProgressPanel, logged
 
 __all__ = ["ReviewPage", "ReviewApp", "ModelCard", "DEFAULT_RULES"]
 
@@ -693,8 +693,11 @@ def _demo_results(env: Mapping[str, str]):
     return replace(results, table=table), folder
 
 
-def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> ReviewApp:
-    """Build the :class:`ReviewApp` described by the environment variables of ``srdash review``.
+def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> dict:
+    """The arguments of the :class:`ReviewApp` described by the environment variables of ``srdash review``.
+
+    The slow part of opening a review, and no widget: ``ReviewApp(**inputs)``
+    builds the app.
 
     The variables are listed in :data:`srdash.cli.review.ENVIRONMENT`. Only the
     candidates for representative run are simplified (usually one run per
@@ -747,9 +750,18 @@ def review_app_from_environment(environ: Mapping[str, str], *, progress=None, st
                                           decimals=accuracy.decimals if accuracy else 3, prepare=prepare)
     say("Opening the trust store…")
     store = TrustStore(environ.get("SRDASH_STORE", "").strip() or None)
-    return ReviewApp(representatives, store, judge=judge, rules=rules, settings=settings,
-                     methods=sorted(set(results.table["method"])), features=results.features, data_dir=data_dir,
-                     organiser=_environment_flag(environ.get("SRDASH_ORGANISER", "")), source=source)
+    return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
+            "settings": settings, "methods": sorted(set(results.table["method"])), "features": results.features,
+            "data_dir": data_dir, "organiser": _environment_flag(environ.get("SRDASH_ORGANISER", "")),
+            "source": source}
+
+
+def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> ReviewApp:
+    """Build the :class:`ReviewApp` described by the environment variables of ``srdash review``.
+
+    See :func:`review_inputs_from_environment`.
+    """
+    return ReviewApp(**review_inputs_from_environment(environ, progress=progress, stage=stage))
 
 
 class ReviewPage(widgets.VBox):
@@ -763,6 +775,11 @@ class ReviewPage(widgets.VBox):
     background : bool
         Prepare in a background thread, so that the page shows at once
         (the default); False: prepare before returning.
+    display_timeout : float
+        With ``background``: once prepared, the review's widgets are built
+        only after a browser has displayed the page (see
+        :class:`~srdash.widgets.panels.PageReady`: widgets built while the
+        page loads can be lost), or after this many seconds without one.
 
     Attributes
     ----------
@@ -780,13 +797,16 @@ class ReviewPage(widgets.VBox):
 
     app = traitlets.Instance(ReviewApp, allow_none=True, read_only=True)
 
-    def __init__(self, environ: Mapping[str, str], *, background: bool = True, **kwargs):
+    def __init__(self, environ: Mapping[str, str], *, background: bool = True, display_timeout: float = 30.0,
+                 **kwargs):
         self._environ = dict(environ)
+        self._display_timeout = display_timeout
         self.progress = ProgressPanel()
         self.log_panel = LogPanel()
+        self.page_ready = PageReady()
         self.progress.stage("Preparing the models for review…")
         super().__init__([widgets.HTML("<h1 style='margin:4px 0'>Trust review — real-world track</h1>"),
-                          self.progress, self.log_panel], **kwargs)
+                          self.progress, self.log_panel, self.page_ready], **kwargs)
         self.add_class("srdash-review-page")
         self._worker = None
         if background:
@@ -804,8 +824,11 @@ class ReviewPage(widgets.VBox):
 
     def _prepare(self) -> None:
         try:
-            app = review_app_from_environment(self._environ, progress=self.progress.update,
-                                              stage=self.progress.stage)
+            inputs = review_inputs_from_environment(self._environ, progress=self.progress.update,
+                                                    stage=self.progress.stage)
+            if self._worker is not None:
+                self.page_ready.wait(self._display_timeout)
+            app = ReviewApp(**inputs)
         except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
             self.progress.fail("The review cannot start: see the message below.")
             self.log_panel.report(error, context="preparing the review")

@@ -43,7 +43,7 @@ from srdash.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.widgets.panels import FigurePanel, LogPanel, logged
+from srdash.widgets.panels import FigurePanel, LogPanel, PageReady, logged
 
 __all__ = ["SensitivityView"]
 
@@ -115,8 +115,9 @@ class SensitivityView(widgets.VBox):
     busy = traitlets.Bool(False, help="True while loading or sampling.")
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
-                 seed: int = 0, source: str = "", **kwargs):
+                 seed: int = 0, source: str = "", display_timeout: float = 30.0, **kwargs):
         self._syncing = False
+        self._display_timeout = display_timeout
         self._worker: threading.Thread | None = None
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: go.FigureWidget | None = None
@@ -124,6 +125,7 @@ class SensitivityView(widgets.VBox):
 
         self.log_panel = LogPanel()
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>")
+        self.page_ready = PageReady()
         self.status = widgets.HTML("<div class='srdash-note'>Loading the competition…</div>")
         self.explanation = widgets.HTML()
         self.sliders = widgets.VBox([])
@@ -166,6 +168,7 @@ class SensitivityView(widgets.VBox):
         self._source_line = source_line
         super().__init__([
             self.title,
+            self.page_ready,
             self.status,
             self.explanation,
             _section("Weights", self.sliders, widgets.HBox([self.reset_button, self.shares]),
@@ -208,11 +211,14 @@ class SensitivityView(widgets.VBox):
         ``srbench2022``); ``SRDASH_DATASETS``: dataset table (optional);
         ``SRDASH_JOBS``: worker processes; ``SRDASH_SAMPLES`` and
         ``SRDASH_SEED``: the sampling. Loading runs in the background; bad
-        values are reported in the view's log, never raised.
+        values are reported in the view's log, never raised. The result is
+        shown once a browser has displayed the view (or after
+        ``display_timeout`` seconds; see :class:`~srdash.widgets.panels.PageReady`).
 
         Examples
         --------
-        >>> view = SensitivityView.from_environment({"SRDASH_SAMPLES": "lots", "SRDASH_RULES": "evalrs2022"})
+        >>> view = SensitivityView.from_environment({"SRDASH_SAMPLES": "lots", "SRDASH_RULES": "evalrs2022"},
+        ...                                         display_timeout=0)
         >>> view.wait(30)
         True
         >>> print(view.log_panel.text().strip())
@@ -262,11 +268,15 @@ class SensitivityView(widgets.VBox):
 
     def _load_in_background(self, loader: Callable[[], Rescorer]) -> None:
         try:
-            self.rescorer = loader()
+            rescorer = loader()
         except Exception as error:  # noqa: BLE001 - shown to the user
+            self.page_ready.wait(self._display_timeout)  # changes made while the page loads can be lost
             self.status.value = ("<div class='srdash-note' style='color:#b00'>The competition could not be "
                                  "loaded; see the log below.</div>")
             self.log_panel.report(error, context="loading the competition")
+        else:
+            self.page_ready.wait(self._display_timeout)  # the view builds its sliders: see PageReady
+            self.rescorer = rescorer
         finally:
             self.busy = False
 

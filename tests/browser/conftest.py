@@ -24,8 +24,10 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
             # A real server and browser on 2 shared cores: a page that renders late
             # under load is retried (pytest-rerunfailures) rather than failing CI;
-            # an assertion that fails three times is a real failure.
-            item.add_marker(pytest.mark.flaky(reruns=2, reruns_delay=2))
+            # an assertion that fails three times is a real failure. A module that
+            # must pass first time says so with its own `flaky(reruns=0)` mark.
+            if item.get_closest_marker("flaky") is None:
+                item.add_marker(pytest.mark.flaky(reruns=2, reruns_delay=2))
 
 
 @pytest.fixture(scope="session")

@@ -34,7 +34,9 @@ from srdash.app import free_port, wait_until_ready
 from voila_server import CHROMIUM, VoilaServer
 from srdash.trust import TrustStore
 
-pytestmark = pytest.mark.browser
+# No retry: a page that misses a card is a real failure (the review builds its widgets
+# only once the page is displayed: srdash.widgets.panels.PageReady).
+pytestmark = [pytest.mark.browser, pytest.mark.flaky(reruns=0)]
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
