@@ -64,7 +64,8 @@ import pandas as pd
 from srdash.errors import SrdashError
 from srdash.loading import Results, load_results
 
-__all__ = ["demo_competition", "write_demo", "DEMO_METHODS", "DEMO_DATASETS", "HOSTILE_MODEL"]
+__all__ = ["demo_competition", "demo_descriptions", "demo_qualification", "write_demo", "DEMO_METHODS",
+           "DEMO_DATASETS", "DEMO_QUALIFICATION_DATASETS", "HOSTILE_MODEL"]
 
 #: The demo's methods, in generation order.
 DEMO_METHODS = ("ExactSR", "LinearRegression", "PolyRidge", "LassoSR", "GreedyGP", "BloatGP", "MeanBaseline")
@@ -75,6 +76,9 @@ DEMO_DATASETS = (
     "featureselection_easy", "noise_base", "noise_easy", "noise_medium", "noise_hard",
     "extrapolation_easy",
 )
+
+#: The qualification stage's datasets (see :func:`demo_qualification`).
+DEMO_QUALIFICATION_DATASETS = ("qualification_1", "qualification_2", "qualification_3")
 
 #: The one hostile model string of the demo (of ``GreedyGP`` on ``exact_formula_easier``).
 HOSTILE_MODEL = "__import__('os').system('touch /tmp/srdash-pwned')"
@@ -621,6 +625,129 @@ def _property(dataset: _Dataset, model: _Model, r2_test: float) -> float:
     return r2_test
 
 
+# --------------------------------------------------------------------------- qualification stage
+
+_QUALIFICATION_RUNS = 3
+
+
+def _qualification_datasets(seed: int) -> list:
+    """Three nonlinear functions of x1..x4 with 5 % noise: a straight line cannot fit them."""
+    x = _features(4)
+    specs = [  # (coefficients, terms, intercept)
+        ([1.2, 0.8, -2.0, 1.0], [_monomial(x, (1, 1)), _monomial(x, (0, 0, 2)), _apply("sin", _variable("x4")),
+                                 _monomial(x, (1,))], 0.5),
+        ([2.0, 0.5, -1.0], [_apply("cos", _variable("x1")), _monomial(x, (0, 2)), _monomial(x, (0, 0, 1, 1))], 1.0),
+        ([1.0, -1.5, 3.0, 0.7], [_monomial(x, (2,)), _monomial(x, (0, 1, 1)), _apply("sin", _variable("x4")),
+                                 _monomial(x, (0, 0, 0, 1))], -2.0),
+    ]
+    datasets = []
+    for index, (name, (coefficients, terms, intercept)) in enumerate(zip(DEMO_QUALIFICATION_DATASETS, specs)):
+        rng = np.random.default_rng([seed, 4, index])
+        truth = _model(intercept, coefficients, terms, digits=None, intercept_first=False)
+        x_train, x_test = rng.uniform(-3, 3, (200, 4)), rng.uniform(-3, 3, (200, 4))
+        clean_train, clean_test = truth.predict(dict(zip(x, x_train.T))), truth.predict(dict(zip(x, x_test.T)))
+        scale = np.sqrt(0.05 * np.var(clean_train))
+        datasets.append(_Dataset(name, "qualification", x, x_train, clean_train + scale * rng.standard_normal(200),
+                                 x_test, clean_test + scale * rng.standard_normal(200), truth, truth.text(), truth,
+                                 noise=0.05))
+    return datasets
+
+
+def _qualification_rows(seed: int) -> pd.DataFrame:
+    rows = []
+    for d, dataset in enumerate(_qualification_datasets(seed)):
+        test_columns, y_test = dataset.columns("test"), dataset.target("test")
+        for m, (method, build) in enumerate(_METHODS.items()):
+            for run in range(_QUALIFICATION_RUNS):
+                model = build(dataset, np.random.default_rng([seed, 5, d, m, run]))
+                rows.append((method, dataset.name, run, model.text(), _r2_score(y_test, model.predict(test_columns))))
+    return pd.DataFrame(rows, columns=["method", "dataset", "run", "model", "r2_test"])
+
+
+def demo_qualification(*, seed: int = 0) -> pd.DataFrame:
+    """The demo's qualification stage: every demo method on three nonlinear datasets, 3 runs each.
+
+    The datasets (``qualification_1`` .. ``_3``, features x1..x4, 5 % noise)
+    are generated like the track's; each method is fitted as in the track and
+    its ``r2_test`` computed on the test split. ``LinearRegression``'s rows are
+    the baseline's (see :mod:`srdash.qualification`). ``MeanBaseline``, a
+    constant, loses every comparison and does not qualify.
+
+    Returns
+    -------
+    DataFrame
+        ``method``, ``dataset``, ``run``, ``model``, ``r2_test``.
+
+    Examples
+    --------
+    >>> from srdash.qualification import qualify
+    >>> qualify(demo_qualification()).not_qualified
+    ('MeanBaseline',)
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SrdashError(f"The 'seed' option must be a non-negative integer. Got {seed!r}.")
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return _qualification_rows(int(seed))
+
+
+_DESCRIPTION_KINDS = {"exact_formula": "exact", "feature_selection": "feature_absence", "noise": "noise",
+                      "extrapolation": "extrapolation"}
+
+
+def _descriptions_document(datasets) -> dict:
+    """The demo's datasets in the dataset-description format (:mod:`srdash.datasets`)."""
+    entries = []
+    for dataset in datasets:
+        kind = _DESCRIPTION_KINDS[dataset.kind]
+        entry = {"name": dataset.name, "property": kind,
+                 "files": {"train": f"{dataset.name}_train.csv", "test": f"{dataset.name}_test.csv"},
+                 "features": list(dataset.features), "truth": dataset.ground_truth, "noise_level": dataset.noise}
+        if kind == "feature_absence":
+            entry["irrelevant"] = list(dataset.irrelevant)
+        elif kind == "noise":
+            entry["group"] = "noise"
+        elif kind == "extrapolation":
+            entry["partition"] = "test"
+            entry["description"] = "Trained on -15 <= x < 15, tested (extrapolated) on 15 < x <= 40."
+        entries.append(entry)
+    return {"description": "The datasets of srdash's built-in demo competition (srdash.demo).",
+            "defaults": {"target": "y"}, "datasets": entries}
+
+
+def demo_descriptions(directory, *, seed: int = 0):
+    """Write the demo's data files and their dataset descriptions; return the validated table.
+
+    What the dashboard opens the demo with (``srdash serve`` without INPUT):
+    the models are then evaluated on these files and each dataset's property
+    scored by srdash itself (exact re-discovery, feature absence, noise,
+    extrapolation), instead of the demo's own ``property`` column.
+
+    Parameters
+    ----------
+    directory : path-like
+        Created if missing; ``descriptions.yaml`` and ``<dataset>_{train,test}.csv``.
+    seed : int
+
+    Returns
+    -------
+    DatasetTable
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     table = demo_descriptions(folder)
+    >>> table["exact_formula_easier"].truth, table["featureselection_easy"].irrelevant[:2]
+    ('0.4*x1*x2 - 1.5*x1 + 2.5*x2 + 1', ('x2', 'x4'))
+    """
+    from srdash.datasets import load_dataset_table
+
+    paths = write_demo(directory, seed=seed)
+    return load_dataset_table(paths["descriptions"])
+
+
 # --------------------------------------------------------------------------- assembly
 
 
@@ -731,7 +858,11 @@ def write_demo(directory, *, seed: int = 0) -> dict:
         ``"results"``: ``results.csv`` (the table of :func:`demo_competition`);
         ``"datasets"``: ``datasets.csv`` (``dataset``, ``features``, ``kind``,
         ``n_train``, ``n_test``, ``ground_truth``, ``irrelevant_features``,
-        ``noise`` as a fraction of the target variance); then
+        ``noise`` as a fraction of the target variance); ``"descriptions"``:
+        ``descriptions.yaml``, the dataset descriptions of the data files (format:
+        :mod:`srdash.datasets`; ``srdash score --descriptions``);
+        ``"qualification"``: ``qualification.csv``, the qualification stage
+        (:func:`demo_qualification`; ``srdash score --qualification``); then
         ``"<dataset>_train"`` and ``"<dataset>_test"``: the data, one column per
         feature and the target ``y``.
 
@@ -742,18 +873,26 @@ def write_demo(directory, *, seed: int = 0) -> dict:
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     paths = write_demo(folder)
     ...     loaded = load_results(paths["results"], datasets=paths["datasets"])
-    >>> list(paths)[:4]
-    ['results', 'datasets', 'exact_formula_easier_train', 'exact_formula_easier_test']
+    >>> list(paths)[:5]
+    ['results', 'datasets', 'descriptions', 'qualification', 'exact_formula_easier_train']
     >>> loaded.table.equals(demo_competition().table)
     True
     """
+    import yaml
+
     results, dataset_table, datasets = _generate(seed)
     folder = Path(directory)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        paths = {"results": folder / "results.csv", "datasets": folder / "datasets.csv"}
+        paths = {"results": folder / "results.csv", "datasets": folder / "datasets.csv",
+                 "descriptions": folder / "descriptions.yaml", "qualification": folder / "qualification.csv"}
         results.table.to_csv(paths["results"], index=False)
         dataset_table.to_csv(paths["datasets"], index=False)
+        paths["descriptions"].write_text(
+            "# srdash dataset descriptions of the demo competition (format: the srdash.datasets module).\n"
+            + yaml.safe_dump(_descriptions_document(datasets), sort_keys=False, default_flow_style=None, width=100),
+            encoding="utf-8")
+        demo_qualification(seed=seed).to_csv(paths["qualification"], index=False)
         for dataset in datasets:
             for split in ("train", "test"):
                 path = folder / f"{dataset.name}_{split}.csv"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 import sqlite3
 import sys
 import time
@@ -168,6 +169,8 @@ _FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
     "Abs": (sympy.Abs, 1, 1),
     "pow": (_power, 2, 2),
     "sign": (sympy.sign, 1, 1),
+    # The error function (the SRBench 2022 extrapolation ground truth); evaluated with scipy.special.erf.
+    "erf": (sympy.erf, 1, 1),
     # parse_expr would call Python's min/max, which fail on symbols: sympy's Min/Max instead.
     "min": (sympy.Min, 2, None),
     "max": (sympy.Max, 2, None),
@@ -1181,11 +1184,26 @@ def latex_of(simplified_text: str, *, features: Collection[str] | None = None) -
     --------
     >>> print(latex_of("0.4*x1*x2 + sqrt(x1)"))
     \\sqrt{x_{1}} + 0.4 x_{1} x_{2}
+    >>> print(latex_of("2*value_cases_14 + x_1", features=["value_cases_14", "x_1"]))
+    2 \\mathrm{value\\_cases\\_14} + x_{1}
     >>> print(latex_of("Piecewise((0, Eq(x1, 0)), (x1/Abs(x1), True))"))
     \\begin{cases} 0 & \\text{for}\\: x_{1} = 0 \\\\\\frac{x_{1}}{\\left|{x_{1}}\\right|} & \\text{otherwise} \\end{cases}
     """
     expression = _parse(simplified_text, features=features, max_length=200_000, max_nodes=50_000, printed=True)
-    return sympy.latex(expression)
+    names = {symbol: _latex_name(symbol.name) for symbol in expression.free_symbols}
+    return sympy.latex(expression, symbol_names={s: n for s, n in names.items() if n is not None})
+
+
+# `x_1`, `x1`, `alpha_2`: sympy's own subscript; any other name with an underscore is
+# written upright and whole (sympy would make `value_cases_14` into value_{cases14}).
+_SUBSCRIPTED_NAME = re.compile(r"[A-Za-z]+_?[0-9]*")
+
+
+def _latex_name(name: str) -> str | None:
+    """LaTeX of a feature name that sympy would mangle, else None (sympy's rendering is right)."""
+    if "_" not in name or _SUBSCRIPTED_NAME.fullmatch(name):
+        return None
+    return r"\mathrm{" + name.replace("_", r"\_") + "}"
 
 
 def evaluate_model(
@@ -1264,7 +1282,9 @@ def evaluate_model(
 
 def _lambdify(symbols, expression):
     # dummify: variable names cannot clash with names in the generated code (e.g. 'numpy').
-    return sympy.lambdify(symbols, expression, modules="numpy", dummify=True)
+    # numpy has no erf: scipy.special's (vectorised) for expressions that use it.
+    modules = ["scipy", "numpy"] if expression.has(sympy.erf) else "numpy"
+    return sympy.lambdify(symbols, expression, modules=modules, dummify=True)
 
 
 # ==========================================================================================
@@ -1335,6 +1355,49 @@ def _equivalence_step(step: str, payload):
     if not _is_constant(reduced, simplify=True):
         return ""
     return f"{'truth - model' if step == 'difference' else 'model / truth'} simplifies to the constant {reduced}"
+
+
+_SAMPLE_POINTS = 64
+
+
+def _numerically_different(truth, model) -> bool:
+    """True when sample points prove that neither ``truth - model`` nor ``model / truth`` is constant.
+
+    A cheap first look, in this process, before the symbolic steps (which run in
+    workers under the time limit): both simplified, rounded expressions are
+    evaluated at seeded random points in [-4, 4]; where both are finite and real,
+    a difference or ratio that varies by more than 1e-6 of the values' size cannot
+    be a constant, so the model is not equivalent whatever sympy would say. Any
+    doubt (too few usable points, an error) returns False and leaves the verdict
+    to the symbolic steps: this can only save time, never change a verdict.
+    """
+    symbols = sorted(truth.free_symbols | model.free_symbols, key=lambda symbol: symbol.name)
+    if not symbols:
+        return False
+    rng = np.random.default_rng(0)
+    inputs = [rng.uniform(-4.0, 4.0, _SAMPLE_POINTS) for _ in symbols]
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values = [np.broadcast_to(np.asarray(_lambdify(symbols, e)(*inputs), dtype=complex), (_SAMPLE_POINTS,))
+                      for e in (truth, model)]
+    except Exception:  # noqa: BLE001 - any doubt: leave it to sympy
+        return False
+    t, m = values
+    usable = np.isfinite(t) & np.isfinite(m) & (t.imag == 0) & (m.imag == 0)
+    if usable.sum() < _SAMPLE_POINTS // 4:
+        return False
+    t, m = t.real[usable], m.real[usable]
+    size = float(np.max(np.abs(t)) + np.max(np.abs(m)))
+    if not np.isfinite(size) or size == 0:
+        return False
+    difference_varies = np.ptp(t - m) > 1e-6 * size
+    away_from_zero = np.abs(t) > 1e-6 * size
+    if away_from_zero.sum() < _SAMPLE_POINTS // 4:
+        return False
+    ratio = m[away_from_zero] / t[away_from_zero]
+    ratio_varies = np.ptp(ratio) > 1e-6 * max(float(np.max(np.abs(ratio))), 1e-12)
+    return bool(difference_varies and ratio_varies)
 
 
 def equivalence_table(
@@ -1453,6 +1516,10 @@ def equivalence_table(
                 return settle(index, False, "not equivalent: the simplified model is 0")
             if _not_finite(model):
                 return settle(index, False, f"not equivalent: the simplified model is not finite ({model})")
+            if _numerically_different(truth, model):
+                shown = f"simplified model {_shown_expression(model)}, ground truth {_shown_expression(truth)}"
+                return settle(index, False, "not equivalent: neither truth - model nor model / truth is constant "
+                                            f"(they vary at {_SAMPLE_POINTS} sample points; {shown})")
             pairs[index] = (truth, model)
             pool.submit(("quick", index), "quick", (truth, model))
 

@@ -21,8 +21,8 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,12 @@ from srdash.loading import Results, load_results
 from srdash.ranking import Verdict, judge
 from srdash.rules import Rules, load_rules
 
-__all__ = ["prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES"]
+if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at start-up
+    from srdash.properties import PropertyScores
+    from srdash.qualification import FilteredRuns, Qualification
+
+__all__ = ["prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
+           "qualified_results", "with_qualification", "with_track_problems"]
 
 #: Per-run model statuses: ``given`` means the input supplied ``components``.
 RUN_STATUSES = ("ok", "given", "timeout", "simplify_error", "rejected", "parse_error")
@@ -120,11 +125,17 @@ class PreparedTrack:
     problems : DataFrame
         ``kind, method, dataset, run, detail``: predictions that failed,
         supplied metrics that disagree with the recomputed ones, property
-        scoring problems. Append them to the verdict's problems.
+        scoring problems. Append them to the verdict's problems
+        (:func:`with_track_problems`).
+    scores : PropertyScores or None
+        The property scores the ``property`` column came from (per run, per
+        dataset, the noise curves): what the dashboard's property view shows,
+        without computing them again.
     """
 
     runs: pd.DataFrame
     problems: pd.DataFrame
+    scores: "PropertyScores | None" = None
 
 
 def prepare_track(
@@ -166,7 +177,91 @@ def prepare_track(
     judged = with_property(merged.runs, scores)
     problems = pd.concat([evaluation.problems, merged.problems, scores.problems, judged.problems],
                          ignore_index=True)
-    return PreparedTrack(runs=judged.runs, problems=problems)
+    return PreparedTrack(runs=judged.runs, problems=problems, scores=scores)
+
+
+def with_track_problems(verdict: Verdict, problems: pd.DataFrame | None) -> Verdict:
+    """The verdict with a track's problems (:attr:`PreparedTrack.problems`) appended to its own.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
+    >>> verdict = judge(runs, load_rules("srbench2022"))
+    >>> extra = pd.DataFrame({"kind": ["non_finite"], "method": ["b"], "dataset": ["d"], "run": [0],
+    ...                       "detail": ["predicts NaN"]})
+    >>> len(with_track_problems(verdict, extra).problems) - len(verdict.problems)
+    1
+    """
+    if problems is None or problems.empty:
+        return verdict
+    return replace(verdict, problems=pd.concat([verdict.problems, problems], ignore_index=True))
+
+
+def qualified_results(results: Results, qualification: "Qualification", *,
+                      keep_unqualified: bool = False) -> tuple[Results, "FilteredRuns"]:
+    """The track's results without the methods that did not qualify (before the expensive step).
+
+    Parameters
+    ----------
+    results : Results
+        The track. Not modified.
+    qualification : Qualification
+        From :func:`srdash.qualification.run_qualification`.
+    keep_unqualified : bool
+        Keep them, only flagged (see :func:`srdash.qualification.filter_qualified`).
+
+    Returns
+    -------
+    results : Results
+        The kept methods' runs.
+    filtered : FilteredRuns
+        What was excluded or flagged, and the sentences saying so (pass it to
+        :func:`with_qualification`).
+
+    Examples
+    --------
+    >>> from srdash.qualification import qualify
+    >>> q = qualify(pd.DataFrame({"method": ["LinearRegression", "a", "b"], "dataset": "q",
+    ...                           "r2_test": [0.5, 0.9, 0.1]}))
+    >>> track = load_results(pd.DataFrame({"method": ["a", "b"], "dataset": "d", "model": ["x", "x + 1"]}))
+    >>> kept, filtered = qualified_results(track, q)
+    >>> kept.table["method"].tolist(), filtered.excluded
+    (['a'], ('b',))
+    """
+    from srdash.qualification import filter_qualified
+
+    filtered = filter_qualified(results.table, qualification, exclude=not keep_unqualified)
+    return replace(results, table=filtered.runs), filtered
+
+
+def with_qualification(verdict: Verdict, qualification: "Qualification", filtered: "FilteredRuns") -> Verdict:
+    """The verdict with the qualification stage stated: warnings and provenance.
+
+    Each sentence of ``filtered.notes`` (who was excluded or flagged) becomes a
+    warning, followed by the rule; the provenance records the rule and the
+    excluded and flagged methods (``qualification_*`` entries).
+
+    Examples
+    --------
+    >>> from srdash.qualification import filter_qualified, qualify
+    >>> q = qualify(pd.DataFrame({"method": ["LinearRegression", "a", "b"], "dataset": "q",
+    ...                           "r2_test": [0.5, 0.9, 0.1]}))
+    >>> track = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.3, 0.9]})
+    >>> filtered = filter_qualified(track, q)
+    >>> verdict = with_qualification(judge(filtered.runs, load_rules("srbench2022")), q, filtered)
+    >>> verdict.warnings[-1][:60]
+    'Excluded from the track (did not qualify against LinearRegre'
+    >>> verdict.provenance["qualification_excluded"]
+    'b'
+    """
+    notes = tuple(f"{note} Qualification rule: {qualification.rule}" for note in filtered.notes)
+    return replace(verdict, warnings=tuple(verdict.warnings) + notes).with_provenance(
+        qualification_rule=qualification.rule,
+        qualification_baseline=qualification.baseline,
+        qualification_qualified=", ".join(qualification.qualified),
+        qualification_excluded=", ".join(filtered.excluded),
+        qualification_flagged=", ".join(filtered.flagged),
+    )
 
 
 def input_hashes(sources: Sequence[str]) -> dict[str, str]:

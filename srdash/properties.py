@@ -73,6 +73,8 @@ DEFAULT_SCORES = MappingProxyType({
 })
 _PROBLEM_COLUMNS = ["kind", "method", "dataset", "run", "detail"]
 _RUN_AGGREGATIONS = ("median", "mean")
+# Statuses of srdash.pipeline.prepare_runs for a model that could not be simplified.
+_FAILED_STATUSES = frozenset({"timeout", "simplify_error", "rejected", "parse_error"})
 
 
 def _names(value) -> frozenset[str] | None:
@@ -374,11 +376,17 @@ def _simplified_models(scored, positions, datasets, *, timeout, jobs, cache):
     reasons: dict[int, str] = {}
     if {"features_used", "status"} <= set(scored.columns):
         for position in positions:
-            if scored.at[position, "status"] == "ok":
+            status = scored.at[position, "status"]
+            if status == "ok":
                 used[position] = _names(scored.at[position, "features_used"])
                 if "simplified" in scored.columns and isinstance(scored.at[position, "simplified"], str):
                     simplified[position] = scored.at[position, "simplified"]
-    todo = [p for p in positions if p not in used and isinstance(scored.at[p, "model"], str)]
+            elif status in _FAILED_STATUSES:
+                # prepare_runs already tried under the same time limit: trying again would fail again
+                # (a timeout costs the whole limit once more).
+                reason = scored.at[position, "reason"] if "reason" in scored.columns else ""
+                reasons[position] = f"{status}: {reason}" if isinstance(reason, str) and reason else str(status)
+    todo = [p for p in positions if p not in used and p not in reasons and isinstance(scored.at[p, "model"], str)]
     if len(todo):
         from srdash.expressions import complexity_table  # the only module that talks to sympy
 
@@ -423,20 +431,26 @@ def _score_exact(scored, out, rows, datasets, simplification, *, timeout, jobs, 
 
     positions = np.flatnonzero(rows)
     # The simplified models are shown beside the ground truth (dashboard), and their features.
-    used, simplified, _ = simplification
+    used, simplified, reasons = simplification
     for position in positions:
         names = used.get(position)
         if names is not None:
             spec = datasets[scored.at[position, "dataset"]]
             out.at[position, "features_used"] = " ".join(f for f in spec.features if f in names)
         out.at[position, "simplified"] = simplified.get(position, "")
+    # A model that could not be simplified under the time limit (or was refused) is not
+    # equivalent (a timeout means not equivalent): simplifying it again would cost the
+    # whole limit once more for the same answer.
+    failed = {(scored.at[p, "dataset"], scored.at[p, "model"]): reasons[p] for p in positions if p in reasons}
     # One check per distinct (dataset, model), all in one pool of workers.
     pairs = list(dict.fromkeys((scored.at[p, "dataset"], scored.at[p, "model"]) for p in positions
-                               if isinstance(scored.at[p, "model"], str)))
+                               if isinstance(scored.at[p, "model"], str) and p not in reasons))
     checked = equivalence_table([model for _, model in pairs], [datasets[d].truth for d, _ in pairs],
                                 features=[datasets[d].features for d, _ in pairs], timeout=timeout, jobs=jobs,
                                 progress=progress)
     verdicts = dict(zip(pairs, checked))
+    for key, reason in failed.items():
+        verdicts.setdefault(key, (False, f"not equivalent: the model was not simplified ({reason})"))
     for position in positions:
         key = (scored.at[position, "dataset"], scored.at[position, "model"])
         equivalent, detail = verdicts.get(key, (False, "not equivalent: the run has no model"))

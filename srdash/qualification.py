@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import ModelRejected, Problem, SrdashError, ValidationError
-from srdash.evaluation import score_predictions
+from srdash.evaluation import merge_values, score_predictions
 
 __all__ = [
     "BASELINE",
@@ -64,6 +64,8 @@ __all__ = [
     "canonical_results",
     "qualify",
     "filter_qualified",
+    "read_qualification_results",
+    "run_qualification",
 ]
 
 #: The baseline's method name (in the results and in :func:`fit_baseline`'s rows).
@@ -585,3 +587,116 @@ def filter_qualified(runs: pd.DataFrame, qualification: Qualification, *, exclud
     return FilteredRuns(runs=kept, excluded=tuple(m for m in methods if m in removed and m in failing),
                         flagged=not_qualified if not exclude else (), unknown=strangers, notes=tuple(notes))
 
+
+
+# --------------------------------------------------------------------------- the stage, end to end
+
+
+def read_qualification_results(path: str | Path) -> pd.DataFrame:
+    """The qualification results in a file or folder, as a DataFrame (validated later, by :func:`qualify`).
+
+    Accepted: ``.csv``/``.tsv`` (optionally compressed), ``.parquet`` or a folder
+    of SRBench JSON result files (read by :func:`srdash.loading.load_results`).
+
+    Raises
+    ------
+    SrdashError
+        When the file cannot be read or has another format.
+
+    Examples
+    --------
+    >>> read_qualification_results("results.txt")
+    Traceback (most recent call last):
+    ...
+    srdash.errors.SrdashError: 'results.txt' must be a .csv or .tsv file (optionally compressed), a .parquet file or a folder of SRBench JSON result files.
+    """
+    path = Path(path)
+    name = path.name.lower()
+    if path.is_dir():
+        from srdash.loading import load_results
+
+        return load_results(path).table
+    try:
+        if name.endswith((".parquet", ".pq")):
+            return pd.read_parquet(path)
+        if ".csv" in name or ".tsv" in name:
+            return pd.read_csv(path, sep="\t" if ".tsv" in name else ",")
+    except (OSError, ValueError) as exc:
+        raise SrdashError(f"Cannot read '{path}': {exc}") from exc
+    raise SrdashError(f"'{path}' must be a .csv or .tsv file (optionally compressed), a .parquet file or a "
+                      "folder of SRBench JSON result files.")
+
+
+def run_qualification(results, *, data=None, target: str = "target", baseline: str = BASELINE,
+                      rule: str = "wins", decimals: int = 3, max_rows: int | None = None) -> Qualification:
+    """The whole qualification stage: read, fit the baseline, recompute the models' R2, qualify.
+
+    What ``srdash qualify``, ``srdash score --qualification`` and the dashboard
+    (``SRDASH_QUALIFICATION``) run.
+
+    Parameters
+    ----------
+    results : path or DataFrame
+        The qualification results (:func:`read_qualification_results` for a path).
+    data : path, sequence of paths or mapping of str to DataFrame, optional
+        The qualification datasets (:func:`read_qualification_data` for paths).
+        Given: srdash fits the baseline on every (dataset, run seed) of the
+        results (:func:`fit_baseline`; the results' own baseline rows are
+        replaced) and recomputes ``r2_test`` of every model string on the run's
+        test split (:func:`evaluate_qualification_models`); a supplied value
+        that disagrees is a ``metric_mismatch`` problem and the recomputed one
+        is used. Not given: the results need ``r2_test`` and the baseline's rows.
+    target, max_rows
+        See :func:`qualification_split`.
+    baseline, rule, decimals
+        See :func:`qualify`.
+
+    Returns
+    -------
+    Qualification
+        Its ``problems`` also list the mismatches with supplied values.
+
+    Raises
+    ------
+    ValidationError, SrdashError
+        Invalid results or data, no ``r2_test`` without data, no baseline rows.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"x": np.linspace(-2, 2, 40)})
+    >>> frame["target"] = frame["x"] ** 2
+    >>> results = pd.DataFrame({"method": ["square", "flat"], "dataset": "parabola", "run": 0,
+    ...                         "model": ["x**2", "1.5"]})
+    >>> qualification = run_qualification(results, data={"parabola": frame})
+    >>> qualification.table[["method", "wins", "losses", "verdict"]]
+       method  wins  losses        verdict
+    0  square     1       0      qualified
+    1    flat     0       1  not qualified
+    """
+    source = str(results) if isinstance(results, (str, Path)) else "<results>"
+    table = read_qualification_results(results) if isinstance(results, (str, Path)) else results
+    baseline_rows = None
+    mismatches = None
+    if data is not None:
+        if not isinstance(data, Mapping):
+            data = read_qualification_data(data, target=target)
+        table = canonical_results(table, source=source, need_r2=False)
+        seeds = {d: sorted({int(r) for r in group["run"]}) for d, group in table.groupby("dataset") if d in data}
+        baseline_rows = fit_baseline({d: data[d] for d in seeds}, seeds=seeds, target=target, max_rows=max_rows,
+                                     name=baseline)
+        if "model" in table.columns:
+            recomputed = evaluate_qualification_models(table, data, target=target, max_rows=max_rows)
+            if not recomputed.empty:
+                merged = merge_values(table, recomputed)
+                table, mismatches = merged.runs, merged.problems
+    elif "r2_test" not in {str(c).strip() for c in table.columns}:
+        raise SrdashError(f"The qualification results {source} have no r2_test column. Give the qualification "
+                          "data (`srdash qualify --data`, `srdash score --qualification-data`): srdash then "
+                          "computes r2_test from the model strings and fits the baseline.")
+    qualification = qualify(table, baseline=baseline, rule=rule, decimals=decimals, baseline_rows=baseline_rows)
+    if mismatches is not None and not mismatches.empty:
+        problems = pd.concat([qualification.problems, mismatches[qualification.problems.columns]],
+                             ignore_index=True)
+        qualification = Qualification(table=qualification.table, head_to_head=qualification.head_to_head,
+                                      rule=qualification.rule, baseline=qualification.baseline, problems=problems)
+    return qualification

@@ -6,6 +6,7 @@ the organisers' code) is tested in test_complexity.py.
 
 from __future__ import annotations
 
+import math
 import operator
 import time
 from functools import reduce
@@ -358,6 +359,34 @@ def test_latex_of_reads_sympys_piecewise_output():
     assert latex_of(text) == sympy.latex(parse_expr(text))
 
 
+@pytest.mark.parametrize("text, features, expected", [
+    # a name with underscores is written upright and whole, underscores escaped
+    ("value_cases_14", ["value_cases_14"], r"\mathrm{value\_cases\_14}"),
+    ("2*my_feature", ["my_feature"], r"2 \mathrm{my\_feature}"),
+    # a single trailing _<digits> (or digits alone) stays a subscript, as sympy writes it
+    ("3*x_1", ["x_1"], r"3 x_{1}"),
+    ("x2", ["x2"], r"x_{2}"),
+    ("alpha_2", ["alpha_2"], r"\alpha_{2}"),
+])
+def test_latex_of_feature_names_with_underscores(text, features, expected):
+    assert latex_of(text, features=features) == expected
+
+
+def test_erf_is_accepted_and_evaluated_numerically():
+    assert "erf" in ALLOWED_FUNCTIONS
+    assert parse_model("erf(0.22*x)", features=["x"]) == sympy.erf(0.22 * sympy.Symbol("x"))
+    x = np.array([0.0, 1.0, -2.0, 100.0, np.inf, np.nan])
+    # math.erf of each value (erf(inf) = 1; NaN stays NaN, like the other functions)
+    expected = [0.0, math.erf(0.22), math.erf(-0.44), math.erf(22.0), 1.0, np.nan]
+    np.testing.assert_allclose(evaluate_model("erf(0.22*x)", {"x": x}, features=["x"]), expected, rtol=1e-12)
+    # the 2022 extrapolation truth at x = 1: erf(0.22) + 0.17*sin(5.5) = 0.12435405625...
+    value = evaluate_model("erf(0.22*x) + 0.17*sin(5.5*x)", {"x": np.array([1.0])})
+    np.testing.assert_allclose(value, [math.erf(0.22) + 0.17 * math.sin(5.5)], rtol=1e-12)
+    assert latex_of("erf(x1)") == r"\operatorname{erf}{\left(x_{1} \right)}"
+    with pytest.raises(ModelRejected, match=r"erf\(\) takes exactly 1 argument|erf.*argument"):
+        parse_model("erf(x1, x2)")
+
+
 def test_latex_of_refuses_hostile_strings(tmp_path):
     target = tmp_path / "pwned"
     with pytest.raises(ModelRejected, match=r"Attribute access"):
@@ -401,3 +430,18 @@ def test_evaluate_model_never_executes_the_string(tmp_path):
 
 def test_evaluate_model_variable_named_like_the_numpy_module():
     np.testing.assert_array_equal(evaluate_model("numpy + 1", {"numpy": np.array([1.0, 2.0])}), [2.0, 3.0])
+
+
+def test_numeric_first_look_settles_clearly_different_models_only():
+    from srdash.expressions import equivalence_table
+
+    f = "0.4*x1*x2 - 1.5*x1 + 2.5*x2 + 1"
+    verdicts = equivalence_table([f"{f} + 0.02*x5", f"{f} + 2", f"3*({f})", f"({f})*x3/x3",
+                                  "(0.4*x1 + 2.5)*(x2 - 3.75) + 10.375"], [f] * 5, timeout=30)
+    # a spurious term 0.02*x5 survives the 3-decimal rounding: the difference varies at the
+    # sample points, so the symbolic steps are skipped, with that reason
+    assert verdicts[0][0] is False and "sample points" in verdicts[0][1]
+    # constant difference, constant ratio, a cancelling factor, equal only after expanding:
+    # the sample points cannot tell them apart, the symbolic steps decide (equivalent)
+    assert [ok for ok, _ in verdicts[1:]] == [True, True, True, True]
+    assert not any("sample points" in detail for _, detail in verdicts[1:])

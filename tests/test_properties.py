@@ -340,6 +340,9 @@ def test_2022_ground_truths_are_equivalent_to_themselves():
     assert [ok for ok, _ in verdicts] == [True] * len(specs), verdicts
     exact = [s.name for s in specs if s.property == "exact"]
     assert exact == ["exact_formula_easier", "exact_formula_easy", "exact_formula_medium", "exact_formula_hard"]
+    # the erf ground truth of the extrapolation datasets parses (erf is whitelisted) and is checked too
+    extrapolation = [s.name for s in specs if s.property == "extrapolation"]
+    assert extrapolation == ["extrapolation_easy", "extrapolation_medium", "extrapolation_hard"]
 
 
 # ---------------------------------------------------------------------------- end to end

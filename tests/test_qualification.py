@@ -208,8 +208,8 @@ def test_cli_fits_the_baseline_and_filters_a_track(tmp_path):
     assert "Excluded from the track (did not qualify against LinearRegression): flat." in out.stderr
     # without the data, the baseline's rows must be in the results
     refused = runner.invoke(main, ["qualify", str(tmp_path / "results.csv")])
-    assert refused.exit_code == 1 and "has no r2_test column. Give the qualification data with --data" in \
-        refused.output
+    assert refused.exit_code == 1 and "have no r2_test column. Give the qualification data (`srdash qualify --data`" \
+        in refused.output
     results.assign(r2_test=0.5).to_csv(tmp_path / "scored.csv", index=False)
     refused = runner.invoke(main, ["qualify", str(tmp_path / "scored.csv")])
     assert refused.exit_code == 1 and "no rows of the baseline 'LinearRegression'" in refused.output

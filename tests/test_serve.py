@@ -133,7 +133,7 @@ def test_datasets_without_input_is_refused(served, tmp_path):
     datasets.write_text("dataset,features\nd1,x1\n")
     result = CliRunner().invoke(main, ["serve", "--datasets", str(datasets)])
     assert result.exit_code == 2
-    assert "--datasets only applies to an INPUT" in result.output
+    assert "--datasets and --descriptions only apply to an INPUT" in result.output
 
 
 def test_print_command_shows_what_would_run(served):
@@ -222,3 +222,36 @@ def test_weighted_rules_need_the_sensitivity_view():
     result = CliRunner().invoke(main, ["serve", "--rules", "evalrs2022", "--print-command"])
     assert result.exit_code != 0
     assert "open them with --view sensitivity" in result.output
+
+
+def test_descriptions_and_qualification_reach_the_notebook(served, tmp_path, monkeypatch):
+    from srdash.datasets import write_property_datasets
+
+    write_property_datasets(tmp_path / "data", seed=0)
+    (tmp_path / "results.csv").write_text("method,dataset,run,model\na,exact_easy,0,x1\nb,exact_easy,0,x2\n")
+    (tmp_path / "q.csv").write_text("method,dataset,run,r2_test\nLinearRegression,q,0,0.5\na,q,0,0.9\n")
+    (tmp_path / "qdata").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["serve", "results.csv", "--descriptions", "data/datasets.yaml",
+                                       "--qualification", "q.csv", "--qualification-data", "qdata"])
+    assert result.exit_code == 0, result.output
+    env = served[0]["env"]
+    assert env["SRDASH_DESCRIPTIONS"] == str(tmp_path / "data" / "datasets.yaml")
+    assert env["SRDASH_QUALIFICATION"] == str(tmp_path / "q.csv")
+    assert env["SRDASH_QUALIFICATION_DATA"] == str(tmp_path / "qdata")
+    assert "10 dataset descriptions." in result.output  # write_property_datasets' 10 datasets
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--descriptions", "d.yaml"], "--datasets and --descriptions only apply to an INPUT"),
+    (["results.csv", "--qualification-data", "."], "--qualification-data needs --qualification"),
+    (["results.csv", "--qualification", "bad.csv"], "the required column is missing"),
+])
+def test_descriptions_and_qualification_are_checked_first(served, results_csv, tmp_path, monkeypatch,
+                                                          arguments, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.yaml").write_text("datasets: []\n")
+    (tmp_path / "bad.csv").write_text("method,r2_test\na,0.5\n")
+    result = CliRunner().invoke(main, ["serve", *arguments])
+    assert result.exit_code != 0 and message in result.output
+    assert served == []

@@ -303,3 +303,118 @@ def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
     assert app.more.get_title(4) == "Real-world track (expert trust)"
     assert "trust" in page.lower() and "<table" in page
     assert app.log_panel.text() == ""
+
+
+# --------------------------------------------------------------------------- descriptions and qualification
+
+
+@pytest.fixture(scope="module")
+def described_track(tmp_path_factory):
+    """Three methods on two generated property datasets, and a qualification stage.
+
+    Qualification (one dataset, one run; srdash.qualification's 'wins' rule):
+    LinearRegression 0.50; Truth 0.90 (a win), Line 0.60 (a win), Constant 0.00 (a
+    loss): Constant does not qualify, the other two do.
+    """
+    from srdash.datasets import write_property_datasets
+
+    folder = tmp_path_factory.mktemp("described")
+    table = write_property_datasets(folder, seed=1)
+    rows = []
+    for name in ("exact_easy", "feature_absence"):
+        rows += [{"method": "Truth", "dataset": name, "model": table[name].truth},
+                 {"method": "Line", "dataset": name, "model": "1.5*x1 + x6"},
+                 {"method": "Constant", "dataset": name, "model": "2"}]
+    results = load_results(pd.DataFrame(rows), datasets=table.frame())
+    qualification = pd.DataFrame({"method": ["LinearRegression", "Truth", "Line", "Constant"], "dataset": "q",
+                                  "r2_test": [0.50, 0.90, 0.60, 0.00]})
+    return results, folder / "datasets.yaml", qualification
+
+
+def _open_view(app: Dashboard, title: str):
+    index = list(app.more.titles).index(title)
+    app.more.selected_index = index
+    return app.more.children[index]
+
+
+def test_dashboard_with_descriptions_shows_the_property_scores(described_track):
+    from srdash.widgets.properties import PropertyView, QualificationView
+
+    results, descriptions, qualification = described_track
+    app = Dashboard(results, descriptions=str(descriptions), qualification=qualification, cache=False)
+    assert app.wait(120)
+    assert list(app.more.titles[:2]) == [dashboard_module.PROPERTY_VIEW_TITLE,
+                                         dashboard_module.QUALIFICATION_VIEW_TITLE]
+    # Constant did not qualify: not judged, and the warning names it and the rule
+    assert sorted(app.verdict.leaderboard["method"]) == ["Line", "Truth"]
+    assert "Excluded from the track (did not qualify against LinearRegression): Constant." in app.warnings.value
+    assert "Qualification rule: A method qualifies when" in app.warnings.value
+    assert app.verdict.provenance["qualification_excluded"] == "Constant"
+
+    view = _open_view(app, dashboard_module.PROPERTY_VIEW_TITLE)
+    assert isinstance(view, PropertyView)
+    assert view.scores is app.property_scores  # computed once, in prepare_track
+    per = view.scores.per_dataset.set_index(["dataset", "method"])["property"]
+    # exact_easy: the truth is rediscovered (share 1), the line is not (0);
+    # feature_absence (x5..x10 irrelevant): Truth uses none (S1 = 1), Line uses x6 (1 - 1/6)
+    assert per[("exact_easy", "Truth")] == 1.0 and per[("exact_easy", "Line")] == 0.0
+    assert per[("feature_absence", "Line")] == pytest.approx(5 / 6)
+    assert "Constant" not in set(view.scores.per_dataset["method"])
+    view.dataset = "exact_easy"
+    assert r"1.5 x_{1}" in view.models.value  # the ground truth 1.5*x1 - 0.5*x2 + 2, in LaTeX
+    # the track's problems (no model error here, but the property rows) reach the verdict
+    assert app.runs["property"].notna().all()
+
+    qualification_view = _open_view(app, dashboard_module.QUALIFICATION_VIEW_TITLE)
+    assert isinstance(qualification_view, QualificationView)
+    assert "not qualified" in qualification_view.table.value and "Constant" in qualification_view.table.value
+    assert "Excluded from the track" in qualification_view.notes_area.value
+
+    # a re-judging with other options keeps the note (it is applied to every verdict)
+    app.rank_method = "min"
+    assert "Constant" in app.warnings.value and sorted(app.verdict.leaderboard["method"]) == ["Line", "Truth"]
+
+
+def test_keep_unqualified_only_flags_them(described_track):
+    results, _, qualification = described_track
+    app = Dashboard(results, qualification=qualification, keep_unqualified=True, cache=False)
+    assert app.wait(120)
+    assert sorted(app.verdict.leaderboard["method"]) == ["Constant", "Line", "Truth"]
+    assert "Did not qualify against LinearRegression but kept in the track: Constant." in app.warnings.value
+    # no descriptions: no property view, the qualification view only
+    assert dashboard_module.PROPERTY_VIEW_TITLE not in app.more.titles
+    assert dashboard_module.QUALIFICATION_VIEW_TITLE in app.more.titles
+
+
+def test_without_descriptions_or_qualification_the_views_are_absent(runs):
+    app = Dashboard(runs=runs)
+    assert dashboard_module.PROPERTY_VIEW_TITLE not in app.more.titles
+    assert dashboard_module.QUALIFICATION_VIEW_TITLE not in app.more.titles
+    assert app.property_scores is None and app.qualification is None
+    assert "qualification" not in " ".join(app.verdict.warnings).lower()
+
+
+def test_a_bad_qualification_file_is_reported_not_raised(described_track, tmp_path):
+    results, _, _ = described_track
+    bad = tmp_path / "q.csv"
+    pd.DataFrame({"method": ["a"], "dataset": ["d"], "r2_test": [0.5]}).to_csv(bad, index=False)
+    app = Dashboard(results, qualification=str(bad), cache=False)
+    assert app.wait(60)
+    assert app.verdict is None
+    assert "no rows of the baseline 'LinearRegression'" in app.log_panel.text()
+
+
+def test_from_environment_reads_descriptions_and_qualification(tmp_path):
+    env = {"SRDASH_INPUT": str(tmp_path / "r.csv"), "SRDASH_DESCRIPTIONS": str(tmp_path / "d.yaml"),
+           "SRDASH_QUALIFICATION": str(tmp_path / "q.csv"), "SRDASH_QUALIFICATION_DATA": str(tmp_path / "qd")}
+    app = Dashboard.from_environment(env, start=False)
+    assert app._descriptions == str(tmp_path / "d.yaml")
+    assert app._qualification_input == str(tmp_path / "q.csv")
+    assert app._qualification_data == str(tmp_path / "qd")
+    assert list(app.more.titles[:2]) == [dashboard_module.PROPERTY_VIEW_TITLE,
+                                         dashboard_module.QUALIFICATION_VIEW_TITLE]
+    assert "qualification stage: " in app._source_line
+    # the demo opens with its own descriptions and qualification stage, in a temporary folder
+    demo = Dashboard.from_environment({}, start=False)
+    assert demo._descriptions.endswith("descriptions.yaml") and "srdash-demo-" in demo._descriptions
+    assert demo._qualification_input.endswith("qualification.csv")

@@ -5,28 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import pandas as pd
 
 from srdash.cli._common import fail_cleanly
-from srdash.errors import SrdashError
-
-
-def _read_table(path: Path) -> pd.DataFrame:
-    """A results table from CSV/TSV (optionally compressed), Parquet or a folder of SRBench JSON files."""
-    name = path.name.lower()
-    if path.is_dir():
-        from srdash.loading import load_results
-
-        return load_results(path).table
-    try:
-        if name.endswith((".parquet", ".pq")):
-            return pd.read_parquet(path)
-        if ".csv" in name or ".tsv" in name:
-            return pd.read_csv(path, sep="\t" if ".tsv" in name else ",")
-    except (OSError, ValueError) as exc:
-        raise SrdashError(f"Cannot read '{path}': {exc}") from exc
-    raise SrdashError(f"'{path}' must be a .csv or .tsv file (optionally compressed), a .parquet file or a "
-                      "folder of SRBench JSON result files.")
 
 
 @click.command("qualify")
@@ -63,35 +43,15 @@ def qualify_command(results_path, data_path, target, baseline, rule, decimals, m
     (dataset, run), R2 rounded to --decimals; the rule used is printed with
     the verdicts.
     """
-    from srdash.evaluation import merge_values
-    from srdash.qualification import (canonical_results, evaluate_qualification_models, filter_qualified,
-                                      fit_baseline, qualify, read_qualification_data)
+    from srdash.qualification import filter_qualified, read_qualification_results, run_qualification
 
     if track_path is not None and track_output is None:
         raise click.UsageError("--track needs --track-output (where to write the filtered track results).")
     with fail_cleanly():
-        results = _read_table(results_path)
-        baseline_rows = None
-        if data_path is not None:
-            data = read_qualification_data(data_path, target=target)
-            table = canonical_results(results, source=str(results_path), need_r2=False)
-            seeds = {d: sorted({int(r) for r in group["run"]}) for d, group in table.groupby("dataset")
-                     if d in data}
-            baseline_rows = fit_baseline({d: data[d] for d in seeds}, seeds=seeds, target=target,
-                                         max_rows=max_rows, name=baseline)
-            if "model" in table.columns:
-                recomputed = evaluate_qualification_models(table, data, target=target, max_rows=max_rows)
-                if not recomputed.empty:
-                    merged = merge_values(table, recomputed)
-                    for detail in merged.problems["detail"]:
-                        click.secho(f"Warning: {detail}", fg="yellow", err=True)
-                    table = merged.runs
-            results = table
-        if data_path is None and not {"r2_test"} & set(results.columns):
-            raise SrdashError(f"'{results_path}' has no r2_test column. Give the qualification data with "
-                              "--data: srdash then computes r2_test from the model strings and fits the baseline.")
-        qualification = qualify(results, baseline=baseline, rule=rule, decimals=decimals,
-                                baseline_rows=baseline_rows)
+        qualification = run_qualification(results_path, data=data_path, target=target, baseline=baseline,
+                                          rule=rule, decimals=decimals, max_rows=max_rows)
+    for detail in qualification.problems.loc[qualification.problems["kind"] == "metric_mismatch", "detail"]:
+        click.secho(f"Warning: {detail}", fg="yellow", err=True)
     click.echo(f"Rule: {qualification.rule}", err=True)
     if not qualification.problems.empty:
         counts = qualification.problems["kind"].value_counts().to_dict()
@@ -110,7 +70,7 @@ def qualify_command(results_path, data_path, target, baseline, rule, decimals, m
     click.echo(f"Not qualified: {', '.join(failing) if failing else 'none'}.", err=True)
     if track_path is not None:
         with fail_cleanly():
-            track = _read_table(track_path)
+            track = read_qualification_results(track_path)
             filtered = filter_qualified(track, qualification, exclude=not keep_unqualified)
         filtered.runs.to_csv(track_output, index=False)
         for note in filtered.notes:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
-
-import pandas as pd
 
 import click
 
@@ -32,6 +29,18 @@ from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS
               help="Dataset descriptions (YAML or CSV, see `srdash datasets --help` and the shipped "
                    "srdash/data/srbench2022_synthetic.yaml): the models are evaluated on the datasets' files, "
                    "the metrics recomputed and each dataset's property scored from the models.")
+@click.option("--qualification", "qualification_path", type=click.Path(exists=True, path_type=Path),
+              help="Results of the qualification stage (format: `srdash qualify --help`): each method must beat "
+                   "LinearRegression there first. The verdicts and the rule are printed; methods that do not "
+                   "qualify are left out of the judged track (see --keep-unqualified), which the verdict's "
+                   "warnings and provenance record.")
+@click.option("--qualification-data", "qualification_data", type=click.Path(exists=True, path_type=Path),
+              help="Folder of the qualification datasets (.tsv.gz/.tsv/.csv, target column 'target'): srdash "
+                   "then fits the LinearRegression baseline itself (75/25 split per run seed) and recomputes "
+                   "r2_test of the qualification models. Without it, the qualification results need r2_test and "
+                   "the baseline's rows.")
+@click.option("--keep-unqualified", is_flag=True,
+              help="Keep the methods that did not qualify in the track; they are only flagged in the warnings.")
 @click.option("--aggregation", type=click.Choice(RUN_AGGREGATIONS),
               help="Override the rules' run aggregation.")
 @click.option("--rank-method", type=click.Choice(RANK_METHODS), help="Override the rules' tie rule.")
@@ -40,9 +49,8 @@ from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS
               help="Simplify the models on this Dask scheduler's workers (same results and time limits; "
                    "--jobs is then ignored). Default: the SRDASH_SCHEDULER environment variable, else local "
                    "worker processes.")
-def score(input_path, rules, output, per_dataset, problems, datasets_path, descriptions_path, aggregation,
-          rank_method,
-          timeout, jobs, cache, no_cache, scheduler):
+def score(input_path, rules, output, per_dataset, problems, datasets_path, descriptions_path, qualification_path,
+          qualification_data, keep_unqualified, aggregation, rank_method, timeout, jobs, cache, no_cache, scheduler):
     """Judge the competition results in INPUT.
 
     INPUT is a CSV or Parquet file with one row per (method, dataset, run) — columns
@@ -53,37 +61,70 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, descr
     Ranks are 'higher is better' (K = best, 1 = worst). A provenance file
     (versions, rules hash, input hashes) is written beside the leaderboard as
     OUTPUT.provenance.json.
+
+    With --qualification, the qualification stage runs first (as `srdash
+    qualify`) and only the methods that beat LinearRegression there are judged.
     """
+    if qualification_path is None and (qualification_data is not None or keep_unqualified):
+        raise click.UsageError("--qualification-data and --keep-unqualified need --qualification (the results "
+                               "of the qualification stage).")
+    if rules.kind == "normalised-weighted" and qualification_path is not None:
+        raise click.UsageError(f"The rules '{rules.name}' score submissions with weighted meta-scores; they have "
+                               "no qualification stage. Leave out --qualification.")
     if rules.kind == "normalised-weighted":  # EvalRS-style submissions: srdash.multiobjective
         from srdash.cli.sensitivity import score_normalised_weighted
 
         return score_normalised_weighted(input_path, rules, output, per_dataset)
     from srdash.distributed import scheduler_setting
     from srdash.loading import load_results
-    from srdash.pipeline import input_hashes, prepare_runs
+    from srdash.pipeline import input_hashes, prepare_runs, qualified_results, with_qualification, with_track_problems
     from srdash.ranking import judge
+
+    qualification = None
+    if qualification_path is not None:
+        from srdash.qualification import run_qualification
+
+        with fail_cleanly():
+            qualification = run_qualification(qualification_path, data=qualification_data)
+        click.echo(f"Qualification stage ({qualification_path}):", err=True)
+        click.echo(qualification.table.drop(columns=["qualified"]).to_string(index=False), err=True)
+        click.echo(f"Rule: {qualification.rule}", err=True)
+        if not qualification.problems.empty:
+            counts = qualification.problems["kind"].value_counts().to_dict()
+            click.echo(f"{len(qualification.problems)} qualification problem(s): "
+                       + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), err=True)
 
     with fail_cleanly(), scheduler_setting(scheduler):
         rules = rules.with_options(run_aggregation=aggregation, rank_method=rank_method)
         track_problems = None
+        descriptions = None
         if descriptions_path is not None:
             from srdash.datasets import load_dataset_table
-            from srdash.pipeline import prepare_track
 
             descriptions = load_dataset_table(descriptions_path)
             results = load_results(input_path, datasets=descriptions.frame())
+        else:
+            results = load_results(input_path, datasets=datasets_path)
+        filtered = None
+        if qualification is not None:  # before the expensive step: excluded models are not simplified
+            results, filtered = qualified_results(results, qualification, keep_unqualified=keep_unqualified)
+        if descriptions is not None:
+            from srdash.pipeline import prepare_track
+
             with progress_bar("simplifying models") as progress:
                 track = prepare_track(results, descriptions, timeout=timeout, jobs=jobs,
                                       cache=False if no_cache else cache, progress=progress)
             runs, track_problems = track.runs, track.problems
         else:
-            results = load_results(input_path, datasets=datasets_path)
             with progress_bar("simplifying models") as progress:
                 runs = prepare_runs(results, timeout=timeout, jobs=jobs,
                                     cache=False if no_cache else cache, progress=progress)
-        verdict = judge(runs, rules)
-        if track_problems is not None and len(track_problems):
-            verdict = replace(verdict, problems=pd.concat([verdict.problems, track_problems], ignore_index=True))
+        verdict = with_track_problems(judge(runs, rules), track_problems)
+        if qualification is not None:
+            verdict = with_qualification(verdict, qualification, filtered)
+            sources = ([str(qualification_path)]
+                       + ([str(qualification_data)] if qualification_data is not None else []))
+            verdict = verdict.with_provenance(**input_hashes(sources))
         verdict = verdict.with_provenance(**input_hashes(results.sources))
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)

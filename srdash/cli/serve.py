@@ -35,6 +35,17 @@ def _check_rules(ctx, param, value):
 @click.option("--store", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Trust store of an expert review (`srdash review --store`): adds the real-world "
                    "track leaderboard to the dashboard.")
+@click.option("--descriptions", "descriptions_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Dataset descriptions (YAML or CSV, as `srdash score --descriptions`): the models are evaluated "
+                   "on the datasets' files, each dataset's property is scored from the models, and the dashboard "
+                   "gets a property view (ground truths and models in LaTeX, unwanted features, noise curves).")
+@click.option("--qualification", "qualification_path", type=click.Path(exists=True, path_type=Path),
+              help="Results of the qualification stage (as `srdash qualify`): the dashboard gets a qualification "
+                   "view, and the methods that do not beat LinearRegression there leave the track, as a warning "
+                   "above the leaderboard says.")
+@click.option("--qualification-data", "qualification_data", type=click.Path(exists=True, path_type=Path),
+              help="Folder of the qualification datasets: srdash fits the LinearRegression baseline itself and "
+                   "recomputes the qualification models' r2_test.")
 @click.option("--view", type=click.Choice(["dashboard", "sensitivity"]), default="dashboard", show_default=True,
               help="The app to open: the judging dashboard, or the weight-sensitivity view alone (the "
                    "one for normalised, weighted rules such as evalrs2022).")
@@ -54,13 +65,15 @@ def _check_rules(ctx, param, value):
                    "login, so only change it on a trusted network.")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
-def serve(input_path, rules, datasets_path, store, view, port, jobs, timeout, preheat, ip, print_command):
+def serve(input_path, rules, datasets_path, store, descriptions_path, qualification_path, qualification_data, view,
+          port, jobs, timeout, preheat, ip, print_command):
     """Open the dashboard on the competition results in INPUT.
 
     INPUT is what `srdash score` reads: a CSV or Parquet file with one row per
     (method, dataset, run), or a folder of SRBench-style JSON result files.
     Without INPUT the dashboard judges the built-in demo competition
-    (see `srdash demo`).
+    (see `srdash demo`), with its dataset descriptions and qualification stage:
+    the property and qualification views are under "More views".
 
     The input and the rules are checked first, so a bad file is reported here.
     Then Voilà serves the dashboard notebook at http://IP:PORT/ (the URL is
@@ -86,16 +99,35 @@ def serve(input_path, rules, datasets_path, store, view, port, jobs, timeout, pr
         elif input_path is not None:
             from srdash.loading import load_results
 
-            results = load_results(input_path, datasets=datasets_path)
+            features = datasets_path
+            if descriptions_path is not None:
+                from srdash.datasets import load_dataset_table
+
+                described = load_dataset_table(descriptions_path)
+                click.echo(f"{descriptions_path}: {len(described)} dataset descriptions.", err=True)
+                features = datasets_path if datasets_path is not None else described.frame()
+            results = load_results(input_path, datasets=features)
             click.echo(f"{input_path}: {len(results.table)} runs of {results.table['method'].nunique()} "
                        f"methods on {results.table['dataset'].nunique()} datasets.", err=True)
-        elif datasets_path is not None:
-            raise click.UsageError("--datasets only applies to an INPUT; the demo has its own feature names.")
+        elif datasets_path is not None or descriptions_path is not None:
+            raise click.UsageError("--datasets and --descriptions only apply to an INPUT; the demo has its own "
+                                   "feature names and descriptions.")
+        if qualification_data is not None and qualification_path is None:
+            raise click.UsageError("--qualification-data needs --qualification (the results of the qualification "
+                                   "stage).")
+        if (descriptions_path is not None or qualification_path is not None) and view != "dashboard":
+            raise click.UsageError("--descriptions and --qualification apply to the dashboard view only.")
+        if qualification_path is not None:
+            from srdash.qualification import canonical_results, read_qualification_results
+
+            canonical_results(read_qualification_results(qualification_path), source=str(qualification_path),
+                              need_r2=qualification_data is None)
         notebook = app.notebook_path("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME)
         chosen_port = port or app.free_port(ip)
         command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat)
         env = app.dashboard_environment(input_path=input_path, rules=rules, datasets=datasets_path, jobs=jobs,
-                                        timeout=timeout, store=store)
+                                        timeout=timeout, store=store, descriptions=descriptions_path,
+                                        qualification=qualification_path, qualification_data=qualification_data)
         url = f"http://{ip}:{chosen_port}/"
         if print_command:
             for name in app.ENVIRONMENT:

@@ -6,6 +6,14 @@ bar; the widget is displayed at once and fills in when it is done. Changing the
 rules, the run aggregation or the tie rule re-judges the cached prepared runs
 (:func:`srdash.ranking.judge`, milliseconds), without reloading or
 re-simplifying anything.
+
+With dataset descriptions (``descriptions=``) the background step is
+:func:`srdash.pipeline.prepare_track` instead: the models are also evaluated
+on the datasets' files and each dataset's property is scored; the "More
+views" accordion then has a property view. With qualification results
+(``qualification=``) the qualification stage runs first, the methods that did
+not qualify leave the track (``keep_unqualified=False``), a warning above the
+leaderboard names them and the rule, and the accordion has a qualification view.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import traitlets
 from srdash.errors import SrdashError
 from srdash.figures import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
 from srdash.loading import Results, load_results
-from srdash.pipeline import prepare_runs
+from srdash.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.ranking import Verdict, judge
 from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
 from srdash.widgets.panels import FigurePanel, LogPanel, ProgressPanel, logged
@@ -118,6 +126,21 @@ class Dashboard(widgets.VBox):
         What is being judged, shown under the title.
     start : bool
         Start preparing ``results`` at once (else call :meth:`start`).
+    descriptions : DatasetTable, path or None
+        Dataset descriptions (:func:`srdash.datasets.load_dataset_table`; a
+        path is read in the background thread). Given: the models are
+        evaluated on the datasets' files, the properties scored
+        (:func:`srdash.pipeline.prepare_track`) and the property view added.
+    qualification : Qualification, path, DataFrame or None
+        The qualification stage (:func:`srdash.qualification.run_qualification`
+        reads a path or DataFrame of results in the background thread). Given:
+        the qualification view is added and non-qualified methods leave the track.
+    qualification_data : path, optional
+        Folder of the qualification datasets: srdash fits the LinearRegression
+        baseline itself and recomputes the models' R2 there.
+    keep_unqualified : bool
+        Keep the methods that did not qualify in the track (only flagged in the
+        warnings) instead of excluding them.
 
     Attributes
     ----------
@@ -132,6 +155,12 @@ class Dashboard(widgets.VBox):
         True while the background preparation runs; the controls are frozen.
     timings : dict
         Seconds spent loading, preparing and judging.
+    property_scores : PropertyScores or None
+        The track's property scores (with ``descriptions``), once prepared.
+    qualification : Qualification or None
+        The qualification stage's outcome, once prepared.
+    qualification_notes : tuple of str
+        Who was excluded (or flagged) after the qualification, and why.
 
     Examples
     --------
@@ -166,9 +195,22 @@ class Dashboard(widgets.VBox):
         source: str = "",
         start: bool = True,
         trust_store: str | None = None,
+        descriptions=None,
+        qualification=None,
+        qualification_data=None,
+        keep_unqualified: bool = False,
         **kwargs,
     ):
         self._results = results
+        self._descriptions = descriptions
+        self._qualification_input = qualification
+        self._qualification_data = qualification_data
+        self._keep_unqualified = bool(keep_unqualified)
+        self._filtered = None              # FilteredRuns after the qualification stage
+        self._track_problems: pd.DataFrame | None = None
+        self.property_scores = None
+        self.qualification = None
+        self.qualification_notes: tuple[str, ...] = ()
         self._prepare_options = {"jobs": jobs, "timeout": timeout, "cache": cache}
         self._rules: Rules | None = None
         self._deferred = 0          # > 0 inside _one_rejudge(): re-judge once at the end
@@ -200,7 +242,12 @@ class Dashboard(widgets.VBox):
         # Further views (sensitivity, uncertainty, audit, real-world track): built
         # when first opened, refreshed when the verdict changes.
         self._trust_store = trust_store
-        self._view_builders = {title: build for title, build in _more_views(trust_store)}
+        track_views = []
+        if descriptions is not None:
+            track_views.append((PROPERTY_VIEW_TITLE, self._build_property_view))
+        if qualification is not None:
+            track_views.append((QUALIFICATION_VIEW_TITLE, self._build_qualification_view))
+        self._view_builders = {title: build for title, build in track_views + _more_views(trust_store)}
         self._views: dict[str, widgets.Widget] = {}
         self.more = widgets.Accordion(
             children=[widgets.HTML("<div class='srdash-note'>Open to compute.</div>") for _ in self._view_builders],
@@ -286,9 +333,15 @@ class Dashboard(widgets.VBox):
         dataset table with feature names (optional); ``SRDASH_JOBS``: worker
         processes (default 1); ``SRDASH_STORE``: a trust store (adds the
         real-world track view); ``SRDASH_TIMEOUT``: seconds allowed to simplify
-        one model (default 10). Loading happens in the background; a bad value
-        is reported in the dashboard's log rather than raised, so the page
-        always shows.
+        one model (default 10); ``SRDASH_DESCRIPTIONS``: dataset descriptions
+        (adds the property view); ``SRDASH_QUALIFICATION``: qualification-stage
+        results (adds the qualification view; non-qualified methods leave the
+        track); ``SRDASH_QUALIFICATION_DATA``: folder of the qualification
+        datasets. Without ``SRDASH_INPUT`` the demo opens with its own
+        descriptions and qualification stage (:func:`srdash.demo.write_demo`,
+        written to a temporary folder). Loading happens in the background; a
+        bad value is reported in the dashboard's log rather than raised, so the
+        page always shows.
 
         Examples
         --------
@@ -302,18 +355,37 @@ class Dashboard(widgets.VBox):
         timeout = _positive_number(env, "SRDASH_TIMEOUT", float, 10.0, "seconds per model", notes)
         input_path = env.get("SRDASH_INPUT", "").strip()
         datasets = env.get("SRDASH_DATASETS", "").strip() or None
+        descriptions = env.get("SRDASH_DESCRIPTIONS", "").strip() or None
+        qualification = env.get("SRDASH_QUALIFICATION", "").strip() or None
+        qualification_data = env.get("SRDASH_QUALIFICATION_DATA", "").strip() or None
+        demo_folder = None
         if input_path:
-            loader = functools.partial(load_results, input_path, datasets=datasets)
+            loader = functools.partial(_load_input, input_path, datasets=datasets, descriptions=descriptions)
             source = input_path + (f" (features from {datasets})" if datasets else "")
+            source += f", datasets described in {descriptions}" if descriptions else ""
         else:
-            from srdash.demo import demo_competition
+            import tempfile
 
-            loader = demo_competition
-            source = "the built-in demo competition (srdash.demo.demo_competition, seed 0)"
+            # The demo's data files, descriptions and qualification stage, written by the loader.
+            demo_folder = Path(tempfile.mkdtemp(prefix="srdash-demo-"))
+            loader = functools.partial(_load_demo, demo_folder)
+            descriptions = str(demo_folder / "descriptions.yaml")
+            qualification = qualification or str(demo_folder / "qualification.csv")
+            source = ("the built-in demo competition (srdash.demo, seed 0), with its dataset descriptions "
+                      "and qualification stage")
+        if qualification:
+            source += f"; qualification stage: {qualification}"
         rules = env.get("SRDASH_RULES", "").strip() or "srbench2022"
         store = env.get("SRDASH_STORE", "").strip() or None
-        app = cls(loader, **{"rules": rules, "jobs": jobs, "timeout": timeout, "source": source,
-                             "trust_store": store, **kwargs})
+        options = {"rules": rules, "jobs": jobs, "timeout": timeout, "source": source, "trust_store": store,
+                   "descriptions": descriptions, "qualification": qualification,
+                   "qualification_data": qualification_data}
+        app = cls(loader, **{**options, **kwargs})
+        if demo_folder is not None:
+            import shutil
+            import weakref
+
+            weakref.finalize(app, shutil.rmtree, demo_folder, True)
         for note in notes:
             app.log_panel.report(note, context="reading the environment")
         return app
@@ -362,10 +434,24 @@ class Dashboard(widgets.VBox):
                 results = self._results()
             else:
                 results = self._results
+            if self._qualification_input is not None:
+                self.progress.stage("Qualification stage…")
+                results = self._qualify(results)
+            descriptions = self._descriptions
+            if isinstance(descriptions, (str, os.PathLike)):
+                from srdash.datasets import load_dataset_table
+
+                descriptions = load_dataset_table(descriptions)
             loaded = time.monotonic()
             self.timings["load"] = loaded - started
             self.progress.stage(f"Simplifying {len(results.table)} models…")
-            runs = prepare_runs(results, progress=self.progress.update, **self._prepare_options)
+            if descriptions is not None:
+                track = prepare_track(results, descriptions, progress=self.progress.update, **self._prepare_options)
+                runs = track.runs
+                self._track_problems = track.problems
+                self.property_scores = track.scores
+            else:
+                runs = prepare_runs(results, progress=self.progress.update, **self._prepare_options)
             self.timings["prepare"] = time.monotonic() - loaded
             self.progress.stage("Judging…")
             self.runs = runs
@@ -385,6 +471,21 @@ class Dashboard(widgets.VBox):
             self.problems.value = ""
         finally:
             self.busy = False
+
+    def _qualify(self, results: Results) -> Results:
+        """Run the qualification stage; the track's results without the methods that did not qualify."""
+        from srdash.qualification import Qualification, run_qualification
+
+        given = self._qualification_input
+        qualification = given if isinstance(given, Qualification) else run_qualification(
+            given, data=self._qualification_data)
+        kept, filtered = qualified_results(results, qualification, keep_unqualified=self._keep_unqualified)
+        self.qualification = qualification
+        self._filtered = filtered
+        self.qualification_notes = filtered.notes
+        for note in filtered.notes:
+            self.log_panel.info(note)
+        return kept
 
     # ------------------------------------------------------------------ observers
 
@@ -465,7 +566,9 @@ class Dashboard(widgets.VBox):
             started = time.monotonic()
             rules = self._rules.with_options(run_aggregation=self.run_aggregation, rank_method=self.rank_method)
             try:
-                verdict = judge(self.runs, rules)
+                verdict = with_track_problems(judge(self.runs, rules), self._track_problems)
+                if self.qualification is not None and self._filtered is not None:
+                    verdict = with_qualification(verdict, self.qualification, self._filtered)
             except Exception:
                 self.leaderboard.value = ("<div style='color:#b00'>These options could not be applied; "
                                           "the leaderboard is not up to date (see the log).</div>")
@@ -513,10 +616,44 @@ class Dashboard(widgets.VBox):
             self.more.children = children
             self.more.selected_index = index
 
+    def _build_property_view(self, verdict, runs):
+        from srdash.representative import representative_choice
+        from srdash.widgets.properties import PropertyView
+
+        if self.property_scores is None:
+            return widgets.HTML("<div class='srdash-note'>No property scores: the dataset descriptions could "
+                                "not be used (see the log).</div>")
+        return PropertyView(self.property_scores, runs=runs, choice=representative_choice(verdict.rules))
+
+    def _build_qualification_view(self, verdict, runs):
+        from srdash.widgets.properties import QualificationView
+
+        if self.qualification is None:
+            return widgets.HTML("<div class='srdash-note'>No qualification stage: its results could not be "
+                                "used (see the log).</div>")
+        return QualificationView(self.qualification, notes=self.qualification_notes)
+
     @logged("refreshing the views")
     def _refresh_views(self) -> None:
         for title, view in self._views.items():
             _refresh_view(view, self.verdict, self.runs)
+
+
+def _load_input(path: str, *, datasets: str | None, descriptions: str | None) -> Results:
+    """The results at ``path``, with feature names from ``datasets`` or else from ``descriptions``."""
+    if datasets is None and descriptions is not None:
+        from srdash.datasets import load_dataset_table
+
+        return load_results(path, datasets=load_dataset_table(descriptions).frame())
+    return load_results(path, datasets=datasets)
+
+
+def _load_demo(folder: Path) -> Results:
+    """The demo competition, written to ``folder`` with its data, descriptions and qualification stage."""
+    from srdash.demo import write_demo
+
+    paths = write_demo(folder)
+    return load_results(paths["results"], datasets=paths["datasets"])
 
 
 def _provenance_html(verdict: Verdict) -> str:
@@ -585,6 +722,10 @@ def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> st
             + leaderboard_html(realworld) + warnings_html(realworld))
 
 
+#: Titles of the synthetic track's views in the "More views" accordion.
+PROPERTY_VIEW_TITLE = "Properties of the synthetic track"
+QUALIFICATION_VIEW_TITLE = "Qualification stage (against LinearRegression)"
+
 _COMPARED_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
 
 
@@ -598,8 +739,9 @@ def _rules_comparison(runs: pd.DataFrame) -> str:
 
 def _refresh_view(view: widgets.Widget, verdict: Verdict, runs: pd.DataFrame) -> None:
     from srdash.sensitivity import Rescorer
+    from srdash.widgets.properties import PropertyView, QualificationView
 
-    if isinstance(view, widgets.HTML):
+    if isinstance(view, (widgets.HTML, PropertyView, QualificationView)):
         return  # views that do not depend on the current options
     if hasattr(view, "rescorer"):
         view.rescorer = Rescorer.from_verdict(verdict, runs=runs)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from srdash.demo import HOSTILE_MODEL
+from srdash.widgets.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
 
 pytestmark = pytest.mark.browser
 
@@ -64,9 +65,18 @@ def _screenshot(page, screenshot_dir: Path, name: str) -> Path:
 def test_leaderboard_shows_methods_and_scores(page):
     board = page.locator("table.srdash-leaderboard")
     expect(board.locator(".srdash-method", has_text="ExactSR")).to_be_visible()
-    expect(board.locator("tbody tr")).to_have_count(7)  # the demo's 7 methods
+    # the demo's 7 methods, less MeanBaseline, which did not qualify (srdash.demo.demo_qualification)
+    expect(board.locator("tbody tr")).to_have_count(6)
+    expect(board.locator(".srdash-method", has_text="MeanBaseline")).to_have_count(0)
     expect(board.locator(".srdash-score").first).to_have_text(re.compile(r"^\d+\.\d{3}$"))
-    expect(page.locator(".srdash-note", has_text="ranks: higher is better, 7 = best").first).to_be_visible()
+    expect(page.locator(".srdash-note", has_text="ranks: higher is better, 6 = best").first).to_be_visible()
+
+
+def test_the_excluded_method_and_the_rule_are_stated(page):
+    warnings = page.locator(".srdash-warnings")
+    expect(warnings).to_contain_text("Excluded from the track (did not qualify against LinearRegression): "
+                                     "MeanBaseline.")
+    expect(warnings).to_contain_text("Qualification rule: A method qualifies when")
 
 
 def test_heatmap_and_simplicity_curve_are_drawn(page, screenshot_dir):
@@ -114,3 +124,33 @@ def test_changing_the_aggregation_changes_the_leaderboard(page, screenshot_dir):
 
     page.locator(".srdash-aggregation").get_by_role("button", name="median", exact=True).click()
     expect(board).to_have_text(before_board, timeout=30_000)
+
+
+def test_property_view_shows_the_ground_truth_and_the_verdicts(page, screenshot_dir):
+    page.get_by_text(PROPERTY_VIEW_TITLE, exact=True).click()
+    view = page.locator(".srdash-properties")
+    expect(view.locator(".js-plotly-plot .gtitle", has_text="Property score per dataset").first).to_be_visible(
+        timeout=60_000)
+    # the first dataset in detail: exact_formula_easier, scored by re-discovery
+    expect(view.locator(".srdash-note", has_text="exact_formula_easier: property 'exact', scored by rediscovery")
+           ).to_be_visible()
+    exact = view.locator(".srdash-exact")
+    expect(exact).to_contain_text("Ground truth:")
+    # ExactSR's representative model is the truth up to the 5th decimal: equivalent after rounding
+    expect(exact.locator("tr", has_text="ExactSR")).to_contain_text("equivalent")
+    # The truth 0.4*x1*x2 - 1.5*x1 + 2.5*x2 + 1 in LaTeX: typeset by MathJax (no text left to
+    # read) or, if MathJax is not there, the LaTeX source.
+    truth = exact.locator("p").first
+    typeset = truth.locator("mjx-container, .MathJax").count()
+    assert typeset >= 1 or "x_{1} x_{2}" in truth.inner_text()
+    _screenshot(page, screenshot_dir, "dashboard-properties")
+
+
+def test_qualification_view_names_the_baseline_and_who_failed(page, screenshot_dir):
+    page.get_by_text(QUALIFICATION_VIEW_TITLE, exact=True).click()
+    view = page.locator(".srdash-qualification").first
+    expect(view).to_contain_text("LinearRegression", timeout=60_000)  # the rule names the baseline
+    failed = page.locator(".srdash-qualification tr", has_text="MeanBaseline")
+    expect(failed).to_contain_text("not qualified")
+    expect(page.locator(".srdash-qualification tr", has_text="ExactSR")).to_contain_text("qualified")
+    _screenshot(page, screenshot_dir, "dashboard-qualification")
