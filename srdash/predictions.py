@@ -53,7 +53,7 @@ import html
 import io
 import os
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
@@ -65,6 +65,8 @@ from srdash.errors import Problem, SrdashError, ValidationError
 
 if TYPE_CHECKING:  # pragma: no cover
     import plotly.graph_objects as go
+
+    from srdash.rules import Rules
 
 __all__ = [
     "SUBSETS",
@@ -84,8 +86,14 @@ __all__ = [
     "read_solution",
     "list_submissions",
     "PredictionResult",
+    "CombinedLeaderboards",
     "score_submissions",
+    "metric_rules",
+    "combine_metrics",
+    "check_combine_rules",
     "to_runs_table",
+    "OPTION_KEYS",
+    "score_from_options",
     "shakeup_figure",
 ]
 
@@ -1139,6 +1147,45 @@ class PredictionResult:
     problems: tuple[Problem, ...] = ()
     warnings: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    decimals: int | None = _DEFAULT_DECIMALS
+    combined: "CombinedLeaderboards | None" = None
+
+    @property
+    def teams(self) -> tuple[str, ...]:
+        """Every team that handed in a submission, sorted."""
+        return tuple(sorted(map(str, self.submissions["team"].unique())))
+
+    def ranked_by(self, metric: str | Metric) -> "PredictionResult":
+        """The same result with its leaderboards and shake-up ranked by another scored metric.
+
+        The submissions that count stay the ones chosen by the first metric
+        (``metrics[0]``), so that every per-metric leaderboard and the combined
+        one rank the same submissions.
+
+        Raises
+        ------
+        SrdashError
+            When ``metric`` was not scored.
+
+        Examples
+        --------
+        >>> targets = Targets.from_arrays([0.0, 0.0, 0.0, 0.0], ["preliminary"] * 2 + ["final"] * 2)
+        >>> listing = pd.DataFrame({"team": ["a", "b"], "file": ["a.txt", "b.txt"]})
+        >>> result = score_submissions(listing, targets, metric="rmse", extra_metrics=["mae"],
+        ...                            predictions={"a.txt": [0, 3, 0, 3], "b.txt": [2, 2, 2, 2]})
+        >>> result.final_leaderboard["team"].tolist(), result.ranked_by("mae").final_leaderboard["team"].tolist()
+        (['b', 'a'], ['a', 'b'])
+        """
+        chosen = get_metric(metric)
+        if chosen not in self.metrics:
+            scored = ", ".join(f"'{m.short_name}'" for m in self.metrics)
+            raise SrdashError(f"The metric '{chosen.short_name}' was not scored; scored metrics: {scored}.")
+        if chosen == self.metric:
+            return self
+        preliminary = _leaderboard(self.submissions, "preliminary", chosen, self.decimals)
+        final = _leaderboard(self.submissions, "final", chosen, self.decimals)
+        return replace(self, metric=chosen, preliminary_leaderboard=preliminary, final_leaderboard=final,
+                       shakeup=_shakeup(preliminary, final))
 
     @property
     def rejected(self) -> pd.DataFrame:
@@ -1213,7 +1260,9 @@ def _leaderboard(table: pd.DataFrame, subset: str, metric: Metric, decimals: int
 def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Targets, *, metric: str | Metric,
                       extra_metrics: Sequence[str | Metric] = (), rule: str = "last", max_selected: int = 2,
                       decimals: int | None = _DEFAULT_DECIMALS, order: str = "submitted_at",
-                      predictions: Mapping[str, Sequence[float]] | None = None) -> PredictionResult:
+                      predictions: Mapping[str, Sequence[float]] | None = None,
+                      combine_rules: "Rules | str | os.PathLike | None" = None,
+                      progress: Callable[[int, int], None] | None = None) -> PredictionResult:
     """Score every submission and build the preliminary and final leaderboards.
 
     Each submission file is read and validated (:func:`read_solution`); a
@@ -1258,10 +1307,19 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
     predictions : mapping of str to array-like, keyword-only
         In-memory predictions by listed file name, used instead of reading
         those files (validated the same way, rows = positions).
+    combine_rules : Rules, preset name or path of a .toml file, keyword-only
+        Rules combining the metrics into one leaderboard per subset
+        (:func:`combine_metrics`; their criteria name the metrics). Default:
+        with several metrics, the harmonic mean of the per-metric ranks
+        (:func:`metric_rules`); with one metric, no combined leaderboard.
+    progress : callable, keyword-only
+        Called as ``progress(done, total)`` after each submission is read and scored.
 
     Returns
     -------
     PredictionResult
+        With ``combined`` set when several metrics were scored (or
+        ``combine_rules`` given) and at least one submission is valid.
 
     Raises
     ------
@@ -1305,6 +1363,8 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
                                         f"{max_selected} (max_selected)."))
     if problems:
         raise ValidationError(problems, header="Cannot score the submissions")
+    if combine_rules is not None:  # refuse rules that do not fit before reading every file
+        check_combine_rules(combine_rules, metrics)
 
     integer_labels = any(m.integer_labels for m in metrics)
     label_metric = next((m.short_name for m in metrics if m.integer_labels), "accuracy")
@@ -1322,10 +1382,12 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
         if found:
             status[i], reasons[i] = "rejected", _reason(found)
             all_problems += found
-            continue
-        for m in metrics:
-            for s in SUBSETS:
-                scores[f"{m.short_name}_{s}"][i] = m._compute(truth[s], values[masks[s]])
+        else:
+            for m in metrics:
+                for s in SUBSETS:
+                    scores[f"{m.short_name}_{s}"][i] = m._compute(truth[s], values[masks[s]])
+        if progress is not None:
+            progress(i + 1, len(listing))
 
     table = listing[["team", "submission", "submission_index", "submitted_at", "selected"]].copy()
     table["status"] = status
@@ -1345,21 +1407,31 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
         notes.append("No submission could be scored: every submission was rejected.")
     preliminary = _leaderboard(table, "preliminary", metrics[0], decimals)
     final = _leaderboard(table, "final", metrics[0], decimals)
-    shakeup = (preliminary[["team", "place", "score"]]
-               .merge(final[["team", "place", "score"]], on="team", suffixes=("_p", "_f")))
-    shakeup = pd.DataFrame({
-        "team": shakeup["team"].astype(object),
-        "preliminary_place": shakeup["place_p"],
-        "final_place": shakeup["place_f"],
-        "change": shakeup["place_p"] - shakeup["place_f"],
-        "preliminary_score": shakeup["score_p"],
-        "final_score": shakeup["score_f"],
-    }).sort_values(["final_place", "team"], kind="stable").reset_index(drop=True)
-    return PredictionResult(
-        submissions=table, preliminary_leaderboard=preliminary, final_leaderboard=final, shakeup=shakeup,
-        metric=metrics[0], metrics=tuple(metrics), rule=rule, max_selected=int(max_selected),
-        problems=tuple(all_problems), warnings=tuple(notes), sources=tuple(targets.sources),
+    result = PredictionResult(
+        submissions=table, preliminary_leaderboard=preliminary, final_leaderboard=final,
+        shakeup=_shakeup(preliminary, final), metric=metrics[0], metrics=tuple(metrics), rule=rule,
+        max_selected=int(max_selected), problems=tuple(all_problems), warnings=tuple(notes),
+        sources=tuple(targets.sources), decimals=decimals,
     )
+    if combine_rules is not None:
+        result = replace(result, combined=combine_metrics(result, rules=combine_rules))
+    elif len(metrics) > 1 and (status == "ok").any():
+        result = replace(result, combined=combine_metrics(result))
+    return result
+
+
+def _shakeup(preliminary: pd.DataFrame, final: pd.DataFrame) -> pd.DataFrame:
+    """Each team's preliminary and final place and score, by final place."""
+    merged = (preliminary[["team", "place", "score"]]
+              .merge(final[["team", "place", "score"]], on="team", suffixes=("_p", "_f")))
+    return pd.DataFrame({
+        "team": merged["team"].astype(object),
+        "preliminary_place": merged["place_p"],
+        "final_place": merged["place_f"],
+        "change": merged["place_p"] - merged["place_f"],
+        "preliminary_score": merged["score_p"],
+        "final_score": merged["score_f"],
+    }).sort_values(["final_place", "team"], kind="stable").reset_index(drop=True)
 
 
 def _metric_list(metric, extra_metrics) -> list[Metric]:
@@ -1435,6 +1507,369 @@ def to_runs_table(result: PredictionResult, *, subsets: Sequence[str] = SUBSETS,
     return runs.sort_values(["dataset", "method", "run"], kind="stable").reset_index(drop=True)
 
 
+# --------------------------------------------------------------------------- several metrics combined
+
+
+@dataclass(frozen=True, eq=False)
+class CombinedLeaderboards:
+    """Several metrics combined into one leaderboard per subset by the ranking engine.
+
+    Build with :func:`combine_metrics` (or get ``PredictionResult.combined``).
+
+    Attributes
+    ----------
+    preliminary_leaderboard, final_leaderboard : DataFrame
+        One row per team, best first: ``place`` (1 = best; equal scores share
+        the smallest place), ``team``, ``score`` (higher is better), then for
+        rank-harmonic rules each metric's value (``rmse``, ...) and rank
+        (``rmse_rank``: higher is better, K = best, K = number of teams), for
+        normalised-weighted rules each meta-score and each metric's value;
+        ``submission`` (the one that counts), ``entries`` (submissions handed
+        in) and ``status`` ('ok', or 'no valid
+        submission': such a team takes the lowest ranks, or for
+        normalised-weighted rules has no score and shares the last place).
+    shakeup : DataFrame
+        As :attr:`PredictionResult.shakeup`, for the combined places.
+    rules : Rules
+        The rules that combined the metrics.
+    verdicts : Mapping of str to Verdict or MultiObjectiveVerdict
+        The ranking engine's verdict on each subset ('preliminary', 'final').
+    runs : Mapping of str to DataFrame
+        The per-run table each verdict was judged from (:func:`to_runs_table`).
+    rule : str
+        Which submission counted per team (see :func:`score_submissions`).
+    """
+
+    preliminary_leaderboard: pd.DataFrame
+    final_leaderboard: pd.DataFrame
+    shakeup: pd.DataFrame
+    rules: "Rules"
+    verdicts: Mapping[str, object]
+    runs: Mapping[str, pd.DataFrame]
+    rule: str = "last"
+
+    @property
+    def description(self) -> str:
+        """One sentence saying how the metrics were combined."""
+        if self.rules.kind == "normalised-weighted":
+            return (f"normalised, weighted meta-scores of the rules '{self.rules.name}' "
+                    "(higher is better)")
+        parts = [f"{c.label} ({c.direction} is better, weight {c.weight:g})" for c in self.rules.criteria]
+        return "harmonic mean of the per-metric ranks: " + ", ".join(parts)
+
+    def leaderboard(self, subset: str) -> pd.DataFrame:
+        """The combined leaderboard of ``subset`` ('preliminary' or 'final')."""
+        _one_of("subset", subset, SUBSETS)
+        return self.preliminary_leaderboard if subset == "preliminary" else self.final_leaderboard
+
+    def rescorer(self, subset: str = "final"):
+        """A :class:`srdash.sensitivity.Rescorer` of the combined verdict on ``subset`` (weight sensitivity)."""
+        from srdash.sensitivity import Rescorer
+
+        _one_of("subset", subset, SUBSETS)
+        return Rescorer.from_verdict(self.verdicts[subset], runs=self.runs[subset])
+
+
+def _toml_string(text: str) -> str:
+    import json
+
+    return json.dumps(str(text), ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def metric_rules(metrics: Sequence[str | Metric], *, weights: Sequence[float] | None = None,
+                 decimals: int | None = _DEFAULT_DECIMALS) -> "Rules":
+    """Rank-harmonic rules with one criterion per metric (the default way to combine metrics).
+
+    On each subset the teams are ranked on each metric (ranks: higher is
+    better, K = best; ties share the average position), and a team's score is
+    the weighted harmonic mean of its ranks, ``sum(w) / sum(w / rank)``.
+
+    Parameters
+    ----------
+    metrics : sequence of str or Metric
+        At least one; each criterion is named after the metric's short name and
+        reads the column of that name in :func:`to_runs_table`.
+    weights : sequence of float, keyword-only
+        One weight per metric (default 1 each).
+    decimals : int or None, keyword-only
+        Values are compared after rounding to this many decimals (as the
+        leaderboards do).
+
+    Returns
+    -------
+    Rules
+        With the generated TOML in ``text`` (for provenance).
+
+    Examples
+    --------
+    >>> rules = metric_rules(["rmse", "r2"])
+    >>> [(c.name, c.direction) for c in rules.criteria]
+    [('rmse', 'lower'), ('r2', 'higher')]
+    >>> rules.kind, rules.rank_method
+    ('rank-harmonic', 'average')
+    """
+    from srdash.rules import parse_rules
+
+    chosen = _metric_list(metrics[0], metrics[1:]) if len(metrics) else []
+    if not chosen:
+        raise SrdashError("metric_rules needs at least one metric.")
+    weights = [1.0] * len(chosen) if weights is None else [float(w) for w in weights]
+    if len(weights) != len(chosen):
+        raise SrdashError(f"Give one weight per metric: {len(chosen)} metrics, {len(weights)} weights.")
+    labels = ", ".join(m.label for m in chosen)
+    lines = [
+        '# Generated by srdash.predictions.metric_rules: one criterion per prediction metric.',
+        'name = "prediction-metrics"',
+        f"title = {_toml_string('Prediction metrics combined: harmonic mean of ranks (' + labels + ')')}",
+        'description = """',
+        "On each subset (preliminary, final) the teams are ranked on every metric (higher rank is",
+        "better, K = best, ties share the average position); a team's score is the weighted harmonic",
+        "mean of its ranks. A team without a valid submission takes the lowest ranks.",
+        '"""',
+        'kind = "rank-harmonic"',
+        "",
+        "[ranking]",
+        'run_aggregation = "median"',
+        'rank_method = "average"',
+    ]
+    for metric, weight in zip(chosen, weights):
+        lines += ["", "[[criteria]]", f'name = "{metric.short_name}"', f'column = "{metric.short_name}"',
+                  f'direction = "{metric.direction}"']
+        if decimals is not None:
+            lines.append(f"decimals = {int(decimals)}")
+        lines += [f"weight = {weight!r}", f"label = {_toml_string(metric.label)}",
+                  f"description = {_toml_string(f'{metric.label} of the predictions ({metric.direction} is better).')}"]
+    return parse_rules("\n".join(lines) + "\n", source="generated:prediction-metrics",
+                       default_name="prediction-metrics")
+
+
+def _load_rules(rules) -> "Rules":
+    from srdash.rules import load_rules
+
+    return load_rules(rules)
+
+
+def check_combine_rules(rules: "Rules | str | os.PathLike", metrics: Sequence[str | Metric]) -> "Rules":
+    """Load ``rules`` and check that they can combine ``metrics`` (see :func:`combine_metrics`).
+
+    Returns
+    -------
+    Rules
+
+    Raises
+    ------
+    RulesError
+        Unknown rules, or a criterion that reads a column which is not a scored
+        metric's short name, or declares the wrong direction.
+
+    Examples
+    --------
+    >>> check_combine_rules(metric_rules(["rmse", "mae"]), ["rmse"])
+    Traceback (most recent call last):
+    ...
+    srdash.errors.RulesError: The rules 'prediction-metrics' do not fit the scored metrics ('rmse'): criterion 'mae' reads column 'mae', which is not a scored metric. Each criterion's column must be the short name of a scored metric (accuracy, r2, rmse, mae: score it with --metric), with that metric's direction.
+    """
+    rules = _load_rules(rules)
+    metrics = [get_metric(m) for m in metrics]
+    scored = {m.short_name: m for m in metrics}
+    problems = []
+    for criterion in rules.criteria:
+        metric = scored.get(criterion.column)
+        if metric is None:
+            problems.append(f"criterion '{criterion.name}' reads column '{criterion.column}', which is not a "
+                            "scored metric")
+        elif criterion.direction != metric.direction:
+            problems.append(f"criterion '{criterion.name}' says {criterion.direction} is better, but "
+                            f"{metric.short_name} is {metric.direction}-is-better")
+    if problems:
+        listed = ", ".join(f"'{name}'" for name in scored)
+        from srdash.errors import RulesError
+
+        raise RulesError(f"The rules '{rules.name}' do not fit the scored metrics ({listed}): "
+                         + "; ".join(problems) + ". Each criterion's column must be the short name of a scored "
+                         "metric (accuracy, r2, rmse, mae: score it with --metric), with that metric's direction.")
+    return rules
+
+
+def combine_metrics(result: PredictionResult, *, rules: "Rules | str | os.PathLike | None" = None
+                    ) -> CombinedLeaderboards:
+    """Combine the scored metrics into one leaderboard per subset with the ranking engine.
+
+    Each subset is judged on its own: the teams are the methods and each
+    team's counted submission is its run (:func:`to_runs_table`). Rank-harmonic
+    rules go through :func:`srdash.ranking.judge`; normalised-weighted rules
+    through :func:`srdash.multiobjective.judge_submissions` (one submission per
+    team: the counted one).
+
+    Parameters
+    ----------
+    result : PredictionResult
+    rules : Rules, preset name or path of a .toml file, keyword-only
+        Their criteria read the metric columns (short names, e.g. ``column =
+        "rmse"``) with the metrics' directions. Default: :func:`metric_rules`
+        over every scored metric (harmonic mean of ranks, equal weights).
+
+    Returns
+    -------
+    CombinedLeaderboards
+
+    Raises
+    ------
+    RulesError
+        When a criterion reads a column that is not a scored metric, or
+        declares the wrong direction.
+    SrdashError
+        When no submission could be scored.
+
+    Examples
+    --------
+    Two metrics that disagree (errors on the final samples, targets 0):
+    a (0, 3): RMSE 2.121, MAE 1.5; b (2, 2): RMSE 2, MAE 2; c (1, 2.5): RMSE 1.904, MAE 1.75.
+    Ranks (3 = best): RMSE c 3, b 2, a 1; MAE a 3, c 2, b 1. Harmonic means:
+    c 2 / (1/3 + 1/2) = 2.4, a 2 / (1 + 1/3) = 1.5, b 2 / (1/2 + 1) = 1.333.
+
+    >>> targets = Targets.from_arrays([0.0] * 4, ["preliminary"] * 2 + ["final"] * 2)
+    >>> listing = pd.DataFrame({"team": ["a", "b", "c"], "file": ["a", "b", "c"]})
+    >>> result = score_submissions(listing, targets, metric="rmse", extra_metrics=["mae"],
+    ...                            predictions={"a": [0, 3, 0, 3], "b": [2, 2, 2, 2], "c": [1, 2.5, 1, 2.5]})
+    >>> board = combine_metrics(result).final_leaderboard
+    >>> board[["place", "team", "score", "rmse_rank", "mae_rank"]].round(3)
+       place team  score  rmse_rank  mae_rank
+    0      1    c  2.400        3.0       2.0
+    1      2    a  1.500        1.0       3.0
+    2      3    b  1.333        2.0       1.0
+    """
+    rules = metric_rules(result.metrics, decimals=result.decimals) if rules is None else _load_rules(rules)
+    check_combine_rules(rules, result.metrics)
+    if not (result.submissions["status"] == "ok").any():
+        raise SrdashError("No submission could be scored (every submission was rejected): there is nothing to "
+                          "combine.")
+    teams = list(result.teams)
+    boards, verdicts, runs_by_subset = {}, {}, {}
+    for subset in SUBSETS:
+        runs = to_runs_table(result, subsets=[subset])
+        if rules.kind == "normalised-weighted":
+            verdict, board = _combined_normalised(runs, rules, teams)
+        else:
+            verdict, board = _combined_harmonic(runs, rules, teams)
+        entries = board["team"].map(result.submissions.groupby("team").size()).astype(int)
+        board.insert(board.columns.get_loc("submission") + 1, "entries", entries)
+        boards[subset], verdicts[subset], runs_by_subset[subset] = board, verdict, runs
+    return CombinedLeaderboards(
+        preliminary_leaderboard=boards["preliminary"], final_leaderboard=boards["final"],
+        shakeup=_shakeup(boards["preliminary"], boards["final"]), rules=rules,
+        verdicts=MappingProxyType(verdicts), runs=MappingProxyType(runs_by_subset), rule=result.rule,
+    )
+
+
+def _combined_harmonic(runs: pd.DataFrame, rules: "Rules", teams: list[str]):
+    from srdash.ranking import judge
+
+    verdict = judge(runs, rules, methods=teams)
+    lb = verdict.leaderboard
+    counted = runs.drop_duplicates("method", keep="last").set_index("method")
+    board = pd.DataFrame({"place": lb["place"].to_numpy(), "team": lb["method"].astype(object).to_numpy(),
+                          "score": lb["score"].to_numpy(dtype=float)})
+    for criterion in verdict.criteria:
+        board[criterion.column] = board["team"].map(counted[criterion.column]).astype(float)
+        board[f"{criterion.name}_rank"] = lb[f"{criterion.name}_rank"].to_numpy(dtype=float)
+    board["submission"] = board["team"].map(counted["submission"]).astype(object)
+    board["status"] = np.where(lb["dnf"].to_numpy() > 0, "no valid submission", "ok")
+    return verdict, board
+
+
+def _combined_normalised(runs: pd.DataFrame, rules: "Rules", teams: list[str]):
+    from srdash.multiobjective import judge_submissions, scheme_from_rules
+
+    scheme = scheme_from_rules(rules)
+    columns = list(dict.fromkeys(c.column for c in scheme.metrics))
+    table = pd.DataFrame({scheme.team_column: runs["method"].astype(str).to_numpy(),
+                          **{c: runs[c].to_numpy(dtype=float) for c in columns}})
+    if scheme.time_column:
+        table[scheme.time_column] = runs["submitted_at"].to_numpy()
+    verdict = judge_submissions(table, rules)
+    lb = verdict.leaderboard
+    counted = runs.drop_duplicates("method", keep="last").set_index("method")
+    ranked = pd.DataFrame({"place": lb["place"].to_numpy(), "team": lb["team"].astype(object).to_numpy(),
+                           "score": lb["stage2"].to_numpy(dtype=float),
+                           **{g: lb[g].to_numpy(dtype=float) for g in verdict.meta_scores}})
+    missing = [t for t in teams if t not in set(ranked["team"])]
+    if missing:  # no valid submission: no score, sharing the last place
+        ranked = pd.concat([ranked, pd.DataFrame({"place": len(ranked) + 1, "team": pd.Series(missing, dtype=object),
+                                                  "score": np.nan})], ignore_index=True)
+    for column in columns:
+        ranked[column] = ranked["team"].map(counted[column]).astype(float)
+    ranked["submission"] = ranked["team"].map(counted["submission"]).astype(object)
+    ranked["status"] = np.where(ranked["team"].isin(missing), "no valid submission", "ok")
+    ranked["place"] = ranked["place"].astype(int)
+    return verdict, ranked.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- options (app, CLI)
+
+#: Keys of the options of :func:`score_from_options` (the JSON in ``SRDASH_PREDICTIONS``).
+OPTION_KEYS = ("targets_preliminary", "targets_final", "targets_csv", "submissions", "metrics", "rule",
+               "max_selected", "order", "rules")
+
+
+def score_from_options(options: Mapping[str, object], *,
+                       progress: Callable[[int, int], None] | None = None) -> PredictionResult:
+    """Read the targets and score the submissions that ``options`` describe.
+
+    This is how the predictions app (``SRDASH_PREDICTIONS``, written by
+    ``srdash predictions serve``) names a competition.
+
+    Parameters
+    ----------
+    options : mapping
+        ``submissions`` (folder or listing CSV; required); either
+        ``targets_preliminary`` and ``targets_final`` or ``targets_csv``;
+        ``metrics`` (list of metric names, default ``['rmse']``; the first one
+        chooses the counted submissions); ``rule``, ``max_selected``, ``order``
+        (as :func:`score_submissions`); ``rules`` (preset or .toml file
+        combining the metrics, optional). Paths should be absolute.
+    progress : callable, keyword-only
+        ``progress(done, total)`` after each submission.
+
+    Returns
+    -------
+    PredictionResult
+
+    Raises
+    ------
+    SrdashError
+        Unknown or missing keys, or invalid values; ValidationError for invalid files.
+
+    Examples
+    --------
+    >>> score_from_options({"submissions": "s.csv", "metric": "rmse"})
+    Traceback (most recent call last):
+    ...
+    srdash.errors.SrdashError: Unknown prediction option(s) 'metric'. Options: targets_preliminary, targets_final, targets_csv, submissions, metrics, rule, max_selected, order, rules.
+    """
+    unknown = [key for key in options if key not in OPTION_KEYS]
+    if unknown:
+        raise SrdashError(f"Unknown prediction option(s) {', '.join(repr(k) for k in unknown)}. "
+                          f"Options: {', '.join(OPTION_KEYS)}.")
+    if not options.get("submissions"):
+        raise SrdashError("The prediction options need 'submissions' (a folder of team/file or a listing CSV).")
+    csv_path = options.get("targets_csv")
+    pair = (options.get("targets_preliminary"), options.get("targets_final"))
+    if csv_path and any(pair):
+        raise SrdashError("Give either 'targets_csv' or both 'targets_preliminary' and 'targets_final', not both.")
+    if not csv_path and not all(pair):
+        raise SrdashError("The targets are missing: give 'targets_preliminary' and 'targets_final' (two text "
+                          "files) or 'targets_csv' (one CSV with id, target, subset).")
+    metrics = options.get("metrics") or ["rmse"]
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    targets = read_targets_csv(csv_path) if csv_path else read_targets(*pair)
+    return score_submissions(options["submissions"], targets, metric=metrics[0], extra_metrics=list(metrics[1:]),
+                             rule=options.get("rule", "last"), max_selected=options.get("max_selected", 2),
+                             order=options.get("order", "submitted_at"), combine_rules=options.get("rules") or None,
+                             progress=progress)
+
+
 # --------------------------------------------------------------------------- figure
 
 
@@ -1443,7 +1878,8 @@ def _plain(text) -> str:
     return html.escape(str(text), quote=False)
 
 
-def shakeup_figure(result: PredictionResult, *, title: str | None = None, height: int | None = None) -> "go.Figure":
+def shakeup_figure(result: PredictionResult | CombinedLeaderboards, *, title: str | None = None,
+                   height: int | None = None) -> "go.Figure":
     """Slope chart of the shake-up: each team's preliminary place to its final place.
 
     Lines are green for teams that moved up, red for teams that moved down and
@@ -1452,9 +1888,11 @@ def shakeup_figure(result: PredictionResult, *, title: str | None = None, height
 
     Parameters
     ----------
-    result : PredictionResult
+    result : PredictionResult or CombinedLeaderboards
+        One metric's shake-up, or the combined leaderboards' (several metrics).
     title : str, keyword-only
-        Default: "Shake-up: preliminary → final place (<metric>, rule '<rule>')".
+        Default: "Shake-up: preliminary → final place (<metric>, rule '<rule>')"
+        (for combined leaderboards "(combined metrics, rule '<rule>')").
     height : int, keyword-only
         Figure height in pixels (default grows with the number of teams).
 
@@ -1502,11 +1940,13 @@ def shakeup_figure(result: PredictionResult, *, title: str | None = None, height
             hovertemplate="%{customdata[0]}<br>place %{customdata[1]} → %{customdata[2]}<br>"
                           "score %{customdata[3]}<extra></extra>",
         ))
-    metric = result.metric
-    better = "higher" if metric.direction == "higher" else "lower"
+    if isinstance(result, CombinedLeaderboards):
+        what = "combined metrics"
+    else:
+        what = f"{result.metric.label}, {result.metric.direction} is better"
     figure.update_layout(
         title=title if title is not None else
-        f"Shake-up: preliminary → final place ({metric.label}, {better} is better; rule '{result.rule}')",
+        f"Shake-up: preliminary → final place ({what}; rule '{result.rule}')",
         height=height if height is not None else max(300, 60 + 28 * n_teams),
         showlegend=True, template="plotly_white", margin={"l": 160, "r": 160},
     )

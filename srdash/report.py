@@ -82,6 +82,7 @@ __all__ = [
     "FORMATS",
     "Report",
     "build_report",
+    "build_prediction_report",
     "reproducibility_block",
     "report_figures",
     "render_html",
@@ -134,6 +135,11 @@ class Report:
         The full text of every rules file used, by rules name.
     notes : tuple of str
         Views left out and why (shown in the report).
+    kind : {'results', 'predictions'}
+        ``results``: a competition of models judged by ``verdict`` (from
+        :func:`build_report`); ``predictions``: a prediction-file competition
+        (from :func:`build_prediction_report`), whose ``verdict`` is the final
+        subset's verdict of the combined metrics (or of the one metric).
     """
 
     title: str
@@ -148,6 +154,7 @@ class Report:
     reproducibility: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     rules_texts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     notes: tuple[str, ...] = ()
+    kind: str = "results"
 
     @property
     def generated_at(self) -> str:
@@ -317,6 +324,102 @@ def _sensitivity(verdict: Verdict, runs, *, samples: int, seed: int, resolution:
     return probabilities, ternary, irrelevant_alternatives(rescorer)
 
 
+def build_prediction_report(
+    result: PredictionResult,
+    *,
+    sources: Iterable[str | Path] = (),
+    title: str | None = None,
+    samples: int = 2000,
+    seed: int = 0,
+    generated_at: str | None = None,
+) -> Report:
+    """Compute everything the report of a prediction-file competition shows.
+
+    The report shows the final and preliminary leaderboards, the shake-up
+    (slope chart and table), with several metrics the combined leaderboards,
+    each metric's leaderboards and the weight sensitivity of the combined final
+    verdict, then the rejected submissions with their reasons.
+
+    Parameters
+    ----------
+    result : PredictionResult
+        From :func:`srdash.predictions.score_submissions`.
+    sources : iterable of path, keyword-only
+        Input files to fingerprint besides the targets and the submission files.
+    title : str, optional, keyword-only
+        Default: "Prediction competition: <metrics>".
+    samples, seed : int, keyword-only
+        Weight vectors drawn for the weight sensitivity (several metrics).
+    generated_at : str, optional, keyword-only
+        Generation time to record (default: now, UTC).
+
+    Returns
+    -------
+    Report
+        Of kind ``'predictions'``.
+
+    Examples
+    --------
+    >>> from srdash.predictions import Targets, score_submissions
+    >>> targets = Targets.from_arrays([0.0] * 4, ["preliminary"] * 2 + ["final"] * 2)
+    >>> listing = pd.DataFrame({"team": ["a", "b", "c"], "file": ["a", "b", "c"]})
+    >>> result = score_submissions(listing, targets, metric="rmse", extra_metrics=["mae"],
+    ...                            predictions={"a": [0, 3, 0, 3], "b": [2, 2, 2, 2], "c": [1, 2.5, 1, 2.5]})
+    >>> report = build_prediction_report(result, samples=100, generated_at="2024-01-01T00:00:00Z")
+    >>> report.kind, report.verdict.winner, report.place_probabilities.samples
+    ('predictions', 'c', 100)
+    """
+    from srdash.predictions import PredictionResult, metric_rules, to_runs_table
+    from srdash.ranking import judge
+
+    if not isinstance(result, PredictionResult):
+        raise SrdashError(f"A prediction report is built from a PredictionResult (srdash.predictions."
+                          f"score_submissions). Got {type(result).__name__}.")
+    notes: list[str] = []
+    probabilities = ternary = alternatives = None
+    combined = result.combined
+    if combined is not None and isinstance(combined.verdicts["final"], Verdict):
+        verdict = combined.verdicts["final"]
+    else:
+        verdict = judge(to_runs_table(result, subsets=["final"]), metric_rules([result.metric],
+                                                                              decimals=result.decimals),
+                        methods=list(result.teams))
+    if combined is not None:
+        try:
+            probabilities, ternary, alternatives = _rescorer_sensitivity(
+                combined.rescorer("final"), samples=samples, seed=seed, resolution=30, notes=notes)
+        except SrdashError as exc:
+            notes.append(f"Weight sensitivity is not shown: {exc}")
+    else:
+        notes.append("Weight sensitivity is not shown: one metric was scored, so there is no weight to vary.")
+    rules = combined.rules if combined is not None else verdict.rules
+    files = [str(s) for s in result.sources] + [str(s) for s in sources]
+    files += [f for f in map(str, result.submissions["file"]) if Path(f).is_file() and f not in files]
+    block = reproducibility_block(rules, sources=files, provenance=verdict.provenance, generated_at=generated_at)
+    metrics = ", ".join(m.label for m in result.metrics)
+    return Report(
+        title=title or f"Prediction competition: {metrics}", verdict=verdict, runs=None, predictions=result,
+        place_probabilities=probabilities, ternary=ternary, alternatives=alternatives,
+        reproducibility=MappingProxyType(block), rules_texts=MappingProxyType({rules.name: rules.text}),
+        notes=tuple(notes), kind="predictions",
+    )
+
+
+def _rescorer_sensitivity(rescorer, *, samples: int, seed: int, resolution: int, notes: list[str]):
+    from srdash.sensitivity import irrelevant_alternatives, place_probabilities, ternary_winner_map
+
+    if len(rescorer.methods) < 2:
+        raise SrdashError("there is only one team.")
+    probabilities = place_probabilities(rescorer, samples=samples, seed=seed)
+    ternary = None
+    if rescorer.n_weights == 3:
+        ternary = ternary_winner_map(rescorer, resolution=resolution)
+    else:
+        notes.append(f"The ternary winner map needs exactly three weights; these rules have "
+                     f"{rescorer.n_weights}.")
+    return probabilities, ternary, irrelevant_alternatives(rescorer)
+
+
 # --------------------------------------------------------------------------- sections and figures
 
 
@@ -343,6 +446,8 @@ def _sections(report: Report) -> list[_Section]:
     """The report's sections in display order (each figure built by the app's figure functions)."""
     from srdash.figures import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
 
+    if report.kind == "predictions":
+        return _prediction_report_sections(report)
     verdict = report.verdict
     k = verdict.n_methods
     rank_note = f"Ranks: higher is better, {k} = best, 1 = worst. Places: 1 = best."
@@ -457,6 +562,65 @@ def _predictions_section(result) -> _Section:
                     f"'{result.rule}'. Places: 1 = best; equal scores share a place.", tuple(blocks))
 
 
+_BOARD_COLUMNS = ("place", "team", "score", "submission", "entries")
+
+
+def _board_block(board: pd.DataFrame, caption: str, *, extra: Sequence[str] = ()) -> _Block:
+    columns = [c for c in ("place", "team", "score", *extra, "submission", "entries", "status") if c in board.columns]
+    return _Block("table", _table_rows(board[columns]), caption=caption)
+
+
+def _prediction_report_sections(report: Report) -> list[_Section]:
+    """Sections of a prediction-competition report (see :func:`build_prediction_report`)."""
+    from srdash.predictions import shakeup_figure
+
+    result = report.predictions
+    combined = result.combined
+    sections = []
+    if combined is not None:
+        extra = [c for c in combined.final_leaderboard.columns if c not in (*_BOARD_COLUMNS, "status")]
+        blocks = [_board_block(combined.leaderboard(subset), f"{subset.capitalize()} leaderboard (combined)",
+                               extra=extra) for subset in ("final", "preliminary")]
+        sections.append(_Section("combined", "Leaderboards (combined metrics)",
+                                 f"Teams ranked by the {combined.description}. Ranks: higher is better, K = best "
+                                 f"(K = {len(result.teams)} teams). Places: 1 = best; equal scores share a place. "
+                                 "The final leaderboard decides the competition.", tuple(blocks)))
+        shown = combined
+    else:
+        shown = result
+    blocks = [_figure(shakeup_figure(shown)), _Block("table", _table_rows(shown.shakeup), caption="Shake-up")]
+    sections.append(_Section("shakeup", "Shake-up",
+                             "Each team's preliminary place → final place; change = preliminary minus final place "
+                             "(positive = moved up).", tuple(blocks)))
+    blocks = []
+    for metric in result.metrics:
+        ranked = result.ranked_by(metric)
+        better = f"{metric.label}, {metric.direction} is better"
+        blocks += [_board_block(ranked.leaderboard(subset), f"{subset.capitalize()} leaderboard ({better})")
+                   for subset in ("final", "preliminary")]
+    sections.append(_Section("predictions", "Leaderboards per metric" if combined is not None else "Leaderboards",
+                             f"Submission rule '{result.rule}'"
+                             + (f" (decided by {result.metrics[0].label})" if result.rule != "last" else "")
+                             + ". Places: 1 = best; equal scores share the smallest place; a team without a valid "
+                               "submission has no score and shares the last place.", tuple(blocks)))
+    sensitivity = _sensitivity_section(report)
+    if sensitivity is not None:
+        sections.append(sensitivity)
+    rejected = result.rejected
+    blocks = ([_Block("table", _table_rows(rejected), caption=f"{len(rejected)} rejected submission(s)")]
+              if len(rejected) else [_Block("text", "No submission was rejected.")])
+    sections.append(_Section("rejected", "Rejected submissions",
+                             "A rejected submission does not count; the team's other submissions still do. Rows are "
+                             "lines of the submitted file (data rows for CSV files).", tuple(blocks)))
+    notes = list(result.warnings) + list(report.notes)
+    if combined is not None:
+        for verdict in combined.verdicts.values():
+            notes += [w for w in verdict.warnings if w not in notes]
+    if notes:
+        sections.append(_Section("notes", "Notes", "", tuple(_Block("text", note) for note in notes)))
+    return sections
+
+
 def _cell(value) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return ""
@@ -541,11 +705,20 @@ def render_html(report: Report) -> str:
                 blocks.append({"kind": block.kind, "content": block.content, "caption": block.caption})
         sections.append({"key": section.key, "title": section.title, "note": section.note, "blocks": blocks})
     verdict = report.verdict
+    if report.kind == "predictions":
+        result = report.predictions
+        board = result.combined.final_leaderboard if result.combined is not None else result.final_leaderboard
+        winners = " = ".join(map(str, board.loc[board["place"] == 1, "team"]))
+        subtitle = (f"{len(result.teams)} teams, {len(result.submissions)} submissions ({len(result.rejected)} "
+                    f"rejected); metrics {', '.join(m.label for m in result.metrics)}; rule '{result.rule}'. "
+                    f"Final winner: {winners}.")
+    else:
+        subtitle = (f"{verdict.n_methods} methods, {verdict.per_dataset['dataset'].nunique()} datasets; "
+                    f"rules {verdict.rules.name}. Winner: {verdict.winner}.")
     template = _environment().get_template(_TEMPLATE)
     return template.render(
         title=report.title,
-        subtitle=(f"{verdict.n_methods} methods, {verdict.per_dataset['dataset'].nunique()} datasets; "
-                  f"rules {verdict.rules.name}. Winner: {verdict.winner}."),
+        subtitle=subtitle,
         generated_at=report.generated_at,
         srdash_version=__version__,
         sections=sections,
@@ -605,6 +778,8 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
     -------
     str
     """
+    if report.kind == "predictions":
+        return _prediction_markdown(report, decimals=decimals)
     verdict = report.verdict
     lines = [f"# {_md(report.title)}", "",
              f"Generated {report.generated_at} by srdash {__version__} "
@@ -637,6 +812,27 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
     lines += ["## Reproducibility", "", "| Entry | Value |", "|---|---|"]
     lines += [f"| {_md(key)} | `{value}` |" if key.endswith(("sha256", "fingerprint")) or key.startswith("input_sha256")
               else f"| {_md(key)} | {_md(value)} |" for key, value in report.reproducibility.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _prediction_markdown(report: Report, *, decimals: int) -> str:
+    lines = [f"# {_md(report.title)}", "",
+             f"Generated {report.generated_at} by srdash {__version__}. Places: 1 = best.", ""]
+    for section in _prediction_report_sections(report):
+        tables = [b for b in section.blocks if b.kind in ("table", "text")]
+        if not tables:
+            continue
+        lines += [f"## {_md(section.title)}", ""]
+        for block in tables:
+            if block.kind == "text":
+                lines += [f"- {_md(block.content)}", ""]
+                continue
+            content = block.content
+            lines += [f"**{_md(block.caption)}**", ""]
+            lines += _markdown_table(content["columns"], content["rows"], content["numeric"])
+            lines.append("")
+    lines += ["## Reproducibility", "", "| Entry | Value |", "|---|---|"]
+    lines += [f"| {_md(key)} | {_md(value)} |" for key, value in report.reproducibility.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -741,6 +937,9 @@ def write_report(report: Report, path: str | Path, *, format: str = "html") -> P
     if format not in FORMATS:
         raise SrdashError(f"The 'format' option must be one of {', '.join(repr(f) for f in FORMATS)}. "
                           f"Got {format!r}.")
+    if format == "latex" and report.kind == "predictions":
+        raise SrdashError("The LaTeX table covers results reports; write a prediction competition's report as "
+                          "html or md.")
     if format == "html":
         text = render_html(report)
     elif format == "md":

@@ -708,22 +708,39 @@ def _cli(args):
 
 def test_cli_scores_the_golden_competition(tmp_path):
     board, shake, prelim, table = (tmp_path / n for n in ("out/board.csv", "shake.csv", "prelim.csv", "subs.csv"))
+    per_metric = tmp_path / "per-metric"
     result = _cli(["--targets-preliminary", REGRESSION / "targets_preliminary.txt",
                    "--targets-final", REGRESSION / "targets_final.txt", "--metric", "rmse", "--metric", "mae",
                    REGRESSION / "submissions.csv", "-o", board, "--shakeup", shake, "--preliminary", prelim,
-                   "--submissions-table", table])
+                   "--submissions-table", table, "--per-metric", per_metric])
     assert result.exit_code == 0, result.output + result.stderr
+    # Two metrics: -o, --preliminary and --shakeup are the combined leaderboards. Their values
+    # are derived in test_several_metrics_ranked_by_the_ranking_engine (final: alpha = beta = 3.5,
+    # gamma 2, delta 1; preliminary: beta = gamma = 42/13, alpha 2.4, delta 1).
     written = pd.read_csv(board)
-    assert written.columns.tolist() == ["place", "team", "score", "submission", "entries"]
+    assert written.columns.tolist() == ["place", "team", "score", "rmse", "rmse_rank", "mae", "mae_rank",
+                                        "submission", "entries", "status"]
     assert written[["place", "team"]].values.tolist() == [[1, "alpha"], [1, "beta"], [3, "gamma"], [4, "delta"]]
+    assert written["score"].tolist() == pytest.approx([3.5, 3.5, 2.0, 1.0])
+    assert written["status"].tolist() == ["ok", "ok", "ok", "no valid submission"]
     assert pd.read_csv(shake)[["team", "change"]].values.tolist() == [["alpha", 2], ["beta", 0], ["gamma", -2],
                                                                       ["delta", 0]]
-    assert pd.read_csv(prelim)["team"].tolist() == ["beta", "gamma", "alpha", "delta"]
+    assert pd.read_csv(prelim)[["place", "team"]].values.tolist() == [[1, "beta"], [1, "gamma"], [3, "alpha"],
+                                                                      [4, "delta"]]
+    # Each metric's own leaderboards stay available.
+    rmse_final = pd.read_csv(per_metric / "rmse_final.csv")
+    assert rmse_final.columns.tolist() == ["place", "team", "score", "submission", "entries"]
+    assert rmse_final[["place", "team"]].values.tolist() == [[1, "alpha"], [1, "beta"], [3, "gamma"], [4, "delta"]]
+    assert pd.read_csv(per_metric / "rmse_preliminary.csv")["team"].tolist() == ["beta", "gamma", "alpha", "delta"]
+    assert sorted(p.name for p in per_metric.iterdir()) == [
+        "mae_final.csv", "mae_preliminary.csv", "mae_shakeup.csv",
+        "rmse_final.csv", "rmse_preliminary.csv", "rmse_shakeup.csv"]
     assert {"mae_final", "rmse_preliminary", "reason"} <= set(pd.read_csv(table).columns)
     assert "2 of 6 submission(s) rejected:" in result.stderr
     assert "  - beta, beta/b2.txt: row 2: 'abc' is not a number" in result.stderr
     assert "  - delta, delta/d1.txt: row 6: the solution has 5 lines" in result.stderr
-    assert "Final leaderboard (rmse, lower is better; rule 'last'; 4 of 6 submissions scored):" in result.stdout
+    assert ("Final leaderboard (combined: harmonic mean of the per-metric ranks: RMSE (lower is better, weight 1), "
+            "MAE (lower is better, weight 1); rule 'last'; 4 of 6 submissions scored):") in result.stdout
 
 
 def test_cli_targets_csv_and_rule(tmp_path):

@@ -1,0 +1,110 @@
+"""The real `srdash predictions serve` on a small generated competition, in headless Chromium.
+
+The competition (targets all 0, so a prediction is its error), scored with RMSE and MAE:
+
+    team       preliminary errors  RMSE   MAE  | final errors  RMSE   MAE
+    a          (2, 2)              2      2    | (0, 3)        2.121  1.5
+    <b>x</b>   (0, 3)              2.121  1.5  | (2, 2)        2      2
+    c          (1, 2.5)            1.904  1.75 | (1, 2.5)      1.904  1.75
+
+Team c also hands in a later file with 'oops' on line 3: it is rejected, and under the rule
+'last' c's last *valid* submission counts. Ranks (3 = best) and their harmonic means
+H(x, y) = 2 / (1/x + 1/y):
+
+    preliminary  RMSE c 3, a 2, x 1; MAE x 3, c 2, a 1 -> c 2.4, x 1.5, a 4/3 -> c, <b>x</b>, a
+    final        RMSE c 3, x 2, a 1; MAE a 3, c 2, x 1 -> c 2.4, a 1.5, x 4/3 -> c, a, <b>x</b>
+
+and ranked by MAE alone the final leaderboard is a (1.5), c (1.75), <b>x</b> (2).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+# Only Font Awesome's CSS is fetched from the network by Voilà's lab template.
+OFFLINE_OK = re.compile(r"font-?awesome|fontawesome", re.IGNORECASE)
+BOLD = "<b>x</b>"
+FILES = {"a.txt": "2\n2\n0\n3\n", "x.txt": "0\n3\n2\n2\n", "c.txt": "1\n2.5\n1\n2.5\n", "c-late.txt": "1\n2\noops\n2\n"}
+LISTING = ("team,file,submitted_at\n"
+           "a,a.txt,2024-05-01T10:00:00Z\n"
+           "<b>x</b>,x.txt,2024-05-01T11:00:00Z\n"
+           "c,c.txt,2024-05-01T12:00:00Z\n"
+           "c,c-late.txt,2024-05-01T13:00:00Z\n")
+
+
+@pytest.fixture(scope="module")
+def app_url(start_server, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("predictions-app")
+    (folder / "p.txt").write_text("0\n0\n\n\n")
+    (folder / "f.txt").write_text("\n\n0\n0\n")
+    for name, text in FILES.items():
+        (folder / name).write_text(text)
+    (folder / "listing.csv").write_text(LISTING)
+    server = start_server(["predictions", "serve", str(folder / "listing.csv"),
+                           "--targets-preliminary", str(folder / "p.txt"), "--targets-final", str(folder / "f.txt"),
+                           "--metric", "rmse", "--metric", "mae"], name="predictions")
+    return server.url
+
+
+def _order(page, subset: str) -> list[str]:
+    return [row.get_attribute("data-team") for row in page.locator(f".srdash-pred-{subset} tbody tr").all()]
+
+
+def test_predictions_app_shows_leaderboards_shakeup_and_rejections(app_url, browser, tmp_path):
+    context = browser.new_context(viewport={"width": 1400, "height": 3000})
+    page = context.new_page()
+    failed, errors = [], []
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(app_url, timeout=120_000)
+        final_rows = page.locator(".srdash-pred-final tbody tr")
+        expect(final_rows).to_have_count(3, timeout=120_000)
+        # combined leaderboards (several metrics), hand-derived in the module docstring
+        assert _order(page, "final") == ["c", "a", BOLD]
+        assert _order(page, "preliminary") == ["c", BOLD, "a"]
+        assert page.locator(".srdash-pred-final tbody tr").first.locator("td").first.inner_text() == "1"
+
+        # the slope chart is drawn
+        expect(page.locator(".js-plotly-plot .gtitle",
+                            has_text="Shake-up: preliminary → final place (combined metrics")).to_be_visible(
+            timeout=60_000)
+
+        # the rejected submission, with its reason and line number
+        rejected = page.locator(".srdash-pred-rejected tbody tr")
+        expect(rejected).to_have_count(1)
+        expect(rejected.first).to_contain_text("c-late.txt")
+        expect(rejected.first).to_contain_text("row 3: 'oops' is not a number")
+
+        # the team named <b>x</b> is text, not markup
+        bold_cell = page.locator(".srdash-pred-final td.srdash-team").nth(2)
+        assert bold_cell.inner_text() == BOLD
+        assert page.locator(".srdash-predictions td.srdash-team b").count() == 0
+
+        # the metric selector re-ranks: MAE alone
+        page.locator(".srdash-pred-ranking button", has_text="MAE").click()
+        expect(page.locator(".srdash-pred-final-panel .srdash-pred-caption")).to_contain_text("MAE, lower is better",
+                                                                                        timeout=20_000)
+        assert _order(page, "final") == ["a", "c", BOLD]
+        expect(page.locator(".js-plotly-plot .gtitle",
+                            has_text="Shake-up: preliminary → final place (MAE, lower is better")).to_be_visible(
+            timeout=30_000)
+        expect(page.locator(".srdash-log")).not_to_contain_text("Error")
+
+        folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path)
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / "predictions-app.png"), full_page=True)
+        print(f"screenshot: {folder / 'predictions-app.png'}")
+        assert not errors, errors
+        assert [url for url in failed if not OFFLINE_OK.search(url)] == []
+    finally:
+        context.close()
