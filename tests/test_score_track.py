@@ -117,3 +117,17 @@ def test_qualification_options_are_checked(tmp_path):
     result = CliRunner().invoke(main, ["score", str(tmp_path / "track.csv"), "--keep-unqualified"])
     assert result.exit_code == 2
     assert "--qualification-data and --keep-unqualified need --qualification" in result.output
+
+
+def test_a_rejected_model_is_listed_once_among_the_track_problems():
+    from srdash.pipeline import _without_repeats
+
+    runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": [0, 0], "status": ["rejected", "ok"]})
+    problems = pd.DataFrame({
+        "kind": ["rejected", "metric_mismatch", "rejected"],
+        "method": ["a", "a", "b"], "dataset": "d", "run": [0, 0, 0],
+        "detail": ["refused; counted as the worst value", "r2_test differs", "b's own"],
+    })
+    kept = _without_repeats(problems, runs)
+    # a's rejection is the verdict's to list (from runs.status); b's row is not a repeat (b is ok).
+    assert kept["detail"].tolist() == ["r2_test differs", "b's own"]

@@ -219,7 +219,10 @@ def test_from_environment_reads_the_input_and_options(runs, tmp_path):
     path = tmp_path / "results.csv"
     runs.drop(columns=["simplicity", "status", "reason"]).to_csv(path, index=False)
     app = Dashboard.from_environment({"SRDASH_INPUT": str(path), "SRDASH_RULES": "srbench2022-as-run",
-                                      "SRDASH_JOBS": "2", "SRDASH_TIMEOUT": "2.5"})
+                                      "SRDASH_JOBS": "2", "SRDASH_TIMEOUT": "2.5"}, display_timeout=600)
+    # A served page changes only once a browser has displayed it (see PageReady).
+    assert not app.wait(3) and app.verdict is None and app.page_ready in app.children
+    app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])   # what the browser sends
     assert app.wait(60)
     assert app.verdict.rules.name == "srbench2022-as-run"
     assert app._prepare_options == {"jobs": 2, "timeout": 2.5, "cache": None}
@@ -228,7 +231,7 @@ def test_from_environment_reads_the_input_and_options(runs, tmp_path):
 
 def test_from_environment_reports_bad_values_in_the_log(tmp_path):
     app = Dashboard.from_environment({"SRDASH_INPUT": str(tmp_path / "missing.csv"), "SRDASH_JOBS": "0",
-                                      "SRDASH_TIMEOUT": "soon"})
+                                      "SRDASH_TIMEOUT": "soon"}, display_timeout=0)
     assert app.wait(30)
     log = app.log_panel.text()
     assert "SRDASH_JOBS must be a positive integer (worker processes). Got '0'; using 1." in log

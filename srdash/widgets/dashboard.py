@@ -39,7 +39,7 @@ from srdash.loading import Results, load_results
 from srdash.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.ranking import Verdict, judge
 from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
-from srdash.widgets.panels import FigurePanel, LogPanel, ProgressPanel, logged
+from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, FigurePanel, LogPanel, PageReady, ProgressPanel, logged
 
 __all__ = ["Dashboard"]
 
@@ -141,6 +141,10 @@ class Dashboard(widgets.VBox):
     keep_unqualified : bool
         Keep the methods that did not qualify in the track (only flagged in the
         warnings) instead of excluding them.
+    display_timeout : float
+        Seconds the background work waits for a browser to display the page
+        before changing it (see :class:`~srdash.widgets.panels.PageReady`).
+        0 (default): no wait; ``from_environment`` (served pages) waits.
 
     Attributes
     ----------
@@ -199,9 +203,11 @@ class Dashboard(widgets.VBox):
         qualification=None,
         qualification_data=None,
         keep_unqualified: bool = False,
+        display_timeout: float = 0.0,
         **kwargs,
     ):
         self._results = results
+        self._display_timeout = display_timeout
         self._descriptions = descriptions
         self._qualification_input = qualification
         self._qualification_data = qualification_data
@@ -223,6 +229,7 @@ class Dashboard(widgets.VBox):
 
         self.log_panel = LogPanel()
         self.progress = ProgressPanel()
+        self.page_ready = PageReady()
         self.title = widgets.HTML()
         self.warnings = widgets.HTML()
         self.leaderboard = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>")
@@ -291,6 +298,7 @@ class Dashboard(widgets.VBox):
                               self._rank_method_picker],
                              layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
                 self.progress,
+                self.page_ready,
                 self.warnings,
                 _section("Leaderboard", self.leaderboard, self.significance, self.provenance),
                 _section("Per-dataset ranks", _labelled("Show", self._criterion_picker), self.heatmap,
@@ -380,6 +388,7 @@ class Dashboard(widgets.VBox):
         options = {"rules": rules, "jobs": jobs, "timeout": timeout, "source": source, "trust_store": store,
                    "descriptions": descriptions, "qualification": qualification,
                    "qualification_data": qualification_data}
+        options["display_timeout"] = SERVED_DISPLAY_TIMEOUT
         app = cls(loader, **{**options, **kwargs})
         if demo_folder is not None:
             import shutil
@@ -434,9 +443,11 @@ class Dashboard(widgets.VBox):
                 results = self._results()
             else:
                 results = self._results
+            qualified = None
             if self._qualification_input is not None:
                 self.progress.stage("Qualification stage…")
-                results = self._qualify(results)
+                qualified = self._qualify(results)
+                results = qualified[0]
             descriptions = self._descriptions
             if isinstance(descriptions, (str, os.PathLike)):
                 from srdash.datasets import load_dataset_table
@@ -445,15 +456,21 @@ class Dashboard(widgets.VBox):
             loaded = time.monotonic()
             self.timings["load"] = loaded - started
             self.progress.stage(f"Simplifying {len(results.table)} models…")
+            track = None
             if descriptions is not None:
                 track = prepare_track(results, descriptions, progress=self.progress.update, **self._prepare_options)
                 runs = track.runs
-                self._track_problems = track.problems
-                self.property_scores = track.scores
             else:
                 runs = prepare_runs(results, progress=self.progress.update, **self._prepare_options)
             self.timings["prepare"] = time.monotonic() - loaded
             self.progress.stage("Judging…")
+            # What follows changes the page (and builds widgets): see PageReady.
+            self.page_ready.wait(self._display_timeout)
+            if qualified is not None:
+                self._show_qualification(*qualified[1:])
+            if track is not None:
+                self._track_problems = track.problems
+                self.property_scores = track.scores
             self.runs = runs
             self.timings["ready"] = time.monotonic() - self._constructed
             counts = runs["status"].value_counts().to_dict() if "status" in runs.columns else {}
@@ -463,6 +480,7 @@ class Dashboard(widgets.VBox):
                 f"{self.timings['load']:.1f} s, models {self.timings['prepare']:.1f} s, "
                 f"judging {self.timings.get('judge', 0.0):.2f} s.")
         except Exception as error:  # noqa: BLE001 - shown in the log and the progress line
+            self.page_ready.wait(self._display_timeout)
             self.log_panel.report(error, context="preparing the results")
             self.progress.fail(f"Could not prepare the results: {error}" if isinstance(error, SrdashError)
                                else "Could not prepare the results (see the log).")
@@ -472,20 +490,23 @@ class Dashboard(widgets.VBox):
         finally:
             self.busy = False
 
-    def _qualify(self, results: Results) -> Results:
-        """Run the qualification stage; the track's results without the methods that did not qualify."""
+    def _qualify(self, results: Results) -> tuple:
+        """Run the qualification stage: (the track's results without the methods that did not qualify,
+        the qualification, the filtered runs)."""
         from srdash.qualification import Qualification, run_qualification
 
         given = self._qualification_input
         qualification = given if isinstance(given, Qualification) else run_qualification(
             given, data=self._qualification_data)
         kept, filtered = qualified_results(results, qualification, keep_unqualified=self._keep_unqualified)
+        return kept, qualification, filtered
+
+    def _show_qualification(self, qualification, filtered) -> None:
         self.qualification = qualification
         self._filtered = filtered
         self.qualification_notes = filtered.notes
         for note in filtered.notes:
             self.log_panel.info(note)
-        return kept
 
     # ------------------------------------------------------------------ observers
 

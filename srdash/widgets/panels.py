@@ -23,9 +23,15 @@ import plotly.io as pio
 
 from srdash.errors import SrdashError
 
-__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "logged"]
+__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "SERVED_DISPLAY_TIMEOUT", "logged"]
 
 _FAILED_STATUSES = ("rejected", "parse_error", "simplify_error")
+
+#: Seconds the background work of a served page waits for a browser to display it
+#: (:class:`PageReady`) before changing it anyway. Apps built directly in a
+#: notebook do not wait (their ``display_timeout`` is 0): only a page that is
+#: loading can lose widgets, and JupyterLab's is already loaded.
+SERVED_DISPLAY_TIMEOUT = 30.0
 
 
 class LogPanel(widgets.VBox):

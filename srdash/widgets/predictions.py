@@ -26,7 +26,7 @@ import traitlets
 from srdash.errors import SrdashError
 from srdash.figures_predictions import leaderboard_table_html, notes_html, rejected_table_html, shakeup_table_html
 from srdash.predictions import SUBSETS, PredictionResult, score_from_options, shakeup_figure
-from srdash.widgets.panels import FigurePanel, LogPanel, logged
+from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, FigurePanel, LogPanel, PageReady, logged
 
 __all__ = ["PredictionsDashboard", "COMBINED"]
 
@@ -64,6 +64,10 @@ class PredictionsDashboard(widgets.VBox):
         run in a background thread with a progress bar.
     source : str, keyword-only
         What is being judged, shown under the title.
+    display_timeout : float, keyword-only
+        Seconds the background scoring waits for a browser to display the page
+        before changing it (see :class:`~srdash.widgets.panels.PageReady`).
+        0 (default): no wait; ``from_environment`` (served pages) waits.
 
     Attributes
     ----------
@@ -104,8 +108,10 @@ class PredictionsDashboard(widgets.VBox):
     final_order = traitlets.Tuple(read_only=True, help="Teams in the final leaderboard's order.")
 
     def __init__(self, result: PredictionResult | Callable[..., PredictionResult] | None = None, *,
-                 source: str = "", **kwargs):
+                 source: str = "", display_timeout: float = 0.0, **kwargs):
         self._worker: threading.Thread | None = None
+        self._display_timeout = display_timeout
+        self.page_ready = PageReady()
         self._syncing = False
         self._source_line = (f"<div class='srdash-pred-source' style='color:#555'>Judging: {html.escape(source)}"
                              "</div>") if source else ""
@@ -153,6 +159,7 @@ class PredictionsDashboard(widgets.VBox):
             self.title,
             self.status,
             self.progress,
+            self.page_ready,
             self.selector,
             self.explanation,
             _section("Leaderboards", widgets.HBox([self.preliminary_table, self.final_table],
@@ -197,13 +204,14 @@ class PredictionsDashboard(widgets.VBox):
 
         Examples
         --------
-        >>> app = PredictionsDashboard.from_environment({"SRDASH_PREDICTIONS": "[1, 2]"})
+        >>> app = PredictionsDashboard.from_environment({"SRDASH_PREDICTIONS": "[1, 2]"}, display_timeout=0)
         >>> app.wait(30)
         True
         >>> print(app.log_panel.text().strip())
         Error while reading SRDASH_PREDICTIONS: SRDASH_PREDICTIONS must be a JSON object of prediction options (srdash predictions serve writes it). Got '[1, 2]'.
         """
         env = os.environ if environ is None else environ
+        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
         raw = env.get("SRDASH_PREDICTIONS", "").strip()
         if not raw:
             app = cls(None, source="the built-in demo prediction competition", **kwargs)
@@ -249,12 +257,14 @@ class PredictionsDashboard(widgets.VBox):
     def _load_in_background(self, loader: Callable[..., PredictionResult]) -> None:
         try:
             result = loader(progress=self._show_progress)
+            self.page_ready.wait(self._display_timeout)   # the page changes from here: see PageReady
             self.progress_bar.bar_style = "success"
             self.progress_bar.value = self.progress_bar.max
             n = len(result.submissions)
             self.progress_label.value = f"Scored {n} submission{'s' if n != 1 else ''}."
             self.result = result
         except Exception as error:  # noqa: BLE001 - shown to the user
+            self.page_ready.wait(self._display_timeout)
             self.progress_bar.bar_style = "danger"
             self.progress_label.value = ("<span style='color:#b00'>The competition could not be scored; see the "
                                          "log below.</span>")

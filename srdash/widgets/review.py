@@ -52,7 +52,7 @@ from srdash.trust import (
     review_settings,
     trust_summary,
 )
-from srdash.widgets.panels import FigurePanel, LogPanel, PageReady, ProgressPanel, logged
+from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, FigurePanel, LogPanel, PageReady, ProgressPanel, logged
 
 __all__ = ["ReviewPage", "ReviewApp", "ModelCard", "DEFAULT_RULES"]
 
@@ -797,7 +797,8 @@ class ReviewPage(widgets.VBox):
 
     app = traitlets.Instance(ReviewApp, allow_none=True, read_only=True)
 
-    def __init__(self, environ: Mapping[str, str], *, background: bool = True, display_timeout: float = 30.0,
+    def __init__(self, environ: Mapping[str, str], *, background: bool = True,
+                 display_timeout: float = SERVED_DISPLAY_TIMEOUT,
                  **kwargs):
         self._environ = dict(environ)
         self._display_timeout = display_timeout

@@ -43,7 +43,7 @@ from srdash.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.widgets.panels import FigurePanel, LogPanel, PageReady, logged
+from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, FigurePanel, LogPanel, PageReady, logged
 
 __all__ = ["SensitivityView"]
 
@@ -76,6 +76,10 @@ class SensitivityView(widgets.VBox):
         Seed of the sampling.
     source : str
         What is being judged, shown under the title.
+    display_timeout : float
+        Seconds the background work waits for a browser to display the page
+        before changing it (see :class:`~srdash.widgets.panels.PageReady`).
+        0 (default): no wait; ``from_environment`` (served pages) waits.
 
     Attributes
     ----------
@@ -115,7 +119,7 @@ class SensitivityView(widgets.VBox):
     busy = traitlets.Bool(False, help="True while loading or sampling.")
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
-                 seed: int = 0, source: str = "", display_timeout: float = 30.0, **kwargs):
+                 seed: int = 0, source: str = "", display_timeout: float = 0.0, **kwargs):
         self._syncing = False
         self._display_timeout = display_timeout
         self._worker: threading.Thread | None = None
@@ -250,6 +254,7 @@ class SensitivityView(widgets.VBox):
         datasets = env.get("SRDASH_DATASETS", "").strip() or None
         loader = functools.partial(load_rescorer, input_path, rules, datasets=datasets, jobs=jobs)
         source = (input_path or "the built-in demo competition") + f", rules {rules}"
+        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
         view = cls(None, samples=samples, seed=seed, source=source, **kwargs)
         for name, note in notes:
             view.log_panel.report(note, context=f"reading {name}")
