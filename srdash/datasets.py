@@ -95,6 +95,7 @@ __all__ = [
     "load_dataset_table",
     "list_dataset_tables",
     "write_property_datasets",
+    "write_descriptions",
 ]
 
 #: The property a dataset tests (see the module docstring for each kind's keys).
@@ -847,7 +848,6 @@ def write_property_datasets(directory: str | Path, *, seed: int = 0) -> DatasetT
     >>> bool(np.allclose(part.target, 1.5 * part.columns["x1"] - 0.5 * part.columns["x2"] + 2))
     True
     """
-    import yaml
 
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
@@ -872,8 +872,35 @@ def write_property_datasets(directory: str | Path, *, seed: int = 0) -> DatasetT
                        "four noise levels.",
         "datasets": entries,
     }
-    header = ("# srdash dataset descriptions (format: see the srdash.datasets module).\n"
-              "# Written by `srdash datasets`; edit freely.\n")
-    (folder / "datasets.yaml").write_text(
-        header + yaml.safe_dump(document, sort_keys=False, default_flow_style=None, width=100), encoding="utf-8")
-    return load_dataset_table(folder / "datasets.yaml")
+    return write_descriptions(folder / "datasets.yaml", document, comment="Written by `srdash datasets`; edit freely.")
+
+
+def write_descriptions(path: str | Path, document: Mapping, *, comment: str = "") -> DatasetTable:
+    """Write a descriptions document as YAML and read it back through the validation.
+
+    Every description file srdash writes (``srdash datasets``, the demo
+    competition) goes through here, so it is valid by construction: a
+    generator that produced an invalid entry fails here, not in a user's judging.
+
+    Parameters
+    ----------
+    path : path-like
+        The YAML file; the data files it names are relative to its folder.
+    document : mapping
+        ``{"description": ..., "defaults": {...}, "datasets": [entry, ...]}``
+        (the format of this module).
+    comment : str
+        A line for the file's header.
+
+    Returns
+    -------
+    DatasetTable
+    """
+    import yaml
+
+    path = Path(path)
+    header = "# srdash dataset descriptions (format: see the srdash.datasets module).\n"
+    header += f"# {comment}\n" if comment else ""
+    path.write_text(header + yaml.safe_dump(dict(document), sort_keys=False, default_flow_style=None, width=100),
+                    encoding="utf-8")
+    return load_dataset_table(path)

@@ -878,7 +878,7 @@ def write_demo(directory, *, seed: int = 0) -> dict:
     >>> loaded.table.equals(demo_competition().table)
     True
     """
-    import yaml
+    from srdash.datasets import write_descriptions
 
     results, dataset_table, datasets = _generate(seed)
     folder = Path(directory)
@@ -888,16 +888,14 @@ def write_demo(directory, *, seed: int = 0) -> dict:
                  "descriptions": folder / "descriptions.yaml", "qualification": folder / "qualification.csv"}
         results.table.to_csv(paths["results"], index=False)
         dataset_table.to_csv(paths["datasets"], index=False)
-        paths["descriptions"].write_text(
-            "# srdash dataset descriptions of the demo competition (format: the srdash.datasets module).\n"
-            + yaml.safe_dump(_descriptions_document(datasets), sort_keys=False, default_flow_style=None, width=100),
-            encoding="utf-8")
         demo_qualification(seed=seed).to_csv(paths["qualification"], index=False)
         for dataset in datasets:
             for split in ("train", "test"):
                 path = folder / f"{dataset.name}_{split}.csv"
                 dataset.frame(split).to_csv(path, index=False)
                 paths[f"{dataset.name}_{split}"] = path
+        write_descriptions(paths["descriptions"], _descriptions_document(datasets),
+                           comment="The datasets of the demo competition, written by srdash.demo.")
     except OSError as exc:
         raise SrdashError(f"Cannot write the demo competition to {str(folder)!r}: {exc}") from exc
     return paths
