@@ -41,6 +41,34 @@ def prepare_options(command):
     return command
 
 
+def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat: bool = False,
+                   print_command: bool = False, what: str = "dashboard", variables=None) -> None:
+    """Serve one of srdash's notebooks with Voilà until Ctrl-C (``env`` from :func:`srdash.app.dashboard_environment`).
+
+    With ``print_command``, print the notebook's environment ``variables``
+    (default: all of :data:`srdash.app.ENVIRONMENT`) and the Voilà command
+    line instead.
+    """
+    from srdash import app
+
+    chosen_port = port or app.free_port(ip)
+    command = app.voila_command(app.notebook_path(notebook_name), port=chosen_port, ip=ip, preheat=preheat)
+    url = f"http://{ip}:{chosen_port}/"
+    if print_command:
+        for name in app.ENVIRONMENT if variables is None else variables:
+            if name in env:
+                click.echo(f"{name}={env[name]}")
+        click.echo(" ".join(command))
+        return
+    if ip not in ("127.0.0.1", "localhost", "::1"):
+        click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the {what}.",
+                    fg="yellow", err=True)
+    click.echo(f"Starting Voilà on {url} ...", err=True)
+    code = app.serve_dashboard(command, env, url=url, announce=click.echo)
+    if code:
+        raise click.ClickException(f"Voilà stopped with exit code {code}.")
+
+
 @contextlib.contextmanager
 def fail_cleanly():
     """Turn srdash's own errors into a clean CLI error (message, exit code 1)."""

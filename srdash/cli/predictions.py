@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly
+from srdash.cli._common import fail_cleanly, serve_notebook
 
 _METRIC_NAMES = ("accuracy", "r2", "rmse", "mae")
 _out_path = click.Path(dir_okay=False, path_type=Path)
@@ -261,23 +261,9 @@ def serve(submissions, targets_preliminary, targets_final, targets_csv, metric_n
                 options["targets_final"] = str(Path(targets_final).resolve())
             if combine_rules is not None:
                 options["rules"] = combine_rules
-        notebook = app.notebook_path("predictions.ipynb")
-        chosen_port = port or app.free_port(ip)
-        command = app.voila_command(notebook, port=chosen_port, ip=ip)
         env = app.dashboard_environment(predictions=options)
-        url = f"http://{ip}:{chosen_port}/"
-        if print_command:
-            if "SRDASH_PREDICTIONS" in env:
-                click.echo(f"SRDASH_PREDICTIONS={env['SRDASH_PREDICTIONS']}")
-            click.echo(" ".join(command))
-            return
-        if ip not in ("127.0.0.1", "localhost", "::1"):
-            click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the app.",
-                        fg="yellow", err=True)
-        click.echo(f"Starting Voilà on {url} ...", err=True)
-        code = app.serve_dashboard(command, env, url=url, announce=click.echo)
-    if code:
-        raise click.ClickException(f"Voilà stopped with exit code {code}.")
+        serve_notebook("predictions.ipynb", env, port=port, ip=ip, print_command=print_command, what="app",
+                       variables=["SRDASH_PREDICTIONS"])
 
 
 @predictions.command("report")

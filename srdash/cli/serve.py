@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly
+from srdash.cli._common import fail_cleanly, serve_notebook
 
 
 def _check_rules(ctx, param, value):
@@ -122,23 +122,8 @@ def serve(input_path, rules, datasets_path, store, descriptions_path, qualificat
 
             canonical_results(read_qualification_results(qualification_path), source=str(qualification_path),
                               need_r2=qualification_data is None)
-        notebook = app.notebook_path("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME)
-        chosen_port = port or app.free_port(ip)
-        command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat)
         env = app.dashboard_environment(input_path=input_path, rules=rules, datasets=datasets_path, jobs=jobs,
                                         timeout=timeout, store=store, descriptions=descriptions_path,
                                         qualification=qualification_path, qualification_data=qualification_data)
-        url = f"http://{ip}:{chosen_port}/"
-        if print_command:
-            for name in app.ENVIRONMENT:
-                if name in env:
-                    click.echo(f"{name}={env[name]}")
-            click.echo(" ".join(command))
-            return
-        if ip not in ("127.0.0.1", "localhost", "::1"):
-            click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the dashboard.",
-                        fg="yellow", err=True)
-        click.echo(f"Starting Voilà on {url} ...", err=True)
-        code = app.serve_dashboard(command, env, url=url, announce=click.echo)
-    if code:
-        raise click.ClickException(f"Voilà stopped with exit code {code}.")
+        serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env, port=port, ip=ip,
+                       preheat=preheat, print_command=print_command)
