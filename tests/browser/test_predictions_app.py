@@ -55,8 +55,12 @@ def app_url(start_server, tmp_path_factory):
     return server.url
 
 
-def _order(page, subset: str) -> list[str]:
-    return [row.get_attribute("data-team") for row in page.locator(f".srdash-pred-{subset} tbody tr").all()]
+def _expect_order(page, subset: str, teams: list[str]) -> None:
+    """The leaderboard's rows are ``teams``, in order (retried: each table is its own widget)."""
+    rows = page.locator(f".srdash-pred-{subset} tbody tr")
+    expect(rows).to_have_count(len(teams), timeout=30_000)
+    for i, team in enumerate(teams):
+        expect(rows.nth(i)).to_have_attribute("data-team", team, timeout=30_000)
 
 
 def test_predictions_app_shows_leaderboards_shakeup_and_rejections(app_url, browser, tmp_path):
@@ -70,8 +74,8 @@ def test_predictions_app_shows_leaderboards_shakeup_and_rejections(app_url, brow
         final_rows = page.locator(".srdash-pred-final tbody tr")
         expect(final_rows).to_have_count(3, timeout=120_000)
         # combined leaderboards (several metrics), hand-derived in the module docstring
-        assert _order(page, "final") == ["c", "a", BOLD]
-        assert _order(page, "preliminary") == ["c", BOLD, "a"]
+        _expect_order(page, "final", ["c", "a", BOLD])
+        _expect_order(page, "preliminary", ["c", BOLD, "a"])
         assert page.locator(".srdash-pred-final tbody tr").first.locator("td").first.inner_text() == "1"
 
         # the slope chart is drawn
@@ -94,7 +98,7 @@ def test_predictions_app_shows_leaderboards_shakeup_and_rejections(app_url, brow
         page.locator(".srdash-pred-ranking button", has_text="MAE").click()
         expect(page.locator(".srdash-pred-final-panel .srdash-pred-caption")).to_contain_text("MAE, lower is better",
                                                                                         timeout=20_000)
-        assert _order(page, "final") == ["a", "c", BOLD]
+        _expect_order(page, "final", ["a", "c", BOLD])
         expect(page.locator(".js-plotly-plot .gtitle",
                             has_text="Shake-up: preliminary → final place (MAE, lower is better")).to_be_visible(
             timeout=30_000)
