@@ -146,6 +146,7 @@ def prepare_track(
     jobs: int = 1,
     cache=None,
     progress: Callable[[int, int, dict], None] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> PreparedTrack:
     """Prepare a synthetic track from model strings and the datasets' descriptions.
 
@@ -161,6 +162,11 @@ def prepare_track(
         Loaded with the descriptions' features (``load_results(..., datasets=table.frame())``).
     descriptions : DatasetTable
         From :func:`srdash.datasets.load_dataset_table`.
+    progress : callable, optional
+        ``progress(done, total, counts)``: while simplifying the models, then
+        while checking exact re-discovery (a new ``total``).
+    stage : callable, optional
+        Called with the name of each step after the simplification.
 
     Returns
     -------
@@ -169,11 +175,14 @@ def prepare_track(
     from srdash.evaluation import evaluate_runs, merge_metrics
     from srdash.properties import property_scores, with_property
 
+    say = stage or (lambda text: None)
     runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
+    say("Evaluating the models on the datasets")
     evaluation = evaluate_runs(runs, descriptions)
     merged = merge_metrics(runs, evaluation)
+    say("Checking exact re-discovery")
     scores = property_scores(merged.runs, descriptions, evaluation=evaluation, timeout=timeout, jobs=jobs,
-                             cache=cache)
+                             cache=cache, progress=progress)
     judged = with_property(merged.runs, scores)
     problems = pd.concat([evaluation.problems, merged.problems, scores.problems, judged.problems],
                          ignore_index=True)

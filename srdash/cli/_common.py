@@ -80,21 +80,34 @@ def fail_cleanly():
 
 @contextlib.contextmanager
 def progress_bar(description: str):
-    """A tqdm progress bar on stderr, fed by ``progress(done, total, counts)`` calls."""
+    """A tqdm progress bar on stderr, fed by ``progress(done, total, counts)`` calls.
+
+    ``progress.stage(text)`` renames the bar for the next step of the work.
+    """
     from tqdm import tqdm
 
     bar = None
+    title = description
 
     def update(done: int, total: int, counts: dict) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, desc=description, file=sys.stderr, unit="model",
+            bar = tqdm(total=total, desc=title, file=sys.stderr, unit="model",
                        disable=total == 0, leave=False)
+        elif bar.total != total:  # the next step of the same work (e.g. checking equivalences)
+            bar.reset(total=total)
         bar.n = done
         failed = sum(v for k, v in counts.items() if k in ("rejected", "parse_error", "simplify_error"))
         bar.set_postfix(failed=failed, timeout=counts.get("timeout", 0), refresh=False)
         bar.refresh()
 
+    def stage(text: str) -> None:
+        nonlocal title
+        title = text.lower()
+        if bar is not None:
+            bar.set_description(title, refresh=False)
+
+    update.stage = stage
     try:
         yield update
     finally:

@@ -113,7 +113,7 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, descr
 
             with progress_bar("simplifying models") as progress:
                 track = prepare_track(results, descriptions, timeout=timeout, jobs=jobs,
-                                      cache=False if no_cache else cache, progress=progress)
+                                      cache=False if no_cache else cache, progress=progress, stage=progress.stage)
             runs, track_problems = track.runs, track.problems
         else:
             with progress_bar("simplifying models") as progress:

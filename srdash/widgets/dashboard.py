@@ -458,7 +458,8 @@ class Dashboard(widgets.VBox):
             self.progress.stage(f"Simplifying {len(results.table)} models…")
             track = None
             if descriptions is not None:
-                track = prepare_track(results, descriptions, progress=self.progress.update, **self._prepare_options)
+                track = prepare_track(results, descriptions, progress=self.progress.update,
+                                      stage=lambda text: self.progress.stage(f"{text}…"), **self._prepare_options)
                 runs = track.runs
             else:
                 runs = prepare_runs(results, progress=self.progress.update, **self._prepare_options)

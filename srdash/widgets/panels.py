@@ -93,27 +93,34 @@ class ProgressPanel(widgets.HBox):
     (3, 10)
     >>> "3 / 10 models" in panel.label.value and "1 failed" in panel.label.value
     True
+    >>> panel.stage("Checking exact re-discovery…")
+    >>> panel.update(1, 4, {"timeout": 1})
+    >>> panel.label.value.split(" (")[0]
+    'Checking exact re-discovery: 1 / 4 models done, 0 failed, 1 timed out'
+
     """
 
     def __init__(self, **kwargs):
         self.bar = widgets.IntProgress(value=0, min=0, max=1, bar_style="info",
                                        layout=widgets.Layout(width="260px"))
         self.label = widgets.HTML("")
+        self._task = "Simplifying models"
         self._started = time.monotonic()
         super().__init__([self.bar, self.label], layout=widgets.Layout(align_items="center"), **kwargs)
         self.add_class("srdash-progress")
 
     def stage(self, text: str) -> None:
-        """Show what is being done (before counts are known)."""
+        """Show what is being done (before counts are known); the counts that follow are of it."""
         self.bar.bar_style = "info"
         self.label.value = html.escape(text)
+        self._task = text.rstrip("…. ") or self._task
 
     def update(self, done: int, total: int, counts: dict) -> None:
         self.bar.max = max(int(total), 1)
         self.bar.value = int(done)
         failed = sum(int(counts.get(status, 0)) for status in _FAILED_STATUSES)
         timed_out = int(counts.get("timeout", 0))
-        self.label.value = (f"Simplifying models: {int(done)} / {int(total)} models done, "
+        self.label.value = (f"{html.escape(self._task)}: {int(done)} / {int(total)} models done, "
                             f"{failed} failed, {timed_out} timed out "
                             f"({time.monotonic() - self._started:.0f} s)")
 
