@@ -64,8 +64,8 @@ import pandas as pd
 from srdash.errors import SrdashError
 from srdash.loading import Results, load_results
 
-__all__ = ["demo_competition", "demo_descriptions", "demo_qualification", "write_demo", "DEMO_METHODS",
-           "DEMO_DATASETS", "DEMO_QUALIFICATION_DATASETS", "HOSTILE_MODEL"]
+__all__ = ["demo_competition", "demo_descriptions", "demo_qualification", "write_demo", "cached_demo", "demo_folder",
+           "DEMO_METHODS", "DEMO_DATASETS", "DEMO_QUALIFICATION_DATASETS", "HOSTILE_MODEL"]
 
 #: The demo's methods, in generation order.
 DEMO_METHODS = ("ExactSR", "LinearRegression", "PolyRidge", "LassoSR", "GreedyGP", "BloatGP", "MeanBaseline")
@@ -899,3 +899,65 @@ def write_demo(directory, *, seed: int = 0) -> dict:
     except OSError as exc:
         raise SrdashError(f"Cannot write the demo competition to {str(folder)!r}: {exc}") from exc
     return paths
+
+
+def demo_folder(seed: int = 0, *, cache_dir: str | Path | None = None) -> Path:
+    """Where :func:`cached_demo` keeps the demo's files: srdash's cache folder, per version and seed.
+
+    ``cache_dir`` defaults to the folder of srdash's cache
+    (``$SRDASH_CACHE_DIR``, else the user cache directory).
+
+    Examples
+    --------
+    >>> demo_folder(3, cache_dir="/tmp/c").name.endswith("-seed3")
+    True
+    """
+    from srdash import __version__
+    from srdash.cache import default_cache_path
+
+    parent = Path(cache_dir) if cache_dir else default_cache_path().parent
+    return parent / f"demo-{__version__}-seed{int(seed)}"
+
+
+def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None) -> dict:
+    """The demo competition's files (:func:`write_demo`), written once per srdash version and seed.
+
+    The apps open the demo on every page load; writing it (about 2 s) is done
+    the first time only, in :func:`demo_folder`. The files are written to a
+    fresh folder and then renamed into place, so two kernels starting at once
+    never read a half-written demo.
+
+    Returns
+    -------
+    dict of str to Path
+        As :func:`write_demo`.
+    """
+    import json
+    import os
+    import shutil
+    import tempfile
+
+    folder = demo_folder(seed, cache_dir=cache_dir)
+    manifest = folder / "paths.json"
+    if manifest.is_file():
+        return {name: folder / file for name, file in json.loads(manifest.read_text(encoding="utf-8")).items()}
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    except OSError as exc:
+        raise SrdashError(f"Cannot write the demo competition to {str(folder.parent)!r}: {exc}") from exc
+    try:
+        paths = write_demo(scratch, seed=seed)
+        (scratch / "paths.json").write_text(json.dumps({name: path.name for name, path in paths.items()}),
+                                            encoding="utf-8")
+        try:
+            os.replace(scratch, folder)
+        except OSError:
+            if not manifest.is_file():  # not another kernel's finished copy: a real failure
+                raise
+    except OSError as exc:
+        raise SrdashError(f"Cannot write the demo competition to {str(folder)!r}: {exc}") from exc
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {name: folder / path.name for name, path in paths.items()}
+

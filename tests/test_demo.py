@@ -14,7 +14,7 @@ import pandas.testing as pdt
 import pytest
 from click.testing import CliRunner
 
-from srdash.demo import DEMO_DATASETS, DEMO_METHODS, HOSTILE_MODEL, demo_competition, write_demo
+from srdash.demo import DEMO_DATASETS, DEMO_METHODS, HOSTILE_MODEL, cached_demo, demo_competition, demo_folder, write_demo
 from srdash.errors import SrdashError
 from srdash.loading import Results, load_results
 
@@ -361,3 +361,15 @@ def test_demo_qualification_excludes_the_constant_method(written):
     row = qualification.table.set_index("method").loc["MeanBaseline"]
     assert (row["wins"], row["ties"], row["losses"]) == (3, 0, 6)
     assert set(qualification.qualified) == set(DEMO_METHODS) - {"MeanBaseline", "LinearRegression"}
+
+
+def test_cached_demo_is_written_once_per_version_and_seed(tmp_path, monkeypatch):
+    first = cached_demo(cache_dir=tmp_path)
+    folder = demo_folder(cache_dir=tmp_path)
+    assert first["results"] == folder / "results.csv" and first["descriptions"].is_file()
+    assert pd.read_csv(first["results"]).equals(pd.read_csv(write_demo(tmp_path / "fresh")["results"]))
+    # The second call reads the manifest and writes nothing (write_demo would fail here).
+    monkeypatch.setattr("srdash.demo.write_demo", lambda *a, **k: pytest.fail("the demo was written again"))
+    assert cached_demo(cache_dir=tmp_path) == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["fresh", folder.name])   # no scratch left
+

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import srdash.widgets.dashboard as dashboard_module
+from srdash.demo import demo_folder
 from srdash.errors import SrdashError
 from srdash.figures import simplicity_score
 from srdash.loading import load_results
@@ -417,7 +419,8 @@ def test_from_environment_reads_descriptions_and_qualification(tmp_path):
     assert list(app.more.titles[:2]) == [dashboard_module.PROPERTY_VIEW_TITLE,
                                          dashboard_module.QUALIFICATION_VIEW_TITLE]
     assert "qualification stage: " in app._source_line
-    # the demo opens with its own descriptions and qualification stage, in a temporary folder
+    # the demo opens with its own descriptions and qualification stage, written once to the cache
     demo = Dashboard.from_environment({}, start=False)
-    assert demo._descriptions.endswith("descriptions.yaml") and "srdash-demo-" in demo._descriptions
+    assert Path(demo._descriptions).parent == demo_folder()
+    assert demo._descriptions.endswith("descriptions.yaml")
     assert demo._qualification_input.endswith("qualification.csv")

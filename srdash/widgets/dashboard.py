@@ -346,8 +346,8 @@ class Dashboard(widgets.VBox):
         results (adds the qualification view; non-qualified methods leave the
         track); ``SRDASH_QUALIFICATION_DATA``: folder of the qualification
         datasets. Without ``SRDASH_INPUT`` the demo opens with its own
-        descriptions and qualification stage (:func:`srdash.demo.write_demo`,
-        written to a temporary folder). Loading happens in the background; a
+        descriptions and qualification stage (:func:`srdash.demo.cached_demo`,
+        written once to srdash's cache folder). Loading happens in the background; a
         bad value is reported in the dashboard's log rather than raised, so the
         page always shows.
 
@@ -366,19 +366,18 @@ class Dashboard(widgets.VBox):
         descriptions = env.get("SRDASH_DESCRIPTIONS", "").strip() or None
         qualification = env.get("SRDASH_QUALIFICATION", "").strip() or None
         qualification_data = env.get("SRDASH_QUALIFICATION_DATA", "").strip() or None
-        demo_folder = None
         if input_path:
             loader = functools.partial(_load_input, input_path, datasets=datasets, descriptions=descriptions)
             source = input_path + (f" (features from {datasets})" if datasets else "")
             source += f", datasets described in {descriptions}" if descriptions else ""
         else:
-            import tempfile
+            # The demo's data files, descriptions and qualification stage (written once, by the loader).
+            from srdash.demo import demo_folder
 
-            # The demo's data files, descriptions and qualification stage, written by the loader.
-            demo_folder = Path(tempfile.mkdtemp(prefix="srdash-demo-"))
-            loader = functools.partial(_load_demo, demo_folder)
-            descriptions = str(demo_folder / "descriptions.yaml")
-            qualification = qualification or str(demo_folder / "qualification.csv")
+            folder = demo_folder()
+            loader = _load_demo
+            descriptions = str(folder / "descriptions.yaml")
+            qualification = qualification or str(folder / "qualification.csv")
             source = ("the built-in demo competition (srdash.demo, seed 0), with its dataset descriptions "
                       "and qualification stage")
         if qualification:
@@ -390,11 +389,6 @@ class Dashboard(widgets.VBox):
                    "qualification_data": qualification_data}
         options["display_timeout"] = SERVED_DISPLAY_TIMEOUT
         app = cls(loader, **{**options, **kwargs})
-        if demo_folder is not None:
-            import shutil
-            import weakref
-
-            weakref.finalize(app, shutil.rmtree, demo_folder, True)
         for note in notes:
             app.log_panel.report(note, context="reading the environment")
         return app
@@ -670,11 +664,11 @@ def _load_input(path: str, *, datasets: str | None, descriptions: str | None) ->
     return load_results(path, datasets=datasets)
 
 
-def _load_demo(folder: Path) -> Results:
-    """The demo competition, written to ``folder`` with its data, descriptions and qualification stage."""
-    from srdash.demo import write_demo
+def _load_demo() -> Results:
+    """The demo competition, with its data, descriptions and qualification stage (:func:`srdash.demo.cached_demo`)."""
+    from srdash.demo import cached_demo
 
-    paths = write_demo(folder)
+    paths = cached_demo()
     return load_results(paths["results"], datasets=paths["datasets"])
 
 

@@ -680,17 +680,13 @@ def _environment_flag(value: str) -> bool:
 
 def _demo_results(env: Mapping[str, str]):
     """Three datasets of the built-in demo, written once to the cache folder (with their test data)."""
-    import platformdirs
-
-    from srdash.demo import write_demo
+    from srdash.demo import cached_demo
     from srdash.loading import load_results
 
-    folder = Path(env.get("SRDASH_CACHE_DIR", "").strip() or platformdirs.user_cache_dir("srdash")) / "demo"
-    if not (folder / "results.csv").is_file():
-        write_demo(folder)
-    results = load_results(folder / "results.csv", datasets=folder / "datasets.csv")
+    paths = cached_demo(cache_dir=env.get("SRDASH_CACHE_DIR", "").strip() or None)
+    results = load_results(paths["results"], datasets=paths["datasets"])
     table = results.table[results.table["dataset"].isin(DEMO_DATASETS)].reset_index(drop=True)
-    return replace(results, table=table), folder
+    return replace(results, table=table), paths["results"].parent
 
 
 def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> dict:
