@@ -39,7 +39,8 @@ from srdash.loading import Results, load_results
 from srdash.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.ranking import Verdict, judge
 from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
-from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, FigurePanel, LogPanel, PageReady, ProgressPanel, logged
+from srdash.widgets.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
+                                   logged)
 
 __all__ = ["Dashboard"]
 
@@ -207,7 +208,6 @@ class Dashboard(widgets.VBox):
         **kwargs,
     ):
         self._results = results
-        self._display_timeout = display_timeout
         self._descriptions = descriptions
         self._qualification_input = qualification
         self._qualification_data = qualification_data
@@ -223,13 +223,13 @@ class Dashboard(widgets.VBox):
         self._stale = False
         self._replacing_criteria = False
         self._judging = threading.RLock()  # the background thread and callbacks both judge
-        self._worker: threading.Thread | None = None
+        self._work = BackgroundWork(display_timeout=display_timeout)
         self._constructed = time.monotonic()
         self.timings: dict[str, float] = {}
 
         self.log_panel = LogPanel()
         self.progress = ProgressPanel()
-        self.page_ready = PageReady()
+        self.page_ready = self._work.page_ready
         self.title = widgets.HTML()
         self.warnings = widgets.HTML()
         self.leaderboard = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>")
@@ -403,20 +403,16 @@ class Dashboard(widgets.VBox):
         SrdashError
             When a preparation is already running or there are no results.
         """
-        if self._worker is not None and self._worker.is_alive():
+        if self._work.running:
             raise SrdashError("The runs are already being prepared; wait for the progress bar to finish.")
         if self._results is None:
             raise SrdashError("This dashboard has no results to prepare; pass results= or runs=.")
         self.busy = True
-        self._worker = threading.Thread(target=self._prepare_in_background, name="srdash-prepare", daemon=True)
-        self._worker.start()
+        self._work.start(self._prepare_in_background, name="srdash-prepare")
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background preparation; True when it has finished."""
-        if self._worker is not None:
-            self._worker.join(timeout)
-            return not self._worker.is_alive()
-        return True
+        return self._work.wait(timeout)
 
     def _prepare_in_background(self) -> None:
         # Warnings printed from this thread would land under the notebook cell, in
@@ -459,8 +455,7 @@ class Dashboard(widgets.VBox):
                 runs = prepare_runs(results, progress=self.progress.update, **self._prepare_options)
             self.timings["prepare"] = time.monotonic() - loaded
             self.progress.stage("Judging…")
-            # What follows changes the page (and builds widgets): see PageReady.
-            self.page_ready.wait(self._display_timeout)
+            self._work.page_displayed()  # what follows changes the page (and builds widgets)
             if qualified is not None:
                 self._show_qualification(*qualified[1:])
             if track is not None:
@@ -475,7 +470,7 @@ class Dashboard(widgets.VBox):
                 f"{self.timings['load']:.1f} s, models {self.timings['prepare']:.1f} s, "
                 f"judging {self.timings.get('judge', 0.0):.2f} s.")
         except Exception as error:  # noqa: BLE001 - shown in the log and the progress line
-            self.page_ready.wait(self._display_timeout)
+            self._work.page_displayed()
             self.log_panel.report(error, context="preparing the results")
             self.progress.fail(f"Could not prepare the results: {error}" if isinstance(error, SrdashError)
                                else "Could not prepare the results (see the log).")

@@ -23,7 +23,8 @@ import plotly.io as pio
 
 from srdash.errors import SrdashError
 
-__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "SERVED_DISPLAY_TIMEOUT", "logged"]
+__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "BackgroundWork", "SERVED_DISPLAY_TIMEOUT",
+           "logged"]
 
 _FAILED_STATUSES = ("rejected", "parse_error", "simplify_error")
 
@@ -226,6 +227,48 @@ class PageReady(anywidget.AnyWidget):
     def wait(self, timeout: float | None = None) -> bool:
         """Block until a browser has displayed the beacon; False after ``timeout`` seconds."""
         return self._displayed.wait(timeout)
+
+
+class BackgroundWork:
+    """The slow work of an app, in a thread, and the page it must wait for before changing it.
+
+    The thread does the slow part first, then calls :meth:`page_displayed`
+    (which waits for :attr:`page_ready`, at most ``display_timeout`` seconds)
+    before it creates or changes widgets: see :class:`PageReady`. Put
+    :attr:`page_ready` in the app's children.
+
+    Examples
+    --------
+    >>> work = BackgroundWork(display_timeout=0)
+    >>> done = []
+    >>> work.start(lambda: done.append(work.page_displayed()), name="example")
+    >>> work.wait(10), done, work.running
+    (True, [False], False)
+    """
+
+    def __init__(self, *, display_timeout: float = 0.0):
+        self.page_ready = PageReady()
+        self.display_timeout = display_timeout
+        self._thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, target, *args, name: str) -> None:
+        """Run ``target(*args)`` in a daemon thread (the caller checks :attr:`running` first)."""
+        self._thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        self._thread.start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the work; True when it has finished (or never started)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return not self.running
+
+    def page_displayed(self) -> bool:
+        """Block until a browser has displayed the page, at most ``display_timeout`` seconds."""
+        return self.page_ready.wait(self.display_timeout)
 
 
 def logged(context: str):

@@ -17,7 +17,6 @@ import html
 import json
 import os
 import tempfile
-import threading
 from typing import Callable, Mapping
 
 import ipywidgets as widgets
@@ -26,7 +25,7 @@ import traitlets
 from srdash.errors import SrdashError
 from srdash.figures_predictions import leaderboard_table_html, notes_html, rejected_table_html, shakeup_table_html
 from srdash.predictions import SUBSETS, PredictionResult, score_from_options, shakeup_figure
-from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, FigurePanel, LogPanel, PageReady, logged
+from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, logged
 
 __all__ = ["PredictionsDashboard", "COMBINED"]
 
@@ -109,9 +108,8 @@ class PredictionsDashboard(widgets.VBox):
 
     def __init__(self, result: PredictionResult | Callable[..., PredictionResult] | None = None, *,
                  source: str = "", display_timeout: float = 0.0, **kwargs):
-        self._worker: threading.Thread | None = None
-        self._display_timeout = display_timeout
-        self.page_ready = PageReady()
+        self._work = BackgroundWork(display_timeout=display_timeout)
+        self.page_ready = self._work.page_ready
         self._syncing = False
         self._source_line = (f"<div class='srdash-pred-source' style='color:#555'>Judging: {html.escape(source)}"
                              "</div>") if source else ""
@@ -237,16 +235,11 @@ class PredictionsDashboard(widgets.VBox):
         self.busy = True
         self.progress.layout.display = None
         self._show_progress(0, 0)
-        self._worker = threading.Thread(target=self._load_in_background, args=(loader,),
-                                        name="srdash-predictions-load", daemon=True)
-        self._worker.start()
+        self._work.start(self._load_in_background, loader, name="srdash-predictions-load")
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background scoring; True when it has finished."""
-        if self._worker is not None:
-            self._worker.join(timeout)
-            return not self._worker.is_alive()
-        return True
+        return self._work.wait(timeout)
 
     def _show_progress(self, done: int, total: int) -> None:
         self.progress_bar.max = max(int(total), 1)
@@ -257,14 +250,14 @@ class PredictionsDashboard(widgets.VBox):
     def _load_in_background(self, loader: Callable[..., PredictionResult]) -> None:
         try:
             result = loader(progress=self._show_progress)
-            self.page_ready.wait(self._display_timeout)   # the page changes from here: see PageReady
+            self._work.page_displayed()   # the page changes from here: see PageReady
             self.progress_bar.bar_style = "success"
             self.progress_bar.value = self.progress_bar.max
             n = len(result.submissions)
             self.progress_label.value = f"Scored {n} submission{'s' if n != 1 else ''}."
             self.result = result
         except Exception as error:  # noqa: BLE001 - shown to the user
-            self.page_ready.wait(self._display_timeout)
+            self._work.page_displayed()
             self.progress_bar.bar_style = "danger"
             self.progress_label.value = ("<span style='color:#b00'>The competition could not be scored; see the "
                                          "log below.</span>")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import html
-import threading
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -52,7 +51,8 @@ from srdash.trust import (
     review_settings,
     trust_summary,
 )
-from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, FigurePanel, LogPanel, PageReady, ProgressPanel, logged
+from srdash.widgets.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
+                                   logged)
 
 __all__ = ["ReviewPage", "ReviewApp", "ModelCard", "DEFAULT_RULES"]
 
@@ -797,36 +797,31 @@ class ReviewPage(widgets.VBox):
                  display_timeout: float = SERVED_DISPLAY_TIMEOUT,
                  **kwargs):
         self._environ = dict(environ)
-        self._display_timeout = display_timeout
+        self._work = BackgroundWork(display_timeout=display_timeout if background else 0.0)
         self.progress = ProgressPanel()
         self.log_panel = LogPanel()
-        self.page_ready = PageReady()
+        self.page_ready = self._work.page_ready
         self.progress.stage("Preparing the models for review…")
         super().__init__([widgets.HTML("<h1 style='margin:4px 0'>Trust review — real-world track</h1>"),
                           self.progress, self.log_panel, self.page_ready], **kwargs)
         self.add_class("srdash-review-page")
-        self._worker = None
         if background:
-            self._worker = threading.Thread(target=self._prepare, name="srdash-review-prepare", daemon=True)
-            self._worker.start()
+            self._work.start(self._prepare, name="srdash-review-prepare")
         else:
             self._prepare()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background preparation; True when it has finished."""
-        if self._worker is not None:
-            self._worker.join(timeout)
-            return not self._worker.is_alive()
-        return True
+        return self._work.wait(timeout)
 
     def _prepare(self) -> None:
         try:
             inputs = review_inputs_from_environment(self._environ, progress=self.progress.update,
                                                     stage=self.progress.stage)
-            if self._worker is not None:
-                self.page_ready.wait(self._display_timeout)
+            self._work.page_displayed()  # the review's widgets are built from here: see PageReady
             app = ReviewApp(**inputs)
         except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
+            self._work.page_displayed()
             self.progress.fail("The review cannot start: see the message below.")
             self.log_panel.report(error, context="preparing the review")
             return

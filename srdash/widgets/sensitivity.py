@@ -15,7 +15,6 @@ import contextlib
 import functools
 import html
 import os
-import threading
 from typing import Callable, Mapping
 
 import ipywidgets as widgets
@@ -43,7 +42,7 @@ from srdash.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, FigurePanel, LogPanel, PageReady, logged
+from srdash.widgets.panels import SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, logged
 
 __all__ = ["SensitivityView"]
 
@@ -121,15 +120,14 @@ class SensitivityView(widgets.VBox):
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
                  seed: int = 0, source: str = "", display_timeout: float = 0.0, **kwargs):
         self._syncing = False
-        self._display_timeout = display_timeout
-        self._worker: threading.Thread | None = None
+        self._work = BackgroundWork(display_timeout=display_timeout)
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: go.FigureWidget | None = None
         self._found_weights: Mapping[str, float] | None = None
 
         self.log_panel = LogPanel()
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>")
-        self.page_ready = PageReady()
+        self.page_ready = self._work.page_ready
         self.status = widgets.HTML("<div class='srdash-note'>Loading the competition…</div>")
         self.explanation = widgets.HTML()
         self.sliders = widgets.VBox([])
@@ -198,9 +196,7 @@ class SensitivityView(widgets.VBox):
             self.rescorer = rescorer
         elif callable(rescorer):
             self.busy = True
-            self._worker = threading.Thread(target=self._load_in_background, args=(rescorer,),
-                                            name="srdash-sensitivity-load", daemon=True)
-            self._worker.start()
+            self._work.start(self._load_in_background, rescorer, name="srdash-sensitivity-load")
         else:
             self.status.value = "<div class='srdash-note'>No competition to analyse.</div>"
 
@@ -259,28 +255,23 @@ class SensitivityView(widgets.VBox):
         for name, note in notes:
             view.log_panel.report(note, context=f"reading {name}")
         view.busy = True
-        view._worker = threading.Thread(target=view._load_in_background, args=(loader,),
-                                        name="srdash-sensitivity-load", daemon=True)
-        view._worker.start()
+        view._work.start(view._load_in_background, loader, name="srdash-sensitivity-load")
         return view
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background loading; True when it has finished."""
-        if self._worker is not None:
-            self._worker.join(timeout)
-            return not self._worker.is_alive()
-        return True
+        return self._work.wait(timeout)
 
     def _load_in_background(self, loader: Callable[[], Rescorer]) -> None:
         try:
             rescorer = loader()
         except Exception as error:  # noqa: BLE001 - shown to the user
-            self.page_ready.wait(self._display_timeout)  # changes made while the page loads can be lost
+            self._work.page_displayed()  # changes made while the page loads can be lost
             self.status.value = ("<div class='srdash-note' style='color:#b00'>The competition could not be "
                                  "loaded; see the log below.</div>")
             self.log_panel.report(error, context="loading the competition")
         else:
-            self.page_ready.wait(self._display_timeout)  # the view builds its sliders: see PageReady
+            self._work.page_displayed()  # the view builds its sliders: see PageReady
             self.rescorer = rescorer
         finally:
             self.busy = False
