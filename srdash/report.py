@@ -309,19 +309,10 @@ def build_report(
 
 
 def _sensitivity(verdict: Verdict, runs, *, samples: int, seed: int, resolution: int, notes: list[str]):
-    from srdash.sensitivity import Rescorer, irrelevant_alternatives, place_probabilities, ternary_winner_map
+    from srdash.sensitivity import Rescorer
 
-    rescorer = Rescorer.from_verdict(verdict, runs=runs)
-    if len(rescorer.methods) < 2:
-        raise SrdashError("there is only one method.")
-    probabilities = place_probabilities(rescorer, samples=samples, seed=seed)
-    ternary = None
-    if rescorer.n_weights == 3:
-        ternary = ternary_winner_map(rescorer, resolution=resolution)
-    else:
-        notes.append(f"The ternary winner map needs exactly three weights; these rules have "
-                     f"{rescorer.n_weights}.")
-    return probabilities, ternary, irrelevant_alternatives(rescorer)
+    return _rescorer_sensitivity(Rescorer.from_verdict(verdict, runs=runs), samples=samples, seed=seed,
+                                 resolution=resolution, notes=notes, entity="method")
 
 
 def build_prediction_report(
@@ -405,11 +396,13 @@ def build_prediction_report(
     )
 
 
-def _rescorer_sensitivity(rescorer, *, samples: int, seed: int, resolution: int, notes: list[str]):
+def _rescorer_sensitivity(rescorer, *, samples: int, seed: int, resolution: int, notes: list[str],
+                          entity: str = "team"):
+    """Place probabilities, ternary winner map (three weights only) and irrelevant alternatives."""
     from srdash.sensitivity import irrelevant_alternatives, place_probabilities, ternary_winner_map
 
     if len(rescorer.methods) < 2:
-        raise SrdashError("there is only one team.")
+        raise SrdashError(f"there is only one {entity}.")
     probabilities = place_probabilities(rescorer, samples=samples, seed=seed)
     ternary = None
     if rescorer.n_weights == 3:
