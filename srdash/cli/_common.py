@@ -20,6 +20,21 @@ def _load_rules(ctx, param, value):
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
 
 
+def rules_reference(ctx, param, value):
+    """Click callback: check the rules now; pass on the preset name or the absolute path of the file
+    (for a process started elsewhere, e.g. the Voilà app). None stays None."""
+    if value is None:
+        return None
+    from srdash.rules import load_rules
+
+    try:
+        load_rules(value)
+    except SrdashError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+    path = Path(value)
+    return str(path.resolve()) if path.suffix == ".toml" and path.exists() else value
+
+
 rules_option = click.option(
     "--rules", default="srbench2022", show_default=True, callback=_load_rules,
     help="A rules preset name (srbench2022, srbench2022-as-run, ...; see `srdash rules`) "

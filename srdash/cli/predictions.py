@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, serve_notebook
+from srdash.cli._common import fail_cleanly, rules_reference, serve_notebook
 
 _METRIC_NAMES = ("accuracy", "r2", "rmse", "mae")
 _out_path = click.Path(dir_okay=False, path_type=Path)
@@ -16,21 +16,6 @@ _in_file = click.Path(exists=True, dir_okay=False, path_type=Path)
 def _printable(text: str) -> str:
     # Team names and file contents are untrusted: no terminal control characters.
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
-
-
-def _check_rules(ctx, param, value):
-    """Load the rules now (a preset name or a .toml file); pass on the name or the absolute path."""
-    if value is None:
-        return None
-    from srdash.errors import SrdashError
-    from srdash.rules import load_rules
-
-    try:
-        load_rules(value)
-    except SrdashError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
-    path = Path(value)
-    return str(path.resolve()) if path.suffix == ".toml" and path.exists() else value
 
 
 def _competition_options(*, metric_required: bool):
@@ -51,7 +36,7 @@ def _competition_options(*, metric_required: bool):
                           "(harmonic mean of the per-metric ranks, or --rules); the first one decides which "
                           "submission counts under the rules best-preliminary and selected."
                           + ("" if metric_required else " [default: rmse]")),
-        click.option("--rules", "combine_rules", callback=_check_rules,
+        click.option("--rules", "combine_rules", callback=rules_reference,
                      help="Rules combining several metrics instead of the harmonic mean of ranks: a .toml file "
                           "(docs/rules.md) of kind rank-harmonic or normalised-weighted whose criteria read the "
                           "metric columns (column = \"rmse\", ...) with the metrics' directions "

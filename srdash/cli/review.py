@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly
+from srdash.cli._common import fail_cleanly, rules_reference
 
 #: Environment variables read by the review notebook (``ReviewApp.from_environment``).
 ENVIRONMENT = {
@@ -30,7 +30,7 @@ _LOCAL_ADDRESSES = ("127.0.0.1", "localhost", "::1")
 
 
 def _check_rules(ctx, param, value):
-    """Validate the rules now; pass on the preset name or the absolute path of the file."""
+    """:func:`rules_reference`, for rules that ask for trust (a ``trust`` criterion)."""
     from srdash.errors import SrdashError
     from srdash.rules import load_rules
     from srdash.trust import review_settings
@@ -39,8 +39,7 @@ def _check_rules(ctx, param, value):
         review_settings(load_rules(value))
     except SrdashError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
-    path = Path(value)
-    return str(path.resolve()) if path.suffix == ".toml" and path.exists() else value
+    return rules_reference(ctx, param, value)
 
 
 def review_environment(*, judge: str, store: Path, rules: str, input_path: Path | None = None,

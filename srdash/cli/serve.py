@@ -6,26 +6,13 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, serve_notebook
-
-
-def _check_rules(ctx, param, value):
-    """Validate the rules now; pass on the preset name or the absolute path of the file."""
-    from srdash.errors import SrdashError
-    from srdash.rules import load_rules
-
-    try:
-        load_rules(value)
-    except SrdashError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
-    path = Path(value)
-    return str(path.resolve()) if path.suffix == ".toml" and path.exists() else value
+from srdash.cli._common import fail_cleanly, rules_reference, serve_notebook
 
 
 @click.command()
 @click.argument("input_path", metavar="[INPUT]", required=False,
                 type=click.Path(exists=True, path_type=Path))
-@click.option("--rules", default="srbench2022", show_default=True, callback=_check_rules,
+@click.option("--rules", default="srbench2022", show_default=True, callback=rules_reference,
               help="A rules preset name (srbench2022, srbench2022-as-run, ...; see `srdash rules`) "
                    "or the path of a .toml rules file (format: docs/rules.md). The dashboard can switch "
                    "presets, the run aggregation and the tie rule.")
