@@ -65,6 +65,7 @@ __all__ = [
 METRICS = {"r2": "higher", "rmse": "lower", "mae": "lower"}
 #: Statuses of a run's prediction on a partition (all but ``ok`` get the worst metric values).
 PREDICTION_STATUSES = ("ok", "non_finite", "constant", "no_model", "rejected", "parse_error", "evaluation_error")
+_REFUSED = ("rejected", "parse_error")
 PROBLEM_COLUMNS = ("kind", "method", "dataset", "run", "detail")
 
 # The 2022 scorer's floor for the target variance (y_var == 0 -> 1e-9).
@@ -206,7 +207,9 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
     -------
     Evaluation
         Metrics per run and partition; the problems list every run without a
-        usable prediction (it gets the worst values, see the module's rule)
+        usable prediction (it gets the worst values, see the module's rule),
+        except a model whose ``status`` (from :func:`srdash.pipeline.prepare_runs`)
+        already says the parser refused it,
         and every dataset of the runs that the table does not describe or
         whose data cannot be read (its runs are not evaluated).
 
@@ -230,6 +233,8 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
     _check_runs(runs, ("method", "dataset", "model"), "evaluate the models")
     table = runs.reset_index(drop=True)
     run_ids = table["run"] if "run" in table.columns else pd.Series(0, index=table.index)
+    # Models that prepare_runs already refused are listed by the verdict: not again here.
+    refused = (set(table.index[table["status"].isin(_REFUSED)]) if "status" in table.columns else set())
     records: list[dict] = []
     problems: list[dict] = []
     from srdash.expressions import evaluate_model  # the only module that talks to sympy
@@ -292,7 +297,8 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
                     metrics = dict(_WORST)
                 records.append({"method": method, "dataset": dataset, "run": run, "partition": partition,
                                 **metrics, "status": status, "detail": detail})
-                if status != "ok" and (index == 0 or status in ("non_finite", "constant")):
+                repeated = status in _REFUSED and rows.index[position] in refused
+                if status != "ok" and (index == 0 or status in ("non_finite", "constant")) and not repeated:
                     problems.append({"kind": status, "method": method, "dataset": dataset, "run": run,
                                      "detail": detail})
     metrics = pd.DataFrame(records, columns=["method", "dataset", "run", "partition", *METRICS, "status",

@@ -186,21 +186,7 @@ def prepare_track(
     judged = with_property(merged.runs, scores)
     problems = pd.concat([evaluation.problems, merged.problems, scores.problems, judged.problems],
                          ignore_index=True)
-    return PreparedTrack(runs=judged.runs, problems=_without_repeats(problems, runs), scores=scores)
-
-
-def _without_repeats(problems: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
-    """``problems`` without the rows that repeat a run's own failure (a rejected model is
-    listed once, by the verdict, not again by each step that could not use it)."""
-    if problems.empty or "status" not in runs.columns:
-        return problems
-    keys = ["method", "dataset", "run"]
-    failed = runs.loc[runs["status"].isin(["rejected", "parse_error"]), [*keys, "status"]]
-    if failed.empty:
-        return problems
-    failed = failed.rename(columns={"status": "kind"}).astype({"run": float})
-    marked = problems.astype({"run": float}).merge(failed.assign(_repeat=True), on=[*keys, "kind"], how="left")
-    return problems.loc[~marked["_repeat"].fillna(False).astype(bool).to_numpy()].reset_index(drop=True)
+    return PreparedTrack(runs=judged.runs, problems=problems, scores=scores)
 
 
 def with_track_problems(verdict: Verdict, problems: pd.DataFrame | None) -> Verdict:

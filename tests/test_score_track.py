@@ -121,15 +121,16 @@ def test_qualification_options_are_checked(tmp_path):
     assert "--qualification-data and --keep-unqualified need --qualification" in result.output
 
 
-def test_a_rejected_model_is_listed_once_among_the_track_problems():
-    from srdash.pipeline import _without_repeats
+def test_a_rejected_model_is_listed_once_among_the_track_problems(tmp_path):
+    from srdash.evaluation import evaluate_runs
 
-    runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": [0, 0], "status": ["rejected", "ok"]})
-    problems = pd.DataFrame({
-        "kind": ["rejected", "metric_mismatch", "rejected"],
-        "method": ["a", "a", "b"], "dataset": "d", "run": [0, 0, 0],
-        "detail": ["refused; counted as the worst value", "r2_test differs", "b's own"],
-    })
-    kept = _without_repeats(problems, runs)
-    # a's rejection is the verdict's to list (from runs.status); b's row is not a repeat (b is ok).
-    assert kept["detail"].tolist() == ["r2_test differs", "b's own"]
+    table = write_property_datasets(tmp_path, seed=0)
+    hostile = "__import__('os').system('true')"
+    runs = pd.DataFrame({"method": ["a", "b"], "dataset": "exact_easy", "run": 0, "model": [hostile, hostile],
+                         "status": ["rejected", "ok"]})
+    problems = evaluate_runs(runs, table).problems
+    # a's model was refused by prepare_runs (status 'rejected'): the verdict lists it, the
+    # evaluation does not list it again. b's status does not say so: its refusal is listed.
+    assert problems[["kind", "method"]].values.tolist() == [["rejected", "b"]]
+    # without prepare_runs' status, every refusal is the evaluation's to list
+    assert len(evaluate_runs(runs.drop(columns="status"), table).problems) == 2
