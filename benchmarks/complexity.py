@@ -1,6 +1,6 @@
 """Throughput of srdash.expressions.complexity_table, as ratios to the sequential path.
 
-The corpus is the demo competition's model strings (``srdash.demo``), seeds 0,
+The corpus is the demo competition's model strings (``srdash.demo.competition``), seeds 0,
 1, 2, ... until ``--n`` rows: realistic SR outputs with the duplication of real
 results (identical models across runs), so part of the gain of every path is
 deduplication. Paths, each on the same rows:
@@ -33,8 +33,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from srdash._timelimit import WorkerPool
-from srdash.demo import demo_competition
+from srdash.expressions._timelimit import WorkerPool
+from srdash.demo.competition import demo_competition
 from srdash.expressions import complexity_table
 
 
@@ -135,7 +135,7 @@ if __name__ == "__main__":
 
 
 # --------------------------------------------------------------------------- Dask LocalCluster path
-# Appended for srdash.distributed. It runs after main(), on the same corpus (same --n, --jobs,
+# Appended for srdash.expressions.distributed. It runs after main(), on the same corpus (same --n, --jobs,
 # --timeout), with its own sequential run so that its ratios come from one run on one machine state.
 
 

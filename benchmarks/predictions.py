@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from srdash.predictions import read_solution, read_targets, root_mean_squared_error, score_submissions
+from srdash.judging.predictions import read_solution, read_targets, root_mean_squared_error, score_submissions
 
 
 def naive_read(path: Path, n_samples: int) -> np.ndarray:

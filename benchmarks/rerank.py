@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from srdash.loading import load_results
-from srdash.pipeline import prepare_runs
-from srdash.ranking import judge
-from srdash.rules import load_rules
+from srdash.io.loading import load_results
+from srdash.judging.pipeline import prepare_runs
+from srdash.judging.ranking import judge
+from srdash.judging.rules import load_rules
 
 BLACKBOX = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench_results" / "blackbox_results.csv"
 

@@ -13,11 +13,11 @@ import time
 
 from rerank import BLACKBOX, synthetic  # benchmarks/rerank.py
 
-from srdash.loading import load_results
-from srdash.pipeline import prepare_runs
-from srdash.ranking import judge
-from srdash.robustness import bootstrap
-from srdash.rules import load_rules
+from srdash.io.loading import load_results
+from srdash.judging.pipeline import prepare_runs
+from srdash.judging.ranking import judge
+from srdash.analysis.robustness import bootstrap
+from srdash.judging.rules import load_rules
 
 
 def measure(name, runs, n_bootstrap):

@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from srdash.ranking import judge
-from srdash.rules import load_rules
-from srdash.sensitivity import (
+from srdash.judging.ranking import judge
+from srdash.judging.rules import load_rules
+from srdash.analysis.sensitivity import (
     Rescorer,
     find_winning_weights,
     irrelevant_alternatives,
@@ -74,7 +74,7 @@ def report(label: str, seconds: float, reference: float | None = None) -> None:
 def view_update_seconds(rescorer: Rescorer, repeat: int) -> float | None:
     """A slider move in the real widget class (no browser): re-score, table, bump chart, alternatives."""
     try:
-        from srdash.widgets.sensitivity import SensitivityView
+        from srdash.apps.sensitivity import SensitivityView
     except ImportError:  # pragma: no cover - the app extra is not installed
         return None
     view = SensitivityView(rescorer, samples=100)
@@ -130,7 +130,7 @@ def main() -> None:
     bench(rescorer, judge_seconds, samples=args.samples, repeat=args.repeat)
 
     if EVALRS.is_file():
-        from srdash.multiobjective import judge_submissions
+        from srdash.judging.multiobjective import judge_submissions
 
         print(f"\nEvalRS 2022, real submissions ({EVALRS.name}), rules evalrs2022")
         judge_seconds, verdict = timed(lambda: judge_submissions(EVALRS, "evalrs2022"), 3)

@@ -19,10 +19,10 @@ Examples
 
 from srdash._version import __version__
 from srdash.errors import ModelRejected, RulesError, SrdashError, ValidationError
-from srdash.loading import Results, load_results
-from srdash.pipeline import prepare_runs, score
-from srdash.ranking import Verdict, judge
-from srdash.rules import Rules, list_presets, load_rules
+from srdash.io.loading import Results, load_results
+from srdash.judging.pipeline import prepare_runs, score
+from srdash.judging.ranking import Verdict, judge
+from srdash.judging.rules import Rules, list_presets, load_rules
 
 __all__ = [
     "__version__",

@@ -1,4 +1,4 @@
-"""Tests of the audit of published tables (srdash.audit, `srdash audit`)."""
+"""Tests of the audit of published tables (srdash.analysis.audit, `srdash audit`)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from srdash.audit import audit, check_published, load_published
+from srdash.analysis.audit import audit, check_published, load_published
 from srdash.cli import main
 from srdash.errors import SrdashError, ValidationError
-from srdash.ranking import judge
-from srdash.rules import load_rules
+from srdash.judging.ranking import judge
+from srdash.judging.rules import load_rules
 
 DATA = Path(__file__).parent / "data" / "audit"
 REALDATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata"
@@ -254,7 +254,7 @@ def test_cli_audit_errors_are_clean():
 # ---------------------------------------------------------------------------
 def test_audit_view_follows_upload_track_and_tolerance():
     pytest.importorskip("ipywidgets")
-    from srdash.widgets.integrity import AuditView
+    from srdash.apps.integrity import AuditView
 
     view = AuditView(golden_verdict())
     assert view.result is None and view.tolerance == 0.005
@@ -274,7 +274,7 @@ def test_audit_view_follows_upload_track_and_tolerance():
 
 def test_audit_view_reports_errors_in_its_log():
     pytest.importorskip("ipywidgets")
-    from srdash.widgets.integrity import AuditView
+    from srdash.apps.integrity import AuditView
 
     view = AuditView(golden_verdict(), pd.DataFrame({"method": ["A"], "score": ["x"]}))
     assert view.result is None

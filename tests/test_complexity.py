@@ -21,8 +21,8 @@ from click.testing import CliRunner
 from sympy.parsing.sympy_parser import parse_expr
 
 import srdash.expressions as expressions
-from srdash._timelimit import WorkerPool
-from srdash.cache import ComplexityCache, default_cache_path
+from srdash.expressions._timelimit import WorkerPool
+from srdash.expressions.cache import ComplexityCache, default_cache_path
 from srdash.cli import main as cli_main
 from srdash.expressions import COLUMNS, STATUSES, complexity_table
 

@@ -1,4 +1,4 @@
-"""Dataset descriptions (srdash.datasets): validation on entry, formats, the generator, the shipped table."""
+"""Dataset descriptions (srdash.io.datasets): validation on entry, formats, the generator, the shipped table."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from srdash.datasets import (PROPERTY_KINDS, DatasetTable, list_dataset_tables, load_dataset_table,
+from srdash.io.datasets import (PROPERTY_KINDS, DatasetTable, list_dataset_tables, load_dataset_table,
                              write_property_datasets)
 from srdash.errors import SrdashError, ValidationError
 
@@ -161,7 +161,7 @@ def test_files_are_checked_when_present(tmp_path):
 
 
 def test_csv_format_round_trips_and_feeds_load_results(generated, tmp_path):
-    from srdash.loading import load_results
+    from srdash.io.loading import load_results
 
     path = tmp_path / "datasets.csv"
     generated.frame().to_csv(path, index=False)
@@ -186,7 +186,7 @@ def test_generator_writes_every_kind_with_a_valid_description(generated):
 
 
 def test_generator_truths_reproduce_the_noiseless_data_through_the_safe_evaluator(generated):
-    from srdash.evaluation import score_predictions
+    from srdash.judging.evaluation import score_predictions
     from srdash.expressions import evaluate_model
 
     for spec in generated:
@@ -251,7 +251,7 @@ def test_featureselection_data_depends_on_x1_to_x10_not_on_the_odd_features(stag
     while the truth itself uses the even features x2, x4, x6, x8, x10 that the 2022 scorer
     penalised.
     """
-    from srdash.evaluation import score_predictions
+    from srdash.judging.evaluation import score_predictions
     from srdash.expressions import evaluate_model
 
     spec = stage1["featureselection_easy"]

@@ -1,4 +1,4 @@
-"""Tests of the demo competition (srdash.demo) and the `srdash demo` command."""
+"""Tests of the demo competition (srdash.demo.competition) and the `srdash demo` command."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import pandas.testing as pdt
 import pytest
 from click.testing import CliRunner
 
-from srdash.demo import DEMO_DATASETS, DEMO_METHODS, HOSTILE_MODEL, cached_demo, demo_competition, demo_folder, write_demo
+from srdash.demo.competition import DEMO_DATASETS, DEMO_METHODS, HOSTILE_MODEL, cached_demo, demo_competition, demo_folder, write_demo
 from srdash.errors import SrdashError
-from srdash.loading import Results, load_results
+from srdash.io.loading import Results, load_results
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_the_same_seed_gives_the_same_table_byte_for_byte(demo):
 
 def test_another_process_writes_the_same_bytes(written, tmp_path):
     # A fresh interpreter with another hash seed: no dependence on set order or state.
-    code = f"from srdash.demo import write_demo; write_demo({str(tmp_path)!r}, seed=0)"
+    code = f"from srdash.demo.competition import write_demo; write_demo({str(tmp_path)!r}, seed=0)"
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONHASHSEED": "123"})
     for name, path in written.items():
         assert (tmp_path / path.name).read_bytes() == path.read_bytes(), name
@@ -133,8 +133,8 @@ def test_features_are_known_for_every_dataset(demo):
 
 def test_demo_does_not_import_sympy():
     code = ("import sys, srdash; before = 'sympy' in sys.modules\n"
-            "import srdash.demo, srdash.loading\n"
-            "srdash.demo.demo_competition()\n"
+            "import srdash.demo.competition, srdash.io.loading\n"
+            "srdash.demo.competition.demo_competition()\n"
             "print(before, 'sympy' in sys.modules)")
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     before, after = output.split()
@@ -319,7 +319,7 @@ def test_demo_command_refuses_a_negative_seed(tmp_path):
 
 
 def test_written_descriptions_describe_every_demo_dataset(written):
-    from srdash.datasets import load_dataset_table
+    from srdash.io.datasets import load_dataset_table
 
     table = load_dataset_table(written["descriptions"])  # validated: every truth parses, every file exists
     assert table.names == DEMO_DATASETS
@@ -334,8 +334,8 @@ def test_written_descriptions_describe_every_demo_dataset(written):
 
 def test_demo_ground_truths_fit_their_data(written):
     """Evaluated as models, the described truths reproduce the noiseless data (R2 = 1)."""
-    from srdash.datasets import load_dataset_table
-    from srdash.evaluation import evaluate_runs
+    from srdash.io.datasets import load_dataset_table
+    from srdash.judging.evaluation import evaluate_runs
 
     table = load_dataset_table(written["descriptions"])
     runs = pd.DataFrame({"method": "truth", "dataset": list(table.names), "model": [s.truth for s in table]})
@@ -347,7 +347,7 @@ def test_demo_ground_truths_fit_their_data(written):
 
 
 def test_demo_qualification_excludes_the_constant_method(written):
-    from srdash.qualification import qualify
+    from srdash.judging.qualification import qualify
 
     stage = pd.read_csv(written["qualification"])
     assert stage.groupby("method").size().to_dict() == {m: 9 for m in DEMO_METHODS}  # 3 datasets x 3 runs
@@ -369,7 +369,7 @@ def test_cached_demo_is_written_once_per_version_and_seed(tmp_path, monkeypatch)
     assert first["results"] == folder / "results.csv" and first["descriptions"].is_file()
     assert pd.read_csv(first["results"]).equals(pd.read_csv(write_demo(tmp_path / "fresh")["results"]))
     # The second call reads the manifest and writes nothing (write_demo would fail here).
-    monkeypatch.setattr("srdash.demo.write_demo", lambda *a, **k: pytest.fail("the demo was written again"))
+    monkeypatch.setattr("srdash.demo.competition.write_demo", lambda *a, **k: pytest.fail("the demo was written again"))
     assert cached_demo(cache_dir=tmp_path) == first
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["fresh", folder.name])   # no scratch left
 

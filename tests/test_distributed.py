@@ -17,7 +17,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from srdash.distributed import SCHEDULER_VARIABLE, DaskWorkerPool, resolve_scheduler  # noqa: E402
+from srdash.expressions.distributed import SCHEDULER_VARIABLE, DaskWorkerPool, resolve_scheduler  # noqa: E402
 from srdash.errors import SrdashError  # noqa: E402
 
 # Generous bounds: these machines are shared, and a kill must only be "prompt", not exact.
@@ -110,7 +110,7 @@ def test_pool_accepts_a_client_and_leaves_it_open(client):
 @pytest.fixture(scope="module")
 def demo_models():
     """Distinct (model, features) pairs of the demo: a spread of quick ones, repeated, plus failures."""
-    from srdash.demo import HOSTILE_MODEL, demo_competition
+    from srdash.demo.competition import HOSTILE_MODEL, demo_competition
 
     results = demo_competition()
     table = results.table[results.table["method"] != "BloatGP"]  # BloatGP's models take seconds each

@@ -1,4 +1,4 @@
-"""Model evaluation on data (srdash.evaluation): metrics, the degenerate-prediction rule, checks of supplied values."""
+"""Model evaluation on data (srdash.judging.evaluation): metrics, the degenerate-prediction rule, checks of supplied values."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
 
-from srdash.datasets import load_dataset_table, write_property_datasets
+from srdash.io.datasets import load_dataset_table, write_property_datasets
 from srdash.errors import SrdashError
-from srdash.evaluation import (METRICS, PREDICTION_STATUSES, Evaluation, evaluate_runs, merge_metrics,
+from srdash.judging.evaluation import (METRICS, PREDICTION_STATUSES, Evaluation, evaluate_runs, merge_metrics,
                                merge_values, score_predictions)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Figures and HTML tables of a verdict (srdash.figures)."""
+"""Figures and HTML tables of a verdict (srdash.figures.leaderboard)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 
 from srdash.errors import SrdashError
-from srdash.figures import (
+from srdash.figures.leaderboard import (
     figure_title,
     leaderboard_html,
     problems_html,
@@ -19,8 +19,8 @@ from srdash.figures import (
     simplicity_score,
     warnings_html,
 )
-from srdash.ranking import judge
-from srdash.rules import load_rules
+from srdash.judging.ranking import judge
+from srdash.judging.rules import load_rules
 
 HOSTILE = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -267,7 +267,7 @@ def test_problems_html_without_problems(runs):
 
 
 def test_criterion_labels_from_a_rules_file_are_escaped(runs):
-    from srdash.rules import parse_rules
+    from srdash.judging.rules import parse_rules
 
     rules = parse_rules('[[criteria]]\nname = "accuracy"\ncolumn = "r2_test"\nlabel = "<i>R2</i>"\n')
     verdict = judge(runs, rules)

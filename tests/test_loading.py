@@ -1,4 +1,4 @@
-"""Tests of srdash.loading: every input format, the aliases and every validation error."""
+"""Tests of srdash.io.loading: every input format, the aliases and every validation error."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pandas.testing as pdt
 import pytest
 
 from srdash.errors import Problem, SrdashError, ValidationError
-from srdash.loading import Results, load_results
+from srdash.io.loading import Results, load_results
 
 DATA = Path(__file__).parent / "data" / "loading"
 

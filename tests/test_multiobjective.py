@@ -1,4 +1,4 @@
-"""Normalised, weighted meta-score rules (srdash.multiobjective) and the evalrs2022 preset."""
+"""Normalised, weighted meta-score rules (srdash.judging.multiobjective) and the evalrs2022 preset."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from srdash.cli import main
 from srdash.errors import RulesError, SrdashError, ValidationError
-from srdash.multiobjective import judge_submissions, load_submissions, scheme_from_rules
-from srdash.rules import parse_rules
+from srdash.judging.multiobjective import judge_submissions, load_submissions, scheme_from_rules
+from srdash.judging.rules import parse_rules
 
 REALDATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata"
 EVALRS = REALDATA / "evalrs2022" / "evalrs_2022_submissions.parquet"

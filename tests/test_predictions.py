@@ -1,4 +1,4 @@
-"""Tests of srdash.predictions (prediction-file competitions) and `srdash predictions score`."""
+"""Tests of srdash.judging.predictions (prediction-file competitions) and `srdash predictions score`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from srdash.errors import SrdashError, ValidationError
-from srdash.predictions import (
+from srdash.judging.predictions import (
     METRICS,
     PredictionResult,
     Targets,
@@ -641,8 +641,8 @@ def test_runs_table_has_the_per_run_columns(regression_targets):
 
 
 def test_several_metrics_ranked_by_the_ranking_engine(regression_targets):
-    ranking = pytest.importorskip("srdash.ranking")
-    from srdash.rules import parse_rules
+    ranking = pytest.importorskip("srdash.judging.ranking")
+    from srdash.judging.rules import parse_rules
 
     rules = parse_rules("""
         name = "prediction-metrics"

@@ -35,7 +35,7 @@ import pytest
 from click.testing import CliRunner
 
 from srdash.errors import RulesError, SrdashError
-from srdash.predictions import (
+from srdash.judging.predictions import (
     CombinedLeaderboards,
     Targets,
     check_combine_rules,
@@ -46,7 +46,7 @@ from srdash.predictions import (
     shakeup_figure,
     to_runs_table,
 )
-from srdash.predictions_demo import DEMO_TEAMS, REJECTED_LINE, write_demo_predictions
+from srdash.demo.predictions import DEMO_TEAMS, REJECTED_LINE, write_demo_predictions
 
 TARGETS = Targets.from_arrays([0.0] * 4, ["preliminary", "preliminary", "final", "final"])
 PREDICTIONS = {"a.txt": [2, 2, 0, 3], "b.txt": [0, 3, 2, 2], "c.txt": [1, 2.5, 1, 2.5]}
@@ -210,7 +210,7 @@ def test_combined_shakeup_figure(result):
 
 
 def test_the_combined_verdict_goes_through_the_sensitivity_tools(result):
-    from srdash.sensitivity import Rescorer, find_winning_weights, place_probabilities
+    from srdash.analysis.sensitivity import Rescorer, find_winning_weights, place_probabilities
 
     rescorer = result.combined.rescorer("final")
     assert isinstance(rescorer, Rescorer)
@@ -228,8 +228,8 @@ def test_the_combined_verdict_goes_through_the_sensitivity_tools(result):
 
 
 def test_the_runs_table_and_metric_rules_go_through_judge_and_the_rescorer(result):
-    from srdash.ranking import judge
-    from srdash.sensitivity import Rescorer, weight_sweep
+    from srdash.judging.ranking import judge
+    from srdash.analysis.sensitivity import Rescorer, weight_sweep
 
     rules = metric_rules(result.metrics)
     verdict = judge(to_runs_table(result, subsets=["final"]), rules)
@@ -301,7 +301,7 @@ def _table_places(fragment: str) -> list[tuple[int, str]]:
 
 
 def test_prediction_report_shows_the_leaderboards_and_escapes_team_names():
-    from srdash.report import build_prediction_report, render_html, render_markdown
+    from srdash.report.build import build_prediction_report, render_html, render_markdown
 
     scored = score_submissions(_listing(("a", "<b>x</b>", "c")), TARGETS, metric="rmse", extra_metrics=["mae"],
                                predictions=PREDICTIONS)
@@ -326,7 +326,7 @@ def test_prediction_report_shows_the_leaderboards_and_escapes_team_names():
 
 
 def test_prediction_report_with_one_metric_and_a_rejected_submission():
-    from srdash.report import build_prediction_report, render_html, write_report
+    from srdash.report.build import build_prediction_report, render_html, write_report
 
     scored = score_submissions(_listing(("a", "<i>b</i>", "c")), TARGETS, metric="mae",
                                predictions={**PREDICTIONS, "b.txt": [0, 3, float("nan"), 2]})

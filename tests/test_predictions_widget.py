@@ -13,10 +13,10 @@ import re
 import pandas as pd
 import pytest
 
-from srdash.predictions import PredictionResult, Targets, score_submissions
-from srdash.predictions_demo import REJECTED_LINE
-from srdash.widgets import PredictionsDashboard
-from srdash.widgets.predictions import COMBINED
+from srdash.judging.predictions import PredictionResult, Targets, score_submissions
+from srdash.demo.predictions import REJECTED_LINE
+from srdash.apps import PredictionsDashboard
+from srdash.apps.predictions import COMBINED
 
 BOLD = "<b>x</b>"
 ESCAPED = "&lt;b&gt;x&lt;/b&gt;"

@@ -1,4 +1,4 @@
-"""Property scorers (srdash.properties) with hand-made models, their figures and dashboard view."""
+"""Property scorers (srdash.judging.properties) with hand-made models, their figures and dashboard view."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from srdash.datasets import load_dataset_table
+from srdash.io.datasets import load_dataset_table
 from srdash.errors import SrdashError
-from srdash.evaluation import Evaluation
-from srdash.properties import (DEFAULT_SCORES, feature_absence_score, noise_sensitivity, property_scores,
+from srdash.judging.evaluation import Evaluation
+from srdash.judging.properties import (DEFAULT_SCORES, feature_absence_score, noise_sensitivity, property_scores,
                                relevant_share_score, representative_models, unwanted_usage, with_property)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -272,7 +272,7 @@ def test_missing_columns_are_named():
 
 
 def test_figures_escape_untrusted_names(scores):
-    from srdash.figures_properties import noise_curve_figure, property_heatmap, unwanted_features_figure
+    from srdash.figures.properties import noise_curve_figure, property_heatmap, unwanted_features_figure
 
     heatmap = property_heatmap(scores)
     assert heatmap.layout.title.text == "Property score per dataset (higher is better)"
@@ -287,7 +287,7 @@ def test_figures_escape_untrusted_names(scores):
 
 
 def test_exact_models_html_shows_latex_verdicts_and_escapes(scores):
-    from srdash.figures_properties import exact_models_html
+    from srdash.figures.properties import exact_models_html
 
     models = representative_models(scores)
     models = models[models["dataset"] == "exact"].copy()
@@ -301,7 +301,7 @@ def test_exact_models_html_shows_latex_verdicts_and_escapes(scores):
 
 
 def test_property_view_shows_each_kind(scores):
-    from srdash.widgets.properties import PropertyView
+    from srdash.apps.properties import PropertyView
 
     view = PropertyView(scores)
     assert view.dataset_picker.options[0] == "exact"
@@ -316,7 +316,7 @@ def test_property_view_shows_each_kind(scores):
 
 
 def test_property_view_errors_go_to_the_log(scores):
-    from srdash.widgets.properties import PropertyView
+    from srdash.apps.properties import PropertyView
 
     view = PropertyView(scores)
     view.runs = pd.DataFrame({"method": ["a"], "r2_test": [0.5]})  # no 'dataset' column
@@ -351,12 +351,12 @@ def test_2022_ground_truths_are_equivalent_to_themselves():
 @pytest.mark.slow
 def test_judging_a_synthetic_track_from_raw_model_strings(tmp_path):
     """The call sequence the pipeline needs: prepare, evaluate, check metrics, score properties, judge."""
-    from srdash.datasets import write_property_datasets
-    from srdash.evaluation import evaluate_runs, merge_metrics
-    from srdash.loading import load_results
-    from srdash.pipeline import prepare_runs
-    from srdash.ranking import judge
-    from srdash.rules import load_rules
+    from srdash.io.datasets import write_property_datasets
+    from srdash.judging.evaluation import evaluate_runs, merge_metrics
+    from srdash.io.loading import load_results
+    from srdash.judging.pipeline import prepare_runs
+    from srdash.judging.ranking import judge
+    from srdash.judging.rules import load_rules
 
     table = write_property_datasets(tmp_path, seed=1)
     rows = []

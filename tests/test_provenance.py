@@ -1,4 +1,4 @@
-"""Tests of the provenance block (srdash.provenance)."""
+"""Tests of the provenance block (srdash.judging.provenance)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from srdash.provenance import (block_sha256, comment_lines, hash_inputs, provenance_block, sympy_version_warning,
+from srdash.judging.provenance import (block_sha256, comment_lines, hash_inputs, provenance_block, sympy_version_warning,
                                versions, write_sidecar)
-from srdash.ranking import judge
-from srdash.rules import load_rules, parse_rules
+from srdash.judging.ranking import judge
+from srdash.judging.rules import load_rules, parse_rules
 
 DATA = Path(__file__).parent / "data"
 

@@ -1,4 +1,4 @@
-"""The qualification stage (srdash.qualification): head to head against LinearRegression."""
+"""The qualification stage (srdash.judging.qualification): head to head against LinearRegression."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from sklearn.metrics import r2_score
 from sklearn.model_selection import train_test_split
 
 from srdash.errors import SrdashError, ValidationError
-from srdash.evaluation import score_predictions
-from srdash.qualification import (canonical_results, evaluate_qualification_models, filter_qualified,
+from srdash.judging.evaluation import score_predictions
+from srdash.judging.qualification import (canonical_results, evaluate_qualification_models, filter_qualified,
                                   fit_baseline, qualification_split, qualify, read_qualification_data)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -221,8 +221,8 @@ def test_cli_fits_the_baseline_and_filters_a_track(tmp_path):
 
 
 def test_qualification_figure_table_and_view():
-    from srdash.figures_properties import qualification_figure, qualification_html
-    from srdash.widgets.properties import QualificationView
+    from srdash.figures.properties import qualification_figure, qualification_html
+    from srdash.apps.properties import QualificationView
 
     q = qualify(golden())
     figure = qualification_figure(q)

@@ -1,4 +1,4 @@
-"""Golden and invariance tests of the ranking engine (srdash.ranking)."""
+"""Golden and invariance tests of the ranking engine (srdash.judging.ranking)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from srdash.errors import RulesError, SrdashError
-from srdash.ranking import judge, place_from_scores, rank_within_dataset, weighted_harmonic_mean
-from srdash.rules import list_presets, load_rules, parse_rules
+from srdash.judging.ranking import judge, place_from_scores, rank_within_dataset, weighted_harmonic_mean
+from srdash.judging.rules import list_presets, load_rules, parse_rules
 
 DATA = Path(__file__).parent / "data"
 
@@ -375,7 +375,7 @@ column = "b"
 def test_compare_verdicts_flags_the_places_that_differ():
     # golden_presets.csv: three presets, three winners (see test_three_presets_three_winners)
     table = pd.read_csv(DATA / "golden_presets.csv")
-    from srdash.ranking import compare_verdicts
+    from srdash.judging.ranking import compare_verdicts
 
     compared = compare_verdicts([judge(table, load_rules(p))
                                  for p in ("srbench2022", "srbench2022-as-run", "srbench2022-draft")])

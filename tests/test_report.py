@@ -1,6 +1,6 @@
 """The static report: self-contained HTML, same figures as the app, escaping, reproducibility, CLI.
 
-Input is the demo competition (``srdash.demo.demo_competition``). To keep the
+Input is the demo competition (``srdash.demo.competition.demo_competition``). To keep the
 tests fast, and independent of how loaded the machine is, the runs carry
 ``components`` given directly (a token count of the model string, a stand-in
 for the simplified size: nothing here depends on how components were
@@ -20,17 +20,17 @@ import pytest
 from click.testing import CliRunner
 
 from srdash.cli import main
-from srdash.demo import HOSTILE_MODEL, demo_competition
+from srdash.demo.competition import HOSTILE_MODEL, demo_competition
 from srdash.errors import SrdashError
-from srdash.figures import leaderboard_html, rank_heatmap, simplicity_curve
-from srdash.figures_sensitivity import place_probability_heatmap, ternary_winner_figure
-from srdash.loading import load_results
-from srdash.pipeline import prepare_runs
-from srdash.ranking import judge
-from srdash.report import (Report, build_report, leaderboard_latex, render_html, render_markdown, report_figures,
+from srdash.figures.leaderboard import leaderboard_html, rank_heatmap, simplicity_curve
+from srdash.figures.sensitivity import place_probability_heatmap, ternary_winner_figure
+from srdash.io.loading import load_results
+from srdash.judging.pipeline import prepare_runs
+from srdash.judging.ranking import judge
+from srdash.report.build import (Report, build_report, leaderboard_latex, render_html, render_markdown, report_figures,
                            reproducibility_block, write_report)
-from srdash.rules import load_rules, parse_rules
-from srdash.sensitivity import Rescorer, place_probabilities, ternary_winner_map
+from srdash.judging.rules import load_rules, parse_rules
+from srdash.analysis.sensitivity import Rescorer, place_probabilities, ternary_winner_map
 
 SAMPLES = 300
 FIXED_TIME = "2024-05-01T12:00:00Z"
@@ -232,10 +232,10 @@ def test_reproducibility_block_records_every_rules_and_keeps_verdict_provenance(
 
 
 def test_realworld_prediction_and_property_sections(demo_runs, demo_verdict):
-    from srdash.datasets import load_dataset_table
-    from srdash.predictions import Targets, score_submissions
-    from srdash.properties import property_scores
-    from srdash.trust import realworld_verdict
+    from srdash.io.datasets import load_dataset_table
+    from srdash.judging.predictions import Targets, score_submissions
+    from srdash.judging.properties import property_scores
+    from srdash.judging.trust import realworld_verdict
 
     dataset = "exact_formula_easier"
     methods = sorted(demo_runs["method"].unique())
@@ -329,7 +329,7 @@ def test_cli_report_writes_html_markdown_and_latex(results_file, tmp_path):
 
 
 def test_cli_report_with_a_trust_store(results_file, tmp_path):
-    from srdash.trust import TrustStore
+    from srdash.judging.trust import TrustStore
 
     store_path = tmp_path / "trust.sqlite"
     methods = sorted(pd.read_csv(results_file)["method"].unique())

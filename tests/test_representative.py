@@ -1,4 +1,4 @@
-"""Representative runs (srdash.representative): which run of a method an expert reviews."""
+"""Representative runs (srdash.judging.representative): which run of a method an expert reviews."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 
 from srdash.errors import RulesError, SrdashError
-from srdash.representative import (
+from srdash.judging.representative import (
     find_test_file,
     load_test_data,
     representative_choice,
     representative_runs,
 )
-from srdash.rules import load_rules
+from srdash.judging.rules import load_rules
 
 
 def runs_of(r2, *, components=None, runs=None, method="m", dataset="d") -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""The trust review widget (srdash.widgets.review), driven through its traits without a browser."""
+"""The trust review widget (srdash.apps.review), driven through its traits without a browser."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from srdash.trust import ReviewSettings, TrustStore, trust_summary
-from srdash.representative import find_test_file
-from srdash.demo import demo_folder
-from srdash.widgets.review import DEMO_DATASETS, ModelCard, ReviewApp, ReviewPage, _demo_results
+from srdash.judging.trust import ReviewSettings, TrustStore, trust_summary
+from srdash.judging.representative import find_test_file
+from srdash.demo.competition import demo_folder
+from srdash.apps.review import DEMO_DATASETS, ModelCard, ReviewApp, ReviewPage, _demo_results
 
 STAGE2 = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench2022" / "stage2"
 

@@ -1,4 +1,4 @@
-"""Tests of the bootstrap of a verdict (srdash.robustness, `srdash robustness`)."""
+"""Tests of the bootstrap of a verdict (srdash.analysis.robustness, `srdash robustness`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from srdash.cli import main
 from srdash.errors import SrdashError
-from srdash.ranking import judge
-from srdash.robustness import bootstrap
-from srdash.rules import load_rules, parse_rules
+from srdash.judging.ranking import judge
+from srdash.analysis.robustness import bootstrap
+from srdash.judging.rules import load_rules, parse_rules
 
 DATA = Path(__file__).parent / "data"
 ACCURACY = parse_rules('[[criteria]]\nname = "accuracy"\ncolumn = "r2_test"\ndecimals = 3')
@@ -323,7 +323,7 @@ def test_cli_rejects_bad_options(results_file):
 # ---------------------------------------------------------------------------
 def test_robustness_view_computes_redraws_and_logs_errors():
     pytest.importorskip("ipywidgets")
-    from srdash.widgets.integrity import RobustnessView
+    from srdash.apps.integrity import RobustnessView
 
     view = RobustnessView(dominant_competition(n_datasets=6, n_runs=2), load_rules("srbench2022"),
                           n_bootstrap=80, seed=2)
@@ -348,7 +348,7 @@ def test_robustness_view_computes_redraws_and_logs_errors():
 # Figures
 # ---------------------------------------------------------------------------
 def test_place_probability_figure_shows_the_matrix_in_leaderboard_order():
-    from srdash.figures_integrity import place_probability_figure, score_interval_figure
+    from srdash.figures.integrity import place_probability_figure, score_interval_figure
 
     result = bootstrap(built_competition(1), load_rules("srbench2022"), n_bootstrap=200, seed=0)
     heatmap = place_probability_figure(result).data[0]

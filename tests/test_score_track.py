@@ -9,7 +9,7 @@ import pandas as pd
 from click.testing import CliRunner
 
 from srdash.cli import main
-from srdash.datasets import write_property_datasets
+from srdash.io.datasets import write_property_datasets
 
 
 def test_score_from_raw_models_and_descriptions(tmp_path, monkeypatch):
@@ -46,7 +46,7 @@ def test_score_from_raw_models_and_descriptions(tmp_path, monkeypatch):
 
 
 def _stage(tmp_path):
-    # Head to head per (dataset, run), R2 rounded to 3 decimals (srdash.qualification):
+    # Head to head per (dataset, run), R2 rounded to 3 decimals (srdash.judging.qualification):
     #   Good : 0.90 > 0.50, 0.80 > 0.60 -> 2 wins, 0 losses -> qualified
     #   Flat : 0.00 < 0.50, 0.00 < 0.60 -> 0 wins, 2 losses -> not qualified (a constant model)
     pd.DataFrame({"method": ["LinearRegression", "LinearRegression", "Good", "Good", "Flat", "Flat"],
@@ -122,7 +122,7 @@ def test_qualification_options_are_checked(tmp_path):
 
 
 def test_a_rejected_model_is_listed_once_among_the_track_problems(tmp_path):
-    from srdash.evaluation import evaluate_runs
+    from srdash.judging.evaluation import evaluate_runs
 
     table = write_property_datasets(tmp_path, seed=0)
     hostile = "__import__('os').system('true')"

@@ -1,4 +1,4 @@
-"""Weight sensitivity (srdash.sensitivity), its figures, its widget and `srdash sensitivity`."""
+"""Weight sensitivity (srdash.analysis.sensitivity), its figures, its widget and `srdash sensitivity`."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 from srdash.cli import main
 from srdash.errors import RulesError, SrdashError
-from srdash.multiobjective import judge_submissions
-from srdash.ranking import judge
-from srdash.rules import load_rules, parse_rules
-from srdash.sensitivity import (
+from srdash.judging.multiobjective import judge_submissions
+from srdash.judging.ranking import judge
+from srdash.judging.rules import load_rules, parse_rules
+from srdash.analysis.sensitivity import (
     Rescorer,
     find_winning_weights,
     irrelevant_alternatives,
@@ -469,7 +469,7 @@ def test_sensitivity_of_the_real_evalrs_verdict(tmp_path):
 
 
 def test_figures_have_the_expected_traces():
-    from srdash.figures_sensitivity import (bump_chart, kendall_tau_histogram, place_probability_heatmap,
+    from srdash.figures.sensitivity import (bump_chart, kendall_tau_histogram, place_probability_heatmap,
                                             ternary_winner_figure)
 
     r = _harmonic("srbench2022")
@@ -488,7 +488,7 @@ def test_figures_have_the_expected_traces():
 
 
 def test_untrusted_names_are_escaped_everywhere():
-    from srdash.figures_sensitivity import alternatives_html, bump_chart, leaderboard_html
+    from srdash.figures.sensitivity import alternatives_html, bump_chart, leaderboard_html
 
     hostile = "<img src=x onerror=alert(1)>"
     runs = IIA_RUNS.replace({"method": {"C": hostile}})
@@ -503,7 +503,7 @@ def test_untrusted_names_are_escaped_everywhere():
 
 def test_moving_a_slider_updates_the_leaderboard_and_the_bump_chart_in_place():
     widgets = pytest.importorskip("ipywidgets")
-    from srdash.widgets.sensitivity import SensitivityView
+    from srdash.apps.sensitivity import SensitivityView
 
     r = Rescorer.from_verdict(judge(TARGET_RUNS, load_rules("srbench2022")))
     view = SensitivityView(r, samples=100)
@@ -528,7 +528,7 @@ def test_moving_a_slider_updates_the_leaderboard_and_the_bump_chart_in_place():
 
 def test_widget_errors_go_to_the_visible_log_and_reset_restores_the_official_weights():
     pytest.importorskip("ipywidgets")
-    from srdash.widgets.sensitivity import SensitivityView
+    from srdash.apps.sensitivity import SensitivityView
 
     view = SensitivityView(Rescorer.from_verdict(judge(TARGET_RUNS, load_rules("srbench2022"))), samples=100)
     view._sliders["accuracy"].value = 0.0
@@ -541,7 +541,7 @@ def test_widget_errors_go_to_the_visible_log_and_reset_restores_the_official_wei
 
 def test_widget_targeted_search_can_apply_the_weights_found():
     pytest.importorskip("ipywidgets")
-    from srdash.widgets.sensitivity import SensitivityView
+    from srdash.apps.sensitivity import SensitivityView
 
     view = SensitivityView(Rescorer.from_verdict(judge(TARGET_RUNS, load_rules("srbench2022"))), samples=100)
     view.target_picker.value = "b"
@@ -556,7 +556,7 @@ def test_widget_targeted_search_can_apply_the_weights_found():
 
 def test_widget_flags_a_verdict_that_depends_on_a_method_presence():
     pytest.importorskip("ipywidgets")
-    from srdash.widgets.sensitivity import SensitivityView
+    from srdash.apps.sensitivity import SensitivityView
 
     view = SensitivityView(Rescorer.from_verdict(judge(IIA_RUNS, ONE_CRITERION), runs=IIA_RUNS), samples=50)
     assert "The verdict depends on which methods take part" in view.alternatives.value
@@ -566,7 +566,7 @@ def test_widget_flags_a_verdict_that_depends_on_a_method_presence():
 
 def test_widget_resampling_freezes_the_controls_and_redraws():
     pytest.importorskip("ipywidgets")
-    from srdash.widgets.sensitivity import SensitivityView
+    from srdash.apps.sensitivity import SensitivityView
 
     view = SensitivityView(_harmonic("srbench2022"), samples=100, seed=0)
     seen = []
@@ -607,7 +607,7 @@ def test_cli_sensitivity_with_srbench_rules_simplifies_nothing_when_components_a
 
 def test_the_view_loads_from_the_environment(tmp_path):
     pytest.importorskip("ipywidgets")
-    from srdash.widgets.sensitivity import SensitivityView
+    from srdash.apps.sensitivity import SensitivityView
 
     path = _write_results(tmp_path)
     view = SensitivityView.from_environment({"SRDASH_INPUT": str(path), "SRDASH_RULES": str(tmp_path / "rules.toml"),

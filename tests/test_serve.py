@@ -1,4 +1,4 @@
-"""`srdash serve` and its helpers (srdash.app), without starting a server.
+"""`srdash serve` and its helpers (srdash.apps.server), without starting a server.
 
 The real start and stop of the server is in tests/browser/.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import srdash.app as app
+import srdash.apps.server as app
 from srdash.cli import main
 from srdash.errors import SrdashError
 
@@ -96,7 +96,7 @@ def test_a_free_port_is_chosen_by_default(served):
 
 
 def test_a_rules_file_is_passed_as_an_absolute_path(served, tmp_path, monkeypatch):
-    from srdash.rules import load_rules
+    from srdash.judging.rules import load_rules
 
     (tmp_path / "mine.toml").write_text(load_rules("srbench2022").text)
     monkeypatch.chdir(tmp_path)
@@ -169,12 +169,12 @@ def test_notebook_found_in_an_installed_wheel(tmp_path, monkeypatch):
     package = tmp_path / "site-packages" / "srdash"
     (package / "notebooks").mkdir(parents=True)
     (package / "notebooks" / "dashboard.ipynb").write_text("{}")
-    monkeypatch.setattr(app, "__file__", str(package / "app.py"))
+    monkeypatch.setattr(app, "__file__", str(package / "apps" / "server.py"))
     assert app.notebook_path() == package / "notebooks" / "dashboard.ipynb"
 
 
 def test_missing_notebook_is_a_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(app, "__file__", str(tmp_path / "srdash" / "app.py"))
+    monkeypatch.setattr(app, "__file__", str(tmp_path / "srdash" / "apps" / "server.py"))
     with pytest.raises(SrdashError, match=r"Cannot find the notebook 'dashboard.ipynb': looked in .* "
                                           r"Reinstall srdash\."):
         app.notebook_path()
@@ -225,7 +225,7 @@ def test_weighted_rules_need_the_sensitivity_view():
 
 
 def test_descriptions_and_qualification_reach_the_notebook(served, tmp_path, monkeypatch):
-    from srdash.datasets import write_property_datasets
+    from srdash.io.datasets import write_property_datasets
 
     write_property_datasets(tmp_path / "data", seed=0)
     (tmp_path / "results.csv").write_text("method,dataset,run,model\na,exact_easy,0,x1\nb,exact_easy,0,x2\n")

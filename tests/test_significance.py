@@ -1,4 +1,4 @@
-"""Tests of the Friedman and Nemenyi tests (srdash.significance)."""
+"""Tests of the Friedman and Nemenyi tests (srdash.analysis.significance)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from scipy import stats
 
 from srdash.errors import SrdashError
-from srdash.ranking import judge
-from srdash.rules import parse_rules
-from srdash.significance import critical_difference, q_alpha, significance
+from srdash.judging.ranking import judge
+from srdash.judging.rules import parse_rules
+from srdash.analysis.significance import critical_difference, q_alpha, significance
 
 ACCURACY = parse_rules('[[criteria]]\nname = "accuracy"\ncolumn = "r2_test"\ndecimals = 3')
 
@@ -261,7 +261,7 @@ def test_an_underflowing_p_value_is_written_as_a_bound():
 # Critical difference diagram
 # ---------------------------------------------------------------------------
 def test_cd_diagram_prints_the_test_alpha_and_cd_and_draws_them_to_scale():
-    from srdash.figures_integrity import critical_difference_figure
+    from srdash.figures.integrity import critical_difference_figure
 
     result = significance(dominated(20))
     figure = critical_difference_figure(result)
@@ -278,7 +278,7 @@ def test_cd_diagram_prints_the_test_alpha_and_cd_and_draws_them_to_scale():
 
 
 def test_cd_diagram_escapes_method_names():
-    from srdash.figures_integrity import critical_difference_figure
+    from srdash.figures.integrity import critical_difference_figure
 
     scores = dominated(4).rename(columns={"a": "<b>evil</b>"})
     labels = [a.text for a in critical_difference_figure(significance(scores)).layout.annotations]

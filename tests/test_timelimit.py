@@ -1,4 +1,4 @@
-"""Worker processes with a hard per-task time limit (srdash._timelimit).
+"""Worker processes with a hard per-task time limit (srdash.expressions._timelimit).
 
 Task functions are stdlib functions (importable in the workers by reference).
 Time bounds in these tests are generous: workers start a fresh interpreter
@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from srdash._timelimit import SoftTimeLimitExceeded, TaskResult, WorkerPool, soft_time_limit
+from srdash.expressions._timelimit import SoftTimeLimitExceeded, TaskResult, WorkerPool, soft_time_limit
 
 STARTUP = 30.0  # generous allowance for starting interpreters on a busy machine
 

@@ -1,4 +1,4 @@
-"""The trust store and trust aggregation (srdash.trust), and the real-world verdict."""
+"""The trust store and trust aggregation (srdash.judging.trust), and the real-world verdict."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from srdash.errors import RulesError, SrdashError, ValidationError
-from srdash.ranking import judge
-from srdash.rules import load_rules
-from srdash.trust import (
+from srdash.judging.ranking import judge
+from srdash.judging.rules import load_rules
+from srdash.judging.trust import (
     ReviewSettings,
     TrustStore,
     TrustStoreError,
@@ -228,7 +228,7 @@ def test_a_saved_entry_survives_kill_9(tmp_path):
     path = tmp_path / "trust.sqlite"
     script = (
         "import sys, time\n"
-        "from srdash.trust import TrustStore\n"
+        "from srdash.judging.trust import TrustStore\n"
         f"store = TrustStore({str(path)!r}, seed=3)\n"
         "store.record('ann', 'cases', 'operon', kind='rank', value=1, comment='saved before the kill')\n"
         "print('saved', flush=True)\n"

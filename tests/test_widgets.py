@@ -1,4 +1,4 @@
-"""The dashboard widget (srdash.widgets), driven in-process without a browser."""
+"""The dashboard widget (srdash.apps), driven in-process without a browser."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import srdash.widgets.dashboard as dashboard_module
-from srdash.demo import demo_folder
+import srdash.apps.dashboard as dashboard_module
+from srdash.demo.competition import demo_folder
 from srdash.errors import SrdashError
-from srdash.figures import simplicity_score
-from srdash.loading import load_results
-from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS
-from srdash.widgets import Dashboard, LogPanel, ProgressPanel
+from srdash.figures.leaderboard import simplicity_score
+from srdash.io.loading import load_results
+from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
+from srdash.apps import Dashboard, LogPanel, ProgressPanel
 
 PLOTLY = "application/vnd.plotly.v1+json"
 
@@ -161,7 +161,7 @@ def test_only_applicable_presets_are_offered(runs):
 
 
 def test_a_rules_file_is_offered_beside_the_presets(runs, tmp_path):
-    from srdash.rules import load_rules
+    from srdash.judging.rules import load_rules
 
     path = tmp_path / "mine.toml"
     path.write_text(load_rules("srbench2022").text.replace('name = "srbench2022"', 'name = "mine"'))
@@ -261,7 +261,7 @@ def test_log_panel_and_progress_panel():
 def test_more_views_are_built_when_opened_and_follow_the_verdict():
     import ipywidgets
 
-    from srdash.widgets import Dashboard
+    from srdash.apps import Dashboard
 
     # two datasets, three methods: enough for the significance sentence and the views
     runs = pd.DataFrame({
@@ -288,8 +288,8 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
 
 
 def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
-    from srdash.trust import TrustStore
-    from srdash.widgets import Dashboard
+    from srdash.judging.trust import TrustStore
+    from srdash.apps import Dashboard
 
     runs = pd.DataFrame({
         "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
@@ -317,11 +317,11 @@ def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
 def described_track(tmp_path_factory):
     """Three methods on two generated property datasets, and a qualification stage.
 
-    Qualification (one dataset, one run; srdash.qualification's 'wins' rule):
+    Qualification (one dataset, one run; srdash.judging.qualification's 'wins' rule):
     LinearRegression 0.50; Truth 0.90 (a win), Line 0.60 (a win), Constant 0.00 (a
     loss): Constant does not qualify, the other two do.
     """
-    from srdash.datasets import write_property_datasets
+    from srdash.io.datasets import write_property_datasets
 
     folder = tmp_path_factory.mktemp("described")
     table = write_property_datasets(folder, seed=1)
@@ -343,7 +343,7 @@ def _open_view(app: Dashboard, title: str):
 
 
 def test_dashboard_with_descriptions_shows_the_property_scores(described_track):
-    from srdash.widgets.properties import PropertyView, QualificationView
+    from srdash.apps.properties import PropertyView, QualificationView
 
     results, descriptions, qualification = described_track
     app = Dashboard(results, descriptions=str(descriptions), qualification=qualification, cache=False)

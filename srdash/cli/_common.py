@@ -12,7 +12,7 @@ from srdash.errors import SrdashError
 
 
 def _load_rules(ctx, param, value):
-    from srdash.rules import load_rules
+    from srdash.judging.rules import load_rules
 
     try:
         return load_rules(value)
@@ -25,7 +25,7 @@ def rules_reference(ctx, param, value):
     (for a process started elsewhere, e.g. the Voilà app). None stays None."""
     if value is None:
         return None
-    from srdash.rules import load_rules
+    from srdash.judging.rules import load_rules
 
     try:
         load_rules(value)
@@ -58,13 +58,13 @@ def prepare_options(command):
 
 def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat: bool = False,
                    print_command: bool = False, what: str = "dashboard", variables=None) -> None:
-    """Serve one of srdash's notebooks with Voilà until Ctrl-C (``env`` from :func:`srdash.app.dashboard_environment`).
+    """Serve one of srdash's notebooks with Voilà until Ctrl-C (``env`` from :func:`srdash.apps.server.dashboard_environment`).
 
     With ``print_command``, print the notebook's environment ``variables``
-    (default: all of :data:`srdash.app.ENVIRONMENT`) and the Voilà command
+    (default: all of :data:`srdash.apps.server.ENVIRONMENT`) and the Voilà command
     line instead.
     """
-    from srdash import app
+    from srdash.apps import server as app
 
     chosen_port = port or app.free_port(ip)
     command = app.voila_command(app.notebook_path(notebook_name), port=chosen_port, ip=ip, preheat=preheat)

@@ -41,11 +41,11 @@ def audit_command(ctx, input_path, rules, published_path, track, tolerance, outp
     itself (places out of order with scores, duplicated places). Recomputed
     places are counted among the methods both tables list.
     """
-    from srdash.audit import audit
-    from srdash.loading import load_results
-    from srdash.pipeline import prepare_runs
-    from srdash.provenance import provenance_block, write_sidecar
-    from srdash.ranking import judge
+    from srdash.analysis.audit import audit
+    from srdash.io.loading import load_results
+    from srdash.judging.pipeline import prepare_runs
+    from srdash.judging.provenance import provenance_block, write_sidecar
+    from srdash.judging.ranking import judge
 
     with fail_cleanly():
         results = load_results(input_path, datasets=datasets_path)

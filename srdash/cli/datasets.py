@@ -23,10 +23,10 @@ def datasets_command(output, seed):
     partition (extrapolation) and one function at 0, 5, 10 and 20 % noise
     (noise_0 ... noise_20, group 'noise'). Each has <name>_train.csv and
     <name>_test.csv (target column y); datasets.yaml describes them all
-    (format: the srdash.datasets module) and can be passed wherever a dataset
+    (format: the srdash.io.datasets module) and can be passed wherever a dataset
     table is expected.
     """
-    from srdash.datasets import write_property_datasets
+    from srdash.io.datasets import write_property_datasets
 
     with fail_cleanly():
         table = write_property_datasets(output, seed=seed)

@@ -34,7 +34,7 @@ def demo(output: Path, seed: int) -> None:
 
     Judge it with `srdash score OUTPUT/results.csv --datasets OUTPUT/datasets.csv`.
     """
-    from srdash.demo import write_demo
+    from srdash.demo.competition import write_demo
 
     with fail_cleanly():
         paths = write_demo(output, seed=seed)

@@ -65,7 +65,7 @@ def _competition_options(*, metric_required: bool):
 
 def _targets(targets_preliminary, targets_final, targets_csv):
     """The targets, read and validated (raises click.UsageError when the options do not fit)."""
-    from srdash.predictions import read_targets, read_targets_csv
+    from srdash.judging.predictions import read_targets, read_targets_csv
 
     if targets_csv is not None and (targets_preliminary is not None or targets_final is not None):
         raise click.UsageError("Give either --targets-csv or both --targets-preliminary and --targets-final, "
@@ -89,7 +89,7 @@ def _report_rejected(result) -> None:
 
 def _score(submissions, targets_preliminary, targets_final, targets_csv, metric_names, combine_rules, rule,
            max_selected, order):
-    from srdash.predictions import score_submissions
+    from srdash.judging.predictions import score_submissions
 
     if combine_rules is not None and len(metric_names) < 2:
         raise click.UsageError("--rules combines several metrics: give --metric at least twice.")
@@ -214,7 +214,7 @@ def serve(submissions, targets_preliminary, targets_final, targets_csv, metric_n
     metrics, a metric selector, the combined leaderboards and their weight
     sensitivity.
     """
-    from srdash import app
+    from srdash.apps import server as app
 
     given = [name for name, value in (("--targets-preliminary", targets_preliminary),
                                       ("--targets-final", targets_final), ("--targets-csv", targets_csv),
@@ -226,7 +226,7 @@ def serve(submissions, targets_preliminary, targets_final, targets_csv, metric_n
                 raise click.UsageError(f"{', '.join(given)} only apply to SUBMISSIONS; without SUBMISSIONS the "
                                        "built-in demo prediction competition is served.")
         else:
-            from srdash.predictions import check_combine_rules, list_submissions
+            from srdash.judging.predictions import check_combine_rules, list_submissions
 
             metric_names = metric_names or ("rmse",)
             if combine_rules is not None and len(metric_names) < 2:
@@ -275,7 +275,7 @@ def report(submissions, targets_preliminary, targets_final, targets_csv, metric_
     reproducibility block (versions, the rules, the SHA-256 of the targets and
     of every submission file). Places: 1 = best.
     """
-    from srdash.report import build_prediction_report, write_report
+    from srdash.report.build import build_prediction_report, write_report
 
     chosen = output_format or ("md" if output.suffix.lower() in (".md", ".markdown") else "html")
     with fail_cleanly():

@@ -43,7 +43,7 @@ def qualify_command(results_path, data_path, target, baseline, rule, decimals, m
     (dataset, run), R2 rounded to --decimals; the rule used is printed with
     the verdicts.
     """
-    from srdash.qualification import filter_qualified, read_qualification_results, run_qualification
+    from srdash.judging.qualification import filter_qualified, read_qualification_results, run_qualification
 
     if track_path is not None and track_output is None:
         raise click.UsageError("--track needs --track-output (where to write the filtered track results).")

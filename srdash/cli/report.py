@@ -59,16 +59,16 @@ def report_command(input_path, rules, output, output_format, trust_path, realwor
 
     Ranks are 'higher is better' (K = best, 1 = worst); places: 1 = best.
     """
-    from srdash.loading import load_results
-    from srdash.pipeline import prepare_runs
-    from srdash.ranking import judge
-    from srdash.report import build_report, write_report
+    from srdash.io.loading import load_results
+    from srdash.judging.pipeline import prepare_runs
+    from srdash.judging.ranking import judge
+    from srdash.report.build import build_report, write_report
 
     if rules.kind != "rank-harmonic":
         raise click.UsageError(f"`srdash report` covers rank-harmonic rules (SRBench style); the rules "
                                f"'{rules.name}' are {rules.kind}. Use `srdash score` for them.")
     chosen = _format_of(output, output_format)
-    from srdash.distributed import scheduler_setting
+    from srdash.expressions.distributed import scheduler_setting
 
     with fail_cleanly(), scheduler_setting(scheduler):
         results = load_results(input_path, datasets=datasets_path)
@@ -79,7 +79,7 @@ def report_command(input_path, rules, output, output_format, trust_path, realwor
         sources = [*results.sources] + [str(p) for p in (datasets_path, properties_path) if p is not None]
         realworld = None
         if trust_path is not None:
-            from srdash.trust import TrustStore, realworld_verdict
+            from srdash.judging.trust import TrustStore, realworld_verdict
 
             with TrustStore(trust_path) as store:
                 entries = store.entries()
@@ -87,8 +87,8 @@ def report_command(input_path, rules, output, output_format, trust_path, realwor
             sources.append(str(trust_path))
         properties = None
         if properties_path is not None:
-            from srdash.datasets import load_dataset_table
-            from srdash.properties import property_scores
+            from srdash.io.datasets import load_dataset_table
+            from srdash.judging.properties import property_scores
 
             properties = property_scores(runs, load_dataset_table(properties_path), timeout=timeout, jobs=jobs,
                                          cache=False if no_cache else cache)

@@ -32,8 +32,8 @@ _LOCAL_ADDRESSES = ("127.0.0.1", "localhost", "::1")
 def _check_rules(ctx, param, value):
     """:func:`rules_reference`, for rules that ask for trust (a ``trust`` criterion)."""
     from srdash.errors import SrdashError
-    from srdash.rules import load_rules
-    from srdash.trust import review_settings
+    from srdash.judging.rules import load_rules
+    from srdash.judging.trust import review_settings
 
     try:
         review_settings(load_rules(value))
@@ -121,15 +121,15 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     The page is served by Voilà at http://IP:PORT/ (printed when ready) until
     you press Ctrl-C.
     """
-    from srdash import app
-    from srdash.trust import TrustStore, default_store_path
+    from srdash.apps import server as app
+    from srdash.judging.trust import TrustStore, default_store_path
 
     if ip not in _LOCAL_ADDRESSES and not token:
         raise click.UsageError(f"Serving on {ip} lets other machines open the review: give a secret with "
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
     with fail_cleanly():
         if input_path is not None:
-            from srdash.loading import load_results
+            from srdash.io.loading import load_results
 
             results = load_results(input_path, datasets=datasets_path)
             click.echo(f"{input_path}: {len(results.table)} runs of {results.table['method'].nunique()} "
@@ -193,7 +193,7 @@ _store_option = click.option(
               help="CSV file to write: judge, dataset, method, kind, value, comment, updated_at.")
 def export_command(store_path, output):
     """Write every judge's current trust entries to a CSV file."""
-    from srdash.trust import TrustStore
+    from srdash.judging.trust import TrustStore
 
     with fail_cleanly(), TrustStore(store_path) as store:
         count = store.export_csv(output)
@@ -214,7 +214,7 @@ def import_command(csv_path, store_path, judge, kind):
     rating, rank), optionally judge, kind and comment. Each entry is kept in
     the store's history with the file's name.
     """
-    from srdash.trust import TrustStore
+    from srdash.judging.trust import TrustStore
 
     with fail_cleanly(), TrustStore(store_path) as store:
         count = store.import_csv(csv_path, judge=judge, kind=kind)

@@ -46,11 +46,11 @@ def robustness_command(input_path, rules, n_bootstrap, seed, resample, confidenc
     A provenance file (versions, rules hash, input hashes, bootstrap settings)
     is written beside the output as OUTPUT.provenance.json.
     """
-    from srdash.loading import load_results
-    from srdash.pipeline import prepare_runs
-    from srdash.provenance import provenance_block, write_sidecar
-    from srdash.robustness import bootstrap
-    from srdash.significance import significance
+    from srdash.io.loading import load_results
+    from srdash.judging.pipeline import prepare_runs
+    from srdash.judging.provenance import provenance_block, write_sidecar
+    from srdash.analysis.robustness import bootstrap
+    from srdash.analysis.significance import significance
 
     with fail_cleanly():
         results = load_results(input_path, datasets=datasets_path)

@@ -15,7 +15,7 @@ def rules_command(name):
     A rules file is TOML; its format is documented in docs/rules.md. Copy a preset
     to start a new competition's rules.
     """
-    from srdash.rules import list_presets, load_rules
+    from srdash.judging.rules import list_presets, load_rules
 
     with fail_cleanly():
         if name is None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import fail_cleanly, prepare_options, progress_bar, rules_option
-from srdash.rules import RANK_METHODS, RUN_AGGREGATIONS
+from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
 
 
 @click.command()
@@ -71,18 +71,18 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, descr
     if rules.kind == "normalised-weighted" and qualification_path is not None:
         raise click.UsageError(f"The rules '{rules.name}' score submissions with weighted meta-scores; they have "
                                "no qualification stage. Leave out --qualification.")
-    if rules.kind == "normalised-weighted":  # EvalRS-style submissions: srdash.multiobjective
+    if rules.kind == "normalised-weighted":  # EvalRS-style submissions: srdash.judging.multiobjective
         from srdash.cli.sensitivity import score_normalised_weighted
 
         return score_normalised_weighted(input_path, rules, output, per_dataset)
-    from srdash.distributed import scheduler_setting
-    from srdash.loading import load_results
-    from srdash.pipeline import input_hashes, prepare_runs, qualified_results, with_qualification, with_track_problems
-    from srdash.ranking import judge
+    from srdash.expressions.distributed import scheduler_setting
+    from srdash.io.loading import load_results
+    from srdash.judging.pipeline import input_hashes, prepare_runs, qualified_results, with_qualification, with_track_problems
+    from srdash.judging.ranking import judge
 
     qualification = None
     if qualification_path is not None:
-        from srdash.qualification import run_qualification
+        from srdash.judging.qualification import run_qualification
 
         with fail_cleanly():
             qualification = run_qualification(qualification_path, data=qualification_data)
@@ -99,7 +99,7 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, descr
         track_problems = None
         descriptions = None
         if descriptions_path is not None:
-            from srdash.datasets import load_dataset_table
+            from srdash.io.datasets import load_dataset_table
 
             descriptions = load_dataset_table(descriptions_path)
             results = load_results(input_path, datasets=descriptions.frame())
@@ -109,7 +109,7 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, descr
         if qualification is not None:  # before the expensive step: excluded models are not simplified
             results, filtered = qualified_results(results, qualification, keep_unqualified=keep_unqualified)
         if descriptions is not None:
-            from srdash.pipeline import prepare_track
+            from srdash.judging.pipeline import prepare_track
 
             with progress_bar("simplifying models") as progress:
                 track = prepare_track(results, descriptions, timeout=timeout, jobs=jobs,
@@ -129,7 +129,7 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, descr
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
-        from srdash.significance import significance
+        from srdash.analysis.significance import significance
 
         with fail_cleanly():
             click.echo(significance(verdict).statement, err=True)

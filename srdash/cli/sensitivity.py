@@ -27,7 +27,7 @@ def score_normalised_weighted(input_path: Path, rules, output: Path | None, per_
     ``per_submission``, every submission with its stage-1 score and whether it
     was selected.
     """
-    from srdash.multiobjective import judge_submissions, load_submissions
+    from srdash.judging.multiobjective import judge_submissions, load_submissions
 
     with fail_cleanly():
         submissions = load_submissions(input_path, rules)
@@ -79,7 +79,7 @@ def sensitivity(input_path, rules, samples, seed, output, target, datasets_path,
     (Kendall tau to the official ranking, whether removing one competitor
     swaps others) goes to stderr.
     """
-    from srdash.sensitivity import find_winning_weights, irrelevant_alternatives, load_rescorer, place_probabilities
+    from srdash.analysis.sensitivity import find_winning_weights, irrelevant_alternatives, load_rescorer, place_probabilities
 
     with fail_cleanly():
         rescorer = load_rescorer(input_path, rules, datasets=datasets_path, jobs=jobs)

@@ -70,8 +70,8 @@ def serve(input_path, rules, datasets_path, store, descriptions_path, qualificat
     complexity is computed in the background (cached in srdash's user cache
     directory, or in SRDASH_CACHE_DIR if set); the page fills in when it is done.
     """
-    from srdash import app
-    from srdash.rules import load_rules
+    from srdash.apps import server as app
+    from srdash.judging.rules import load_rules
 
     with fail_cleanly():
         kind = load_rules(rules).kind
@@ -79,16 +79,16 @@ def serve(input_path, rules, datasets_path, store, descriptions_path, qualificat
             raise click.UsageError(f"The rules '{rules}' score submissions with weighted meta-scores; open them "
                                    "with --view sensitivity.")
         if input_path is not None and kind == "normalised-weighted":
-            from srdash.multiobjective import load_submissions
+            from srdash.judging.multiobjective import load_submissions
 
             submissions = load_submissions(input_path, load_rules(rules))
             click.echo(f"{input_path}: {len(submissions.table)} submissions.", err=True)
         elif input_path is not None:
-            from srdash.loading import load_results
+            from srdash.io.loading import load_results
 
             features = datasets_path
             if descriptions_path is not None:
-                from srdash.datasets import load_dataset_table
+                from srdash.io.datasets import load_dataset_table
 
                 described = load_dataset_table(descriptions_path)
                 click.echo(f"{descriptions_path}: {len(described)} dataset descriptions.", err=True)
@@ -105,7 +105,7 @@ def serve(input_path, rules, datasets_path, store, descriptions_path, qualificat
         if (descriptions_path is not None or qualification_path is not None) and view != "dashboard":
             raise click.UsageError("--descriptions and --qualification apply to the dashboard view only.")
         if qualification_path is not None:
-            from srdash.qualification import canonical_results, read_qualification_results
+            from srdash.judging.qualification import canonical_results, read_qualification_results
 
             canonical_results(read_qualification_results(qualification_path), source=str(qualification_path),
                               need_r2=qualification_data is None)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from srdash.demo import HOSTILE_MODEL
-from srdash.widgets.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
+from srdash.demo.competition import HOSTILE_MODEL
+from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +65,7 @@ def _screenshot(page, screenshot_dir: Path, name: str) -> Path:
 def test_leaderboard_shows_methods_and_scores(page):
     board = page.locator("table.srdash-leaderboard")
     expect(board.locator(".srdash-method", has_text="ExactSR")).to_be_visible()
-    # the demo's 7 methods, less MeanBaseline, which did not qualify (srdash.demo.demo_qualification)
+    # the demo's 7 methods, less MeanBaseline, which did not qualify (srdash.demo.competition.demo_qualification)
     expect(board.locator("tbody tr")).to_have_count(6)
     expect(board.locator(".srdash-method", has_text="MeanBaseline")).to_have_count(0)
     expect(board.locator(".srdash-score").first).to_have_text(re.compile(r"^\d+\.\d{3}$"))

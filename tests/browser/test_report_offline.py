@@ -11,12 +11,12 @@ import re
 
 import pytest
 
-from srdash.demo import HOSTILE_MODEL, demo_competition
-from srdash.loading import load_results
-from srdash.pipeline import prepare_runs
-from srdash.ranking import judge
-from srdash.report import build_report, render_html, report_figures
-from srdash.rules import load_rules
+from srdash.demo.competition import HOSTILE_MODEL, demo_competition
+from srdash.io.loading import load_results
+from srdash.judging.pipeline import prepare_runs
+from srdash.judging.ranking import judge
+from srdash.report.build import build_report, render_html, report_figures
+from srdash.judging.rules import load_rules
 
 pytestmark = pytest.mark.browser
 

@@ -30,12 +30,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from srdash.app import free_port, wait_until_ready
+from srdash.apps.server import free_port, wait_until_ready
 from voila_server import CHROMIUM, VoilaServer
-from srdash.trust import TrustStore
+from srdash.judging.trust import TrustStore
 
 # No retry: a page that misses a card is a real failure (the review builds its widgets
-# only once the page is displayed: srdash.widgets.panels.PageReady).
+# only once the page is displayed: srdash.apps.panels.PageReady).
 pytestmark = [pytest.mark.browser, pytest.mark.flaky(reruns=0)]
 
 expect = pytest.importorskip("playwright.sync_api").expect

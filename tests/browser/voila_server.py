@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 
 import pytest
 
-from srdash.app import free_port, wait_until_ready
+from srdash.apps.server import free_port, wait_until_ready
 
 CHROMIUM = "/usr/bin/chromium"
 START_TIMEOUT = 120.0

@@ -1,0 +1,1 @@
+"""Analyses of a verdict: robustness (bootstrap), significance, weight sensitivity, audits."""

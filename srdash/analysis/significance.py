@@ -1,0 +1,376 @@
+"""Is the winner significantly better? Friedman and Nemenyi tests over datasets.
+
+The datasets of a competition are the sample; the per-dataset scores of a
+verdict are the observations. Following Demšar (2006):
+
+1. **Friedman test**. On each of the N datasets the k methods are ranked by
+   their dataset score (ties share the average rank; here rank k = best, as
+   everywhere in srdash). With ``R_j`` the rank sum of method j,
+
+   .. math:: \\chi^2_F = \\frac{12}{N k (k+1)} \\sum_j R_j^2 - 3 N (k+1),
+
+   divided by the tie correction ``1 - sum(t^3 - t) / (N k (k^2 - 1))`` (t =
+   size of each group of tied scores), exactly as
+   :func:`scipy.stats.friedmanchisquare`. Under the null hypothesis that all
+   methods perform alike it is chi-square distributed with k - 1 degrees of
+   freedom. The Iman-Davenport correction ``F_F = (N-1) chi2 / (N(k-1) - chi2)``
+   (F distributed with k-1 and (k-1)(N-1) degrees of freedom) is reported too.
+2. **Nemenyi post-hoc test**. Two methods differ significantly when their
+   mean ranks differ by more than the critical difference
+
+   .. math:: CD = q_\\alpha \\sqrt{\\frac{k (k+1)}{6 N}},
+
+   ``q_alpha`` being the studentized range statistic (infinite degrees of
+   freedom) divided by sqrt(2). For k <= 10 and alpha in {0.05, 0.10} the
+   value is taken from Demšar (2006), Table 5(a); otherwise it is computed
+   with :data:`scipy.stats.studentized_range`, which reproduces that table to
+   0.001.
+
+DNF rule: a (method, dataset) without any result ranks last on that dataset,
+tied with the other DNFs of the dataset (``dnf='worst'``, the rule srdash
+applies everywhere), or datasets with any DNF are left out (``dnf='drop'``).
+
+Reference: J. Demšar, "Statistical Comparisons of Classifiers over Multiple
+Data Sets", Journal of Machine Learning Research 7 (2006) 1-30.
+
+Examples
+--------
+>>> import pandas as pd
+>>> scores = pd.DataFrame({"a": [3.0, 3.0, 3.0, 2.0], "b": [2.0, 1.0, 2.0, 3.0],
+...                        "c": [1.0, 2.0, 1.0, 1.0]}, index=["d1", "d2", "d3", "d4"])
+>>> result = significance(scores)
+>>> round(result.statistic, 3), round(result.p_value, 4), round(result.critical_difference, 3)
+(4.5, 0.1054, 1.657)
+>>> print(result.statement)
+The winner, a, is not significantly better than the runner-up, b: the Friedman test does not reject that all 3 methods perform alike (chi2 = 4.500, p = 0.105 >= alpha = 0.05).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from srdash.errors import SrdashError
+from srdash.judging.ranking import Verdict
+
+__all__ = ["Significance", "significance", "q_alpha", "critical_difference", "DNF_RULES", "DEMSAR_Q"]
+
+#: How DNF cells enter the tests (see the module docstring).
+DNF_RULES = ("worst", "drop")
+
+#: Critical values q_alpha of the two-tailed Nemenyi test, Demšar (2006), Table 5(a):
+#: {alpha: (q for k = 2, 3, ..., 10)}.
+DEMSAR_Q = {
+    0.05: (1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164),
+    0.10: (1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920),
+}
+_DEMSAR = "Demšar (2006), Table 5(a)"
+
+
+@dataclass(frozen=True)
+class Significance:
+    """Friedman test and Nemenyi post-hoc comparison of a competition's methods.
+
+    Attributes
+    ----------
+    statistic, p_value : float
+        Friedman's chi-square (tie-corrected) and its p-value.
+    df : int
+        k - 1.
+    iman_davenport, iman_davenport_p_value : float
+        The Iman-Davenport F statistic and its p-value.
+    n_datasets, n_methods : int
+        N and k.
+    alpha : float
+    rejected : bool
+        Whether the Friedman test rejects "all methods alike" at ``alpha``.
+    q_alpha : float
+    q_alpha_source : str
+        ``"Demšar (2006), Table 5(a)"`` or ``"studentized range / sqrt(2)"``.
+    critical_difference : float
+        ``q_alpha * sqrt(k (k+1) / (6 N))``, in mean-rank units.
+    mean_ranks : DataFrame
+        ``method``, ``mean_rank`` (k = best, 1 = worst), best first.
+    pairwise : DataFrame
+        One row per pair: ``method_a``, ``method_b`` (a has the better mean
+        rank), ``difference`` (of mean ranks, >= 0), ``significant``
+        (difference > CD) and the Nemenyi ``p_value``.
+    groups : tuple of tuple of str
+        Maximal sets of methods, consecutive in mean rank, whose mean ranks
+        differ by at most CD (the bars of a critical difference diagram).
+    winner, runner_up : str
+        First and second of the leaderboard (or of the mean score).
+    statement : str
+        One sentence saying whether the winner is significantly better than
+        the runner-up.
+    dnf : str
+        The DNF rule applied (see :data:`DNF_RULES`).
+    notes : tuple of str
+    """
+
+    statistic: float
+    p_value: float
+    df: int
+    iman_davenport: float
+    iman_davenport_p_value: float
+    n_datasets: int
+    n_methods: int
+    alpha: float
+    rejected: bool
+    q_alpha: float
+    q_alpha_source: str
+    critical_difference: float
+    mean_ranks: pd.DataFrame
+    pairwise: pd.DataFrame
+    groups: tuple[tuple[str, ...], ...]
+    winner: str
+    runner_up: str
+    statement: str
+    dnf: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def test_label(self) -> str:
+        """A one-line description of the tests, for figure captions."""
+        return (f"Friedman chi2 = {self.statistic:.3f}, {_p(self.p_value)}; Nemenyi post-hoc, "
+                f"alpha = {self.alpha:g}, CD = {self.critical_difference:.3f} "
+                f"(k = {self.n_methods}, N = {self.n_datasets})")
+
+
+def q_alpha(k: int, *, alpha: float = 0.05) -> tuple[float, str]:
+    """Critical value of the two-tailed Nemenyi test for k methods.
+
+    ``q_alpha`` is the (1 - alpha) quantile of the studentized range with k
+    groups and infinite degrees of freedom, divided by sqrt(2). Defined for
+    k >= 2 and 0 < alpha < 1.
+
+    Returns
+    -------
+    value : float
+    source : str
+        ``"Demšar (2006), Table 5(a)"`` for k <= 10 and alpha 0.05 or 0.10 (the
+        tabulated value), otherwise ``"studentized range / sqrt(2)"``.
+
+    Examples
+    --------
+    >>> q_alpha(4)
+    (2.569, 'Demšar (2006), Table 5(a)')
+    >>> value, source = q_alpha(21)
+    >>> round(value, 3), source
+    (3.569, 'studentized range / sqrt(2)')
+    >>> q_alpha(1)
+    Traceback (most recent call last):
+    ...
+    srdash.errors.SrdashError: The Nemenyi test needs at least 2 methods. Got k = 1.
+    """
+    _check_alpha(alpha)
+    if int(k) != k or k < 2:
+        raise SrdashError(f"The Nemenyi test needs at least 2 methods. Got k = {k!r}.")
+    k = int(k)
+    for tabulated, values in DEMSAR_Q.items():
+        if np.isclose(alpha, tabulated) and k <= 1 + len(values):
+            return values[k - 2], _DEMSAR
+    return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0)), "studentized range / sqrt(2)"
+
+
+def critical_difference(k: int, n: int, *, alpha: float = 0.05) -> float:
+    """Nemenyi critical difference of mean ranks, ``q_alpha * sqrt(k (k+1) / (6 n))``.
+
+    Parameters
+    ----------
+    k : int
+        Number of methods (>= 2).
+    n : int
+        Number of datasets (>= 1).
+    alpha : float
+        Significance level; see :func:`q_alpha`.
+
+    Examples
+    --------
+    Demšar (2006), section 3.2.4: 4 classifiers, 14 data sets, alpha = 0.05,
+    CD = 2.569 * sqrt(4 * 5 / (6 * 14)) = 1.25:
+
+    >>> round(critical_difference(4, 14), 2)
+    1.25
+    """
+    if int(n) != n or n < 1:
+        raise SrdashError(f"The critical difference needs at least 1 dataset. Got N = {n!r}.")
+    value, _ = q_alpha(k, alpha=alpha)
+    return float(value * np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
+def significance(scores: Verdict | pd.DataFrame, *, alpha: float = 0.05, dnf: str = "worst") -> Significance:
+    """Friedman test and Nemenyi post-hoc test over the per-dataset scores.
+
+    Parameters
+    ----------
+    scores : Verdict or DataFrame
+        A verdict (its ``per_dataset`` dataset scores are used, DNF cells
+        marked by their status), or a table with one row per dataset and one
+        column per method holding scores where higher is better (NaN = DNF).
+    alpha : float
+        Significance level, 0 < alpha < 1.
+    dnf : {'worst', 'drop'}
+        ``worst``: a DNF cell ranks last on its dataset, tied with the other
+        DNFs there; ``drop``: leave out every dataset with a DNF.
+
+    Returns
+    -------
+    Significance
+
+    Raises
+    ------
+    SrdashError
+        Fewer than 2 methods or 2 datasets (after ``dnf='drop'``), or an
+        invalid option.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"x": [5.0, 4.0, 5.0, 5.0, 4.0], "y": [1.0, 2.0, 1.0, 1.0, 1.0],
+    ...                       "z": [2.0, 1.0, 2.0, 2.0, 2.0]})
+    >>> result = significance(table)
+    >>> result.mean_ranks.to_dict("list")
+    {'method': ['x', 'z', 'y'], 'mean_rank': [3.0, 1.8, 1.2]}
+    >>> print(result.statement)
+    The winner, x, is not significantly better than the runner-up, z (Nemenyi test, alpha = 0.05: mean ranks 3.000 and 1.800, difference 1.200 <= critical difference 1.482).
+    """
+    _check_alpha(alpha)
+    if dnf not in DNF_RULES:
+        raise SrdashError(f"The 'dnf' option must be one of {', '.join(repr(r) for r in DNF_RULES)}. Got {dnf!r}.")
+    matrix, order = _score_matrix(scores)
+    notes: list[str] = []
+    if dnf == "drop":
+        complete = matrix.notna().all(axis=1)
+        if not complete.all():
+            notes.append(f"{int((~complete).sum())} dataset(s) with a DNF left out (dnf='drop').")
+        matrix = matrix[complete]
+    n_datasets, n_methods = matrix.shape
+    if n_methods < 2 or n_datasets < 2:
+        raise SrdashError(f"The significance tests need at least 2 methods and 2 datasets; got {n_methods} "
+                          f"method(s) and {n_datasets} dataset(s)"
+                          + (" after leaving out the datasets with a DNF (dnf='drop')." if dnf == "drop" else "."))
+    methods = list(matrix.columns)
+    values = matrix.to_numpy(dtype=float)
+    values = np.where(np.isnan(values), -np.inf, values)  # DNF: last, tied among DNFs
+    ranks = np.apply_along_axis(stats.rankdata, 1, values)  # average ranks, k = best
+
+    statistic, ties_only = _friedman(ranks)
+    if ties_only:
+        notes.append("Every dataset ties all methods: the Friedman statistic is 0.")
+    df = n_methods - 1
+    p_value = float(stats.chi2.sf(statistic, df))
+    iman, iman_p = _iman_davenport(statistic, n_datasets, n_methods)
+    q, source = q_alpha(n_methods, alpha=alpha)
+    cd = float(q * np.sqrt(n_methods * (n_methods + 1) / (6.0 * n_datasets)))
+
+    mean_rank = pd.Series(ranks.mean(axis=0), index=methods)
+    ranked = mean_rank.sort_values(ascending=False, kind="stable")
+    mean_ranks = pd.DataFrame({"method": ranked.index, "mean_rank": ranked.to_numpy()})
+    pairwise = _pairwise(ranked, n_methods, n_datasets, cd)
+    groups = _groups(ranked, cd)
+    winner, runner_up = order[0], order[1]
+    statement = _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, n_methods)
+    return Significance(
+        statistic=float(statistic), p_value=p_value, df=df,
+        iman_davenport=iman, iman_davenport_p_value=iman_p,
+        n_datasets=n_datasets, n_methods=n_methods, alpha=float(alpha), rejected=bool(p_value < alpha),
+        q_alpha=float(q), q_alpha_source=source, critical_difference=cd,
+        mean_ranks=mean_ranks, pairwise=pairwise, groups=groups,
+        winner=winner, runner_up=runner_up, statement=statement, dnf=dnf, notes=tuple(notes),
+    )
+
+
+def _check_alpha(alpha) -> None:
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
+        raise SrdashError(f"The 'alpha' option must be a number strictly between 0 and 1. Got {alpha!r}.")
+
+
+def _score_matrix(scores) -> tuple[pd.DataFrame, list[str]]:
+    """(datasets x methods matrix with NaN for DNF, methods in leaderboard order)."""
+    if isinstance(scores, Verdict):
+        per = scores.per_dataset
+        value = per["dataset_score"].where(per["status"] != "DNF")
+        matrix = (per.assign(value=value).pivot(index="dataset", columns="method", values="value")
+                  .sort_index(axis=0).sort_index(axis=1))
+        return matrix, list(scores.leaderboard["method"])
+    if not isinstance(scores, pd.DataFrame):
+        raise SrdashError("significance() takes a Verdict or a DataFrame with one row per dataset and one "
+                          f"column per method. Got {type(scores).__name__}.")
+    matrix = scores.apply(pd.to_numeric, errors="coerce").astype(float)
+    mean = matrix.fillna(-np.inf).mean(axis=0) if len(matrix) else matrix.mean(axis=0)
+    order = list(mean.sort_values(ascending=False, kind="stable").index)
+    return matrix, order
+
+
+def _friedman(ranks: np.ndarray) -> tuple[float, bool]:
+    """Tie-corrected Friedman chi-square of an (N, k) rank matrix, as scipy.stats.friedmanchisquare."""
+    n, k = ranks.shape
+    ties = 0.0
+    for row in ranks:
+        _, counts = np.unique(row, return_counts=True)
+        ties += float((counts ** 3 - counts).sum())
+    correction = 1.0 - ties / (n * k * (k * k - 1))
+    if correction <= 0:
+        return 0.0, True
+    rank_sums = ranks.sum(axis=0)
+    statistic = (12.0 / (n * k * (k + 1)) * float((rank_sums ** 2).sum()) - 3.0 * n * (k + 1)) / correction
+    return max(statistic, 0.0), False
+
+
+def _iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
+    denominator = n * (k - 1) - chi2
+    if denominator <= 0:
+        return float("inf"), 0.0
+    f = (n - 1) * chi2 / denominator
+    return float(f), float(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
+
+
+def _pairwise(ranked: pd.Series, k: int, n: int, cd: float) -> pd.DataFrame:
+    scale = np.sqrt(k * (k + 1) / (6.0 * n))
+    rows = []
+    names = list(ranked.index)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            difference = float(ranked[a] - ranked[b])
+            p = float(stats.studentized_range.sf(difference / scale * np.sqrt(2.0), k, np.inf))
+            rows.append({"method_a": a, "method_b": b, "difference": difference,
+                         "significant": difference > cd, "p_value": min(max(p, 0.0), 1.0)})
+    return pd.DataFrame(rows, columns=["method_a", "method_b", "difference", "significant", "p_value"])
+
+
+def _groups(ranked: pd.Series, cd: float) -> tuple[tuple[str, ...], ...]:
+    names, values = list(ranked.index), ranked.to_numpy()
+    groups, last_end = [], -1
+    for i in range(len(names)):
+        j = i
+        while j + 1 < len(names) and values[i] - values[j + 1] <= cd:
+            j += 1
+        if j > i and j > last_end:
+            groups.append(tuple(names[i:j + 1]))
+            last_end = j
+    return tuple(groups)
+
+
+def _p(p: float) -> str:
+    """'p = 0.105', 'p = 3.2e-05', or 'p < 1e-300' when the p-value underflows."""
+    if p < 1e-300:
+        return "p < 1e-300"
+    return f"p = {p:.3f}" if p >= 0.001 else f"p = {p:.1e}"
+
+
+def _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, k) -> str:
+    if p_value >= alpha:
+        return (f"The winner, {winner}, is not significantly better than the runner-up, {runner_up}: the Friedman "
+                f"test does not reject that all {k} methods perform alike (chi2 = {statistic:.3f}, "
+                f"{_p(p_value)} >= alpha = {alpha:g}).")
+    a, b = float(mean_rank[winner]), float(mean_rank[runner_up])
+    difference = a - b
+    detail = (f"(Nemenyi test, alpha = {alpha:g}: mean ranks {a:.3f} and {b:.3f}, difference {difference:.3f} "
+              f"{'>' if difference > cd else '<='} critical difference {cd:.3f})")
+    if difference > cd:
+        return f"The winner, {winner}, is significantly better than the runner-up, {runner_up} {detail}."
+    return f"The winner, {winner}, is not significantly better than the runner-up, {runner_up} {detail}."

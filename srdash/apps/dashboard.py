@@ -1,0 +1,764 @@
+"""The judging dashboard: one ipywidgets box over the core.
+
+The expensive step, :func:`srdash.judging.pipeline.prepare_runs` (simplifying every
+model in worker processes), runs once, in a background thread, with a progress
+bar; the widget is displayed at once and fills in when it is done. Changing the
+rules, the run aggregation or the tie rule re-judges the cached prepared runs
+(:func:`srdash.judging.ranking.judge`, milliseconds), without reloading or
+re-simplifying anything.
+
+With dataset descriptions (``descriptions=``) the background step is
+:func:`srdash.judging.pipeline.prepare_track` instead: the models are also evaluated
+on the datasets' files and each dataset's property is scored; the "More
+views" accordion then has a property view. With qualification results
+(``qualification=``) the qualification stage runs first, the methods that did
+not qualify leave the track (``keep_unqualified=False``), a warning above the
+leaderboard names them and the rule, and the accordion has a qualification view.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import html
+import os
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Callable, Mapping
+
+import ipywidgets as widgets
+import pandas as pd
+import traitlets
+
+from srdash.errors import SrdashError
+from srdash.figures.leaderboard import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
+from srdash.io.loading import Results, load_results
+from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
+from srdash.judging.ranking import Verdict, judge
+from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
+from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
+                                   logged)
+
+__all__ = ["Dashboard"]
+
+_RANK_METHOD_LABELS = {
+    "average": "average (shared mean position)",
+    "min": "min (lowest shared position)",
+    "max": "max (highest shared position)",
+    "dense": "dense",
+    "k-minus-dense": "K − dense rank (as run in 2022)",
+}
+_AGGREGATION_TOOLTIPS = {
+    "median": "median of each method's runs on a dataset (published rules)",
+    "mean": "mean of each method's runs on a dataset",
+    "rank-mean": "rank the methods within each run, then average the ranks",
+}
+_CONTROL_STYLE = {"description_width": "initial"}
+_TOGGLE_STYLE = {"description_width": "initial", "button_width": "auto"}
+
+
+def _positive_number(env: Mapping[str, str], name: str, kind: type, default, meaning: str,
+                     notes: list) -> int | float:
+    """``env[name]`` as a positive int/float; the default (and a note) when absent or invalid."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+        if value > 0:
+            return value
+    except ValueError:
+        pass
+    noun = "integer" if kind is int else "number"
+    notes.append(SrdashError(f"{name} must be a positive {noun} ({meaning}). Got {raw!r}; using {default}."))
+    return default
+
+
+def _applicable_presets() -> list[str]:
+    """The presets judge() can apply (kind 'rank-harmonic'); a broken preset is left out."""
+    names = []
+    for name in list_presets():
+        try:
+            if load_rules(name).kind == "rank-harmonic":
+                names.append(name)
+        except SrdashError:
+            continue
+    return names
+
+
+def _labelled(text: str, control: widgets.Widget) -> widgets.HBox:
+    """A control with its label on the same line (a ToggleButtons' own description wraps)."""
+    label = widgets.Label(text, layout=widgets.Layout(margin="0 8px 0 0"))
+    return widgets.HBox([label, control], layout=widgets.Layout(align_items="center", margin="0 24px 0 0"))
+
+
+def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.VBox:
+    header = f"<h3 style='margin:14px 0 4px 0'>{html.escape(title)}</h3>"
+    if note:
+        header += (f"<div class='srdash-note' style='color:#555;font-size:12px;line-height:1.4'>"
+                   f"{html.escape(note)}</div>")
+    return widgets.VBox([widgets.HTML(header), *children])
+
+
+class Dashboard(widgets.VBox):
+    """Leaderboard, per-dataset ranks, simplicity curve and problems of a competition.
+
+    Parameters
+    ----------
+    results : Results or callable returning Results, optional
+        The competition. A callable (e.g. ``functools.partial(load_results, path)``)
+        is called in the background thread too, so that slow loading does not
+        hold the page. Ignored when ``runs`` is given.
+    runs : DataFrame, optional
+        An already prepared per-run table (output of
+        :func:`srdash.judging.pipeline.prepare_runs`); judged at once, in this thread.
+    rules : str or Rules
+        Rules preset name or path of a rules file (see :func:`srdash.judging.rules.load_rules`).
+    jobs : int
+        Worker processes for simplifying models.
+    timeout : float
+        Hard time limit per model simplification, in seconds.
+    cache : path, False or None
+        Complexity cache (None: srdash's default cache, False: none).
+    source : str
+        What is being judged, shown under the title.
+    start : bool
+        Start preparing ``results`` at once (else call :meth:`start`).
+    descriptions : DatasetTable, path or None
+        Dataset descriptions (:func:`srdash.io.datasets.load_dataset_table`; a
+        path is read in the background thread). Given: the models are
+        evaluated on the datasets' files, the properties scored
+        (:func:`srdash.judging.pipeline.prepare_track`) and the property view added.
+    qualification : Qualification, path, DataFrame or None
+        The qualification stage (:func:`srdash.judging.qualification.run_qualification`
+        reads a path or DataFrame of results in the background thread). Given:
+        the qualification view is added and non-qualified methods leave the track.
+    qualification_data : path, optional
+        Folder of the qualification datasets: srdash fits the LinearRegression
+        baseline itself and recomputes the models' R2 there.
+    keep_unqualified : bool
+        Keep the methods that did not qualify in the track (only flagged in the
+        warnings) instead of excluding them.
+    display_timeout : float
+        Seconds the background work waits for a browser to display the page
+        before changing it (see :class:`~srdash.apps.panels.PageReady`).
+        0 (default): no wait; ``from_environment`` (served pages) waits.
+
+    Attributes
+    ----------
+    rules_name, run_aggregation, rank_method, heatmap_criterion : traitlets
+        The state the controls are linked to; set them from Python to drive the
+        dashboard.
+    runs : traitlet (DataFrame or None)
+        The prepared per-run table, cached: every re-judging starts from it.
+    verdict : traitlet (Verdict or None), read-only
+        The current verdict.
+    busy : traitlet (bool)
+        True while the background preparation runs; the controls are frozen.
+    timings : dict
+        Seconds spent loading, preparing and judging.
+    property_scores : PropertyScores or None
+        The track's property scores (with ``descriptions``), once prepared.
+    qualification : Qualification or None
+        The qualification stage's outcome, once prepared.
+    qualification_notes : tuple of str
+        Who was excluded (or flagged) after the qualification, and why.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
+    ...                      "run": 0, "r2_test": [0.9, 0.8, 0.5, 0.7], "components": [3.0, 9, 5, 30],
+    ...                      "simplicity": [-0.7, -1.4, -1.0, -2.1], "status": "given"})
+    >>> app = Dashboard(runs=runs)
+    >>> app.verdict.winner
+    'a'
+    >>> app.rank_method = "min"
+    >>> app.verdict.rules.rank_method
+    'min'
+    """
+
+    rules_name = traitlets.Unicode("", help="Rules preset name or rules file path.")
+    run_aggregation = traitlets.Enum(RUN_AGGREGATIONS, default_value="median", help="How runs are combined.")
+    rank_method = traitlets.Enum(RANK_METHODS, default_value="average", help="How ties are ranked.")
+    heatmap_criterion = traitlets.Unicode("", help="Criterion whose ranks the heatmap shows ('' = dataset score).")
+    runs = traitlets.Instance(pd.DataFrame, allow_none=True, help="The prepared per-run table (cached).")
+    verdict = traitlets.Instance(Verdict, allow_none=True, read_only=True, help="The current verdict.")
+    busy = traitlets.Bool(False, help="True while the background preparation runs.")
+
+    def __init__(
+        self,
+        results: Results | Callable[[], Results] | None = None,
+        *,
+        runs: pd.DataFrame | None = None,
+        rules: str | Rules = "srbench2022",
+        jobs: int = 1,
+        timeout: float = 10.0,
+        cache=None,
+        source: str = "",
+        start: bool = True,
+        trust_store: str | None = None,
+        descriptions=None,
+        qualification=None,
+        qualification_data=None,
+        keep_unqualified: bool = False,
+        display_timeout: float = 0.0,
+        **kwargs,
+    ):
+        self._results = results
+        self._descriptions = descriptions
+        self._qualification_input = qualification
+        self._qualification_data = qualification_data
+        self._keep_unqualified = bool(keep_unqualified)
+        self._filtered = None              # FilteredRuns after the qualification stage
+        self._track_problems: pd.DataFrame | None = None
+        self.property_scores = None
+        self.qualification = None
+        self.qualification_notes: tuple[str, ...] = ()
+        self._prepare_options = {"jobs": jobs, "timeout": timeout, "cache": cache}
+        self._rules: Rules | None = None
+        self._deferred = 0          # > 0 inside _one_rejudge(): re-judge once at the end
+        self._stale = False
+        self._replacing_criteria = False
+        self._judging = threading.RLock()  # the background thread and callbacks both judge
+        self._work = BackgroundWork(display_timeout=display_timeout)
+        self._constructed = time.monotonic()
+        self.timings: dict[str, float] = {}
+
+        self.log_panel = LogPanel()
+        self.progress = ProgressPanel()
+        self.page_ready = self._work.page_ready
+        self.title = widgets.HTML()
+        self.warnings = widgets.HTML()
+        self.leaderboard = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>")
+        self.leaderboard.add_class("srdash-leaderboard-panel")
+        self.problems = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>",
+                                     layout=widgets.Layout(max_height="600px", overflow="auto"))
+        self.problems.add_class("srdash-problems-panel")
+        self.heatmap = FigurePanel()
+        self.curve = FigurePanel()
+        self.heatmap.message("The per-dataset ranks appear when the models have been simplified.")
+        self.curve.message("The simplicity curve appears when the models have been simplified.")
+
+        self.significance = widgets.HTML()
+        self.significance.add_class("srdash-significance")
+        self.provenance = widgets.HTML()
+        self.provenance.add_class("srdash-provenance")
+        # Further views (sensitivity, uncertainty, audit, real-world track): built
+        # when first opened, refreshed when the verdict changes.
+        self._trust_store = trust_store
+        track_views = []
+        if descriptions is not None:
+            track_views.append((PROPERTY_VIEW_TITLE, self._build_property_view))
+        if qualification is not None:
+            track_views.append((QUALIFICATION_VIEW_TITLE, self._build_qualification_view))
+        self._view_builders = {title: build for title, build in track_views + _more_views(trust_store)}
+        self._views: dict[str, widgets.Widget] = {}
+        self.more = widgets.Accordion(
+            children=[widgets.HTML("<div class='srdash-note'>Open to compute.</div>") for _ in self._view_builders],
+            titles=tuple(self._view_builders), selected_index=None)
+        self.more.observe(self._on_more_selected, names="selected_index")
+
+        self._rules_picker = widgets.Dropdown(description="Rules", style=_CONTROL_STYLE,
+                                              layout=widgets.Layout(width="auto"))
+        self._aggregation_picker = widgets.ToggleButtons(
+            options=list(RUN_AGGREGATIONS), style=_TOGGLE_STYLE,
+            tooltips=[_AGGREGATION_TOOLTIPS.get(a, a) for a in RUN_AGGREGATIONS])
+        self._rank_method_picker = widgets.Dropdown(
+            options=[(_RANK_METHOD_LABELS.get(m, m), m) for m in RANK_METHODS], description="Ties",
+            style=_CONTROL_STYLE, layout=widgets.Layout(width="auto"))
+        self._criterion_picker = widgets.ToggleButtons(options=[("dataset score", "")], style=_TOGGLE_STYLE)
+        self._rules_picker.add_class("srdash-rules")
+        self._aggregation_picker.add_class("srdash-aggregation")
+        self._rank_method_picker.add_class("srdash-rank-method")
+        self._criterion_picker.add_class("srdash-heatmap-criterion")
+        self._controls = (self._rules_picker, self._aggregation_picker, self._rank_method_picker)
+        for control in self._controls:
+            control.layout.width = "auto"
+            control.layout.margin = "2px 24px 2px 0"
+
+        rules_label = rules.name if isinstance(rules, Rules) else str(rules)
+        presets = _applicable_presets()
+        options = [(name, name) for name in presets]
+        if rules_label not in presets:
+            options.append((Path(rules_label).name, rules_label))
+        self._rules_picker.options = options
+        self._rules_picker.value = rules_label
+        if isinstance(rules, Rules):
+            self._rules = rules
+
+        source_line = f"<div style='color:#555'>Judging: {html.escape(source)}</div>" if source else ""
+        self._source_line = source_line
+        super().__init__(
+            [
+                self.title,
+                widgets.HBox([self._rules_picker, _labelled("Runs combined by", self._aggregation_picker),
+                              self._rank_method_picker],
+                             layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
+                self.progress,
+                self.page_ready,
+                self.warnings,
+                _section("Leaderboard", self.leaderboard, self.significance, self.provenance),
+                _section("Per-dataset ranks", _labelled("Show", self._criterion_picker), self.heatmap,
+                         note="Hover a cell for the raw values and ranks of every criterion; grey = DNF."),
+                _section("Simplicity", self.curve),
+                _section("Problems", self.problems,
+                         note="Rejected models, parse errors, timeouts, missing values and DNF cells. "
+                              "Model strings are shown as text, never run."),
+                _section("More views", self.more,
+                         note="Each view is computed when you open it, from the same prepared runs."),
+                _section("Log", self.log_panel),
+            ],
+            **kwargs,
+        )
+        self.add_class("srdash-dashboard")
+
+        # Linking sets the traits from the controls, which loads the rules.
+        widgets.link((self._aggregation_picker, "value"), (self, "run_aggregation"))
+        widgets.link((self._rank_method_picker, "value"), (self, "rank_method"))
+        widgets.link((self._criterion_picker, "value"), (self, "heatmap_criterion"))
+        widgets.link((self._rules_picker, "value"), (self, "rules_name"))
+
+        if runs is not None:
+            self.progress.finish(f"{len(runs)} prepared runs")
+            self.runs = runs
+        elif results is not None and start:
+            self.start()
+        else:
+            self.progress.stage("No results to judge yet.")
+
+    # ------------------------------------------------------------------ construction from the environment
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None, **kwargs) -> "Dashboard":
+        """The dashboard that ``srdash serve`` asks for, through environment variables.
+
+        ``SRDASH_INPUT``: results file or folder (absent: the built-in demo
+        competition, :func:`srdash.demo.competition.demo_competition`); ``SRDASH_RULES``:
+        rules preset or file (default ``srbench2022``); ``SRDASH_DATASETS``:
+        dataset table with feature names (optional); ``SRDASH_JOBS``: worker
+        processes (default 1); ``SRDASH_STORE``: a trust store (adds the
+        real-world track view); ``SRDASH_TIMEOUT``: seconds allowed to simplify
+        one model (default 10); ``SRDASH_DESCRIPTIONS``: dataset descriptions
+        (adds the property view); ``SRDASH_QUALIFICATION``: qualification-stage
+        results (adds the qualification view; non-qualified methods leave the
+        track); ``SRDASH_QUALIFICATION_DATA``: folder of the qualification
+        datasets. Without ``SRDASH_INPUT`` the demo opens with its own
+        descriptions and qualification stage (:func:`srdash.demo.competition.cached_demo`,
+        written once to srdash's cache folder). Loading happens in the background; a
+        bad value is reported in the dashboard's log rather than raised, so the
+        page always shows.
+
+        Examples
+        --------
+        >>> app = Dashboard.from_environment({"SRDASH_JOBS": "many"}, start=False)
+        >>> print(app.log_panel.text().strip())
+        Error while reading the environment: SRDASH_JOBS must be a positive integer (worker processes). Got 'many'; using 1.
+        """
+        env = os.environ if environ is None else environ
+        notes: list[SrdashError] = []
+        jobs = _positive_number(env, "SRDASH_JOBS", int, 1, "worker processes", notes)
+        timeout = _positive_number(env, "SRDASH_TIMEOUT", float, 10.0, "seconds per model", notes)
+        input_path = env.get("SRDASH_INPUT", "").strip()
+        datasets = env.get("SRDASH_DATASETS", "").strip() or None
+        descriptions = env.get("SRDASH_DESCRIPTIONS", "").strip() or None
+        qualification = env.get("SRDASH_QUALIFICATION", "").strip() or None
+        qualification_data = env.get("SRDASH_QUALIFICATION_DATA", "").strip() or None
+        if input_path:
+            loader = functools.partial(_load_input, input_path, datasets=datasets, descriptions=descriptions)
+            source = input_path + (f" (features from {datasets})" if datasets else "")
+            source += f", datasets described in {descriptions}" if descriptions else ""
+        else:
+            # The demo's data files, descriptions and qualification stage (written once, by the loader).
+            from srdash.demo.competition import demo_folder
+
+            folder = demo_folder()
+            loader = _load_demo
+            descriptions = str(folder / "descriptions.yaml")
+            qualification = qualification or str(folder / "qualification.csv")
+            source = ("the built-in demo competition (srdash.demo.competition, seed 0), with its dataset descriptions "
+                      "and qualification stage")
+        if qualification:
+            source += f"; qualification stage: {qualification}"
+        rules = env.get("SRDASH_RULES", "").strip() or "srbench2022"
+        store = env.get("SRDASH_STORE", "").strip() or None
+        options = {"rules": rules, "jobs": jobs, "timeout": timeout, "source": source, "trust_store": store,
+                   "descriptions": descriptions, "qualification": qualification,
+                   "qualification_data": qualification_data}
+        options["display_timeout"] = SERVED_DISPLAY_TIMEOUT
+        app = cls(loader, **{**options, **kwargs})
+        for note in notes:
+            app.log_panel.report(note, context="reading the environment")
+        return app
+
+    # ------------------------------------------------------------------ background preparation
+
+    def start(self) -> None:
+        """Prepare the runs (load, simplify every model) in a background thread.
+
+        Raises
+        ------
+        SrdashError
+            When a preparation is already running or there are no results.
+        """
+        if self._work.running:
+            raise SrdashError("The runs are already being prepared; wait for the progress bar to finish.")
+        if self._results is None:
+            raise SrdashError("This dashboard has no results to prepare; pass results= or runs=.")
+        self.busy = True
+        self._work.start(self._prepare_in_background, name="srdash-prepare")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background preparation; True when it has finished."""
+        return self._work.wait(timeout)
+
+    def _prepare_in_background(self) -> None:
+        # Warnings printed from this thread would land under the notebook cell, in
+        # red, far from their context: collect them and put them in the log instead.
+        # (catch_warnings is process-wide; the main thread is idle meanwhile.)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self._prepare()
+        counted = collections.Counter(f"{w.category.__name__}: {w.message}" for w in caught)
+        for text, n in counted.items():
+            self.log_panel.info(f"Note while preparing the results: {text}" + (f" (x{n})" if n > 1 else ""))
+
+    def _prepare(self) -> None:
+        started = time.monotonic()
+        try:
+            if callable(self._results):
+                self.progress.stage("Loading the results…")
+                results = self._results()
+            else:
+                results = self._results
+            qualified = None
+            if self._qualification_input is not None:
+                self.progress.stage("Qualification stage…")
+                qualified = self._qualify(results)
+                results = qualified[0]
+            descriptions = self._descriptions
+            if isinstance(descriptions, (str, os.PathLike)):
+                from srdash.io.datasets import load_dataset_table
+
+                descriptions = load_dataset_table(descriptions)
+            loaded = time.monotonic()
+            self.timings["load"] = loaded - started
+            self.progress.stage(f"Simplifying {len(results.table)} models…")
+            track = None
+            if descriptions is not None:
+                track = prepare_track(results, descriptions, progress=self.progress.update,
+                                      stage=lambda text: self.progress.stage(f"{text}…"), **self._prepare_options)
+                runs = track.runs
+            else:
+                runs = prepare_runs(results, progress=self.progress.update, **self._prepare_options)
+            self.timings["prepare"] = time.monotonic() - loaded
+            self.progress.stage("Judging…")
+            self._work.page_displayed()  # what follows changes the page (and builds widgets)
+            if qualified is not None:
+                self._show_qualification(*qualified[1:])
+            if track is not None:
+                self._track_problems = track.problems
+                self.property_scores = track.scores
+            self.runs = runs
+            self.timings["ready"] = time.monotonic() - self._constructed
+            counts = runs["status"].value_counts().to_dict() if "status" in runs.columns else {}
+            listed = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+            self.progress.finish(
+                f"Ready in {self.timings['ready']:.1f} s: {len(runs)} runs ({listed}); loading "
+                f"{self.timings['load']:.1f} s, models {self.timings['prepare']:.1f} s, "
+                f"judging {self.timings.get('judge', 0.0):.2f} s.")
+        except Exception as error:  # noqa: BLE001 - shown in the log and the progress line
+            self._work.page_displayed()
+            self.log_panel.report(error, context="preparing the results")
+            self.progress.fail(f"Could not prepare the results: {error}" if isinstance(error, SrdashError)
+                               else "Could not prepare the results (see the log).")
+            message = "<div style='color:#b00'>No leaderboard: the results could not be prepared (see the log).</div>"
+            self.leaderboard.value = message
+            self.problems.value = ""
+        finally:
+            self.busy = False
+
+    def _qualify(self, results: Results) -> tuple:
+        """Run the qualification stage: (the track's results without the methods that did not qualify,
+        the qualification, the filtered runs)."""
+        from srdash.judging.qualification import Qualification, run_qualification
+
+        given = self._qualification_input
+        qualification = given if isinstance(given, Qualification) else run_qualification(
+            given, data=self._qualification_data)
+        kept, filtered = qualified_results(results, qualification, keep_unqualified=self._keep_unqualified)
+        return kept, qualification, filtered
+
+    def _show_qualification(self, qualification, filtered) -> None:
+        self.qualification = qualification
+        self._filtered = filtered
+        self.qualification_notes = filtered.notes
+        for note in filtered.notes:
+            self.log_panel.info(note)
+
+    # ------------------------------------------------------------------ observers
+
+    @traitlets.observe("busy")
+    def _on_busy_change(self, change) -> None:
+        for control in self._controls:
+            control.disabled = change["new"]
+
+    @traitlets.observe("rules_name")
+    @logged("loading the rules")
+    def _on_rules_name_change(self, change) -> None:
+        rules = self._rules if self._rules is not None and self._rules.name == change["new"] else None
+        try:
+            rules = rules or load_rules(change["new"])
+        except Exception:
+            self._rules = None
+            self.leaderboard.value = ("<div style='color:#b00'>These rules could not be loaded (see the log); "
+                                      "choose a preset above.</div>")
+            raise
+        self._rules = rules
+        self.title.value = (f"<h2 style='margin:4px 0'>{html.escape(rules.title)}</h2>{self._source_line}"
+                            f"<div style='color:#555;font-size:12px;line-height:1.4;max-width:70em'>"
+                            f"{html.escape(' '.join(rules.description.split()))}</div>")
+        with self._one_rejudge():
+            # The rules file's own options become the starting point of the controls.
+            self.run_aggregation = rules.run_aggregation
+            self.rank_method = rules.rank_method
+            self._stale = True
+
+    @traitlets.observe("run_aggregation", "rank_method")
+    def _on_options_change(self, change) -> None:
+        self._request_rejudge()
+
+    @traitlets.observe("runs")
+    @logged("showing the prepared runs")
+    def _on_runs_change(self, change) -> None:
+        runs = change["new"]
+        if runs is None:
+            return
+        self._request_rejudge()
+        if "components" in runs.columns:
+            self.curve.show(simplicity_curve(runs))
+        else:
+            self.curve.message("No model sizes ('components') in the input: no simplicity curve.")
+
+    @traitlets.observe("heatmap_criterion")
+    @logged("drawing the heatmap")
+    def _on_heatmap_criterion_change(self, change) -> None:
+        if not self._replacing_criteria:
+            self._show_heatmap()
+
+    # ------------------------------------------------------------------ judging and rendering
+
+    @contextlib.contextmanager
+    def _one_rejudge(self):
+        """Change several traits and re-judge once, after all of them changed."""
+        self._deferred += 1
+        try:
+            with self.hold_trait_notifications():
+                yield
+        finally:
+            self._deferred -= 1
+        if self._deferred == 0 and self._stale:
+            self._rejudge()
+
+    def _request_rejudge(self) -> None:
+        if self._deferred:
+            self._stale = True
+        else:
+            self._rejudge()
+
+    @logged("judging")
+    def _rejudge(self) -> None:
+        self._stale = False
+        if self.runs is None or self._rules is None:
+            return
+        with self._judging:
+            started = time.monotonic()
+            rules = self._rules.with_options(run_aggregation=self.run_aggregation, rank_method=self.rank_method)
+            try:
+                verdict = with_track_problems(judge(self.runs, rules), self._track_problems)
+                if self.qualification is not None and self._filtered is not None:
+                    verdict = with_qualification(verdict, self.qualification, self._filtered)
+            except Exception:
+                self.leaderboard.value = ("<div style='color:#b00'>These options could not be applied; "
+                                          "the leaderboard is not up to date (see the log).</div>")
+                raise
+            self.timings["judge"] = time.monotonic() - started
+            self.set_trait("verdict", verdict)
+            self._show_verdict(verdict)
+
+    def _show_verdict(self, verdict: Verdict) -> None:
+        self.leaderboard.value = leaderboard_html(verdict)
+        self.significance.value = _significance_html(verdict)
+        self.provenance.value = _provenance_html(verdict)
+        self._refresh_views()
+        self.warnings.value = warnings_html(verdict)
+        self.problems.value = problems_html(verdict, runs=self.runs)
+        options = [("dataset score", "")] + [(f"{c.label} rank", c.name) for c in verdict.criteria]
+        if list(self._criterion_picker.options) != options:
+            current = self.heatmap_criterion
+            self._replacing_criteria = True  # the picker passes through other values: draw once, below
+            try:
+                self._criterion_picker.options = options
+                self._criterion_picker.value = current if current in dict(options).values() else ""
+            finally:
+                self._replacing_criteria = False
+        self._show_heatmap()
+
+    def _show_heatmap(self) -> None:
+        if self.verdict is None:
+            return
+        self.heatmap.show(rank_heatmap(self.verdict, criterion=self.heatmap_criterion or None))
+
+    # ------------------------------------------------------------------ further views
+
+    @logged("opening a view")
+    def _on_more_selected(self, change) -> None:
+        index = change["new"]
+        if index is None or self.verdict is None:
+            return
+        title = list(self._view_builders)[index]
+        if title not in self._views:
+            view = self._view_builders[title](self.verdict, self.runs)
+            self._views[title] = view
+            children = list(self.more.children)
+            children[index] = view
+            self.more.children = children
+            self.more.selected_index = index
+
+    def _build_property_view(self, verdict, runs):
+        from srdash.judging.representative import representative_choice
+        from srdash.apps.properties import PropertyView
+
+        if self.property_scores is None:
+            return widgets.HTML("<div class='srdash-note'>No property scores: the dataset descriptions could "
+                                "not be used (see the log).</div>")
+        return PropertyView(self.property_scores, runs=runs, choice=representative_choice(verdict.rules))
+
+    def _build_qualification_view(self, verdict, runs):
+        from srdash.apps.properties import QualificationView
+
+        if self.qualification is None:
+            return widgets.HTML("<div class='srdash-note'>No qualification stage: its results could not be "
+                                "used (see the log).</div>")
+        return QualificationView(self.qualification, notes=self.qualification_notes)
+
+    @logged("refreshing the views")
+    def _refresh_views(self) -> None:
+        for title, view in self._views.items():
+            _refresh_view(view, self.verdict, self.runs)
+
+
+def _load_input(path: str, *, datasets: str | None, descriptions: str | None) -> Results:
+    """The results at ``path``, with feature names from ``datasets`` or else from ``descriptions``."""
+    if datasets is None and descriptions is not None:
+        from srdash.io.datasets import load_dataset_table
+
+        return load_results(path, datasets=load_dataset_table(descriptions).frame())
+    return load_results(path, datasets=datasets)
+
+
+def _load_demo() -> Results:
+    """The demo competition, with its data, descriptions and qualification stage (:func:`srdash.demo.competition.cached_demo`)."""
+    from srdash.demo.competition import cached_demo
+
+    paths = cached_demo()
+    return load_results(paths["results"], datasets=paths["datasets"])
+
+
+def _provenance_html(verdict: Verdict) -> str:
+    """The verdict's provenance (versions, rules hash, input hashes) in a collapsed block."""
+    rows = "".join(f"<tr><td>{html.escape(str(key))}</td><td><code>{html.escape(str(value))}</code></td></tr>"
+                   for key, value in verdict.provenance.items())
+    return ("<details class='srdash-note'><summary>Provenance: the versions, rules and inputs of this "
+            f"verdict</summary><table class='srdash-table'>{rows}</table></details>")
+
+
+def _significance_html(verdict: Verdict) -> str:
+    """The Friedman/Nemenyi sentence about the winner, or nothing when it cannot be tested."""
+    from srdash.analysis.significance import significance
+
+    if verdict.n_methods < 2 or verdict.per_dataset["dataset"].nunique() < 2:
+        return ""
+    try:
+        statement = significance(verdict).statement
+    except SrdashError as exc:
+        statement = f"No significance test: {exc}"
+    return f"<div class='srdash-note' style='margin-top:4px'>{html.escape(statement)}</div>"
+
+
+def _more_views(trust_store: str | None):
+    """(title, builder) of the further views; a builder takes (verdict, runs) and returns a widget."""
+
+    def sensitivity(verdict, runs):
+        from srdash.analysis.sensitivity import Rescorer
+        from srdash.apps.sensitivity import SensitivityView
+
+        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs))
+
+    def robustness(verdict, runs):
+        from srdash.apps.integrity import RobustnessView
+
+        return RobustnessView(runs, verdict.rules)
+
+    def audit(verdict, runs):
+        from srdash.apps.integrity import AuditView
+
+        return AuditView(verdict)
+
+    def rules_compared(verdict, runs):
+        return widgets.HTML(_rules_comparison(runs))
+
+    views = [("Rules compared: published, as run, draft", rules_compared),
+             ("Weight sensitivity", sensitivity),
+             ("Rank uncertainty and significance", robustness),
+             ("Audit a published table", audit)]
+    if trust_store:
+        def realworld(verdict, runs):
+            return widgets.HTML(_realworld_html(trust_store, runs, verdict))
+
+        views.append(("Real-world track (expert trust)", realworld))
+    return views
+
+
+def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> str:
+    from srdash.judging.trust import TrustStore, realworld_verdict
+
+    with contextlib.closing(TrustStore(store_path)) as store:
+        entries = store.entries()
+    methods = sorted(verdict.leaderboard["method"])
+    realworld = realworld_verdict(runs, entries, "srbench2022-realworld", methods=methods)
+    return ("<div class='srdash-note'>Trust entries from " + html.escape(str(store_path)) + "</div>"
+            + leaderboard_html(realworld) + warnings_html(realworld))
+
+
+#: Titles of the synthetic track's views in the "More views" accordion.
+PROPERTY_VIEW_TITLE = "Properties of the synthetic track"
+QUALIFICATION_VIEW_TITLE = "Qualification stage (against LinearRegression)"
+
+_COMPARED_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
+
+
+def _rules_comparison(runs: pd.DataFrame) -> str:
+    from srdash.figures.leaderboard import rules_comparison_html
+    from srdash.judging.ranking import compare_verdicts
+
+    verdicts = [judge(runs, load_rules(name)) for name in _COMPARED_PRESETS]
+    return rules_comparison_html(compare_verdicts(verdicts))
+
+
+def _refresh_view(view: widgets.Widget, verdict: Verdict, runs: pd.DataFrame) -> None:
+    from srdash.analysis.sensitivity import Rescorer
+    from srdash.apps.properties import PropertyView, QualificationView
+
+    if isinstance(view, (widgets.HTML, PropertyView, QualificationView)):
+        return  # views that do not depend on the current options
+    if hasattr(view, "rescorer"):
+        view.rescorer = Rescorer.from_verdict(verdict, runs=runs)
+    elif hasattr(view, "published"):
+        view.verdict = verdict
+    elif hasattr(view, "runs"):
+        with view.hold_trait_notifications():
+            view.runs = runs
+            view.rules = verdict.rules

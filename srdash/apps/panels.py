@@ -1,0 +1,290 @@
+"""Small widget panels used by the apps: a log, a progress line, a figure area, a page beacon.
+
+Every method here may be called from the background thread that prepares the
+runs: they only assign widget traits (``Output.outputs``, ``IntProgress.value``,
+...), never capture output with ``with output:``, which depends on the
+kernel's current message and is unreliable outside the main thread.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import html
+import json
+import threading
+import time
+import traceback
+
+import anywidget
+import ipywidgets as widgets
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from srdash.errors import SrdashError
+
+__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "BackgroundWork", "SERVED_DISPLAY_TIMEOUT",
+           "logged"]
+
+_FAILED_STATUSES = ("rejected", "parse_error", "simplify_error")
+
+#: Seconds the background work of a served page waits for a browser to display it
+#: (:class:`PageReady`) before changing it anyway. Apps built directly in a
+#: notebook do not wait (their ``display_timeout`` is 0): only a page that is
+#: loading can lose widgets, and JupyterLab's is already loaded.
+SERVED_DISPLAY_TIMEOUT = 30.0
+
+
+class LogPanel(widgets.VBox):
+    """A visible log: errors raised in callbacks end up here instead of vanishing.
+
+    srdash's own errors (:class:`~srdash.errors.SrdashError`) show their message
+    only; anything else shows its traceback, since it is a bug.
+
+    Examples
+    --------
+    >>> log = LogPanel()
+    >>> log.report(SrdashError("The file is empty."), context="loading the results")
+    >>> log.text()
+    'Error while loading the results: The file is empty.\\n'
+    """
+
+    def __init__(self, **kwargs):
+        self.output = widgets.Output(layout=widgets.Layout(max_height="220px", overflow="auto"))
+        clear = widgets.Button(description="Clear log", icon="trash",
+                               layout=widgets.Layout(width="auto"), tooltip="Remove every message")
+        clear.on_click(lambda _: self.clear())
+        self._title = widgets.HTML("<b>Log</b> <span style='color:#666'>(errors and notes)</span>")
+        super().__init__([widgets.HBox([self._title, clear]), self.output], **kwargs)
+        self.add_class("srdash-log")
+
+    def info(self, text: str) -> None:
+        """Append a line of information."""
+        self.output.outputs += ({"output_type": "stream", "name": "stdout", "text": text.rstrip("\n") + "\n"},)
+
+    def report(self, error: BaseException, *, context: str = "") -> None:
+        """Append an error: the message for srdash's errors, the traceback otherwise."""
+        where = f" while {context}" if context else ""
+        if isinstance(error, SrdashError):
+            text = f"Error{where}: {error}\n"
+        else:
+            trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            text = f"Unexpected error{where} (please report it):\n{trace}"
+        self.output.outputs += ({"output_type": "stream", "name": "stderr", "text": text},)
+
+    def text(self) -> str:
+        """Everything logged so far, as plain text."""
+        return "".join(o.get("text", "") for o in self.output.outputs)
+
+    def clear(self) -> None:
+        self.output.outputs = ()
+
+
+class ProgressPanel(widgets.HBox):
+    """A progress bar and a line of counts for the model simplification.
+
+    ``update(done, total, counts)`` has the signature of the ``progress``
+    callback of :func:`srdash.judging.pipeline.prepare_runs`.
+
+    Examples
+    --------
+    >>> panel = ProgressPanel()
+    >>> panel.update(3, 10, {"ok": 1, "rejected": 1, "timeout": 1})
+    >>> panel.bar.value, panel.bar.max
+    (3, 10)
+    >>> "3 / 10 models" in panel.label.value and "1 failed" in panel.label.value
+    True
+    >>> panel.stage("Checking exact re-discovery…")
+    >>> panel.update(1, 4, {"timeout": 1})
+    >>> panel.label.value.split(" (")[0]
+    'Checking exact re-discovery: 1 / 4 models done, 0 failed, 1 timed out'
+
+    """
+
+    def __init__(self, **kwargs):
+        self.bar = widgets.IntProgress(value=0, min=0, max=1, bar_style="info",
+                                       layout=widgets.Layout(width="260px"))
+        self.label = widgets.HTML("")
+        self._task = "Simplifying models"
+        self._started = time.monotonic()
+        super().__init__([self.bar, self.label], layout=widgets.Layout(align_items="center"), **kwargs)
+        self.add_class("srdash-progress")
+
+    def stage(self, text: str) -> None:
+        """Show what is being done (before counts are known); the counts that follow are of it."""
+        self.bar.bar_style = "info"
+        self.label.value = html.escape(text)
+        self._task = text.rstrip("…. ") or self._task
+
+    def update(self, done: int, total: int, counts: dict) -> None:
+        self.bar.max = max(int(total), 1)
+        self.bar.value = int(done)
+        failed = sum(int(counts.get(status, 0)) for status in _FAILED_STATUSES)
+        timed_out = int(counts.get("timeout", 0))
+        self.label.value = (f"{html.escape(self._task)}: {int(done)} / {int(total)} models done, "
+                            f"{failed} failed, {timed_out} timed out "
+                            f"({time.monotonic() - self._started:.0f} s)")
+
+    def finish(self, text: str) -> None:
+        self.bar.value = self.bar.max
+        self.bar.bar_style = "success"
+        self.label.value = html.escape(text)
+
+    def fail(self, text: str) -> None:
+        self.bar.bar_style = "danger"
+        self.label.value = f"<span style='color:#b00'>{html.escape(text)}</span>"
+
+
+def _plotly_bundle(figure: go.Figure) -> dict:
+    """The mime bundle of a figure for JupyterLab's (and Voilà's) plotly renderer.
+
+    plotly.js is loaded once by the renderer extension, unlike a FigureWidget,
+    which ships its own copy for each figure.
+    """
+    return {
+        "application/vnd.plotly.v1+json": {**json.loads(pio.to_json(figure, validate=False)),
+                                           "config": {"displaylogo": False, "responsive": True}},
+        "text/plain": f"<plotly figure: {figure.layout.title.text or 'untitled'}>",
+    }
+
+
+class FigurePanel(widgets.Output):
+    """An output area showing one plotly figure at a time (replaced, not appended).
+
+    Examples
+    --------
+    >>> panel = FigurePanel()
+    >>> panel.show(go.Figure(layout={"title": {"text": "Ranks"}}))
+    >>> panel.outputs[0]["data"]["text/plain"]
+    '<plotly figure: Ranks>'
+    """
+
+    def show(self, figure: go.Figure) -> None:
+        output = {"output_type": "display_data", "data": _plotly_bundle(figure), "metadata": {}}
+        # Re-sending the same figure makes the front end render it again, and two
+        # renders racing each other can leave two copies on the page.
+        if self.outputs != (output,):
+            self.outputs = (output,)
+
+    def message(self, text: str) -> None:
+        self.outputs = ({"output_type": "display_data",
+                         "data": {"text/html": f"<div class='srdash-note'>{html.escape(text)}</div>",
+                                  "text/plain": text},
+                         "metadata": {}},)
+
+
+class PageReady(anywidget.AnyWidget):
+    """An invisible widget that tells the kernel when a browser has displayed it.
+
+    When a browser opens a Voilà page, its widget manager loads the kernel's
+    widgets in one snapshot and registers them asynchronously. Widgets that
+    another thread creates or changes while that load is under way can be lost:
+    a card whose parts were half in the snapshot is not drawn, or a whole new
+    box is never attached. Measured with a page whose background thread built
+    four cards 0.2-0.9 s after the notebook had run: no card appeared in 7 of
+    24 loads; waiting for this beacon first, all four appeared in 24 of 24.
+
+    Put one in the page when it is first displayed; a background thread that
+    builds widgets calls :meth:`wait` before creating them. The message comes
+    from the beacon's own view (a few lines of JavaScript, run by anywidget),
+    rendered once the page has loaded every widget.
+
+    Examples
+    --------
+    >>> beacon = PageReady()
+    >>> beacon.displayed
+    False
+    >>> beacon.wait(timeout=0)
+    False
+    >>> beacon._on_message(beacon, {"event": "displayed"}, [])
+    >>> beacon.displayed, beacon.wait(timeout=0)
+    (True, True)
+    """
+
+    _esm = """
+    export default {
+      render({ model }) {
+        model.send({ event: "displayed" });
+      },
+    };
+    """
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("layout", widgets.Layout(display="none"))
+        super().__init__(**kwargs)
+        self._displayed = threading.Event()
+        self.on_msg(self._on_message)
+
+    def _on_message(self, widget, content, buffers) -> None:
+        if isinstance(content, dict) and content.get("event") == "displayed":
+            self._displayed.set()
+
+    @property
+    def displayed(self) -> bool:
+        """Whether a browser has displayed the page (since this kernel started)."""
+        return self._displayed.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until a browser has displayed the beacon; False after ``timeout`` seconds."""
+        return self._displayed.wait(timeout)
+
+
+class BackgroundWork:
+    """The slow work of an app, in a thread, and the page it must wait for before changing it.
+
+    The thread does the slow part first, then calls :meth:`page_displayed`
+    (which waits for :attr:`page_ready`, at most ``display_timeout`` seconds)
+    before it creates or changes widgets: see :class:`PageReady`. Put
+    :attr:`page_ready` in the app's children.
+
+    Examples
+    --------
+    >>> work = BackgroundWork(display_timeout=0)
+    >>> done = []
+    >>> work.start(lambda: done.append(work.page_displayed()), name="example")
+    >>> work.wait(10), done, work.running
+    (True, [False], False)
+    """
+
+    def __init__(self, *, display_timeout: float = 0.0):
+        self.page_ready = PageReady()
+        self.display_timeout = display_timeout
+        self._thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, target, *args, name: str) -> None:
+        """Run ``target(*args)`` in a daemon thread (the caller checks :attr:`running` first)."""
+        self._thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        self._thread.start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the work; True when it has finished (or never started)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return not self.running
+
+    def page_displayed(self) -> bool:
+        """Block until a browser has displayed the page, at most ``display_timeout`` seconds."""
+        return self.page_ready.wait(self.display_timeout)
+
+
+def logged(context: str):
+    """Decorate a widget method so that an exception goes to ``self.log_panel``, visibly.
+
+    Callback errors in ipywidgets otherwise vanish; with this they are shown in
+    the widget's :class:`LogPanel` (what failed, and while doing what) and the
+    callback returns None.
+    """
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
+                self.log_panel.report(error, context=context)
+                return None
+        return wrapper
+    return decorate

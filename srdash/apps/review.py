@@ -1,0 +1,829 @@
+"""The trust review app: an expert judges each method's representative model by trust.
+
+One dataset at a time, one card per representative model (see
+:mod:`srdash.judging.representative`), shown blinded as "Model A, B, ..." in an order
+shuffled per judge and dataset. Every change of a trust value or comment is
+written at once to the :class:`~srdash.judging.trust.TrustStore`, and the card says
+"saved" only once the store has committed it. Missing or repeated ranks are
+shown on the cards while the judge fixes them; nothing is discarded.
+
+Everything a model or a judge wrote (formulas, raw model strings, comments,
+method and dataset names) is shown as text: HTML-escaped, never interpreted.
+
+``srdash review`` serves ``notebooks/review.ipynb``, which shows a
+:class:`ReviewPage`: it prepares the representative models in the background
+(with a progress bar) and then shows the :class:`ReviewApp`.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+import traitlets
+
+from srdash.errors import SrdashError
+from srdash.figures.leaderboard import leaderboard_html, warnings_html
+from srdash.figures.review import over_time_figure, predicted_vs_actual_figure
+from srdash.judging.representative import (
+    TestData,
+    find_test_file,
+    load_test_data,
+    predict_test,
+    representative_choice,
+    representative_runs,
+)
+from srdash.judging.rules import Rules, load_rules
+from srdash.judging.trust import (
+    RATING_SCALE,
+    ReviewSettings,
+    TrustStore,
+    TrustStoreError,
+    entry_problems,
+    realworld_verdict,
+    review_settings,
+    trust_summary,
+)
+from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
+                                   logged)
+
+__all__ = ["ReviewPage", "ReviewApp", "ModelCard", "DEFAULT_RULES"]
+
+DEFAULT_RULES = "srbench2022-realworld"
+
+# Three demo datasets are plenty to try the review (and simplify quickly).
+DEMO_DATASETS = ("exact_formula_medium", "featureselection_easy", "extrapolation_easy")
+_NO_VALUE = 0
+# The output areas need a height of their own: plotly's renderer sizes the plot to its container.
+_FIGURE_HEIGHT = 310
+_OK_STATUSES = ("ok", "given")
+_CSS = """
+<style>
+.srdash-card { border: 1px solid #ccc; border-radius: 6px; padding: 8px 14px; margin: 8px 0; background: #fff; }
+.srdash-card-problem { border-left: 5px solid #d9822b; }
+.srdash-card-done { border-left: 5px solid #2e8b57; }
+.srdash-raw pre { white-space: pre-wrap; word-break: break-all; background: #f6f6f6; padding: 6px;
+                  font-size: 12px; margin: 0; }
+.srdash-explain { color: #555; font-size: 12px; }
+.srdash-metrics td { padding: 2px 10px 2px 0; vertical-align: top; }
+.srdash-metrics td:first-child { width: 150px; white-space: nowrap; }
+.srdash-metrics td:nth-child(2) { width: 240px; }
+/* plotly's renderer sizes the plot to its container, which an output area leaves at height 0 */
+.srdash-figure .jp-RenderedPlotly { display: block; height: 300px; }
+</style>
+"""
+
+
+def _text(value) -> str:
+    """Untrusted text, escaped for HTML."""
+    return html.escape("" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))
+
+
+def _number(value, digits: int) -> str:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return "unknown"
+    if np.isnan(number):
+        return "unknown"
+    if np.isinf(number):
+        return "failed" if number < 0 else "∞"
+    return f"{number:.{digits}f}".replace("-", "−")
+
+
+def _time_of(stamp: str) -> str:
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%H:%M:%S")
+    except ValueError:
+        return stamp
+
+
+def _trust_options(kind: str, n_models: int) -> list[tuple[str, int]]:
+    if kind == "rank":
+        options = [("— choose a rank —", _NO_VALUE)]
+        for rank in range(1, n_models + 1):
+            note = " (most trusted)" if rank == 1 else " (least trusted)" if rank == n_models else ""
+            options.append((f"{rank}{note}", rank))
+        return options
+    low, high = RATING_SCALE
+    options = [("— choose a rating —", _NO_VALUE)]
+    for rating in range(low, high + 1):
+        note = " (least trust)" if rating == low else " (most trust)" if rating == high else ""
+        options.append((f"{rating}{note}", rating))
+    return options
+
+
+class ModelCard(widgets.VBox):
+    """One representative model on a card: formula, numbers, figures and the trust entry.
+
+    The card only displays; :class:`ReviewApp` listens to :attr:`trust` and
+    :attr:`comment` and writes the changes to the store.
+
+    Attributes
+    ----------
+    method : str
+        The hidden method name (shown only once the review is unblinded).
+    label : str
+        The blinded name ("Model A").
+    trust : ipywidgets.Dropdown
+        Rank (1 = most trusted) or rating; 0 = no value yet.
+    comment : ipywidgets.Textarea
+    problem : ipywidgets.HTML
+        What is missing or inconsistent in this card's entry.
+    saved : ipywidgets.HTML
+        When the card's entry was last saved.
+    """
+
+    def __init__(self, row: Mapping, *, label: str, kind: str, n_models: int, latex: str | None,
+                 latex_problem: str = "", features_used: Sequence[str] = (), figures=(), figure_note: str = "",
+                 value: float | None = None, comment: str = "", choice: str = "closest-to-median", **kwargs):
+        self.method = str(row["method"])
+        self.label = label
+        self.title = widgets.HTML(self._title_html(revealed=False))
+        if latex is not None:
+            # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
+            self.formula = widgets.HTMLMath(f"$$\\hat{{y}} = {html.escape(latex)}$$",
+                                            layout=widgets.Layout(overflow="auto", max_width="100%"))
+        else:
+            self.formula = widgets.HTML(f"<div style='color:#b00'>This model cannot be shown as a formula: "
+                                        f"{_text(latex_problem.rstrip('.'))}.</div>")
+        raw = "" if pd.isna(row.get("model")) else str(row.get("model"))
+        self.raw = widgets.HTML(f"<pre>{html.escape(raw)}</pre>", layout=widgets.Layout(display="none"))
+        self.raw.add_class("srdash-raw")
+        self.raw_toggle = widgets.ToggleButton(description="Show the model as submitted", value=False,
+                                               icon="code", layout=widgets.Layout(width="auto"),
+                                               tooltip="The model text exactly as the method wrote it")
+        self.raw_toggle.observe(self._on_raw_toggle_change, "value")
+        self.metrics = widgets.HTML(self._metrics_html(row, features_used, choice))
+        figure_box = [panel for panel in figures]
+        if figure_note:
+            figure_box.append(widgets.HTML(f"<div class='srdash-explain'>{_text(figure_note)}</div>"))
+        self.figures = widgets.HBox(figure_box, layout=widgets.Layout(flex_flow="row wrap"))
+        noun = "Trust rank" if kind == "rank" else "Trust rating"
+        options = _trust_options(kind, n_models)
+        initial = int(value) if value is not None and not pd.isna(value) and int(value) in dict(options).values() \
+            else _NO_VALUE
+        self.trust = widgets.Dropdown(options=options, value=initial, description=noun,
+                                      style={"description_width": "initial"},
+                                      layout=widgets.Layout(width="280px"))
+        self.comment = widgets.Textarea(value=comment or "", placeholder="Optional comment: why do you trust, "
+                                        "or not trust, this model?", continuous_update=False,
+                                        layout=widgets.Layout(width="100%", height="52px"))
+        self.problem = widgets.HTML("")
+        self.saved = widgets.HTML("")
+        entry = widgets.VBox([
+            widgets.HBox([self.trust, self.saved], layout=widgets.Layout(align_items="center")),
+            self.problem,
+            self.comment,
+        ])
+        super().__init__([self.title, self.formula, widgets.HBox([self.raw_toggle]), self.raw, self.metrics,
+                          self.figures, entry], **kwargs)
+        self.add_class("srdash-card")
+
+    def _title_html(self, *, revealed: bool) -> str:
+        name = f" <span style='color:#555'>— {_text(self.method)}</span>" if revealed else ""
+        return f"<h3 style='margin:4px 0'>{_text(self.label)}{name}</h3>"
+
+    @staticmethod
+    def _metrics_html(row: Mapping, features_used: Sequence[str], choice: str) -> str:
+        status = str(row.get("status", "ok"))
+        if status in _OK_STATUSES:
+            simplicity = f"{_number(row.get('simplicity'), 1)} ({_number(row.get('components'), 0)} components)"
+        else:
+            simplicity = "not available: the model could not be read, so it counts as the least simple"
+        n_runs = int(row.get("n_runs", 1) or 1)
+        if n_runs == 1:
+            shown_run = "the method's only run on this dataset"
+        elif choice == "best":
+            shown_run = f"the most accurate of the method's {n_runs} runs on this dataset"
+        else:
+            shown_run = f"the run whose accuracy is the median of the method's {n_runs} runs on this dataset"
+        shown_features = (", ".join(_text(f) for f in features_used) if features_used
+                          else "none (a constant)" if status in _OK_STATUSES else "unknown")
+        n_features = f"{len(features_used)} " if features_used else ""
+        return (
+            "<table class='srdash-metrics'>"
+            f"<tr><td><b>Accuracy</b> (test R²)</td><td><b>{_number(row.get('r2_test'), 3)}</b></td>"
+            "<td class='srdash-explain'>How much of the variation in the test data the model explains: "
+            "1 is perfect, 0 is no better than always predicting the average.</td></tr>"
+            f"<tr><td><b>Simplicity</b></td><td><b>{simplicity}</b></td>"
+            "<td class='srdash-explain'>Components are the numbers, variables and operations of the "
+            "simplified formula; simplicity = −log₅(components), so higher is simpler.</td></tr>"
+            f"<tr><td><b>Uses {n_features}feature(s)</b></td><td colspan='2'>{shown_features}</td></tr>"
+            f"<tr><td><b>Shown run</b></td><td colspan='2' class='srdash-explain'>{shown_run}</td></tr>"
+            "</table>"
+        )
+
+    def _on_raw_toggle_change(self, change) -> None:
+        self.raw.layout.display = "block" if change["new"] else "none"
+        self.raw_toggle.description = "Hide the model as submitted" if change["new"] else \
+            "Show the model as submitted"
+
+    def reveal(self, revealed: bool) -> None:
+        """Show (or hide) the method's name next to the blinded label."""
+        self.title.value = self._title_html(revealed=revealed)
+
+    def show_problem(self, message: str) -> None:
+        """Show what is wrong with the entry (empty: nothing)."""
+        self.problem.value = (f"<div style='color:#a35200'>⚠ {_text(message)}</div>" if message else "")
+        self.remove_class("srdash-card-problem")
+        self.remove_class("srdash-card-done")
+        self.add_class("srdash-card-problem" if message else "srdash-card-done")
+
+    def show_saved(self, stamp: str | None, *, error: str = "") -> None:
+        """Show when the entry was saved, or why it was not."""
+        if error:
+            self.saved.value = f"<span style='color:#b00'>✗ not saved: {_text(error)}</span>"
+        elif stamp:
+            self.saved.value = f"<span style='color:#2e8b57'>✓ saved {_time_of(stamp)}</span>"
+        else:
+            self.saved.value = ""
+
+    def lock(self, locked: bool) -> None:
+        """Freeze the entry (the review is closed)."""
+        self.trust.disabled = locked
+        self.comment.disabled = locked
+
+
+class ReviewApp(widgets.VBox):
+    """The trust review of one judge (optionally with the organiser's panel).
+
+    Parameters
+    ----------
+    representatives : DataFrame
+        One row per (method, dataset), as :func:`srdash.judging.representative.representative_runs`
+        returns them from prepared runs (``model``, ``simplified``, ``r2_test``,
+        ``simplicity``, ``components``, ``status``, ``features_used``, ``n_runs``).
+    store : TrustStore
+    judge : str
+        The judge's name, as stored with every entry.
+    rules : str or Rules
+        Rules with a ``trust`` criterion (default ``srbench2022-realworld``).
+    settings : ReviewSettings, optional
+        Default: the rules' (rank or rating input, strict ranks).
+    methods : sequence of str, optional
+        The competition's methods (default: those in ``representatives``); a
+        method without a representative on a dataset is DNF in the leaderboard.
+    features : mapping of dataset to feature names, optional
+    data_dir : path, optional
+        Folder with the datasets' test files (see :func:`srdash.judging.representative.find_test_file`).
+    organiser : bool
+        Show the organiser's panel: agreement between judges, unblinding (which
+        closes the review) and the real-world leaderboard.
+    source : str
+        Where the results came from, shown in the header.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> reps = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "model": ["x1", "2*x1"],
+    ...                      "r2_test": [0.5, 0.6], "simplicity": [0.0, -0.4], "components": [1.0, 3.0],
+    ...                      "status": "given", "simplified": "", "features_used": "x1", "n_runs": 1})
+    >>> with tempfile.TemporaryDirectory() as folder, TrustStore(Path(folder) / "t.sqlite", seed=0) as store:
+    ...     app = ReviewApp(reps, store, judge="ann")
+    ...     app.cards["d"][0].trust.value = 1
+    ...     store.entries()[["judge", "dataset", "kind", "value"]].values.tolist()
+    [['ann', 'd', 'rank', 1.0]]
+    """
+
+    judge = traitlets.Unicode(read_only=True)
+    dataset = traitlets.Unicode("")
+    revealed = traitlets.Bool(False)
+
+    def __init__(self, representatives: pd.DataFrame, store: TrustStore, *, judge: str,
+                 rules: str | Rules = DEFAULT_RULES, settings: ReviewSettings | None = None,
+                 methods: Sequence[str] | None = None, features: Mapping[str, Sequence[str]] | None = None,
+                 data_dir: str | Path | None = None, organiser: bool = False, source: str = "", **kwargs):
+        if not isinstance(judge, str) or not judge.strip():
+            raise SrdashError(f"The review needs the judge's name (--judge NAME). Got {judge!r}.")
+        self.set_trait("judge", judge.strip())
+        self.store = store
+        self.rules = load_rules(rules)
+        self.settings = settings or review_settings(self.rules)
+        self.representatives = representatives.reset_index(drop=True)
+        self.choice = representative_choice(self.rules)
+        self.methods = sorted(set(methods) if methods is not None else set(self.representatives.get("method", [])))
+        self.features = dict(features or {})
+        self.data_dir = Path(data_dir) if data_dir else None
+        self.organiser = organiser
+        self.datasets = sorted(set(self.representatives["dataset"])) if len(self.representatives) else []
+        self.cards: dict[str, list[ModelCard]] = {}
+        self._values: dict[str, dict[str, float | None]] = {d: {} for d in self.datasets}
+        self._comments: dict[str, dict[str, str]] = {d: {} for d in self.datasets}
+        self._stamps: dict[str, dict[str, str]] = {d: {} for d in self.datasets}
+        self._unsaved: set[tuple] = set()  # (dataset, method, field) whose last change failed
+
+        self.log_panel = LogPanel()
+        self.header = widgets.HTML(self._header_html(source))
+        self.instructions = widgets.HTML(self._instructions_html())
+        self.saved_indicator = widgets.HTML("")
+        self.progress = widgets.HTML("")
+        self.previous_button = widgets.Button(description="Previous dataset", icon="arrow-left",
+                                              layout=widgets.Layout(width="auto"))
+        self.next_button = widgets.Button(description="Next dataset", icon="arrow-right",
+                                          layout=widgets.Layout(width="auto"))
+        self.dataset_picker = widgets.Dropdown(options=self.datasets, description="Dataset",
+                                               layout=widgets.Layout(width="auto"))
+        self.dataset_info = widgets.HTML("")
+        self.cards_box = widgets.VBox([])
+        self.organiser_panel = widgets.VBox([])
+        self.previous_button.on_click(lambda _: self._step(-1))
+        self.next_button.on_click(lambda _: self._step(+1))
+        navigation = widgets.HBox([self.previous_button, self.dataset_picker, self.next_button,
+                                   self.saved_indicator], layout=widgets.Layout(align_items="center",
+                                                                                flex_flow="row wrap"))
+        children = [widgets.HTML(_CSS), self.header, self.instructions, self.progress]
+        if organiser:
+            self._build_organiser_panel()
+            children.append(self.organiser_panel)
+        children += [navigation, self.dataset_info, self.cards_box, self.log_panel]
+        super().__init__(children, **kwargs)
+        self.add_class("srdash-review")
+
+        self._load_entries()
+        self.revealed = self.store.closed is not None
+        if not self.datasets:
+            self.dataset_info.value = ("<div style='color:#b00'>There is no model to review: the results have "
+                                       "no runs.</div>")
+            return
+        # Come back to where the judge left off (read before the link below records a position).
+        remembered = self.store.position(self.judge)
+        self.dataset_picker.value = remembered if remembered in self.datasets else self._first_incomplete()
+        widgets.dlink((self.dataset_picker, "value"), (self, "dataset"))
+        self._refresh_progress()
+
+    # ------------------------------------------------------------------ state
+
+    def _load_entries(self) -> None:
+        entries = self.store.entries(judge=self.judge)
+        other_kind = entries[(entries["kind"] != self.settings.trust_input) & entries["value"].notna()]
+        for row in entries.itertuples():
+            if row.dataset not in self._values:
+                continue
+            self._comments[row.dataset][row.method] = row.comment
+            self._stamps[row.dataset][row.method] = row.updated_at
+            if row.kind == self.settings.trust_input:
+                self._values[row.dataset][row.method] = None if pd.isna(row.value) else float(row.value)
+        for dataset in sorted(set(other_kind["dataset"]) & set(self.datasets)):
+            self.log_panel.info(f"Your earlier entries on {dataset} are trust "
+                                f"{'ratings' if self.settings.trust_input == 'rank' else 'ranks'}; this review "
+                                f"asks for {self.settings.trust_input}s, so they are not shown.")
+
+    def _models(self, dataset: str) -> list[str]:
+        return list(self.representatives.loc[self.representatives["dataset"] == dataset, "method"])
+
+    def _problems(self, dataset: str) -> dict[str, str]:
+        methods = self._models(dataset)
+        labels = self.store.blinded_labels(self.judge, dataset, methods)
+        values = {m: self._values[dataset].get(m) for m in methods}
+        return entry_problems(values, kind=self.settings.trust_input, strict=self.settings.strict_ranks,
+                              labels=labels)
+
+    def _first_incomplete(self) -> str:
+        return next((d for d in self.datasets if self._problems(d)), self.datasets[0])
+
+    def complete(self, dataset: str) -> bool:
+        """Whether this judge's entries on ``dataset`` are complete and valid."""
+        return not self._problems(dataset)
+
+    # ------------------------------------------------------------------ navigation
+
+    @logged("changing the dataset")
+    def _step(self, offset: int) -> None:
+        index = self.datasets.index(self.dataset) + offset
+        self.dataset_picker.value = self.datasets[index % len(self.datasets)]
+
+    @traitlets.observe("dataset")
+    def _on_dataset_change(self, change) -> None:
+        self._show_dataset(change["new"])
+
+    @logged("showing the dataset")
+    def _show_dataset(self, dataset: str) -> None:
+        if dataset not in self.datasets:
+            return
+        if dataset not in self.cards:
+            self.cards[dataset] = self._build_cards(dataset)
+        self.cards_box.children = self.cards[dataset]
+        n = len(self.cards[dataset])
+        position = self.datasets.index(dataset) + 1
+        what = ("Give each model a trust rank: 1 for the model you trust most, "
+                f"{n} for the one you trust least, each rank once."
+                if self.settings.trust_input == "rank" else
+                "Give each model a trust rating from 1 (least trust) to 5 (most trust); models may share a rating.")
+        self.dataset_info.value = (f"<h2 style='margin:10px 0 2px 0'>Dataset {position} of {len(self.datasets)}: "
+                                   f"{_text(dataset)}</h2><div>{n} models. {html.escape(what)}</div>")
+        self._validate(dataset)
+        try:
+            self.store.set_position(self.judge, dataset)
+        except TrustStoreError as error:
+            self.log_panel.report(error, context="remembering where you are")
+
+    # ------------------------------------------------------------------ cards
+
+    def _build_cards(self, dataset: str) -> list[ModelCard]:
+        rows = self.representatives[self.representatives["dataset"] == dataset].set_index("method")
+        labels = self.store.blinded_labels(self.judge, dataset, rows.index)  # in the judge's blinded order
+        test_data, data_note = self._test_data(dataset)
+        cards = []
+        for method, label in labels.items():
+            row = {"method": method, **rows.loc[method].to_dict()}
+            latex, latex_problem = self._latex(row, dataset)
+            figures, figure_note = self._figures(row, dataset, test_data, data_note)
+            card = ModelCard(row, label=label, kind=self.settings.trust_input, n_models=len(labels), latex=latex,
+                             latex_problem=latex_problem, features_used=self._features_used(row),
+                             figures=figures, figure_note=figure_note,
+                             value=self._values[dataset].get(method),
+                             comment=self._comments[dataset].get(method, ""), choice=self.choice)
+            card.show_saved(self._stamps[dataset].get(method))
+            card.reveal(self.revealed)
+            card.lock(self.store.closed is not None)
+            card.trust.observe(functools.partial(self._on_trust_change, dataset, card), "value")
+            card.comment.observe(functools.partial(self._on_comment_change, dataset, card), "value")
+            cards.append(card)
+        return cards
+
+    def _latex(self, row: Mapping, dataset: str) -> tuple[str | None, str]:
+        from srdash.expressions import latex_of  # the only module that talks to sympy
+
+        simplified = row.get("simplified")
+        text = simplified if isinstance(simplified, str) and simplified.strip() else row.get("model")
+        if not isinstance(text, str) or not text.strip():
+            return None, "the method gave no model"
+        try:
+            return latex_of(text, features=self.features.get(dataset) or None), ""
+        except SrdashError as error:
+            return None, str(error)
+
+    @staticmethod
+    def _features_used(row: Mapping) -> list[str]:
+        used = row.get("features_used")
+        if isinstance(used, str):
+            return [name for name in used.replace(",", " ").split() if name]
+        if isinstance(used, (list, tuple)):
+            return [str(name) for name in used]
+        return []
+
+    def _test_data(self, dataset: str) -> tuple[TestData | None, str]:
+        if self.data_dir is None:
+            return None, "No test data given (start the review with --data DIR to see predictions)."
+        path = find_test_file(self.data_dir, dataset)
+        if path is None:
+            return None, f"No test data file for {dataset} in {self.data_dir}."
+        try:
+            return load_test_data(path), ""
+        except SrdashError as error:
+            return None, str(error)
+
+    def _figures(self, row: Mapping, dataset: str, data: TestData | None, note: str) -> tuple[list, str]:
+        if data is None:
+            return [], note
+        model = row.get("model")
+        if not isinstance(model, str) or not model.strip():
+            return [], "No model, so no predictions."
+        try:
+            predicted = predict_test(model, data, features=self.features.get(dataset) or None)
+        except SrdashError as error:
+            return [], f"No predictions: {error}"
+        panels = []
+        scatter = FigurePanel(layout=widgets.Layout(width="380px", height=f"{_FIGURE_HEIGHT}px"))
+        scatter.add_class("srdash-figure")
+        scatter.show(predicted_vs_actual_figure(data.target, predicted, target=str(data.target.name)))
+        panels.append(scatter)
+        if data.dates is not None:
+            timeline = FigurePanel(layout=widgets.Layout(width="560px", height=f"{_FIGURE_HEIGHT}px"))
+            timeline.add_class("srdash-figure")
+            timeline.show(over_time_figure(data.dates, data.target, predicted, target=str(data.target.name)))
+            panels.append(timeline)
+        return panels, ""
+
+    # ------------------------------------------------------------------ saving
+
+    @logged("saving a trust value")
+    def _on_trust_change(self, dataset: str, card: ModelCard, change) -> None:
+        value = None if change["new"] == _NO_VALUE else int(change["new"])
+        self._values[dataset][card.method] = value
+        self._save(dataset, card, value=value)
+        self._validate(dataset)
+        self._refresh_progress()
+
+    @logged("saving a comment")
+    def _on_comment_change(self, dataset: str, card: ModelCard, change) -> None:
+        self._comments[dataset][card.method] = change["new"]
+        self._save(dataset, card, comment=change["new"])
+
+    def _save(self, dataset: str, card: ModelCard, **change) -> None:
+        field = (dataset, card.method, *change)
+        try:
+            entry = self.store.record(self.judge, dataset, card.method, kind=self.settings.trust_input,
+                                      source="app", **change)
+        except Exception as error:  # noqa: BLE001 - the judge must see that the change was not saved
+            self._unsaved.add(field)
+            card.show_saved(None, error=str(error))
+            self.log_panel.report(error, context=f"saving {card.label} on {dataset}")
+        else:
+            self._unsaved.discard(field)
+            self._stamps[dataset][card.method] = entry.updated_at
+            card.show_saved(entry.updated_at)
+        if self._unsaved:
+            self.saved_indicator.value = (f"<span style='color:#b00;font-weight:bold'>✗ {len(self._unsaved)} "
+                                          "change(s) NOT saved: see the cards marked ✗ and the log below.</span>")
+        else:
+            self.saved_indicator.value = (f"<span style='color:#2e8b57;font-weight:bold'>✓ All changes saved "
+                                          f"(last {_time_of(entry.updated_at)})</span>")
+
+    def _validate(self, dataset: str) -> None:
+        # once the review is closed nothing can be fixed, so nothing is flagged
+        problems = self._problems(dataset) if self.store.closed is None else {}
+        for card in self.cards.get(dataset, []):
+            card.show_problem(problems.get(card.method, ""))
+
+    def _refresh_progress(self) -> None:
+        done = [d for d in self.datasets if self.complete(d)]
+        items = []
+        for dataset in self.datasets:
+            n = len(self._models(dataset))
+            given = sum(1 for m in self._models(dataset) if self._values[dataset].get(m) is not None)
+            mark = "✓" if dataset in done else f"{given}/{n}"
+            colour = "#2e8b57" if dataset in done else "#a35200" if given else "#777"
+            items.append(f"<span style='color:{colour};margin-right:14px'>{_text(dataset)} {mark}</span>")
+        summary = (f"<b>Your progress: {len(done)} of {len(self.datasets)} datasets reviewed.</b> "
+                   if len(done) < len(self.datasets) else
+                   f"<b style='color:#2e8b57'>All {len(self.datasets)} datasets reviewed — thank you. "
+                   "You can still change any entry.</b> ")
+        if self.store.closed is not None:
+            at, by = self.store.closed
+            summary += f"<b>The review was closed by {_text(by)} ({_text(at[:16])}); entries are read-only.</b> "
+        self.progress.value = f"<div style='margin:6px 0'>{summary}{''.join(items)}</div>"
+        if self.organiser:
+            self._refresh_organiser_panel()
+
+    # ------------------------------------------------------------------ unblinding
+
+    @traitlets.observe("revealed")
+    def _on_revealed_change(self, change) -> None:
+        for cards in self.cards.values():
+            for card in cards:
+                card.reveal(change["new"])
+
+    def _build_organiser_panel(self) -> None:
+        self.confirm_reveal = widgets.Checkbox(value=False, indent=False, description="The review is over",
+                                               layout=widgets.Layout(width="auto"))
+        self.reveal_button = widgets.Button(description="Reveal the methods and close the review",
+                                            button_style="warning", icon="eye", disabled=True,
+                                            layout=widgets.Layout(width="auto"))
+        self.refresh_button = widgets.Button(description="Refresh", icon="refresh",
+                                             tooltip="Read every judge's latest entries from the store",
+                                             layout=widgets.Layout(width="auto"))
+        self.confirm_reveal.observe(self._on_confirm_reveal_change, "value")
+        self.reveal_button.on_click(lambda _: self.unblind())
+        self.refresh_button.on_click(lambda _: self._refresh_organiser_panel())
+        self.organiser_status = widgets.HTML("")
+        self.leaderboard = widgets.HTML("")
+        self.organiser_panel.children = [
+            widgets.HTML("<h2 style='margin:6px 0 4px 0'>Organiser</h2>"),
+            self.organiser_status, widgets.HBox([self.refresh_button]),
+            widgets.HTML("<div class='srdash-explain'>Revealing shows every judge the method names and makes "
+                         "every entry read-only. Tick the box, then reveal.</div>"),
+            widgets.HBox([self.confirm_reveal, self.reveal_button], layout=widgets.Layout(align_items="center")),
+            self.leaderboard,
+        ]
+        self.organiser_panel.add_class("srdash-organiser")
+        self.organiser_panel.layout = widgets.Layout(border="1px solid #d0d7de", padding="6px 14px",
+                                                     margin="8px 0")
+
+    def _on_confirm_reveal_change(self, change) -> None:
+        self.reveal_button.disabled = not change["new"] or self.store.closed is not None
+
+    @logged("revealing the methods")
+    def unblind(self) -> None:
+        """Reveal the method names and close the review (every entry becomes read-only)."""
+        self.store.unblind(by=self.judge)
+        self.revealed = True
+        for dataset, cards in self.cards.items():
+            for card in cards:
+                card.lock(True)
+            self._validate(dataset)
+        self.reveal_button.disabled = True
+        self.confirm_reveal.disabled = True
+        self._refresh_progress()
+
+    @logged("updating the organiser's panel")
+    def _refresh_organiser_panel(self) -> None:
+        entries = self.store.entries()
+        summary = trust_summary(entries, self.representatives, settings=self.settings)
+        judges = sorted(set(entries.loc[entries["value"].notna(), "judge"]))
+        rows = []
+        for judge in judges:
+            counted = summary.judge_ranks[summary.judge_ranks["judge"] == judge]["dataset"].nunique()
+            rows.append(f"<li>{_text(judge)}: {counted} of {len(self.datasets)} datasets complete</li>")
+        status = f"<b>Judges</b><ul style='margin:2px 0'>{''.join(rows) or '<li>no entries yet</li>'}</ul>"
+        if len(summary.agreement):
+            w = ", ".join(f"{_text(r.dataset)}: {'—' if pd.isna(r.kendalls_w) else f'{r.kendalls_w:.2f}'}"
+                          f" ({r.judges} judge{'s' if r.judges != 1 else ''})" for r in summary.agreement.itertuples())
+            status += (f"<div><b>Agreement (Kendall's W</b>, 1 = the judges agree completely, 0 = not at all)"
+                       f": {w}</div>")
+        if self.revealed and len(summary.disagreements):
+            top = summary.disagreements.head(5)
+            listed = "".join(f"<li>{_text(r.dataset)} / {_text(r.method)}: ranks {_text(r.ranks)}</li>"
+                             for r in top.itertuples())
+            status += f"<div><b>Most disagreed models</b><ul style='margin:2px 0'>{listed}</ul></div>"
+        closed = self.store.closed
+        if closed is not None:
+            status += f"<div>Closed and unblinded on {_text(closed[0][:19])} by {_text(closed[1])}.</div>"
+            self.reveal_button.disabled = True
+            self.confirm_reveal.disabled = True
+        self.organiser_status.value = status
+        self.leaderboard.value = self._leaderboard_html(entries) if self.revealed else (
+            "<div class='srdash-explain'>The real-world leaderboard appears here once the methods are revealed.</div>")
+
+    def _leaderboard_html(self, entries: pd.DataFrame) -> str:
+        verdict = realworld_verdict(self.representatives, entries, self.rules, settings=self.settings,
+                                    methods=self.methods)
+        return (f"<h3 style='margin:12px 0 4px 0'>Real-world leaderboard ({_text(self.rules.title)})</h3>"
+                f"{leaderboard_html(verdict)}{warnings_html(verdict)}")
+
+    # ------------------------------------------------------------------ display
+
+    def _header_html(self, source: str) -> str:
+        where = f" · results: {_text(source)}" if source else ""
+        return ("<h1 style='margin:4px 0'>Trust review — real-world track</h1>"
+                f"<div class='srdash-explain'>Judge: <b>{_text(self.judge)}</b> · every change is saved at once to "
+                f"{_text(self.store.path)}{where}</div>")
+
+    def _instructions_html(self) -> str:
+        if self.settings.trust_input == "rank":
+            how = ("For each dataset, rank the models by how much you would trust them: "
+                   "<b>1 = the model you trust most</b>. Use each rank once.")
+        else:
+            how = ("For each dataset, rate each model from <b>1 (least trust) to 5 (most trust)</b>, as you see "
+                   "fit; several models may share a rating.")
+        return (f"<div style='background:#f3f7fb;padding:8px 12px;border-radius:6px;margin:6px 0'>{how} "
+                "The models are shown without the names of the methods that made them (Model A, B, …). "
+                "Each card shows the formula, how accurate and how simple it is, the features it uses and, when "
+                "the test data is available, its predictions against the actual values. "
+                "Your entries are saved as you make them; you can stop at any time and come back later.</div>")
+
+
+# --------------------------------------------------------------------------- the served page
+
+
+def _environment_flag(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes")
+
+
+def _demo_results(env: Mapping[str, str]):
+    """Three datasets of the built-in demo, written once to the cache folder (with their test data)."""
+    from srdash.demo.competition import cached_demo
+    from srdash.io.loading import load_results
+
+    paths = cached_demo(cache_dir=env.get("SRDASH_CACHE_DIR", "").strip() or None)
+    results = load_results(paths["results"], datasets=paths["datasets"])
+    table = results.table[results.table["dataset"].isin(DEMO_DATASETS)].reset_index(drop=True)
+    return replace(results, table=table), paths["results"].parent
+
+
+def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> dict:
+    """The arguments of the :class:`ReviewApp` described by the environment variables of ``srdash review``.
+
+    The slow part of opening a review, and no widget: ``ReviewApp(**inputs)``
+    builds the app.
+
+    The variables are listed in :data:`srdash.cli.review.ENVIRONMENT`. Only the
+    candidates for representative run are simplified (usually one run per
+    method and dataset), not every run.
+
+    Parameters
+    ----------
+    environ : mapping
+    progress : callable, optional
+        ``progress(done, total, counts)``, as :func:`srdash.judging.pipeline.prepare_runs` calls it.
+    stage : callable, optional
+        Called with a line of text saying what is being done.
+
+    Raises
+    ------
+    SrdashError
+        A missing judge, unknown rules, unreadable results or store.
+    """
+    from srdash.io.loading import Results, load_results
+    from srdash.judging.pipeline import prepare_runs
+
+    say = stage or (lambda text: None)
+    judge = environ.get("SRDASH_JUDGE", "").strip()
+    if not judge:
+        raise SrdashError("No judge's name: start the review with `srdash review --judge NAME` "
+                          "(or set SRDASH_JUDGE).")
+    rules = load_rules(environ.get("SRDASH_RULES", "").strip() or DEFAULT_RULES)
+    settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
+    raw_jobs = environ.get("SRDASH_JOBS", "").strip() or "1"
+    if not raw_jobs.isdigit() or int(raw_jobs) < 1:
+        raise SrdashError(f"SRDASH_JOBS must be a positive integer (worker processes). Got {raw_jobs!r}.")
+    input_path = environ.get("SRDASH_INPUT", "").strip()
+    data_dir = environ.get("SRDASH_DATA_DIR", "").strip() or None
+    say("Loading the results…")
+    if input_path:
+        results = load_results(input_path, datasets=environ.get("SRDASH_DATASETS", "").strip() or None)
+        source = input_path
+    else:
+        results, demo_folder = _demo_results(environ)
+        data_dir = data_dir or demo_folder
+        source = "three datasets of the built-in demo competition"
+    accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
+
+    def prepare(candidates: pd.DataFrame) -> pd.DataFrame:
+        say(f"Simplifying the {len(candidates)} candidate models (once; they are cached for next time)…")
+        return prepare_runs(Results(candidates, results.features, results.sources), jobs=int(raw_jobs),
+                            progress=progress)
+
+    representatives = representative_runs(results.table, choice=representative_choice(rules),
+                                          decimals=accuracy.decimals if accuracy else 3, prepare=prepare)
+    say("Opening the trust store…")
+    store = TrustStore(environ.get("SRDASH_STORE", "").strip() or None)
+    return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
+            "settings": settings, "methods": sorted(set(results.table["method"])), "features": results.features,
+            "data_dir": data_dir, "organiser": _environment_flag(environ.get("SRDASH_ORGANISER", "")),
+            "source": source}
+
+
+def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> ReviewApp:
+    """Build the :class:`ReviewApp` described by the environment variables of ``srdash review``.
+
+    See :func:`review_inputs_from_environment`.
+    """
+    return ReviewApp(**review_inputs_from_environment(environ, progress=progress, stage=stage))
+
+
+class ReviewPage(widgets.VBox):
+    """The page ``srdash review`` serves: a progress bar while the models are prepared, then the review.
+
+    Parameters
+    ----------
+    environ : mapping
+        The environment variables of ``srdash review`` (see
+        :data:`srdash.cli.review.ENVIRONMENT`), e.g. ``os.environ``.
+    background : bool
+        Prepare in a background thread, so that the page shows at once
+        (the default); False: prepare before returning.
+    display_timeout : float
+        With ``background``: once prepared, the review's widgets are built
+        only after a browser has displayed the page (see
+        :class:`~srdash.apps.panels.PageReady`: widgets built while the
+        page loads can be lost), or after this many seconds without one.
+
+    Attributes
+    ----------
+    app : ReviewApp or None
+        The review, once prepared.
+    log_panel : LogPanel
+        Why the review could not start, if it could not.
+
+    Examples
+    --------
+    >>> page = ReviewPage({"SRDASH_RULES": "srbench2022-realworld"}, background=False)
+    >>> page.app is None, "No judge's name" in page.log_panel.text()
+    (True, True)
+    """
+
+    app = traitlets.Instance(ReviewApp, allow_none=True, read_only=True)
+
+    def __init__(self, environ: Mapping[str, str], *, background: bool = True,
+                 display_timeout: float = SERVED_DISPLAY_TIMEOUT,
+                 **kwargs):
+        self._environ = dict(environ)
+        self._work = BackgroundWork(display_timeout=display_timeout if background else 0.0)
+        self.progress = ProgressPanel()
+        self.log_panel = LogPanel()
+        self.page_ready = self._work.page_ready
+        self.progress.stage("Preparing the models for review…")
+        super().__init__([widgets.HTML("<h1 style='margin:4px 0'>Trust review — real-world track</h1>"),
+                          self.progress, self.log_panel, self.page_ready], **kwargs)
+        self.add_class("srdash-review-page")
+        if background:
+            self._work.start(self._prepare, name="srdash-review-prepare")
+        else:
+            self._prepare()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background preparation; True when it has finished."""
+        return self._work.wait(timeout)
+
+    def _prepare(self) -> None:
+        try:
+            inputs = review_inputs_from_environment(self._environ, progress=self.progress.update,
+                                                    stage=self.progress.stage)
+            self._work.page_displayed()  # the review's widgets are built from here: see PageReady
+            app = ReviewApp(**inputs)
+        except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
+            self._work.page_displayed()
+            self.progress.fail("The review cannot start: see the message below.")
+            self.log_panel.report(error, context="preparing the review")
+            return
+        self.set_trait("app", app)
+        self.children = [app]

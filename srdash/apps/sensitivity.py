@@ -1,0 +1,467 @@
+"""The weight-sensitivity view: sliders, live leaderboard and bump chart, global analysis.
+
+Everything expensive (reading, simplifying models, ranking) happens once, when
+the :class:`~srdash.analysis.sensitivity.Rescorer` is built. Moving a slider only
+re-scores (:meth:`Rescorer.scores`), rewrites the leaderboard table and updates
+the bump chart's traces in place (one ``FigureWidget``, ``batch_update``). The
+place-probability heatmap, the Kendall tau histogram and the ternary winner map
+depend on the sampled weights only, not on the sliders: they are drawn once
+(and again on "Resample") as static figures in output areas.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import html
+import os
+from typing import Callable, Mapping
+
+import ipywidgets as widgets
+import numpy as np
+import plotly.graph_objects as go
+import traitlets
+
+from srdash.errors import SrdashError
+from srdash.figures.sensitivity import (
+    alternatives_html,
+    bump_chart,
+    bump_chart_text,
+    kendall_tau_histogram,
+    leaderboard_html,
+    place_probability_heatmap,
+    ternary_winner_figure,
+    winning_weights_html,
+)
+from srdash.analysis.sensitivity import (
+    Rescorer,
+    find_winning_weights,
+    irrelevant_alternatives,
+    load_rescorer,
+    place_probabilities,
+    ternary_winner_map,
+    weight_sweep,
+)
+from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, logged
+
+__all__ = ["SensitivityView"]
+
+_STYLE = {"description_width": "initial"}
+# Slider range: 0 to this many times the largest official weight.
+_SLIDER_SPAN = 3.0
+_SLIDER_STEP = 0.05
+_SWEEP_POINTS = 41
+
+
+def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.VBox:
+    header = f"<h3 style='margin:14px 0 4px 0'>{html.escape(title)}</h3>"
+    if note:
+        header += f"<div class='srdash-note' style='color:#555;font-size:12px'>{html.escape(note)}</div>"
+    return widgets.VBox([widgets.HTML(header), *children])
+
+
+class SensitivityView(widgets.VBox):
+    """How the verdict moves with the weights, for any rules.
+
+    Parameters
+    ----------
+    rescorer : Rescorer or callable returning one, optional
+        The competition, judged once. A callable (e.g.
+        ``functools.partial(load_rescorer, path, rules)``) runs in a background
+        thread, so that the page shows at once.
+    samples : int
+        Weight vectors sampled for the place probabilities.
+    seed : int
+        Seed of the sampling.
+    source : str
+        What is being judged, shown under the title.
+    display_timeout : float
+        Seconds the background work waits for a browser to display the page
+        before changing it (see :class:`~srdash.apps.panels.PageReady`).
+        0 (default): no wait; ``from_environment`` (served pages) waits.
+
+    Attributes
+    ----------
+    rescorer : traitlet (Rescorer or None)
+    weights : traitlet (tuple of float)
+        The current weights, in ``rescorer.weight_names`` order; the sliders
+        are linked to it. Set it from Python to drive the view.
+    swept : traitlet (str)
+        The weight the bump chart varies (the last slider moved).
+    order : traitlet (tuple of str), read-only
+        The competitors in current leaderboard order.
+    busy : traitlet (bool)
+        True while loading or sampling; the controls are frozen.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.judging.ranking import judge
+    >>> from srdash.judging.rules import load_rules
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "run": 0,
+    ...                      "r2_test": [0.9, 0.4, 0.5], "simplicity": [-1.0, -0.5, -2.0]})
+    >>> view = SensitivityView(Rescorer.from_verdict(judge(runs, load_rules("srbench2022"))), samples=200)
+    >>> view.order
+    ('a', 'b', 'c')
+    >>> view.weights = (0.2, 1.0)
+    >>> view.order
+    ('b', 'a', 'c')
+    >>> view.weights = (0.0, 0.0)
+    >>> "At least one weight must be > 0" in view.log_panel.text()
+    True
+    """
+
+    rescorer = traitlets.Instance(Rescorer, allow_none=True, help="The competition, judged once.")
+    weights = traitlets.Tuple(help="Current weights, in rescorer.weight_names order.")
+    swept = traitlets.Unicode("", help="The weight varied by the bump chart.")
+    order = traitlets.Tuple(read_only=True, help="Competitors in current leaderboard order.")
+    busy = traitlets.Bool(False, help="True while loading or sampling.")
+
+    def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
+                 seed: int = 0, source: str = "", display_timeout: float = 0.0, **kwargs):
+        self._syncing = False
+        self._work = BackgroundWork(display_timeout=display_timeout)
+        self._sliders: dict[str, widgets.FloatSlider] = {}
+        self._bump: go.FigureWidget | None = None
+        self._found_weights: Mapping[str, float] | None = None
+
+        self.log_panel = LogPanel()
+        self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>")
+        self.page_ready = self._work.page_ready
+        self.status = widgets.HTML("<div class='srdash-note'>Loading the competition…</div>")
+        self.explanation = widgets.HTML()
+        self.sliders = widgets.VBox([])
+        self.sliders.add_class("srdash-weight-sliders")
+        self.shares = widgets.HTML()
+        self.reset_button = widgets.Button(description="Official weights", icon="undo",
+                                           tooltip="Put every slider back to the rules' weight")
+        self.leaderboard = widgets.HTML(layout=widgets.Layout(max_height="520px", overflow="auto",
+                                                              min_width="380px"))
+        self.leaderboard.add_class("srdash-sensitivity-leaderboard-panel")
+        self.bump_area = widgets.Box([], layout=widgets.Layout(flex="1 1 auto", min_width="420px"))
+        self.alternatives = widgets.HTML(layout=widgets.Layout(max_height="360px", overflow="auto"))
+        self.alternatives.add_class("srdash-alternatives-panel")
+        self.samples_input = widgets.BoundedIntText(value=int(samples), min=10, max=200_000, step=1000,
+                                                    description="Samples", style=_STYLE,
+                                                    layout=widgets.Layout(width="200px"))
+        self.seed_input = widgets.IntText(value=int(seed), description="Seed", style=_STYLE,
+                                          layout=widgets.Layout(width="160px"))
+        self.resample_button = widgets.Button(description="Resample", icon="refresh")
+        self.summary = widgets.HTML()
+        self.heatmap = FigurePanel()
+        self.tau = FigurePanel()
+        self.ternary = FigurePanel()
+        self.target_picker = widgets.Dropdown(description="Make this win", style=_STYLE,
+                                              layout=widgets.Layout(width="420px"))
+        self.target_button = widgets.Button(description="Find weights", icon="search")
+        self.apply_button = widgets.Button(description="Apply these weights", icon="check", disabled=True,
+                                          layout=widgets.Layout(width="auto"))
+        self.target_result = widgets.HTML()
+        self.target_result.add_class("srdash-target-result")
+        self._controls = (self.reset_button, self.samples_input, self.seed_input, self.resample_button,
+                          self.target_picker, self.target_button)
+
+        self.reset_button.on_click(self._on_reset_click)
+        self.resample_button.on_click(self._on_resample_click)
+        self.target_button.on_click(self._on_target_click)
+        self.apply_button.on_click(self._on_apply_click)
+
+        source_line = f"<div style='color:#555'>Judging: {html.escape(source)}</div>" if source else ""
+        self._source_line = source_line
+        super().__init__([
+            self.title,
+            self.page_ready,
+            self.status,
+            self.explanation,
+            _section("Weights", self.sliders, widgets.HBox([self.reset_button, self.shares]),
+                     note="Scaling every weight changes nothing; the shares are the weights normalised to sum 1."),
+            _section("Leaderboard under these weights",
+                     widgets.HBox([self.leaderboard, self.bump_area],
+                                  layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start"))),
+            _section("Does the verdict depend on who takes part?", self.alternatives,
+                     note="Each competitor is removed in turn and the others judged again under the current "
+                          "weights."),
+            _section("All weights at once", widgets.HBox([self.samples_input, self.seed_input,
+                                                          self.resample_button]),
+                     self.summary, self.heatmap, self.tau, self.ternary,
+                     note="Weight vectors drawn uniformly from the simplex (every weight share equally likely)."),
+            _section("Which weights would make a competitor win?",
+                     widgets.HBox([self.target_picker, self.target_button, self.apply_button]),
+                     self.target_result),
+            _section("Log", self.log_panel),
+        ], **kwargs)
+        self.add_class("srdash-sensitivity")
+
+        if isinstance(rescorer, Rescorer):
+            self.rescorer = rescorer
+        elif callable(rescorer):
+            self.busy = True
+            self._work.start(self._load_in_background, rescorer, name="srdash-sensitivity-load")
+        else:
+            self.status.value = "<div class='srdash-note'>No competition to analyse.</div>"
+
+    # ------------------------------------------------------------------ construction from the environment
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None, **kwargs) -> "SensitivityView":
+        """The view a notebook asks for through environment variables.
+
+        ``SRDASH_INPUT``: results or submissions file (absent: the built-in demo
+        competition); ``SRDASH_RULES``: rules preset or file (default
+        ``srbench2022``); ``SRDASH_DATASETS``: dataset table (optional);
+        ``SRDASH_JOBS``: worker processes; ``SRDASH_SAMPLES`` and
+        ``SRDASH_SEED``: the sampling. Loading runs in the background; bad
+        values are reported in the view's log, never raised. The result is
+        shown once a browser has displayed the view (or after
+        ``display_timeout`` seconds; see :class:`~srdash.apps.panels.PageReady`).
+
+        Examples
+        --------
+        >>> view = SensitivityView.from_environment({"SRDASH_SAMPLES": "lots", "SRDASH_RULES": "evalrs2022"},
+        ...                                         display_timeout=0)
+        >>> view.wait(30)
+        True
+        >>> print(view.log_panel.text().strip())
+        Error while reading SRDASH_SAMPLES: SRDASH_SAMPLES must be a positive integer. Got 'lots'; using 2000.
+        Error while loading the competition: The rules 'evalrs2022' judge submissions: give a submissions file (CSV or Parquet, one row per submission).
+        """
+        env = os.environ if environ is None else environ
+        notes = []
+
+        def integer(name: str, default: int, minimum: int) -> int:
+            raw = env.get(name, "").strip()
+            if not raw:
+                return default
+            try:
+                value = int(raw)
+                if value < minimum:
+                    raise ValueError
+                return value
+            except ValueError:
+                what = "a positive integer" if minimum > 0 else "an integer >= 0"
+                notes.append((name, SrdashError(f"{name} must be {what}. Got {raw!r}; using {default}.")))
+                return default
+
+        jobs = integer("SRDASH_JOBS", 1, 1)
+        samples = integer("SRDASH_SAMPLES", 2000, 1)
+        seed = integer("SRDASH_SEED", 0, 0)
+        input_path = env.get("SRDASH_INPUT", "").strip() or None
+        rules = env.get("SRDASH_RULES", "").strip() or "srbench2022"
+        datasets = env.get("SRDASH_DATASETS", "").strip() or None
+        loader = functools.partial(load_rescorer, input_path, rules, datasets=datasets, jobs=jobs)
+        source = (input_path or "the built-in demo competition") + f", rules {rules}"
+        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+        view = cls(None, samples=samples, seed=seed, source=source, **kwargs)
+        for name, note in notes:
+            view.log_panel.report(note, context=f"reading {name}")
+        view.busy = True
+        view._work.start(view._load_in_background, loader, name="srdash-sensitivity-load")
+        return view
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background loading; True when it has finished."""
+        return self._work.wait(timeout)
+
+    def _load_in_background(self, loader: Callable[[], Rescorer]) -> None:
+        try:
+            rescorer = loader()
+        except Exception as error:  # noqa: BLE001 - shown to the user
+            self._work.page_displayed()  # changes made while the page loads can be lost
+            self.status.value = ("<div class='srdash-note' style='color:#b00'>The competition could not be "
+                                 "loaded; see the log below.</div>")
+            self.log_panel.report(error, context="loading the competition")
+        else:
+            self._work.page_displayed()  # the view builds its sliders: see PageReady
+            self.rescorer = rescorer
+        finally:
+            self.busy = False
+
+    # ------------------------------------------------------------------ building the view for a competition
+
+    @traitlets.observe("rescorer")
+    @logged("showing the competition")
+    def _on_rescorer_change(self, change) -> None:
+        rescorer: Rescorer | None = change["new"]
+        if rescorer is None:
+            return
+        entity = rescorer.entity
+        rules = rescorer.rules
+        n = len(rescorer.methods)
+        self.title.value = f"<h2 style='margin:4px 0'>Weight sensitivity: {html.escape(rules.title or rules.name)}</h2>"
+        notes = "".join(f"<div class='srdash-warning' style='color:#8a6d00'>⚠ {html.escape(w)}</div>"
+                        for w in rescorer.verdict.warnings)
+        self.status.value = (self._source_line + f"<div class='srdash-note'>{n} {entity}s, "
+                             f"{rescorer.n_weights} weight{'s' if rescorer.n_weights != 1 else ''}. Places: 1 = best.</div>" + notes)
+        self.explanation.value = f"<div class='srdash-note'>{html.escape(rescorer.what_is_weighted)}</div>"
+        top = _SLIDER_SPAN * float(rescorer.official_weights.max())
+        sliders = {}
+        for name, label, value in zip(rescorer.weight_names, rescorer.weight_labels, rescorer.official_weights):
+            slider = widgets.FloatSlider(value=float(value), min=0.0, max=top, step=_SLIDER_STEP,
+                                         description=label, continuous_update=True, readout_format=".2f",
+                                         style=_STYLE, layout=widgets.Layout(width="560px"))
+            slider.add_class("srdash-weight-slider")
+            slider.add_class(f"srdash-weight-{name}")
+            slider.observe(functools.partial(self._on_slider_change, name), names="value")
+            sliders[name] = slider
+        self._sliders = sliders
+        self.sliders.children = tuple(sliders.values())
+        self.target_picker.options = list(rescorer.methods)
+        # default: the official runner-up (the winner already wins)
+        official_order = rescorer.leaderboard()[entity].tolist()
+        self.target_picker.value = official_order[1] if n > 1 else official_order[0]
+        self.target_result.value = ""
+        self.apply_button.disabled = True
+
+        first = rescorer.weight_names[int(np.argmax(rescorer.official_weights))]
+        sweep = weight_sweep(rescorer, first, points=_SWEEP_POINTS, maximum=top)
+        # one FigureWidget, built with its data (changes made before display are lost)
+        self._bump = go.FigureWidget(bump_chart(sweep))
+        self.bump_area.children = (self._bump,)
+        with self.hold_trait_notifications():
+            self.swept = first
+            self.weights = tuple(float(w) for w in rescorer.official_weights)
+        self._refresh()
+        self._sample()
+        if rescorer.n_weights == 3:
+            self.ternary.show(ternary_winner_figure(ternary_winner_map(rescorer)))
+        else:
+            self.ternary.message(f"The ternary winner map needs exactly three weights; these rules have "
+                                 f"{rescorer.n_weights}.")
+
+    # ------------------------------------------------------------------ live re-scoring
+
+    def _on_slider_change(self, name: str, change) -> None:
+        if self._syncing:
+            return
+        with self.hold_trait_notifications():
+            self.swept = name
+            self.weights = tuple(float(s.value) for s in self._sliders.values())
+
+    @traitlets.validate("weights")
+    def _validate_weights(self, proposal):
+        return tuple(float(w) for w in proposal["value"])
+
+    @traitlets.observe("weights")
+    @logged("re-scoring with the new weights")
+    def _on_weights_change(self, change) -> None:
+        if self.rescorer is None or not self.weights:
+            return
+        self._sync_sliders()
+        self._refresh()
+
+    @traitlets.observe("swept")
+    @logged("drawing the bump chart")
+    def _on_swept_change(self, change) -> None:
+        if self.rescorer is None or not self.weights:
+            return
+        self._update_bump(self.rescorer.weights_from(list(self.weights)))
+
+    def _sync_sliders(self) -> None:
+        """Show the weights on the sliders without feeding the change back."""
+        self._syncing = True
+        try:
+            for slider, value in zip(self._sliders.values(), self.weights):
+                if slider.value != value:
+                    slider.value = value
+        finally:
+            self._syncing = False
+
+    def _refresh(self) -> None:
+        rescorer = self.rescorer
+        weights = rescorer.weights_from(list(self.weights))  # raises a clear error for all zeros
+        board = rescorer.leaderboard(weights)
+        self.leaderboard.value = leaderboard_html(board, entity=rescorer.entity)
+        self.set_trait("order", tuple(board[rescorer.entity]))
+        shares = weights / weights.sum()
+        self.shares.value = ("<span class='srdash-note' style='color:#555'>shares: " + ", ".join(
+            f"{html.escape(label)} {share:.0%}" for label, share in zip(rescorer.weight_labels, shares)) + "</span>")
+        self._update_bump(weights)
+        self.alternatives.value = alternatives_html(irrelevant_alternatives(rescorer, weights=weights),
+                                                    entity=rescorer.entity)
+
+    def _update_bump(self, weights: np.ndarray) -> None:
+        if self._bump is None:
+            return
+        name = self.swept or self.rescorer.weight_names[0]
+        top = float(self._sliders[name].max) if name in self._sliders else None
+        sweep = weight_sweep(self.rescorer, name, weights=weights, points=_SWEEP_POINTS, maximum=top)
+        title, x_title = bump_chart_text(sweep)
+        figure = self._bump
+        new_axis = figure.layout.xaxis.title.text != x_title
+        with figure.batch_update():
+            for i, trace in enumerate(figure.data):
+                if new_axis:
+                    trace.x = sweep.values
+                trace.y = sweep.places[:, i]
+            figure.layout.shapes[0].update(x0=sweep.current, x1=sweep.current)
+            if new_axis:
+                figure.layout.title.text = title
+                figure.layout.xaxis.title.text = x_title
+                figure.layout.xaxis.range = [sweep.values[0], sweep.values[-1]]
+
+    @logged("resetting the weights")
+    def _on_reset_click(self, _button) -> None:
+        if self.rescorer is not None:
+            self.weights = tuple(float(w) for w in self.rescorer.official_weights)
+
+    # ------------------------------------------------------------------ global analysis
+
+    @traitlets.observe("busy")
+    def _on_busy_change(self, change) -> None:
+        for control in (*self._controls, *self._sliders.values()):
+            control.disabled = change["new"]
+
+    @contextlib.contextmanager
+    def _frozen(self):
+        self.busy = True
+        try:
+            yield
+        finally:
+            self.busy = False
+
+    @logged("sampling weights")
+    def _on_resample_click(self, _button) -> None:
+        self._sample()
+
+    def _sample(self) -> None:
+        rescorer = self.rescorer
+        if rescorer is None:
+            return
+        with self._frozen():
+            result = place_probabilities(rescorer, samples=int(self.samples_input.value),
+                                         seed=int(self.seed_input.value))
+            table = result.table
+            official_winners = table[table["official_place"] == 1][rescorer.entity].tolist()
+            p_official = float(table[table["official_place"] == 1]["p_win"].max())
+            tau = result.kendall_tau[np.isfinite(result.kendall_tau)]
+            favourite = table.sort_values("p_win", ascending=False, kind="stable").iloc[0]
+            self.summary.value = (
+                "<div class='srdash-sampling-summary'>"
+                f"Over {result.samples:,} weight vectors: the official winner "
+                f"{html.escape(' = '.join(map(str, official_winners)))} is first in {p_official:.0%} of them; "
+                f"most often first: {html.escape(str(favourite[rescorer.entity]))} ({favourite['p_win']:.0%}). "
+                f"Kendall τ to the official ranking: mean {tau.mean() if len(tau) else float('nan'):.3f}.</div>")
+            self.heatmap.show(place_probability_heatmap(result))
+            self.tau.show(kendall_tau_histogram(result))
+
+    # ------------------------------------------------------------------ targeted search
+
+    @logged("searching for winning weights")
+    def _on_target_click(self, _button) -> None:
+        rescorer = self.rescorer
+        if rescorer is None or self.target_picker.value is None:
+            return
+        with self._frozen():
+            answer = find_winning_weights(rescorer, self.target_picker.value)
+        self._found_weights = answer.weights
+        self.apply_button.disabled = answer.weights is None
+        self.target_result.value = winning_weights_html(
+            answer, labels=dict(zip(rescorer.weight_names, rescorer.weight_labels)))
+
+    @logged("applying the weights found")
+    def _on_apply_click(self, _button) -> None:
+        if self._found_weights is None or self.rescorer is None:
+            return
+        found = np.array([self._found_weights[name] for name in self.rescorer.weight_names])
+        # same shares, scaled so that the largest weight equals the largest official one (within the sliders)
+        self.weights = tuple(found * float(self.rescorer.official_weights.max()) / found.max())

@@ -1,0 +1,246 @@
+"""Serving the dashboard: find the notebook, build the Voilà command, run it.
+
+Nothing here imports ipywidgets or Voilà: this module only prepares a
+subprocess. The dashboard notebook reads its options from environment
+variables (see :data:`ENVIRONMENT`), which :func:`dashboard_environment` sets.
+
+Examples
+--------
+>>> command = voila_command("/nb/dashboard.ipynb", port=8866)
+>>> command[1:4], command[-1]
+(['-m', 'voila', '/nb/dashboard.ipynb'], '--Voila.ip=127.0.0.1')
+>>> dashboard_environment(input_path=None, rules="srbench2022", jobs=2, base={})
+{'SRDASH_RULES': 'srbench2022', 'SRDASH_JOBS': '2', 'SRDASH_TIMEOUT': '10.0'}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from srdash.errors import SrdashError
+
+__all__ = [
+    "ENVIRONMENT",
+    "notebook_path",
+    "free_port",
+    "voila_command",
+    "dashboard_environment",
+    "wait_until_ready",
+    "serve_dashboard",
+]
+
+#: Environment variables read by the dashboard notebook (``Dashboard.from_environment``).
+ENVIRONMENT = {
+    "SRDASH_INPUT": "results file or folder to judge (absent: the built-in demo competition)",
+    "SRDASH_RULES": "rules preset name or path of a .toml rules file (default: srbench2022)",
+    "SRDASH_DATASETS": "dataset table giving each dataset's feature names (optional)",
+    "SRDASH_JOBS": "worker processes for simplifying models (default: 1)",
+    "SRDASH_TIMEOUT": "time limit in seconds for simplifying one model (default: 10)",
+    "SRDASH_STORE": "trust store of the expert review (optional: adds the real-world track view)",
+    "SRDASH_DESCRIPTIONS": "dataset descriptions (YAML or CSV, optional): models evaluated on the datasets' "
+                           "files and each dataset's property scored",
+    "SRDASH_QUALIFICATION": "results of the qualification stage (optional: adds the qualification view; "
+                            "methods that do not qualify leave the tracks)",
+    "SRDASH_QUALIFICATION_DATA": "folder of the qualification datasets (optional: srdash fits the "
+                                 "LinearRegression baseline itself)",
+    "SRDASH_PREDICTIONS": "JSON options of a prediction-file competition (targets, submissions, metrics, "
+                          "selection rule), read by the predictions notebook",
+}
+
+NOTEBOOK_NAME = "dashboard.ipynb"
+LOCALHOST = "127.0.0.1"
+
+
+def notebook_path(name: str = NOTEBOOK_NAME) -> Path:
+    """Path of a notebook shipped with srdash.
+
+    In an installed wheel the notebooks are inside the package
+    (``srdash/notebooks``, see ``force-include`` in pyproject.toml); in an
+    editable checkout they are in ``<repo>/notebooks``.
+
+    Raises
+    ------
+    SrdashError
+        When neither place has the notebook.
+
+    Examples
+    --------
+    >>> notebook_path().name
+    'dashboard.ipynb'
+    """
+    package = Path(__file__).resolve().parent.parent
+    candidates = [package / "notebooks" / name, package.parent / "notebooks" / name]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    tried = " and ".join(f"'{c}'" for c in candidates)
+    raise SrdashError(f"Cannot find the notebook '{name}': looked in {tried}. Reinstall srdash.")
+
+
+def free_port(host: str = LOCALHOST) -> int:
+    """A TCP port that is free on ``host`` right now.
+
+    Examples
+    --------
+    >>> 0 < free_port() < 65536
+    True
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, preheat: bool = False,
+                  python: str | None = None) -> list[str]:
+    """The Voilà command line serving ``notebook``.
+
+    Parameters
+    ----------
+    notebook : path
+    port : int
+    ip : str
+        Address to listen on; the default serves this machine only.
+    preheat : bool
+        Keep one kernel that has already run the notebook waiting for the next
+        visitor (``--preheat_kernel``, pool of 1). Off by default: the notebook
+        starts simplifying every model at once, so the waiting kernel would do
+        that work at the same time as the current visitor's kernel, on the
+        same cores. Worth it when models come with their ``components``.
+    python : str, optional
+        Python interpreter (default: the running one, so the same environment).
+
+    Examples
+    --------
+    >>> voila_command("nb.ipynb", port=9000, python="python")
+    ['python', '-m', 'voila', 'nb.ipynb', '--no-browser', '--port=9000', '--Voila.ip=127.0.0.1']
+    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[6:8]
+    ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1']
+    """
+    command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}"]
+    if preheat:
+        command += ["--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1"]
+    command.append(f"--Voila.ip={ip}")
+    return command
+
+
+def dashboard_environment(*, input_path: str | Path | None = None, rules: str = "srbench2022",
+                          datasets: str | Path | None = None, jobs: int = 1, timeout: float = 10.0,
+                          store: str | Path | None = None, descriptions: str | Path | None = None,
+                          qualification: str | Path | None = None,
+                          qualification_data: str | Path | None = None,
+                          predictions: Mapping[str, object] | None = None,
+                          base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Environment for the Voilà process: ``base`` (default ``os.environ``) plus the options.
+
+    Paths are made absolute, because Voilà runs the notebook in the notebook's
+    own folder (``predictions`` is passed as JSON as given: make its paths
+    absolute first). Variables of :data:`ENVIRONMENT` inherited from ``base``
+    are replaced or removed so that only the given options apply.
+
+    Examples
+    --------
+    >>> env = dashboard_environment(input_path="r.csv", base={"SRDASH_DATASETS": "old.csv"})
+    >>> Path(env["SRDASH_INPUT"]).is_absolute(), "SRDASH_DATASETS" in env
+    (True, False)
+    """
+    env = {k: v for k, v in (os.environ if base is None else base).items() if k not in ENVIRONMENT}
+    if input_path is not None:
+        env["SRDASH_INPUT"] = str(Path(input_path).resolve())
+    env["SRDASH_RULES"] = str(rules)
+    if datasets is not None:
+        env["SRDASH_DATASETS"] = str(Path(datasets).resolve())
+    env["SRDASH_JOBS"] = str(int(jobs))
+    env["SRDASH_TIMEOUT"] = repr(float(timeout))
+    paths = {"SRDASH_STORE": store, "SRDASH_DESCRIPTIONS": descriptions, "SRDASH_QUALIFICATION": qualification,
+             "SRDASH_QUALIFICATION_DATA": qualification_data}
+    for name, path in paths.items():
+        if path is not None:
+            env[name] = str(Path(path).resolve())
+    if predictions is not None:
+        env["SRDASH_PREDICTIONS"] = json.dumps(dict(predictions), sort_keys=True, default=str)
+    return env
+
+
+def wait_until_ready(url: str, *, timeout: float = 60.0, process: subprocess.Popen | None = None) -> None:
+    """Wait until the Voilà server at ``url`` answers (``GET voila/static/voila.js``).
+
+    Raises
+    ------
+    SrdashError
+        When ``process`` ends first, or after ``timeout`` seconds.
+    """
+    probe = url.rstrip("/") + "/voila/static/voila.js"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise SrdashError(f"Voilà stopped before serving (exit code {process.returncode}); see its messages above.")
+        try:
+            with urllib.request.urlopen(probe, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)
+    raise SrdashError(f"Voilà did not answer at {url} within {timeout:g} s.")
+
+
+def _stop(process: subprocess.Popen, *, grace: float = 15.0) -> int:
+    """SIGTERM (Voilà then shuts its kernels down), SIGKILL after ``grace`` seconds."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
+def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
+                    ready_timeout: float = 120.0) -> int:
+    """Run Voilà until it stops or this process gets Ctrl-C or SIGTERM.
+
+    Parameters
+    ----------
+    command : sequence of str
+        From :func:`voila_command`.
+    env : mapping
+        From :func:`dashboard_environment`.
+    url : str
+        Where the server will answer; announced once it does.
+    announce : callable
+        Called with one line of text for the user.
+
+    Returns
+    -------
+    int
+        0 after Ctrl-C / SIGTERM, else Voilà's exit code.
+    """
+    process = subprocess.Popen(list(command), env=dict(env))
+
+    def _terminate(signum, frame):  # SIGTERM: stop Voilà cleanly too
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        wait_until_ready(url, timeout=ready_timeout, process=process)
+        announce(f"srdash dashboard: {url}  (Ctrl-C to stop)")
+        return process.wait()
+    except KeyboardInterrupt:
+        announce("Stopping the dashboard...")
+        _stop(process)
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if process.poll() is None:
+            _stop(process)

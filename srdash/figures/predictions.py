@@ -1,0 +1,169 @@
+"""HTML tables of prediction-file competitions (leaderboards, shake-up, rejected submissions).
+
+Pure functions from the frames of :mod:`srdash.judging.predictions` to HTML fragments,
+shared by the predictions app (:class:`srdash.apps.predictions.PredictionsDashboard`).
+Team names, submission names and reasons come from competitors' files and are
+untrusted: every value is escaped (``html.escape``, quotes included), so a team
+called ``<b>x</b>`` is shown as those seven characters. The slope chart is
+:func:`srdash.judging.predictions.shakeup_figure`.
+
+Examples
+--------
+>>> import pandas as pd
+>>> board = pd.DataFrame({"place": [1, 2], "team": ["<b>x</b>", "y"], "score": [0.5, float("nan")],
+...                       "submission": ["s.txt", None], "entries": [1, 2]})
+>>> page = leaderboard_table_html(board, subset="final", caption="RMSE, lower is better")
+>>> "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+True
+>>> 'data-team="y"' in page and "no valid submission" in page
+True
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+
+import pandas as pd
+
+__all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html"]
+
+_STYLE = """<style>
+.srdash-pred-table{border-collapse:collapse;font-size:13px;margin:4px 0}
+.srdash-pred-table th,.srdash-pred-table td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left;
+vertical-align:top}
+.srdash-pred-table th{background:#f3f3f3}
+.srdash-pred-table td.number{text-align:right;font-variant-numeric:tabular-nums}
+.srdash-pred-caption{font-weight:600;margin:6px 0 2px 0}
+</style>"""
+# Columns every leaderboard has, in this order; others (metric values, ranks) follow the score.
+_FIRST = ("place", "team", "score")
+_LAST = ("submission", "entries", "status")
+_HEADINGS = {"place": "Place", "team": "Team", "score": "Score", "submission": "Submission", "entries": "Entries",
+             "status": "Status", "preliminary_place": "Preliminary place", "final_place": "Final place",
+             "change": "Change", "preliminary_score": "Preliminary score", "final_score": "Final score"}
+
+
+def _escape(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _number(value, decimals: int) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    return f"{float(value):.{decimals}g}"
+
+
+def _heading(column: str) -> str:
+    if column in _HEADINGS:
+        return _HEADINGS[column]
+    if column.endswith("_rank"):
+        return f"{column[:-5]} rank"
+    return column
+
+
+def leaderboard_table_html(board: pd.DataFrame, *, subset: str, caption: str = "", decimals: int = 6) -> str:
+    """A leaderboard (per metric or combined) as an escaped HTML table.
+
+    Parameters
+    ----------
+    board : DataFrame
+        ``place``, ``team``, ``score`` and optionally metric values, ranks
+        (``*_rank``), ``submission``, ``entries``, ``status``.
+    subset : str
+        'preliminary' or 'final': the table has class ``srdash-pred-<subset>``.
+    caption : str
+        Shown above the table (escaped).
+    decimals : int
+        Significant digits of the scores.
+
+    Returns
+    -------
+    str
+        Each body row has ``data-team`` (the escaped team) and its team cell
+        class ``srdash-team``; a missing score reads "no valid submission".
+    """
+    middle = [c for c in board.columns if c not in _FIRST + _LAST]
+    columns = [c for c in _FIRST if c in board.columns] + middle + [c for c in _LAST if c in board.columns]
+    head = "".join(f"<th>{_escape(_heading(c))}</th>" for c in columns)
+    rows = []
+    for record in board.to_dict("records"):
+        cells = []
+        for column in columns:
+            value = record[column]
+            if column == "team":
+                cells.append(f"<td class='srdash-team'>{_escape(value)}</td>")
+            elif column == "score" and (value is None or (isinstance(value, float) and math.isnan(value))):
+                cells.append("<td class='number srdash-no-score'>no valid submission</td>")
+            elif column in ("submission", "status"):
+                cells.append(f"<td>{'' if value is None or value != value else _escape(value)}</td>")
+            elif column in ("place", "entries"):
+                cells.append(f"<td class='number'>{int(value)}</td>")
+            else:
+                cells.append(f"<td class='number'>{_escape(_number(value, decimals))}</td>")
+        rows.append(f"<tr data-team=\"{_escape(record['team'])}\">{''.join(cells)}</tr>")
+    title = f"<div class='srdash-pred-caption'>{_escape(caption)}</div>" if caption else ""
+    return (_STYLE + title + f"<table class='srdash-pred-table srdash-pred-leaderboard srdash-pred-{_escape(subset)}'>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def shakeup_table_html(shakeup: pd.DataFrame, *, decimals: int = 6) -> str:
+    """The shake-up table (team, preliminary and final place, change, scores), escaped.
+
+    A positive change (moved up) is shown as ▲, a negative one as ▼.
+
+    Examples
+    --------
+    >>> shake = pd.DataFrame({"team": ["a", "b"], "preliminary_place": [2, 1], "final_place": [1, 2],
+    ...                       "change": [1, -1], "preliminary_score": [0.5, 0.4], "final_score": [0.1, 0.6]})
+    >>> "▲1" in shakeup_table_html(shake) and "▼1" in shakeup_table_html(shake)
+    True
+    """
+    rows = []
+    for record in shakeup.to_dict("records"):
+        change = int(record["change"])
+        arrow = (f"<span style='color:#2ca02c'>▲{change}</span>" if change > 0 else
+                 f"<span style='color:#d62728'>▼{-change}</span>" if change < 0 else "=")
+        rows.append(f"<tr data-team=\"{_escape(record['team'])}\"><td class='srdash-team'>{_escape(record['team'])}"
+                    f"</td><td class='number'>{int(record['preliminary_place'])}</td>"
+                    f"<td class='number'>{int(record['final_place'])}</td><td class='number'>{arrow}</td>"
+                    f"<td class='number'>{_escape(_number(record['preliminary_score'], decimals))}</td>"
+                    f"<td class='number'>{_escape(_number(record['final_score'], decimals))}</td></tr>")
+    head = "".join(f"<th>{_HEADINGS[c]}</th>" for c in ("team", "preliminary_place", "final_place", "change",
+                                                        "preliminary_score", "final_score"))
+    return (_STYLE + "<table class='srdash-pred-table srdash-pred-shakeup'>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def rejected_table_html(rejected: pd.DataFrame) -> str:
+    """The rejected submissions (team, submission, reason with file line numbers), escaped.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"team": ["t"], "submission": ["s.txt"], "reason": ["row 3: 'x' is not a number"]})
+    >>> "row 3: &#x27;x&#x27; is not a number" in rejected_table_html(table)
+    True
+    >>> rejected_table_html(table.iloc[:0])
+    "<div class='srdash-note srdash-pred-no-rejected'>No submission was rejected.</div>"
+    """
+    if rejected.empty:
+        return "<div class='srdash-note srdash-pred-no-rejected'>No submission was rejected.</div>"
+    rows = "".join(f"<tr data-team=\"{_escape(r['team'])}\"><td class='srdash-team'>{_escape(r['team'])}</td>"
+                   f"<td>{_escape(r['submission'])}</td><td class='srdash-reason'>{_escape(r['reason'])}</td></tr>"
+                   for r in rejected.to_dict("records"))
+    return (_STYLE + "<table class='srdash-pred-table srdash-pred-rejected'><thead><tr><th>Team</th>"
+            f"<th>Submission</th><th>Reason (row = line of the file)</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def notes_html(notes, *, css_class: str = "srdash-warning") -> str:
+    """Warnings or notes as escaped lines (empty string when there are none).
+
+    Examples
+    --------
+    >>> notes_html(["<i>careful</i>"])
+    "<div class='srdash-warning' style='color:#8a6d00'>⚠ &lt;i&gt;careful&lt;/i&gt;</div>"
+    """
+    return "".join(f"<div class='{css_class}' style='color:#8a6d00'>⚠ {_escape(note)}</div>" for note in notes)

@@ -1,0 +1,356 @@
+"""Figures and tables of a weight-sensitivity analysis: pure functions, no widgets.
+
+Each builder takes a result of :mod:`srdash.analysis.sensitivity` first and keyword-only
+options, and returns a new ``plotly.graph_objects.Figure`` (figures) or an HTML
+string (tables). The dashboard and static reports use the same functions.
+
+Competitor names are untrusted: they are escaped (:func:`html.escape`) wherever
+plotly or a table renders HTML. Places: 1 = best.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from srdash.judging.ranking import judge
+>>> from srdash.judging.rules import load_rules
+>>> from srdash.analysis.sensitivity import Rescorer, place_probabilities, weight_sweep
+>>> runs = pd.DataFrame({"method": ["a", "<b>"], "dataset": "d", "run": 0,
+...                      "r2_test": [0.9, 0.5], "simplicity": [-2.0, -0.5]})
+>>> rescorer = Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+>>> fig = bump_chart(weight_sweep(rescorer, "accuracy", points=5))
+>>> [trace.name for trace in fig.data]
+['&lt;b&gt;', 'a']
+>>> heatmap = place_probability_heatmap(place_probabilities(rescorer, samples=100))
+>>> heatmap.data[0].type, heatmap.data[0].z.shape
+('heatmap', (2, 2))
+>>> "&lt;b&gt;" in leaderboard_html(rescorer.leaderboard(), entity="method")
+True
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from srdash.analysis.sensitivity import PlaceProbabilities, TernaryMap, WeightSweep, WinningWeights
+
+__all__ = [
+    "bump_chart",
+    "bump_chart_text",
+    "place_probability_heatmap",
+    "kendall_tau_histogram",
+    "ternary_winner_figure",
+    "leaderboard_html",
+    "alternatives_html",
+    "winning_weights_html",
+    "short_name",
+    "colour_of",
+]
+
+# One small style block, scoped by class, shared by the tables below.
+_TABLE_STYLE = ("<style>.srdash-sensitivity-table{border-collapse:collapse;font-size:13px}"
+                ".srdash-sensitivity-table th,.srdash-sensitivity-table td{padding:3px 10px;text-align:left;"
+                "border-bottom:1px solid #e5e5e5}.srdash-sensitivity-table td.number{text-align:right;"
+                "font-variant-numeric:tabular-nums}</style>")
+# Above this many cells the heatmap shows values on hover only.
+_MAX_ANNOTATED_CELLS = 400
+_LABEL_LENGTH = 24
+# Fixed colours so a competitor keeps its colour in every figure (plotly's default cycle, extended).
+_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+            "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
+            "#e6550d", "#31a354", "#756bb1", "#636363")
+
+
+def short_name(name: object, *, limit: int = _LABEL_LENGTH) -> str:
+    """An escaped label of at most ``limit`` characters (long team ids are cut with '…').
+
+    Examples
+    --------
+    >>> short_name("3030c47b-fa3c-4a41-8a2a-f26016051d08", limit=12)
+    '3030c47b-fa…'
+    >>> short_name("<script>")
+    '&lt;script&gt;'
+    """
+    text = str(name)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return html.escape(text)
+
+
+def colour_of(index: int) -> str:
+    """The colour of the competitor at ``index`` (in :attr:`Rescorer.methods` order).
+
+    Examples
+    --------
+    >>> colour_of(0), colour_of(20) == colour_of(0)
+    ('#1f77b4', True)
+    """
+    return _PALETTE[index % len(_PALETTE)]
+
+
+def bump_chart_text(sweep: WeightSweep) -> tuple[str, str]:
+    """The bump chart's title and x-axis title (escaped), for in-place updates of its layout."""
+    label = html.escape(sweep.weight_label)
+    return f"Places as the weight of {label} varies (others fixed)", f"weight of {label}"
+
+
+def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
+    """Places of every competitor as one weight varies, the others fixed.
+
+    One line trace per competitor, in :attr:`WeightSweep.methods` order (the
+    dashboard relies on that order to update the traces in place), then a
+    vertical line (``layout.shapes[0]``) at the weight's current value.
+
+    Parameters
+    ----------
+    sweep : WeightSweep
+        From :func:`srdash.analysis.sensitivity.weight_sweep`.
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.judging.ranking import judge
+    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.analysis import sensitivity
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
+    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
+    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> fig = bump_chart(sensitivity.weight_sweep(rescorer, "property", points=4))
+    >>> [t.name for t in fig.data], fig.data[1].y.tolist(), fig.layout.shapes[0].x0
+    (['a', 'b', 'c'], [2.0, 2.0, 2.0, 1.0], 1.0)
+    """
+    n = len(sweep.methods)
+    fig = go.Figure()
+    for i, method in enumerate(sweep.methods):
+        fig.add_trace(go.Scatter(
+            x=sweep.values, y=sweep.places[:, i], mode="lines", name=short_name(method),
+            line={"color": colour_of(i), "width": 2},
+            hovertemplate=f"{html.escape(str(method))}<br>weight %{{x:.3g}}: place %{{y}}<extra></extra>"))
+    default_title, x_title = bump_chart_text(sweep)
+    fig.update_layout(
+        title=title or default_title,
+        xaxis={"title": x_title, "range": [sweep.values[0], sweep.values[-1]]},
+        # reversed, fixed range: place 1 on top, no empty place 0
+        yaxis={"title": "place (1 = best)", "range": [n + 0.5, 0.5], "dtick": 1 if n <= 25 else 5},
+        shapes=[{"type": "line", "x0": sweep.current, "x1": sweep.current, "yref": "paper", "y0": 0, "y1": 1,
+                 "line": {"color": "black", "dash": "dot", "width": 1}}],
+        hovermode="closest", margin={"l": 60, "r": 20, "t": 60, "b": 50}, height=420,
+        showlegend=n <= 30, template="plotly_white")
+    return fig
+
+
+def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str | None = None) -> go.Figure:
+    """Probability of each place (columns) for each competitor (rows, official order).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap trace; ``z`` has shape (competitors, places).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.judging.ranking import judge
+    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.analysis import sensitivity
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
+    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
+    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> fig = place_probability_heatmap(sensitivity.place_probabilities(rescorer, samples=100))
+    >>> fig.data[0].z.shape, list(fig.data[0].y)
+    ((3, 3), ['a (1)', 'b (2)', 'c (3)'])
+    """
+    table = probabilities.table
+    n = len(table)
+    z = table[[f"place_{p}" for p in range(1, n + 1)]].to_numpy()
+    names = [html.escape(str(m)) for m in table[probabilities.entity]]
+    labels = [f"{short_name(m)} ({p})" for m, p in zip(table[probabilities.entity], table["official_place"])]
+    text = None
+    if z.size <= _MAX_ANNOTATED_CELLS:
+        text = [[f"{v:.0%}" if v >= 0.005 else "" for v in row] for row in z]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=list(range(1, n + 1)), y=labels, text=text, texttemplate="%{text}" if text else None,
+        colorscale="Blues", zmin=0, zmax=1, colorbar={"title": "probability", "tickformat": ".0%"},
+        customdata=np.array(names)[:, None].repeat(n, axis=1),
+        hovertemplate="%{customdata}<br>place %{x}: %{z:.1%}<extra></extra>"))
+    fig.update_layout(
+        title=title or (f"Place probabilities over {probabilities.samples:,} weight vectors uniform on the simplex "
+                        f"(seed {probabilities.seed})"),
+        xaxis={"title": "place (1 = best)", "dtick": 1 if n <= 25 else 5},
+        yaxis={"title": f"{probabilities.entity} (official place)", "autorange": "reversed"},
+        height=max(300, 60 + 22 * n), margin={"l": 200, "r": 20, "t": 60, "b": 50}, template="plotly_white")
+    return fig
+
+
+def kendall_tau_histogram(probabilities: PlaceProbabilities, *, title: str | None = None) -> go.Figure:
+    """Distribution of the Kendall tau of each sampled ranking to the official one.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.judging.ranking import judge
+    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.analysis import sensitivity
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
+    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
+    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> fig = kendall_tau_histogram(sensitivity.place_probabilities(rescorer, samples=100))
+    >>> fig.data[0].type, int(len(fig.data[0].x))
+    ('histogram', 100)
+    """
+    tau = probabilities.kendall_tau[np.isfinite(probabilities.kendall_tau)]
+    summary = (f"mean {tau.mean():.3f}, 5th percentile {np.percentile(tau, 5):.3f}" if len(tau) else "no values")
+    fig = go.Figure(go.Histogram(x=tau, xbins={"start": -1, "end": 1.0001, "size": 0.05},
+                                 marker={"color": "#3182bd"},
+                                 hovertemplate="tau %{x}: %{y} samples<extra></extra>"))
+    fig.update_layout(
+        title=title or f"Kendall τ of the sampled rankings to the official one ({summary})",
+        xaxis={"title": "Kendall τ-b (1 = same order as official)", "range": [-1.02, 1.02]},
+        yaxis={"title": "weight vectors"}, height=300, bargap=0.05, template="plotly_white",
+        margin={"l": 60, "r": 20, "t": 60, "b": 50})
+    return fig
+
+
+def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.Figure:
+    """The winner at each point of the simplex of three weights, the official weights starred.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.judging.ranking import judge
+    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.analysis import sensitivity
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
+    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
+    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> fig = ternary_winner_figure(sensitivity.ternary_winner_map(rescorer, resolution=4))
+    >>> fig.data[-1].name, sum(len(t.a) for t in fig.data[:-1])
+    ('official weights', 15)
+    """
+    a_label, b_label, c_label = (html.escape(label) for label in tmap.weight_labels)
+    fig = go.Figure()
+    winners = pd.Series(tmap.winners)
+    for i, winner in enumerate(winners.value_counts().index):
+        mask = (winners == winner).to_numpy()
+        points = tmap.weights[mask]
+        fig.add_trace(go.Scatterternary(
+            a=points[:, 0], b=points[:, 1], c=points[:, 2], mode="markers", name=short_name(winner),
+            marker={"size": 7, "symbol": "circle", "color": _PALETTE[i % len(_PALETTE)]},
+            hovertemplate=(f"winner: {html.escape(winner)}<br>{a_label} %{{a:.2f}}, {b_label} %{{b:.2f}}, "
+                           f"{c_label} %{{c:.2f}}<extra></extra>")))
+    fig.add_trace(go.Scatterternary(
+        a=[tmap.official[0]], b=[tmap.official[1]], c=[tmap.official[2]], mode="markers",
+        name="official weights", marker={"size": 16, "symbol": "star", "color": "black"},
+        hovertemplate=f"official weights<br>winner: {html.escape(tmap.official_winner)}<extra></extra>"))
+    share = tmap.share(tmap.official_winner)
+    fig.update_layout(
+        title=title or (f"Winner over all weights (official winner {short_name(tmap.official_winner)} "
+                        f"wins on {share:.0%} of the simplex)"),
+        ternary={"aaxis": {"title": a_label}, "baxis": {"title": b_label}, "caxis": {"title": c_label}},
+        height=480, margin={"l": 40, "r": 40, "t": 70, "b": 40}, template="plotly_white")
+    return fig
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def leaderboard_html(board: pd.DataFrame, *, entity: str = "method", decimals: int = 4) -> str:
+    """The re-scored leaderboard (from :meth:`Rescorer.leaderboard`) as an HTML table.
+
+    Each row carries ``data-name`` (the escaped competitor) so tests and
+    styles can find it; a place change against the official verdict is shown
+    with an arrow.
+    """
+    rows = []
+    for row in board.to_dict("records"):
+        change = int(row["change"])
+        arrow = f'<span style="color:#2ca02c">▲{change}</span>' if change > 0 else (
+            f'<span style="color:#d62728">▼{-change}</span>' if change < 0 else "")
+        name = html.escape(str(row[entity]))
+        rows.append(f'<tr data-name="{name}"><td class="number">{int(row["place"])}</td>'
+                    f'<td class="name" title="{name}">{short_name(row[entity], limit=40)}</td>'
+                    f'<td class="number">{row["score"]:.{decimals}f}</td>'
+                    f'<td class="number">{int(row["official_place"])}</td><td>{arrow}</td></tr>')
+    return (_TABLE_STYLE + '<table class="srdash-sensitivity-table srdash-sensitivity-leaderboard">'
+            f'<thead><tr><th>Place</th><th>{entity.capitalize()}</th><th>Score</th><th>Official place</th>'
+            '<th>Change</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
+            '<p style="font-size:smaller">Place 1 = best; higher score is better; equal scores share a place.</p>')
+
+
+def alternatives_html(table: pd.DataFrame, *, entity: str = "method", max_pairs: int = 6) -> str:
+    """The irrelevant-alternatives table (from :func:`srdash.analysis.sensitivity.irrelevant_alternatives`),
+    headed by a flag saying whether the verdict depends on any competitor's presence.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.judging.ranking import judge
+    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.analysis import sensitivity
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
+    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
+    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> page = alternatives_html(sensitivity.irrelevant_alternatives(rescorer))
+    >>> "No pair of methods swaps places" in page or "The verdict depends" in page
+    True
+    """
+    if table.empty:
+        return "<p>Too few competitors to remove one.</p>"
+    disruptive = table[table["swaps"] > 0]
+    if disruptive.empty:
+        flag = (f'<p class="srdash-flag-ok" style="color:#2ca02c">✔ No pair of {entity}s swaps places when any '
+                f'one {entity} is removed.</p>')
+    else:
+        winner_changes = table[table["winner_changes"]]
+        detail = ""
+        if not winner_changes.empty:
+            detail = " The winner changes when " + ", ".join(
+                html.escape(str(r)) for r in winner_changes["removed"]) + " is removed."
+        flag = (f'<p class="srdash-flag-depends" style="color:#d62728;font-weight:bold">⚠ The verdict depends on '
+                f'which {entity}s take part: removing one of {len(disruptive)} {entity}(s) swaps the places of '
+                f'others.{detail}</p>')
+    rows = []
+    for row in table.to_dict("records"):
+        pairs = [p for p in str(row["swapped_pairs"]).split("; ") if p]
+        shown = ", ".join(html.escape(p) for p in pairs[:max_pairs]) + (" …" if len(pairs) > max_pairs else "")
+        rows.append(f'<tr><td>{html.escape(str(row["removed"]))}</td><td>{html.escape(str(row["winner_without"]))}'
+                    f'</td><td>{"yes" if row["winner_changes"] else ""}</td><td class="number">{int(row["swaps"])}</td>'
+                    f"<td>{shown}</td></tr>")
+    return (_TABLE_STYLE + flag + '<table class="srdash-sensitivity-table srdash-alternatives"><thead><tr>'
+            '<th>Removed</th><th>Winner without it</th><th>Winner changes</th><th>Pairs swapped</th>'
+            '<th>Swapped pairs (x/y: x was ahead, now behind)</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table>")
+
+
+def winning_weights_html(answer: WinningWeights, *, labels: Mapping[str, str] | None = None) -> str:
+    """One paragraph answering "which weights would make this method win?".
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.judging.ranking import judge
+    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.analysis import sensitivity
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
+    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
+    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> answer = sensitivity.find_winning_weights(rescorer, "c", samples=100)
+    >>> winning_weights_html(answer).startswith("<p><b>Impossible.</b> No weights make &#x27;c&#x27; win")
+    True
+    """
+    labels = dict(labels or {})
+    text = html.escape(answer.explanation)
+    method = f"<i>(method: {html.escape(answer.approach)})</i>"
+    if answer.weights is None:
+        return f"<p><b>{html.escape(answer.status.capitalize())}.</b> {text} {method}</p>"
+    weights = ", ".join(f"{html.escape(labels.get(k, k))} {v:.3f}" for k, v in answer.weights.items())
+    return f"<p><b>Found:</b> {weights} (normalised to sum 1). {text} {method}</p>"
+

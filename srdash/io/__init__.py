@@ -1,0 +1,1 @@
+"""Reading and validating inputs: results files, dataset descriptions and data files."""

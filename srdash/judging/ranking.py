@@ -1,0 +1,504 @@
+"""Ranking and aggregation: from per-run criteria to a verdict.
+
+The procedure (``kind = "rank-harmonic"`` rules, as in SRBench 2022):
+
+1. per run, each criterion's value is rounded to the criterion's decimals;
+2. per (method, dataset), the runs are combined with the median (or mean) and
+   rounded again, so that near-equal values tie;
+3. per dataset and criterion, methods are ranked so that **higher is better**:
+   ranks run from 1 (worst) to K (best), K = number of methods; ties follow the
+   rules' ``rank_method``;
+4. the dataset score is the weighted harmonic mean of the criteria ranks;
+5. the final score is the mean of the dataset scores.
+
+Missing values follow one documented rule: a (method, dataset) pair without any
+run is *DNF* and takes the lowest positions (tied among DNFs) on every
+criterion; a run whose value is missing (NaN, e.g. a model that could not be
+parsed) counts as the worst possible value (-inf once oriented so that higher is
+better) and takes part in the median like any other value. A criterion with no
+value at all in the input is left out of the harmonic mean, with a warning.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from srdash.judging.rules import parse_rules
+>>> rules = parse_rules('''
+... [[criteria]]
+... name = "accuracy"
+... column = "r2_test"
+... decimals = 3
+... ''')
+>>> table = pd.DataFrame({
+...     "method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
+...     "run": 0, "r2_test": [0.9, 0.8, 0.5, 0.7]})
+>>> judge(table, rules).leaderboard[["place", "method", "score"]]
+   place method  score
+0      1      a    1.5
+1      1      b    1.5
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from srdash.judging import provenance
+from srdash.errors import SrdashError
+from srdash.judging.rules import Criterion, Rules
+
+__all__ = [
+    "Verdict",
+    "judge",
+    "aggregate_runs",
+    "rank_within_dataset",
+    "weighted_harmonic_mean",
+    "scores_from_ranks",
+    "place_from_scores",
+    "compare_verdicts",
+    "versions",
+]
+
+# Scores are compared after rounding to this many decimals so that sums done
+# in a different order (a permuted input) cannot split a genuine tie.
+_SCORE_DECIMALS = 9
+
+
+def versions() -> dict[str, str]:
+    """Versions that a verdict depends on (see :func:`srdash.judging.provenance.versions`).
+
+    Examples
+    --------
+    >>> sorted(versions())
+    ['numpy', 'pandas', 'python', 'srdash', 'sympy']
+    """
+    return provenance.versions()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of judging a competition under one set of rules.
+
+    Attributes
+    ----------
+    leaderboard : DataFrame
+        One row per method, best first: ``place`` (1 = best; tied scores share
+        the smallest place), ``method``, ``score`` (mean over datasets of the
+        dataset scores; higher is better), ``<criterion>_rank`` (mean rank over
+        datasets; higher is better, K = best), ``datasets`` (number of
+        datasets) and ``dnf`` (datasets without any result).
+    per_dataset : DataFrame
+        One row per (dataset, method): ``status`` ('ok' or 'DNF'), ``runs``,
+        the aggregated ``<criterion>`` value (in its own direction; NaN for
+        DNF, -inf/+inf when every run failed), ``<criterion>_rank`` and
+        ``dataset_score``.
+    problems : DataFrame
+        ``kind``, ``method``, ``dataset``, ``run``, ``detail``: rejected or
+        failed models, timeouts, missing values and DNF cells.
+    criteria : tuple of Criterion
+        The criteria actually ranked (those with data).
+    warnings : tuple of str
+        Things the reader of the verdict must know (dropped criteria, version
+        mismatches, ...).
+    rules : Rules
+    n_methods : int
+        K, the number of methods ranked.
+    provenance : Mapping
+        Versions and the rules hash; the pipeline adds input hashes.
+    """
+
+    leaderboard: pd.DataFrame
+    per_dataset: pd.DataFrame
+    problems: pd.DataFrame
+    criteria: tuple[Criterion, ...]
+    warnings: tuple[str, ...]
+    rules: Rules
+    n_methods: int
+    provenance: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def winner(self) -> str:
+        """The method in first place (ties: alphabetical first)."""
+        return str(self.leaderboard["method"].iloc[0])
+
+    def with_provenance(self, **entries: str) -> "Verdict":
+        """A copy with more provenance entries."""
+        merged = dict(self.provenance)
+        merged.update(entries)
+        return replace(self, provenance=MappingProxyType(merged))
+
+
+def weighted_harmonic_mean(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted harmonic mean along the last axis.
+
+    ``sum(w) / sum(w / r)``, over the entries with ``w > 0``. A rank of 0 with
+    a positive weight gives 0 (the limit of the formula), as in the
+    ``k-minus-dense`` rule where the last method can get rank 0.
+
+    Parameters
+    ----------
+    ranks : array of shape (..., n_criteria)
+        Non-negative ranks.
+    weights : array of shape (n_criteria,)
+        Non-negative weights, at least one positive.
+
+    Examples
+    --------
+    >>> weighted_harmonic_mean(np.array([1.0, 2.0, 4.0]), np.ones(3)).round(4)
+    np.float64(1.7143)
+    >>> float(weighted_harmonic_mean(np.array([0.0, 3.0]), np.ones(2)))
+    0.0
+    >>> float(weighted_harmonic_mean(np.array([2.0, 8.0]), np.array([1.0, 0.0])))
+    2.0
+    """
+    ranks = np.asarray(ranks, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    active = weights > 0
+    r = ranks[..., active]
+    w = weights[active]
+    with np.errstate(divide="ignore"):
+        inverse = np.where(r > 0, w / np.where(r > 0, r, 1.0), np.inf)
+    total = inverse.sum(axis=-1)
+    return np.where(np.isinf(total), 0.0, w.sum() / total)
+
+
+def _oriented(values: pd.Series, criterion: Criterion) -> pd.Series:
+    """Values oriented so that higher is better, missing values -> -inf."""
+    oriented = values if criterion.direction == "higher" else -values
+    return oriented.fillna(-np.inf)
+
+
+def _round(values: pd.Series, decimals: int | None) -> pd.Series:
+    return values if decimals is None else values.round(decimals)
+
+
+def _per_run_values(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criterion]) -> pd.DataFrame:
+    """dataset, method, run and each criterion rounded and oriented (higher = better, missing = -inf).
+
+    Runs failing the rules' ``min_relative`` threshold get -inf on every criterion.
+    """
+    # A canonical row order: a float mean summed in another order can round
+    # differently at the decimals' boundary, and a permuted input must not.
+    keys = [k for k in ("dataset", "method", "run") if k in table.columns]
+    table = table.sort_values(keys, kind="stable")
+    per_run = pd.DataFrame({
+        "dataset": table["dataset"].to_numpy(),
+        "method": table["method"].to_numpy(),
+        "run": table["run"].to_numpy() if "run" in table.columns else 0,
+    })
+    for c in criteria:
+        values = pd.to_numeric(table[c.column], errors="coerce").astype(float)
+        per_run[c.name] = _oriented(_round(values, c.decimals), c).to_numpy()
+    if rules.min_relative is not None:
+        column, ratio = rules.min_relative
+        if column not in table.columns:
+            raise SrdashError(f"The rules' threshold [filters] min_relative uses the column '{column}', which the "
+                              f"table does not have. Columns: {', '.join(map(str, table.columns))}.")
+        value = pd.to_numeric(table[column], errors="coerce").to_numpy()
+        best = pd.Series(value).groupby(per_run["dataset"].to_numpy()).transform("max").to_numpy()
+        with np.errstate(invalid="ignore"):
+            passes = (best > 0) & (value > ratio * best)
+        for c in criteria:
+            per_run.loc[~passes, c.name] = -np.inf
+    return per_run
+
+
+def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = None) -> pd.DataFrame:
+    """Combine the runs of each (method, dataset) into one value per criterion.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Per-run table with ``method``, ``dataset`` and the criteria columns.
+    rules : Rules
+        Its ``run_aggregation`` says how (``rank-mean`` shows the median here;
+        its ranks come from :func:`judge`).
+    methods : sequence of str, optional
+        Methods of the competition (default: those in ``table``). A method
+        absent from a dataset is DNF there.
+
+    Returns
+    -------
+    DataFrame
+        One row per (dataset, method) of the full grid, sorted: ``status``,
+        ``runs`` and one column per criterion (oriented back to the
+        criterion's own direction; NaN for DNF).
+
+    Examples
+    --------
+    The missing third run of ``a`` counts as the worst value, so the median of
+    (0.5, 0.9, -inf) is 0.5:
+
+    >>> from srdash.judging.rules import load_rules
+    >>> t = pd.DataFrame({"method": ["a", "a", "a", "b"], "dataset": "d", "run": [0, 1, 2, 0],
+    ...                   "r2_test": [0.5, 0.9, np.nan, 0.7]})
+    >>> aggregate_runs(t, load_rules("srbench2022"))[["method", "runs", "accuracy"]]
+      method  runs  accuracy
+    0      a     3       0.5
+    1      b     1       0.7
+    """
+    criteria = [c for c in rules.criteria if c.column in table.columns]
+    # unique() first: iterating a whole (arrow-backed) string column is slow
+    all_methods = sorted(set(methods) if methods is not None else table["method"].unique())
+    datasets = sorted(table["dataset"].unique())
+    grid = pd.MultiIndex.from_product([datasets, all_methods], names=["dataset", "method"])
+    per_run = _per_run_values(table, rules, criteria)
+    how = "median" if rules.run_aggregation == "rank-mean" else rules.run_aggregation
+    grouped = per_run.groupby(["dataset", "method"], sort=True)
+    combined = grouped[[c.name for c in criteria]].agg(how)
+    combined["runs"] = grouped.size()
+    out = combined.reindex(grid)
+    out["runs"] = out["runs"].fillna(0).astype(int)
+    out["status"] = np.where(out["runs"] > 0, "ok", "DNF")
+    for c in criteria:
+        back = _round(out[c.name], c.decimals)
+        out[c.name] = back if c.direction == "higher" else -back
+    out = out.reset_index()
+    return out[["dataset", "method", "status", "runs"] + [c.name for c in criteria]]
+
+
+def _rank_mean(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criterion], methods: Sequence[str],
+               n_methods: int) -> pd.DataFrame:
+    """Rank methods among the runs sharing a run id, then average each method's ranks over the runs."""
+    per_run = _per_run_values(table, rules, criteria)
+    slots = per_run[["dataset", "run"]].drop_duplicates()
+    grid = slots.merge(pd.DataFrame({"method": list(methods)}), how="cross")
+    full = grid.merge(per_run, on=["dataset", "method", "run"], how="left")
+    slot_key = pd.Series(full["dataset"].astype(str) + "\x00" + full["run"].astype(str), index=full.index)
+    ranked = full[["dataset", "method"]].copy()
+    for c in criteria:
+        values = full[c.name].fillna(-np.inf)  # a missing run of a method: worst
+        ranked[f"{c.name}_rank"] = rank_within_dataset(values, slot_key, method=rules.rank_method,
+                                                       n_methods=n_methods)
+    return ranked.groupby(["dataset", "method"], sort=True).mean().reset_index()
+
+
+def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: str = "higher",
+                        method: str = "average", n_methods: int | None = None) -> pd.Series:
+    """Rank methods within each dataset, higher rank = better.
+
+    Parameters
+    ----------
+    values : Series
+        One value per (dataset, method); NaN means DNF and ranks lowest (tied).
+    datasets : Series
+        The dataset of each value (same index).
+    direction : {'higher', 'lower'}
+        Which values are better.
+    method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
+        Tie rule. ``average``/``min``/``max``: tied values get the average,
+        lowest or highest of the positions they occupy (1 = worst, K = best);
+        ``dense``: 1 for the worst value, +1 for each better distinct value;
+        ``k-minus-dense``: K minus the dense rank counted from the best value.
+    n_methods : int, optional
+        K for ``k-minus-dense`` (default: the group size).
+
+    Examples
+    --------
+    >>> v = pd.Series([0.9, 0.9, 0.5, np.nan])
+    >>> d = pd.Series(["x"] * 4)
+    >>> rank_within_dataset(v, d).tolist()
+    [3.5, 3.5, 2.0, 1.0]
+    >>> rank_within_dataset(v, d, method="k-minus-dense").tolist()
+    [3.0, 3.0, 2.0, 1.0]
+    >>> rank_within_dataset(v, d, direction="lower", method="min").tolist()
+    [2.0, 2.0, 4.0, 1.0]
+    """
+    oriented = values if direction == "higher" else -values
+    oriented = oriented.fillna(-np.inf)
+    groups = oriented.groupby(datasets.to_numpy(), sort=False)
+    if method == "k-minus-dense":
+        k = groups.transform("size") if n_methods is None else n_methods
+        return (k - groups.rank(method="dense", ascending=False)).astype(float)
+    return groups.rank(method=method, ascending=True).astype(float)
+
+
+def scores_from_ranks(rank_matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Final scores from a (methods, datasets, criteria) array of ranks.
+
+    The mean over datasets of the weighted harmonic mean over criteria. This is
+    the cheap part of judging, separated so that weight sensitivity can re-score
+    thousands of weight vectors without re-ranking.
+
+    Examples
+    --------
+    >>> ranks = np.array([[[2.0, 1.0]], [[1.0, 2.0]]])  # 2 methods, 1 dataset, 2 criteria
+    >>> scores_from_ranks(ranks, np.array([1.0, 1.0])).round(4).tolist()
+    [1.3333, 1.3333]
+    """
+    return weighted_harmonic_mean(rank_matrix, weights).mean(axis=-1)
+
+
+def place_from_scores(scores: Sequence[float]) -> np.ndarray:
+    """Places (1 = best); equal scores share the smallest place.
+
+    Examples
+    --------
+    >>> place_from_scores([2.0, 3.5, 2.0, 1.0]).tolist()
+    [2, 1, 2, 4]
+    """
+    rounded = pd.Series(np.round(np.asarray(scores, dtype=float), _SCORE_DECIMALS))
+    return rounded.rank(method="min", ascending=False).astype(int).to_numpy()
+
+
+def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.DataFrame:
+    rows = []
+    if "status" in table.columns:
+        bad = table[~table["status"].isin(["ok", "given"]) & table["status"].notna()]
+        reasons = bad["reason"] if "reason" in bad.columns else pd.Series("", index=bad.index)
+        for (_, row), reason in zip(bad.iterrows(), reasons):
+            rows.append({"kind": row["status"], "method": row["method"], "dataset": row["dataset"],
+                         "run": row.get("run"), "detail": str(reason)})
+    for c in criteria:
+        missing = table[pd.to_numeric(table[c.column], errors="coerce").isna()]
+        for _, row in missing.iterrows():
+            rows.append({"kind": "missing value", "method": row["method"], "dataset": row["dataset"],
+                         "run": row.get("run"),
+                         "detail": f"no {c.label} ({c.column}); counted as the worst value"})
+    for _, row in aggregated[aggregated["status"] == "DNF"].iterrows():
+        rows.append({"kind": "DNF", "method": row["method"], "dataset": row["dataset"], "run": None,
+                     "detail": "no result on this dataset; ranked last on every criterion"})
+    problems = pd.DataFrame(rows, columns=["kind", "method", "dataset", "run", "detail"])
+    return problems.sort_values(["kind", "dataset", "method"], kind="stable").reset_index(drop=True)
+
+
+def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = None) -> Verdict:
+    """Judge a competition: per-run criteria in, verdict out.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Per-run table (``method``, ``dataset``, criteria columns; see
+        ``docs/ARCHITECTURE.md``), already validated.
+    rules : Rules
+        Rules of kind ``rank-harmonic``.
+    methods : sequence of str, optional
+        The competition's methods (default: every method in ``table``); K is
+        their number.
+
+    Returns
+    -------
+    Verdict
+
+    Raises
+    ------
+    SrdashError
+        When no criterion of the rules has any data.
+
+    Examples
+    --------
+    >>> from srdash.judging.rules import load_rules
+    >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0,
+    ...                   "r2_test": [0.9, 0.8], "simplicity": [-1.0, -0.5]})
+    >>> v = judge(t, load_rules("srbench2022"))
+    >>> v.leaderboard[["method", "accuracy_rank", "simplicity_rank"]].to_dict("list")
+    {'method': ['a', 'b'], 'accuracy_rank': [2.0, 1.0], 'simplicity_rank': [1.0, 2.0]}
+    >>> v.warnings[0]
+    "Criterion 'property' has no data (column 'property' is missing or empty); it is left out of the harmonic mean."
+    """
+    if rules.kind != "rank-harmonic":
+        raise SrdashError(f"judge() applies rules of kind 'rank-harmonic'; the rules '{rules.name}' are "
+                          f"of kind '{rules.kind}'.")
+    notes: list[str] = []
+    criteria = []
+    for c in rules.criteria:
+        if c.column in table.columns and pd.to_numeric(table[c.column], errors="coerce").notna().any():
+            criteria.append(c)
+        else:
+            notes.append(f"Criterion '{c.name}' has no data (column '{c.column}' is missing or empty); "
+                         "it is left out of the harmonic mean.")
+    if not criteria:
+        raise SrdashError(
+            f"None of the criteria of the rules '{rules.name}' has data: expected column(s) "
+            f"{', '.join(repr(c.column) for c in rules.criteria)}; the table has {', '.join(map(repr, table.columns))}."
+        )
+    if sum(c.weight for c in criteria) <= 0:
+        raise SrdashError("Every criterion with data has weight 0; give at least one a positive weight.")
+    sympy_warning = provenance.sympy_version_warning(rules)
+    if sympy_warning:
+        notes.append(sympy_warning)
+
+    used_rules = rules if len(criteria) == len(rules.criteria) else replace(rules, criteria=tuple(criteria))
+    aggregated = aggregate_runs(table, used_rules, methods=methods)
+    n_methods = aggregated["method"].nunique()
+    per_dataset = aggregated.copy()
+    if rules.run_aggregation == "rank-mean":
+        run_ranks = _rank_mean(table, used_rules, criteria, sorted(per_dataset["method"].unique()), n_methods)
+        # a DNF method's runs are all missing, so it already takes the lowest
+        # positions (tied with runs that failed the threshold) in every run
+        per_dataset = per_dataset.merge(run_ranks, on=["dataset", "method"], how="left")
+    else:
+        for c in criteria:
+            values = per_dataset[c.name].where(per_dataset["status"] == "ok")
+            per_dataset[f"{c.name}_rank"] = rank_within_dataset(
+                values, per_dataset["dataset"], direction=c.direction, method=rules.rank_method,
+                n_methods=n_methods)
+    ranks = [per_dataset[f"{c.name}_rank"].to_numpy() for c in criteria]
+    weights = np.array([c.weight for c in criteria], dtype=float)
+    per_dataset["dataset_score"] = weighted_harmonic_mean(np.column_stack(ranks), weights)
+
+    grouped = per_dataset.groupby("method", sort=True)
+    leaderboard = pd.DataFrame({
+        "score": grouped["dataset_score"].mean(),
+        **{f"{c.name}_rank": grouped[f"{c.name}_rank"].mean() for c in criteria},
+        "datasets": grouped.size(),
+        "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
+    }).reset_index()
+    leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
+    leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
+
+    block = provenance.provenance_block(rules)
+    return Verdict(
+        leaderboard=leaderboard,
+        per_dataset=per_dataset,
+        problems=_problems(table, aggregated, criteria),
+        criteria=tuple(criteria),
+        warnings=tuple(notes),
+        rules=rules,
+        n_methods=int(n_methods),
+        provenance=MappingProxyType(block),
+    )
+
+
+def compare_verdicts(verdicts: Sequence[Verdict]) -> pd.DataFrame:
+    """Places and scores of every method under several verdicts, side by side.
+
+    Parameters
+    ----------
+    verdicts : sequence of Verdict
+        Verdicts of the same competition under different rules (named by
+        ``verdict.rules.name``, which must be unique).
+
+    Returns
+    -------
+    DataFrame
+        ``method``, then ``place:<rules>`` and ``score:<rules>`` per verdict, and
+        ``differs`` (True when the method's place is not the same under every
+        verdict); ordered by the first verdict's places.
+
+    Examples
+    --------
+    >>> from srdash.judging.rules import load_rules
+    >>> t = pd.DataFrame({"method": list("PPPQQQ"), "dataset": "d", "run": [0, 1, 2] * 2,
+    ...                   "r2_test": [0.9, 0.9, 0.1, 0.8, 0.8, 0.8]})
+    >>> table = compare_verdicts([judge(t, load_rules(p)) for p in ("srbench2022", "srbench2022-as-run")])
+    >>> table[["method", "place:srbench2022", "place:srbench2022-as-run", "differs"]]
+      method  place:srbench2022  place:srbench2022-as-run  differs
+    0      P                  1                         2     True
+    1      Q                  2                         1     True
+    """
+    names = [v.rules.name for v in verdicts]
+    if len(set(names)) != len(names):
+        raise SrdashError(f"compare_verdicts() needs verdicts under differently named rules. Got {names}.")
+    table = None
+    for verdict in verdicts:
+        board = verdict.leaderboard.set_index("method")[["place", "score"]]
+        board.columns = [f"place:{verdict.rules.name}", f"score:{verdict.rules.name}"]
+        table = board if table is None else table.join(board, how="outer")
+    places = table[[f"place:{n}" for n in names]]
+    table["differs"] = places.nunique(axis=1, dropna=False) > 1
+    first = f"place:{names[0]}"
+    return table.reset_index().sort_values([first, "method"], kind="stable").reset_index(drop=True)
