@@ -295,7 +295,7 @@ def load_rules(name_or_path: str | Path | Rules) -> Rules:
 
 
 _TOP_KEYS = {"name", "title", "description", "kind", "competition_sympy_version", "ranking", "criteria",
-             "filters", "representative", "review"}
+             "filters", "representative", "review", "rubric"}
 _CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description"}
 
 
