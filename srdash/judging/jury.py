@@ -20,7 +20,7 @@ jurors. A rules file declares such a rubric in a ``[rubric]`` table (see
 Scores
 ------
 A juror's score of an entry is the weighted mean of their criterion scores
-(weights scaled to sum to 1); an entry a juror left incomplete (a criterion
+(weights scaled to sum to 1, rounded to 9 decimals so that equal means tie); an entry a juror left incomplete (a criterion
 without a score) does not count for that juror, and the summary says so.
 The entry's **score** is the mean of its jurors' scores (the 2023 rule). Its
 **z-score** is the mean of the jurors' *normalised* scores: each juror's
@@ -82,6 +82,7 @@ NORMALISATIONS = ("none", "z-score")
 #: The columns of a table of juror scores (as :meth:`srdash.judging.trust.TrustStore.jury_scores` returns).
 SCORE_COLUMNS = ("judge", "dataset", "method", "criterion", "score")
 
+_DECIMALS = 9  # a juror's weighted score is rounded to this many decimals
 _RUBRIC_KEYS = {"scale", "normalisation", "disagreement", "criteria"}
 _CRITERION_KEYS = {"name", "label", "weight", "description"}
 
@@ -346,7 +347,9 @@ def jury_summary(scores: pd.DataFrame, rubric: Rubric, models=None) -> JurySumma
         if missing:
             problem_rows.append((judge, dataset, method, f"left out: no score for {', '.join(missing)}"))
             continue
-        juror_rows.append((judge, dataset, method, float(sum(weights[c] * values[c] for c in weights))))
+        # rounded so that equal weighted means tie exactly ((2*4 + 1)/3 and (2*2 + 5)/3 differ in the 16th digit)
+        weighted = round(float(sum(weights[c] * values[c] for c in weights)), _DECIMALS)
+        juror_rows.append((judge, dataset, method, weighted))
     juror_scores = pd.DataFrame(juror_rows, columns=["judge", "dataset", "method", "score"])
     juror_scores["z"] = (juror_scores.groupby("judge")["score"].transform(_z_scores)
                          if len(juror_scores) else pd.Series(dtype=float))
