@@ -54,9 +54,11 @@ from srdash.judging.trust import (
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
                                    logged)
 
-__all__ = ["ReviewPage", "ReviewApp", "ModelCard", "DEFAULT_RULES"]
+__all__ = ["ReviewPage", "ReviewApp", "ModelCard", "DEFAULT_RULES", "REVEAL_CONFIRMATION", "access_key_from_query"]
 
 DEFAULT_RULES = "srbench2022-realworld"
+#: What the organiser types to confirm revealing the methods (which closes the review).
+REVEAL_CONFIRMATION = "REVEAL"
 
 # Three demo datasets are plenty to try the review (and simplify quickly).
 DEMO_DATASETS = ("exact_formula_medium", "featureselection_easy", "extrapolation_easy")
@@ -275,10 +277,14 @@ class ReviewApp(widgets.VBox):
     data_dir : path, optional
         Folder with the datasets' test files (see :func:`srdash.judging.representative.find_test_file`).
     organiser : bool
-        Show the organiser's panel: agreement between judges, unblinding (which
-        closes the review) and the real-world leaderboard.
+        Show the organiser's panel: judges x datasets completeness, agreement
+        between judges, revealing (which closes the review; typed confirmation)
+        and reopening, and the real-world leaderboard.
     source : str
         Where the results came from, shown in the header.
+    disagreement_threshold : float
+        The organiser's panel flags the models whose judges' ranks differ by
+        more than this.
 
     Examples
     --------
@@ -300,7 +306,8 @@ class ReviewApp(widgets.VBox):
     def __init__(self, representatives: pd.DataFrame, store: TrustStore, *, judge: str,
                  rules: str | Rules = DEFAULT_RULES, settings: ReviewSettings | None = None,
                  methods: Sequence[str] | None = None, features: Mapping[str, Sequence[str]] | None = None,
-                 data_dir: str | Path | None = None, organiser: bool = False, source: str = "", **kwargs):
+                 data_dir: str | Path | None = None, organiser: bool = False, source: str = "",
+                 disagreement_threshold: float = 2.0, **kwargs):
         if not isinstance(judge, str) or not judge.strip():
             raise SrdashError(f"The review needs the judge's name (--judge NAME). Got {judge!r}.")
         self.set_trait("judge", judge.strip())
@@ -313,6 +320,7 @@ class ReviewApp(widgets.VBox):
         self.features = dict(features or {})
         self.data_dir = Path(data_dir) if data_dir else None
         self.organiser = organiser
+        self.disagreement_threshold = float(disagreement_threshold)
         self.datasets = sorted(set(self.representatives["dataset"])) if len(self.representatives) else []
         self.cards: dict[str, list[ModelCard]] = {}
         self._values: dict[str, dict[str, float | None]] = {d: {} for d in self.datasets}
@@ -573,25 +581,33 @@ class ReviewApp(widgets.VBox):
                 card.reveal(change["new"])
 
     def _build_organiser_panel(self) -> None:
-        self.confirm_reveal = widgets.Checkbox(value=False, indent=False, description="The review is over",
-                                               layout=widgets.Layout(width="auto"))
+        self.confirm_reveal = widgets.Text(value="", placeholder=f"type {REVEAL_CONFIRMATION} to confirm",
+                                           description="Confirm", continuous_update=True,
+                                           layout=widgets.Layout(width="300px"))
         self.reveal_button = widgets.Button(description="Reveal the methods and close the review",
                                             button_style="warning", icon="eye", disabled=True,
                                             layout=widgets.Layout(width="auto"))
+        self.reopen_button = widgets.Button(description="Reopen the review", icon="unlock",
+                                            tooltip="Let the judges change their entries again (kept in the "
+                                                    "store's history)",
+                                            layout=widgets.Layout(width="auto", display="none"))
         self.refresh_button = widgets.Button(description="Refresh", icon="refresh",
                                              tooltip="Read every judge's latest entries from the store",
                                              layout=widgets.Layout(width="auto"))
         self.confirm_reveal.observe(self._on_confirm_reveal_change, "value")
         self.reveal_button.on_click(lambda _: self.unblind())
+        self.reopen_button.on_click(lambda _: self.reopen())
         self.refresh_button.on_click(lambda _: self._refresh_organiser_panel())
         self.organiser_status = widgets.HTML("")
+        self.completeness = widgets.HTML("")
+        self.reveal_help = widgets.HTML("")
         self.leaderboard = widgets.HTML("")
         self.organiser_panel.children = [
             widgets.HTML("<h2 style='margin:6px 0 4px 0'>Organiser</h2>"),
-            self.organiser_status, widgets.HBox([self.refresh_button]),
-            widgets.HTML("<div class='srdash-explain'>Revealing shows every judge the method names and makes "
-                         "every entry read-only. Tick the box, then reveal.</div>"),
-            widgets.HBox([self.confirm_reveal, self.reveal_button], layout=widgets.Layout(align_items="center")),
+            self.completeness, self.organiser_status, widgets.HBox([self.refresh_button]),
+            self.reveal_help,
+            widgets.HBox([self.confirm_reveal, self.reveal_button, self.reopen_button],
+                         layout=widgets.Layout(align_items="center", flex_flow="row wrap")),
             self.leaderboard,
         ]
         self.organiser_panel.add_class("srdash-organiser")
@@ -599,49 +615,123 @@ class ReviewApp(widgets.VBox):
                                                      margin="8px 0")
 
     def _on_confirm_reveal_change(self, change) -> None:
-        self.reveal_button.disabled = not change["new"] or self.store.closed is not None
+        self.reveal_button.disabled = (change["new"].strip() != REVEAL_CONFIRMATION
+                                       or self.store.closed is not None)
 
     @logged("revealing the methods")
     def unblind(self) -> None:
-        """Reveal the method names and close the review (every entry becomes read-only)."""
+        """Reveal the method names and close the review (every entry becomes read-only).
+
+        Refused unless the organiser typed the confirmation (see :data:`REVEAL_CONFIRMATION`).
+        """
+        if self.confirm_reveal.value.strip() != REVEAL_CONFIRMATION:
+            raise SrdashError(f"Type {REVEAL_CONFIRMATION} in the box to confirm: revealing the methods closes "
+                              "the review for every judge.")
         self.store.unblind(by=self.judge)
-        self.revealed = True
+        self.confirm_reveal.value = ""
+        self._set_closed(True)
+
+    @logged("reopening the review")
+    def reopen(self) -> None:
+        """Reopen the closed review: entries can change again (recorded in the store's events)."""
+        self.store.reopen(by=self.judge, reason="from the organiser's panel")
+        self._set_closed(False)
+
+    def _set_closed(self, closed: bool) -> None:
+        self.revealed = closed or self.revealed
         for dataset, cards in self.cards.items():
             for card in cards:
-                card.lock(True)
+                card.lock(closed)
             self._validate(dataset)
-        self.reveal_button.disabled = True
-        self.confirm_reveal.disabled = True
         self._refresh_progress()
+
+    def completeness_table(self, entries: pd.DataFrame) -> pd.DataFrame:
+        """Judges x datasets: ``"done"`` or ``"k/n"`` (models with a value), from every judge's entries."""
+        judges = sorted(set(entries.loc[entries["value"].notna(), "judge"]))
+        rows = {}
+        for judge in judges:
+            mine = entries[(entries["judge"] == judge) & entries["value"].notna()]
+            row = {}
+            for dataset in self.datasets:
+                models = self._models(dataset)
+                values = dict(zip(mine.loc[mine["dataset"] == dataset, "method"],
+                                  mine.loc[mine["dataset"] == dataset, "value"]))
+                kinds = set(mine.loc[mine["dataset"] == dataset, "kind"]) or {self.settings.trust_input}
+                problems = entry_problems({m: values.get(m) for m in models}, kind=kinds.pop(),
+                                          strict=self.settings.strict_ranks)
+                given = sum(1 for m in models if m in values)
+                row[dataset] = "done" if not problems else f"{given}/{len(models)}"
+            rows[judge] = row
+        return pd.DataFrame.from_dict(rows, orient="index", columns=self.datasets)
 
     @logged("updating the organiser's panel")
     def _refresh_organiser_panel(self) -> None:
         entries = self.store.entries()
         summary = trust_summary(entries, self.representatives, settings=self.settings)
-        judges = sorted(set(entries.loc[entries["value"].notna(), "judge"]))
-        rows = []
-        for judge in judges:
-            counted = summary.judge_ranks[summary.judge_ranks["judge"] == judge]["dataset"].nunique()
-            rows.append(f"<li>{_text(judge)}: {counted} of {len(self.datasets)} datasets complete</li>")
-        status = f"<b>Judges</b><ul style='margin:2px 0'>{''.join(rows) or '<li>no entries yet</li>'}</ul>"
+        table = self.completeness_table(entries)
+        header = "".join(f"<th style='padding:2px 8px'>{_text(d)}</th>" for d in self.datasets)
+        body = "".join(
+            f"<tr><td style='padding:2px 8px'><b>{_text(judge)}</b></td>" + "".join(
+                f"<td style='padding:2px 8px;color:{'#2e8b57' if v == 'done' else '#a35200'}'>"
+                f"{'✓ done' if v == 'done' else _text(v)}</td>" for v in row) + "</tr>"
+            for judge, row in zip(table.index, table.itertuples(index=False)))
+        self.completeness.value = (
+            "<b>Who has finished what</b> (models with a value, of each dataset's models)"
+            f"<table class='srdash-completeness'><tr><th></th>{header}</tr>"
+            f"{body or '<tr><td>no entries yet</td></tr>'}</table>")
+        incomplete = [(j, d, v) for j, row in table.iterrows() for d, v in row.items() if v != "done"]
+        status = ""
         if len(summary.agreement):
             w = ", ".join(f"{_text(r.dataset)}: {'—' if pd.isna(r.kendalls_w) else f'{r.kendalls_w:.2f}'}"
                           f" ({r.judges} judge{'s' if r.judges != 1 else ''})" for r in summary.agreement.itertuples())
             status += (f"<div><b>Agreement (Kendall's W</b>, 1 = the judges agree completely, 0 = not at all)"
                        f": {w}</div>")
-        if self.revealed and len(summary.disagreements):
-            top = summary.disagreements.head(5)
-            listed = "".join(f"<li>{_text(r.dataset)} / {_text(r.method)}: ranks {_text(r.ranks)}</li>"
-                             for r in top.itertuples())
-            status += f"<div><b>Most disagreed models</b><ul style='margin:2px 0'>{listed}</ul></div>"
+        flagged = summary.disagreements[summary.disagreements["spread"] > self.disagreement_threshold]
+        if len(flagged):
+            listed = "".join(
+                f"<li>{_text(r.dataset)} / "
+                f"{_text(r.method) if self.revealed else _text(self._blinded_name(r.dataset, r.method))}: "
+                f"ranks {_text(r.ranks)}</li>" for r in flagged.head(10).itertuples())
+            status += (f"<div><b>Flags: the judges' ranks differ by more than {self.disagreement_threshold:g}"
+                       f"</b><ul style='margin:2px 0'>{listed}</ul></div>")
         closed = self.store.closed
         if closed is not None:
-            status += f"<div>Closed and unblinded on {_text(closed[0][:19])} by {_text(closed[1])}.</div>"
+            self.reveal_help.value = (f"<div><b>✓ Methods revealed: the review was closed on {_text(closed[0][:19])} "
+                                      f"by {_text(closed[1])}.</b> Entries are read-only. Reopening lets the judges "
+                                      "change their entries again; it is recorded in the store's history.</div>")
+            self.reveal_button.description = "Methods revealed (review closed)"
+            self.reveal_button.icon = "check"
+            self.reveal_button.button_style = ""
             self.reveal_button.disabled = True
             self.confirm_reveal.disabled = True
+            self.confirm_reveal.layout.display = "none"
+            self.reopen_button.layout.display = None
+        else:
+            if incomplete:
+                listed = "".join(f"<li>{_text(j)}: {_text(d)} ({_text(v)})</li>" for j, d, v in incomplete)
+                warning = (f"<div style='color:#a35200'><b>⚠ The review is not complete:</b>"
+                           f"<ul style='margin:2px 0'>{listed}</ul></div>")
+            elif table.empty:
+                warning = "<div style='color:#a35200'><b>⚠ No judge has entered anything yet.</b></div>"
+            else:
+                warning = "<div style='color:#2e8b57'>Every judge has completed every dataset.</div>"
+            self.reveal_help.value = (f"{warning}<div class='srdash-explain'>Revealing shows every judge the method "
+                                      "names and makes every entry read-only. Type "
+                                      f"<b>{REVEAL_CONFIRMATION}</b> in the box to enable the button.</div>")
+            self.reveal_button.description = "Reveal the methods and close the review"
+            self.reveal_button.icon = "eye"
+            self.reveal_button.button_style = "warning"
+            self.reveal_button.disabled = self.confirm_reveal.value.strip() != REVEAL_CONFIRMATION
+            self.confirm_reveal.disabled = False
+            self.confirm_reveal.layout.display = None
+            self.reopen_button.layout.display = "none"
         self.organiser_status.value = status
         self.leaderboard.value = self._leaderboard_html(entries) if self.revealed else (
             "<div class='srdash-explain'>The real-world leaderboard appears here once the methods are revealed.</div>")
+
+    def _blinded_name(self, dataset: str, method: str) -> str:
+        """The organiser's own blinded label of ``method`` (names stay hidden until revealed)."""
+        return self.store.blinded_labels(self.judge, dataset, self._models(dataset)).get(method, "?")
 
     def _leaderboard_html(self, entries: pd.DataFrame) -> str:
         verdict = realworld_verdict(self.representatives, entries, self.rules, settings=self.settings,
@@ -689,7 +779,26 @@ def _demo_results(env: Mapping[str, str]):
     return replace(results, table=table), paths["results"].parent
 
 
-def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> dict:
+def access_key_from_query(query: str | None) -> str | None:
+    """The personal access key in a page's query string (``key=...``), or None.
+
+    Voilà gives the kernel the page's query string (``QUERY_STRING``).
+
+    Examples
+    --------
+    >>> access_key_from_query("token=abc&key=s3cr%2Dt")
+    's3cr-t'
+    >>> access_key_from_query("") is None
+    True
+    """
+    from urllib.parse import parse_qs
+
+    values = parse_qs(query or "").get("key")
+    return values[-1] if values else None
+
+
+def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
+                                   access_key: str | None = None) -> dict:
     """The arguments of the :class:`ReviewApp` described by the environment variables of ``srdash review``.
 
     The slow part of opening a review, and no widget: ``ReviewApp(**inputs)``
@@ -706,20 +815,39 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         ``progress(done, total, counts)``, as :func:`srdash.judging.pipeline.prepare_runs` calls it.
     stage : callable, optional
         Called with a line of text saying what is being done.
+    access_key : str, optional
+        The visitor's personal key. Once the organiser issued keys (``srdash
+        trust issue-key``), it alone says who the judge is and whether they
+        are the organiser (``SRDASH_JUDGE`` and ``SRDASH_ORGANISER`` are then
+        ignored), and a missing or invalid key is refused.
 
     Raises
     ------
     SrdashError
-        A missing judge, unknown rules, unreadable results or store.
+        A missing judge or key, unknown rules, unreadable results, a missing
+        or unreadable store.
     """
     from srdash.io.loading import Results, load_results
     from srdash.judging.pipeline import prepare_runs
 
     say = stage or (lambda text: None)
-    judge = environ.get("SRDASH_JUDGE", "").strip()
-    if not judge:
-        raise SrdashError("No judge's name: start the review with `srdash review --judge NAME` "
-                          "(or set SRDASH_JUDGE).")
+    # The store first: when the organiser issued access keys, the key (not the environment) says
+    # who the visitor is and whether they are the organiser.
+    store_path = environ.get("SRDASH_STORE", "").strip()
+    store = TrustStore(store_path or None, create=not store_path)
+    try:
+        if store.keys_issued:
+            judge, role = store.identify(access_key)
+            organiser = role == "organiser"
+        else:
+            judge = environ.get("SRDASH_JUDGE", "").strip()
+            organiser = _environment_flag(environ.get("SRDASH_ORGANISER", ""))
+            if not judge:
+                raise SrdashError("No judge's name: start the review with `srdash review --judge NAME` "
+                                  "(or set SRDASH_JUDGE).")
+    except SrdashError:
+        store.close()
+        raise
     rules = load_rules(environ.get("SRDASH_RULES", "").strip() or DEFAULT_RULES)
     settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
     raw_jobs = environ.get("SRDASH_JOBS", "").strip() or "1"
@@ -744,20 +872,19 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
 
     representatives = representative_runs(results.table, choice=representative_choice(rules),
                                           decimals=accuracy.decimals if accuracy else 3, prepare=prepare)
-    say("Opening the trust store…")
-    store = TrustStore(environ.get("SRDASH_STORE", "").strip() or None)
     return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
             "settings": settings, "methods": sorted(set(results.table["method"])), "features": results.features,
-            "data_dir": data_dir, "organiser": _environment_flag(environ.get("SRDASH_ORGANISER", "")),
-            "source": source}
+            "data_dir": data_dir, "organiser": organiser, "source": source}
 
 
-def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> ReviewApp:
+def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
+                                access_key: str | None = None) -> ReviewApp:
     """Build the :class:`ReviewApp` described by the environment variables of ``srdash review``.
 
     See :func:`review_inputs_from_environment`.
     """
-    return ReviewApp(**review_inputs_from_environment(environ, progress=progress, stage=stage))
+    return ReviewApp(**review_inputs_from_environment(environ, progress=progress, stage=stage,
+                                                      access_key=access_key))
 
 
 class ReviewPage(widgets.VBox):
@@ -776,6 +903,8 @@ class ReviewPage(widgets.VBox):
         only after a browser has displayed the page (see
         :class:`~srdash.apps.panels.PageReady`: widgets built while the
         page loads can be lost), or after this many seconds without one.
+    access_key : str, optional
+        The visitor's personal key (see :func:`access_key_from_query`).
 
     Attributes
     ----------
@@ -794,9 +923,10 @@ class ReviewPage(widgets.VBox):
     app = traitlets.Instance(ReviewApp, allow_none=True, read_only=True)
 
     def __init__(self, environ: Mapping[str, str], *, background: bool = True,
-                 display_timeout: float = SERVED_DISPLAY_TIMEOUT,
+                 display_timeout: float = SERVED_DISPLAY_TIMEOUT, access_key: str | None = None,
                  **kwargs):
         self._environ = dict(environ)
+        self._access_key = access_key
         self._work = BackgroundWork(display_timeout=display_timeout if background else 0.0)
         self.progress = ProgressPanel()
         self.log_panel = LogPanel()
@@ -817,7 +947,7 @@ class ReviewPage(widgets.VBox):
     def _prepare(self) -> None:
         try:
             inputs = review_inputs_from_environment(self._environ, progress=self.progress.update,
-                                                    stage=self.progress.stage)
+                                                    stage=self.progress.stage, access_key=self._access_key)
             self._work.page_displayed()  # the review's widgets are built from here: see PageReady
             app = ReviewApp(**inputs)
         except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report

@@ -81,12 +81,13 @@ def _token_config(token: str) -> Path:
 
 @click.command("review")
 @click.argument("input_path", metavar="[INPUT]", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option("--judge", required=True, help="Your name, as stored with each of your entries.")
+@click.option("--judge", help="Your name, as stored with each of your entries (required unless access keys "
+                               "were issued: each judge then opens their personal link).")
 @click.option("--rules", default="srbench2022-realworld", show_default=True, callback=_check_rules,
               help="Rules preset or .toml rules file: which run represents a method and how trust is entered.")
 @click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Trust store file (created if missing). Default: trust.sqlite in srdash's user data "
-                   "directory (printed at start).")
+              help="Trust store file (an existing one: create it with `srdash trust init`). Default: "
+                   "trust.sqlite in srdash's user data directory (created if missing; printed at start).")
 @click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder with each dataset's test data (<dataset>_test.csv, or a file whose name contains "
                    "the dataset's name and 'test'), to plot predictions against actual values.")
@@ -136,15 +137,25 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
                        f"methods on {results.table['dataset'].nunique()} datasets.", err=True)
         elif datasets_path is not None:
             raise click.UsageError("--datasets only applies to an INPUT; the demo has its own feature names.")
+        # An explicit --store must exist (a mistyped path never becomes a new, empty store); the
+        # default store is created on first use.
+        create = store_path is None
         store_path = store_path or default_store_path()
-        with TrustStore(store_path) as store:  # created and checked now, so a bad file is reported here
+        with TrustStore(store_path, create=create) as store:  # checked now, so a bad file is reported here
             entries = len(store.entries())
+            keys = store.keys_issued
         click.echo(f"Trust store: {Path(store_path).resolve()} ({entries} entries)")
+        if not keys and not (judge or "").strip():
+            raise click.UsageError("Missing option '--judge' (or issue personal access keys with "
+                                   "`srdash trust issue-key`).")
+        if keys:
+            click.echo("Access keys are issued: each judge opens the review with their personal link "
+                       "(`srdash trust issue-key`); --judge and --organiser are ignored.", err=True)
         notebook = app.notebook_path(NOTEBOOK_NAME)
         chosen_port = port or app.free_port(ip if ip != "localhost" else "127.0.0.1")
         # No preheated kernel: it would run the notebook before the judge's latest entries.
         command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=False)
-        env = review_environment(judge=judge, store=store_path, rules=rules, input_path=input_path,
+        env = review_environment(judge=judge or "", store=store_path, rules=rules, input_path=input_path,
                                  data_dir=data_dir, datasets=datasets_path, trust_input=trust_input,
                                  organiser=organiser, jobs=jobs)
         url = f"http://{ip}:{chosen_port}/"
@@ -163,7 +174,8 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
         def announce(line: str) -> None:
             if line.startswith("srdash dashboard:"):
-                click.echo(f"Trust review for {judge}: {shown_url}  (Ctrl-C to stop)")
+                who = f"for {judge}" if judge and not keys else "(each judge adds &key=THEIR-KEY)"
+                click.echo(f"Trust review {who}: {shown_url}  (Ctrl-C to stop)")
             else:
                 click.echo(line)
 
@@ -179,7 +191,15 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
 @click.group("trust")
 def trust() -> None:
-    """Export or import the trust entries of the review (CSV)."""
+    """Create the trust store, issue the judges' access keys, export or import entries (CSV)."""
+
+
+def _existing(store_path):
+    """The store's path; the default one when not given (every command but `trust init` needs an
+    existing store: a mistyped path is an error, never a new empty store)."""
+    from srdash.judging.trust import default_store_path
+
+    return store_path if store_path is not None else default_store_path()
 
 
 _store_option = click.option(
@@ -195,9 +215,75 @@ def export_command(store_path, output):
     """Write every judge's current trust entries to a CSV file."""
     from srdash.judging.trust import TrustStore
 
-    with fail_cleanly(), TrustStore(store_path) as store:
+    with fail_cleanly(), TrustStore(_existing(store_path), read_only=True) as store:
         count = store.export_csv(output)
         click.echo(f"Wrote {count} entries from {store.path} to {output}", err=True)
+
+
+@trust.command("init")
+@_store_option
+@click.option("--seed", type=int, help="Seed of the blinded orders (default: a random one, kept in the store).")
+def init_command(store_path, seed):
+    """Create a new, empty trust store (refused when the file exists)."""
+    from srdash.judging.trust import TrustStore, TrustStoreError
+
+    with fail_cleanly():
+        path = _existing(store_path)
+        if path.exists():
+            raise TrustStoreError(f"'{path}' already exists; give the path of a new file.")
+        with TrustStore(path, seed=seed) as store:
+            click.echo(f"Created the trust store {store.path}", err=True)
+
+
+@trust.command("issue-key")
+@_store_option
+@click.option("--judge", required=True, help="The holder's name (a judge, or the organiser).")
+@click.option("--organiser", is_flag=True, help="An organiser's key: every entry, agreement, revealing.")
+@click.option("--url", help="The review's address (e.g. http://host:8866/?token=SECRET), to print the personal link.")
+def issue_key_command(store_path, judge, organiser, url):
+    """Issue a personal secret access key (printed once: only its hash is kept).
+
+    Once any key is issued, the review admits only holders of a valid key
+    (their link ends with key=KEY): a judge sees and changes only their own
+    entries; only an organiser's key shows the organiser's panel.
+    """
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly(), TrustStore(_existing(store_path), create=False) as store:
+        key = store.issue_key(judge, role="organiser" if organiser else "judge")
+        click.echo(f"Key for {judge} ({'organiser' if organiser else 'judge'}); give it to them only:", err=True)
+        if url:
+            click.echo(f"{url}{'&' if '?' in url else '?'}key={key}")
+        else:
+            click.echo(key)
+
+
+@trust.command("revoke")
+@_store_option
+@click.option("--judge", required=True, help="Whose keys to revoke.")
+def revoke_command(store_path, judge):
+    """Revoke every access key of a judge."""
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly(), TrustStore(_existing(store_path), create=False) as store:
+        count = store.revoke_keys(judge)
+        click.echo(f"Revoked {count} key(s) of {judge}", err=True)
+
+
+@trust.command("reopen")
+@_store_option
+@click.option("--by", "by", required=True, help="The organiser's name, kept in the store's history.")
+@click.option("--reason", default="", help="Why, kept in the store's history.")
+def reopen_command(store_path, by, reason):
+    """Reopen a review the organiser closed (the judges can change their entries again)."""
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly(), TrustStore(_existing(store_path), create=False) as store:
+        if store.closed is None:
+            click.echo("The review is open; nothing to do.", err=True)
+            return
+        store.reopen(by=by, reason=reason)
+        click.echo(f"Reopened the review in {store.path}", err=True)
 
 
 @trust.command("import")

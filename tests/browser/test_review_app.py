@@ -302,6 +302,7 @@ def test_listening_elsewhere_requires_the_token(competition, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
     env.update({"SRDASH_CACHE_DIR": str(competition["folder"] / "cache"), "SRDASH_TOKEN": "s3cret-token",
                 "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "IPYTHONDIR": str(tmp_path / "ipython")})
+    TrustStore(tmp_path / "t.sqlite").close()
     process = subprocess.Popen([sys.executable, "-m", "srdash", "review", str(competition["results"]),
                                 "--judge", "eve", "--store", str(tmp_path / "t.sqlite"), "--ip", "127.0.0.2",
                                 "--port", str(port)],
