@@ -454,17 +454,24 @@ class TrustStore:
                                   "srdash trust store, or of a new file to create.") from exc
 
     def _open_read_only(self, timeout: float):
-        """Open without writing anything: ``mode=ro``; when SQLite cannot (a WAL store in a folder
-        we may not write to has no shared-memory file to create), as an immutable file."""
+        """Open without writing anything to the store or beside it.
+
+        While a writer has the store open, its latest changes may still be in
+        the write-ahead log (``-wal`` file): then SQLite's ``mode=ro`` reads them
+        (and shares the writer's ``-shm`` file). Without a log, every change is
+        in the file itself, which is opened as immutable: nothing is created,
+        so a store on read-only media or in a folder we may not write to opens.
+        """
         uri = self.path.resolve().as_uri()
-        try:
-            connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout, isolation_level=None,
-                                         check_same_thread=False)
-            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return connection
-        except sqlite3.Error:
-            return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=timeout, isolation_level=None,
-                                   check_same_thread=False)
+        options = dict(timeout=timeout, isolation_level=None, check_same_thread=False, uri=True)
+        if Path(f"{self.path}-wal").exists():
+            connection = sqlite3.connect(f"{uri}?mode=ro", **options)
+            try:
+                connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return connection
+            except sqlite3.Error:
+                connection.close()
+        return sqlite3.connect(f"{uri}?immutable=1", **options)
 
     # -- plumbing
 
@@ -867,16 +874,18 @@ class ReviewSession:
     Examples
     --------
     >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     with TrustStore(Path(folder) / "trust.sqlite", seed=1) as store:
-    ...         ann = store.session(store.issue_key("ann"))
-    ...         _ = ann.record("d1", "operon", kind="rank", value=1)
-    ...         _ = store.record("bob", "d1", "operon", kind="rank", value=2)
-    ...         print(ann.judge, ann.role, ann.entries()["judge"].tolist())
-    ...         ann.unblind()
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = TrustStore(Path(folder.name) / "trust.sqlite", seed=1)
+    >>> ann = store.session(store.issue_key("ann"))
+    >>> _ = ann.record("d1", "operon", kind="rank", value=1)
+    >>> _ = store.record("bob", "d1", "operon", kind="rank", value=2)
+    >>> ann.judge, ann.role, ann.entries()["judge"].tolist()
+    ('ann', 'judge', ['ann'])
+    >>> ann.unblind()
     Traceback (most recent call last):
     ...
     srdash.judging.trust.TrustStoreError: Only the organiser can reveal the methods; ann holds a judge's key.
+    >>> store.close(); folder.cleanup()
     """
 
     __slots__ = ("_store", "judge", "role")
