@@ -427,3 +427,52 @@ def test_a_mistyped_store_path_is_an_error_not_a_new_store(tmp_path):
     with pytest.raises(SrdashError, match=r"There is no trust store at '.*typo\.sqlite' \(no such file\)"):
         review_inputs_from_environment({"SRDASH_STORE": str(tmp_path / "typo.sqlite"), "SRDASH_JUDGE": "ann"})
     assert not (tmp_path / "typo.sqlite").exists()
+
+
+# --------------------------------------------------------------------------- the comparison view
+
+
+def test_comparison_view_orders_the_models_and_stays_in_step_with_the_cards(store):
+    app = ReviewApp(representatives(), store, judge="ann")
+    view = app.comparisons["d1"]
+    assert view in app.cards_box.children and app.cards_box.children.index(view) < app.cards_box.children.index(
+        app.cards["d1"][0])                               # the overview comes before the cards
+    first, second, third = app.cards["d1"]
+    assert [label for label, _ in first.rank_buttons.options] == ["1", "2", "3"]
+    first.rank_buttons.value = 2                          # a button in the overview ...
+    assert first.trust.value == 2                          # ... is the card's entry, saved at once
+    assert store.entries()[["method", "value"]].values.tolist() == [[first.method, 2.0]]
+    third.trust.value = 1                                  # and the card's box moves the button
+    assert third.rank_buttons.value == 1
+    assert "Your order:</b> 1 Model C · 2 Model A" in view.order.value
+    assert "still to rank: Model B" in view.order.value
+    assert "Still to do: d1 (1 model without a rank); d2 (3 models without a rank)." in app.progress.value
+    second.rank_buttons.value = 3
+    assert "every model has a value" in view.order.value and "d1 ✓" in app.progress.value
+    # what the overview shows of each model: escaped formula text, accuracy and simplicity
+    summaries = " ".join(child.children[0].value for child in view.children[1:-1])
+    assert "ŷ = x1 + 2" in summaries and "0.812" in summaries and "3 components" in summaries
+    assert "<script" not in summaries and "&lt;script&gt;" in summaries
+
+
+def test_features_in_natural_order_and_long_formulas_wrap(store):
+    reps = representatives()
+    long_model = " + ".join(f"{i}*x{i}" for i in range(1, 60))
+    reps.loc[0, ["simplified", "model", "components", "features_used"]] = [long_model, long_model, 235.0,
+                                                                           "x10 x2 x1"]
+    card = cards_by_method(ReviewApp(reps, store, judge="ann"), "d1")["plain"]
+    assert "x1, x2, x10" in card.metrics.value and "235 components" in card.metrics.value
+    assert "srdash-formula-text" in card.formula.value and "59*x59" in card.formula.value
+    assert card.typeset.layout.display == "none"
+    card.formula_toggle.value = True
+    assert card.typeset.layout.display == "block" and card.typeset.value.startswith("$$\\hat{y} = ")
+
+
+def test_thumbnail_only_writes_numbers(store):
+    from srdash.figures.review import predicted_vs_actual_thumbnail
+
+    svg = predicted_vs_actual_thumbnail([0.0, 1.0, 2.0, 3.0], [0.0, 1.0, 2.0, 300.0], size=100)
+    # the axes share the actual values' range 0..3 (pad 4): (0, 0) is at (4, 96), (3, 3) at (96, 4);
+    # the prediction 300 is clipped to 1.02 of the frame: y = 100 - (1.02 * 92 + 4) = 2.2
+    assert "cx='4.0' cy='96.0'" in svg and "cx='96.0' cy='2.2'" in svg
+    assert svg.count("<circle") == 4

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -31,7 +32,7 @@ import traitlets
 
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import leaderboard_html, warnings_html
-from srdash.figures.review import over_time_figure, predicted_vs_actual_figure
+from srdash.figures.review import over_time_figure, predicted_vs_actual_figure, predicted_vs_actual_thumbnail
 from srdash.judging.representative import (
     TestData,
     find_test_file,
@@ -54,7 +55,7 @@ from srdash.judging.trust import (
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
                                    logged)
 
-__all__ = ["ReviewPage", "ReviewApp", "ModelCard", "DEFAULT_RULES", "REVEAL_CONFIRMATION", "access_key_from_query"]
+__all__ = ["ReviewPage", "ReviewApp", "ModelCard", "ComparisonView", "DEFAULT_RULES", "REVEAL_CONFIRMATION", "access_key_from_query"]
 
 DEFAULT_RULES = "srbench2022-realworld"
 #: What the organiser types to confirm revealing the methods (which closes the review).
@@ -77,6 +78,16 @@ _CSS = """
 .srdash-metrics td { padding: 2px 10px 2px 0; vertical-align: top; }
 .srdash-metrics td:first-child { width: 150px; white-space: nowrap; }
 .srdash-metrics td:nth-child(2) { width: 240px; }
+.srdash-formula { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+.srdash-formula-text { white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word;
+                       font-family: monospace; font-size: 13px; background: #fafafa; padding: 6px;
+                       border-radius: 4px; max-width: 100%; box-sizing: border-box; }
+.srdash-compare-row { border-bottom: 1px solid #eee; padding: 4px 0; }
+.srdash-compare-row .srdash-compare-formula { font-family: monospace; font-size: 12px; white-space: nowrap;
+                                              overflow: hidden; text-overflow: ellipsis; max-width: 100%; }
+.srdash-compare-row td { padding: 0 8px 0 0; vertical-align: middle; }
+.srdash-rank-row .widget-toggle-button { width: 38px; }
+.srdash-rank-row button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
 /* plotly's renderer sizes the plot to its container, which an output area leaves at height 0 */
 .srdash-figure .jp-RenderedPlotly { display: block; height: 300px; }
 </style>
@@ -98,6 +109,36 @@ def _number(value, digits: int) -> str:
     if np.isinf(number):
         return "failed" if number < 0 else "∞"
     return f"{number:.{digits}f}".replace("-", "−")
+
+
+def _natural_key(name: str) -> list:
+    """Sort key putting x2 before x10 (numbers inside names compared as numbers).
+
+    Examples
+    --------
+    >>> sorted(["x10", "x2", "x1", "age"], key=_natural_key)
+    ['age', 'x1', 'x2', 'x10']
+    """
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+            for part in re.split(r"(\d+)", str(name)) if part]
+
+
+# A formula longer than this is shown as wrapping text (typeset on demand).
+_LONG_COMPONENTS = 60
+_LONG_LATEX = 600
+
+
+def _is_long(row: Mapping, latex: str) -> bool:
+    try:
+        components = float(row.get("components"))
+    except (TypeError, ValueError):
+        components = float("nan")
+    return len(latex) > _LONG_LATEX or (np.isfinite(components) and components > _LONG_COMPONENTS)
+
+
+def _components(value) -> str:
+    text = _number(value, 0)
+    return f"{text} component" + ("" if text == "1" else "s")
 
 
 def _time_of(stamp: str) -> str:
@@ -145,14 +186,29 @@ class ModelCard(widgets.VBox):
 
     def __init__(self, row: Mapping, *, label: str, kind: str, n_models: int, latex: str | None,
                  latex_problem: str = "", features_used: Sequence[str] = (), figures=(), figure_note: str = "",
-                 value: float | None = None, comment: str = "", choice: str = "closest-to-median", **kwargs):
+                 value: float | None = None, comment: str = "", choice: str = "closest-to-median",
+                 formula_text: str = "", **kwargs):
         self.method = str(row["method"])
         self.label = label
         self.title = widgets.HTML(self._title_html(revealed=False))
-        if latex is not None:
+        self.formula_toggle = None
+        self.rank_buttons = None  # the comparison row's buttons, when a ComparisonView shows this card
+        if latex is not None and formula_text and _is_long(row, latex):
+            # A long formula is shown as text that wraps inside the card (a typeset formula
+            # does not wrap: it would run thousands of pixels wide); typeset on demand, scrolling.
+            self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html.escape(formula_text)}</div>",
+                                        layout=widgets.Layout(max_width="100%"))
+            self.typeset = widgets.HTMLMath(f"$$\\hat{{y}} = {html.escape(latex)}$$",
+                                            layout=widgets.Layout(display="none", max_width="100%"))
+            self.typeset.add_class("srdash-formula")
+            self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
+                                                       icon="expand", layout=widgets.Layout(width="auto"),
+                                                       tooltip="The long formula typeset (scrolls sideways)")
+            self.formula_toggle.observe(self._on_formula_toggle_change, "value")
+        elif latex is not None:
             # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
             self.formula = widgets.HTMLMath(f"$$\\hat{{y}} = {html.escape(latex)}$$",
-                                            layout=widgets.Layout(overflow="auto", max_width="100%"))
+                                            layout=widgets.Layout(max_width="100%"))
         else:
             self.formula = widgets.HTML(f"<div style='color:#b00'>This model cannot be shown as a formula: "
                                         f"{_text(latex_problem.rstrip('.'))}.</div>")
@@ -185,9 +241,17 @@ class ModelCard(widgets.VBox):
             self.problem,
             self.comment,
         ])
-        super().__init__([self.title, self.formula, widgets.HBox([self.raw_toggle]), self.raw, self.metrics,
-                          self.figures, entry], **kwargs)
+        self.formula.add_class("srdash-formula")
+        toggles = [self.formula_toggle, self.raw_toggle] if self.formula_toggle else [self.raw_toggle]
+        formula = [self.formula, self.typeset] if self.formula_toggle else [self.formula]
+        super().__init__([self.title, *formula, widgets.HBox(toggles), self.raw, self.metrics,
+                          self.figures, entry], layout=widgets.Layout(max_width="100%"), **kwargs)
         self.add_class("srdash-card")
+
+    def _on_formula_toggle_change(self, change) -> None:
+        self.typeset.layout.display = "block" if change["new"] else "none"
+        self.formula_toggle.description = ("Hide the typeset formula" if change["new"]
+                                           else "Show the typeset formula")
 
     def _title_html(self, *, revealed: bool) -> str:
         name = f" <span style='color:#555'>— {_text(self.method)}</span>" if revealed else ""
@@ -197,7 +261,7 @@ class ModelCard(widgets.VBox):
     def _metrics_html(row: Mapping, features_used: Sequence[str], choice: str) -> str:
         status = str(row.get("status", "ok"))
         if status in _OK_STATUSES:
-            simplicity = f"{_number(row.get('simplicity'), 1)} ({_number(row.get('components'), 0)} components)"
+            simplicity = f"{_number(row.get('simplicity'), 1)} ({_components(row.get('components'))})"
         else:
             simplicity = "not available: the model could not be read, so it counts as the least simple"
         n_runs = int(row.get("n_runs", 1) or 1)
@@ -252,6 +316,108 @@ class ModelCard(widgets.VBox):
         """Freeze the entry (the review is closed)."""
         self.trust.disabled = locked
         self.comment.disabled = locked
+        if self.rank_buttons is not None:
+            self.rank_buttons.disabled = locked
+
+
+class ComparisonView(widgets.VBox):
+    """Every model of a dataset in one view, with one place to order them.
+
+    One row per model, in the judge's blinded order: its label, a small
+    predicted-vs-actual plot, the start of its formula (in full on hover and
+    on its card below), accuracy and simplicity, and a row of buttons with
+    the trust ranks (or ratings). The buttons and the card's own box are the
+    same entry: changing one changes the other, and every change is saved.
+    The buttons are keyboard usable (Tab to a button, Enter or Space to pick).
+
+    Parameters
+    ----------
+    cards : sequence of ModelCard
+    rows : sequence of mapping
+        The cards' representative rows (``r2_test``, ``simplicity``, ``components``, ``status``).
+    texts : sequence of str
+        Each model's formula as text.
+    thumbnails : sequence of str
+        Each model's predicted-vs-actual SVG ("" when there is no test data).
+    kind : {'rank', 'rating'}
+    """
+
+    def __init__(self, cards: Sequence[ModelCard], rows: Sequence[Mapping], texts: Sequence[str],
+                 thumbnails: Sequence[str], *, kind: str, **kwargs):
+        self.cards = list(cards)
+        n = len(self.cards)
+        if kind == "rank":
+            options = [(str(rank), rank) for rank in range(1, n + 1)]
+            tooltips = [f"rank {rank}" + (" (most trusted)" if rank == 1 else " (least trusted)" if rank == n else "")
+                        for rank in range(1, n + 1)]
+        else:
+            low, high = RATING_SCALE
+            options = [(str(rating), rating) for rating in range(low, high + 1)]
+            tooltips = [f"rating {r}" + (" (least trust)" if r == low else " (most trust)" if r == high else "")
+                        for r in range(low, high + 1)]
+        self.order = widgets.HTML("")
+        self._kind = kind
+        children = [widgets.HTML(
+            "<div class='srdash-explain' style='margin:4px 0'>"
+            + ("Order the models here: press a rank button on each row (1 = the model you trust most). "
+               if kind == "rank" else "Rate the models here: press a rating on each row (5 = most trust). ")
+            + "Tab moves between buttons, Enter or Space picks one. The cards below show each model in full."
+            + "</div>")]
+        for card, row, text, thumbnail in zip(self.cards, rows, texts, thumbnails):
+            buttons = widgets.ToggleButtons(options=options, value=None, tooltips=tooltips,
+                                            style={"button_width": "38px"},
+                                            layout=widgets.Layout(width="auto"))
+            buttons.add_class("srdash-rank-row")
+            current = card.trust.value
+            buttons.value = current if current in dict(options).values() else None
+            buttons.observe(functools.partial(self._on_button_change, card), "value")
+            card.trust.observe(functools.partial(self._on_card_change, buttons), "value")
+            card.rank_buttons = buttons
+            summary = widgets.HTML(self._summary_html(card.label, row, text, thumbnail),
+                                   layout=widgets.Layout(flex="1 1 360px", min_width="0"))
+            line = widgets.HBox([summary, buttons], layout=widgets.Layout(align_items="center",
+                                                                          flex_flow="row wrap", width="100%"))
+            line.add_class("srdash-compare-row")
+            children.append(line)
+        children.append(self.order)
+        super().__init__(children, **kwargs)
+        self.add_class("srdash-compare")
+        self.refresh()
+
+    @staticmethod
+    def _summary_html(label: str, row: Mapping, text: str, thumbnail: str) -> str:
+        status = str(row.get("status", "ok"))
+        simplicity = (f"{_number(row.get('simplicity'), 1)} ({_components(row.get('components'))})"
+                      if status in _OK_STATUSES else "not available")
+        short = text if len(text) <= 140 else text[:140] + "…"
+        plot = thumbnail or "<div style='width:96px;height:96px;border:1px dashed #ccc;font-size:10px;" \
+                            "color:#777;display:flex;align-items:center;justify-content:center'>no test data</div>"
+        return ("<table style='width:100%;table-layout:fixed'><tr>"
+                f"<td style='width:80px'><b>{_text(label)}</b></td><td style='width:104px'>{plot}</td>"
+                f"<td><div class='srdash-compare-formula' title='{html.escape(text, quote=True)}'>"
+                f"ŷ = {html.escape(short) or '—'}</div>"
+                f"<div>Accuracy (test R²) <b>{_number(row.get('r2_test'), 3)}</b> · Simplicity <b>{simplicity}</b>"
+                "</div></td></tr></table>")
+
+    def _on_button_change(self, card: ModelCard, change) -> None:
+        card.trust.value = _NO_VALUE if change["new"] is None else change["new"]
+        self.refresh()
+
+    def _on_card_change(self, buttons, change) -> None:
+        buttons.value = None if change["new"] == _NO_VALUE else change["new"]
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Say the judge's current order and what is left."""
+        given = sorted(((c.trust.value, c.label) for c in self.cards if c.trust.value != _NO_VALUE),
+                       key=lambda pair: (pair[0] if self._kind == "rank" else -pair[0], pair[1]))
+        missing = [c.label for c in self.cards if c.trust.value == _NO_VALUE]
+        noun = "order" if self._kind == "rank" else "ratings"
+        shown = " · ".join(f"{value} {_text(label)}" for value, label in given) or "nothing yet"
+        left = (f" — <span style='color:#a35200'>still to {'rank' if self._kind == 'rank' else 'rate'}: "
+                f"{', '.join(_text(m) for m in missing)}</span>" if missing else " — <span style='color:#2e8b57'>"
+                "every model has a value</span>")
+        self.order.value = f"<div style='margin:6px 0'><b>Your {noun}:</b> {shown}{left}</div>"
 
 
 class ReviewApp(widgets.VBox):
@@ -323,6 +489,7 @@ class ReviewApp(widgets.VBox):
         self.disagreement_threshold = float(disagreement_threshold)
         self.datasets = sorted(set(self.representatives["dataset"])) if len(self.representatives) else []
         self.cards: dict[str, list[ModelCard]] = {}
+        self.comparisons: dict[str, ComparisonView] = {}
         self._values: dict[str, dict[str, float | None]] = {d: {} for d in self.datasets}
         self._comments: dict[str, dict[str, str]] = {d: {} for d in self.datasets}
         self._stamps: dict[str, dict[str, str]] = {d: {} for d in self.datasets}
@@ -418,7 +585,11 @@ class ReviewApp(widgets.VBox):
             return
         if dataset not in self.cards:
             self.cards[dataset] = self._build_cards(dataset)
-        self.cards_box.children = self.cards[dataset]
+        self.cards_box.children = [
+            widgets.HTML("<h3 style='margin:8px 0 2px 0'>All models at a glance</h3>"),
+            self.comparisons[dataset],
+            widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"),
+            *self.cards[dataset]]
         n = len(self.cards[dataset])
         position = self.datasets.index(dataset) + 1
         what = ("Give each model a trust rank: 1 for the model you trust most, "
@@ -439,23 +610,39 @@ class ReviewApp(widgets.VBox):
         rows = self.representatives[self.representatives["dataset"] == dataset].set_index("method")
         labels = self.store.blinded_labels(self.judge, dataset, rows.index)  # in the judge's blinded order
         test_data, data_note = self._test_data(dataset)
-        cards = []
+        cards, shown_rows, texts, thumbnails = [], [], [], []
         for method, label in labels.items():
             row = {"method": method, **rows.loc[method].to_dict()}
             latex, latex_problem = self._latex(row, dataset)
-            figures, figure_note = self._figures(row, dataset, test_data, data_note)
+            predicted, note = self._predict(row, dataset, test_data, data_note)
+            figures = self._figures(predicted, test_data)
+            text = self._formula_text(row)
             card = ModelCard(row, label=label, kind=self.settings.trust_input, n_models=len(labels), latex=latex,
                              latex_problem=latex_problem, features_used=self._features_used(row),
-                             figures=figures, figure_note=figure_note,
+                             figures=figures, figure_note=note,
                              value=self._values[dataset].get(method),
-                             comment=self._comments[dataset].get(method, ""), choice=self.choice)
+                             comment=self._comments[dataset].get(method, ""), choice=self.choice,
+                             formula_text=text)
             card.show_saved(self._stamps[dataset].get(method))
             card.reveal(self.revealed)
-            card.lock(self.store.closed is not None)
             card.trust.observe(functools.partial(self._on_trust_change, dataset, card), "value")
             card.comment.observe(functools.partial(self._on_comment_change, dataset, card), "value")
             cards.append(card)
+            shown_rows.append(row)
+            texts.append(text)
+            thumbnails.append(predicted_vs_actual_thumbnail(test_data.target, predicted)
+                              if predicted is not None else "")
+        self.comparisons[dataset] = ComparisonView(cards, shown_rows, texts, thumbnails,
+                                                   kind=self.settings.trust_input)
+        for card in cards:
+            card.lock(self.store.closed is not None)
         return cards
+
+    @staticmethod
+    def _formula_text(row: Mapping) -> str:
+        simplified = row.get("simplified")
+        text = simplified if isinstance(simplified, str) and simplified.strip() else row.get("model")
+        return text.strip() if isinstance(text, str) else ""
 
     def _latex(self, row: Mapping, dataset: str) -> tuple[str | None, str]:
         from srdash.expressions import latex_of  # the only module that talks to sympy
@@ -473,10 +660,12 @@ class ReviewApp(widgets.VBox):
     def _features_used(row: Mapping) -> list[str]:
         used = row.get("features_used")
         if isinstance(used, str):
-            return [name for name in used.replace(",", " ").split() if name]
-        if isinstance(used, (list, tuple)):
-            return [str(name) for name in used]
-        return []
+            names = [name for name in used.replace(",", " ").split() if name]
+        elif isinstance(used, (list, tuple)):
+            names = [str(name) for name in used]
+        else:
+            names = []
+        return sorted(names, key=_natural_key)      # x1, x2, x10 (not x1, x10, x2)
 
     def _test_data(self, dataset: str) -> tuple[TestData | None, str]:
         if self.data_dir is None:
@@ -489,16 +678,21 @@ class ReviewApp(widgets.VBox):
         except SrdashError as error:
             return None, str(error)
 
-    def _figures(self, row: Mapping, dataset: str, data: TestData | None, note: str) -> tuple[list, str]:
+    def _predict(self, row: Mapping, dataset: str, data: TestData | None, note: str):
+        """The model's test predictions (None, with the reason, when there are none)."""
         if data is None:
-            return [], note
+            return None, note
         model = row.get("model")
         if not isinstance(model, str) or not model.strip():
-            return [], "No model, so no predictions."
+            return None, "No model, so no predictions."
         try:
-            predicted = predict_test(model, data, features=self.features.get(dataset) or None)
+            return predict_test(model, data, features=self.features.get(dataset) or None), ""
         except SrdashError as error:
-            return [], f"No predictions: {error}"
+            return None, f"No predictions: {error}"
+
+    def _figures(self, predicted, data: TestData | None) -> list:
+        if predicted is None:
+            return []
         panels = []
         scatter = FigurePanel(layout=widgets.Layout(width="380px", height=f"{_FIGURE_HEIGHT}px"))
         scatter.add_class("srdash-figure")
@@ -509,7 +703,7 @@ class ReviewApp(widgets.VBox):
             timeline.add_class("srdash-figure")
             timeline.show(over_time_figure(data.dates, data.target, predicted, target=str(data.target.name)))
             panels.append(timeline)
-        return panels, ""
+        return panels
 
     # ------------------------------------------------------------------ saving
 
@@ -561,7 +755,17 @@ class ReviewApp(widgets.VBox):
             mark = "✓" if dataset in done else f"{given}/{n}"
             colour = "#2e8b57" if dataset in done else "#a35200" if given else "#777"
             items.append(f"<span style='color:{colour};margin-right:14px'>{_text(dataset)} {mark}</span>")
+        left = []
+        for dataset in self.datasets:
+            if dataset in done:
+                continue
+            problems = self._problems(dataset)
+            missing = sum(1 for p in problems.values() if p.startswith("No "))
+            noun = "rank" if self.settings.trust_input == "rank" else "rating"
+            left.append(f"{_text(dataset)} ({missing} model{'s' if missing != 1 else ''} without a {noun})"
+                        if missing else f"{_text(dataset)} (fix the repeated ranks)")
         summary = (f"<b>Your progress: {len(done)} of {len(self.datasets)} datasets reviewed.</b> "
+                   f"Still to do: {'; '.join(left)}.<br>"
                    if len(done) < len(self.datasets) else
                    f"<b style='color:#2e8b57'>All {len(self.datasets)} datasets reviewed — thank you. "
                    "You can still change any entry.</b> ")
