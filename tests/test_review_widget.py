@@ -468,11 +468,12 @@ def test_features_in_natural_order_and_long_formulas_wrap(store):
     assert card.typeset.layout.display == "block" and card.typeset.value.startswith("$$\\hat{y} = ")
 
 
-def test_thumbnail_only_writes_numbers(store):
+def test_thumbnail_scales_both_axes_alike_and_clips_wild_predictions():
     from srdash.figures.review import predicted_vs_actual_thumbnail
 
     svg = predicted_vs_actual_thumbnail([0.0, 1.0, 2.0, 3.0], [0.0, 1.0, 2.0, 300.0], size=100)
-    # the axes share the actual values' range 0..3 (pad 4): (0, 0) is at (4, 96), (3, 3) at (96, 4);
-    # the prediction 300 is clipped to 1.02 of the frame: y = 100 - (1.02 * 92 + 4) = 2.2
-    assert "cx='4.0' cy='96.0'" in svg and "cx='96.0' cy='2.2'" in svg
+    # the axes share one range: actual 0..3 and predictions up to 300, capped at twice the actual
+    # span beyond the actual values: 0..9 (pad 4, 92 px). (0, 0) is at (4, 96); (1, 1) at
+    # 4 + 92/9 = 14.2 and 100 - 14.2 = 85.8; 300 at the top edge clipped to 1.02: 100 - (1.02 * 92 + 4) = 2.2
+    assert "cx='4.0' cy='96.0'" in svg and "cx='14.2' cy='85.8'" in svg and "cx='34.7' cy='2.2'" in svg
     assert svg.count("<circle") == 4

@@ -87,6 +87,7 @@ _CSS = """
                                               overflow: hidden; text-overflow: ellipsis; max-width: 100%; }
 .srdash-compare-row td { padding: 0 8px 0 0; vertical-align: middle; }
 .srdash-rank-row .widget-toggle-button { width: 38px; }
+.srdash-rank-row button.mod-active { background: #1f77b4; color: #fff; font-weight: bold; }
 .srdash-rank-row button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
 /* plotly's renderer sizes the plot to its container, which an output area leaves at height 0 */
 .srdash-figure .jp-RenderedPlotly { display: block; height: 300px; }

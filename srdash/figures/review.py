@@ -134,9 +134,10 @@ def predicted_vs_actual_thumbnail(actual: Sequence[float], predicted: Sequence[f
 
     Cheap enough for one per model in the review's comparison row (a plotly
     figure each would load the browser with one plot per model). Both axes
-    share one range, so the dotted diagonal is the perfect prediction; rows
-    without a finite value are left out, and predictions far outside the
-    actual values are clipped to the frame's edge. Only numbers are written
+    share one range (the actual values and the predictions, up to twice the
+    actual values' span beyond them), so the dotted diagonal is the perfect
+    prediction; rows without a finite value are left out, and predictions
+    beyond the range are drawn at the frame's edge. Only numbers are written
     into the SVG.
 
     Parameters
@@ -171,7 +172,12 @@ def predicted_vs_actual_thumbnail(actual: Sequence[float], predicted: Sequence[f
     if x.size > max_points:
         keep = np.linspace(0, x.size - 1, max_points).round().astype(int)
         x, y = x[keep], y[keep]
-    low, high = float(x.min()), float(x.max())
+    # one range for both axes: the actual values' and the predictions', but at most twice the
+    # actual span beyond it on either side (one wild prediction must not squash the rest)
+    actual_low, actual_high = float(x.min()), float(x.max())
+    reach = max(actual_high - actual_low, 1e-12) * 2
+    low = max(min(actual_low, float(y.min())), actual_low - reach)
+    high = min(max(actual_high, float(y.max())), actual_high + reach)
     if high <= low:
         low, high = low - 1.0, high + 1.0
     span = high - low
