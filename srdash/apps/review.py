@@ -360,7 +360,7 @@ class ComparisonView(widgets.VBox):
         self._kind = kind
         children = [widgets.HTML(
             "<div class='srdash-explain' style='margin:4px 0'>"
-            + ("Order the models here: press a rank button on each row (1 = the model you trust most). "
+            + ("Order the models here: press a rank button on each row (1 = most trusted). "
                if kind == "rank" else "Rate the models here: press a rating on each row (5 = most trust). ")
             + "Tab moves between buttons, Enter or Space picks one. The cards below show each model in full."
             + "</div>")]
