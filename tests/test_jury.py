@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -186,3 +187,59 @@ def test_verdict_invariant_to_juror_and_entry_order(tmp_path, competition):
     once = jury_summary(scores, rubric).table
     shuffled = jury_summary(scores.sample(frac=1, random_state=3), rubric).table
     pd.testing.assert_frame_equal(once, shuffled)
+
+
+# --------------------------------------------------------------------------- import and the CLI
+
+
+def _scores_csv(path):
+    rows = [(juror, "d", method, criterion, value) for juror, entries in SCORES.items()
+            for method, pair in entries.items() for criterion, value in zip(("pipeline", "insight"), pair)]
+    pd.DataFrame(rows, columns=["judge", "dataset", "method", "criterion", "score"]).to_csv(path, index=False)
+
+
+def test_import_scores_refuses_bad_rows_with_their_numbers(tmp_path):
+    rubric = rubric_from_rules(_rules(tmp_path, "none"))
+    with TrustStore(tmp_path / "t.sqlite") as store:
+        with pytest.raises(Exception) as caught:
+            store.import_scores_csv(Path(__file__).parent / "data" / "hostile" / "jury_scores_bad.csv", rubric)
+        text = str(caught.value)
+        assert "is not valid (4 problems)" in text
+        assert "row 2, column 'score': A score of 'insight' must be a number from 1 to 5. Got 'inf'." in text
+        assert "row 3, column 'score': A score of 'pipeline' must be a number from 1 to 5. Got 'nan'." in text
+        assert "row 4, column 'criterion': The rubric has no criterion 'beauty'" in text
+        assert "row 5, column 'score'" in text and "Got '9'" in text
+        assert store.jury_scores().empty                  # nothing written
+
+
+def test_cli_jury_shows_both_scores_the_flag_and_the_agreement(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    rules = tmp_path / "jury-none.toml"
+    rules.write_text(RULES.format(normalisation="none"))
+    source = tmp_path / "scores.csv"
+    _scores_csv(source)
+    store = tmp_path / "t.sqlite"
+    runner = CliRunner()
+    assert runner.invoke(main, ["trust", "init", "--store", str(store)]).exit_code == 0
+    result = runner.invoke(main, ["trust", "import-scores", str(source), "--store", str(store),
+                                  "--rules", str(rules)])
+    assert result.exit_code == 0, result.output
+    assert "Imported 18 scores" in result.output
+    out = tmp_path / "jury.csv"
+    result = runner.invoke(main, ["trust", "jury", "--store", str(store), "--rules", str(rules), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Ranked by the mean score" in result.output
+    assert "d: Kendall's W 0.233 over 3 juror(s) who scored all 3 entries" in result.output
+    assert "Flag: d / c: the jurors differ by 4 (more than 2): ann 5, bob 1, cy 4" in result.output
+    table = pd.read_csv(out)
+    assert table[["method", "score", "rank"]].round(3).values.tolist() == [["a", 4.0, 1.0], ["b", 3.333, 2.5],
+                                                                          ["c", 3.333, 2.5]]
+    assert table["score_z"].tolist() == pytest.approx([0.5920, -0.3823, -0.2097], abs=1e-4)
+    result = runner.invoke(main, ["trust", "jury", "--store", str(store), "--rules", "srbench2022-realworld"])
+    assert result.exit_code == 1 and "declare no [rubric]; a jury needs one" in result.output
+    result = runner.invoke(main, ["trust", "jury", "--store", str(tmp_path / "typo.sqlite"), "--rules",
+                                  str(rules)])
+    assert result.exit_code == 1 and "There is no trust store at" in result.output

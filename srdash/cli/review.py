@@ -305,3 +305,78 @@ def import_command(csv_path, store_path, judge, kind):
     with fail_cleanly(), TrustStore(store_path) as store:
         count = store.import_csv(csv_path, judge=judge, kind=kind)
         click.echo(f"Imported {count} entries from {csv_path} into {store.path}", err=True)
+
+
+def _rubric(rules):
+    from srdash.errors import RulesError
+    from srdash.judging.jury import rubric_from_rules
+
+    rubric = rubric_from_rules(rules)
+    if rubric is None:
+        raise RulesError(f"The rules '{rules}' declare no [rubric]; a jury needs one (e.g. the preset "
+                         "srbench2023-track2; see docs/rules.md).")
+    return rubric
+
+
+@trust.command("import-scores")
+@click.argument("csv_path", metavar="FILE", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_store_option
+@click.option("--rules", required=True, callback=rules_reference,
+              help="Rules preset or .toml file with the jury's [rubric] (e.g. srbench2023-track2).")
+@click.option("--judge", help="The juror of every row, when FILE has no 'judge' column.")
+def import_scores_command(csv_path, store_path, rules, judge):
+    """Read jurors' rubric scores from FILE into the store (all rows or none).
+
+    FILE has columns judge, dataset, method, criterion and score (one row per
+    juror, entry and criterion); every score is checked against the rubric.
+    """
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly():
+        rubric = _rubric(rules)
+        with TrustStore(_existing(store_path), create=False) as store:
+            count = store.import_scores_csv(csv_path, rubric, judge=judge)
+            click.echo(f"Imported {count} scores from {csv_path} into {store.path}", err=True)
+
+
+@trust.command("jury")
+@_store_option
+@click.option("--rules", required=True, callback=rules_reference,
+              help="Rules preset or .toml file with the jury's [rubric] (e.g. srbench2023-track2).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the table (one row per entry) to this CSV file.")
+def jury_command(store_path, rules, output):
+    """The jury's verdict: each entry's mean score and mean per-juror z-score, agreement and flags.
+
+    The store is only read. The score the rules rank by (their
+    [rubric] normalisation) gives the rank (1 = best).
+    """
+    from srdash.judging.jury import jury_summary
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly():
+        rubric = _rubric(rules)
+        with TrustStore(_existing(store_path), read_only=True) as store:
+            scores = store.jury_scores()
+        summary = jury_summary(scores, rubric)
+        table = summary.table.sort_values(["dataset", "rank", "method"], ignore_index=True)
+        ranked_by = "mean score" if rubric.normalisation == "none" else "mean per-juror z-score"
+        click.echo(f"Ranked by the {ranked_by} (rules: {rules}); both are shown.")
+        shown = table[["dataset", "method", "score", "score_z", "jurors", "rank", "spread", "flagged"]]
+        click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        for row in summary.agreement.itertuples():
+            w = "undefined (fewer than 2 complete jurors)" if row.kendalls_w != row.kendalls_w else \
+                f"{row.kendalls_w:.3f}"
+            click.echo(f"{row.dataset}: Kendall's W {w} over {row.jurors} juror(s) who scored all "
+                       f"{row.entries} entries")
+        for row in summary.flags.itertuples():
+            click.echo(f"Flag: {row.dataset} / {row.method}: the jurors differ by {row.spread:g} "
+                       f"(more than {rubric.disagreement:g}): {row.scores}")
+        for row in summary.problems.itertuples():
+            click.echo(f"Left out: {row.judge} on {row.dataset} / {row.method}: {row.detail}", err=True)
+        if output is not None:
+            try:
+                table.to_csv(output, index=False)
+            except OSError as exc:
+                raise click.ClickException(f"Cannot write '{output}': {exc}.") from exc
+            click.echo(f"Wrote {len(table)} entries to {output}", err=True)

@@ -806,6 +806,75 @@ class TrustStore:
             return pd.DataFrame(columns=columns)
         return self._select("jury_history", columns, None, None, order="id", value="score")
 
+    def import_scores_csv(self, path: str | Path, rubric, *, judge: str | None = None) -> int:
+        """Read rubric scores from a CSV file into the store, in one transaction (all rows or none).
+
+        The file has columns ``dataset``, ``method``, ``criterion`` and
+        ``score``, and ``judge`` unless ``judge`` is given. Every row is
+        checked first (names, the criterion, a finite score on the rubric's
+        scale); every problem is reported at once with its row.
+
+        Returns
+        -------
+        int
+            The number of scores written.
+
+        Raises
+        ------
+        ValidationError
+            Listing every problem with its row and column.
+        TrustStoreError
+            When the file cannot be read, or the review is closed.
+        """
+        from srdash.errors import RulesError
+
+        path = Path(path)
+        try:
+            with path.open(newline="", encoding="utf-8") as handle:
+                reader = csv.DictReader(handle)
+                header = [h.strip() for h in (reader.fieldnames or [])]
+                raw_rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
+                            for row in reader]
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise TrustStoreError(f"Cannot read the scores file '{path}': {exc}.") from exc
+        source = str(path)
+        needed = ["dataset", "method", "criterion", "score"] + ([] if judge else ["judge"])
+        missing = [c for c in needed if c not in header]
+        if missing:
+            hint = " (or give --judge NAME)" if "judge" in missing else ""
+            raise ValidationError([Problem(source, None, None, f"no {', '.join(map(repr, missing))} column{hint}. "
+                                           f"Columns: {', '.join(header)}.")],
+                                  header=f"The scores file {path} is not valid")
+        problems, rows, seen = [], [], {}
+        for number, raw in enumerate(raw_rows, start=1):
+            row = {"judge": judge or raw.get("judge", ""), **{c: raw.get(c, "") for c in ("dataset", "method",
+                                                                                         "criterion")}}
+            for column in ("judge", "dataset", "method", "criterion"):
+                if not row[column]:
+                    problems.append(Problem(source, number, column, f"the {column} is empty."))
+            text = raw.get("score", "")
+            try:
+                row["score"] = rubric.check_score(row["criterion"], text) if text else None
+            except RulesError as exc:
+                problems.append(Problem(source, number, "score" if "score of" in str(exc) else "criterion",
+                                        str(exc)))
+            key = (row["judge"], row["dataset"], row["method"], row["criterion"])
+            if key in seen:
+                problems.append(Problem(source, number, None, f"{' / '.join(key)} was already given in row "
+                                        f"{seen[key]}; give one row per score."))
+            seen.setdefault(key, number)
+            rows.append(row)
+        if problems:
+            raise ValidationError(problems, header=f"The scores file {path} is not valid")
+        with self._transaction() as cursor:
+            for row in rows:
+                self._write_score(cursor, row["judge"], row["dataset"], row["method"], row["criterion"],
+                                  row["score"], f"import:{path.name}")
+            cursor.execute("INSERT INTO events (at, judge, action, detail) VALUES (?, ?, 'import-scores', ?)",
+                           (_now(), ", ".join(sorted({r["judge"] for r in rows})) or "-",
+                            f"{len(rows)} scores from {path}"))
+        return len(rows)
+
     # -- CSV
 
     def export_csv(self, path: str | Path) -> int:
