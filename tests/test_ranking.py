@@ -212,6 +212,7 @@ def random_competition(seed: int, *, n_methods=6, n_datasets=5, n_runs=4) -> pd.
                     "simplicity": -np.round(rng.uniform(0.5, 2.5), 1),
                     "property": rng.choice([0.0, 0.5, 1.0]),
                     "trust": float(rng.integers(1, 6)),
+                    "jury_score": np.round(rng.uniform(1, 5), 1),   # the srbench2023-track2 preset's column
                 })
     return pd.DataFrame(rows)
 
