@@ -477,3 +477,51 @@ def test_thumbnail_scales_both_axes_alike_and_clips_wild_predictions():
     # 4 + 92/9 = 14.2 and 100 - 14.2 = 85.8; 300 at the top edge clipped to 1.02: 100 - (1.02 * 92 + 4) = 2.2
     assert "cx='4.0' cy='96.0'" in svg and "cx='14.2' cy='85.8'" in svg and "cx='34.7' cy='2.2'" in svg
     assert svg.count("<circle") == 4
+
+
+# --------------------------------------------------------------------------- a jury with a rubric
+
+
+def test_a_jury_scores_on_the_rubric_and_the_organiser_sees_both_scores_and_the_flags(store):
+    rules = "srbench2023-track2"
+    ann = ReviewApp(representatives(), store, judge="ann", rules=rules)
+    card = ann.cards["d1"][0]
+    assert card.trust.layout.display == "none" and list(card.criterion_buttons) == [
+        "pipeline", "interpretability", "analysis", "insight"]
+    assert [label for label, _ in card.criterion_buttons["insight"].options] == ["1", "2", "3", "4", "5"]
+    assert "Score each model on the 4 criteria of the rubric, from 1 (lowest) to 5 (highest)" in \
+        ann.dataset_info.value
+    # ann: every criterion 5 on her first model, 1 on the others; bob the reverse on that model
+    for i, each in enumerate(ann.cards["d1"]):
+        for buttons in each.criterion_buttons.values():
+            buttons.value = 5 if i == 0 else 1
+    assert "Your scores, best first:</b> Model A 5.00 · Model B 1.00 · Model C 1.00" in \
+        ann.comparisons["d1"].order.value
+    assert "d1 ✓" in ann.progress.value and "d2 (3 models without all its scores)" in ann.progress.value
+    target = card.method
+    bob = ReviewApp(representatives(), store, judge="bob", rules=rules)
+    for each in bob.cards["d1"]:
+        for buttons in each.criterion_buttons.values():
+            buttons.value = 1 if each.method == target else 3
+    assert len(store.jury_scores()) == 24                  # 2 jurors x 3 models x 4 criteria
+    again = ReviewApp(representatives(), store, judge="ann", rules=rules)     # reopened: her scores are back
+    assert again.cards["d1"][0].criterion_buttons["insight"].value == 5
+    org = ReviewApp(representatives(), store, judge="org", rules=rules, organiser=True)
+    assert org.completeness_table(store.jury_scores()).to_dict("index") == {
+        "ann": {"d1": "done", "d2": "0/3"}, "bob": {"d1": "done", "d2": "0/3"}}
+    # the target model: ann 5, bob 1 -> spread 4 > 2: flagged (by its blinded name before the reveal)
+    assert "Flags: the jurors' scores differ by more than 2" in org.organiser_status.value
+    assert "scores ann 5, bob 1" in org.organiser_status.value and _escaped(target) not in \
+        org.organiser_status.value
+    org.confirm_reveal.value = "REVEAL"
+    org.unblind()
+    board = org.leaderboard.value
+    assert "ranked by the mean score" in board and "mean z-score" in board and "⚑" in board
+    org_card = org.cards["d1"][0]
+    assert all(b.disabled for b in org_card.criterion_buttons.values())
+
+
+def _escaped(text: str) -> str:
+    import html
+
+    return html.escape(text)

@@ -41,6 +41,7 @@ from srdash.judging.representative import (
     representative_choice,
     representative_runs,
 )
+from srdash.judging.jury import jury_summary, jury_table, rubric_from_rules
 from srdash.judging.rules import Rules, load_rules
 from srdash.judging.trust import (
     RATING_SCALE,
@@ -188,7 +189,7 @@ class ModelCard(widgets.VBox):
     def __init__(self, row: Mapping, *, label: str, kind: str, n_models: int, latex: str | None,
                  latex_problem: str = "", features_used: Sequence[str] = (), figures=(), figure_note: str = "",
                  value: float | None = None, comment: str = "", choice: str = "closest-to-median",
-                 formula_text: str = "", **kwargs):
+                 formula_text: str = "", rubric=None, scores: Mapping[str, float] | None = None, **kwargs):
         self.method = str(row["method"])
         self.label = label
         self.title = widgets.HTML(self._title_html(revealed=False))
@@ -237,7 +238,30 @@ class ModelCard(widgets.VBox):
                                         layout=widgets.Layout(width="100%", height="52px"))
         self.problem = widgets.HTML("")
         self.saved = widgets.HTML("")
+        # A jury's rubric: one row of score buttons per criterion, instead of the trust box.
+        self.criterion_buttons: dict[str, widgets.ToggleButtons] = {}
+        rubric_rows = []
+        if rubric is not None:
+            low, high = int(np.ceil(rubric.scale[0])), int(np.floor(rubric.scale[1]))
+            for criterion in rubric.criteria:
+                given = (scores or {}).get(criterion.name)
+                buttons = widgets.ToggleButtons(
+                    options=[(str(v), v) for v in range(low, high + 1)],
+                    value=int(given) if given is not None and int(given) == given and low <= given <= high else None,
+                    tooltips=[f"{v}" + (" (lowest)" if v == low else " (highest)" if v == high else "")
+                              for v in range(low, high + 1)],
+                    style={"button_width": "38px"}, layout=widgets.Layout(width="auto"))
+                buttons.add_class("srdash-rank-row")
+                buttons.add_class("srdash-criterion")
+                self.criterion_buttons[criterion.name] = buttons
+                label = widgets.HTML(f"<span title='{html.escape(criterion.description, quote=True)}'>"
+                                     f"<b>{_text(criterion.label)}</b></span>",
+                                     layout=widgets.Layout(width="260px"))
+                rubric_rows.append(widgets.HBox([label, buttons], layout=widgets.Layout(align_items="center",
+                                                                                       flex_flow="row wrap")))
+            self.trust.layout.display = "none"
         entry = widgets.VBox([
+            *rubric_rows,
             widgets.HBox([self.trust, self.saved], layout=widgets.Layout(align_items="center")),
             self.problem,
             self.comment,
@@ -319,6 +343,15 @@ class ModelCard(widgets.VBox):
         self.comment.disabled = locked
         if self.rank_buttons is not None:
             self.rank_buttons.disabled = locked
+        for buttons in self.criterion_buttons.values():
+            buttons.disabled = locked
+
+    def rubric_score(self, rubric) -> float | None:
+        """The weighted mean of this card's criterion scores (None until every criterion has one)."""
+        values = {name: buttons.value for name, buttons in self.criterion_buttons.items()}
+        if not values or any(v is None for v in values.values()):
+            return None
+        return sum(rubric.weights[name] * value for name, value in values.items())
 
 
 class ComparisonView(widgets.VBox):
@@ -344,9 +377,12 @@ class ComparisonView(widgets.VBox):
     """
 
     def __init__(self, cards: Sequence[ModelCard], rows: Sequence[Mapping], texts: Sequence[str],
-                 thumbnails: Sequence[str], *, kind: str, **kwargs):
+                 thumbnails: Sequence[str], *, kind: str, rubric=None, **kwargs):
         self.cards = list(cards)
+        self.rubric = rubric
         n = len(self.cards)
+        if rubric is not None:
+            return self._init_rubric(rows, texts, thumbnails, **kwargs)
         if kind == "rank":
             options = [(str(rank), rank) for rank in range(1, n + 1)]
             tooltips = [f"rank {rank}" + (" (most trusted)" if rank == 1 else " (least trusted)" if rank == n else "")
@@ -400,6 +436,29 @@ class ComparisonView(widgets.VBox):
                 f"<div>Accuracy (test R²) <b>{_number(row.get('r2_test'), 3)}</b> · Simplicity <b>{simplicity}</b>"
                 "</div></td></tr></table>")
 
+    def _init_rubric(self, rows, texts, thumbnails, **kwargs) -> None:
+        """A jury's view: each model's score so far (scored on the cards below, per criterion)."""
+        self._kind = "rubric"
+        self.order = widgets.HTML("")
+        self._score_labels = {}
+        children = [widgets.HTML("<div class='srdash-explain' style='margin:4px 0'>Score each model on every "
+                                 "criterion on its card below; its score here is the weighted mean of yours.</div>")]
+        for card, row, text, thumbnail in zip(self.cards, rows, texts, thumbnails):
+            label = widgets.HTML("", layout=widgets.Layout(width="200px"))
+            self._score_labels[card.label] = label
+            for buttons in card.criterion_buttons.values():
+                buttons.observe(lambda change: self.refresh(), "value")
+            summary = widgets.HTML(self._summary_html(card.label, row, text, thumbnail),
+                                   layout=widgets.Layout(flex="1 1 360px", min_width="0"))
+            line = widgets.HBox([summary, label], layout=widgets.Layout(align_items="center",
+                                                                        flex_flow="row wrap", width="100%"))
+            line.add_class("srdash-compare-row")
+            children.append(line)
+        children.append(self.order)
+        super().__init__(children, **kwargs)
+        self.add_class("srdash-compare")
+        self.refresh()
+
     def _on_button_change(self, card: ModelCard, change) -> None:
         card.trust.value = _NO_VALUE if change["new"] is None else change["new"]
         self.refresh()
@@ -410,6 +469,8 @@ class ComparisonView(widgets.VBox):
 
     def refresh(self) -> None:
         """Say the judge's current order and what is left."""
+        if self._kind == "rubric":
+            return self._refresh_rubric()
         given = sorted(((c.trust.value, c.label) for c in self.cards if c.trust.value != _NO_VALUE),
                        key=lambda pair: (pair[0] if self._kind == "rank" else -pair[0], pair[1]))
         missing = [c.label for c in self.cards if c.trust.value == _NO_VALUE]
@@ -419,6 +480,21 @@ class ComparisonView(widgets.VBox):
                 f"{', '.join(_text(m) for m in missing)}</span>" if missing else " — <span style='color:#2e8b57'>"
                 "every model has a value</span>")
         self.order.value = f"<div style='margin:6px 0'><b>Your {noun}:</b> {shown}{left}</div>"
+
+    def _refresh_rubric(self) -> None:
+        scored, missing = [], []
+        for card in self.cards:
+            score = card.rubric_score(self.rubric)
+            done = sum(1 for b in card.criterion_buttons.values() if b.value is not None)
+            self._score_labels[card.label].value = (
+                f"Your score <b>{score:.2f}</b>" if score is not None else
+                f"<span style='color:#a35200'>{done} of {len(card.criterion_buttons)} criteria scored</span>")
+            (scored if score is not None else missing).append((score, card.label))
+        shown = " · ".join(f"{_text(label)} {score:.2f}" for score, label in sorted(
+            scored, key=lambda pair: (-pair[0], pair[1]))) or "nothing yet"
+        left = (f" — <span style='color:#a35200'>still to score: {', '.join(_text(m) for _, m in missing)}</span>"
+                if missing else " — <span style='color:#2e8b57'>every model is scored</span>")
+        self.order.value = f"<div style='margin:6px 0'><b>Your scores, best first:</b> {shown}{left}</div>"
 
 
 class ReviewApp(widgets.VBox):
@@ -481,6 +557,7 @@ class ReviewApp(widgets.VBox):
         self.store = store
         self.rules = load_rules(rules)
         self.settings = settings or review_settings(self.rules)
+        self.rubric = rubric_from_rules(self.rules)  # None: a trust rank (or rating) per model
         self.representatives = representatives.reset_index(drop=True)
         self.choice = representative_choice(self.rules)
         self.methods = sorted(set(methods) if methods is not None else set(self.representatives.get("method", [])))
@@ -492,6 +569,7 @@ class ReviewApp(widgets.VBox):
         self.cards: dict[str, list[ModelCard]] = {}
         self.comparisons: dict[str, ComparisonView] = {}
         self._values: dict[str, dict[str, float | None]] = {d: {} for d in self.datasets}
+        self._scores: dict[str, dict[str, dict[str, float]]] = {d: {} for d in self.datasets}
         self._comments: dict[str, dict[str, str]] = {d: {} for d in self.datasets}
         self._stamps: dict[str, dict[str, str]] = {d: {} for d in self.datasets}
         self._unsaved: set[tuple] = set()  # (dataset, method, field) whose last change failed
@@ -538,6 +616,11 @@ class ReviewApp(widgets.VBox):
     # ------------------------------------------------------------------ state
 
     def _load_entries(self) -> None:
+        if self.rubric is not None:
+            for row in self.store.jury_scores(judge=self.judge).itertuples():
+                if row.dataset in self._scores and not pd.isna(row.score):
+                    self._scores[row.dataset].setdefault(row.method, {})[row.criterion] = float(row.score)
+                    self._stamps[row.dataset][row.method] = row.updated_at
         entries = self.store.entries(judge=self.judge)
         other_kind = entries[(entries["kind"] != self.settings.trust_input) & entries["value"].notna()]
         for row in entries.itertuples():
@@ -557,6 +640,14 @@ class ReviewApp(widgets.VBox):
 
     def _problems(self, dataset: str) -> dict[str, str]:
         methods = self._models(dataset)
+        if self.rubric is not None:
+            problems = {}
+            for method in methods:
+                mine = self._scores[dataset].get(method, {})
+                missing = [c.label for c in self.rubric.criteria if c.name not in mine]
+                if missing:
+                    problems[method] = f"No score yet for {', '.join(missing)}."
+            return problems
         labels = self.store.blinded_labels(self.judge, dataset, methods)
         values = {m: self._values[dataset].get(m) for m in methods}
         return entry_problems(values, kind=self.settings.trust_input, strict=self.settings.strict_ranks,
@@ -593,7 +684,10 @@ class ReviewApp(widgets.VBox):
             *self.cards[dataset]]
         n = len(self.cards[dataset])
         position = self.datasets.index(dataset) + 1
-        what = ("Give each model a trust rank: 1 for the model you trust most, "
+        what = (f"Score each model on the {len(self.rubric.criteria)} criteria of the rubric, from "
+                f"{self.rubric.scale[0]:g} (lowest) to {self.rubric.scale[1]:g} (highest)."
+                if self.rubric is not None else
+                "Give each model a trust rank: 1 for the model you trust most, "
                 f"{n} for the one you trust least, each rank once."
                 if self.settings.trust_input == "rank" else
                 "Give each model a trust rating from 1 (least trust) to 5 (most trust); models may share a rating.")
@@ -623,18 +717,21 @@ class ReviewApp(widgets.VBox):
                              figures=figures, figure_note=note,
                              value=self._values[dataset].get(method),
                              comment=self._comments[dataset].get(method, ""), choice=self.choice,
-                             formula_text=text)
+                             formula_text=text, rubric=self.rubric,
+                             scores=self._scores[dataset].get(method))
             card.show_saved(self._stamps[dataset].get(method))
             card.reveal(self.revealed)
             card.trust.observe(functools.partial(self._on_trust_change, dataset, card), "value")
             card.comment.observe(functools.partial(self._on_comment_change, dataset, card), "value")
+            for criterion, buttons in card.criterion_buttons.items():
+                buttons.observe(functools.partial(self._on_score_change, dataset, card, criterion), "value")
             cards.append(card)
             shown_rows.append(row)
             texts.append(text)
             thumbnails.append(predicted_vs_actual_thumbnail(test_data.target, predicted)
                               if predicted is not None else "")
         self.comparisons[dataset] = ComparisonView(cards, shown_rows, texts, thumbnails,
-                                                   kind=self.settings.trust_input)
+                                                   kind=self.settings.trust_input, rubric=self.rubric)
         for card in cards:
             card.lock(self.store.closed is not None)
         return cards
@@ -716,6 +813,29 @@ class ReviewApp(widgets.VBox):
         self._validate(dataset)
         self._refresh_progress()
 
+    @logged("saving a score")
+    def _on_score_change(self, dataset: str, card: ModelCard, criterion: str, change) -> None:
+        field = (dataset, card.method, criterion)
+        try:
+            self.store.record_score(self.judge, dataset, card.method, criterion, change["new"],
+                                    rubric=self.rubric)
+        except Exception as error:  # noqa: BLE001 - the judge must see that the change was not saved
+            self._unsaved.add(field)
+            card.show_saved(None, error=str(error))
+            self.log_panel.report(error, context=f"saving {card.label} on {dataset}")
+        else:
+            self._unsaved.discard(field)
+            mine = self._scores[dataset].setdefault(card.method, {})
+            if change["new"] is None:
+                mine.pop(criterion, None)
+            else:
+                mine[criterion] = float(change["new"])
+            card.show_saved(datetime.now().isoformat())
+            self.saved_indicator.value = ("<span style='color:#2e8b57;font-weight:bold'>✓ All changes saved</span>"
+                                          if not self._unsaved else self.saved_indicator.value)
+        self._validate(dataset)
+        self._refresh_progress()
+
     @logged("saving a comment")
     def _on_comment_change(self, dataset: str, card: ModelCard, change) -> None:
         self._comments[dataset][card.method] = change["new"]
@@ -752,7 +872,8 @@ class ReviewApp(widgets.VBox):
         items = []
         for dataset in self.datasets:
             n = len(self._models(dataset))
-            given = sum(1 for m in self._models(dataset) if self._values[dataset].get(m) is not None)
+            without = sum(1 for p in self._problems(dataset).values() if p.startswith("No "))
+            given = n - without
             mark = "✓" if dataset in done else f"{given}/{n}"
             colour = "#2e8b57" if dataset in done else "#a35200" if given else "#777"
             items.append(f"<span style='color:{colour};margin-right:14px'>{_text(dataset)} {mark}</span>")
@@ -762,8 +883,9 @@ class ReviewApp(widgets.VBox):
                 continue
             problems = self._problems(dataset)
             missing = sum(1 for p in problems.values() if p.startswith("No "))
-            noun = "rank" if self.settings.trust_input == "rank" else "rating"
-            left.append(f"{_text(dataset)} ({missing} model{'s' if missing != 1 else ''} without a {noun})"
+            noun = ("all its scores" if self.rubric is not None else
+                    "a rank" if self.settings.trust_input == "rank" else "a rating")
+            left.append(f"{_text(dataset)} ({missing} model{'s' if missing != 1 else ''} without {noun})"
                         if missing else f"{_text(dataset)} (fix the repeated ranks)")
         summary = (f"<b>Your progress: {len(done)} of {len(self.datasets)} datasets reviewed.</b> "
                    f"Still to do: {'; '.join(left)}.<br>"
@@ -851,7 +973,12 @@ class ReviewApp(widgets.VBox):
         self._refresh_progress()
 
     def completeness_table(self, entries: pd.DataFrame) -> pd.DataFrame:
-        """Judges x datasets: ``"done"`` or ``"k/n"`` (models with a value), from every judge's entries."""
+        """Judges x datasets: ``"done"`` or ``"k/n"`` (models with a value), from every judge's entries.
+
+        With a rubric, ``entries`` are the jury's scores and a model counts once every criterion has one.
+        """
+        if self.rubric is not None:
+            return self._rubric_completeness(entries)
         judges = sorted(set(entries.loc[entries["value"].notna(), "judge"]))
         rows = {}
         for judge in judges:
@@ -869,10 +996,44 @@ class ReviewApp(widgets.VBox):
             rows[judge] = row
         return pd.DataFrame.from_dict(rows, orient="index", columns=self.datasets)
 
+    def _rubric_completeness(self, scores: pd.DataFrame) -> pd.DataFrame:
+        given = scores[scores["score"].notna()]
+        criteria = {c.name for c in self.rubric.criteria}
+        rows = {}
+        for judge, mine in given.groupby("judge", sort=True):
+            row = {}
+            for dataset in self.datasets:
+                models = self._models(dataset)
+                here = mine[mine["dataset"] == dataset]
+                complete = sum(1 for m in models if criteria <= set(here.loc[here["method"] == m, "criterion"]))
+                row[dataset] = "done" if complete == len(models) else f"{complete}/{len(models)}"
+            rows[judge] = row
+        return pd.DataFrame.from_dict(rows, orient="index", columns=self.datasets)
+
+    def _jury_status_html(self, summary) -> str:
+        w = ", ".join(f"{_text(r.dataset)}: {'—' if pd.isna(r.kendalls_w) else f'{r.kendalls_w:.2f}'}"
+                      f" ({r.jurors} complete juror{'s' if r.jurors != 1 else ''})"
+                      for r in summary.agreement.itertuples())
+        status = (f"<div><b>Agreement (Kendall's W</b>, 1 = the jurors agree completely, 0 = not at all): "
+                  f"{w or 'no scores yet'}</div>")
+        if len(summary.flags):
+            listed = "".join(
+                f"<li>{_text(r.dataset)} / "
+                f"{_text(r.method) if self.revealed else _text(self._blinded_name(r.dataset, r.method))}: "
+                f"scores {_text(r.scores)}</li>" for r in summary.flags.head(10).itertuples())
+            status += (f"<div><b>Flags: the jurors' scores differ by more than {self.rubric.disagreement:g}</b>"
+                       f"<ul style='margin:2px 0'>{listed}</ul></div>")
+        return status
+
     @logged("updating the organiser's panel")
     def _refresh_organiser_panel(self) -> None:
-        entries = self.store.entries()
-        summary = trust_summary(entries, self.representatives, settings=self.settings)
+        if self.rubric is not None:
+            entries = self.store.jury_scores()
+            jury = jury_summary(entries, self.rubric, self.representatives)
+            summary = trust_summary(self.store.entries().iloc[0:0], self.representatives, settings=self.settings)
+        else:
+            entries = self.store.entries()
+            summary = trust_summary(entries, self.representatives, settings=self.settings)
         table = self.completeness_table(entries)
         header = "".join(f"<th style='padding:2px 8px'>{_text(d)}</th>" for d in self.datasets)
         body = "".join(
@@ -891,6 +1052,8 @@ class ReviewApp(widgets.VBox):
                           f" ({r.judges} judge{'s' if r.judges != 1 else ''})" for r in summary.agreement.itertuples())
             status += (f"<div><b>Agreement (Kendall's W</b>, 1 = the judges agree completely, 0 = not at all)"
                        f": {w}</div>")
+        if self.rubric is not None:
+            status = self._jury_status_html(jury)
         flagged = summary.disagreements[summary.disagreements["spread"] > self.disagreement_threshold]
         if len(flagged):
             listed = "".join(
@@ -939,6 +1102,21 @@ class ReviewApp(widgets.VBox):
         return self.store.blinded_labels(self.judge, dataset, self._models(dataset)).get(method, "?")
 
     def _leaderboard_html(self, entries: pd.DataFrame) -> str:
+        if self.rubric is not None:
+            from srdash.judging.ranking import judge
+
+            summary = jury_summary(entries, self.rubric, self.representatives)
+            verdict = judge(jury_table(self.representatives, summary), self.rules, methods=self.methods)
+            shown = summary.table.sort_values(["dataset", "rank", "method"])
+            rows = "".join(
+                f"<tr><td>{_text(r.dataset)}</td><td>{_text(r.method)}</td><td>{_number(r.score, 2)}</td>"
+                f"<td>{_number(r.score_z, 2)}</td><td>{r.jurors}</td><td>{'⚑' if r.flagged else ''}</td></tr>"
+                for r in shown.itertuples())
+            ranked_by = "mean score" if self.rubric.normalisation == "none" else "mean per-juror z-score"
+            return (f"<h3 style='margin:12px 0 4px 0'>Jury verdict ({_text(self.rules.title)}), ranked by the "
+                    f"{ranked_by}</h3>{leaderboard_html(verdict)}{warnings_html(verdict)}"
+                    "<table class='srdash-jury'><tr><th>dataset</th><th>method</th><th>mean score</th>"
+                    f"<th>mean z-score</th><th>jurors</th><th>flag</th></tr>{rows}</table>")
         verdict = realworld_verdict(self.representatives, entries, self.rules, settings=self.settings,
                                     methods=self.methods)
         return (f"<h3 style='margin:12px 0 4px 0'>Real-world leaderboard ({_text(self.rules.title)})</h3>"
@@ -953,7 +1131,11 @@ class ReviewApp(widgets.VBox):
                 f"{_text(self.store.path)}{where}</div>")
 
     def _instructions_html(self) -> str:
-        if self.settings.trust_input == "rank":
+        if self.rubric is not None:
+            listed = ", ".join(_text(c.label) for c in self.rubric.criteria)
+            how = (f"For each dataset, score each model on every criterion of the rubric ({listed}) from "
+                   f"<b>{self.rubric.scale[0]:g} (lowest) to {self.rubric.scale[1]:g} (highest)</b>.")
+        elif self.settings.trust_input == "rank":
             how = ("For each dataset, rank the models by how much you would trust them: "
                    "<b>1 = the model you trust most</b>. Use each rank once.")
         else:
