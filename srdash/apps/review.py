@@ -90,6 +90,13 @@ _CSS = """
 .srdash-rank-row .widget-toggle-button { width: 38px; }
 .srdash-rank-row button.mod-active { background: #1f77b4; color: #fff; font-weight: bold; }
 .srdash-rank-row button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
+.srdash-card { overflow-x: auto; }
+/* a narrow screen (a phone): the card's table of numbers stacks instead of running off the card */
+@media (max-width: 700px) {
+  .srdash-metrics, .srdash-metrics tbody, .srdash-metrics tr { display: block; width: 100%; }
+  .srdash-metrics td { display: block; width: auto !important; white-space: normal !important; }
+  .srdash-metrics tr { margin-bottom: 6px; }
+}
 /* plotly's renderer sizes the plot to its container, which an output area leaves at height 0 */
 .srdash-figure .jp-RenderedPlotly { display: block; height: 300px; }
 </style>
@@ -298,7 +305,8 @@ class ModelCard(widgets.VBox):
             shown_run = f"the run whose accuracy is the median of the method's {n_runs} runs on this dataset"
         shown_features = (", ".join(_text(f) for f in features_used) if features_used
                           else "none (a constant)" if status in _OK_STATUSES else "unknown")
-        n_features = f"{len(features_used)} " if features_used else ""
+        n = len(features_used)
+        uses = f"Uses {n} feature{'' if n == 1 else 's'}" if n else "Features used"
         return (
             "<table class='srdash-metrics'>"
             f"<tr><td><b>Accuracy</b> (test R²)</td><td><b>{_number(row.get('r2_test'), 3)}</b></td>"
@@ -307,7 +315,7 @@ class ModelCard(widgets.VBox):
             f"<tr><td><b>Simplicity</b></td><td><b>{simplicity}</b></td>"
             "<td class='srdash-explain'>Components are the numbers, variables and operations of the "
             "simplified formula; simplicity = −log₅(components), so higher is simpler.</td></tr>"
-            f"<tr><td><b>Uses {n_features}feature(s)</b></td><td colspan='2'>{shown_features}</td></tr>"
+            f"<tr><td><b>{uses}</b></td><td colspan='2'>{shown_features}</td></tr>"
             f"<tr><td><b>Shown run</b></td><td colspan='2' class='srdash-explain'>{shown_run}</td></tr>"
             "</table>"
         )
@@ -372,7 +380,7 @@ class ComparisonView(widgets.VBox):
     texts : sequence of str
         Each model's formula as text.
     thumbnails : sequence of str
-        Each model's predicted-vs-actual SVG ("" when there is no test data).
+        Each model's predicted-vs-actual SVG, or a short note saying why there is none.
     kind : {'rank', 'rating'}
     """
 
@@ -427,8 +435,9 @@ class ComparisonView(widgets.VBox):
         simplicity = (f"{_number(row.get('simplicity'), 1)} ({_components(row.get('components'))})"
                       if status in _OK_STATUSES else "not available")
         short = text if len(text) <= 140 else text[:140] + "…"
-        plot = thumbnail or "<div style='width:96px;height:96px;border:1px dashed #ccc;font-size:10px;" \
-                            "color:#777;display:flex;align-items:center;justify-content:center'>no test data</div>"
+        plot = thumbnail if thumbnail.startswith("<svg") else (
+            "<div style='width:96px;height:96px;border:1px dashed #ccc;font-size:10px;color:#777;display:flex;"
+            f"align-items:center;justify-content:center;text-align:center'>{_text(thumbnail or 'no test data')}</div>")
         return ("<table style='width:100%;table-layout:fixed'><tr>"
                 f"<td style='width:80px'><b>{_text(label)}</b></td><td style='width:104px'>{plot}</td>"
                 f"<td><div class='srdash-compare-formula' title='{html.escape(text, quote=True)}'>"
@@ -728,8 +737,8 @@ class ReviewApp(widgets.VBox):
             cards.append(card)
             shown_rows.append(row)
             texts.append(text)
-            thumbnails.append(predicted_vs_actual_thumbnail(test_data.target, predicted)
-                              if predicted is not None else "")
+            thumbnails.append(predicted_vs_actual_thumbnail(test_data.target, predicted) if predicted is not None
+                              else "no test data" if test_data is None else "no predictions")
         self.comparisons[dataset] = ComparisonView(cards, shown_rows, texts, thumbnails,
                                                    kind=self.settings.trust_input, rubric=self.rubric)
         for card in cards:

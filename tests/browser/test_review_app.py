@@ -486,3 +486,59 @@ def _command_lines(pid: int) -> list[str]:
             except (OSError, ProcessLookupError):
                 continue
     return lines
+
+
+# --------------------------------------------------------------------------- widths: a wide screen and a phone
+
+TEXT_PROBLEMS_JS = """() => {
+  const problems = [];
+  const width = document.documentElement.clientWidth;
+  document.querySelectorAll('.srdash-card, .srdash-compare, .srdash-organiser').forEach((box, i) => {
+    const r = box.getBoundingClientRect();
+    if (r.right > width + 1) problems.push(`${box.className.split(' ').pop()} ${i} runs past the window (${Math.round(r.right)} > ${width})`);
+    if (box.scrollWidth > box.clientWidth + 1) problems.push(`${box.className.split(' ').pop()} ${i}: its content is wider than it (${box.scrollWidth} > ${box.clientWidth})`);
+    box.querySelectorAll('td, .srdash-explain, h3').forEach(cell => {
+      const c = cell.getBoundingClientRect();
+      if (c.width > 0 && c.right > r.right + 1) problems.push(`${box.className.split(' ').pop()} ${i}: '${cell.textContent.trim().slice(0, 30)}' is cut at its edge`);
+    });
+  });
+  document.querySelectorAll('.js-plotly-plot').forEach((plot, p) => {
+    const frame = plot.querySelector('.main-svg').getBoundingClientRect();
+    if (frame.right > width + 1) problems.push(`plot ${p} runs past the window`);
+    const texts = [...plot.querySelectorAll('.gtitle, .xtitle, .ytitle, .xtick text, .ytick text, .annotation-text')]
+      .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0);
+    const boxes = texts.map(t => [t.textContent.trim(), t.getBoundingClientRect()]);
+    for (const [text, b] of boxes) {
+      if (b.left < frame.left - 1 || b.right > frame.right + 1 || b.top < frame.top - 1 || b.bottom > frame.bottom + 1)
+        problems.push(`plot ${p}: '${text}' is clipped`);
+    }
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [s, a] = boxes[i], [t, b] = boxes[j];
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 1 && h > 1) problems.push(`plot ${p}: '${s}' overlaps '${t}'`);
+    }
+  });
+  return problems;
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_text(
+        servers, competition, browser, tmp_path_factory, width):
+    server = start(servers, competition, f"wide{width}")
+    context = browser.new_context(viewport={"width": width, "height": 3000})
+    try:
+        page = context.new_page()
+        page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
+        wait_for_cards(page)
+        expect(page.locator(".js-plotly-plot .gtitle", has_text="Over time (test data)").first).to_be_visible(
+            timeout=60_000)
+        # d1: two figures on each of the three honest cards (mallory's model has no predictions)
+        expect(page.locator(".js-plotly-plot")).to_have_count(6, timeout=60_000)
+        page.wait_for_timeout(1000)                       # plotly's responsive resize
+        screenshot(page, tmp_path_factory, f"review-{width}px")
+        assert page.evaluate(TEXT_PROBLEMS_JS) == []
+    finally:
+        context.close()
+        server.stop()
