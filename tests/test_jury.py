@@ -243,3 +243,31 @@ def test_cli_jury_shows_both_scores_the_flag_and_the_agreement(tmp_path):
     result = runner.invoke(main, ["trust", "jury", "--store", str(tmp_path / "typo.sqlite"), "--rules",
                                   str(rules)])
     assert result.exit_code == 1 and "There is no trust store at" in result.output
+
+
+def test_a_saved_score_survives_kill_9(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "trust.sqlite"
+    script = (
+        "import time\n"
+        "from srdash.judging.trust import TrustStore\n"
+        f"store = TrustStore({str(path)!r}, seed=3)\n"
+        "store.record_score('ann', 'd', 'a', 'insight', 4)\n"
+        "print('saved', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "saved"
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == -signal.SIGKILL
+    with TrustStore(path, read_only=True) as reopened:
+        assert reopened.jury_scores()[["judge", "method", "criterion", "score"]].values.tolist() == [
+            ["ann", "a", "insight", 4.0]]

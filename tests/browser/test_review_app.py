@@ -542,3 +542,34 @@ def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_t
     finally:
         context.close()
         server.stop()
+
+
+# --------------------------------------------------------------------------- personal links
+
+
+def test_personal_links_say_who_the_visitor_is(servers, seven, context, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("keys")
+    store_path = folder / "trust.sqlite"
+    with TrustStore(store_path, seed=7) as store:
+        ann_key = store.issue_key("ann")
+        org_key = store.issue_key("carla", role="organiser")
+    # no --judge: once keys are issued, the link alone says who the visitor is
+    arguments = ["review", str(seven["results"]), "--store", str(store_path), "--data", str(seven["data"])]
+    server = servers["start"](arguments, name="review-keys")
+    servers["started"].append(server)
+    page = context.new_page()
+    page.goto(server.url, timeout=PAGE_TIMEOUT_MS)               # no key: refused, with what to do
+    expect(page.get_by_text("This review needs your personal link")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+    assert page.locator(".srdash-card").count() == 0
+    page.goto(server.url + "?key=not-a-key", timeout=PAGE_TIMEOUT_MS)
+    expect(page.get_by_text("This access key is not valid")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+    page.goto(server.url + f"?key={ann_key}", timeout=PAGE_TIMEOUT_MS)
+    wait_for_cards(page, 7)
+    expect(page.locator(".srdash-review")).to_contain_text("Judge: ann")
+    assert page.locator(".srdash-organiser").count() == 0      # a judge has no organiser's panel
+    page.goto(server.url + f"?key={org_key}", timeout=PAGE_TIMEOUT_MS)
+    wait_for_cards(page, 7)
+    expect(page.locator(".srdash-review")).to_contain_text("Judge: carla")
+    expect(page.locator(".srdash-organiser")).to_be_visible()
+    page.close()
+    server.stop()
