@@ -725,7 +725,7 @@ def _more_views(trust_store: str | None):
 def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> str:
     from srdash.judging.trust import TrustStore, realworld_verdict
 
-    with contextlib.closing(TrustStore(store_path)) as store:
+    with contextlib.closing(TrustStore(store_path, read_only=True)) as store:
         entries = store.entries()
     methods = sorted(verdict.leaderboard["method"])
     realworld = realworld_verdict(runs, entries, "srbench2022-realworld", methods=methods)

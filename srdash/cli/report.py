@@ -81,7 +81,7 @@ def report_command(input_path, rules, output, output_format, trust_path, realwor
         if trust_path is not None:
             from srdash.judging.trust import TrustStore, realworld_verdict
 
-            with TrustStore(trust_path) as store:
+            with TrustStore(trust_path, read_only=True) as store:   # a report never writes the store
                 entries = store.entries()
             realworld = realworld_verdict(runs, entries, realworld_rules)
             sources.append(str(trust_path))
