@@ -340,8 +340,6 @@ def _digest(key: str) -> str:
 
 def _check_score(criterion: str, score, rubric) -> float:
     if rubric is not None:
-        from srdash.errors import RulesError
-
         try:
             return rubric.check_score(criterion, score)
         except RulesError as exc:
@@ -826,8 +824,6 @@ class TrustStore:
         TrustStoreError
             When the file cannot be read, or the review is closed.
         """
-        from srdash.errors import RulesError
-
         path = Path(path)
         try:
             with path.open(newline="", encoding="utf-8") as handle:
