@@ -238,6 +238,12 @@ def test_cli_jury_shows_both_scores_the_flag_and_the_agreement(tmp_path):
     assert table[["method", "score", "rank"]].round(3).values.tolist() == [["a", 4.0, 1.0], ["b", 3.333, 2.5],
                                                                           ["c", 3.333, 2.5]]
     assert table["score_z"].tolist() == pytest.approx([0.5920, -0.3823, -0.2097], abs=1e-4)
+    exported = tmp_path / "exported.csv"
+    result = runner.invoke(main, ["trust", "export", "--scores", "--store", str(store), "-o", str(exported)])
+    assert result.exit_code == 0 and "Wrote 18 scores" in result.output
+    again = pd.read_csv(exported)
+    assert again[["judge", "method", "criterion", "score"]].values.tolist()[:2] == [
+        ["ann", "a", "insight", 1.0], ["ann", "a", "pipeline", 4.0]]
     result = runner.invoke(main, ["trust", "jury", "--store", str(store), "--rules", "srbench2022-realworld"])
     assert result.exit_code == 1 and "declare no [rubric]; a jury needs one" in result.output
     result = runner.invoke(main, ["trust", "jury", "--store", str(tmp_path / "typo.sqlite"), "--rules",

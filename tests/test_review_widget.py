@@ -371,6 +371,15 @@ def test_organiser_panel_shows_two_judges_completeness_and_what_is_incomplete_fi
     assert "Type REVEAL in the box to confirm" in org.log_panel.text()
 
 
+def test_a_judges_app_cannot_reveal_or_reopen(store):
+    ann = ReviewApp(representatives(), store, judge="ann")
+    ann.unblind()
+    ann.reopen()
+    assert store.closed is None and store.events().empty
+    assert "Only the organiser can reveal the methods." in ann.log_panel.text()
+    assert "Only the organiser can reopen the review." in ann.log_panel.text()
+
+
 def test_reveal_then_reopen_is_recorded_in_the_history(store):
     org = ReviewApp(representatives(), store, judge="org", organiser=True)
     org.confirm_reveal.value = "REVEAL"

@@ -960,6 +960,8 @@ class ReviewApp(widgets.VBox):
 
         Refused unless the organiser typed the confirmation (see :data:`REVEAL_CONFIRMATION`).
         """
+        if not self.organiser:
+            raise SrdashError("Only the organiser can reveal the methods.")
         if self.confirm_reveal.value.strip() != REVEAL_CONFIRMATION:
             raise SrdashError(f"Type {REVEAL_CONFIRMATION} in the box to confirm: revealing the methods closes "
                               "the review for every judge.")
@@ -970,6 +972,8 @@ class ReviewApp(widgets.VBox):
     @logged("reopening the review")
     def reopen(self) -> None:
         """Reopen the closed review: entries can change again (recorded in the store's events)."""
+        if not self.organiser:
+            raise SrdashError("Only the organiser can reopen the review.")
         self.store.reopen(by=self.judge, reason="from the organiser's panel")
         self._set_closed(False)
 

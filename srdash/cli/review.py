@@ -211,13 +211,15 @@ _store_option = click.option(
 @_store_option
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="CSV file to write: judge, dataset, method, kind, value, comment, updated_at.")
-def export_command(store_path, output):
-    """Write every judge's current trust entries to a CSV file."""
+@click.option("--scores", is_flag=True,
+              help="Write the jury's rubric scores instead: judge, dataset, method, criterion, score, updated_at.")
+def export_command(store_path, output, scores):
+    """Write every judge's current trust entries (or rubric scores) to a CSV file; the store is only read."""
     from srdash.judging.trust import TrustStore
 
     with fail_cleanly(), TrustStore(_existing(store_path), read_only=True) as store:
-        count = store.export_csv(output)
-        click.echo(f"Wrote {count} entries from {store.path} to {output}", err=True)
+        count = store.export_scores_csv(output) if scores else store.export_csv(output)
+        click.echo(f"Wrote {count} {'scores' if scores else 'entries'} from {store.path} to {output}", err=True)
 
 
 @trust.command("init")

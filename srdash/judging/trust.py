@@ -885,6 +885,16 @@ class TrustStore:
             raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
         return len(entries)
 
+    def export_scores_csv(self, path: str | Path) -> int:
+        """Write the current rubric scores to a CSV file (columns judge, dataset, method, criterion,
+        score, updated_at); returns the number of rows. :meth:`import_scores_csv` reads it back."""
+        scores = self.jury_scores()
+        try:
+            scores.to_csv(path, index=False)
+        except OSError as exc:
+            raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
+        return len(scores)
+
     def import_csv(self, path: str | Path, *, judge: str | None = None, kind: str | None = None) -> int:
         """Read trust entries from a CSV file into the store, in one transaction.
 
