@@ -277,3 +277,46 @@ def test_a_saved_score_survives_kill_9(tmp_path):
     with TrustStore(path, read_only=True) as reopened:
         assert reopened.jury_scores()[["judge", "method", "criterion", "score"]].values.tolist() == [
             ["ann", "a", "insight", 4.0]]
+
+
+def test_a_calibration_entry_shows_each_jurors_offset_and_stays_out_of_the_verdict(tmp_path, competition):
+    path = tmp_path / "calibrated.toml"
+    path.write_text(RULES.format(normalisation="none") + "\n[rubric.calibration]\nmethod = 'ref'\n"
+                    "expected = { pipeline = 3, insight = 3 }\n")
+    rubric = rubric_from_rules(path)
+    # each juror scores the calibration entry: ann (2, 2) -> 2, bob (3, 3) -> 3, cy (5, 2) -> (10 + 2)/3 = 4;
+    # expected (2*3 + 3)/3 = 3, so the offsets are -1 (ann severe), 0, +1 (cy lenient)
+    for juror, (pipeline, insight) in {"ann": (2, 2), "bob": (3, 3), "cy": (5, 2)}.items():
+        competition.record_score(juror, "d", "ref", "pipeline", pipeline, rubric=rubric)
+        competition.record_score(juror, "d", "ref", "insight", insight, rubric=rubric)
+    summary = jury_summary(competition.jury_scores(), rubric, {"d": ["a", "b", "c", "ref"]})
+    assert summary.calibration[["judge", "score", "reference", "offset"]].values.tolist() == [
+        ["ann", 2.0, 3.0, -1.0], ["bob", 3.0, 3.0, 0.0], ["cy", 4.0, 3.0, 1.0]]
+    assert summary.table["method"].tolist() == ["a", "b", "c"]          # not judged itself
+    assert summary.table["score"].tolist() == pytest.approx([4.0, 10 / 3, 10 / 3])
+    assert summary.agreement["kendalls_w"].iloc[0] == pytest.approx(42 / 180)
+    # without expected scores, the reference is the jury's mean of it: (2 + 3 + 4)/3 = 3
+    plain = Rubric(rubric.criteria, scale=(1, 5), calibration="ref")
+    assert jury_summary(competition.jury_scores(), plain).calibration["offset"].tolist() == [-1.0, 0.0, 1.0]
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    competition.close()
+    result = CliRunner().invoke(main, ["trust", "jury", "--store", str(competition.path), "--rules", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "Calibration: ann on d scored 2 against 3 (-1, severe)" in result.output
+    assert "Calibration: cy on d scored 4 against 3 (+1, lenient)" in result.output
+
+
+@pytest.mark.parametrize("table, message", [
+    ("[rubric.calibration]\nexpected = { pipeline = 3, insight = 3 }", r"'calibration' must be a table with 'method'"),
+    ("[rubric.calibration]\nmethod = 'ref'\nexpected = { pipeline = 3 }", r"needs one score per criterion"),
+    ("[rubric.calibration]\nmethod = 'ref'\nexpected = { pipeline = 3, insight = 9 }",
+     r"A score of 'insight' must be a number from 1 to 5\. Got 9"),
+])
+def test_calibration_errors(tmp_path, table, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(RULES.format(normalisation="none") + "\n" + table + "\n")
+    with pytest.raises(RulesError, match=message):
+        rubric_from_rules(path)

@@ -374,6 +374,10 @@ def jury_command(store_path, rules, output):
         for row in summary.flags.itertuples():
             click.echo(f"Flag: {row.dataset} / {row.method}: the jurors differ by {row.spread:g} "
                        f"(more than {rubric.disagreement:g}): {row.scores}")
+        for row in summary.calibration.itertuples():
+            lean = "lenient" if row.offset > 0 else "severe" if row.offset < 0 else "on the mark"
+            click.echo(f"Calibration: {row.judge} on {row.dataset} scored {row.score:g} against {row.reference:g} "
+                       f"({row.offset:+g}, {lean})")
         for row in summary.problems.itertuples():
             click.echo(f"Left out: {row.judge} on {row.dataset} / {row.method}: {row.detail}", err=True)
         if output is not None:

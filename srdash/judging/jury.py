@@ -83,7 +83,8 @@ NORMALISATIONS = ("none", "z-score")
 SCORE_COLUMNS = ("judge", "dataset", "method", "criterion", "score")
 
 _DECIMALS = 9  # a juror's weighted score is rounded to this many decimals
-_RUBRIC_KEYS = {"scale", "normalisation", "disagreement", "criteria"}
+_RUBRIC_KEYS = {"scale", "normalisation", "disagreement", "criteria", "calibration"}
+_CALIBRATION_KEYS = {"method", "expected"}
 _CRITERION_KEYS = {"name", "label", "weight", "description"}
 
 
@@ -134,12 +135,21 @@ class Rubric:
     disagreement : float
         An entry is flagged when its jurors' scores differ by more than this
         (on the scale). Default: a quarter of the scale's range.
+    calibration : str, optional
+        The method of a calibration entry: every juror scores it (on each
+        dataset where it appears), it is left out of the verdict, and the
+        summary shows how far each juror's score of it lies from the expected
+        one (or from the jury's mean), i.e. who scores severely or leniently.
+    calibration_expected : mapping of criterion to score, optional
+        The calibration entry's expected score on each criterion.
     """
 
     criteria: tuple[RubricCriterion, ...]
     scale: tuple[float, float] = (1.0, 5.0)
     normalisation: str = "none"
     disagreement: float | None = None
+    calibration: str | None = None
+    calibration_expected: Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
         if not self.criteria:
@@ -164,6 +174,18 @@ class Rubric:
                 math.isfinite(threshold) and threshold >= 0):
             raise RulesError(f"The rubric's 'disagreement' must be a number of at least 0. Got {threshold!r}.")
         object.__setattr__(self, "disagreement", float(threshold))
+        if self.calibration is not None and (not isinstance(self.calibration, str) or not self.calibration.strip()):
+            raise RulesError(f"The rubric's calibration 'method' must be a method's name. Got {self.calibration!r}.")
+        if self.calibration_expected is not None:
+            if self.calibration is None:
+                raise RulesError("The rubric's calibration has expected scores but no 'method'.")
+            expected = dict(self.calibration_expected)
+            missing = [c.name for c in self.criteria if c.name not in expected]
+            if missing or set(expected) - set(names):
+                raise RulesError(f"The rubric's calibration 'expected' needs one score per criterion "
+                                 f"({', '.join(names)}). Got {', '.join(map(str, expected)) or 'none'}.")
+            object.__setattr__(self, "calibration_expected",
+                               {k: self.check_score(k, v) for k, v in expected.items()})
 
     @property
     def weights(self) -> dict[str, float]:
@@ -246,6 +268,14 @@ def rubric_from_rules(rules: str | Rules) -> Rubric | None:
         except (RulesError, TypeError) as exc:
             raise RulesError(f"{where}: {exc}") from exc
     options = {k: section[k] for k in ("scale", "normalisation", "disagreement") if k in section}
+    calibration = section.get("calibration")
+    if calibration is not None:
+        if not isinstance(calibration, dict) or set(calibration) - _CALIBRATION_KEYS or "method" not in calibration:
+            raise RulesError(f"{where}: 'calibration' must be a table with 'method' (the calibration entry) and "
+                             f"optionally 'expected' (a score per criterion). Got {calibration!r}.")
+        options["calibration"] = calibration["method"]
+        if "expected" in calibration:
+            options["calibration_expected"] = calibration["expected"]
     try:
         return Rubric(criteria=tuple(criteria), **options)
     except RulesError as exc:
@@ -277,6 +307,11 @@ class JurySummary:
     problems : DataFrame
         ``judge``, ``dataset``, ``method``, ``detail``: scores left out.
     rubric : Rubric
+    calibration : DataFrame
+        With a calibration entry: per juror and dataset, ``score`` (their
+        score of it), ``reference`` (the expected score, or else the jury's
+        mean of it) and ``offset`` (score minus reference: above 0, a lenient
+        juror). The calibration entry is in no other table.
     """
 
     table: pd.DataFrame
@@ -285,6 +320,7 @@ class JurySummary:
     flags: pd.DataFrame
     problems: pd.DataFrame
     rubric: Rubric
+    calibration: pd.DataFrame = None
 
 
 def _models_frame(models, scores: pd.DataFrame) -> pd.DataFrame:
@@ -334,6 +370,13 @@ def jury_summary(scores: pd.DataFrame, rubric: Rubric, models=None) -> JurySumma
     1      b    2.0   2.0
     """
     weights = rubric.weights
+    calibration_scores = scores.iloc[0:0]
+    if rubric.calibration is not None:
+        is_calibration = scores["method"] == rubric.calibration
+        calibration_scores, scores = scores[is_calibration], scores[~is_calibration]
+        if models is not None:
+            models = _models_frame(models, scores)
+            models = models[models["method"] != rubric.calibration]
     models = _models_frame(models, scores).sort_values(["dataset", "method"], ignore_index=True)
     under_review = {d: set(g["method"]) for d, g in models.groupby("dataset", sort=True)}
     given = scores[pd.to_numeric(scores["score"], errors="coerce").notna()]
@@ -386,7 +429,27 @@ def jury_summary(scores: pd.DataFrame, rubric: Rubric, models=None) -> JurySumma
     flags = flags.sort_values(["spread", "dataset", "method"], ascending=[False, True, True], ignore_index=True)
     problems = pd.DataFrame(problem_rows, columns=["judge", "dataset", "method", "detail"])
     return JurySummary(table=table, juror_scores=juror_scores, agreement=agreement, flags=flags,
-                       problems=problems, rubric=rubric)
+                       problems=problems, rubric=rubric, calibration=_calibration(calibration_scores, rubric))
+
+
+def _calibration(scores: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
+    """Each juror's score of the calibration entry against the expected one (or the jury's mean)."""
+    columns = ["judge", "dataset", "score", "reference", "offset"]
+    weights = rubric.weights
+    rows = []
+    given = scores[pd.to_numeric(scores["score"], errors="coerce").notna()]
+    for (judge, dataset), group in given.groupby(["judge", "dataset"], sort=True):
+        values = dict(zip(group["criterion"], group["score"].astype(float)))
+        if all(c in values for c in weights):
+            rows.append((judge, dataset, round(sum(weights[c] * values[c] for c in weights), _DECIMALS)))
+    table = pd.DataFrame(rows, columns=columns[:3])
+    if rubric.calibration_expected is not None:
+        expected = round(sum(weights[c] * v for c, v in rubric.calibration_expected.items()), _DECIMALS)
+        table["reference"] = expected
+    else:
+        table["reference"] = table.groupby("dataset")["score"].transform("mean") if len(table) else []
+    table["offset"] = table["score"] - table["reference"]
+    return table.astype({"score": float, "reference": float, "offset": float})[columns]
 
 
 def jury_table(entries: pd.DataFrame, summary: JurySummary) -> pd.DataFrame:
