@@ -534,3 +534,18 @@ def _escaped(text: str) -> str:
     import html
 
     return html.escape(text)
+
+
+def test_the_organiser_sees_each_jurors_calibration_offset(store, tmp_path):
+    from srdash.judging.rules import load_rules
+
+    text = load_rules("srbench2023-track2").text
+    rules = tmp_path / "calibrated.toml"
+    rules.write_text(text + "\n[rubric.calibration]\nmethod = \"scaled\"\n")
+    for judge, value in (("ann", 2), ("bob", 4)):
+        app = ReviewApp(representatives(), store, judge=judge, rules=rules)
+        for buttons in cards_by_method(app, "d1")["scaled"].criterion_buttons.values():
+            buttons.value = value
+    org = ReviewApp(representatives(), store, judge="org", rules=rules, organiser=True)
+    # the jury's mean of the calibration entry is 3: ann -1 (severe), bob +1 (lenient)
+    assert "ann on d1 -1.00, bob on d1 +1.00" in org.organiser_status.value

@@ -1029,6 +1029,11 @@ class ReviewApp(widgets.VBox):
                       for r in summary.agreement.itertuples())
         status = (f"<div><b>Agreement (Kendall's W</b>, 1 = the jurors agree completely, 0 = not at all): "
                   f"{w or 'no scores yet'}</div>")
+        if summary.calibration is not None and len(summary.calibration):
+            offsets = ", ".join(f"{_text(r.judge)} on {_text(r.dataset)} {r.offset:+.2f}"
+                                for r in summary.calibration.itertuples())
+            status += (f"<div><b>Calibration entry</b> (each juror's score of it minus the reference; above 0: "
+                       f"lenient, below: severe): {offsets}</div>")
         if len(summary.flags):
             listed = "".join(
                 f"<li>{_text(r.dataset)} / "
