@@ -7,6 +7,19 @@ written at once to the :class:`~srdash.judging.trust.TrustStore`, and the card s
 "saved" only once the store has committed it. Missing or repeated ranks are
 shown on the cards while the judge fixes them; nothing is discarded.
 
+At the top of each dataset, a :class:`ComparisonView` shows every model in one
+view (formula, accuracy, simplicity, a small predicted-vs-actual plot) with one
+row of rank buttons per model, the same entry as the card's box; long formulas
+wrap inside their card. When the rules declare a ``[rubric]`` (a jury, see
+:mod:`srdash.judging.jury`), each card has a row of score buttons per
+criterion instead of the trust rank.
+
+Roles: once the organiser issued access keys (``srdash trust issue-key``), the
+visitor's key alone says who they are; a judge sees and changes only their own
+entries; only the organiser's key shows the organiser's panel (completeness of
+every judge, agreement and flags, revealing with a typed confirmation, and
+reopening).
+
 Everything a model or a judge wrote (formulas, raw model strings, comments,
 method and dataset names) is shown as text: HTML-escaped, never interpreted.
 
