@@ -1266,33 +1266,37 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
     except SrdashError:
         store.close()
         raise
-    rules = load_rules(environ.get("SRDASH_RULES", "").strip() or DEFAULT_RULES)
-    settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
-    raw_jobs = environ.get("SRDASH_JOBS", "").strip() or "1"
-    if not raw_jobs.isdigit() or int(raw_jobs) < 1:
-        raise SrdashError(f"SRDASH_JOBS must be a positive integer (worker processes). Got {raw_jobs!r}.")
-    input_path = environ.get("SRDASH_INPUT", "").strip()
-    data_dir = environ.get("SRDASH_DATA_DIR", "").strip() or None
-    say("Loading the results…")
-    if input_path:
-        results = load_results(input_path, datasets=environ.get("SRDASH_DATASETS", "").strip() or None)
-        source = input_path
-    else:
-        results, demo_folder = _demo_results(environ)
-        data_dir = data_dir or demo_folder
-        source = "three datasets of the built-in demo competition"
-    accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
+    try:  # the store is closed again if the rest fails
+        rules = load_rules(environ.get("SRDASH_RULES", "").strip() or DEFAULT_RULES)
+        settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
+        raw_jobs = environ.get("SRDASH_JOBS", "").strip() or "1"
+        if not raw_jobs.isdigit() or int(raw_jobs) < 1:
+            raise SrdashError(f"SRDASH_JOBS must be a positive integer (worker processes). Got {raw_jobs!r}.")
+        input_path = environ.get("SRDASH_INPUT", "").strip()
+        data_dir = environ.get("SRDASH_DATA_DIR", "").strip() or None
+        say("Loading the results…")
+        if input_path:
+            results = load_results(input_path, datasets=environ.get("SRDASH_DATASETS", "").strip() or None)
+            source = input_path
+        else:
+            results, demo_folder = _demo_results(environ)
+            data_dir = data_dir or demo_folder
+            source = "three datasets of the built-in demo competition"
+        accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
 
-    def prepare(candidates: pd.DataFrame) -> pd.DataFrame:
-        say(f"Simplifying the {len(candidates)} candidate models (once; they are cached for next time)…")
-        return prepare_runs(Results(candidates, results.features, results.sources), jobs=int(raw_jobs),
-                            progress=progress)
+        def prepare(candidates: pd.DataFrame) -> pd.DataFrame:
+            say(f"Simplifying the {len(candidates)} candidate models (once; they are cached for next time)…")
+            return prepare_runs(Results(candidates, results.features, results.sources), jobs=int(raw_jobs),
+                                progress=progress)
 
-    representatives = representative_runs(results.table, choice=representative_choice(rules),
-                                          decimals=accuracy.decimals if accuracy else 3, prepare=prepare)
-    return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
-            "settings": settings, "methods": sorted(set(results.table["method"])), "features": results.features,
-            "data_dir": data_dir, "organiser": organiser, "source": source}
+        representatives = representative_runs(results.table, choice=representative_choice(rules),
+                                              decimals=accuracy.decimals if accuracy else 3, prepare=prepare)
+        return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
+                "settings": settings, "methods": sorted(set(results.table["method"])), "features": results.features,
+                "data_dir": data_dir, "organiser": organiser, "source": source}
+    except BaseException:
+        store.close()
+        raise
 
 
 def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
