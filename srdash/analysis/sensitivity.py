@@ -496,7 +496,7 @@ def load_rescorer(source=None, rules: Rules | str = "srbench2022", *, datasets=N
     (('accuracy', 'simplicity', 'property'), ['a', 'b'])
     """
     rules = load_rules(rules)
-    if rules.kind == "normalised-weighted":
+    if rules.rule_kind.judges_submissions:
         if source is None:
             raise SrdashError(f"The rules '{rules.name}' judge submissions: give a submissions file "
                               "(CSV or Parquet, one row per submission).")

@@ -78,11 +78,11 @@ def _positive_number(env: Mapping[str, str], name: str, kind: type, default, mea
 
 
 def _applicable_presets() -> list[str]:
-    """The presets judge() can apply (kind 'rank-harmonic'); a broken preset is left out."""
+    """The presets judge() can apply (rules that rank per-run results); a broken preset is left out."""
     names = []
     for name in list_presets():
         try:
-            if load_rules(name).kind == "rank-harmonic":
+            if load_rules(name).rule_kind.judges_runs:
                 names.append(name)
         except SrdashError:
             continue

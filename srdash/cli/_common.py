@@ -128,3 +128,31 @@ def progress_bar(description: str):
     finally:
         if bar is not None:
             bar.close()
+
+
+def competition_of(input_path: Path, *, given: dict, **options):
+    """The competition a judging command works on.
+
+    INPUT is either a competition file (``.toml``: everything comes from it, and
+    the options that describe a competition must not be given) or a results
+    file or folder, which the options complete
+    (:func:`srdash.judging.competition.competition_from_options`).
+
+    ``given`` maps option names (as typed) to the values the user set; an
+    option left at its default is None there.
+    """
+    from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
+
+    if is_competition_file(input_path):
+        clashing = sorted(name for name, value in given.items() if value not in (None, False, ()))
+        if clashing:
+            raise click.UsageError(f"{input_path} is a competition file: it already says {', '.join(clashing)}. "
+                                   "Change the competition file instead, or give a results file as INPUT.")
+        return load_competition(input_path)
+    return competition_from_options(input_path, **options)
+
+
+def echo_fingerprint(result) -> None:
+    """Say which verdict this is (every output shows the same fingerprint for the same verdict)."""
+    click.echo(f"Verdict fingerprint: {result.fingerprint[:12]} (competition {result.competition.source}; "
+               f"full: {result.fingerprint})", err=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, prepare_options, progress_bar, rules_option
+from srdash.cli._common import competition_of, echo_fingerprint, fail_cleanly, prepare_options, progress_bar, rules_option
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
 
 
@@ -51,7 +51,12 @@ from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
                    "worker processes.")
 def score(input_path, rules, output, per_dataset, problems, datasets_path, descriptions_path, qualification_path,
           qualification_data, keep_unqualified, aggregation, rank_method, timeout, jobs, cache, no_cache, scheduler):
-    """Judge the competition results in INPUT.
+    """Judge the competition in INPUT: a competition file (competition.toml) or results.
+
+    A competition file (see docs/competition.md; `srdash init` writes one)
+    declares the results, rules, descriptions, qualification stage and
+    real-world track; the options that say the same must then be left out.
+    Otherwise INPUT is the results, completed by the options below.
 
     INPUT is a CSV or Parquet file with one row per (method, dataset, run) — columns
     method, dataset, run (optional), model and/or components, metric columns such as
@@ -68,64 +73,42 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, descr
     if qualification_path is None and (qualification_data is not None or keep_unqualified):
         raise click.UsageError("--qualification-data and --keep-unqualified need --qualification (the results "
                                "of the qualification stage).")
-    if rules.kind == "normalised-weighted" and qualification_path is not None:
-        raise click.UsageError(f"The rules '{rules.name}' score submissions with weighted meta-scores; they have "
-                               "no qualification stage. Leave out --qualification.")
-    if rules.kind == "normalised-weighted":  # EvalRS-style submissions: srdash.judging.multiobjective
-        from srdash.cli.sensitivity import score_normalised_weighted
+    from srdash.judging.pipeline import judge_competition
 
-        return score_normalised_weighted(input_path, rules, output, per_dataset)
-    from srdash.expressions.distributed import scheduler_setting
-    from srdash.io.loading import load_results
-    from srdash.judging.pipeline import input_hashes, prepare_runs, qualified_results, with_qualification, with_track_problems
-    from srdash.judging.ranking import judge
-
-    qualification = None
-    if qualification_path is not None:
-        from srdash.judging.qualification import run_qualification
-
-        with fail_cleanly():
-            qualification = run_qualification(qualification_path, data=qualification_data)
-        click.echo(f"Qualification stage ({qualification_path}):", err=True)
+    with fail_cleanly():
+        competition = competition_of(
+            input_path,
+            given={"--datasets": datasets_path, "--descriptions": descriptions_path,
+                   "--qualification": qualification_path, "--qualification-data": qualification_data,
+                   "--keep-unqualified": keep_unqualified, "--scheduler": scheduler,
+                   "--rules": None if rules.name == "srbench2022" else rules.name},
+            rules=rules, datasets=datasets_path, descriptions=descriptions_path, qualification=qualification_path,
+            qualification_data=qualification_data, keep_unqualified=keep_unqualified, timeout=timeout, jobs=jobs,
+            scheduler=scheduler, cache=False if no_cache else cache)
+        if competition.rules.rule_kind.judges_submissions and competition.qualification is not None:
+            raise click.UsageError(f"The rules '{competition.rules.name}' score submissions with weighted "
+                                   "meta-scores; they have no qualification stage. Leave out --qualification.")
+        if aggregation or rank_method:
+            competition = competition.with_rules(
+                competition.rules.with_options(run_aggregation=aggregation, rank_method=rank_method))
+        with progress_bar("simplifying models") as progress:
+            result = judge_competition(competition, progress=progress, stage=progress.stage)
+    verdict = result.verdict
+    if result.qualification is not None:
+        qualification = result.qualification
+        click.echo(f"Qualification stage ({competition.qualification.results}):", err=True)
         click.echo(qualification.table.drop(columns=["qualified"]).to_string(index=False), err=True)
         click.echo(f"Rule: {qualification.rule}", err=True)
         if not qualification.problems.empty:
             counts = qualification.problems["kind"].value_counts().to_dict()
             click.echo(f"{len(qualification.problems)} qualification problem(s): "
                        + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), err=True)
+    if competition.rules.rule_kind.judges_submissions:
+        from srdash.cli.sensitivity import write_submissions_verdict
 
-    with fail_cleanly(), scheduler_setting(scheduler):
-        rules = rules.with_options(run_aggregation=aggregation, rank_method=rank_method)
-        track_problems = None
-        descriptions = None
-        if descriptions_path is not None:
-            from srdash.io.datasets import load_dataset_table
-
-            descriptions = load_dataset_table(descriptions_path)
-            results = load_results(input_path, datasets=descriptions.frame())
-        else:
-            results = load_results(input_path, datasets=datasets_path)
-        filtered = None
-        if qualification is not None:  # before the expensive step: excluded models are not simplified
-            results, filtered = qualified_results(results, qualification, keep_unqualified=keep_unqualified)
-        if descriptions is not None:
-            from srdash.judging.pipeline import prepare_track
-
-            with progress_bar("simplifying models") as progress:
-                track = prepare_track(results, descriptions, timeout=timeout, jobs=jobs,
-                                      cache=False if no_cache else cache, progress=progress, stage=progress.stage)
-            runs, track_problems = track.runs, track.problems
-        else:
-            with progress_bar("simplifying models") as progress:
-                runs = prepare_runs(results, timeout=timeout, jobs=jobs,
-                                    cache=False if no_cache else cache, progress=progress)
-        verdict = with_track_problems(judge(runs, rules), track_problems)
-        if qualification is not None:
-            verdict = with_qualification(verdict, qualification, filtered)
-            sources = ([str(qualification_path)]
-                       + ([str(qualification_data)] if qualification_data is not None else []))
-            verdict = verdict.with_provenance(**input_hashes(sources))
-        verdict = verdict.with_provenance(**input_hashes(results.sources))
+        write_submissions_verdict(verdict, output, per_dataset)
+        echo_fingerprint(result)
+        return
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
@@ -150,3 +133,7 @@ def score(input_path, rules, output, per_dataset, problems, datasets_path, descr
     if problems is not None:
         verdict.problems.to_csv(problems, index=False)
         click.echo(f"Wrote {problems}", err=True)
+    if result.realworld is not None:
+        click.echo("Real-world track (expert trust):", err=True)
+        click.echo(result.realworld.leaderboard.to_string(index=False), err=True)
+    echo_fingerprint(result)

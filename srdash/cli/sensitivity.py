@@ -19,20 +19,14 @@ def _input_hashes(sources) -> dict[str, str]:
     return {f"input_sha256:{s}": hashlib.sha256(Path(s).read_bytes()).hexdigest() for s in sources}
 
 
-def score_normalised_weighted(input_path: Path, rules, output: Path | None, per_submission: Path | None = None) -> None:
-    """`srdash score` for rules of kind ``normalised-weighted``: one leaderboard row per team.
+def write_submissions_verdict(verdict, output: Path | None, per_submission: Path | None = None) -> None:
+    """`srdash score`'s output for rules that judge submissions: one leaderboard row per team.
 
     Writes ``place, team, stage1, stage2``, one column per meta-score, then
     ``stage1_place, status, submissions, submission``; and, with
     ``per_submission``, every submission with its stage-1 score and whether it
     was selected.
     """
-    from srdash.judging.multiobjective import judge_submissions, load_submissions
-
-    with fail_cleanly():
-        submissions = load_submissions(input_path, rules)
-        verdict = judge_submissions(submissions, rules)
-        verdict = verdict.with_provenance(**_input_hashes(submissions.sources))
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     if len(verdict.problems):

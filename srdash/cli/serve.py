@@ -74,11 +74,11 @@ def serve(input_path, rules, datasets_path, store, descriptions_path, qualificat
     from srdash.judging.rules import load_rules
 
     with fail_cleanly():
-        kind = load_rules(rules).kind
-        if kind == "normalised-weighted" and view != "sensitivity":
+        kind = load_rules(rules).rule_kind
+        if kind.judges_submissions and view != "sensitivity":
             raise click.UsageError(f"The rules '{rules}' score submissions with weighted meta-scores; open them "
                                    "with --view sensitivity.")
-        if input_path is not None and kind == "normalised-weighted":
+        if input_path is not None and kind.judges_submissions:
             from srdash.judging.multiobjective import load_submissions
 
             submissions = load_submissions(input_path, load_rules(rules))

@@ -399,9 +399,9 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     >>> v.warnings[0]
     "Criterion 'property' has no data (column 'property' is missing or empty); it is left out of the harmonic mean."
     """
-    if rules.kind != "rank-harmonic":
-        raise SrdashError(f"judge() applies rules of kind 'rank-harmonic'; the rules '{rules.name}' are "
-                          f"of kind '{rules.kind}'.")
+    if not rules.rule_kind.judges_runs:
+        raise SrdashError(f"judge() ranks per-run results; the rules '{rules.name}' are of kind '{rules.kind}', "
+                          "which judges submissions.")
     notes: list[str] = []
     criteria = []
     for c in rules.criteria:
