@@ -69,6 +69,7 @@ from srdash.judging.rules import Rules, load_rules
 __all__ = [
     "Rescorer",
     "load_rescorer",
+    "rescorer_of",
     "sample_weights",
     "kendall_tau",
     "PlaceProbabilities",
@@ -465,6 +466,12 @@ def _check_vector(vector: np.ndarray, names: Sequence[str]) -> None:
     if vector.sum() <= 0:
         raise RulesError("At least one weight must be > 0 (scaling all weights changes nothing, "
                          "but all zero leaves nothing to rank by).")
+
+
+def rescorer_of(result) -> Rescorer:
+    """The :class:`Rescorer` of a judged competition (:func:`srdash.judging.pipeline.judge_competition`):
+    its official order is the competition's verdict."""
+    return Rescorer.from_verdict(result.verdict, runs=result.runs)
 
 
 def load_rescorer(source=None, rules: Rules | str = "srbench2022", *, datasets=None, jobs: int = 1,
