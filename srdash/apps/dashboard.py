@@ -386,7 +386,7 @@ class Dashboard(widgets.VBox):
         if env.get("SRDASH_COMPETITION", "").strip():
             from srdash.judging.competition import competition_from_json
 
-            text = Path(env["SRDASH_COMPETITION"].strip()).read_text(encoding="utf-8")
+            text = env["SRDASH_COMPETITION"].strip()
             kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
             return cls.from_competition(competition_from_json(text), **kwargs)
         notes: list[SrdashError] = []

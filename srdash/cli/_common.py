@@ -161,6 +161,11 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
                  "trust_store": trust_store, "scheduler": scheduler,
                  "rules": None if rules is None else rules,
                  "realworld_rules": realworld_rules}
+        if input_path is None:
+            clashing = sorted(_COMPETITION_OPTIONS[name] for name, value in given.items() if value not in (None, False))
+            if clashing:
+                raise click.UsageError(f"{', '.join(clashing)} only apply to an INPUT (the built-in demo has its "
+                                       "own rules, feature names, descriptions and qualification stage).")
         with fail_cleanly():
             if input_path is not None and is_competition_file(input_path) and timeout is not None:
                 raise click.UsageError(f"{input_path} is a competition file: its time limit is part of the verdict. "
@@ -191,7 +196,7 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
     options = [
         click.argument("input_path", metavar="INPUT" if required else "[INPUT]", required=required,
                        type=click.Path(exists=True, path_type=Path)),
-        click.option("--rules", default=None,
+        click.option("--rules", default=None, callback=rules_reference,
                      help="A rules preset name (default srbench2022; see `srdash rules`) or the path of a .toml "
                           "rules file (format: docs/rules.md)."),
         click.option("--datasets", "datasets", type=click.Path(exists=True, path_type=Path),
@@ -212,7 +217,7 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
     ]
     if trust:
         options += [
-            click.option("--trust", "trust_store", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            click.option("--trust", "--store", "trust_store", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                          help="Trust store of the expert review (SQLite, from `srdash review`): adds the "
                               "real-world track."),
             click.option("--realworld-rules", "realworld_rules", default=None,

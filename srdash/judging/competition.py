@@ -297,7 +297,7 @@ def competition_from_json(text: str) -> Competition:
 
 
 def _optional_path(value) -> Path | None:
-    return None if value in (None, "") else Path(value)
+    return None if value in (None, "") else Path(value).absolute()
 
 
 def competition_from_options(
@@ -334,14 +334,14 @@ def competition_from_options(
     paths = [results] if isinstance(results, (str, os.PathLike)) else list(results)
     return Competition(
         title=title,
-        results=tuple(Path(p) for p in paths),
+        results=tuple(Path(p).absolute() for p in paths),
         rules=load_rules(rules),
         datasets=_optional_path(datasets),
         descriptions=_optional_path(descriptions),
         qualification=None if qualification is None else QualificationStage(
-            Path(qualification), _optional_path(qualification_data), bool(keep_unqualified)),
+            Path(qualification).absolute(), _optional_path(qualification_data), bool(keep_unqualified)),
         realworld=None if trust_store is None else RealWorldTrack(
-            Path(trust_store), load_rules(realworld_rules), tuple(realworld_datasets)),
+            Path(trust_store).absolute(), load_rules(realworld_rules), tuple(realworld_datasets)),
         simplification=Simplification(timeout=float(timeout), jobs=jobs or default_jobs(), scheduler=scheduler,
                                       cache=cache),
     )

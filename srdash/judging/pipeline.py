@@ -425,7 +425,7 @@ class CompetitionResult:
         return self.verdict.provenance
 
 
-def _load_competition_results(competition: "Competition") -> Results:
+def load_competition_results(competition: "Competition") -> Results:
     """The competition's results (several files or folders are read one by one and stacked)."""
     features = competition.datasets
     if features is None and competition.descriptions is not None:
@@ -441,6 +441,31 @@ def _load_competition_results(competition: "Competition") -> Results:
     return Results(table=pd.concat([part.table for part in loaded], ignore_index=True),
                    features=merged_features,
                    sources=tuple(s for part in loaded for s in part.sources))
+
+
+def check_competition(competition: "Competition") -> Results | None:
+    """Read and validate a competition's inputs without the expensive work (commands that start a server
+    call it first, so that a bad file is reported at once).
+
+    Returns
+    -------
+    Results or None
+        The loaded results (None for rules that judge submissions).
+    """
+    if competition.rules.rule_kind.judges_submissions:
+        from srdash.judging.multiobjective import load_submissions
+
+        for path in competition.results:
+            load_submissions(path, competition.rules)
+        return None
+    results = load_competition_results(competition)
+    if competition.qualification is not None:
+        from srdash.judging.qualification import canonical_results, read_qualification_results
+
+        path = competition.qualification.results
+        canonical_results(read_qualification_results(path), source=str(path),
+                          need_r2=competition.qualification.data is None)
+    return results
 
 
 def prepare_competition(
@@ -479,7 +504,7 @@ def prepare_competition(
         say("Loading the submissions")
         return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules))
     say("Loading the results")
-    results = _load_competition_results(competition)
+    results = load_competition_results(competition)
     qualification = filtered = None
     if competition.qualification is not None:
         from srdash.judging.qualification import run_qualification
