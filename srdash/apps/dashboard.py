@@ -34,6 +34,7 @@ import pandas as pd
 import traitlets
 
 from srdash.errors import SrdashError
+from srdash.figures.assets import stylesheet
 from srdash.figures.leaderboard import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
 from srdash.io.loading import Results, load_results
 from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
@@ -306,6 +307,7 @@ class Dashboard(widgets.VBox):
         self._source_line = source_line
         super().__init__(
             [
+                widgets.HTML(f"<style>{stylesheet()}</style>"),
                 self.title,
                 widgets.HBox([self._rules_picker, _labelled("Runs combined by", self._aggregation_picker),
                               self._rank_method_picker],
@@ -751,7 +753,8 @@ def _provenance_html(verdict: Verdict, result=None) -> str:
                    for key, value in verdict.provenance.items())
     stamp = ""
     if result is not None and result.fingerprint:
-        stamp = (f"<div class='srdash-fingerprint'>Verdict fingerprint: <code>{html.escape(result.fingerprint[:12])}"
+        stamp = (f"<div class='srdash-fingerprint'>Verdict fingerprint: <code class='srdash-fingerprint-value'>"
+                 f"{html.escape(result.fingerprint[:12])}"
                  "</code> (the same in <code>srdash score</code>, the report and every app for the same verdict)"
                  "</div>")
     return (stamp + "<details class='srdash-note'><summary>Provenance: the versions, rules and inputs of this "

@@ -325,7 +325,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     ----------
     table : DataFrame
         Per-run table (``method``, ``dataset``, criteria columns; see
-        ``docs/ARCHITECTURE.md``), already validated.
+        ``docs/architecture.md``), already validated.
     rules : Rules
         Rules of kind ``rank-harmonic``.
     methods : sequence of str, optional

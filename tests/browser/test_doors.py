@@ -127,9 +127,9 @@ def _dashboard(start_server, browser, competition: Path, cache: Path) -> tuple[l
     page = context.new_page()
     try:
         page.goto(server.url, timeout=120_000)
-        expect(page.locator(".srdash-fingerprint code")).to_be_visible(timeout=APP_READY_TIMEOUT_MS)
+        expect(page.locator(".srdash-fingerprint-value")).to_be_visible(timeout=APP_READY_TIMEOUT_MS)
         methods = page.locator(".srdash-leaderboard-panel table.srdash-leaderboard .srdash-method").all_text_contents()
-        fingerprint = page.locator(".srdash-fingerprint code").text_content()
+        fingerprint = page.locator(".srdash-fingerprint-value").text_content()
         realworld = []
         title = page.get_by_text("Real-world track (expert trust)")
         if title.count():
