@@ -299,8 +299,12 @@ class SensitivityView(BackgroundApp):
         self.title.value = f"<h2 style='margin:4px 0'>Weight sensitivity: {html.escape(rules.title or rules.name)}</h2>"
         notes = "".join(f"<div class='srdash-warning' style='color:#8a6d00'>⚠ {html.escape(w)}</div>"
                         for w in rescorer.verdict.warnings)
+        fingerprint = rescorer.verdict.provenance.get("verdict_fingerprint", "")
+        stamp = (f"<div class='srdash-fingerprint'>Official verdict fingerprint: <code class='srdash-fingerprint-value'>"
+                 f"{html.escape(fingerprint[:12])}</code></div>") if fingerprint else ""
         self.status.value = (self._source_line + f"<div class='srdash-note'>{n} {entity}s, "
-                             f"{rescorer.n_weights} weight{'s' if rescorer.n_weights != 1 else ''}. Places: 1 = best.</div>" + notes)
+                             f"{rescorer.n_weights} weight{'s' if rescorer.n_weights != 1 else ''}. Places: 1 = best.</div>"
+                             + stamp + notes)
         self.explanation.value = f"<div class='srdash-note'>{html.escape(rescorer.what_is_weighted)}</div>"
         top = _SLIDER_SPAN * float(rescorer.official_weights.max())
         sliders = {}
