@@ -92,8 +92,10 @@ def _applicable_presets() -> list[str]:
 
 def _labelled(text: str, control: widgets.Widget) -> widgets.HBox:
     """A control with its label on the same line (a ToggleButtons' own description wraps)."""
-    label = widgets.Label(text, layout=widgets.Layout(margin="0 8px 0 0"))
-    return widgets.HBox([label, control], layout=widgets.Layout(align_items="center", margin="0 24px 0 0"))
+    # flex "0 0 auto": the label keeps its whole text on a narrow (phone) screen; the row wraps instead
+    label = widgets.Label(text, layout=widgets.Layout(margin="0 8px 0 0", flex="0 0 auto", width="auto"))
+    return widgets.HBox([label, control], layout=widgets.Layout(align_items="center", margin="0 24px 0 0",
+                                                                flex_flow="row wrap", max_width="100%"))
 
 
 def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.VBox:
