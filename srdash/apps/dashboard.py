@@ -40,7 +40,7 @@ from srdash.io.loading import Results, load_results
 from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
-from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, ProgressPanel,
+from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, ProgressPanel,
                                    logged)
 
 __all__ = ["Dashboard"]

@@ -258,6 +258,35 @@ def judged(competition, *, what: str = "simplifying models"):
             return judge_competition(competition, progress=progress, stage=progress.stage)
 
 
+def write_leaderboard(verdict, output, *, entity: str = "methods") -> None:
+    """Print the leaderboard, or write it with its provenance file (``OUTPUT.provenance.json``)."""
+    import json
+
+    if output is None:
+        click.echo(verdict.leaderboard.to_string(index=False))
+        return
+    verdict.leaderboard.to_csv(output, index=False)
+    Path(f"{output}.provenance.json").write_text(json.dumps(dict(verdict.provenance), indent=2) + "\n")
+    click.echo(f"Wrote {output} ({len(verdict.leaderboard)} {entity}) and {output}.provenance.json", err=True)
+
+
+def write_table(table, path, *, what: str = "") -> None:
+    """Write one more table the user asked for (``--per-dataset``, ``--problems``...), if asked."""
+    if path is not None:
+        table.to_csv(path, index=False)
+        click.echo(f"Wrote {path}" + (f" ({what})" if what else ""), err=True)
+
+
+def echo_problems(verdict, *, hint: str = "") -> None:
+    """Count the verdict's warnings and problems on stderr."""
+    for note in verdict.warnings:
+        click.secho(f"Warning: {note}", fg="yellow", err=True)
+    if len(verdict.problems):
+        counts = verdict.problems["kind"].value_counts().to_dict()
+        listed = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+        click.echo(f"{len(verdict.problems)} problem(s): {listed}{hint}.", err=True)
+
+
 def echo_fingerprint(result) -> None:
     """Say which verdict this is (every output shows the same fingerprint for the same verdict)."""
     click.echo(f"Verdict fingerprint: {result.fingerprint[:12]} (competition {result.competition.source}; "

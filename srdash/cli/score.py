@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
+from srdash.cli._common import (competition_input, echo_fingerprint, echo_problems, fail_cleanly, judged,
+                                write_leaderboard, write_table)
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
 
 
@@ -67,30 +67,15 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method):
         write_submissions_verdict(verdict, output, per_dataset)
         echo_fingerprint(result)
         return
-    for note in verdict.warnings:
-        click.secho(f"Warning: {note}", fg="yellow", err=True)
+    echo_problems(verdict, hint=" (see --problems)")
     if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
         from srdash.analysis.significance import significance
 
         with fail_cleanly():
             click.echo(significance(verdict).statement, err=True)
-    n_problems = len(verdict.problems)
-    if n_problems:
-        counts = verdict.problems["kind"].value_counts().to_dict()
-        listed = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
-        click.echo(f"{n_problems} problem(s): {listed} (see --problems).", err=True)
-    if output is None:
-        click.echo(verdict.leaderboard.to_string(index=False))
-    else:
-        verdict.leaderboard.to_csv(output, index=False)
-        Path(f"{output}.provenance.json").write_text(json.dumps(dict(verdict.provenance), indent=2) + "\n")
-        click.echo(f"Wrote {output} ({len(verdict.leaderboard)} methods) and {output}.provenance.json", err=True)
-    if per_dataset is not None:
-        verdict.per_dataset.to_csv(per_dataset, index=False)
-        click.echo(f"Wrote {per_dataset}", err=True)
-    if problems is not None:
-        verdict.problems.to_csv(problems, index=False)
-        click.echo(f"Wrote {problems}", err=True)
+    write_leaderboard(verdict, output)
+    write_table(verdict.per_dataset, per_dataset)
+    write_table(verdict.problems, problems)
     if result.realworld is not None:
         click.echo("Real-world track (expert trust):", err=True)
         click.echo(result.realworld.leaderboard.to_string(index=False), err=True)

@@ -6,17 +6,12 @@ submissions), which :mod:`srdash.cli.score` calls for rules of that kind.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import click
 
-from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
-
-
-def _input_hashes(sources) -> dict[str, str]:
-    return {f"input_sha256:{s}": hashlib.sha256(Path(s).read_bytes()).hexdigest() for s in sources}
+from srdash.cli._common import (competition_input, echo_fingerprint, echo_problems, fail_cleanly, judged,
+                                write_leaderboard, write_table)
 
 
 def write_submissions_verdict(verdict, output: Path | None, per_submission: Path | None = None) -> None:
@@ -27,25 +22,13 @@ def write_submissions_verdict(verdict, output: Path | None, per_submission: Path
     ``per_submission``, every submission with its stage-1 score and whether it
     was selected.
     """
-    for note in verdict.warnings:
-        click.secho(f"Warning: {note}", fg="yellow", err=True)
-    if len(verdict.problems):
-        counts = verdict.problems["kind"].value_counts().to_dict()
-        click.echo(f"{len(verdict.problems)} problem(s): "
-                   + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), err=True)
+    echo_problems(verdict)
     failed = int((verdict.leaderboard["status"] != "ok").sum())
     if failed:
         click.echo(f"{failed} team(s) fail a threshold: "
                    + "; ".join(t.describe() for t in verdict.scheme.thresholds) + ".", err=True)
-    if output is None:
-        click.echo(verdict.leaderboard.to_string(index=False))
-    else:
-        verdict.leaderboard.to_csv(output, index=False)
-        Path(f"{output}.provenance.json").write_text(json.dumps(dict(verdict.provenance), indent=2) + "\n")
-        click.echo(f"Wrote {output} ({len(verdict.leaderboard)} teams) and {output}.provenance.json", err=True)
-    if per_submission is not None:
-        verdict.submissions.to_csv(per_submission, index=False)
-        click.echo(f"Wrote {per_submission}", err=True)
+    write_leaderboard(verdict, output, entity="teams")
+    write_table(verdict.submissions, per_submission)
 
 
 @click.command(name="sensitivity")

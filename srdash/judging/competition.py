@@ -453,21 +453,21 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>") ->
     results = tuple(path("", "results", item) for item in listed)
     rules = rules_of("", "rules", data.get("rules", "srbench2022"))
 
+    def needs(section: str, key: str, what: str) -> dict:
+        table = data[section]
+        if key not in table:
+            raise CompetitionError(f"{_where(source, text, section, '')}: [{section}] needs '{key}' ({what}).")
+        return table
+
     qualification = None
     if "qualification" in data:
-        q = data["qualification"]
-        if "results" not in q:
-            raise CompetitionError(f"{_where(source, text, 'qualification', '')}: [qualification] needs "
-                                   "'results' (the qualification stage's results file).")
+        q = needs("qualification", "results", "the qualification stage's results file")
         qualification = QualificationStage(path("qualification", "results", q["results"]),
                                            path("qualification", "data", q.get("data")),
                                            bool(q.get("keep_unqualified", False)))
     realworld = None
     if "realworld" in data:
-        r = data["realworld"]
-        if "store" not in r:
-            raise CompetitionError(f"{_where(source, text, 'realworld', '')}: [realworld] needs 'store' (the "
-                                   "trust store of the expert review).")
+        r = needs("realworld", "store", "the trust store of the expert review")
         datasets = r.get("datasets", [])
         if not all(isinstance(d, str) for d in datasets):
             raise CompetitionError(f"{_where(source, text, 'realworld', 'datasets')}: 'realworld.datasets' must "
