@@ -677,8 +677,8 @@ def _canonical_table(raw: _Raw):
             if not ok:
                 report(position, name, f"{_shown(value)} is not a number; 'components' must be a "
                                        "positive number (empty means unknown).")
-            elif not math.isnan(number) and not (0 < number < math.inf):
-                report(position, name, f"{_shown(value)} is not a positive number; 'components' "
+            elif not math.isnan(number) and not (1 <= number < math.inf):
+                report(position, name, f"{_shown(value)} is not a finite number >= 1; 'components' "
                                        "counts the nodes of the model, at least 1.")
             values.append(number)
         columns["components"] = pd.Series(values, dtype="float64")
