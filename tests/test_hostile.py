@@ -41,7 +41,7 @@ def _lines(name: str) -> list[str]:
 
 @pytest.mark.parametrize("model", _lines("undefined_models.txt"))
 def test_undefined_models_are_a_listed_problem_when_evaluated(model):
-    with pytest.raises(ModelRejected, match=r"undefined or infinite: it contains (zoo|nan|oo|-oo)"):
+    with pytest.raises(ModelRejected, match=r"undefined or not finite: it contains (zoo|nan|oo|-oo)"):
         evaluate_model(model, {"x1": np.array([1.0, 2.0])})
 
 

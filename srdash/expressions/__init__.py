@@ -663,7 +663,7 @@ def _undefined_reason(expression) -> str:
                                      ("-oo", -sympy.oo)) if expression.has(atom)]
     if not found:
         return ""
-    return (f"The model's value is undefined or infinite: it contains {', '.join(found)} (e.g. from a "
+    return (f"The model's value is undefined or not finite: it contains {', '.join(found)} (e.g. from a "
             f"division by zero or log(0)); it counts as the worst value.")
 
 
