@@ -1429,6 +1429,9 @@ def evaluate_model(
             if np.iscomplexobj(values):
                 values = np.where(values.imag == 0, values.real, np.nan)
             values = values.astype(float)
+        except OverflowError:
+            raise ModelRejected("The model's values are beyond the float64 range (about 1.8e308); "
+                                "it counts as the worst value.") from None
         except (TypeError, ValueError) as exc:
             raise ModelRejected(f"The model's values are not numbers: {type(exc).__name__}: "
                                 f"{_short(exc, 200)}") from None
