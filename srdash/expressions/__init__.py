@@ -213,8 +213,12 @@ _PRINTED_FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {}
 # Calls whose sympy evaluation compares its arguments pairwise (cost grows about as
 # n**2.3 in the number of flattened arguments): they share a budget of n**2 per model.
 _PAIRWISE = frozenset({"min", "max", "Min", "Max", "Piecewise", "And", "Or"})
-# About 0.2 s of sympy work (30 arguments of one max, or 15 nested binary max).
-_MAX_PAIRWISE_WORK = 1_000
+# About 0.1 s of sympy work (24 arguments of one max, or 11 nested binary max).
+_MAX_PAIRWISE_WORK = 600
+# Algebraic helpers (factor_terms) cost more than linear time in their argument's
+# size: at most this many nodes in all (about 0.1 s; the 2023 entries use ~50).
+_MAX_HELPER_NODES = 2_000
+_HELPERS = frozenset({"factor_terms"})
 # Nesting depth of the syntax tree (sympy's printers recurse; Python's own parser
 # stops at 200 nested parentheses, but '**' chains and unary signs nest without them).
 _MAX_DEPTH = 100
@@ -239,7 +243,7 @@ _MAX_DIGITS = 10_000
 # Sums and products are evaluated left to right like Python would, which costs
 # about n**2/2 term operations for an n-term chain. Past this budget a model is
 # refused (products) or its remaining sums are built in one go (see _sum).
-_MAX_CHAIN_WORK = 200_000
+_MAX_CHAIN_WORK = 50_000  # about 0.15 s of left-to-right products (316 factors)
 
 _NUMBER_KEY = object()
 
@@ -275,6 +279,7 @@ class _Builder:
         self.symbols: dict[str, sympy.Symbol] = {}
         self.chain_work = 0
         self.pairwise_work = 0
+        self.helper_nodes = 0
 
     # -- checking: ast -> program (postfix list of instructions) ---------------
     def compile(self, tree: ast.Expression) -> list[tuple]:
@@ -498,6 +503,12 @@ class _Builder:
                     arguments = [_operand(argument) for argument in arguments]
                 if name in _PAIRWISE:
                     self._spend_pairwise(name, arguments)
+                elif name in _HELPERS:
+                    self.helper_nodes += sum(_count_components(argument) for argument in arguments)
+                    if self.helper_nodes > _MAX_HELPER_NODES:
+                        raise ModelRejected(
+                            f"{name}() is applied to expressions of {self.helper_nodes:,} nodes in all; the limit "
+                            f"is {_MAX_HELPER_NODES:,} (its cost grows faster than the expression's size).")
                 result = instruction[1](*arguments)
             else:  # "tuple"
                 count = instruction[1]
