@@ -202,6 +202,16 @@ def test_a_semicolon_separated_csv_says_so():
         load_results(HOSTILE / "results_semicolons.csv")
 
 
+def test_a_submission_csv_with_trailing_commas_is_rejected_with_what_to_do(tmp_path):
+    team = tmp_path / "SUBMISSIONS" / "team"
+    team.mkdir(parents=True)
+    shutil.copy(HOSTILE / "submission_trailing_commas.csv", team / "sub.csv")
+    result = score_submissions(tmp_path / "SUBMISSIONS", _targets(), metric="rmse")
+    reason = result.submissions["reason"].iloc[0]
+    assert result.submissions["status"].iloc[0] == "rejected"
+    assert "has 3 fields but the header has 2 (id, prediction); the row ends with an extra ','" in reason
+
+
 # --------------------------------------------------------------------------- class 5: domains
 
 

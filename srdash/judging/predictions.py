@@ -672,9 +672,17 @@ def read_targets(preliminary: str | os.PathLike, final: str | os.PathLike) -> Ta
 
 def _read_csv_strings(data: bytes, source: str, required: Sequence[str]) -> tuple[pd.DataFrame | None, list[Problem]]:
     """A CSV as stripped strings (empty string for empty cells), after checking its columns."""
+    from srdash.io.loading import check_csv_shape
+
+    try:  # every row as wide as the header: no trailing-comma index column, no shifted values
+        shape = check_csv_shape(data.decode("utf-8-sig"), source=source)
+    except UnicodeDecodeError as exc:
+        shape = [Problem(source, None, None, f"is not UTF-8 text (byte {exc.start + 1} cannot be decoded).")]
+    if shape:
+        return None, shape
     try:
         table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, skip_blank_lines=False,
-                            encoding="utf-8-sig")
+                            encoding="utf-8-sig", index_col=False)
     except pd.errors.EmptyDataError:
         return None, [Problem(source, None, None, f"the file is empty; expected a CSV with columns "
                                                   f"{', '.join(required)}.")]
