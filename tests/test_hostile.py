@@ -53,16 +53,16 @@ def test_undefined_models_get_no_components_and_the_worst_simplicity():
     assert table["reason"].str.contains("counts as the worst value").all()
 
 
-def test_an_undefined_model_is_the_worst_in_the_evaluation_not_a_crash():
-    r2 = []
-    for model in ("x1", "x1/0"):
-        try:
-            predicted = evaluate_model(model, {"x1": np.array([1.0, 2.0, 3.0])})
-            r2.append(1 - np.sum((predicted - [1, 2, 3]) ** 2) / 2)
-        except ModelRejected as exc:
-            r2.append(-math.inf)
-            assert "undefined" in exc.reason
-    assert r2 == [1.0, -math.inf]
+def test_an_undefined_model_is_the_worst_in_the_qualification_not_a_crash():
+    from srdash.judging.qualification import evaluate_qualification_models
+
+    frame = pd.DataFrame({"x": np.arange(20.0)})
+    frame["target"] = 2 * frame["x"] + 1
+    models = ["2*x + 1"] + [m.replace("x1", "x") for m in _lines("undefined_models.txt")]
+    results = pd.DataFrame({"method": [f"m{i}" for i in range(len(models))], "dataset": "line", "model": models})
+    r2 = evaluate_qualification_models(results, {"line": frame})["r2_test"].tolist()
+    # The exact model has R2 = 1; every undefined one the worst value (-inf), none raises.
+    assert r2 == [1.0] + [-math.inf] * (len(models) - 1)
 
 
 def test_latex_of_an_undefined_model_is_shown_not_raised():
