@@ -689,7 +689,14 @@ def parse_model(
 
     The string is parsed with :mod:`ast` and never evaluated: only numbers,
     variable names, unary ``+ -``, binary ``+ - * / **`` (and ``^``, read as a
-    power), and calls of :data:`ALLOWED_FUNCTIONS` are accepted. The sympy
+    power), and calls of :data:`ALLOWED_FUNCTIONS` are accepted, plus, for the
+    conditions of ``Piecewise``/``ITE``/``And``/``Or``/``Not``, the comparisons
+    ``< <= > >=``, ``& | ~``, ``True``/``False`` and ``(value, condition)`` pairs
+    (a model that is itself a condition or a tuple is refused). The aliases and
+    helpers real SR packages emit are included: ``ln``, gplearn's ``add``,
+    ``sub``, ``mul``, ``div``, ``neg``, ``inv``, PySR's ``square``, ``cube``,
+    sympy's ``factor_terms``. Line breaks are spaces; ``#`` is refused (a
+    comment would silently cut the model short). The sympy
     operations are applied in the same order as ``sympy.parse_expr(text,
     local_dict={f: Symbol(f) for f in features})`` would apply them, so the
     result is the expression SRBench built for the same string. Differences,
@@ -726,7 +733,11 @@ def parse_model(
         ``status='rejected'`` for everything outside the whitelist, numeric
         powers with more than 10,000 digits, functions and fractional powers of
         numbers beyond the float64 range (sympy would evaluate them for minutes),
-        and strings or trees over the size limits. ``reason`` says why.
+        and strings or trees over the size limits: length, nodes, nesting depth
+        (100), pairwise arguments of ``min``/``max``/``Piecewise``/``And``/``Or``
+        (sympy compares them pairwise: about 24 in all), nodes given to
+        ``factor_terms`` (2,000), factors of one product (316), or more than 10 s
+        of CPU time in a main thread. ``reason`` says why.
 
     Examples
     --------
@@ -1103,7 +1114,9 @@ def complexity_table(
         - ``status`` (str): one of :data:`STATUSES`: ``ok``; ``timeout``
           (simplify ran out of time: unsimplified expression counted);
           ``simplify_error`` (simplify raised: unsimplified expression counted);
-          ``rejected`` (outside the whitelist or too large); ``parse_error``
+          ``rejected`` (outside the whitelist, too large, or undefined or not
+          finite everywhere, e.g. ``1/0 + x1``: no components, the worst
+          simplicity); ``parse_error``
           (empty or not valid syntax).
         - ``reason`` (str): why, "" when ``ok``.
         - ``seconds`` (float): time spent computing the model (when it was
