@@ -23,14 +23,17 @@ from pathlib import Path
 
 from srdash.errors import SrdashError
 
-__all__ = ["MAX_FILE_BYTES", "FileRefused", "check_file", "read_file_bytes", "read_file_text"]
+__all__ = ["MAX_FILE_BYTES", "FileRefused", "check_file", "read_csv_file", "read_file_bytes", "read_file_text"]
 
 #: Default size limit of one input file (bytes): 64 MiB.
 MAX_FILE_BYTES = 64 * 2**20
 
 
-class FileRefused(SrdashError):
+class FileRefused(SrdashError, OSError):
     """An input file that is not read, and why (never quoting its content).
+
+    Also an :class:`OSError`, so that readers which already report unreadable
+    files keep doing so.
 
     Attributes
     ----------
@@ -202,3 +205,45 @@ def read_file_text(path, *, root=None, max_bytes: int | None = MAX_FILE_BYTES, e
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise FileRefused(path, f"is not {encoding} text (byte {exc.start + 1} cannot be decoded).") from None
+
+
+_COMPRESSIONS = ((".gz", "gzip"), (".bz2", "bz2"), (".zip", "zip"), (".xz", "xz"), (".zst", "zstd"))
+
+
+def read_csv_file(path, *, root=None, max_bytes: int | None = MAX_FILE_BYTES, **options):
+    """``pandas.read_csv`` of a file read by :func:`read_file_bytes` (compression from the suffix).
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    root, max_bytes : keyword-only
+        As in :func:`check_file`.
+    **options
+        Passed to :func:`pandas.read_csv`.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    FileRefused
+        As :func:`check_file`; pandas' own errors otherwise.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("a,b\\n1,2\\n")
+    >>> read_csv_file(path).to_dict("list")
+    {'a': [1], 'b': [2]}
+    """
+    import io
+
+    import pandas as pd
+
+    data = read_file_bytes(path, root=root, max_bytes=max_bytes)
+    name = str(path).lower()
+    compression = next((kind for suffix, kind in _COMPRESSIONS if name.endswith(suffix)), None)
+    return pd.read_csv(io.BytesIO(data), compression=compression, **options)

@@ -40,6 +40,7 @@ Examples
 
 from __future__ import annotations
 
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.io.files import read_csv_file, read_file_bytes
 from srdash.errors import ModelRejected, Problem, SrdashError, ValidationError
 from srdash.judging.evaluation import merge_values, score_predictions
 
@@ -129,7 +131,7 @@ def read_qualification_data(source: str | Path | Sequence[str | Path], *,
                 name = name[: -len(suffix)]
                 break
         try:
-            frame = pd.read_csv(path, sep="\t" if ".tsv" in path.name.lower() else ",")
+            frame = read_csv_file(path, max_bytes=None, sep="\t" if ".tsv" in path.name.lower() else ",")
         except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise SrdashError(f"Cannot read the qualification data '{path}': {exc}") from exc
         frame.columns = [str(c).strip() for c in frame.columns]
@@ -617,10 +619,12 @@ def read_qualification_results(path: str | Path) -> pd.DataFrame:
 
         return load_results(path).table
     try:
+        # Regular files of bounded size only (srdash.io.files); index_col=False: a trailing comma
+        # never turns the first column into the row index.
         if name.endswith((".parquet", ".pq")):
-            return pd.read_parquet(path)
+            return pd.read_parquet(io.BytesIO(read_file_bytes(path)))
         if ".csv" in name or ".tsv" in name:
-            return pd.read_csv(path, sep="\t" if ".tsv" in name else ",")
+            return read_csv_file(path, sep="\t" if ".tsv" in name else ",", index_col=False)
     except (OSError, ValueError) as exc:
         raise SrdashError(f"Cannot read '{path}': {exc}") from exc
     raise SrdashError(f"'{path}' must be a .csv or .tsv file (optionally compressed), a .parquet file or a "
