@@ -182,7 +182,8 @@ _FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
     # Aliases and helpers that real SR packages emit (class 7 of issue 14), each a sympy
     # object or a plain arithmetic function: ln (sympy's own alias of log); PySR/Operon
     # square and cube; gplearn's prefix form add(mul(X0, X1), ...); the 2023 entries'
-    # Piecewise with its conditions and factor_terms.
+    # Piecewise with its conditions and factor_terms. gplearn's div/log/sqrt/inv are
+    # "protected" in gplearn itself; like SRBench, the model is read as plain arithmetic.
     "ln": (sympy.log, 1, 2),
     "square": (lambda x: _power(x, sympy.Integer(2)), 1, 1),
     "cube": (lambda x: _power(x, sympy.Integer(3)), 1, 1),
@@ -227,8 +228,7 @@ _MAX_DEPTH = 100
 ALLOWED_FUNCTIONS = tuple(sorted(_FUNCTIONS, key=str.lower))
 
 # Names that mean a sympy constant unless they are feature names.
-_CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "oo": sympy.oo, "zoo": sympy.zoo, "nan": sympy.nan, "I": sympy.I,
-              "True": sympy.true, "False": sympy.false}
+_CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "oo": sympy.oo, "zoo": sympy.zoo, "nan": sympy.nan, "I": sympy.I}
 
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 _OPERATOR_SYMBOLS = {
