@@ -252,6 +252,15 @@ def test_a_twenty_digit_run_and_fractional_components_are_row_problems():
     assert "row 2, column 'components': '0.5' is not a finite number >= 1" in text
 
 
+def test_a_twenty_digit_run_never_wraps_around_in_the_qualification():
+    from srdash.judging.qualification import canonical_results, read_qualification_results
+
+    # pandas reads 12345678901234567890 as uint64; int64 would make it -6101065172474983726.
+    with pytest.raises(ValidationError, match=r"row 1, column 'run': 12345678901234567890 is outside the range "
+                                              r"of run ids"):
+        canonical_results(read_qualification_results(HOSTILE / "results_huge_run.csv"))
+
+
 # --------------------------------------------------------------------------- class 7: real models
 
 

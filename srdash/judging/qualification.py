@@ -350,6 +350,13 @@ def _validated(results: pd.DataFrame, source: str, *, need_r2: bool = True) -> p
         problems.append(Problem(source, int(position) + 1, "run",
                                 f"{_plain(frame['run'].iloc[position])!r} is not an integer; 'run' needs a whole "
                                 "number."))
+    # Run ids beyond 64 bits would wrap around silently in int64.
+    too_big = runs.notna() & (runs.astype(float).abs() >= 2.0**63)
+    for position in np.flatnonzero(too_big.to_numpy()):
+        problems.append(Problem(source, int(position) + 1, "run",
+                                f"{_plain(frame['run'].iloc[position])!r} is outside the range of run ids (a 64-bit "
+                                "integer, at most 19 digits); number the runs 0, 1, 2, ..."))
+    runs = runs.mask(too_big, 0)
     if "r2_test" in frame.columns:
         r2 = pd.to_numeric(frame["r2_test"], errors="coerce")
         wrong = r2.isna() & frame["r2_test"].notna() & (frame["r2_test"].astype(str).str.strip() != "")
