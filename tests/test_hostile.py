@@ -65,6 +65,30 @@ def test_an_undefined_model_is_the_worst_in_the_qualification_not_a_crash():
     assert r2 == [1.0] + [-math.inf] * (len(models) - 1)
 
 
+def test_srdash_score_with_descriptions_lists_an_undefined_model_and_ranks_it_last(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+    from srdash.io.datasets import write_property_datasets
+
+    monkeypatch.setenv("SRDASH_CACHE_DIR", str(tmp_path / "cache"))
+    table = write_property_datasets(tmp_path / "data", seed=1)
+    undefined = _lines("undefined_models.txt")[0]  # x1/0
+    rows = []
+    for spec in table:
+        rows.append({"method": "Line", "dataset": spec.name, "model": "1.5*x1 + 0.5"})
+        rows.append({"method": "Undefined", "dataset": spec.name, "model": undefined})
+    pd.DataFrame(rows).to_csv(tmp_path / "results.csv", index=False)
+    result = CliRunner().invoke(main, [
+        "score", str(tmp_path / "results.csv"), "--descriptions", str(tmp_path / "data" / "datasets.yaml"),
+        "-o", str(tmp_path / "lb.csv"), "--problems", str(tmp_path / "problems.csv"), "--no-cache"])
+    assert result.exit_code == 0, result.output  # before issue 14: a KeyError traceback
+    assert list(pd.read_csv(tmp_path / "lb.csv")["method"]) == ["Line", "Undefined"]
+    problems = pd.read_csv(tmp_path / "problems.csv")
+    listed = problems[problems["method"] == "Undefined"].astype(str).agg(" ".join, axis=1)
+    assert listed.str.contains("undefined or not finite").any()
+
+
 def test_latex_of_an_undefined_model_is_shown_not_raised():
     # The property view shows the model as it is: LaTeX of zoo is fine, only evaluation refuses it.
     assert latex_of("x1/0") == r"\tilde{\infty} x_{1}"
