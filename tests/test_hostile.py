@@ -140,6 +140,24 @@ def test_evaluation_and_latex_are_bounded_by_the_same_limits():
         evaluate_model(model, {f"x{i}": np.zeros(2) for i in range(80)})
 
 
+def test_the_cpu_backstop_stops_work_in_the_main_thread_and_never_nests(monkeypatch):
+    import threading
+
+    import srdash.expressions as expressions
+
+    # An honest but slow string (factor_terms of ~1,900 nodes: ~0.1 s), under a backstop of 1 ms.
+    model = "factor_terms(" + "+".join(f"{i}*x{i}*y" for i in range(470)) + ")"
+    monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 0.001)
+    with pytest.raises(ModelRejected, match=r"Parsing the model took more than 0\.001 s of CPU time"):
+        parse_model(model)
+    # Off the main thread there is no timer (signals only reach the main thread): the work completes.
+    outcome = []
+    worker = threading.Thread(target=lambda: outcome.append(parse_model(model)))
+    worker.start()
+    worker.join()
+    assert isinstance(outcome[0], sympy.Expr)
+
+
 # --------------------------------------------------------------------------- class 3: files
 
 
