@@ -46,6 +46,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.judging.domains import check_domains
 from srdash.judging import provenance
 from srdash.judging.kernel import rank_higher_better, scores_from_ranks, weighted_harmonic_mean
 from srdash.errors import SrdashError
@@ -355,7 +356,9 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     if not rules.rule_kind.judges_runs:
         raise SrdashError(f"judge() ranks per-run results; the rules '{rules.name}' are of kind '{rules.kind}', "
                           "which judges submissions.")
-    notes: list[str] = []
+    # Values outside a criterion's domain (R2 > 1, inf, ...) are problems counted as the worst value.
+    checked = check_domains(table, rules)
+    table, notes = checked.table, list(checked.problems)
     criteria = []
     for c in rules.criteria:
         if c.column in table.columns and pd.to_numeric(table[c.column], errors="coerce").notna().any():
