@@ -356,15 +356,15 @@ def get_metric(name: str | Metric) -> Metric:
 # --------------------------------------------------------------------------- reading numbers
 
 
-def _read_bytes(path: Path, source: str) -> tuple[bytes | None, list[Problem]]:
+def _read_bytes(path: Path, source: str, root=None) -> tuple[bytes | None, list[Problem]]:
+    # Links leaving ``root``, dangling links, FIFOs, devices and oversized files are
+    # refused per file, without quoting their content (srdash.io.files).
+    from srdash.io.files import FileRefused, read_file_bytes
+
     try:
-        return Path(path).read_bytes(), []
-    except FileNotFoundError:
-        return None, [Problem(source, None, None, "file not found.")]
-    except IsADirectoryError:
-        return None, [Problem(source, None, None, "is a folder; expected a file.")]
-    except OSError as exc:
-        return None, [Problem(source, None, None, f"cannot be read ({exc.strerror or exc}).")]
+        return read_file_bytes(path, root=root), []
+    except FileRefused as exc:
+        return None, [Problem(source, None, None, exc.reason)]
 
 
 def _fast_numbers(data: bytes) -> np.ndarray | None:
@@ -672,9 +672,17 @@ def read_targets(preliminary: str | os.PathLike, final: str | os.PathLike) -> Ta
 
 def _read_csv_strings(data: bytes, source: str, required: Sequence[str]) -> tuple[pd.DataFrame | None, list[Problem]]:
     """A CSV as stripped strings (empty string for empty cells), after checking its columns."""
+    from srdash.io.loading import check_csv_shape
+
+    try:  # every row as wide as the header: no trailing-comma index column, no shifted values
+        shape = check_csv_shape(data.decode("utf-8-sig"), source=source)
+    except UnicodeDecodeError as exc:
+        shape = [Problem(source, None, None, f"is not UTF-8 text (byte {exc.start + 1} cannot be decoded).")]
+    if shape:
+        return None, shape
     try:
         table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, skip_blank_lines=False,
-                            encoding="utf-8-sig")
+                            encoding="utf-8-sig", index_col=False)
     except pd.errors.EmptyDataError:
         return None, [Problem(source, None, None, f"the file is empty; expected a CSV with columns "
                                                   f"{', '.join(required)}.")]
@@ -901,9 +909,9 @@ def _solution_from_array(values, source: str, targets: Targets, integer_labels: 
 
 
 def _solution(path: Path, targets: Targets, *, integer_labels: bool,
-              metric_name: str) -> tuple[np.ndarray, list[Problem]]:
+              metric_name: str, root=None) -> tuple[np.ndarray, list[Problem]]:
     source = str(path)
-    data, problems = _read_bytes(path, source)
+    data, problems = _read_bytes(path, source, root)
     if data is None:
         return np.array([]), problems
     reader = _solution_from_csv if _is_csv(path, data) else _solution_from_text
@@ -1012,8 +1020,12 @@ def _listing_from_folder(folder: Path, order: str) -> pd.DataFrame:
                 problems.append(Problem(str(item), None, None, "is a folder inside a team folder; expected only "
                                                                "submission files there."))
                 continue
+            try:  # a dangling link has no target to stat: listed, then refused when read
+                modified = item.stat().st_mtime
+            except OSError:
+                modified = item.lstat().st_mtime
             records.append({"team": entry.name, "submission": item.name, "file": str(item),
-                            "submitted_at": pd.Timestamp(item.stat().st_mtime, unit="s", tz="UTC"),
+                            "submitted_at": pd.Timestamp(modified, unit="s", tz="UTC"),
                             "selected": False, "_row": len(records)})
     if not records and not problems:
         problems.append(Problem(str(folder), None, None, "has no submissions; expected SUBMISSIONS/team/"
@@ -1352,6 +1364,9 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
         raise SrdashError(f"The 'decimals' option must be a non-negative integer or None. Got {decimals!r}.")
     listing = list_submissions(submissions, order=order)
     listing_source = "<DataFrame>" if isinstance(submissions, pd.DataFrame) else str(submissions)
+    # Submission files must stay inside the folder given (or the listing CSV's folder).
+    root = (None if isinstance(submissions, pd.DataFrame) else
+            Path(submissions) if Path(submissions).is_dir() else Path(submissions).parent)
     problems = _target_metric_problems(targets, metrics)
     if rule == "selected":
         per_team = listing[listing["selected"]].groupby("team")["submission"].agg(list)
@@ -1378,7 +1393,8 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
         if predictions is not None and name in predictions:
             values, found = _solution_from_array(predictions[name], name, targets, integer_labels, label_metric)
         else:
-            values, found = _solution(Path(path), targets, integer_labels=integer_labels, metric_name=label_metric)
+            values, found = _solution(Path(path), targets, integer_labels=integer_labels, metric_name=label_metric,
+                                      root=root)
         if found:
             status[i], reasons[i] = "rejected", _reason(found)
             all_problems += found
@@ -1551,7 +1567,7 @@ class CombinedLeaderboards:
     @property
     def description(self) -> str:
         """One sentence saying how the metrics were combined."""
-        if self.rules.kind == "normalised-weighted":
+        if self.rules.rule_kind.judges_submissions:
             return (f"normalised, weighted meta-scores of the rules '{self.rules.name}' "
                     "(higher is better)")
         parts = [f"{c.label} ({c.direction} is better, weight {c.weight:g})" for c in self.rules.criteria]
@@ -1748,7 +1764,7 @@ def combine_metrics(result: PredictionResult, *, rules: "Rules | str | os.PathLi
     boards, verdicts, runs_by_subset = {}, {}, {}
     for subset in SUBSETS:
         runs = to_runs_table(result, subsets=[subset])
-        if rules.kind == "normalised-weighted":
+        if rules.rule_kind.judges_submissions:
             verdict, board = _combined_normalised(runs, rules, teams)
         else:
             verdict, board = _combined_harmonic(runs, rules, teams)

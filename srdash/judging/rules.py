@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from srdash.errors import RulesError
+from srdash.judging.kinds import DEFAULT_KIND, KINDS, RuleKind, rule_kind
 
 __all__ = [
     "Criterion",
@@ -41,7 +42,6 @@ __all__ = [
 RUN_AGGREGATIONS = ("median", "mean", "rank-mean")
 RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense")
 DIRECTIONS = ("higher", "lower")
-KINDS = ("rank-harmonic", "normalised-weighted")
 
 
 def _one_of(option: str, value: Any, allowed: tuple[str, ...], where: str) -> None:
@@ -71,6 +71,11 @@ class Criterion:
         Human-readable name for tables and figures.
     description : str
         One or two sentences explaining the criterion to a reader.
+    domain : (float, float) or None
+        The closed interval ``[low, high]`` of possible values (TOML:
+        ``domain = [-inf, 1.0]`` for R2). Values outside it, and infinite
+        values, are problems counted as the worst value (see
+        :mod:`srdash.judging.domains`). None: any finite value.
     """
 
     name: str
@@ -80,6 +85,7 @@ class Criterion:
     weight: float = 1.0
     label: str = ""
     description: str = ""
+    domain: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         where = f"criterion '{self.name}'"
@@ -90,6 +96,14 @@ class Criterion:
             raise RulesError(f"{where}: 'weight' must be a number >= 0. Got {self.weight!r}.")
         if not self.label:
             object.__setattr__(self, "label", self.name)
+        if self.domain is not None:
+            bounds = self.domain
+            if (not isinstance(bounds, (list, tuple)) or len(bounds) != 2
+                    or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b != b for b in bounds)
+                    or bounds[0] > bounds[1]):
+                raise RulesError(f"{where}: 'domain' must be two numbers [low, high] with low <= high "
+                                 f"(inf allowed). Got {bounds!r}.")
+            object.__setattr__(self, "domain", (float(bounds[0]), float(bounds[1])))
 
 
 @dataclass(frozen=True)
@@ -150,7 +164,7 @@ class Rules:
 
     def __post_init__(self) -> None:
         where = f"rules '{self.name}'"
-        _one_of("kind", self.kind, KINDS, where)
+        _one_of("kind", self.kind, tuple(KINDS), where)
         _one_of("run_aggregation", self.run_aggregation, RUN_AGGREGATIONS, where)
         _one_of("rank_method", self.rank_method, RANK_METHODS, where)
         if not self.criteria:
@@ -175,8 +189,14 @@ class Rules:
             self.run_aggregation,
             self.rank_method,
             self.min_relative,
-            tuple((c.name, c.column, c.direction, c.decimals, float(c.weight)) for c in self.criteria),
+            tuple((c.name, c.column, c.direction, c.decimals, float(c.weight))
+                  + ((c.domain,) if c.domain is not None else ()) for c in self.criteria),
         )
+
+    @property
+    def rule_kind(self) -> RuleKind:
+        """The registered kind of these rules (see :mod:`srdash.judging.kinds`)."""
+        return rule_kind(self.kind)
 
     @property
     def weights(self) -> dict[str, float]:
@@ -294,9 +314,7 @@ def load_rules(name_or_path: str | Path | Rules) -> Rules:
     )
 
 
-_TOP_KEYS = {"name", "title", "description", "kind", "competition_sympy_version", "ranking", "criteria",
-             "filters", "representative", "review", "rubric"}
-_CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description"}
+_CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description", "domain"}
 
 
 def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules") -> Rules:
@@ -315,18 +333,19 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
     >>> parse_rules('[[criteria]]\\nname = "a"\\ncolumn = "b"\\ncolour = "red"')
     Traceback (most recent call last):
     ...
-    srdash.errors.RulesError: <text>: unknown key 'colour' in criterion 'a'. Allowed keys: column, decimals, description, direction, label, name, weight.
+    srdash.errors.RulesError: <text>: unknown key 'colour' in criterion 'a'. Allowed keys: column, decimals, description, direction, domain, label, name, weight.
     """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}.") from exc
-    kind = data.get("kind", "rank-harmonic")
-    if kind == "rank-harmonic":
-        unknown = sorted(set(data) - _TOP_KEYS)
+    kind = data.get("kind", DEFAULT_KIND)
+    allowed = rule_kind(kind).top_level_keys
+    if allowed is not None:
+        unknown = sorted(set(data) - allowed)
         if unknown:
             raise RulesError(
-                f"{source}: unknown top-level key(s) {', '.join(unknown)}. Allowed: {', '.join(sorted(_TOP_KEYS))}."
+                f"{source}: unknown top-level key(s) {', '.join(unknown)}. Allowed: {', '.join(sorted(allowed))}."
             )
     raw_criteria = data.get("criteria", [])
     if not isinstance(raw_criteria, list) or not raw_criteria:
