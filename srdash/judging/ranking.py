@@ -58,6 +58,7 @@ __all__ = [
     "weighted_harmonic_mean",
     "scores_from_ranks",
     "place_from_scores",
+    "harmonic_over_all",
     "compare_verdicts",
     "versions",
 ]
@@ -288,11 +289,12 @@ def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: st
         The dataset of each value (same index).
     direction : {'higher', 'lower'}
         Which values are better.
-    method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
+    method : {'average', 'min', 'max', 'dense', 'k-minus-dense', 'dense-from-best'}
         Tie rule. ``average``/``min``/``max``: tied values get the average,
         lowest or highest of the positions they occupy (1 = worst, K = best);
         ``dense``: 1 for the worst value, +1 for each better distinct value;
-        ``k-minus-dense``: K minus the dense rank counted from the best value.
+        ``k-minus-dense``: K minus the dense rank counted from the best value;
+        ``dense-from-best``: K + 1 minus that dense rank (the best gets K).
     n_methods : int, optional
         K for ``k-minus-dense`` (default: the group size).
 
@@ -310,8 +312,9 @@ def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: st
     oriented = values if direction == "higher" else -values
     oriented = oriented.fillna(-np.inf)
     groups = oriented.groupby(datasets.to_numpy(), sort=False)
-    if method == "k-minus-dense":
+    if method in ("k-minus-dense", "dense-from-best"):
         k = groups.transform("size") if n_methods is None else n_methods
+        k = k + 1 if method == "dense-from-best" else k
         return (k - groups.rank(method="dense", ascending=False)).astype(float)
     return groups.rank(method=method, ascending=True).astype(float)
 
@@ -330,6 +333,44 @@ def scores_from_ranks(rank_matrix: np.ndarray, weights: np.ndarray) -> np.ndarra
     [1.3333, 1.3333]
     """
     return weighted_harmonic_mean(rank_matrix, weights).mean(axis=-1)
+
+
+def harmonic_over_all(per_dataset: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.Series:
+    """Each method's weighted harmonic mean of all its (dataset, criterion) ranks.
+
+    The ``[ranking] score = "harmonic-over-all"`` option (SRBench 2023 track 1): with
+    ranks r[d, c] and weights w[c], ``score = D * sum(w) / sum_d sum_c (w[c] / r[d, c])``
+    over the D datasets; a rank of 0 gives 0. With equal weights this is the guide's
+    ``2*n / sum(1/acc[i] + 1/simpl[i])``. Not the mean of the per-dataset harmonic means:
+    ranks (1, 1) on one dataset and (3, 3) on another give 1.5 here and 2 there.
+
+    Parameters
+    ----------
+    per_dataset : DataFrame
+        ``method`` and one ``<criterion>_rank`` column per criterion, one row per dataset.
+    criteria : sequence of Criterion
+
+    Returns
+    -------
+    Series
+        Score by method (index sorted).
+
+    Examples
+    --------
+    >>> from srdash.judging.rules import Criterion
+    >>> table = pd.DataFrame({"method": ["a", "a"], "x_rank": [1.0, 3.0], "y_rank": [1.0, 3.0]})
+    >>> harmonic_over_all(table, [Criterion("x", "x"), Criterion("y", "y")]).tolist()  # 4 / (1 + 1 + 1/3 + 1/3)
+    [1.5]
+    """
+    weights = np.array([c.weight for c in criteria], dtype=float)
+    ranks = per_dataset[[f"{c.name}_rank" for c in criteria]].to_numpy(dtype=float)
+    with np.errstate(divide="ignore"):
+        inverse = np.where(ranks > 0, weights / np.where(ranks > 0, ranks, 1.0), np.where(weights > 0, np.inf, 0.0))
+    frame = pd.DataFrame({"method": per_dataset["method"].to_numpy(), "inverse": inverse.sum(axis=1)})
+    grouped = frame.groupby("method", sort=True)["inverse"]
+    total = grouped.sum()
+    score = grouped.size() * weights.sum() / total
+    return score.where(np.isfinite(total), 0.0)
 
 
 def place_from_scores(scores: Sequence[float]) -> np.ndarray:
@@ -447,6 +488,8 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         "datasets": grouped.size(),
         "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
     }).reset_index()
+    if rules.score == "harmonic-over-all":
+        leaderboard["score"] = harmonic_over_all(per_dataset, criteria).reindex(leaderboard["method"]).to_numpy()
     leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
     leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
 
