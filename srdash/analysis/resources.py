@@ -12,8 +12,8 @@ Examples
 1      b   200.0  150.0  250.0     2
 >>> over_budget(t, budget=50).table[["method", "dataset", "training time (s)"]]
   method dataset  training time (s)
-0      b      d1              100.0
-1      b      d2              300.0
+0      b      d2              300.0
+1      b      d1              100.0
 """
 
 from __future__ import annotations
