@@ -28,6 +28,9 @@ def _register() -> None:
     from srdash.cli import (audit, complexity, datasets, demo, predictions, qualify, report, review,
                             robustness, rules, score, sensitivity, serve)
 
+    from srdash.cli import analyse  # srdash analyse KIND INPUT (SRBench-lineage analyses)
+
+    main.add_command(analyse.analyse)
     for command in (
         score.score, complexity.complexity, demo.demo, serve.serve, rules.rules_command,
         datasets.datasets_command, qualify.qualify_command, review.review, review.trust,
