@@ -31,7 +31,7 @@ from srdash.analysis.pairwise import PairwiseTests
 from srdash.analysis.profiles import PerformanceProfiles
 from srdash.analysis.recovery import SolutionRates
 
-__all__ = ["pareto_figure", "profiles_figure", "pairwise_heatmap", "solution_rates_figure"]
+__all__ = ["pareto_figure", "profiles_figure", "pairwise_heatmap", "solution_rates_figure", "srbench_views"]
 
 _FRONT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
@@ -177,3 +177,60 @@ def solution_rates_figure(rates: SolutionRates) -> go.Figure:
                          height=max(400, 22 * table["method"].nunique() * max(1, table["noise"].nunique()) // 2),
                          yaxis=dict(autorange="reversed"))
     return figure
+
+
+def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
+    """The SRBench views the data allow, for the report and the dashboard alike.
+
+    Parameters
+    ----------
+    runs : DataFrame or None
+        The per-run table (``method``, ``dataset``, ``r2_test`` and a model size column,
+        ``components``, ``model_size`` or ``size``).
+    verdict : Verdict, optional, keyword-only
+        Adds the critical-difference diagram of its dataset scores.
+    n_bootstrap : int, keyword-only
+        Bootstrap resamples for the Pareto intervals.
+
+    Returns
+    -------
+    tuple of (plotly Figure or str)
+        In order: Pareto front, performance profiles, Wilcoxon/Holm heatmap, critical-difference
+        diagram; a view the data do not allow is a sentence saying why.
+
+    Examples
+    --------
+    >>> srbench_views(None)[0]
+    'No Pareto front: the runs carry no test R² and model size (columns r2_test and components or model_size).'
+    """
+    import pandas as pd
+
+    from srdash.analysis.fronts import pareto_fronts
+    from srdash.analysis.pairwise import wilcoxon_holm
+    from srdash.analysis.profiles import performance_profiles
+
+    views: list = []
+    has_accuracy = runs is not None and {"method", "dataset", "r2_test"} <= set(runs.columns)
+    size = next((c for c in ("components", "model_size", "size") if runs is not None and c in runs.columns), None)
+    if has_accuracy and size is not None and pd.to_numeric(runs[size], errors="coerce").notna().any():
+        views.append(pareto_figure(pareto_fronts(runs, size=size, n_bootstrap=n_bootstrap)))
+    else:
+        views.append("No Pareto front: the runs carry no test R² and model size "
+                     "(columns r2_test and components or model_size).")
+    if has_accuracy:
+        views.append(profiles_figure(performance_profiles(runs)))
+        if runs["method"].nunique() >= 2 and runs["dataset"].nunique() >= 2:
+            views.append(pairwise_heatmap(wilcoxon_holm(runs)))
+        else:
+            views.append("No pairwise tests: they need at least two methods and two datasets.")
+    else:
+        views.append("No performance profiles or pairwise tests: the runs carry no test R².")
+    if verdict is not None:
+        from srdash.analysis.significance import significance
+        from srdash.figures.integrity import critical_difference_figure
+
+        if verdict.n_methods >= 3 and verdict.per_dataset["dataset"].nunique() >= 2:
+            views.append(critical_difference_figure(significance(verdict)))
+        else:
+            views.append("No critical-difference diagram: it needs three methods and two datasets.")
+    return tuple(views)

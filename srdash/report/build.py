@@ -538,44 +538,16 @@ def _sensitivity_section(report: Report) -> _Section | None:
 
 
 def _lineage_section(report: Report) -> _Section:
-    """SRBench-style views: Pareto front, performance profiles, pairwise p-values, CD diagram.
+    """SRBench-style views (Pareto front, performance profiles, pairwise p-values, CD diagram)."""
+    from srdash.figures.lineage import srbench_views
 
-    Computed from the per-run table (median over runs); a view the data do not allow is
-    replaced by a sentence saying why.
-    """
-    from srdash.analysis.fronts import pareto_fronts
-    from srdash.analysis.pairwise import wilcoxon_holm
-    from srdash.analysis.profiles import performance_profiles
-    from srdash.analysis.significance import significance
-    from srdash.figures.integrity import critical_difference_figure
-    from srdash.figures.lineage import pairwise_heatmap, pareto_figure, profiles_figure
-
-    blocks: list[_Block] = []
-    runs = report.runs
-    has_accuracy = runs is not None and {"method", "dataset", "r2_test"} <= set(runs.columns)
-    size = next((c for c in ("components", "model_size", "size") if runs is not None and c in runs.columns), None)
-    if has_accuracy and size is not None and pd.to_numeric(runs[size], errors="coerce").notna().any():
-        blocks.append(_figure(pareto_figure(pareto_fronts(runs, size=size, n_bootstrap=200))))
-    else:
-        blocks.append(_Block("text", "No Pareto front: the runs carry no test R² and model size "
-                                     "(columns r2_test and components or model_size)."))
-    if has_accuracy:
-        blocks.append(_figure(profiles_figure(performance_profiles(runs))))
-        if runs["method"].nunique() >= 2 and runs["dataset"].nunique() >= 2:
-            blocks.append(_figure(pairwise_heatmap(wilcoxon_holm(runs))))
-        else:
-            blocks.append(_Block("text", "No pairwise tests: they need at least two methods and two datasets."))
-    else:
-        blocks.append(_Block("text", "No performance profiles or pairwise tests: the runs carry no test R²."))
-    if report.verdict.n_methods >= 3 and report.verdict.per_dataset["dataset"].nunique() >= 2:
-        blocks.append(_figure(critical_difference_figure(significance(report.verdict))))
-    else:
-        blocks.append(_Block("text", "No critical-difference diagram: it needs three methods and two datasets."))
+    blocks = tuple(_Block("text", view) if isinstance(view, str) else _figure(view)
+                   for view in srbench_views(report.runs, verdict=report.verdict))
     return _Section("lineage", "SRBench views",
                     "Methods by median test R² and median model size (front 1 = non-dominated; bars: 95% "
                     "bootstrap intervals over datasets); the share of (dataset, run) pairs reaching each R² "
                     "threshold; Wilcoxon signed-rank p-values on test R², Holm-corrected; the critical-"
-                    "difference diagram of the dataset scores (Friedman + Nemenyi).", tuple(blocks))
+                    "difference diagram of the dataset scores (Friedman + Nemenyi).", blocks)
 
 
 def _predictions_section(result) -> _Section:
