@@ -50,6 +50,7 @@ _RANK_METHOD_LABELS = {
     "max": "max (highest shared position)",
     "dense": "dense",
     "k-minus-dense": "K − dense rank (as run in 2022)",
+    "dense-from-best": "K + 1 − dense rank (as run in 2023)",
 }
 _AGGREGATION_TOOLTIPS = {
     "median": "median of each method's runs on a dataset (published rules)",
