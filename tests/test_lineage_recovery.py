@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from srdash.analysis.recovery import solution_rates, symbolic_solutions
+from srdash.analysis.recovery import (normalised_edit_distances, solution_rates, symbolic_solutions,
+                                     tree_edit_distance)
 from srdash.errors import ValidationError
 
 REALDATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench_results"
@@ -75,3 +76,31 @@ def test_srbench_groundtruth_solution_rates():
     # methods ordered by mean rate over noise levels, best first; AIFeynman leads SRBench's figure
     assert rates["method"].iloc[0] == "AIFeynman"
     assert (rates["low"] <= rates["rate"] + 1e-9).all() and (rates["rate"] <= rates["high"] + 1e-9).all()
+
+
+# -- normalised tree edit distance (SRSD) --------------------------------------------------------
+
+def leaf(name):
+    return (name, ())
+
+
+def test_tree_edit_distance_zhang_shasha_example():
+    # The example of Zhang and Shasha's paper: f(d(a, c(b)), e) -> f(c(d(a, b)), e):
+    # delete c under d (b moves up) and insert c above d: 2 edits.
+    first = ("f", (("d", (leaf("a"), ("c", (leaf("b"),)))), leaf("e")))
+    second = ("f", (("c", (("d", (leaf("a"), leaf("b"))),)), leaf("e")))
+    assert tree_edit_distance(first, second) == tree_edit_distance(second, first) == 2
+    assert tree_edit_distance(first, first) == 0
+    # from one leaf to a 6-node tree: relabel the root and insert 5 nodes
+    assert tree_edit_distance(leaf("z"), first) == 6
+
+
+def test_normalised_edit_distance_rules():
+    table = normalised_edit_distances(["x1*sin(x2)", "open('f')", "x1 + x2 + x3 + x4 + x5 + x6"],
+                                      ["x1*sin(x2)"] * 3, simplify=False)
+    # identical: 0; a refused model: 1 with the reason; a very different model: capped at 1
+    assert table["ned"].tolist() == [0.0, 1.0, 1.0]
+    assert "Unknown function 'open'" in table["detail"].iloc[1]
+    assert table["distance"].iloc[2] > table["truth_nodes"].iloc[2]
+    with pytest.raises(ValueError, match="models and truths must have the same length. Got 1 and 2"):
+        normalised_edit_distances(["x1"], ["x1", "x2"])

@@ -33,9 +33,11 @@ import numpy as np
 import pandas as pd
 
 from srdash.analysis import _tables
-from srdash.expressions import equivalence_table
+from srdash.errors import ModelRejected
+from srdash.expressions import complexity_table, equivalence_table, expression_tree, parse_submitted_model
 
-__all__ = ["Recovery", "SolutionRates", "symbolic_solutions", "solution_rates", "SRBENCH_R2_GATE"]
+__all__ = ["Recovery", "SolutionRates", "symbolic_solutions", "solution_rates", "SRBENCH_R2_GATE",
+           "tree_edit_distance", "normalised_edit_distances"]
 
 #: SRBench checks a model for a symbolic solution only when its test R² exceeds this.
 SRBENCH_R2_GATE = 0.5
@@ -200,3 +202,156 @@ def solution_rates(
     out["_order"] = out["method"].map({m: i for i, m in enumerate(order.index)})
     out = out.sort_values(["_order", "noise"], kind="stable").drop(columns="_order").reset_index(drop=True)
     return SolutionRates(table=out, confidence=float(confidence))
+
+
+# --------------------------------------------------------------------------- tree edit distance (SRSD)
+
+
+def _postorder(tree: tuple) -> tuple[list[str], list[int]]:
+    """Labels in postorder and, for each node, the postorder index of its leftmost leaf."""
+    labels: list[str] = []
+    leftmost: list[int] = []
+    frames = [[tree, 0, None]]
+    while frames:
+        frame = frames[-1]
+        node, position, first_leaf = frame
+        if position < len(node[1]):
+            frame[1] += 1
+            frames.append([node[1][position], 0, None])
+            continue
+        frames.pop()
+        index = len(labels)
+        labels.append(node[0])
+        leaf = first_leaf if first_leaf is not None else index
+        leftmost.append(leaf)
+        if frames and frames[-1][2] is None:
+            frames[-1][2] = leaf  # the first finished child gives its parent's leftmost leaf
+    return labels, leftmost
+
+
+def tree_edit_distance(first: tuple, second: tuple) -> int:
+    """Ordered tree edit distance with unit costs (insert, delete, relabel), Zhang and Shasha (1989).
+
+    Parameters
+    ----------
+    first, second : tuple
+        Trees as nested ``(label, children)`` tuples (see
+        :func:`srdash.expressions.expression_tree`).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> leaf = lambda name: (name, ())
+    >>> tree_edit_distance(("Mul", (leaf("x1"), ("sin", (leaf("x2"),)))),
+    ...                    ("Mul", (leaf("x1"), ("cos", (leaf("x2"),)))))  # relabel sin -> cos
+    1
+    >>> tree_edit_distance(("f", (leaf("a"),)), ("g", (("f", (leaf("a"),)), leaf("b"))))  # insert g and b
+    2
+    """
+    labels_a, left_a = _postorder(first)
+    labels_b, left_b = _postorder(second)
+    keyroots_a = sorted({leaf: i for i, leaf in enumerate(left_a)}.values())
+    keyroots_b = sorted({leaf: j for j, leaf in enumerate(left_b)}.values())
+    distance = [[0] * len(labels_b) for _ in labels_a]
+    for i in keyroots_a:
+        for j in keyroots_b:
+            li, lj = left_a[i], left_b[j]
+            rows, cols = i - li + 2, j - lj + 2
+            forest = [[0] * cols for _ in range(rows)]
+            for x in range(1, rows):
+                forest[x][0] = x
+            for y in range(1, cols):
+                forest[0][y] = y
+            for x in range(1, rows):
+                a = li + x - 1
+                for y in range(1, cols):
+                    b = lj + y - 1
+                    if left_a[a] == li and left_b[b] == lj:
+                        forest[x][y] = min(forest[x - 1][y] + 1, forest[x][y - 1] + 1,
+                                           forest[x - 1][y - 1] + (labels_a[a] != labels_b[b]))
+                        distance[a][b] = forest[x][y]
+                    else:
+                        forest[x][y] = min(forest[x - 1][y] + 1, forest[x][y - 1] + 1,
+                                           forest[left_a[a] - li][left_b[b] - lj] + distance[a][b])
+    return distance[-1][-1]
+
+
+def normalised_edit_distances(
+    models,
+    truths,
+    *,
+    simplify: bool = True,
+    features=None,
+    timeout: float = 10.0,
+    jobs: int = 1,
+    cache=False,
+) -> pd.DataFrame:
+    """The SRSD benchmark's normalised tree edit distance of each model to its ground truth.
+
+    ``NED = min(1, d(model, truth) / |truth|)``: ``d`` is :func:`tree_edit_distance` between
+    the expression trees (numbers labelled ``'c'``, so constants' values do not count),
+    ``|truth|`` the number of nodes of the truth's tree. 0 is the truth's exact form, 1 is as
+    far as it gets. With ``simplify`` both sides are first simplified by
+    :func:`srdash.expressions.complexity_table` (``sympy.simplify`` under a hard time limit,
+    floats rounded to 3 decimals; on a timeout the unsimplified expression is used); without
+    it the trees are those of the strings as parsed. A model that cannot be parsed gets 1.
+
+    Parameters
+    ----------
+    models, truths : sequence of str
+        Untrusted model strings and their ground truths (same length).
+    simplify : bool, keyword-only
+    features, timeout, jobs, cache : keyword-only
+        As in :func:`srdash.expressions.complexity_table`.
+
+    Returns
+    -------
+    DataFrame
+        ``distance`` (edits), ``truth_nodes``, ``ned`` (in [0, 1], lower is better) and
+        ``detail`` (why a model got 1 without a distance).
+
+    Examples
+    --------
+    The truth ``Mul(x1, sin(x2))`` has 4 nodes. ``x1*cos(x2)``: one relabel; ``2*x1*sin(x2) + 1``
+    is ``Add(1, Mul(2, x1, sin(x2)))``: three insertions; the third simplifies to the truth:
+
+    >>> normalised_edit_distances(["x1*cos(x2)", "2*x1*sin(x2) + 1", "x1*x1*sin(x2)/x1"],
+    ...                           ["x1*sin(x2)"] * 3)[["distance", "truth_nodes", "ned"]]
+       distance  truth_nodes   ned
+    0       1.0            4  0.25
+    1       3.0            4  0.75
+    2       0.0            4  0.00
+    """
+    models, truths = list(models), list(truths)
+    if len(models) != len(truths):
+        raise ValueError(f"models and truths must have the same length. Got {len(models)} and {len(truths)}.")
+    if simplify:
+        table = complexity_table(models + truths, features=features, timeout=timeout, jobs=jobs, cache=cache)
+        texts = [text if status in ("ok", "timeout", "simplify_error") else None
+                 for text, status in zip(table["simplified"], table["status"])]
+        reasons = list(table["reason"])
+    else:
+        texts, reasons = [t if isinstance(t, str) else None for t in models + truths], [""] * (2 * len(models))
+    trees: list = []
+    for text, reason in zip(texts, reasons):
+        try:
+            trees.append(expression_tree(parse_submitted_model(text, features=None)) if text else reason
+                         or "no model")
+        except ModelRejected as exc:
+            trees.append(str(exc))
+    rows = []
+    for model_tree, truth_tree in zip(trees[:len(models)], trees[len(models):]):
+        if isinstance(truth_tree, str):
+            rows.append({"distance": np.nan, "truth_nodes": 0, "ned": np.nan, "detail": f"truth: {truth_tree}"})
+            continue
+        size = len(_postorder(truth_tree)[0])
+        if isinstance(model_tree, str):
+            rows.append({"distance": np.nan, "truth_nodes": size, "ned": 1.0, "detail": f"model: {model_tree}"})
+            continue
+        distance = tree_edit_distance(model_tree, truth_tree)
+        rows.append({"distance": float(distance), "truth_nodes": size, "ned": min(1.0, distance / size),
+                     "detail": ""})
+    return pd.DataFrame(rows, columns=["distance", "truth_nodes", "ned", "detail"])

@@ -1581,7 +1581,7 @@ def equivalent_models(model_text: str, truth_text: str, *, features: Collection[
 # evaluate_expression. Self-contained: only _parse gained a builder_class option.
 # ==========================================================================================
 
-__all__ += ["parse_submitted_model", "tree_size", "evaluate_expression"]
+__all__ += ["parse_submitted_model", "tree_size", "evaluate_expression", "expression_tree"]
 
 # What the 2023 models call beyond ALLOWED_FUNCTIONS; sympify evaluated these calls.
 _SUBMITTED_FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
@@ -1712,3 +1712,31 @@ def evaluate_expression(expression, columns: Mapping[str, np.ndarray]) -> np.nda
             values = np.where(values.imag == 0, values.real, np.nan)
         values = values.astype(float)
     return np.broadcast_to(values, (length,)).copy()
+
+
+def expression_tree(expression) -> tuple:
+    """The labelled, ordered tree of a sympy expression, as nested ``(label, children)`` tuples.
+
+    Labels as in the SRSD benchmark's tree edit distance: every number is ``'c'``, a
+    symbol is its name, any other node the name of its sympy class (``Add``, ``Mul``,
+    ``Pow``, ``sin``, ...); children in sympy's argument order. Built without recursion.
+
+    Examples
+    --------
+    >>> expression_tree(parse_model("2.5*sin(x1)"))
+    ('Mul', (('c', ()), ('sin', (('x1', ()),))))
+    """
+    frames = [[expression, 0, []]]
+    while True:
+        node, position, children = frames[-1]
+        if position < len(node.args):
+            frames[-1][1] += 1
+            frames.append([node.args[position], 0, []])
+            continue
+        frames.pop()
+        label = "c" if node.is_Number or node.is_NumberSymbol else node.name if node.is_Symbol \
+            else type(node).__name__
+        built = (label, tuple(children))
+        if not frames:
+            return built
+        frames[-1][2].append(built)
