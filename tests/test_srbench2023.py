@@ -168,3 +168,48 @@ def test_the_guides_reading_gives_another_table(track1_table):
         "tontakt": 2.645669, "wonderful-time": 2.06135, "amir": 1.788926}
     assert board.loc["newton-sr", "place"] == 1 and board.loc["pksm", "place"] == 4
     assert board.loc["amir", "score"] == pytest.approx(published.loc["amir", "score"], abs=1e-6)
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+def test_cli_score_models_golden(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    # one dataset y = 2*x0 + 1: team a exact (R2 1, 5 nodes), team b 'x0' (R2 -0.75, 1 node), team c
+    # refused (worst on both). Guide points (N = 3): accuracy a 3, b 2, c 1; size b 3, a 2, c 1.
+    # a: 2 / (1/3 + 1/2) = 2.4; b: 2 / (1/2 + 1/3) = 2.4; c: 1.
+    pd.DataFrame({"x0": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 5.0]}).to_csv(tmp_path / "d1.csv", index=False)
+    pd.DataFrame({"team": ["a", "b", "c"], "dataset": "d1",
+                  "model": ["2*x0 + 1", "x0", "__import__('os')"]}).to_csv(tmp_path / "models.csv", index=False)
+    outcome = CliRunner().invoke(main, ["score-models", str(tmp_path / "models.csv"), str(tmp_path / "d1.csv"),
+                                        "-o", str(tmp_path / "board.csv"), "--table", str(tmp_path / "runs.csv")])
+    assert outcome.exit_code == 0, outcome.output
+    board = pd.read_csv(tmp_path / "board.csv").set_index("method")
+    assert board["score"].to_dict() == pytest.approx({"a": 2.4, "b": 2.4, "c": 1.0})
+    assert board["place"].to_dict() == {"a": 1, "b": 1, "c": 3}
+    assert "Warning: c on d1: rejected: Names starting with '_' are not allowed" in outcome.output
+    assert pd.read_csv(tmp_path / "runs.csv").columns.tolist() == ["method", "dataset", "run", "r2_test", "size",
+                                                                   "status", "reason"]
+    outcome = CliRunner().invoke(main, ["score-models", str(tmp_path / "models.csv"), str(tmp_path / "d1.csv"),
+                                        "--rules", "nope"])
+    assert outcome.exit_code == 1 and "No rules preset or file called 'nope'" in outcome.output
+
+
+@pytest.mark.realdata
+def test_cli_reproduces_the_published_table(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    if not REALDATA.is_dir():
+        pytest.skip(f"real data absent: {REALDATA}")
+    files = [str(REALDATA / f"dataset_{i}.csv.gz") for i in (1, 2, 3)]
+    outcome = CliRunner().invoke(main, ["score-models", str(REALDATA / "track1_models.csv"), *files,
+                                        "--rules", "srbench2023-track1-as-run", "-o", str(tmp_path / "board.csv")])
+    assert outcome.exit_code == 0, outcome.output
+    board = pd.read_csv(tmp_path / "board.csv")
+    published = pd.read_csv(REALDATA / "published_track1.csv")
+    assert board["method"].tolist() == published["team"].tolist()
+    assert board["score"].round(6).tolist() == published["score"].tolist()
