@@ -46,3 +46,13 @@ def test_profiles_and_heatmaps():
     rates = solution_rates(pd.DataFrame({"method": [EVIL, "b"], "target_noise": 0.0, "solution": [True, False]}),
                            n_bootstrap=0)
     assert EVIL not in solution_rates_figure(rates).to_json()
+
+
+def test_srbench_views_add_time_views_when_the_runs_carry_training_time():
+    from srdash.figures.lineage import srbench_views
+
+    runs = table().assign(**{"training time (s)": np.linspace(1, 100, 18)})
+    titles = [view.layout.title.text for view in srbench_views(runs, n_bootstrap=0)]
+    assert titles[3].startswith("Training time per method")
+    assert titles[4] == "Pareto fronts: median accuracy vs median time (value space)"
+    assert len(srbench_views(table(), n_bootstrap=0)) == 3

@@ -30,8 +30,10 @@ from srdash.analysis.fronts import ParetoFronts
 from srdash.analysis.pairwise import PairwiseTests
 from srdash.analysis.profiles import PerformanceProfiles
 from srdash.analysis.recovery import SolutionRates
+from srdash.analysis.resources import TIME_COLUMN, TrainingTimes
 
-__all__ = ["pareto_figure", "profiles_figure", "pairwise_heatmap", "solution_rates_figure", "srbench_views"]
+__all__ = ["pareto_figure", "profiles_figure", "pairwise_heatmap", "solution_rates_figure", "training_time_figure",
+           "srbench_views"]
 
 _FRONT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
@@ -179,6 +181,32 @@ def solution_rates_figure(rates: SolutionRates) -> go.Figure:
     return figure
 
 
+def training_time_figure(times: TrainingTimes) -> go.Figure:
+    """Median training time per method (log scale), bars from the first to the third quartile.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.analysis.resources import training_times
+    >>> t = training_times(pd.DataFrame({"method": ["a", "a", "b"], "training time (s)": [1.0, 3.0, 50.0]}))
+    >>> fig = training_time_figure(t)
+    >>> list(fig.data[0].y), fig.layout.xaxis.type
+    (['a', 'b'], 'log')
+    """
+    table = times.table
+    figure = go.Figure(go.Scatter(
+        x=table["median"], y=[_escaped(m) for m in table["method"]], mode="markers",
+        error_x=dict(type="data", symmetric=False, array=table["q75"] - table["median"],
+                     arrayminus=table["median"] - table["q25"]),
+        customdata=np.column_stack([table["min"], table["max"], table["runs"]]),
+        hovertemplate=("<b>%{y}</b><br>median %{x:.3g} s<br>range %{customdata[0]:.3g} to %{customdata[1]:.3g} s"
+                       "<br>%{customdata[2]} runs<extra></extra>")))
+    figure.update_layout(title=f"Training time per method ({_escaped(times.column)}; median and quartiles)",
+                         xaxis=dict(type="log", title="seconds (log scale)"), yaxis=dict(autorange="reversed"),
+                         template="plotly_white", height=max(320, 24 * len(table) + 140))
+    return figure
+
+
 def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
     """The SRBench views the data allow, for the report and the dashboard alike.
 
@@ -195,8 +223,9 @@ def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
     Returns
     -------
     tuple of (plotly Figure or str)
-        In order: Pareto front, performance profiles, Wilcoxon/Holm heatmap, critical-difference
-        diagram; a view the data do not allow is a sentence saying why.
+        In order: Pareto front, performance profiles, Wilcoxon/Holm heatmap, (when the runs carry
+        SRBench's ``training time (s)``) training times and the accuracy-time front, and the
+        critical-difference diagram; a view the data do not allow is a sentence saying why.
 
     Examples
     --------
@@ -225,6 +254,13 @@ def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
             views.append("No pairwise tests: they need at least two methods and two datasets.")
     else:
         views.append("No performance profiles or pairwise tests: the runs carry no test R².")
+    if runs is not None and TIME_COLUMN in runs.columns and {"method", "dataset"} <= set(runs.columns):
+        from srdash.analysis.resources import training_times
+
+        views.append(training_time_figure(training_times(runs)))
+        if has_accuracy:
+            views.append(pareto_figure(pareto_fronts(runs, size=TIME_COLUMN, names=("accuracy", "time"),
+                                                     n_bootstrap=n_bootstrap)))
     if verdict is not None:
         from srdash.analysis.significance import significance
         from srdash.figures.integrity import critical_difference_figure
