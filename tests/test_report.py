@@ -356,7 +356,7 @@ def test_cli_report_refuses_submission_rules(results_file, tmp_path):
     result = CliRunner().invoke(main, ["report", str(results_file), "--rules", "evalrs2022",
                                        "-o", str(tmp_path / "r.html")])
     assert result.exit_code == 2
-    assert "covers rank-harmonic rules" in result.output and "Use `srdash score`" in result.output
+    assert "covers rules that rank per-run results" in result.output and "Use `srdash score`" in result.output
 
 
 def test_report_is_frozen(demo_report):

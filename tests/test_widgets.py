@@ -423,5 +423,7 @@ def test_from_environment_reads_descriptions_and_qualification(tmp_path):
     # the demo opens with its own descriptions and qualification stage, written once to the cache
     demo = Dashboard.from_environment({}, start=False)
     assert Path(demo._descriptions).parent == demo_folder()
-    assert demo._descriptions.endswith("descriptions.yaml")
-    assert demo._qualification_input.endswith("qualification.csv")
+    assert str(demo._descriptions).endswith("descriptions.yaml")
+    assert str(demo._qualification_input).endswith("qualification.csv")
+    # ... through its competition file, judged by the one pipeline
+    assert demo._competition is not None and demo._competition.source.endswith("competition.toml")

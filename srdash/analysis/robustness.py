@@ -75,7 +75,8 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import SrdashError
-from srdash.judging.ranking import Verdict, judge, weighted_harmonic_mean
+from srdash.judging.kernel import rank_higher_better, weighted_harmonic_mean
+from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import Rules
 
 __all__ = ["Robustness", "bootstrap", "RESAMPLE_OPTIONS", "ENGINES"]
@@ -513,42 +514,9 @@ def _mean(values, keep, count, decimals) -> np.ndarray:
 def _dataset_scores(aggregated, rules) -> np.ndarray:
     """(b, D, K) dataset scores from (b, D, K, C) aggregated values."""
     n_methods = aggregated.shape[2]
-    ranks = _rank_higher_better(np.moveaxis(aggregated, 2, -1), rules.rank_method, n_methods)  # (b, D, C, K)
+    ranks = rank_higher_better(np.moveaxis(aggregated, 2, -1), rules.rank_method, n_methods=n_methods)  # (b, D, C, K)
     weights = np.array([c.weight for c in rules.criteria], dtype=float)
     return weighted_harmonic_mean(np.moveaxis(ranks, 2, -1), weights)
-
-
-def _rank_higher_better(values: np.ndarray, method: str, n_methods: int) -> np.ndarray:
-    """Ranks along the last axis, 1 = worst, exactly as srdash.judging.ranking.rank_within_dataset.
-
-    One sort per row: tied values form runs of the sorted row; ``min`` is the
-    run's first position, ``max`` its last, ``dense`` the run's number.
-    """
-    order = np.argsort(values, axis=-1, kind="stable")
-    ordered = np.take_along_axis(values, order, axis=-1)
-    width = values.shape[-1]
-    starts = np.ones(values.shape, dtype=bool)
-    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]      # -inf == -inf: one run
-    ends = np.ones(values.shape, dtype=bool)
-    ends[..., :-1] = starts[..., 1:]
-    position = np.broadcast_to(np.arange(width), values.shape)
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
-    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, width - 1), axis=-1), axis=-1), axis=-1)
-    if method == "min":
-        sorted_rank = first + 1.0
-    elif method == "max":
-        sorted_rank = last + 1.0
-    elif method == "average":
-        sorted_rank = (first + last) / 2.0 + 1.0
-    else:
-        dense = np.cumsum(starts, axis=-1)
-        if method == "dense":
-            sorted_rank = dense.astype(float)
-        else:  # k-minus-dense: K minus the dense rank counted from the best value
-            sorted_rank = n_methods - (dense[..., -1:] - dense + 1.0)
-    ranks = np.empty(values.shape)
-    np.put_along_axis(ranks, order, sorted_rank, axis=-1)
-    return ranks
 
 
 def _resampled_table(table, layout, drawn, positions) -> pd.DataFrame:

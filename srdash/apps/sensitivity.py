@@ -226,6 +226,10 @@ class SensitivityView(widgets.VBox):
         Error while loading the competition: The rules 'evalrs2022' judge submissions: give a submissions file (CSV or Parquet, one row per submission).
         """
         env = os.environ if environ is None else environ
+        if env.get("SRDASH_COMPETITION", "").strip():
+            from srdash.judging.competition import competition_from_json
+
+            return cls.from_competition(competition_from_json(env["SRDASH_COMPETITION"]), **kwargs)
         notes = []
 
         def integer(name: str, default: int, minimum: int) -> int:
@@ -256,6 +260,20 @@ class SensitivityView(widgets.VBox):
             view.log_panel.report(note, context=f"reading {name}")
         view.busy = True
         view._work.start(view._load_in_background, loader, name="srdash-sensitivity-load")
+        return view
+
+    @classmethod
+    def from_competition(cls, competition, *, samples: int = 2000, seed: int = 0, **kwargs) -> "SensitivityView":
+        """The view of a competition: judged by the one pipeline in the background, so its official order is
+        the competition's verdict (:func:`srdash.judging.pipeline.judge_competition`)."""
+        from srdash.analysis.sensitivity import rescorer_of
+        from srdash.judging.pipeline import judge_competition
+
+        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+        view = cls(None, samples=samples, seed=seed, source=f"{competition.title} ({competition.source})", **kwargs)
+        view.busy = True
+        view._work.start(view._load_in_background, lambda: rescorer_of(judge_competition(competition)),
+                         name="srdash-sensitivity-load")
         return view
 
     def wait(self, timeout: float | None = None) -> bool:

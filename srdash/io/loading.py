@@ -3,7 +3,7 @@
 Results come as a CSV (or TSV) file, a Parquet file, a folder of SRBench-style
 JSON result files (one file per run) or an already-loaded DataFrame. Whatever
 the input, :func:`load_results` returns the same canonical table (see
-``docs/ARCHITECTURE.md``) or raises one :class:`~srdash.errors.ValidationError`
+``docs/architecture.md``) or raises one :class:`~srdash.errors.ValidationError`
 listing every problem it found, each with its file, row and column.
 
 Column rule

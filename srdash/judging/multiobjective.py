@@ -341,7 +341,7 @@ def scheme_from_rules(rules: Rules | str) -> Scheme:
     srdash.errors.RulesError: The rules 'srbench2022' are of kind 'rank-harmonic'; normalised-weighted scoring needs rules with kind = "normalised-weighted" (e.g. the preset evalrs2022).
     """
     rules = load_rules(rules)
-    if rules.kind != KIND:
+    if not rules.rule_kind.judges_submissions:
         raise RulesError(f"The rules '{rules.name}' are of kind '{rules.kind}'; normalised-weighted scoring needs "
                          f'rules with kind = "{KIND}" (e.g. the preset evalrs2022).')
     problems: list[str] = []

@@ -1551,7 +1551,7 @@ class CombinedLeaderboards:
     @property
     def description(self) -> str:
         """One sentence saying how the metrics were combined."""
-        if self.rules.kind == "normalised-weighted":
+        if self.rules.rule_kind.judges_submissions:
             return (f"normalised, weighted meta-scores of the rules '{self.rules.name}' "
                     "(higher is better)")
         parts = [f"{c.label} ({c.direction} is better, weight {c.weight:g})" for c in self.rules.criteria]
@@ -1748,7 +1748,7 @@ def combine_metrics(result: PredictionResult, *, rules: "Rules | str | os.PathLi
     boards, verdicts, runs_by_subset = {}, {}, {}
     for subset in SUBSETS:
         runs = to_runs_table(result, subsets=[subset])
-        if rules.kind == "normalised-weighted":
+        if rules.rule_kind.judges_submissions:
             verdict, board = _combined_normalised(runs, rules, teams)
         else:
             verdict, board = _combined_harmonic(runs, rules, teams)

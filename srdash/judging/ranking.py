@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from srdash.judging import provenance
+from srdash.judging.kernel import rank_higher_better, scores_from_ranks, weighted_harmonic_mean
 from srdash.errors import SrdashError
 from srdash.judging.rules import Criterion, Rules
 
@@ -130,40 +131,6 @@ class Verdict:
         merged = dict(self.provenance)
         merged.update(entries)
         return replace(self, provenance=MappingProxyType(merged))
-
-
-def weighted_harmonic_mean(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted harmonic mean along the last axis.
-
-    ``sum(w) / sum(w / r)``, over the entries with ``w > 0``. A rank of 0 with
-    a positive weight gives 0 (the limit of the formula), as in the
-    ``k-minus-dense`` rule where the last method can get rank 0.
-
-    Parameters
-    ----------
-    ranks : array of shape (..., n_criteria)
-        Non-negative ranks.
-    weights : array of shape (n_criteria,)
-        Non-negative weights, at least one positive.
-
-    Examples
-    --------
-    >>> weighted_harmonic_mean(np.array([1.0, 2.0, 4.0]), np.ones(3)).round(4)
-    np.float64(1.7143)
-    >>> float(weighted_harmonic_mean(np.array([0.0, 3.0]), np.ones(2)))
-    0.0
-    >>> float(weighted_harmonic_mean(np.array([2.0, 8.0]), np.array([1.0, 0.0])))
-    2.0
-    """
-    ranks = np.asarray(ranks, dtype=float)
-    weights = np.asarray(weights, dtype=float)
-    active = weights > 0
-    r = ranks[..., active]
-    w = weights[active]
-    with np.errstate(divide="ignore"):
-        inverse = np.where(r > 0, w / np.where(r > 0, r, 1.0), np.inf)
-    total = inverse.sum(axis=-1)
-    return np.where(np.isinf(total), 0.0, w.sum() / total)
 
 
 def _oriented(values: pd.Series, criterion: Criterion) -> pd.Series:
@@ -309,30 +276,15 @@ def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: st
     >>> rank_within_dataset(v, d, direction="lower", method="min").tolist()
     [2.0, 2.0, 4.0, 1.0]
     """
-    oriented = values if direction == "higher" else -values
-    oriented = oriented.fillna(-np.inf)
-    groups = oriented.groupby(datasets.to_numpy(), sort=False)
-    if method in ("k-minus-dense", "dense-from-best"):
-        k = groups.transform("size") if n_methods is None else n_methods
-        k = k + 1 if method == "dense-from-best" else k
-        return (k - groups.rank(method="dense", ascending=False)).astype(float)
-    return groups.rank(method=method, ascending=True).astype(float)
-
-
-def scores_from_ranks(rank_matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Final scores from a (methods, datasets, criteria) array of ranks.
-
-    The mean over datasets of the weighted harmonic mean over criteria. This is
-    the cheap part of judging, separated so that weight sensitivity can re-score
-    thousands of weight vectors without re-ranking.
-
-    Examples
-    --------
-    >>> ranks = np.array([[[2.0, 1.0]], [[1.0, 2.0]]])  # 2 methods, 1 dataset, 2 criteria
-    >>> scores_from_ranks(ranks, np.array([1.0, 1.0])).round(4).tolist()
-    [1.3333, 1.3333]
-    """
-    return weighted_harmonic_mean(rank_matrix, weights).mean(axis=-1)
+    oriented = (values if direction == "higher" else -values).astype(float).fillna(-np.inf).to_numpy()
+    codes, _ = pd.factorize(datasets.to_numpy(), sort=False)
+    out = np.empty(len(oriented))
+    order = np.argsort(codes, kind="stable")
+    boundaries = np.flatnonzero(np.diff(codes[order])) + 1
+    for rows in np.split(order, boundaries):
+        if len(rows):
+            out[rows] = rank_higher_better(oriented[rows], method, n_methods=n_methods or len(rows))
+    return pd.Series(out, index=values.index)
 
 
 def harmonic_over_all(per_dataset: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.Series:
@@ -413,7 +365,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     ----------
     table : DataFrame
         Per-run table (``method``, ``dataset``, criteria columns; see
-        ``docs/ARCHITECTURE.md``), already validated.
+        ``docs/architecture.md``), already validated.
     rules : Rules
         Rules of kind ``rank-harmonic``.
     methods : sequence of str, optional
@@ -440,9 +392,9 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     >>> v.warnings[0]
     "Criterion 'property' has no data (column 'property' is missing or empty); it is left out of the harmonic mean."
     """
-    if rules.kind != "rank-harmonic":
-        raise SrdashError(f"judge() applies rules of kind 'rank-harmonic'; the rules '{rules.name}' are "
-                          f"of kind '{rules.kind}'.")
+    if not rules.rule_kind.judges_runs:
+        raise SrdashError(f"judge() ranks per-run results; the rules '{rules.name}' are of kind '{rules.kind}', "
+                          "which judges submissions.")
     notes: list[str] = []
     criteria = []
     for c in rules.criteria:

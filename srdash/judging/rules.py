@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from srdash.errors import RulesError
+from srdash.judging.kinds import DEFAULT_KIND, KINDS, RuleKind, rule_kind
 
 __all__ = [
     "Criterion",
@@ -46,7 +47,6 @@ RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense", "dense-from-b
 #: all the (dataset, criterion) ranks (SRBench 2023 track 1).
 SCORES = ("dataset-mean", "harmonic-over-all")
 DIRECTIONS = ("higher", "lower")
-KINDS = ("rank-harmonic", "normalised-weighted")
 
 
 def _one_of(option: str, value: Any, allowed: tuple[str, ...], where: str) -> None:
@@ -161,7 +161,7 @@ class Rules:
 
     def __post_init__(self) -> None:
         where = f"rules '{self.name}'"
-        _one_of("kind", self.kind, KINDS, where)
+        _one_of("kind", self.kind, tuple(KINDS), where)
         _one_of("run_aggregation", self.run_aggregation, RUN_AGGREGATIONS, where)
         _one_of("rank_method", self.rank_method, RANK_METHODS, where)
         _one_of("score", self.score, SCORES, where)
@@ -190,6 +190,11 @@ class Rules:
             *(() if self.score == "dataset-mean" else (self.score,)),  # hashes of older rules unchanged
             tuple((c.name, c.column, c.direction, c.decimals, float(c.weight)) for c in self.criteria),
         )
+
+    @property
+    def rule_kind(self) -> RuleKind:
+        """The registered kind of these rules (see :mod:`srdash.judging.kinds`)."""
+        return rule_kind(self.kind)
 
     @property
     def weights(self) -> dict[str, float]:
@@ -307,8 +312,6 @@ def load_rules(name_or_path: str | Path | Rules) -> Rules:
     )
 
 
-_TOP_KEYS = {"name", "title", "description", "kind", "competition_sympy_version", "ranking", "criteria",
-             "filters", "representative", "review"}
 _CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description"}
 
 
@@ -334,12 +337,13 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}.") from exc
-    kind = data.get("kind", "rank-harmonic")
-    if kind == "rank-harmonic":
-        unknown = sorted(set(data) - _TOP_KEYS)
+    kind = data.get("kind", DEFAULT_KIND)
+    allowed = rule_kind(kind).top_level_keys
+    if allowed is not None:
+        unknown = sorted(set(data) - allowed)
         if unknown:
             raise RulesError(
-                f"{source}: unknown top-level key(s) {', '.join(unknown)}. Allowed: {', '.join(sorted(_TOP_KEYS))}."
+                f"{source}: unknown top-level key(s) {', '.join(unknown)}. Allowed: {', '.join(sorted(allowed))}."
             )
     raw_criteria = data.get("criteria", [])
     if not isinstance(raw_criteria, list) or not raw_criteria:
