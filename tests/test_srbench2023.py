@@ -213,3 +213,19 @@ def test_cli_reproduces_the_published_table(tmp_path):
     published = pd.read_csv(REALDATA / "published_track1.csv")
     assert board["method"].tolist() == published["team"].tolist()
     assert board["score"].round(6).tolist() == published["score"].tolist()
+
+
+def test_weight_sensitivity_and_bootstrap_follow_the_score_option():
+    from srdash.analysis.robustness import bootstrap
+    from srdash.analysis.sensitivity import Rescorer
+    from srdash.errors import SrdashError
+
+    rules = load_rules("srbench2023-track1-as-run")
+    verdict = judge(golden_table(), rules)
+    rescorer = Rescorer.from_verdict(verdict, runs=golden_table())
+    # equal weights: the verdict's own scores (A 12/5, B 24/11, C 3/2, methods in name order)
+    assert rescorer.scores().tolist() == pytest.approx([12 / 5, 24 / 11, 1.5])
+    # accuracy only: A's accuracy points 3 and 2 -> 2 / (1/3 + 1/2) = 2.4; B 2, 3 -> 2.4; C 1, 3 -> 1.5
+    assert rescorer.scores_many(np.array([[1.0, 0.0]]))[0].tolist() == pytest.approx([2.4, 2.4, 1.5])
+    with pytest.raises(SrdashError, match='supports score = "dataset-mean" only'):
+        bootstrap(golden_table(), rules, n_bootstrap=10)

@@ -215,6 +215,10 @@ def bootstrap(
     [0.5, 0.5]
     """
     _check_options(n_bootstrap, seed, resample, confidence, engine)
+    if rules.score != "dataset-mean":
+        raise SrdashError(f"The bootstrap resamples per-dataset scores, which the rules '{rules.name}' do not "
+                          f"average ([ranking] score = \"{rules.score}\"); it supports score = \"dataset-mean\" "
+                          "only.")
     verdict = judge(table, rules, methods=methods)
     per_dataset = verdict.per_dataset
     all_methods = sorted(per_dataset["method"].unique())

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RANK_METHODS", "rank_higher_better", "weighted_harmonic_mean", "scores_from_ranks", "scores_many"]
+__all__ = ["RANK_METHODS", "rank_higher_better", "weighted_harmonic_mean", "scores_from_ranks", "scores_many",
+           "scores_over_all"]
 
 #: Tie rules of :func:`rank_higher_better`.
 RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense", "dense-from-best")
@@ -144,6 +145,38 @@ def scores_from_ranks(rank_matrix: np.ndarray, weights: np.ndarray) -> np.ndarra
     [1.3333, 1.3333]
     """
     return weighted_harmonic_mean(rank_matrix, weights).mean(axis=-1)
+
+
+def scores_over_all(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarray:
+    """Scores under ``[ranking] score = "harmonic-over-all"``, for many weight vectors at once.
+
+    One weighted harmonic mean of every (dataset, criterion) rank of a method:
+    ``D * sum(w) / sum_d sum_c w[c] / r[d, c]`` (0 when a rank with a positive weight is 0).
+
+    Parameters
+    ----------
+    rank_matrix : array of shape (methods, datasets, criteria)
+    weight_matrix : array of shape (n_vectors, criteria)
+
+    Returns
+    -------
+    ndarray of shape (n_vectors, methods)
+
+    Examples
+    --------
+    >>> ranks = np.array([[[1.0, 1.0], [3.0, 3.0]]])  # 1 method, 2 datasets, 2 criteria
+    >>> scores_over_all(ranks, np.array([[1.0, 1.0]])).tolist()  # 4 / (1 + 1 + 1/3 + 1/3)
+    [[1.5]]
+    """
+    ranks = np.asarray(rank_matrix, dtype=float)
+    weights = np.asarray(weight_matrix, dtype=float)
+    inverse = np.where(ranks > 0, 1.0 / np.where(ranks > 0, ranks, 1.0), 0.0).sum(axis=1)  # (methods, criteria)
+    zero = (ranks <= 0).any(axis=1).astype(float)
+    total = np.einsum("nc,mc->nm", weights, inverse)
+    hits_zero = np.einsum("nc,mc->nm", (weights > 0).astype(float), zero) > 0
+    with np.errstate(divide="ignore"):
+        scores = ranks.shape[1] * weights.sum(axis=1)[:, None] / total
+    return np.where(hits_zero, 0.0, scores)
 
 
 def scores_many(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarray:
