@@ -121,6 +121,9 @@ def test_score_submitted_models_lists_problems():
         score_submitted_models(models.assign(dataset="d9"), data, source="models.csv")
     with pytest.raises(ValidationError, match="the column 'model' is missing"):
         score_submitted_models(models.drop(columns="model"), data)
+    with pytest.raises(ValidationError, match="d1, column 'target': the target column 'target' is missing; "
+                                              "columns: x0, y"):
+        score_submitted_models(models, data, target="target")
 
 
 # -- the published table -------------------------------------------------------------------------

@@ -66,7 +66,8 @@ def score_submitted_models(
     Raises
     ------
     ValidationError
-        When a column is missing or a row names an unknown dataset (row and column given).
+        When a column is missing (of the models, or the target of a dataset) or a row names an
+        unknown dataset (row and column given).
     """
     missing = [c for c in _REQUIRED if c not in models.columns]
     if missing:
@@ -78,6 +79,12 @@ def score_submitted_models(
                for i, name in enumerate(models["dataset"]) if name not in datasets]
     if unknown:
         raise ValidationError(unknown, header="Cannot score the submitted models")
+    if target is not None:
+        lacking = [Problem(str(name), None, target, f"the target column '{target}' is missing; columns: "
+                                                    f"{', '.join(map(str, frame.columns))}.")
+                   for name, frame in datasets.items() if target not in frame.columns]
+        if lacking:
+            raise ValidationError(lacking, header="Cannot score the submitted models")
     rows = []
     for team, dataset, text in zip(models["team"], models["dataset"], models["model"]):
         frame = datasets[dataset]
