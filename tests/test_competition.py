@@ -146,3 +146,48 @@ def test_init_writes_a_competition_file_that_judges(tmp_path):
     assert competition.qualification.data == tmp_path / "stage0_pmlb"
     again = CliRunner().invoke(main, ["init", str(tmp_path)])
     assert again.exit_code == 2 and "exists; use --force" in again.output
+
+
+def _small_competition(folder: Path) -> Path:
+    """Three methods on three datasets, a qualification stage that excludes one, and a trust store."""
+    from srdash.judging.trust import TrustStore
+
+    rows = []
+    for d, dataset in enumerate(["d1", "d2", "d3"]):
+        for m, method in enumerate(["a", "b", "c", "weak"]):
+            for run in range(2):
+                rows.append({"method": method, "dataset": dataset, "run": run, "model": f"x1 + {m}",
+                             "r2_test": 0.9 - 0.1 * m + 0.01 * d + 0.001 * run, "components": 3 + 2 * m + d,
+                             "property": 0.5 + 0.1 * ((m + d) % 3)})
+    pd.DataFrame(rows).to_csv(folder / "results.csv", index=False)
+    pd.DataFrame({"method": ["LinearRegression", "a", "b", "c", "weak"], "dataset": "q", "run": 0,
+                  "r2_test": [0.5, 0.9, 0.8, 0.7, 0.1]}).to_csv(folder / "qualification.csv", index=False)
+    with TrustStore(folder / "trust.sqlite", seed=1) as store:
+        for dataset in ("d1", "d2"):
+            for rank, method in enumerate(["b", "a", "c"], start=1):
+                store.record("judge", dataset, method, kind="rank", value=float(rank))
+    (folder / "competition.toml").write_text(
+        'title = "Small"\nresults = "results.csv"\n[qualification]\nresults = "qualification.csv"\n'
+        '[realworld]\nstore = "trust.sqlite"\ndatasets = ["d1", "d2"]\n[simplification]\ncache = false\n')
+    return folder / "competition.toml"
+
+
+def test_the_report_shows_every_section_the_dashboard_shows(tmp_path):
+    competition = _small_competition(tmp_path)
+    score = CliRunner().invoke(main, ["score", str(competition), "-o", str(tmp_path / "lb.csv")])
+    assert score.exit_code == 0, score.output
+    fingerprint = re.search(r"Verdict fingerprint: ([0-9a-f]{12})", score.output).group(1)
+    result = CliRunner().invoke(main, ["report", str(competition), "-o", str(tmp_path / "r.html"),
+                                       "--samples", "50"])
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "r.html").read_text()
+    for section in ("qualification", "leaderboard", "realworld", "ranks", "simplicity", "properties",
+                    "significance", "uncertainty", "sensitivity", "problems", "reproducibility"):
+        assert f'id="{section}"' in html, section
+    assert f"Verdict fingerprint: {fingerprint}" in html
+    # 'weak' did not qualify: it leaves every track, the real-world one included
+    board = pd.read_csv(tmp_path / "lb.csv")
+    assert sorted(board["method"]) == ["a", "b", "c"]
+    realworld = judge_competition(load_competition(competition)).realworld
+    assert sorted(realworld.leaderboard["method"]) == ["a", "b", "c"]
+    assert sorted(realworld.per_dataset["dataset"].unique()) == ["d1", "d2"]

@@ -40,7 +40,7 @@ from srdash.io.loading import Results, load_results
 from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
-from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
+from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, ProgressPanel,
                                    logged)
 
 __all__ = ["Dashboard"]
@@ -105,7 +105,7 @@ def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.V
     return widgets.VBox([widgets.HTML(header), *children])
 
 
-class Dashboard(widgets.VBox):
+class Dashboard(BackgroundApp):
     """Leaderboard, per-dataset ranks, simplicity curve and problems of a competition.
 
     Parameters
@@ -188,7 +188,6 @@ class Dashboard(widgets.VBox):
     heatmap_criterion = traitlets.Unicode("", help="Criterion whose ranks the heatmap shows ('' = dataset score).")
     runs = traitlets.Instance(pd.DataFrame, allow_none=True, help="The prepared per-run table (cached).")
     verdict = traitlets.Instance(Verdict, allow_none=True, read_only=True, help="The current verdict.")
-    busy = traitlets.Bool(False, help="True while the background preparation runs.")
 
     def __init__(
         self,
@@ -238,13 +237,11 @@ class Dashboard(widgets.VBox):
         self._stale = False
         self._replacing_criteria = False
         self._judging = threading.RLock()  # the background thread and callbacks both judge
-        self._work = BackgroundWork(display_timeout=display_timeout)
+        self._init_app(display_timeout=display_timeout)
         self._constructed = time.monotonic()
         self.timings: dict[str, float] = {}
 
-        self.log_panel = LogPanel()
         self.progress = ProgressPanel()
-        self.page_ready = self._work.page_ready
         self.title = widgets.HTML()
         self.warnings = widgets.HTML()
         self.leaderboard = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>")
@@ -454,12 +451,7 @@ class Dashboard(widgets.VBox):
             raise SrdashError("The runs are already being prepared; wait for the progress bar to finish.")
         if self._results is None:
             raise SrdashError("This dashboard has no results to prepare; pass results= or runs=.")
-        self.busy = True
-        self._work.start(self._prepare_in_background, name="srdash-prepare")
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the background preparation; True when it has finished."""
-        return self._work.wait(timeout)
+        self._start_background(self._prepare_in_background, name="srdash-prepare")
 
     def _prepare_in_background(self) -> None:
         # Warnings printed from this thread would land under the notebook cell, in

@@ -18,6 +18,7 @@ import traceback
 
 import anywidget
 import ipywidgets as widgets
+import traitlets
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -269,6 +270,43 @@ class BackgroundWork:
     def page_displayed(self) -> bool:
         """Block until a browser has displayed the page, at most ``display_timeout`` seconds."""
         return self.page_ready.wait(self.display_timeout)
+
+
+class BackgroundApp(widgets.VBox):
+    """Base class of srdash's apps: slow work in a background thread, a busy state, one log.
+
+    A subclass calls :meth:`_init_app` first in its ``__init__`` (before
+    building its widgets), puts :attr:`page_ready` and :attr:`log_panel` among
+    its children, and starts its slow work with :meth:`_start_background`.
+    While the work runs :attr:`busy` is True, so the app can freeze its
+    controls; errors of callbacks decorated with :func:`logged` go to
+    :attr:`log_panel`.
+
+    Attributes
+    ----------
+    busy : traitlet (bool)
+        True while background work runs.
+    log_panel : LogPanel
+        The app's one log.
+    page_ready : PageReady
+        Put it in the children; the background thread waits for it before changing the page.
+    """
+
+    busy = traitlets.Bool(False, help="True while background work runs; the app's controls are frozen.")
+
+    def _init_app(self, *, display_timeout: float = 0.0) -> None:
+        self._work = BackgroundWork(display_timeout=display_timeout)
+        self.page_ready = self._work.page_ready
+        self.log_panel = LogPanel()
+
+    def _start_background(self, target, *args, name: str) -> None:
+        """Run ``target(*args)`` in the background thread, busy meanwhile (the target clears :attr:`busy`)."""
+        self.busy = True
+        self._work.start(target, *args, name=name)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background work; True when it has finished."""
+        return self._work.wait(timeout)
 
 
 def logged(context: str):

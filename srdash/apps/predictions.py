@@ -25,7 +25,7 @@ import traitlets
 from srdash.errors import SrdashError
 from srdash.figures.predictions import leaderboard_table_html, notes_html, rejected_table_html, shakeup_table_html
 from srdash.judging.predictions import SUBSETS, PredictionResult, score_from_options, shakeup_figure
-from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, logged
+from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, logged
 
 __all__ = ["PredictionsDashboard", "COMBINED"]
 
@@ -52,7 +52,7 @@ def _demo_result(progress: Callable[[int, int], None] | None = None) -> Predicti
         return score_from_options(write_demo_predictions(folder), progress=progress)
 
 
-class PredictionsDashboard(widgets.VBox):
+class PredictionsDashboard(BackgroundApp):
     """A prediction-file competition: leaderboards on both subsets, the shake-up and what was rejected.
 
     Parameters
@@ -102,19 +102,16 @@ class PredictionsDashboard(widgets.VBox):
 
     result = traitlets.Instance(PredictionResult, allow_none=True, help="The scored competition.")
     ranking = traitlets.Unicode("", help="A scored metric's short name, or 'combined'.")
-    busy = traitlets.Bool(False, help="True while scoring.")
     preliminary_order = traitlets.Tuple(read_only=True, help="Teams in the preliminary leaderboard's order.")
     final_order = traitlets.Tuple(read_only=True, help="Teams in the final leaderboard's order.")
 
     def __init__(self, result: PredictionResult | Callable[..., PredictionResult] | None = None, *,
                  source: str = "", display_timeout: float = 0.0, **kwargs):
-        self._work = BackgroundWork(display_timeout=display_timeout)
-        self.page_ready = self._work.page_ready
+        self._init_app(display_timeout=display_timeout)
         self._syncing = False
         self._source_line = (f"<div class='srdash-pred-source' style='color:#555'>Judging: {html.escape(source)}"
                              "</div>") if source else ""
 
-        self.log_panel = LogPanel()
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Prediction competition</h2>")
         self.status = widgets.HTML(self._source_line)
         self.status.add_class("srdash-pred-status")
@@ -232,14 +229,10 @@ class PredictionsDashboard(widgets.VBox):
 
     def load(self, loader: Callable[..., PredictionResult]) -> None:
         """Score in a background thread: ``loader(progress=callback)`` returns the result."""
-        self.busy = True
         self.progress.layout.display = None
         self._show_progress(0, 0)
-        self._work.start(self._load_in_background, loader, name="srdash-predictions-load")
+        self._start_background(self._load_in_background, loader, name="srdash-predictions-load")
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the background scoring; True when it has finished."""
-        return self._work.wait(timeout)
 
     def _show_progress(self, done: int, total: int) -> None:
         self.progress_bar.max = max(int(total), 1)

@@ -42,7 +42,7 @@ from srdash.analysis.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, logged
+from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, logged
 
 __all__ = ["SensitivityView"]
 
@@ -60,7 +60,7 @@ def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.V
     return widgets.VBox([widgets.HTML(header), *children])
 
 
-class SensitivityView(widgets.VBox):
+class SensitivityView(BackgroundApp):
     """How the verdict moves with the weights, for any rules.
 
     Parameters
@@ -115,19 +115,16 @@ class SensitivityView(widgets.VBox):
     weights = traitlets.Tuple(help="Current weights, in rescorer.weight_names order.")
     swept = traitlets.Unicode("", help="The weight varied by the bump chart.")
     order = traitlets.Tuple(read_only=True, help="Competitors in current leaderboard order.")
-    busy = traitlets.Bool(False, help="True while loading or sampling.")
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
                  seed: int = 0, source: str = "", display_timeout: float = 0.0, **kwargs):
         self._syncing = False
-        self._work = BackgroundWork(display_timeout=display_timeout)
+        self._init_app(display_timeout=display_timeout)
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: go.FigureWidget | None = None
         self._found_weights: Mapping[str, float] | None = None
 
-        self.log_panel = LogPanel()
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>")
-        self.page_ready = self._work.page_ready
         self.status = widgets.HTML("<div class='srdash-note'>Loading the competition…</div>")
         self.explanation = widgets.HTML()
         self.sliders = widgets.VBox([])
@@ -195,8 +192,7 @@ class SensitivityView(widgets.VBox):
         if isinstance(rescorer, Rescorer):
             self.rescorer = rescorer
         elif callable(rescorer):
-            self.busy = True
-            self._work.start(self._load_in_background, rescorer, name="srdash-sensitivity-load")
+            self._start_background(self._load_in_background, rescorer, name="srdash-sensitivity-load")
         else:
             self.status.value = "<div class='srdash-note'>No competition to analyse.</div>"
 
@@ -258,8 +254,7 @@ class SensitivityView(widgets.VBox):
         view = cls(None, samples=samples, seed=seed, source=source, **kwargs)
         for name, note in notes:
             view.log_panel.report(note, context=f"reading {name}")
-        view.busy = True
-        view._work.start(view._load_in_background, loader, name="srdash-sensitivity-load")
+        view._start_background(view._load_in_background, loader, name="srdash-sensitivity-load")
         return view
 
     @classmethod
@@ -271,14 +266,10 @@ class SensitivityView(widgets.VBox):
 
         kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
         view = cls(None, samples=samples, seed=seed, source=f"{competition.title} ({competition.source})", **kwargs)
-        view.busy = True
-        view._work.start(view._load_in_background, lambda: rescorer_of(judge_competition(competition)),
+        view._start_background(view._load_in_background, lambda: rescorer_of(judge_competition(competition)),
                          name="srdash-sensitivity-load")
         return view
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the background loading; True when it has finished."""
-        return self._work.wait(timeout)
 
     def _load_in_background(self, loader: Callable[[], Rescorer]) -> None:
         try:
