@@ -221,8 +221,6 @@ def test_cli_reproduces_the_published_table(tmp_path):
 def test_weight_sensitivity_and_bootstrap_follow_the_score_option():
     from srdash.analysis.robustness import bootstrap
     from srdash.analysis.sensitivity import Rescorer
-    from srdash.errors import SrdashError
-
     rules = load_rules("srbench2023-track1-as-run")
     verdict = judge(golden_table(), rules)
     rescorer = Rescorer.from_verdict(verdict, runs=golden_table())
@@ -230,5 +228,13 @@ def test_weight_sensitivity_and_bootstrap_follow_the_score_option():
     assert rescorer.scores().tolist() == pytest.approx([12 / 5, 24 / 11, 1.5])
     # accuracy only: A's accuracy points 3 and 2 -> 2 / (1/3 + 1/2) = 2.4; B 2, 3 -> 2.4; C 1, 3 -> 1.5
     assert rescorer.scores_many(np.array([[1.0, 0.0]]))[0].tolist() == pytest.approx([2.4, 2.4, 1.5])
-    with pytest.raises(SrdashError, match='supports score = "dataset-mean" only'):
-        bootstrap(golden_table(), rules, n_bootstrap=10)
+    # the bootstrap's fast engines (dataset scores; vectorised over runs) agree with judging each
+    # redraw (engine="judge"), which applies the rules' score option through judge()
+    fast = bootstrap(golden_table(), rules, n_bootstrap=30, seed=4).scores
+    slow = bootstrap(golden_table(), rules, n_bootstrap=30, seed=4, engine="judge").scores
+    pd.testing.assert_frame_equal(fast, slow)
+    two_runs = pd.concat([golden_table(), golden_table().assign(run=1, r2_test=lambda t: t["r2_test"][::-1].values)])
+    vectorised = bootstrap(two_runs, rules, n_bootstrap=30, seed=5)
+    judged = bootstrap(two_runs, rules, n_bootstrap=30, seed=5, engine="judge")
+    assert vectorised.engine == "vectorised"
+    pd.testing.assert_frame_equal(vectorised.scores, judged.scores)
