@@ -187,7 +187,7 @@ def test_places_share_ties():
 
 def test_rank_method_error_message():
     with pytest.raises(RulesError, match="the 'rank_method' option must be one of 'average', 'min', 'max', "
-                                         "'dense', 'k-minus-dense'. Got 'mean'"):
+                                         "'dense', 'k-minus-dense', 'dense-from-best'. Got 'mean'"):
         load_rules("srbench2022").with_options(rank_method="mean")
 
 
@@ -212,6 +212,7 @@ def random_competition(seed: int, *, n_methods=6, n_datasets=5, n_runs=4) -> pd.
                     "simplicity": -np.round(rng.uniform(0.5, 2.5), 1),
                     "property": rng.choice([0.0, 0.5, 1.0]),
                     "trust": float(rng.integers(1, 6)),
+                    "size": float(rng.integers(3, 9)),  # lower is better (srbench2023-track1)
                     "jury_score": np.round(rng.uniform(1, 5), 1),   # the srbench2023-track2 preset's column
                 })
     return pd.DataFrame(rows)

@@ -274,7 +274,8 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
     assert "sympy_version" in app.provenance.value and app.verdict.rules.sha256 in app.provenance.value
     titles = [app.more.get_title(i) for i in range(len(app.more.children))]
     assert titles == ["Rules compared: published, as run, draft", "Weight sensitivity",
-                      "Rank uncertainty and significance", "Audit a published table"]
+                      "Rank uncertainty and significance", "Audit a published table",
+                      "SRBench views: Pareto front, performance profiles, pairwise tests"]
     assert all(isinstance(child, ipywidgets.HTML) for child in app.more.children)  # nothing computed yet
     app.more.selected_index = 0
     assert "place (score)" in app.more.children[0].value

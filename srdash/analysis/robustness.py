@@ -242,7 +242,7 @@ def bootstrap(
         engine = "dataset scores"
         matrix = (per_dataset.pivot(index="dataset", columns="method", values="dataset_score")
                   .reindex(index=datasets, columns=all_methods).to_numpy(dtype=float))
-        boot = matrix[drawn].mean(axis=1)
+        boot = _over_datasets(matrix[drawn], rules)
         if progress is not None:
             progress(n_bootstrap, n_bootstrap)
     else:
@@ -382,7 +382,7 @@ def _run_bootstrap(table, rules, verdict, layout, drawn, rng, methods, progress,
             positions = np.broadcast_to(np.arange(layout.max_runs), (stop - start, n_datasets, layout.max_runs))
         if values is not None:
             aggregated = _aggregate(values, layout, chunk, positions, used_rules)
-            scores[start:stop] = _dataset_scores(aggregated, used_rules).mean(axis=1)
+            scores[start:stop] = _over_datasets(_dataset_scores(aggregated, used_rules), used_rules)
         else:
             for i in range(stop - start):
                 resampled = _resampled_table(table, layout, chunk[i], positions[i])
@@ -509,6 +509,21 @@ def _mean(values, keep, count, decimals) -> np.ndarray:
         up = (2 * remainder > n) | ((2 * remainder == n) & (quotient % 2 == 1))
         mean = (quotient + up) / scale
     return np.where(failed, -np.inf, mean)
+
+
+def _over_datasets(dataset_scores: np.ndarray, rules) -> np.ndarray:
+    """(b, D, K) dataset scores -> (b, K) final scores, as the rules' ``[ranking] score`` says.
+
+    ``dataset-mean``: the mean. ``harmonic-over-all``: one harmonic mean of every (dataset,
+    criterion) rank, which is the harmonic mean over datasets of the dataset scores (each
+    dataset's weighted harmonic mean of its ranks); a dataset score of 0 gives 0.
+    """
+    if rules.score != "harmonic-over-all":
+        return dataset_scores.mean(axis=1)
+    with np.errstate(divide="ignore"):
+        inverse = np.where(dataset_scores > 0, 1.0 / np.where(dataset_scores > 0, dataset_scores, 1.0), np.inf)
+    total = inverse.sum(axis=1)
+    return np.where(np.isinf(total), 0.0, dataset_scores.shape[1] / total)
 
 
 def _dataset_scores(aggregated, rules) -> np.ndarray:

@@ -63,7 +63,7 @@ import pandas as pd
 
 from srdash.errors import RulesError, SrdashError
 from srdash.judging.multiobjective import MultiObjectiveVerdict, Submissions, judge_submissions
-from srdash.judging.kernel import scores_from_ranks, scores_many
+from srdash.judging.kernel import scores_from_ranks, scores_many, scores_over_all
 from srdash.judging.ranking import Verdict, judge, place_from_scores, rank_within_dataset
 from srdash.judging.rules import Rules, load_rules
 
@@ -283,6 +283,8 @@ class Rescorer:
         if self.linear:
             return np.where(np.isnan(self.fixed_scores), np.einsum("mc,c->m", self.components, w) / w.sum(),
                             self.fixed_scores)
+        if self.rules.score == "harmonic-over-all":  # SRBench 2023: one harmonic mean of all ranks
+            return scores_over_all(self.components, w[None, :])[0]
         return scores_from_ranks(self.components, w)
 
     def scores_many(self, weight_matrix: np.ndarray) -> np.ndarray:
@@ -322,6 +324,8 @@ class Rescorer:
             fixed = ~np.isnan(self.fixed_scores)
             out[:, fixed] = self.fixed_scores[fixed]
             return out
+        if self.rules.score == "harmonic-over-all":
+            return scores_over_all(self.components, w)
         return scores_many(self.components, w)
 
     def places(self, weights=None) -> np.ndarray:

@@ -51,6 +51,7 @@ _RANK_METHOD_LABELS = {
     "max": "max (highest shared position)",
     "dense": "dense",
     "k-minus-dense": "K − dense rank (as run in 2022)",
+    "dense-from-best": "K + 1 − dense rank (as run in 2023)",
 }
 _AGGREGATION_TOOLTIPS = {
     "median": "median of each method's runs on a dataset (published rules)",
@@ -790,6 +791,9 @@ def _more_views(trust_store: str | None, app=None):
     def rules_compared(verdict, runs):
         return widgets.HTML(_rules_comparison(runs))
 
+    def lineage(verdict, runs):
+        return _lineage_view(verdict, runs)
+
     views = [("Rules compared: published, as run, draft", rules_compared),
              ("Weight sensitivity", sensitivity),
              ("Rank uncertainty and significance", robustness),
@@ -803,7 +807,28 @@ def _more_views(trust_store: str | None, app=None):
             return widgets.HTML(_realworld_html(trust_store, runs, verdict))
 
         views.append(("Real-world track (expert trust)", realworld))
+    views.append((LINEAGE_VIEW_TITLE, lineage))
     return views
+
+
+#: Title of the SRBench-lineage view in the "More views" accordion.
+LINEAGE_VIEW_TITLE = "SRBench views: Pareto front, performance profiles, pairwise tests"
+
+
+def _lineage_view(verdict: Verdict, runs: pd.DataFrame) -> widgets.VBox:
+    """The report's SRBench views (same figure functions), one figure panel each."""
+    from srdash.apps.panels import FigurePanel
+    from srdash.figures.lineage import srbench_views
+
+    panels = []
+    for view in srbench_views(runs, verdict=verdict):
+        panel = FigurePanel()
+        if isinstance(view, str):
+            panel.message(view)
+        else:
+            panel.show(view)
+        panels.append(panel)
+    return widgets.VBox(panels)
 
 
 def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> str:

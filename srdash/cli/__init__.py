@@ -29,6 +29,10 @@ def _register() -> None:
     from srdash.cli import (audit, complexity, datasets, demo, init, predictions, qualify, report, review,
                             robustness, rules, score, sensitivity, serve)
 
+    from srdash.cli import analyse, submitted  # SRBench-lineage analyses; SRBench 2023 track 1
+
+    main.add_command(analyse.analyse)
+    main.add_command(submitted.score_models)
     for command in (
         score.score, init.init_command, complexity.complexity, demo.demo, serve.serve, rules.rules_command,
         datasets.datasets_command, qualify.qualify_command, review.review, review.trust,

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RANK_METHODS", "rank_higher_better", "weighted_harmonic_mean", "scores_from_ranks", "scores_many"]
+__all__ = ["RANK_METHODS", "rank_higher_better", "weighted_harmonic_mean", "scores_from_ranks", "scores_many",
+           "scores_over_all"]
 
 #: Tie rules of :func:`rank_higher_better`.
-RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense")
+RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense", "dense-from-best")
 
 # Weight vectors scored at once by scores_many (bounds the memory of one block).
 _BLOCK = 128
@@ -46,12 +47,13 @@ def rank_higher_better(values: np.ndarray, method: str = "average", *, n_methods
     values : array of shape (..., K)
         Oriented so that higher is better; ``-inf`` for missing values (worst,
         tied). NaN is not allowed (orient and fill first).
-    method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
+    method : {'average', 'min', 'max', 'dense', 'k-minus-dense', 'dense-from-best'}
         Tie rule. ``average``/``min``/``max``: tied values get the average,
         lowest or highest of the positions they occupy; ``dense``: 1 for the
         worst value, +1 for each better distinct value; ``k-minus-dense``: K
         minus the dense rank counted from the best value (the best gets K - 1,
-        the worst can get 0).
+        the worst can get 0); ``dense-from-best``: K + 1 minus that dense rank
+        (the best gets K).
     n_methods : int, optional
         K for ``k-minus-dense`` (default: the length of the last axis).
 
@@ -81,13 +83,14 @@ def rank_higher_better(values: np.ndarray, method: str = "average", *, n_methods
         sorted_rank = last + 1.0
     elif method == "average":
         sorted_rank = (first + last) / 2.0 + 1.0
-    elif method in ("dense", "k-minus-dense"):
+    elif method in ("dense", "k-minus-dense", "dense-from-best"):
         dense = np.cumsum(starts, axis=-1)
         if method == "dense":
             sorted_rank = dense.astype(float)
         else:
             k = width if n_methods is None else n_methods
-            sorted_rank = k - (dense[..., -1:] - dense + 1.0)
+            # dense-from-best (SRBench 2023 as run): K + 1 minus the dense rank from the best
+            sorted_rank = k - (dense[..., -1:] - dense + 1.0) + (method == "dense-from-best")
     else:
         listed = ", ".join(f"'{m}'" for m in RANK_METHODS)
         raise ValueError(f"The 'method' option must be one of {listed}. Got {method!r}.")
@@ -142,6 +145,38 @@ def scores_from_ranks(rank_matrix: np.ndarray, weights: np.ndarray) -> np.ndarra
     [1.3333, 1.3333]
     """
     return weighted_harmonic_mean(rank_matrix, weights).mean(axis=-1)
+
+
+def scores_over_all(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarray:
+    """Scores under ``[ranking] score = "harmonic-over-all"``, for many weight vectors at once.
+
+    One weighted harmonic mean of every (dataset, criterion) rank of a method:
+    ``D * sum(w) / sum_d sum_c w[c] / r[d, c]`` (0 when a rank with a positive weight is 0).
+
+    Parameters
+    ----------
+    rank_matrix : array of shape (methods, datasets, criteria)
+    weight_matrix : array of shape (n_vectors, criteria)
+
+    Returns
+    -------
+    ndarray of shape (n_vectors, methods)
+
+    Examples
+    --------
+    >>> ranks = np.array([[[1.0, 1.0], [3.0, 3.0]]])  # 1 method, 2 datasets, 2 criteria
+    >>> scores_over_all(ranks, np.array([[1.0, 1.0]])).tolist()  # 4 / (1 + 1 + 1/3 + 1/3)
+    [[1.5]]
+    """
+    ranks = np.asarray(rank_matrix, dtype=float)
+    weights = np.asarray(weight_matrix, dtype=float)
+    inverse = np.where(ranks > 0, 1.0 / np.where(ranks > 0, ranks, 1.0), 0.0).sum(axis=1)  # (methods, criteria)
+    zero = (ranks <= 0).any(axis=1).astype(float)
+    total = np.einsum("nc,mc->nm", weights, inverse)
+    hits_zero = np.einsum("nc,mc->nm", (weights > 0).astype(float), zero) > 0
+    with np.errstate(divide="ignore"):
+        scores = ranks.shape[1] * weights.sum(axis=1)[:, None] / total
+    return np.where(hits_zero, 0.0, scores)
 
 
 def scores_many(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarray:

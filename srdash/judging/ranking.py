@@ -60,6 +60,7 @@ __all__ = [
     "weighted_harmonic_mean",
     "scores_from_ranks",
     "place_from_scores",
+    "harmonic_over_all",
     "compare_verdicts",
     "versions",
 ]
@@ -256,11 +257,12 @@ def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: st
         The dataset of each value (same index).
     direction : {'higher', 'lower'}
         Which values are better.
-    method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
+    method : {'average', 'min', 'max', 'dense', 'k-minus-dense', 'dense-from-best'}
         Tie rule. ``average``/``min``/``max``: tied values get the average,
         lowest or highest of the positions they occupy (1 = worst, K = best);
         ``dense``: 1 for the worst value, +1 for each better distinct value;
-        ``k-minus-dense``: K minus the dense rank counted from the best value.
+        ``k-minus-dense``: K minus the dense rank counted from the best value;
+        ``dense-from-best``: K + 1 minus that dense rank (the best gets K).
     n_methods : int, optional
         K for ``k-minus-dense`` (default: the group size).
 
@@ -284,6 +286,44 @@ def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: st
         if len(rows):
             out[rows] = rank_higher_better(oriented[rows], method, n_methods=n_methods or len(rows))
     return pd.Series(out, index=values.index)
+
+
+def harmonic_over_all(per_dataset: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.Series:
+    """Each method's weighted harmonic mean of all its (dataset, criterion) ranks.
+
+    The ``[ranking] score = "harmonic-over-all"`` option (SRBench 2023 track 1): with
+    ranks r[d, c] and weights w[c], ``score = D * sum(w) / sum_d sum_c (w[c] / r[d, c])``
+    over the D datasets; a rank of 0 gives 0. With equal weights this is the guide's
+    ``2*n / sum(1/acc[i] + 1/simpl[i])``. Not the mean of the per-dataset harmonic means:
+    ranks (1, 1) on one dataset and (3, 3) on another give 1.5 here and 2 there.
+
+    Parameters
+    ----------
+    per_dataset : DataFrame
+        ``method`` and one ``<criterion>_rank`` column per criterion, one row per dataset.
+    criteria : sequence of Criterion
+
+    Returns
+    -------
+    Series
+        Score by method (index sorted).
+
+    Examples
+    --------
+    >>> from srdash.judging.rules import Criterion
+    >>> table = pd.DataFrame({"method": ["a", "a"], "x_rank": [1.0, 3.0], "y_rank": [1.0, 3.0]})
+    >>> harmonic_over_all(table, [Criterion("x", "x"), Criterion("y", "y")]).tolist()  # 4 / (1 + 1 + 1/3 + 1/3)
+    [1.5]
+    """
+    weights = np.array([c.weight for c in criteria], dtype=float)
+    ranks = per_dataset[[f"{c.name}_rank" for c in criteria]].to_numpy(dtype=float)
+    with np.errstate(divide="ignore"):
+        inverse = np.where(ranks > 0, weights / np.where(ranks > 0, ranks, 1.0), np.where(weights > 0, np.inf, 0.0))
+    frame = pd.DataFrame({"method": per_dataset["method"].to_numpy(), "inverse": inverse.sum(axis=1)})
+    grouped = frame.groupby("method", sort=True)["inverse"]
+    total = grouped.sum()
+    score = grouped.size() * weights.sum() / total
+    return score.where(np.isfinite(total), 0.0)
 
 
 def place_from_scores(scores: Sequence[float]) -> np.ndarray:
@@ -403,6 +443,8 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         "datasets": grouped.size(),
         "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
     }).reset_index()
+    if rules.score == "harmonic-over-all":
+        leaderboard["score"] = harmonic_over_all(per_dataset, criteria).reindex(leaderboard["method"]).to_numpy()
     leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
     leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
 

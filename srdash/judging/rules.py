@@ -37,10 +37,15 @@ __all__ = [
     "RUN_AGGREGATIONS",
     "RANK_METHODS",
     "DIRECTIONS",
+    "SCORES",
 ]
 
 RUN_AGGREGATIONS = ("median", "mean", "rank-mean")
-RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense")
+RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense", "dense-from-best")
+#: How the ranks become a method's final score (``[ranking] score``): the mean over datasets of
+#: each dataset's harmonic mean of criteria ranks (SRBench 2022), or one harmonic mean of
+#: all the (dataset, criterion) ranks (SRBench 2023 track 1).
+SCORES = ("dataset-mean", "harmonic-over-all")
 DIRECTIONS = ("higher", "lower")
 
 
@@ -129,6 +134,10 @@ class Rules:
         of the values (then ranked), or ``rank-mean``: methods are ranked among
         the runs with the same run id, and each method's ranks are averaged
         over the runs (the 2022 draft rules).
+    score : {'dataset-mean', 'harmonic-over-all'}
+        ``dataset-mean``: the mean over datasets of the weighted harmonic mean of
+        each dataset's criteria ranks; ``harmonic-over-all``: one weighted harmonic
+        mean of every (dataset, criterion) rank (SRBench 2023 track 1).
     min_relative : tuple (column, ratio) or None
         A run passes only if ``value > ratio * best``, ``best`` being the best
         value of ``column`` on the dataset over all methods and runs (when
@@ -137,7 +146,8 @@ class Rules:
     rank_method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
         How tied values are ranked. Ranks run from 1 (worst) to K (best), K the
         number of methods; ``k-minus-dense`` is K minus the dense rank counted
-        from the best value (best gets K - 1, and the worst can get 0).
+        from the best value (best gets K - 1, and the worst can get 0);
+        ``dense-from-best`` is K + 1 minus that dense rank (best gets K).
     competition_sympy_version : str or None
         The sympy version the competition itself used, if stated. Component
         counts depend on it.
@@ -158,6 +168,7 @@ class Rules:
     rank_method: str = "average"
     competition_sympy_version: str | None = None
     min_relative: tuple[str, float] | None = None
+    score: str = "dataset-mean"
     text: str = ""
     source: str = ""
     sections: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -167,6 +178,7 @@ class Rules:
         _one_of("kind", self.kind, tuple(KINDS), where)
         _one_of("run_aggregation", self.run_aggregation, RUN_AGGREGATIONS, where)
         _one_of("rank_method", self.rank_method, RANK_METHODS, where)
+        _one_of("score", self.score, SCORES, where)
         if not self.criteria:
             raise RulesError(f"{where}: at least one criterion is needed.")
         names = [c.name for c in self.criteria]
@@ -189,6 +201,7 @@ class Rules:
             self.run_aggregation,
             self.rank_method,
             self.min_relative,
+            *(() if self.score == "dataset-mean" else (self.score,)),  # hashes of older rules unchanged
             tuple((c.name, c.column, c.direction, c.decimals, float(c.weight))
                   + ((c.domain,) if c.domain is not None else ()) for c in self.criteria),
         )
@@ -235,7 +248,7 @@ class Rules:
         >>> load_rules("srbench2022").with_options(rank_method="mean")
         Traceback (most recent call last):
         ...
-        srdash.errors.RulesError: rules 'srbench2022': the 'rank_method' option must be one of 'average', 'min', 'max', 'dense', 'k-minus-dense'. Got 'mean'.
+        srdash.errors.RulesError: rules 'srbench2022': the 'rank_method' option must be one of 'average', 'min', 'max', 'dense', 'k-minus-dense', 'dense-from-best'. Got 'mean'.
         """
         criteria = self.criteria
         if weights is not None:
@@ -381,6 +394,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         rank_method=ranking.get("rank_method", "average"),
         competition_sympy_version=data.get("competition_sympy_version"),
         min_relative=min_relative,
+        score=ranking.get("score", "dataset-mean"),
         text=text,
         source=source,
         sections=MappingProxyType({k: v for k, v in data.items() if isinstance(v, dict)}),

@@ -549,6 +549,7 @@ def _sections(report: Report) -> list[_Section]:
     sensitivity = _sensitivity_section(report)
     if sensitivity is not None:
         sections.append(sensitivity)
+    sections.append(_lineage_section(report))
     sections.append(_Section("problems", "Problems",
                              "Rejected or failed models, timeouts, missing values and DNF cells, and how each "
                              "was counted. Model strings are shown as text, never evaluated.",
@@ -622,6 +623,19 @@ def _sensitivity_section(report: Report) -> _Section | None:
     return _Section("sensitivity", "Weight sensitivity",
                     f"How the verdict moves with the rules' weights: {probabilities.samples:,} weight vectors drawn "
                     f"uniformly from the simplex (seed {probabilities.seed}). Places: 1 = best.", tuple(blocks))
+
+
+def _lineage_section(report: Report) -> _Section:
+    """SRBench-style views (Pareto front, performance profiles, pairwise p-values, CD diagram)."""
+    from srdash.figures.lineage import srbench_views
+
+    blocks = tuple(_Block("text", view) if isinstance(view, str) else _figure(view)
+                   for view in srbench_views(report.runs, verdict=report.verdict))
+    return _Section("lineage", "SRBench views",
+                    "Methods by median test R² and median model size (front 1 = non-dominated; bars: 95% "
+                    "bootstrap intervals over datasets); the share of (dataset, run) pairs reaching each R² "
+                    "threshold; Wilcoxon signed-rank p-values on test R², Holm-corrected; the critical-"
+                    "difference diagram of the dataset scores (Friedman + Nemenyi).", blocks)
 
 
 def _predictions_section(result) -> _Section:
