@@ -191,3 +191,29 @@ def test_the_report_shows_every_section_the_dashboard_shows(tmp_path):
     realworld = judge_competition(load_competition(competition)).realworld
     assert sorted(realworld.leaderboard["method"]) == ["a", "b", "c"]
     assert sorted(realworld.per_dataset["dataset"].unique()) == ["d1", "d2"]
+
+
+def test_the_review_lists_only_the_methods_under_review(tmp_path):
+    """`srdash review competition.toml`: the real-world track's methods (qualified) on its datasets."""
+    from srdash.apps.review import review_inputs_from_environment
+    from srdash.judging.pipeline import results_under_review
+
+    competition_file = _small_competition(tmp_path)
+    result = CliRunner().invoke(main, ["review", str(competition_file), "--judge", "ann", "--print-command"])
+    assert result.exit_code == 0, result.output
+    assert "3 methods under review (a, b, c) on 2 datasets" in result.output
+    env_line = next(line for line in result.output.splitlines() if line.startswith("SRDASH_STORE="))
+    assert env_line == f"SRDASH_STORE={tmp_path / 'trust.sqlite'}"
+    competition = load_competition(competition_file)
+    under_review = results_under_review(competition).table
+    assert sorted(under_review["method"].unique()) == ["a", "b", "c"]  # 'weak' did not qualify
+    inputs = review_inputs_from_environment({"SRDASH_COMPETITION": competition.to_json(), "SRDASH_JUDGE": "ann",
+                                             "SRDASH_STORE": str(tmp_path / "trust.sqlite")})
+    try:
+        assert inputs["methods"] == ["a", "b", "c"]
+        assert sorted(inputs["representatives"]["dataset"].unique()) == ["d1", "d2"]
+        assert inputs["rules"].name == "srbench2022-realworld"
+    finally:
+        inputs["store"].close()
+    clash = CliRunner().invoke(main, ["review", str(competition_file), "--judge", "ann", "--store", "x.sqlite"])
+    assert clash.exit_code == 2 and "its [realworld] table already says what --store would" in clash.output

@@ -1275,7 +1275,21 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         input_path = environ.get("SRDASH_INPUT", "").strip()
         data_dir = environ.get("SRDASH_DATA_DIR", "").strip() or None
         say("Loading the results…")
-        if input_path:
+        competition_text = environ.get("SRDASH_COMPETITION", "").strip()
+        if competition_text:
+            # The competition's real-world track: its rules, and the methods and datasets under review
+            # (after the qualification stage), as the one pipeline judges them.
+            from srdash.judging.competition import competition_from_json
+            from srdash.judging.pipeline import results_under_review
+
+            competition = competition_from_json(competition_text)
+            results = results_under_review(competition, stage=say)
+            rules = competition.realworld.rules
+            settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
+            if data_dir is None and competition.descriptions is not None:
+                data_dir = str(competition.descriptions.parent)
+            source = f"{competition.title} ({competition.source})"
+        elif input_path:
             results = load_results(input_path, datasets=environ.get("SRDASH_DATASETS", "").strip() or None)
             source = input_path
         else:

@@ -42,6 +42,26 @@ def _check_rules(ctx, param, value):
     return rules_reference(ctx, param, value)
 
 
+def _review_competition(path: Path, *, rules: str, store_path, datasets_path):
+    """The competition of ``srdash review competition.toml``: its real-world track says the store, the rules
+    and the datasets under review; the qualification stage says the methods."""
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import results_under_review
+
+    clashing = [name for name, value in (("--rules", rules != "srbench2022-realworld" and rules),
+                                         ("--store", store_path), ("--datasets", datasets_path)) if value]
+    if clashing:
+        raise click.UsageError(f"{path} is a competition file: its [realworld] table already says what "
+                               f"{', '.join(clashing)} would. Change the competition file instead.")
+    competition = load_competition(path)
+    results = results_under_review(competition)
+    table = results.table
+    click.echo(f"{path}: {table['method'].nunique()} methods under review "
+               f"({', '.join(sorted(table['method'].astype(str).unique()))}) on {table['dataset'].nunique()} "
+               "datasets.", err=True)
+    return competition, competition.realworld.store
+
+
 def review_environment(*, judge: str, store: Path, rules: str, input_path: Path | None = None,
                        data_dir: Path | None = None, datasets: Path | None = None, trust_input: str | None = None,
                        organiser: bool = False, jobs: int = 1, base=None) -> dict[str, str]:
@@ -112,6 +132,11 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
            token, jobs, print_command):
     """Open the trust review of the models in INPUT for the judge NAME.
 
+    INPUT may be a competition file (competition.toml) with a [realworld]
+    table: the review then shows the methods of the real-world track (after
+    the qualification stage) on the datasets under review, with the track's
+    rules and trust store, as `srdash score` judges them.
+
     INPUT is what `srdash score` reads (one row per method, dataset and run).
     Each method is represented on each dataset by one model (the rules say
     which run); the judge sees them blinded as Model A, B, ... and enters a
@@ -128,8 +153,15 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     if ip not in _LOCAL_ADDRESSES and not token:
         raise click.UsageError(f"Serving on {ip} lets other machines open the review: give a secret with "
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
+    competition = None
     with fail_cleanly():
-        if input_path is not None:
+        from srdash.judging.competition import is_competition_file
+
+        if input_path is not None and is_competition_file(input_path):
+            competition, store_path = _review_competition(input_path, rules=rules, store_path=store_path,
+                                                          datasets_path=datasets_path)
+            rules = competition.realworld.rules.source.removeprefix("preset:")
+        elif input_path is not None:
             from srdash.io.loading import load_results
 
             results = load_results(input_path, datasets=datasets_path)
@@ -155,9 +187,12 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
         chosen_port = port or app.free_port(ip if ip != "localhost" else "127.0.0.1")
         # No preheated kernel: it would run the notebook before the judge's latest entries.
         command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=False)
-        env = review_environment(judge=judge or "", store=store_path, rules=rules, input_path=input_path,
+        env = review_environment(judge=judge or "", store=store_path, rules=rules,
+                                 input_path=None if competition is not None else input_path,
                                  data_dir=data_dir, datasets=datasets_path, trust_input=trust_input,
                                  organiser=organiser, jobs=jobs)
+        if competition is not None:
+            env["SRDASH_COMPETITION"] = competition.to_json()
         url = f"http://{ip}:{chosen_port}/"
         shown_url = f"{url}?token={token}" if token else url
         if print_command:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at 
     from srdash.judging.properties import PropertyScores
     from srdash.judging.qualification import FilteredRuns, Qualification
 
-__all__ = ["judge_competition", "prepare_competition", "judge_prepared", "PreparedCompetition",
+__all__ = ["judge_competition", "prepare_competition", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
            "CompetitionResult", "verdict_fingerprint", "realworld_track", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
            "qualified_results", "with_qualification", "with_track_problems"]
 
@@ -468,6 +468,51 @@ def check_competition(competition: "Competition") -> Results | None:
     return results
 
 
+def qualified_competition_results(competition: "Competition", *, stage: Callable[[str], None] | None = None):
+    """The competition's results after its qualification stage (cheap: nothing is simplified).
+
+    Returns
+    -------
+    results : Results
+        Without the methods that did not qualify (unless the competition keeps them, flagged).
+    qualification : Qualification or None
+    filtered : FilteredRuns or None
+    """
+    say = stage or (lambda text: None)
+    say("Loading the results")
+    results = load_competition_results(competition)
+    if competition.qualification is None:
+        return results, None, None
+    from srdash.judging.qualification import run_qualification
+
+    say("Qualification stage")
+    qualification = run_qualification(competition.qualification.results, data=competition.qualification.data)
+    # before the expensive step: excluded models are not simplified
+    results, filtered = qualified_results(results, qualification,
+                                          keep_unqualified=competition.qualification.keep_unqualified)
+    return results, qualification, filtered
+
+
+def results_under_review(competition: "Competition", *, stage: Callable[[str], None] | None = None) -> Results:
+    """What the expert review shows: the real-world track's methods (after the qualification stage) on the
+    datasets under review. The same methods and datasets as :func:`realworld_track` judges.
+
+    Raises
+    ------
+    SrdashError
+        When the competition has no real-world track.
+    """
+    if competition.realworld is None:
+        raise SrdashError(f"The competition {competition.source} has no real-world track: add a [realworld] "
+                          "table naming the trust store (docs/competition.md).")
+    results, _, _ = qualified_competition_results(competition, stage=stage)
+    chosen = competition.realworld.datasets
+    if not chosen:
+        return results
+    table = results.table[results.table["dataset"].astype(str).isin(chosen)].reset_index(drop=True)
+    return replace(results, table=table)
+
+
 def prepare_competition(
     competition: "Competition",
     *,
@@ -503,17 +548,7 @@ def prepare_competition(
                               f"{len(competition.results)} results.")
         say("Loading the submissions")
         return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules))
-    say("Loading the results")
-    results = load_competition_results(competition)
-    qualification = filtered = None
-    if competition.qualification is not None:
-        from srdash.judging.qualification import run_qualification
-
-        say("Qualification stage")
-        qualification = run_qualification(competition.qualification.results, data=competition.qualification.data)
-        # before the expensive step: excluded models are not simplified
-        results, filtered = qualified_results(results, qualification,
-                                              keep_unqualified=competition.qualification.keep_unqualified)
+    results, qualification, filtered = qualified_competition_results(competition, stage=say)
     options = competition.simplification.options()
     track_problems = properties = None
     with scheduler_setting(competition.simplification.scheduler):
