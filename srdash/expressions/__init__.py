@@ -758,7 +758,7 @@ def parse_model(
         return _parse(text, features=features, max_length=max_length, max_nodes=max_nodes, printed=False)
 
 
-def _parse(text, *, features, max_length, max_nodes, printed, builder_class=None):
+def _parse(text, *, features, max_length, max_nodes, printed):
     if not isinstance(text, str):
         raise TypeError(f"A model must be a string. Got {type(text).__name__}.")
     feature_set = _feature_set(features)
@@ -786,7 +786,7 @@ def _parse(text, *, features, max_length, max_nodes, printed, builder_class=None
         raise ModelRejected("The model is nested too deeply for Python's parser.", status="parse_error") from None
     except ValueError as exc:  # null bytes, integer literals over 4300 digits
         raise ModelRejected(f"The model cannot be parsed: {_short(exc, 120)}.", status="parse_error") from None
-    builder = (builder_class or _Builder)(text, feature_set, max_nodes, printed)
+    builder = _Builder(text, feature_set, max_nodes, printed)
     program = builder.compile(tree)
     try:
         return builder.execute(program)
@@ -1771,27 +1771,10 @@ def equivalent_models(model_text: str, truth_text: str, *, features: Collection[
 # ==========================================================================================
 # Models as submitted to SRBench 2023 ("sympy-compatible expressions", scored with sympify).
 # Section appended for the 2023 track-1 rules; public: parse_submitted_model, tree_size,
-# evaluate_expression. Self-contained: only _parse gained a builder_class option.
+# evaluate_expression, expression_tree. The whitelist is parse_model's (it covers the 2023 vocabulary).
 # ==========================================================================================
 
 __all__ += ["parse_submitted_model", "tree_size", "evaluate_expression", "expression_tree"]
-
-# What the 2023 models call beyond ALLOWED_FUNCTIONS; sympify evaluated these calls.
-_SUBMITTED_FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
-    "Piecewise": (sympy.Piecewise, 1, None),
-    "ITE": (sympy.ITE, 3, 3),
-    "factor_terms": (sympy.factor_terms, 1, 1),
-}
-
-
-class _SubmittedBuilder(_Builder):
-    """The whitelist, plus Piecewise's (expression, condition) pairs, comparisons, True/False,
-    ``ITE`` and ``factor_terms``: what "sympy-compatible" 2023 models use."""
-
-    def __init__(self, text, features, max_nodes, printed):
-        super().__init__(text, features, max_nodes, printed=True)
-        self.functions = {**self.functions, **_SUBMITTED_FUNCTIONS}
-
 
 def parse_submitted_model(
     text: str,
@@ -1836,8 +1819,7 @@ def parse_submitted_model(
     """
     if isinstance(text, str):
         text = text.replace("\n", "")
-    return _parse(text, features=features, max_length=max_length, max_nodes=max_nodes, printed=True,
-                  builder_class=_SubmittedBuilder)
+    return parse_model(text, features=features, max_length=max_length, max_nodes=max_nodes)
 
 
 def tree_size(expression) -> int:
