@@ -24,7 +24,8 @@ from srdash.expressions import complexity_table, evaluate_model, latex_of, parse
 from srdash.io.files import FileRefused, read_file_bytes
 from srdash.io.loading import load_results
 from srdash.judging.domains import check_domains
-from srdash.judging.predictions import Targets, score_submissions
+from srdash.io.predictions import Targets
+from srdash.judging.predictions import score_submissions
 from srdash.judging.ranking import judge
 from srdash.judging.rules import Criterion, load_rules
 

@@ -233,7 +233,8 @@ def test_reproducibility_block_records_every_rules_and_keeps_verdict_provenance(
 
 def test_realworld_prediction_and_property_sections(demo_runs, demo_verdict):
     from srdash.io.datasets import load_dataset_table
-    from srdash.judging.predictions import Targets, score_submissions
+    from srdash.io.predictions import Targets
+    from srdash.judging.predictions import score_submissions
     from srdash.judging.properties import property_scores
     from srdash.judging.trust import realworld_verdict
 

@@ -24,7 +24,9 @@ import traitlets
 
 from srdash.errors import SrdashError
 from srdash.figures.predictions import leaderboard_table_html, notes_html, rejected_table_html, shakeup_table_html
-from srdash.judging.predictions import SUBSETS, PredictionResult, score_from_options, shakeup_figure
+from srdash.io.predictions import SUBSETS
+from srdash.judging.predictions import PredictionResult, score_from_options
+from srdash.figures.predictions import shakeup_figure
 from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, logged
 
 __all__ = ["PredictionsDashboard", "COMBINED"]

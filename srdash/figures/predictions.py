@@ -27,7 +27,7 @@ import numbers
 
 import pandas as pd
 
-__all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html"]
+__all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html", "shakeup_figure"]
 
 _STYLE = """<style>
 .srdash-pred-table{border-collapse:collapse;font-size:13px;margin:4px 0}
@@ -167,3 +167,91 @@ def notes_html(notes, *, css_class: str = "srdash-warning") -> str:
     "<div class='srdash-warning' style='color:#8a6d00'>⚠ &lt;i&gt;careful&lt;/i&gt;</div>"
     """
     return "".join(f"<div class='{css_class}' style='color:#8a6d00'>⚠ {_escape(note)}</div>" for note in notes)
+
+def _plain(text) -> str:
+    """Untrusted text made inert for plotly (which renders a subset of HTML)."""
+    return html.escape(str(text), quote=False)
+
+
+def shakeup_figure(result, *, title: str | None = None, height: int | None = None):
+    """Slope chart of the shake-up: each team's preliminary place to its final place.
+
+    Lines are green for teams that moved up, red for teams that moved down and
+    grey for teams that kept their place; place 1 (the best) is at the top.
+    Team names are shown as plain text (HTML is escaped).
+
+    Parameters
+    ----------
+    result : PredictionResult or CombinedLeaderboards
+        One metric's shake-up, or the combined leaderboards' (several metrics).
+    title : str, keyword-only
+        Default: "Shake-up: preliminary → final place (<metric>, rule '<rule>')"
+        (for combined leaderboards "(combined metrics, rule '<rule>')").
+    height : int, keyword-only
+        Figure height in pixels (default grows with the number of teams).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> from srdash.io.predictions import Targets
+    >>> from srdash.judging.predictions import score_submissions
+    >>> targets = Targets.from_arrays([1.0, 2.0, 3.0, 4.0], ["preliminary", "final"] * 2)
+    >>> listing = pd.DataFrame({"team": ["<b>a</b>", "b"], "file": ["a.txt", "b.txt"]})
+    >>> result = score_submissions(listing, targets, metric="mae",
+    ...                            predictions={"a.txt": [1, 3, 3, 5], "b.txt": [2, 2, 4, 4]})
+    >>> figure = shakeup_figure(result)
+    >>> [trace.name for trace in figure.data]
+    ['moved up', 'moved down']
+    >>> figure.data[1].text[0]
+    '&lt;b&gt;a&lt;/b&gt; (1)'
+    """
+    import plotly.graph_objects as go
+
+    from srdash.judging.predictions import CombinedLeaderboards
+
+    shake = result.shakeup
+    n_teams = len(shake)
+    figure = go.Figure()
+    groups = (("moved up", shake["change"] > 0, "#2ca02c"), ("moved down", shake["change"] < 0, "#d62728"),
+              ("same place", shake["change"] == 0, "#7f7f7f"))
+    for name, mask, colour in groups:
+        part = shake[mask.to_numpy()]
+        if part.empty:
+            continue
+        x, y, text, custom, positions = [], [], [], [], []
+        for team, p_place, f_place, p_score, f_score in zip(part["team"], part["preliminary_place"],
+                                                            part["final_place"], part["preliminary_score"],
+                                                            part["final_score"]):
+            label = _plain(team)
+            x += ["preliminary", "final", None]
+            y += [p_place, f_place, None]
+            text += [f"{label} ({p_place})", f"{label} ({f_place})", ""]
+            positions += ["middle left", "middle right", "middle right"]
+            custom += [[label, p_place, f_place, _score_text(p_score)], [label, p_place, f_place,
+                                                                          _score_text(f_score)], [""] * 4]
+        figure.add_trace(go.Scatter(
+            x=x, y=y, text=text, customdata=custom, mode="lines+markers+text", name=name,
+            textposition=positions, line={"color": colour, "width": 2}, marker={"size": 8, "color": colour},
+            hovertemplate="%{customdata[0]}<br>place %{customdata[1]} → %{customdata[2]}<br>"
+                          "score %{customdata[3]}<extra></extra>",
+        ))
+    if isinstance(result, CombinedLeaderboards):
+        what = "combined metrics"
+    else:
+        what = f"{result.metric.label}, {result.metric.direction} is better"
+    figure.update_layout(
+        title=title if title is not None else
+        f"Shake-up: preliminary → final place ({what}; rule '{result.rule}')",
+        height=height if height is not None else max(300, 60 + 28 * n_teams),
+        showlegend=True, template="plotly_white", margin={"l": 160, "r": 160},
+    )
+    figure.update_xaxes(type="category", categoryorder="array", categoryarray=["preliminary", "final"], title=None)
+    figure.update_yaxes(autorange="reversed", title="place (1 = best)", dtick=1, zeroline=False)
+    return figure
+
+
+def _score_text(score: float) -> str:
+    return "none (no valid submission)" if pd.isna(score) else f"{score:.6g}"

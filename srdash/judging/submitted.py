@@ -27,7 +27,7 @@ import pandas as pd
 
 from srdash.errors import ModelRejected, Problem, ValidationError
 from srdash.expressions import evaluate_expression, parse_submitted_model, tree_size
-from srdash.judging.predictions import r2_score
+from srdash.judging.metrics import r2_score
 
 __all__ = ["score_submitted_models"]
 

@@ -10,7 +10,7 @@ that report and return text:
   stay interactive (hover, zoom). Every figure is built by the same pure figure
   functions as the dashboard (:mod:`srdash.figures.leaderboard`,
   :mod:`srdash.figures.sensitivity`, :mod:`srdash.figures.properties`,
-  :func:`srdash.judging.predictions.shakeup_figure`);
+  :func:`srdash.figures.predictions.shakeup_figure`);
 - :func:`render_markdown`: the leaderboards as Markdown tables, for papers and
   READMEs;
 - :func:`leaderboard_latex`: a leaderboard as a LaTeX ``booktabs`` table.
@@ -639,7 +639,7 @@ def _lineage_section(report: Report) -> _Section:
 
 
 def _predictions_section(result) -> _Section:
-    from srdash.judging.predictions import shakeup_figure
+    from srdash.figures.predictions import shakeup_figure
 
     metric = result.metric
     better = "higher" if metric.direction == "higher" else "lower"
@@ -667,7 +667,7 @@ def _board_block(board: pd.DataFrame, caption: str, *, extra: Sequence[str] = ()
 
 def _prediction_report_sections(report: Report) -> list[_Section]:
     """Sections of a prediction-competition report (see :func:`build_prediction_report`)."""
-    from srdash.judging.predictions import shakeup_figure
+    from srdash.figures.predictions import shakeup_figure
 
     result = report.predictions
     combined = result.combined
