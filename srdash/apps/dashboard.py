@@ -21,7 +21,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
-import html
 import os
 import threading
 import time
@@ -33,6 +32,7 @@ import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.assets import stylesheet
 from srdash.figures.leaderboard import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
@@ -100,10 +100,10 @@ def _labelled(text: str, control: widgets.Widget) -> widgets.HBox:
 
 
 def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.VBox:
-    header = f"<h3 style='margin:14px 0 4px 0'>{html.escape(title)}</h3>"
+    header = f"<h3 style='margin:14px 0 4px 0'>{html_text(title)}</h3>"
     if note:
         header += (f"<div class='srdash-note' style='color:#555;font-size:12px;line-height:1.4'>"
-                   f"{html.escape(note)}</div>")
+                   f"{html_text(note)}</div>")
     return widgets.VBox([widgets.HTML(header), *children])
 
 
@@ -303,7 +303,7 @@ class Dashboard(BackgroundApp):
         if isinstance(rules, Rules):
             self._rules = rules
 
-        source_line = f"<div style='color:#555'>Judging: {html.escape(source)}</div>" if source else ""
+        source_line = f"<div style='color:#555'>Judging: {html_text(source)}</div>" if source else ""
         self._source_line = source_line
         super().__init__(
             [
@@ -586,9 +586,9 @@ class Dashboard(BackgroundApp):
                                       "choose a preset above.</div>")
             raise
         self._rules = rules
-        self.title.value = (f"<h2 style='margin:4px 0'>{html.escape(rules.title)}</h2>{self._source_line}"
+        self.title.value = (f"<h2 style='margin:4px 0'>{html_text(rules.title)}</h2>{self._source_line}"
                             f"<div style='color:#555;font-size:12px;line-height:1.4;max-width:70em'>"
-                            f"{html.escape(' '.join(rules.description.split()))}</div>")
+                            f"{html_text(' '.join(rules.description.split()))}</div>")
         with self._one_rejudge():
             # The rules file's own options become the starting point of the controls.
             self.run_aggregation = rules.run_aggregation
@@ -744,12 +744,12 @@ def _load_demo() -> Results:
 
 def _provenance_html(verdict: Verdict, result=None) -> str:
     """The verdict's fingerprint, and its provenance (versions, rules hash, input hashes) in a collapsed block."""
-    rows = "".join(f"<tr><td>{html.escape(str(key))}</td><td><code>{html.escape(str(value))}</code></td></tr>"
+    rows = "".join(f"<tr><td>{html_text(str(key))}</td><td><code>{html_text(str(value))}</code></td></tr>"
                    for key, value in verdict.provenance.items())
     stamp = ""
     if result is not None and result.fingerprint:
         stamp = (f"<div class='srdash-fingerprint'>Verdict fingerprint: <code class='srdash-fingerprint-value'>"
-                 f"{html.escape(result.fingerprint[:12])}"
+                 f"{html_text(result.fingerprint[:12])}"
                  "</code> (the same in <code>srdash score</code>, the report and every app for the same verdict)"
                  "</div>")
     return (stamp + "<details class='srdash-note'><summary>Provenance: the versions, rules and inputs of this "
@@ -766,7 +766,7 @@ def _significance_html(verdict: Verdict) -> str:
         statement = significance(verdict).statement
     except SrdashError as exc:
         statement = f"No significance test: {exc}"
-    return f"<div class='srdash-note' style='margin-top:4px'>{html.escape(statement)}</div>"
+    return f"<div class='srdash-note' style='margin-top:4px'>{html_text(statement)}</div>"
 
 
 def _more_views(trust_store: str | None, app=None):
@@ -802,7 +802,7 @@ def _more_views(trust_store: str | None, app=None):
         def realworld(verdict, runs):
             if app is not None and app.result is not None and app.result.realworld is not None:
                 track = app.result.realworld
-                return widgets.HTML("<div class='srdash-note'>Trust entries from " + html.escape(str(trust_store))
+                return widgets.HTML("<div class='srdash-note'>Trust entries from " + html_text(str(trust_store))
                                     + "</div>" + leaderboard_html(track) + warnings_html(track))
             return widgets.HTML(_realworld_html(trust_store, runs, verdict))
 
@@ -838,7 +838,7 @@ def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> st
         entries = store.entries()
     methods = sorted(verdict.leaderboard["method"])
     realworld = realworld_verdict(runs, entries, "srbench2022-realworld", methods=methods)
-    return ("<div class='srdash-note'>Trust entries from " + html.escape(str(store_path)) + "</div>"
+    return ("<div class='srdash-note'>Trust entries from " + html_text(str(store_path)) + "</div>"
             + leaderboard_html(realworld) + warnings_html(realworld))
 
 

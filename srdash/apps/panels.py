@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 
-import html
 import json
 import threading
 import time
@@ -22,6 +21,7 @@ import traitlets
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 
 __all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "BackgroundWork", "SERVED_DISPLAY_TIMEOUT",
@@ -114,7 +114,7 @@ class ProgressPanel(widgets.HBox):
     def stage(self, text: str) -> None:
         """Show what is being done (before counts are known); the counts that follow are of it."""
         self.bar.bar_style = "info"
-        self.label.value = html.escape(text)
+        self.label.value = html_text(text)
         self._task = text.rstrip("…. ") or self._task
 
     def update(self, done: int, total: int, counts: dict) -> None:
@@ -122,18 +122,18 @@ class ProgressPanel(widgets.HBox):
         self.bar.value = int(done)
         failed = sum(int(counts.get(status, 0)) for status in _FAILED_STATUSES)
         timed_out = int(counts.get("timeout", 0))
-        self.label.value = (f"{html.escape(self._task)}: {int(done)} / {int(total)} models done, "
+        self.label.value = (f"{html_text(self._task)}: {int(done)} / {int(total)} models done, "
                             f"{failed} failed, {timed_out} timed out "
                             f"({time.monotonic() - self._started:.0f} s)")
 
     def finish(self, text: str) -> None:
         self.bar.value = self.bar.max
         self.bar.bar_style = "success"
-        self.label.value = html.escape(text)
+        self.label.value = html_text(text)
 
     def fail(self, text: str) -> None:
         self.bar.bar_style = "danger"
-        self.label.value = f"<span style='color:#b00'>{html.escape(text)}</span>"
+        self.label.value = f"<span style='color:#b00'>{html_text(text)}</span>"
 
 
 def _plotly_bundle(figure: go.Figure) -> dict:
@@ -169,7 +169,7 @@ class FigurePanel(widgets.Output):
 
     def message(self, text: str) -> None:
         self.outputs = ({"output_type": "display_data",
-                         "data": {"text/html": f"<div class='srdash-note'>{html.escape(text)}</div>",
+                         "data": {"text/html": f"<div class='srdash-note'>{html_text(text)}</div>",
                                   "text/plain": text},
                          "metadata": {}},)
 

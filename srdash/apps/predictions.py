@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import html
 import json
 import os
 import tempfile
@@ -22,6 +21,7 @@ from typing import Callable, Mapping
 import ipywidgets as widgets
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.predictions import leaderboard_table_html, notes_html, rejected_table_html, shakeup_table_html
 from srdash.io.predictions import SUBSETS
@@ -37,9 +37,9 @@ _SENSITIVITY_SAMPLES = 1000
 
 
 def _section(title: str, *children: widgets.Widget, note: str = "", css_class: str = "") -> widgets.VBox:
-    header = f"<h3 style='margin:14px 0 4px 0'>{html.escape(title)}</h3>"
+    header = f"<h3 style='margin:14px 0 4px 0'>{html_text(title)}</h3>"
     if note:
-        header += f"<div class='srdash-note' style='color:#555;font-size:12px'>{html.escape(note)}</div>"
+        header += f"<div class='srdash-note' style='color:#555;font-size:12px'>{html_text(note)}</div>"
     box = widgets.VBox([widgets.HTML(header), *children])
     if css_class:
         box.add_class(css_class)
@@ -111,7 +111,7 @@ class PredictionsDashboard(BackgroundApp):
                  source: str = "", display_timeout: float = 0.0, **kwargs):
         self._init_app(display_timeout=display_timeout)
         self._syncing = False
-        self._source_line = (f"<div class='srdash-pred-source' style='color:#555'>Judging: {html.escape(source)}"
+        self._source_line = (f"<div class='srdash-pred-source' style='color:#555'>Judging: {html_text(source)}"
                              "</div>") if source else ""
 
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Prediction competition</h2>")
@@ -273,9 +273,9 @@ class PredictionsDashboard(BackgroundApp):
         metrics = ", ".join(f"{m.label} ({m.direction} is better)" for m in result.metrics)
         self.status.value = (self._source_line + "<div class='srdash-note'>"
                              f"{len(result.teams)} teams, {n_submissions} submissions ({n_rejected} rejected). "
-                             f"Metrics: {html.escape(metrics)}. Counted submission per team: rule "
-                             f"'{html.escape(result.rule)}'"
-                             + (f" by {html.escape(result.metrics[0].label)}" if result.rule != "last" else "")
+                             f"Metrics: {html_text(metrics)}. Counted submission per team: rule "
+                             f"'{html_text(result.rule)}'"
+                             + (f" by {html_text(result.metrics[0].label)}" if result.rule != "last" else "")
                              + ".</div>")
         self.rejected.value = rejected_table_html(result.rejected)
         notes = list(result.warnings)
@@ -328,7 +328,7 @@ class PredictionsDashboard(BackgroundApp):
                         for s in SUBSETS}
         if self.selector.value != ranking:
             self.selector.value = ranking
-        self.explanation.value = f"<div class='srdash-note srdash-pred-explanation'>{html.escape(explanation)}</div>"
+        self.explanation.value = f"<div class='srdash-note srdash-pred-explanation'>{html_text(explanation)}</div>"
         self.preliminary_table.value = leaderboard_table_html(shown.preliminary_leaderboard, subset="preliminary",
                                                               caption=captions["preliminary"])
         self.final_table.value = leaderboard_table_html(shown.final_leaderboard, subset="final",

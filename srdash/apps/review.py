@@ -31,7 +31,6 @@ method and dataset names) is shown as text: HTML-escaped, never interpreted.
 from __future__ import annotations
 
 import functools
-import html
 import re
 from dataclasses import replace
 from datetime import datetime
@@ -43,6 +42,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import leaderboard_html, warnings_html
 from srdash.figures.review import over_time_figure, predicted_vs_actual_figure, predicted_vs_actual_thumbnail
@@ -118,7 +118,7 @@ _CSS = """
 
 def _text(value) -> str:
     """Untrusted text, escaped for HTML."""
-    return html.escape("" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))
+    return html_text("" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))
 
 
 def _number(value, digits: int) -> str:
@@ -218,9 +218,9 @@ class ModelCard(widgets.VBox):
         if latex is not None and formula_text and _is_long(row, latex):
             # A long formula is shown as text that wraps inside the card (a typeset formula
             # does not wrap: it would run thousands of pixels wide); typeset on demand, scrolling.
-            self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html.escape(formula_text)}</div>",
+            self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
                                         layout=widgets.Layout(max_width="100%"))
-            self.typeset = widgets.HTMLMath(f"$$\\hat{{y}} = {html.escape(latex)}$$",
+            self.typeset = widgets.HTMLMath(f"$$\\hat{{y}} = {html_text(latex)}$$",
                                             layout=widgets.Layout(display="none", max_width="100%"))
             self.typeset.add_class("srdash-formula")
             self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
@@ -229,13 +229,13 @@ class ModelCard(widgets.VBox):
             self.formula_toggle.observe(self._on_formula_toggle_change, "value")
         elif latex is not None:
             # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
-            self.formula = widgets.HTMLMath(f"$$\\hat{{y}} = {html.escape(latex)}$$",
+            self.formula = widgets.HTMLMath(f"$$\\hat{{y}} = {html_text(latex)}$$",
                                             layout=widgets.Layout(max_width="100%"))
         else:
             self.formula = widgets.HTML(f"<div style='color:#b00'>This model cannot be shown as a formula: "
                                         f"{_text(latex_problem.rstrip('.'))}.</div>")
         raw = "" if pd.isna(row.get("model")) else str(row.get("model"))
-        self.raw = widgets.HTML(f"<pre>{html.escape(raw)}</pre>", layout=widgets.Layout(display="none"))
+        self.raw = widgets.HTML(f"<pre>{html_text(raw)}</pre>", layout=widgets.Layout(display="none"))
         self.raw.add_class("srdash-raw")
         self.raw_toggle = widgets.ToggleButton(description="Show the model as submitted", value=False,
                                                icon="code", layout=widgets.Layout(width="auto"),
@@ -274,7 +274,7 @@ class ModelCard(widgets.VBox):
                 buttons.add_class("srdash-rank-row")
                 buttons.add_class("srdash-criterion")
                 self.criterion_buttons[criterion.name] = buttons
-                label = widgets.HTML(f"<span title='{html.escape(criterion.description, quote=True)}'>"
+                label = widgets.HTML(f"<span title='{html_text(criterion.description)}'>"
                                      f"<b>{_text(criterion.label)}</b></span>",
                                      layout=widgets.Layout(width="260px"))
                 rubric_rows.append(widgets.HBox([label, buttons], layout=widgets.Layout(align_items="center",
@@ -453,8 +453,8 @@ class ComparisonView(widgets.VBox):
             f"align-items:center;justify-content:center;text-align:center'>{_text(thumbnail or 'no test data')}</div>")
         return ("<table style='width:100%;table-layout:fixed'><tr>"
                 f"<td style='width:80px'><b>{_text(label)}</b></td><td style='width:104px'>{plot}</td>"
-                f"<td><div class='srdash-compare-formula' title='{html.escape(text, quote=True)}'>"
-                f"ŷ = {html.escape(short) or '—'}</div>"
+                f"<td><div class='srdash-compare-formula' title='{html_text(text)}'>"
+                f"ŷ = {html_text(short) or '—'}</div>"
                 f"<div>Accuracy (test R²) <b>{_number(row.get('r2_test'), 3)}</b> · Simplicity <b>{simplicity}</b>"
                 "</div></td></tr></table>")
 
@@ -714,7 +714,7 @@ class ReviewApp(widgets.VBox):
                 if self.settings.trust_input == "rank" else
                 "Give each model a trust rating from 1 (least trust) to 5 (most trust); models may share a rating.")
         self.dataset_info.value = (f"<h2 style='margin:10px 0 2px 0'>Dataset {position} of {len(self.datasets)}: "
-                                   f"{_text(dataset)}</h2><div>{n} models. {html.escape(what)}</div>")
+                                   f"{_text(dataset)}</h2><div>{n} models. {html_text(what)}</div>")
         self._validate(dataset)
         try:
             self.store.set_position(self.judge, dataset)

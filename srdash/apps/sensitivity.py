@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import html
 import os
 from typing import Callable, Mapping
 
@@ -22,6 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.sensitivity import (
     alternatives_html,
@@ -54,9 +54,9 @@ _SWEEP_POINTS = 41
 
 
 def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.VBox:
-    header = f"<h3 style='margin:14px 0 4px 0'>{html.escape(title)}</h3>"
+    header = f"<h3 style='margin:14px 0 4px 0'>{html_text(title)}</h3>"
     if note:
-        header += f"<div class='srdash-note' style='color:#555;font-size:12px'>{html.escape(note)}</div>"
+        header += f"<div class='srdash-note' style='color:#555;font-size:12px'>{html_text(note)}</div>"
     return widgets.VBox([widgets.HTML(header), *children])
 
 
@@ -163,7 +163,7 @@ class SensitivityView(BackgroundApp):
         self.target_button.on_click(self._on_target_click)
         self.apply_button.on_click(self._on_apply_click)
 
-        source_line = f"<div style='color:#555'>Judging: {html.escape(source)}</div>" if source else ""
+        source_line = f"<div style='color:#555'>Judging: {html_text(source)}</div>" if source else ""
         self._source_line = source_line
         super().__init__([
             self.title,
@@ -296,16 +296,16 @@ class SensitivityView(BackgroundApp):
         entity = rescorer.entity
         rules = rescorer.rules
         n = len(rescorer.methods)
-        self.title.value = f"<h2 style='margin:4px 0'>Weight sensitivity: {html.escape(rules.title or rules.name)}</h2>"
-        notes = "".join(f"<div class='srdash-warning' style='color:#8a6d00'>⚠ {html.escape(w)}</div>"
+        self.title.value = f"<h2 style='margin:4px 0'>Weight sensitivity: {html_text(rules.title or rules.name)}</h2>"
+        notes = "".join(f"<div class='srdash-warning' style='color:#8a6d00'>⚠ {html_text(w)}</div>"
                         for w in rescorer.verdict.warnings)
         fingerprint = rescorer.verdict.provenance.get("verdict_fingerprint", "")
         stamp = (f"<div class='srdash-fingerprint'>Official verdict fingerprint: <code class='srdash-fingerprint-value'>"
-                 f"{html.escape(fingerprint[:12])}</code></div>") if fingerprint else ""
+                 f"{html_text(fingerprint[:12])}</code></div>") if fingerprint else ""
         self.status.value = (self._source_line + f"<div class='srdash-note'>{n} {entity}s, "
                              f"{rescorer.n_weights} weight{'s' if rescorer.n_weights != 1 else ''}. Places: 1 = best.</div>"
                              + stamp + notes)
-        self.explanation.value = f"<div class='srdash-note'>{html.escape(rescorer.what_is_weighted)}</div>"
+        self.explanation.value = f"<div class='srdash-note'>{html_text(rescorer.what_is_weighted)}</div>"
         top = _SLIDER_SPAN * float(rescorer.official_weights.max())
         sliders = {}
         for name, label, value in zip(rescorer.weight_names, rescorer.weight_labels, rescorer.official_weights):
@@ -387,7 +387,7 @@ class SensitivityView(BackgroundApp):
         self.set_trait("order", tuple(board[rescorer.entity]))
         shares = weights / weights.sum()
         self.shares.value = ("<span class='srdash-note' style='color:#555'>shares: " + ", ".join(
-            f"{html.escape(label)} {share:.0%}" for label, share in zip(rescorer.weight_labels, shares)) + "</span>")
+            f"{html_text(label)} {share:.0%}" for label, share in zip(rescorer.weight_labels, shares)) + "</span>")
         self._update_bump(weights)
         self.alternatives.value = alternatives_html(irrelevant_alternatives(rescorer, weights=weights),
                                                     entity=rescorer.entity)
@@ -451,8 +451,8 @@ class SensitivityView(BackgroundApp):
             self.summary.value = (
                 "<div class='srdash-sampling-summary'>"
                 f"Over {result.samples:,} weight vectors: the official winner "
-                f"{html.escape(' = '.join(map(str, official_winners)))} is first in {p_official:.0%} of them; "
-                f"most often first: {html.escape(str(favourite[rescorer.entity]))} ({favourite['p_win']:.0%}). "
+                f"{html_text(' = '.join(map(str, official_winners)))} is first in {p_official:.0%} of them; "
+                f"most often first: {html_text(str(favourite[rescorer.entity]))} ({favourite['p_win']:.0%}). "
                 f"Kendall τ to the official ranking: mean {tau.mean() if len(tau) else float('nan'):.3f}.</div>")
             self.heatmap.show(place_probability_heatmap(result))
             self.tau.show(kendall_tau_histogram(result))

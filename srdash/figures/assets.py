@@ -19,11 +19,11 @@ True
 from __future__ import annotations
 
 import functools
-import html
 from pathlib import Path
 
 import numpy as np
 
+from srdash.figures.escape import html_text
 from srdash.figures.leaderboard import simplicity_score
 
 __all__ = ["simplicity_scale_svg", "stylesheet", "assets_folder"]
@@ -94,7 +94,7 @@ def simplicity_scale_svg() -> str:
     parts.append(f'<text x="{_WIDTH / 2:.0f}" y="{_HEIGHT - 12}" text-anchor="middle">'
                  "components s (log scale); higher simplicity is simpler</text>")
     parts.append(f'<text transform="translate(16,{_HEIGHT / 2:.0f}) rotate(-90)" text-anchor="middle">'
-                 f'{html.escape("simplicity")}</text>')
+                 f'{html_text("simplicity")}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 

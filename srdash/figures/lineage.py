@@ -21,11 +21,11 @@ Examples
 
 from __future__ import annotations
 
-import html
 
 import numpy as np
 import plotly.graph_objects as go
 
+from srdash.figures.escape import html_text
 from srdash.analysis.fronts import ParetoFronts
 from srdash.analysis.pairwise import PairwiseTests
 from srdash.analysis.profiles import PerformanceProfiles
@@ -39,7 +39,7 @@ _FRONT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564
 
 
 def _escaped(name) -> str:
-    return html.escape(str(name))
+    return html_text(str(name))
 
 
 def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.Figure:

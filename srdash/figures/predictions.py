@@ -21,11 +21,12 @@ True
 
 from __future__ import annotations
 
-import html
 import math
 import numbers
 
 import pandas as pd
+
+from srdash.figures.escape import html_text, plotly_text
 
 __all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html", "shakeup_figure"]
 
@@ -45,8 +46,6 @@ _HEADINGS = {"place": "Place", "team": "Team", "score": "Score", "submission": "
              "change": "Change", "preliminary_score": "Preliminary score", "final_score": "Final score"}
 
 
-def _escape(value) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _number(value, decimals: int) -> str:
@@ -88,25 +87,25 @@ def leaderboard_table_html(board: pd.DataFrame, *, subset: str, caption: str = "
     """
     middle = [c for c in board.columns if c not in _FIRST + _LAST]
     columns = [c for c in _FIRST if c in board.columns] + middle + [c for c in _LAST if c in board.columns]
-    head = "".join(f"<th>{_escape(_heading(c))}</th>" for c in columns)
+    head = "".join(f"<th>{html_text(_heading(c))}</th>" for c in columns)
     rows = []
     for record in board.to_dict("records"):
         cells = []
         for column in columns:
             value = record[column]
             if column == "team":
-                cells.append(f"<td class='srdash-team'>{_escape(value)}</td>")
+                cells.append(f"<td class='srdash-team'>{html_text(value)}</td>")
             elif column == "score" and (value is None or (isinstance(value, float) and math.isnan(value))):
                 cells.append("<td class='number srdash-no-score'>no valid submission</td>")
             elif column in ("submission", "status"):
-                cells.append(f"<td>{'' if value is None or value != value else _escape(value)}</td>")
+                cells.append(f"<td>{'' if value is None or value != value else html_text(value)}</td>")
             elif column in ("place", "entries"):
                 cells.append(f"<td class='number'>{int(value)}</td>")
             else:
-                cells.append(f"<td class='number'>{_escape(_number(value, decimals))}</td>")
-        rows.append(f"<tr data-team=\"{_escape(record['team'])}\">{''.join(cells)}</tr>")
-    title = f"<div class='srdash-pred-caption'>{_escape(caption)}</div>" if caption else ""
-    return (_STYLE + title + f"<table class='srdash-pred-table srdash-pred-leaderboard srdash-pred-{_escape(subset)}'>"
+                cells.append(f"<td class='number'>{html_text(_number(value, decimals))}</td>")
+        rows.append(f"<tr data-team=\"{html_text(record['team'])}\">{''.join(cells)}</tr>")
+    title = f"<div class='srdash-pred-caption'>{html_text(caption)}</div>" if caption else ""
+    return (_STYLE + title + f"<table class='srdash-pred-table srdash-pred-leaderboard srdash-pred-{html_text(subset)}'>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
@@ -127,11 +126,11 @@ def shakeup_table_html(shakeup: pd.DataFrame, *, decimals: int = 6) -> str:
         change = int(record["change"])
         arrow = (f"<span style='color:#2ca02c'>▲{change}</span>" if change > 0 else
                  f"<span style='color:#d62728'>▼{-change}</span>" if change < 0 else "=")
-        rows.append(f"<tr data-team=\"{_escape(record['team'])}\"><td class='srdash-team'>{_escape(record['team'])}"
+        rows.append(f"<tr data-team=\"{html_text(record['team'])}\"><td class='srdash-team'>{html_text(record['team'])}"
                     f"</td><td class='number'>{int(record['preliminary_place'])}</td>"
                     f"<td class='number'>{int(record['final_place'])}</td><td class='number'>{arrow}</td>"
-                    f"<td class='number'>{_escape(_number(record['preliminary_score'], decimals))}</td>"
-                    f"<td class='number'>{_escape(_number(record['final_score'], decimals))}</td></tr>")
+                    f"<td class='number'>{html_text(_number(record['preliminary_score'], decimals))}</td>"
+                    f"<td class='number'>{html_text(_number(record['final_score'], decimals))}</td></tr>")
     head = "".join(f"<th>{_HEADINGS[c]}</th>" for c in ("team", "preliminary_place", "final_place", "change",
                                                         "preliminary_score", "final_score"))
     return (_STYLE + "<table class='srdash-pred-table srdash-pred-shakeup'>"
@@ -151,8 +150,8 @@ def rejected_table_html(rejected: pd.DataFrame) -> str:
     """
     if rejected.empty:
         return "<div class='srdash-note srdash-pred-no-rejected'>No submission was rejected.</div>"
-    rows = "".join(f"<tr data-team=\"{_escape(r['team'])}\"><td class='srdash-team'>{_escape(r['team'])}</td>"
-                   f"<td>{_escape(r['submission'])}</td><td class='srdash-reason'>{_escape(r['reason'])}</td></tr>"
+    rows = "".join(f"<tr data-team=\"{html_text(r['team'])}\"><td class='srdash-team'>{html_text(r['team'])}</td>"
+                   f"<td>{html_text(r['submission'])}</td><td class='srdash-reason'>{html_text(r['reason'])}</td></tr>"
                    for r in rejected.to_dict("records"))
     return (_STYLE + "<table class='srdash-pred-table srdash-pred-rejected'><thead><tr><th>Team</th>"
             f"<th>Submission</th><th>Reason (row = line of the file)</th></tr></thead><tbody>{rows}</tbody></table>")
@@ -166,11 +165,8 @@ def notes_html(notes, *, css_class: str = "srdash-warning") -> str:
     >>> notes_html(["<i>careful</i>"])
     "<div class='srdash-warning' style='color:#8a6d00'>⚠ &lt;i&gt;careful&lt;/i&gt;</div>"
     """
-    return "".join(f"<div class='{css_class}' style='color:#8a6d00'>⚠ {_escape(note)}</div>" for note in notes)
+    return "".join(f"<div class='{css_class}' style='color:#8a6d00'>⚠ {html_text(note)}</div>" for note in notes)
 
-def _plain(text) -> str:
-    """Untrusted text made inert for plotly (which renders a subset of HTML)."""
-    return html.escape(str(text), quote=False)
 
 
 def shakeup_figure(result, *, title: str | None = None, height: int | None = None):
@@ -225,7 +221,7 @@ def shakeup_figure(result, *, title: str | None = None, height: int | None = Non
         for team, p_place, f_place, p_score, f_score in zip(part["team"], part["preliminary_place"],
                                                             part["final_place"], part["preliminary_score"],
                                                             part["final_score"]):
-            label = _plain(team)
+            label = plotly_text(team)
             x += ["preliminary", "final", None]
             y += [p_place, f_place, None]
             text += [f"{label} ({p_place})", f"{label} ({f_place})", ""]

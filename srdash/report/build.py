@@ -57,7 +57,6 @@ True
 from __future__ import annotations
 
 import datetime as _datetime
-import html
 import math
 import re
 from dataclasses import dataclass, field
@@ -68,6 +67,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.figures.escape import plotly_text
 from srdash._version import __version__
 from srdash.errors import SrdashError
 from srdash.judging.ranking import Verdict
@@ -834,7 +834,7 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#+!~])")
 def _md(value) -> str:
     """Text made inert in a Markdown table cell: HTML escaped, Markdown specials backslashed."""
     text = " ".join(_cell(value).split())  # no line breaks inside a cell
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", plotly_text(text))
 
 
 def _markdown_table(header: Sequence[str], rows: Sequence[Sequence], numeric: Sequence[bool]) -> list[str]:
