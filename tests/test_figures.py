@@ -224,7 +224,7 @@ def test_simplicity_curve_max_components_must_be_an_integer_of_2_or_more(runs, v
 def test_leaderboard_html(verdict):
     page = leaderboard_html(verdict)
     assert HOSTILE not in page and ESCAPED in page
-    assert page.count("class='num srdash-score'") == 3
+    assert page.count('class="num srdash-score"') == 3
     assert "ranks: higher is better, 3 = best" in page
     assert page.index(">good<") < page.index(ESCAPED) < page.index(">slow<")  # leaderboard order
     for criterion in verdict.criteria:

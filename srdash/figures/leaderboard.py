@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.tables import Cell, Markup, table_html
 from srdash.figures.escape import html_text, plotly_text
 from srdash.errors import SrdashError
 from srdash.judging.ranking import Verdict
@@ -405,25 +406,24 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3) -> str:
     True
     """
     board = verdict.leaderboard
-    header = ["<th class='num'>Place</th>", "<th>Method</th>", "<th class='num'>Score</th>"]
-    header += [f"<th class='num'>{html_text(c.label)}<br><small>mean rank</small></th>" for c in verdict.criteria]
-    header += ["<th class='num'>Datasets</th>", "<th class='num'>DNF</th>"]
+    header = [Cell("Place", "num"), Cell("Method"), Cell("Score", "num")]
+    header += [Cell(Markup("{}<br><small>mean rank</small>").format(c.label), "num") for c in verdict.criteria]
+    header += [Cell("Datasets", "num"), Cell("DNF", "num")]
     rows = []
     for row in board.to_dict("records"):
-        cells = [f"<td class='num srdash-place'>{int(row['place'])}</td>",
-                 f"<td class='srdash-method'>{html_text(row['method'])}</td>",
-                 f"<td class='num srdash-score'>{row['score']:.{decimals}f}</td>"]
-        cells += [f"<td class='num'>{row[f'{c.name}_rank']:.{decimals}f}</td>" for c in verdict.criteria]
-        cells += [f"<td class='num'>{int(row['datasets'])}</td>", f"<td class='num'>{int(row['dnf'])}</td>"]
-        rows.append("<tr>" + "".join(cells) + "</tr>")
+        cells = [Cell(int(row["place"]), "num srdash-place"), Cell(row["method"], "srdash-method"),
+                 Cell(f"{row['score']:.{decimals}f}", "num srdash-score")]
+        cells += [Cell(f"{row[f'{c.name}_rank']:.{decimals}f}", "num") for c in verdict.criteria]
+        cells += [Cell(int(row["datasets"]), "num"), Cell(int(row["dnf"]), "num")]
+        rows.append(cells)
     rules = verdict.rules
     note = (f"ranks: higher is better, {verdict.n_methods} = best, 1 = worst "
             f"({verdict.n_methods} methods). Score (higher is better) = mean over datasets of the "
             f"{'weighted ' if len(set(c.weight for c in verdict.criteria)) > 1 else ''}harmonic mean of the "
             f"criteria ranks. Rules: {html_text(rules.name)}; runs combined with the {html_text(rules.run_aggregation)}; "
             f"ties: {html_text(rules.rank_method)}. DNF = datasets without any result (ranked last there).")
-    return (f"{_TABLE_STYLE}<table class='srdash-table srdash-leaderboard'><thead><tr>{''.join(header)}</tr>"
-            f"</thead><tbody>{''.join(rows)}</tbody></table><div class='srdash-note'>{note}</div>")
+    return (_TABLE_STYLE + table_html(header, rows, css="srdash-table srdash-leaderboard")
+            + f"<div class='srdash-note'>{note}</div>")
 
 
 def warnings_html(verdict: Verdict) -> str:

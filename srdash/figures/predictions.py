@@ -26,6 +26,7 @@ import numbers
 
 import pandas as pd
 
+from srdash.figures.tables import Cell, Markup, table_html
 from srdash.figures.escape import html_text, plotly_text
 
 __all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html", "shakeup_figure"]
@@ -87,26 +88,26 @@ def leaderboard_table_html(board: pd.DataFrame, *, subset: str, caption: str = "
     """
     middle = [c for c in board.columns if c not in _FIRST + _LAST]
     columns = [c for c in _FIRST if c in board.columns] + middle + [c for c in _LAST if c in board.columns]
-    head = "".join(f"<th>{html_text(_heading(c))}</th>" for c in columns)
     rows = []
     for record in board.to_dict("records"):
         cells = []
         for column in columns:
             value = record[column]
             if column == "team":
-                cells.append(f"<td class='srdash-team'>{html_text(value)}</td>")
+                cells.append(Cell(value, "srdash-team"))
             elif column == "score" and (value is None or (isinstance(value, float) and math.isnan(value))):
-                cells.append("<td class='number srdash-no-score'>no valid submission</td>")
+                cells.append(Cell("no valid submission", "number srdash-no-score"))
             elif column in ("submission", "status"):
-                cells.append(f"<td>{'' if value is None or value != value else html_text(value)}</td>")
+                cells.append(Cell("" if value is None or value != value else value))
             elif column in ("place", "entries"):
-                cells.append(f"<td class='number'>{int(value)}</td>")
+                cells.append(Cell(int(value), "number"))
             else:
-                cells.append(f"<td class='number'>{html_text(_number(value, decimals))}</td>")
-        rows.append(f"<tr data-team=\"{html_text(record['team'])}\">{''.join(cells)}</tr>")
+                cells.append(Cell(_number(value, decimals), "number"))
+        rows.append(cells)
     title = f"<div class='srdash-pred-caption'>{html_text(caption)}</div>" if caption else ""
-    return (_STYLE + title + f"<table class='srdash-pred-table srdash-pred-leaderboard srdash-pred-{html_text(subset)}'>"
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    return _STYLE + title + table_html([Cell(_heading(c)) for c in columns], rows,
+                                       css=f"srdash-pred-table srdash-pred-leaderboard srdash-pred-{subset}",
+                                       row_attributes=[{"data-team": r["team"]} for r in board.to_dict("records")])
 
 
 def shakeup_table_html(shakeup: pd.DataFrame, *, decimals: int = 6) -> str:
@@ -124,17 +125,16 @@ def shakeup_table_html(shakeup: pd.DataFrame, *, decimals: int = 6) -> str:
     rows = []
     for record in shakeup.to_dict("records"):
         change = int(record["change"])
-        arrow = (f"<span style='color:#2ca02c'>▲{change}</span>" if change > 0 else
-                 f"<span style='color:#d62728'>▼{-change}</span>" if change < 0 else "=")
-        rows.append(f"<tr data-team=\"{html_text(record['team'])}\"><td class='srdash-team'>{html_text(record['team'])}"
-                    f"</td><td class='number'>{int(record['preliminary_place'])}</td>"
-                    f"<td class='number'>{int(record['final_place'])}</td><td class='number'>{arrow}</td>"
-                    f"<td class='number'>{html_text(_number(record['preliminary_score'], decimals))}</td>"
-                    f"<td class='number'>{html_text(_number(record['final_score'], decimals))}</td></tr>")
-    head = "".join(f"<th>{_HEADINGS[c]}</th>" for c in ("team", "preliminary_place", "final_place", "change",
-                                                        "preliminary_score", "final_score"))
-    return (_STYLE + "<table class='srdash-pred-table srdash-pred-shakeup'>"
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+        arrow = (Markup("<span style='color:#2ca02c'>▲{}</span>").format(change) if change > 0 else
+                 Markup("<span style='color:#d62728'>▼{}</span>").format(-change) if change < 0 else "=")
+        rows.append([Cell(record["team"], "srdash-team"), Cell(int(record["preliminary_place"]), "number"),
+                     Cell(int(record["final_place"]), "number"), Cell(arrow, "number"),
+                     Cell(_number(record["preliminary_score"], decimals), "number"),
+                     Cell(_number(record["final_score"], decimals), "number")])
+    header = [Cell(_HEADINGS[c]) for c in ("team", "preliminary_place", "final_place", "change",
+                                            "preliminary_score", "final_score")]
+    return _STYLE + table_html(header, rows, css="srdash-pred-table srdash-pred-shakeup",
+                               row_attributes=[{"data-team": r["team"]} for r in shakeup.to_dict("records")])
 
 
 def rejected_table_html(rejected: pd.DataFrame) -> str:
@@ -150,11 +150,12 @@ def rejected_table_html(rejected: pd.DataFrame) -> str:
     """
     if rejected.empty:
         return "<div class='srdash-note srdash-pred-no-rejected'>No submission was rejected.</div>"
-    rows = "".join(f"<tr data-team=\"{html_text(r['team'])}\"><td class='srdash-team'>{html_text(r['team'])}</td>"
-                   f"<td>{html_text(r['submission'])}</td><td class='srdash-reason'>{html_text(r['reason'])}</td></tr>"
-                   for r in rejected.to_dict("records"))
-    return (_STYLE + "<table class='srdash-pred-table srdash-pred-rejected'><thead><tr><th>Team</th>"
-            f"<th>Submission</th><th>Reason (row = line of the file)</th></tr></thead><tbody>{rows}</tbody></table>")
+    records = rejected.to_dict("records")
+    rows = [[Cell(r["team"], "srdash-team"), Cell(r["submission"]), Cell(r["reason"], "srdash-reason")]
+            for r in records]
+    header = [Cell("Team"), Cell("Submission"), Cell("Reason (row = line of the file)")]
+    return _STYLE + table_html(header, rows, css="srdash-pred-table srdash-pred-rejected",
+                               row_attributes=[{"data-team": r["team"]} for r in records])
 
 
 def notes_html(notes, *, css_class: str = "srdash-warning") -> str:

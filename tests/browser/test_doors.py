@@ -87,7 +87,7 @@ def _cli_doors(competition: Path, out: Path) -> dict:
     html = (out / "report.html").read_text()
     first_board = html[html.index("srdash-leaderboard"):]
     first_board = first_board[:first_board.index("</table>")]
-    doors["report"] = (re.findall(r"<td class='srdash-method'>([^<]+)</td>", first_board),
+    doors["report"] = (re.findall(r"<td class=.srdash-method.>([^<]+)</td>", first_board),
                        _FINGERPRINT.search(html).group(1))
 
     _cli("robustness", competition, "-B", "20", "-o", out / "robustness.csv")
