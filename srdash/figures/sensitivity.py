@@ -116,13 +116,9 @@ def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from srdash.judging.ranking import judge
-    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.demo.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
-    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
-    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
-    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> rescorer = example_rescorer()
     >>> fig = bump_chart(sensitivity.weight_sweep(rescorer, "property", points=4))
     >>> [t.name for t in fig.data], fig.data[1].y.tolist(), fig.layout.shapes[0].x0
     (['a', 'b', 'c'], [2.0, 2.0, 2.0, 1.0], 1.0)
@@ -157,13 +153,9 @@ def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str |
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from srdash.judging.ranking import judge
-    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.demo.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
-    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
-    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
-    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> rescorer = example_rescorer()
     >>> fig = place_probability_heatmap(sensitivity.place_probabilities(rescorer, samples=100))
     >>> fig.data[0].z.shape, list(fig.data[0].y)
     ((3, 3), ['a (1)', 'b (2)', 'c (3)'])
@@ -195,13 +187,9 @@ def kendall_tau_histogram(probabilities: PlaceProbabilities, *, title: str | Non
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from srdash.judging.ranking import judge
-    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.demo.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
-    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
-    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
-    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> rescorer = example_rescorer()
     >>> fig = kendall_tau_histogram(sensitivity.place_probabilities(rescorer, samples=100))
     >>> fig.data[0].type, int(len(fig.data[0].x))
     ('histogram', 100)
@@ -224,13 +212,9 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from srdash.judging.ranking import judge
-    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.demo.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
-    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
-    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
-    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> rescorer = example_rescorer()
     >>> fig = ternary_winner_figure(sensitivity.ternary_winner_map(rescorer, resolution=4))
     >>> fig.data[-1].name, sum(len(t.a) for t in fig.data[:-1])
     ('official weights', 15)
@@ -291,13 +275,9 @@ def alternatives_html(table: pd.DataFrame, *, entity: str = "method", max_pairs:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from srdash.judging.ranking import judge
-    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.demo.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
-    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
-    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
-    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> rescorer = example_rescorer()
     >>> page = alternatives_html(sensitivity.irrelevant_alternatives(rescorer))
     >>> "No pair of methods swaps places" in page or "The verdict depends" in page
     True
@@ -335,13 +315,9 @@ def winning_weights_html(answer: WinningWeights, *, labels: Mapping[str, str] | 
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from srdash.judging.ranking import judge
-    >>> from srdash.judging.rules import load_rules
+    >>> from srdash.demo.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
-    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
-    ...                      "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
-    >>> rescorer = sensitivity.Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> rescorer = example_rescorer()
     >>> answer = sensitivity.find_winning_weights(rescorer, "c", samples=100)
     >>> winning_weights_html(answer).startswith("<p><b>Impossible.</b> No weights make &#x27;c&#x27; win")
     True

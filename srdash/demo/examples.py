@@ -1,0 +1,38 @@
+"""Tiny competitions for the documentation's examples.
+
+Three methods on one dataset, judged by ``srbench2022``: each wins on one
+criterion (``a`` on accuracy, ``b`` on simplicity and the property), so that
+weights decide the order. Used by the Examples of the sensitivity figures and
+views, so that each docstring shows its own function rather than the set-up.
+
+Examples
+--------
+>>> example_runs()[["method", "r2_test", "simplicity", "property"]]
+  method  r2_test  simplicity  property
+0      a      0.9        -1.0       0.6
+1      b      0.4        -0.5       0.9
+2      c      0.5        -2.0       0.5
+>>> example_rescorer().weight_names
+('accuracy', 'simplicity', 'property')
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["example_runs", "example_rescorer"]
+
+
+def example_runs() -> pd.DataFrame:
+    """The per-run table of the example competition (a new DataFrame on each call)."""
+    return pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
+                         "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
+
+
+def example_rescorer():
+    """The example competition judged by ``srbench2022``, as a :class:`srdash.analysis.sensitivity.Rescorer`."""
+    from srdash.analysis.sensitivity import Rescorer
+    from srdash.judging.ranking import judge
+    from srdash.judging.rules import load_rules
+
+    return Rescorer.from_verdict(judge(example_runs(), load_rules("srbench2022")))
