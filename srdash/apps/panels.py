@@ -308,6 +308,23 @@ class BackgroundApp(widgets.VBox):
         """Wait for the background work; True when it has finished."""
         return self._work.wait(timeout)
 
+    def _load(self, loader, *, done, failed, context: str) -> None:
+        """The usual background work: ``done(loader())``, or ``failed()`` and the error in the log.
+
+        Either runs once the page is displayed (see :class:`PageReady`); :attr:`busy` ends either way.
+        """
+        try:
+            value = loader()
+        except Exception as error:  # noqa: BLE001 - shown to the user, in the log
+            self._work.page_displayed()  # changes made while the page loads can be lost
+            failed()
+            self.log_panel.report(error, context=context)
+        else:
+            self._work.page_displayed()
+            done(value)
+        finally:
+            self.busy = False
+
 
 def logged(context: str):
     """Decorate a widget method so that an exception goes to ``self.log_panel``, visibly.

@@ -243,22 +243,20 @@ class PredictionsDashboard(BackgroundApp):
                                      else "Reading the targets and the submissions…")
 
     def _load_in_background(self, loader: Callable[..., PredictionResult]) -> None:
-        try:
-            result = loader(progress=self._show_progress)
-            self._work.page_displayed()   # the page changes from here: see PageReady
+        def done(result: PredictionResult) -> None:
             self.progress_bar.bar_style = "success"
             self.progress_bar.value = self.progress_bar.max
             n = len(result.submissions)
             self.progress_label.value = f"Scored {n} submission{'s' if n != 1 else ''}."
             self.result = result
-        except Exception as error:  # noqa: BLE001 - shown to the user
-            self._work.page_displayed()
+
+        def failed() -> None:
             self.progress_bar.bar_style = "danger"
             self.progress_label.value = ("<span style='color:#b00'>The competition could not be scored; see the "
                                          "log below.</span>")
-            self.log_panel.report(error, context="scoring the submissions")
-        finally:
-            self.busy = False
+
+        self._load(lambda: loader(progress=self._show_progress), done=done, failed=failed,
+                   context="scoring the submissions")
 
     # ------------------------------------------------------------------ drawing
 

@@ -272,18 +272,12 @@ class SensitivityView(BackgroundApp):
 
 
     def _load_in_background(self, loader: Callable[[], Rescorer]) -> None:
-        try:
-            rescorer = loader()
-        except Exception as error:  # noqa: BLE001 - shown to the user
-            self._work.page_displayed()  # changes made while the page loads can be lost
+        def failed() -> None:
             self.status.value = ("<div class='srdash-note' style='color:#b00'>The competition could not be "
                                  "loaded; see the log below.</div>")
-            self.log_panel.report(error, context="loading the competition")
-        else:
-            self._work.page_displayed()  # the view builds its sliders: see PageReady
-            self.rescorer = rescorer
-        finally:
-            self.busy = False
+
+        self._load(loader, done=lambda rescorer: setattr(self, "rescorer", rescorer), failed=failed,
+                   context="loading the competition")
 
     # ------------------------------------------------------------------ building the view for a competition
 
