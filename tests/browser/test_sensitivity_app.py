@@ -62,7 +62,7 @@ def app_url(start_server, tmp_path_factory):
     (folder / "rules.toml").write_text(RULES)
     (folder / "results.csv").write_text(RESULTS)
     server = start_server(["serve", str(folder / "results.csv"), "--rules", str(folder / "rules.toml"),
-                           "--view", "sensitivity"], name="sensitivity", env={"SRDASH_SAMPLES": "500"})
+                           "--view", "sensitivity"], name="sensitivity")
     return server.url
 
 
@@ -83,7 +83,7 @@ def test_moving_a_weight_slider_changes_the_leaderboard_order(app_url, browser, 
         assert _order(page) == ["C", "A", "B"]
         expect(page.locator(".js-plotly-plot .gtitle", has_text="Places as the weight of")).to_be_visible(
             timeout=60_000)
-        expect(page.locator(".js-plotly-plot .gtitle", has_text="Place probabilities over 500")).to_be_visible(
+        expect(page.locator(".js-plotly-plot .gtitle", has_text="Place probabilities over 2,000")).to_be_visible(
             timeout=60_000)
 
         slider = page.locator(".srdash-weight-property")
