@@ -610,8 +610,11 @@ def test_the_view_loads_from_the_environment(tmp_path):
     from srdash.apps.sensitivity import SensitivityView
 
     path = _write_results(tmp_path)
-    view = SensitivityView.from_environment({"SRDASH_INPUT": str(path), "SRDASH_RULES": str(tmp_path / "rules.toml"),
-                                             "SRDASH_SAMPLES": "50", "SRDASH_SEED": "3"}, display_timeout=600)
+    from srdash.judging.competition import competition_from_options
+
+    competition = competition_from_options(path, rules=tmp_path / "rules.toml")
+    view = SensitivityView.from_environment({"SRDASH_COMPETITION": competition.to_json()}, samples=50, seed=3,
+                                            display_timeout=600)
     # The sliders are built only once a browser has displayed the view (see PageReady).
     assert not view.wait(2) and view._sliders == {}
     view.page_ready._on_message(view.page_ready, {"event": "displayed"}, [])   # what the browser sends

@@ -167,9 +167,12 @@ def test_voila_command_never_listens_on_all_interfaces_by_default():
 
 
 def test_environment_drops_stale_variables_and_keeps_the_rest():
-    env = app.dashboard_environment(base={"PATH": "/bin", "SRDASH_INPUT": "old.csv", "SRDASH_CACHE_DIR": "/c"})
-    assert env == {"PATH": "/bin", "SRDASH_CACHE_DIR": "/c", "SRDASH_RULES": "srbench2022", "SRDASH_JOBS": "1",
-                   "SRDASH_TIMEOUT": "10.0"}
+    from srdash.judging.competition import competition_from_options
+
+    competition = competition_from_options("r.csv", jobs=1)
+    env = app.app_environment(competition=competition,
+                              base={"PATH": "/bin", "SRDASH_INPUT": "old.csv", "SRDASH_CACHE_DIR": "/c"})
+    assert env == {"PATH": "/bin", "SRDASH_CACHE_DIR": "/c", "SRDASH_COMPETITION": competition.to_json()}
 
 
 def test_notebook_found_in_an_editable_checkout():

@@ -16,6 +16,7 @@ from srdash.figures.leaderboard import simplicity_score
 from srdash.io.loading import load_results
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
 from srdash.apps import Dashboard, LogPanel, ProgressPanel
+from srdash.judging.pipeline import judge_competition
 
 PLOTLY = "application/vnd.plotly.v1+json"
 
@@ -217,27 +218,29 @@ def test_a_failed_preparation_is_reported(runs):
     assert "could not be prepared" in app.leaderboard.value
 
 
-def test_from_environment_reads_the_input_and_options(runs, tmp_path):
+def test_from_environment_reads_the_serialised_competition(runs, tmp_path):
+    from srdash.judging.competition import competition_from_options
+
     path = tmp_path / "results.csv"
     runs.drop(columns=["simplicity", "status", "reason"]).to_csv(path, index=False)
-    app = Dashboard.from_environment({"SRDASH_INPUT": str(path), "SRDASH_RULES": "srbench2022-as-run",
-                                      "SRDASH_JOBS": "2", "SRDASH_TIMEOUT": "2.5"}, display_timeout=600)
+    competition = competition_from_options(path, rules="srbench2022-as-run", jobs=2, timeout=2.5)
+    app = Dashboard.from_environment({"SRDASH_COMPETITION": competition.to_json()}, display_timeout=600)
     # A served page changes only once a browser has displayed it (see PageReady).
     assert not app.wait(3) and app.verdict is None and app.page_ready in app.children
     app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])   # what the browser sends
     assert app.wait(60)
     assert app.verdict.rules.name == "srbench2022-as-run"
-    assert app._prepare_options == {"jobs": 2, "timeout": 2.5, "cache": None}
-    assert str(path) in app.title.value
+    assert app._competition.simplification.options() == {"jobs": 2, "timeout": 2.5, "cache": None}
+    assert app.result.fingerprint == judge_competition(competition).fingerprint  # the one pipeline's verdict
 
 
-def test_from_environment_reports_bad_values_in_the_log(tmp_path):
-    app = Dashboard.from_environment({"SRDASH_INPUT": str(tmp_path / "missing.csv"), "SRDASH_JOBS": "0",
-                                      "SRDASH_TIMEOUT": "soon"}, display_timeout=0)
+def test_a_competition_that_does_not_load_is_reported_in_the_log(tmp_path):
+    from srdash.judging.competition import competition_from_options
+
+    competition = competition_from_options(tmp_path / "missing.csv")
+    app = Dashboard.from_environment({"SRDASH_COMPETITION": competition.to_json()}, display_timeout=0)
     assert app.wait(30)
     log = app.log_panel.text()
-    assert "SRDASH_JOBS must be a positive integer (worker processes). Got '0'; using 1." in log
-    assert "SRDASH_TIMEOUT must be a positive number (seconds per model). Got 'soon'; using 10.0." in log
     assert "Error while preparing the results: " in log and "missing.csv" in log
 
 
@@ -411,15 +414,16 @@ def test_a_bad_qualification_file_is_reported_not_raised(described_track, tmp_pa
 
 
 def test_from_environment_reads_descriptions_and_qualification(tmp_path):
-    env = {"SRDASH_INPUT": str(tmp_path / "r.csv"), "SRDASH_DESCRIPTIONS": str(tmp_path / "d.yaml"),
-           "SRDASH_QUALIFICATION": str(tmp_path / "q.csv"), "SRDASH_QUALIFICATION_DATA": str(tmp_path / "qd")}
-    app = Dashboard.from_environment(env, start=False)
-    assert app._descriptions == str(tmp_path / "d.yaml")
-    assert app._qualification_input == str(tmp_path / "q.csv")
-    assert app._qualification_data == str(tmp_path / "qd")
+    from srdash.judging.competition import competition_from_options
+
+    competition = competition_from_options(tmp_path / "r.csv", descriptions=tmp_path / "d.yaml",
+                                           qualification=tmp_path / "q.csv", qualification_data=tmp_path / "qd")
+    app = Dashboard.from_environment({"SRDASH_COMPETITION": competition.to_json()}, start=False)
+    assert app._competition.descriptions == tmp_path / "d.yaml"
+    assert app._competition.qualification.results == tmp_path / "q.csv"
+    assert app._competition.qualification.data == tmp_path / "qd"
     assert list(app.more.titles[:2]) == [dashboard_module.PROPERTY_VIEW_TITLE,
                                          dashboard_module.QUALIFICATION_VIEW_TITLE]
-    assert "qualification stage: " in app._source_line
     # the demo opens with its own descriptions and qualification stage, written once to the cache
     demo = Dashboard.from_environment({}, start=False)
     assert Path(demo._descriptions).parent == demo_folder()

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import functools
 import os
 import threading
 import time
@@ -36,7 +35,7 @@ from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.assets import stylesheet
 from srdash.figures.leaderboard import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
-from srdash.io.loading import Results, load_results
+from srdash.io.loading import Results
 from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
@@ -62,21 +61,6 @@ _CONTROL_STYLE = {"description_width": "initial"}
 _TOGGLE_STYLE = {"description_width": "initial", "button_width": "auto"}
 
 
-def _positive_number(env: Mapping[str, str], name: str, kind: type, default, meaning: str,
-                     notes: list) -> int | float:
-    """``env[name]`` as a positive int/float; the default (and a note) when absent or invalid."""
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = kind(raw)
-        if value > 0:
-            return value
-    except ValueError:
-        pass
-    noun = "integer" if kind is int else "number"
-    notes.append(SrdashError(f"{name} must be a positive {noun} ({meaning}). Got {raw!r}; using {default}."))
-    return default
 
 
 def _applicable_presets() -> list[str]:
@@ -360,84 +344,26 @@ class Dashboard(BackgroundApp):
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **kwargs) -> "Dashboard":
-        """The dashboard that ``srdash serve`` asks for, through environment variables.
+        """The dashboard that ``srdash serve`` asks for: the competition in ``SRDASH_COMPETITION``.
 
-        ``SRDASH_INPUT``: results file or folder (absent: the built-in demo
-        competition, :func:`srdash.demo.competition.demo_competition`); ``SRDASH_RULES``:
-        rules preset or file (default ``srbench2022``); ``SRDASH_DATASETS``:
-        dataset table with feature names (optional); ``SRDASH_JOBS``: worker
-        processes (default 1); ``SRDASH_STORE``: a trust store (adds the
-        real-world track view); ``SRDASH_TIMEOUT``: seconds allowed to simplify
-        one model (default 10); ``SRDASH_DESCRIPTIONS``: dataset descriptions
-        (adds the property view); ``SRDASH_QUALIFICATION``: qualification-stage
-        results (adds the qualification view; non-qualified methods leave the
-        track); ``SRDASH_QUALIFICATION_DATA``: folder of the qualification
-        datasets. Without ``SRDASH_INPUT`` the demo opens with its own
-        descriptions and qualification stage (:func:`srdash.demo.competition.cached_demo`,
-        written once to srdash's cache folder). Loading happens in the background; a
-        bad value is reported in the dashboard's log rather than raised, so the
-        page always shows.
-
-        Examples
-        --------
-        >>> app = Dashboard.from_environment({"SRDASH_JOBS": "many"}, start=False)
-        >>> print(app.log_panel.text().strip())
-        Error while reading the environment: SRDASH_JOBS must be a positive integer (worker processes). Got 'many'; using 1.
+        ``srdash serve`` passes the competition as one serialised object
+        (:meth:`srdash.judging.competition.Competition.to_json`); without it the
+        built-in demo competition opens (its ``competition.toml``: results,
+        descriptions and qualification stage). Served pages wait for the
+        browser before changing (see :class:`~srdash.apps.panels.PageReady`).
         """
+        from srdash.judging.competition import competition_from_json, load_competition
+
         env = os.environ if environ is None else environ
-        if env.get("SRDASH_COMPETITION", "").strip():
-            from srdash.judging.competition import competition_from_json
-
-            text = env["SRDASH_COMPETITION"].strip()
-            kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+        text = env.get("SRDASH_COMPETITION", "").strip()
+        if text:
             return cls.from_competition(competition_from_json(text), **kwargs)
-        notes: list[SrdashError] = []
-        jobs = _positive_number(env, "SRDASH_JOBS", int, 1, "worker processes", notes)
-        timeout = _positive_number(env, "SRDASH_TIMEOUT", float, 10.0, "seconds per model", notes)
-        input_path = env.get("SRDASH_INPUT", "").strip()
-        datasets = env.get("SRDASH_DATASETS", "").strip() or None
-        descriptions = env.get("SRDASH_DESCRIPTIONS", "").strip() or None
-        qualification = env.get("SRDASH_QUALIFICATION", "").strip() or None
-        qualification_data = env.get("SRDASH_QUALIFICATION_DATA", "").strip() or None
-        if input_path:
-            loader = functools.partial(_load_input, input_path, datasets=datasets, descriptions=descriptions)
-            source = input_path + (f" (features from {datasets})" if datasets else "")
-            source += f", datasets described in {descriptions}" if descriptions else ""
-        elif not qualification:
-            # The demo competition (its competition.toml: results, descriptions, qualification stage).
-            from dataclasses import replace
+        from srdash.demo.competition import cached_demo
 
-            from srdash.demo.competition import cached_demo
-            from srdash.judging.competition import load_competition
-
-            competition = load_competition(cached_demo()["competition"])
-            competition = replace(competition, simplification=replace(competition.simplification, jobs=jobs,
-                                                                      timeout=timeout))
-            rules = env.get("SRDASH_RULES", "").strip()
-            if rules:
-                competition = competition.with_rules(load_rules(rules))
-            source = ("the built-in demo competition (srdash.demo.competition, seed 0), with its dataset descriptions "
-                      "and qualification stage")
-            app = cls.from_competition(competition, source=source,
-                                       **{"display_timeout": SERVED_DISPLAY_TIMEOUT, **kwargs})
-            for note in notes:
-                app.log_panel.report(note, context="reading the environment")
-            return app
-        else:
-            loader = _load_demo
-            source = "the built-in demo competition (srdash.demo.competition, seed 0)"
-        if qualification:
-            source += f"; qualification stage: {qualification}"
-        rules = env.get("SRDASH_RULES", "").strip() or "srbench2022"
-        store = env.get("SRDASH_STORE", "").strip() or None
-        options = {"rules": rules, "jobs": jobs, "timeout": timeout, "source": source, "trust_store": store,
-                   "descriptions": descriptions, "qualification": qualification,
-                   "qualification_data": qualification_data}
-        options["display_timeout"] = SERVED_DISPLAY_TIMEOUT
-        app = cls(loader, **{**options, **kwargs})
-        for note in notes:
-            app.log_panel.report(note, context="reading the environment")
-        return app
+        kwargs.setdefault("source", "the built-in demo competition (srdash.demo.competition, seed 0), with its "
+                                    "dataset descriptions and qualification stage")
+        return cls.from_competition(load_competition(cached_demo()["competition"]), **kwargs)
 
     # ------------------------------------------------------------------ background preparation
 
@@ -725,21 +651,8 @@ class Dashboard(BackgroundApp):
             _refresh_view(view, self.verdict, self.runs)
 
 
-def _load_input(path: str, *, datasets: str | None, descriptions: str | None) -> Results:
-    """The results at ``path``, with feature names from ``datasets`` or else from ``descriptions``."""
-    if datasets is None and descriptions is not None:
-        from srdash.io.datasets import load_dataset_table
-
-        return load_results(path, datasets=load_dataset_table(descriptions).frame())
-    return load_results(path, datasets=datasets)
 
 
-def _load_demo() -> Results:
-    """The demo competition, with its data, descriptions and qualification stage (:func:`srdash.demo.competition.cached_demo`)."""
-    from srdash.demo.competition import cached_demo
-
-    paths = cached_demo()
-    return load_results(paths["results"], datasets=paths["datasets"])
 
 
 def _provenance_html(verdict: Verdict, result=None) -> str:

@@ -22,7 +22,6 @@ import plotly.graph_objects as go
 import traitlets
 
 from srdash.figures.escape import html_text
-from srdash.errors import SrdashError
 from srdash.figures.sensitivity import (
     alternatives_html,
     bump_chart,
@@ -37,7 +36,6 @@ from srdash.analysis.sensitivity import (
     Rescorer,
     find_winning_weights,
     irrelevant_alternatives,
-    load_rescorer,
     place_probabilities,
     ternary_winner_map,
     weight_sweep,
@@ -200,62 +198,31 @@ class SensitivityView(BackgroundApp):
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **kwargs) -> "SensitivityView":
-        """The view a notebook asks for through environment variables.
+        """The view ``srdash serve --view sensitivity`` asks for: the competition in ``SRDASH_COMPETITION``.
 
-        ``SRDASH_INPUT``: results or submissions file (absent: the built-in demo
-        competition); ``SRDASH_RULES``: rules preset or file (default
-        ``srbench2022``); ``SRDASH_DATASETS``: dataset table (optional);
-        ``SRDASH_JOBS``: worker processes; ``SRDASH_SAMPLES`` and
-        ``SRDASH_SEED``: the sampling. Loading runs in the background; bad
-        values are reported in the view's log, never raised. The result is
-        shown once a browser has displayed the view (or after
-        ``display_timeout`` seconds; see :class:`~srdash.apps.panels.PageReady`).
+        Without it, the built-in demo competition. Judging runs in the
+        background; errors are reported in the view's log, never raised.
 
         Examples
         --------
-        >>> view = SensitivityView.from_environment({"SRDASH_SAMPLES": "lots", "SRDASH_RULES": "evalrs2022"},
-        ...                                         display_timeout=0)
+        >>> import json
+        >>> from srdash.judging.competition import competition_from_options
+        >>> text = competition_from_options("nowhere.csv", rules="evalrs2022").to_json()
+        >>> view = SensitivityView.from_environment({"SRDASH_COMPETITION": text}, display_timeout=0)
         >>> view.wait(30)
         True
-        >>> print(view.log_panel.text().strip())
-        Error while reading SRDASH_SAMPLES: SRDASH_SAMPLES must be a positive integer. Got 'lots'; using 2000.
-        Error while loading the competition: The rules 'evalrs2022' judge submissions: give a submissions file (CSV or Parquet, one row per submission).
+        >>> "Error while loading the competition" in view.log_panel.text()
+        True
         """
+        from srdash.judging.competition import competition_from_json, load_competition
+
         env = os.environ if environ is None else environ
-        if env.get("SRDASH_COMPETITION", "").strip():
-            from srdash.judging.competition import competition_from_json
+        text = env.get("SRDASH_COMPETITION", "").strip()
+        if text:
+            return cls.from_competition(competition_from_json(text), **kwargs)
+        from srdash.demo.competition import cached_demo
 
-            return cls.from_competition(competition_from_json(env["SRDASH_COMPETITION"]), **kwargs)
-        notes = []
-
-        def integer(name: str, default: int, minimum: int) -> int:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return default
-            try:
-                value = int(raw)
-                if value < minimum:
-                    raise ValueError
-                return value
-            except ValueError:
-                what = "a positive integer" if minimum > 0 else "an integer >= 0"
-                notes.append((name, SrdashError(f"{name} must be {what}. Got {raw!r}; using {default}.")))
-                return default
-
-        jobs = integer("SRDASH_JOBS", 1, 1)
-        samples = integer("SRDASH_SAMPLES", 2000, 1)
-        seed = integer("SRDASH_SEED", 0, 0)
-        input_path = env.get("SRDASH_INPUT", "").strip() or None
-        rules = env.get("SRDASH_RULES", "").strip() or "srbench2022"
-        datasets = env.get("SRDASH_DATASETS", "").strip() or None
-        loader = functools.partial(load_rescorer, input_path, rules, datasets=datasets, jobs=jobs)
-        source = (input_path or "the built-in demo competition") + f", rules {rules}"
-        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
-        view = cls(None, samples=samples, seed=seed, source=source, **kwargs)
-        for name, note in notes:
-            view.log_panel.report(note, context=f"reading {name}")
-        view._start_background(view._load_in_background, loader, name="srdash-sensitivity-load")
-        return view
+        return cls.from_competition(load_competition(cached_demo()["competition"]), **kwargs)
 
     @classmethod
     def from_competition(cls, competition, *, samples: int = 2000, seed: int = 0, **kwargs) -> "SensitivityView":

@@ -1,16 +1,17 @@
 """Serving the dashboard: find the notebook, build the Voilà command, run it.
 
 Nothing here imports ipywidgets or Voilà: this module only prepares a
-subprocess. The dashboard notebook reads its options from environment
-variables (see :data:`ENVIRONMENT`), which :func:`dashboard_environment` sets.
+subprocess. An app receives what it shows as one serialised object in an
+environment variable (see :data:`ENVIRONMENT`), which :func:`app_environment` sets.
 
 Examples
 --------
 >>> command = voila_command("/nb/dashboard.ipynb", port=8866)
 >>> command[1:4], command[-1]
 (['-m', 'voila', '/nb/dashboard.ipynb'], '--Voila.ip=127.0.0.1')
->>> dashboard_environment(input_path=None, rules="srbench2022", jobs=2, base={})
-{'SRDASH_RULES': 'srbench2022', 'SRDASH_JOBS': '2', 'SRDASH_TIMEOUT': '10.0'}
+>>> from srdash.judging.competition import competition_from_options
+>>> sorted(app_environment(competition=competition_from_options("r.csv"), base={}))
+['SRDASH_COMPETITION']
 """
 
 from __future__ import annotations
@@ -34,26 +35,15 @@ __all__ = [
     "notebook_path",
     "free_port",
     "voila_command",
-    "dashboard_environment",
+    "app_environment",
     "wait_until_ready",
     "serve_dashboard",
 ]
 
-#: Environment variables read by the dashboard notebook (``Dashboard.from_environment``).
+#: The environment variables srdash's apps read: each holds one serialised object.
 ENVIRONMENT = {
-    "SRDASH_COMPETITION": "the competition, serialised as JSON (srdash.judging.competition.Competition.to_json)",
-    "SRDASH_INPUT": "results file or folder to judge (absent: the built-in demo competition)",
-    "SRDASH_RULES": "rules preset name or path of a .toml rules file (default: srbench2022)",
-    "SRDASH_DATASETS": "dataset table giving each dataset's feature names (optional)",
-    "SRDASH_JOBS": "worker processes for simplifying models (default: 1)",
-    "SRDASH_TIMEOUT": "time limit in seconds for simplifying one model (default: 10)",
-    "SRDASH_STORE": "trust store of the expert review (optional: adds the real-world track view)",
-    "SRDASH_DESCRIPTIONS": "dataset descriptions (YAML or CSV, optional): models evaluated on the datasets' "
-                           "files and each dataset's property scored",
-    "SRDASH_QUALIFICATION": "results of the qualification stage (optional: adds the qualification view; "
-                            "methods that do not qualify leave the tracks)",
-    "SRDASH_QUALIFICATION_DATA": "folder of the qualification datasets (optional: srdash fits the "
-                                 "LinearRegression baseline itself)",
+    "SRDASH_COMPETITION": "the competition, serialised as JSON (srdash.judging.competition.Competition.to_json), "
+                          "read by the dashboard, the sensitivity view and the review",
     "SRDASH_PREDICTIONS": "JSON options of a prediction-file competition (targets, submissions, metrics, "
                           "selection rule), read by the predictions notebook",
 }
@@ -134,58 +124,24 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     return command
 
 
-def dashboard_environment(*, input_path: str | Path | None = None, rules: str = "srbench2022",
-                          datasets: str | Path | None = None, jobs: int = 1, timeout: float = 10.0,
-                          store: str | Path | None = None, descriptions: str | Path | None = None,
-                          qualification: str | Path | None = None,
-                          qualification_data: str | Path | None = None,
-                          predictions: Mapping[str, object] | None = None,
-                          base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Environment for the Voilà process: ``base`` (default ``os.environ``) plus the options.
-
-    Paths are made absolute, because Voilà runs the notebook in the notebook's
-    own folder (``predictions`` is passed as JSON as given: make its paths
-    absolute first). Variables of :data:`ENVIRONMENT` inherited from ``base``
-    are replaced or removed so that only the given options apply.
+def app_environment(*, competition=None, predictions: Mapping[str, object] | None = None,
+                    base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Environment for a Voilà app: ``base`` (default ``os.environ``) without any inherited app variable,
+    plus the one serialised object the app reads (see :data:`ENVIRONMENT`).
 
     Examples
     --------
-    >>> env = dashboard_environment(input_path="r.csv", base={"SRDASH_DATASETS": "old.csv"})
-    >>> Path(env["SRDASH_INPUT"]).is_absolute(), "SRDASH_DATASETS" in env
-    (True, False)
+    >>> env = app_environment(predictions={"metrics": ["mae"]}, base={"SRDASH_INPUT": "old.csv", "HOME": "/h"})
+    >>> env
+    {'HOME': '/h', 'SRDASH_PREDICTIONS': '{"metrics": ["mae"]}'}
     """
-    env = {k: v for k, v in (os.environ if base is None else base).items() if k not in ENVIRONMENT}
-    if input_path is not None:
-        env["SRDASH_INPUT"] = str(Path(input_path).resolve())
-    env["SRDASH_RULES"] = str(rules)
-    if datasets is not None:
-        env["SRDASH_DATASETS"] = str(Path(datasets).resolve())
-    env["SRDASH_JOBS"] = str(int(jobs))
-    env["SRDASH_TIMEOUT"] = repr(float(timeout))
-    paths = {"SRDASH_STORE": store, "SRDASH_DESCRIPTIONS": descriptions, "SRDASH_QUALIFICATION": qualification,
-             "SRDASH_QUALIFICATION_DATA": qualification_data}
-    for name, path in paths.items():
-        if path is not None:
-            env[name] = str(Path(path).resolve())
+    legacy = ("SRDASH_INPUT", "SRDASH_RULES", "SRDASH_DATASETS", "SRDASH_JOBS", "SRDASH_TIMEOUT", "SRDASH_STORE",
+              "SRDASH_DESCRIPTIONS", "SRDASH_QUALIFICATION", "SRDASH_QUALIFICATION_DATA")
+    env = {k: v for k, v in (os.environ if base is None else base).items() if k not in ENVIRONMENT and k not in legacy}
+    if competition is not None:
+        env["SRDASH_COMPETITION"] = competition.to_json()
     if predictions is not None:
         env["SRDASH_PREDICTIONS"] = json.dumps(dict(predictions), sort_keys=True, default=str)
-    return env
-
-
-def competition_environment(competition, *, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Environment for the Voilà process of a competition's app: ``base`` (default ``os.environ``) with
-    ``SRDASH_COMPETITION`` holding the serialised competition (and none of the older per-option variables).
-
-    Examples
-    --------
-    >>> from srdash.judging.competition import competition_from_options
-    >>> env = competition_environment(competition_from_options("r.csv", jobs=1), base={"SRDASH_INPUT": "x"})
-    >>> sorted(k for k in env if k.startswith("SRDASH_"))
-    ['SRDASH_COMPETITION']
-    """
-    env = {k: v for k, v in (os.environ if base is None else base).items()
-           if k not in ENVIRONMENT and k != "SRDASH_COMPETITION"}
-    env["SRDASH_COMPETITION"] = competition.to_json()
     return env
 
 

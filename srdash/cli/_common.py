@@ -59,7 +59,7 @@ def prepare_options(command):
 
 def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat: bool = False,
                    print_command: bool = False, what: str = "dashboard", variables=None) -> None:
-    """Serve one of srdash's notebooks with Voilà until Ctrl-C (``env`` from :func:`srdash.apps.server.dashboard_environment`).
+    """Serve one of srdash's notebooks with Voilà until Ctrl-C (``env`` from :func:`srdash.apps.server.app_environment`).
 
     With ``print_command``, print the notebook's environment ``variables``
     (default: all of :data:`srdash.apps.server.ENVIRONMENT`) and the Voilà command

@@ -247,7 +247,7 @@ def serve(submissions, targets_preliminary, targets_final, targets_csv, metric_n
                 options["targets_final"] = str(Path(targets_final).resolve())
             if combine_rules is not None:
                 options["rules"] = combine_rules
-        env = app.dashboard_environment(predictions=options)
+        env = app.app_environment(predictions=options)
         serve_notebook("predictions.ipynb", env, port=port, ip=ip, print_command=print_command, what="app",
                        variables=["SRDASH_PREDICTIONS"])
 
