@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -202,13 +203,14 @@ def test_the_review_lists_only_the_methods_under_review(tmp_path):
     result = CliRunner().invoke(main, ["review", str(competition_file), "--judge", "ann", "--print-command"])
     assert result.exit_code == 0, result.output
     assert "3 methods under review (a, b, c) on 2 datasets" in result.output
-    env_line = next(line for line in result.output.splitlines() if line.startswith("SRDASH_STORE="))
-    assert env_line == f"SRDASH_STORE={tmp_path / 'trust.sqlite'}"
+    env_line = next(line for line in result.output.splitlines() if line.startswith("SRDASH_REVIEW="))
+    options = json.loads(env_line[len("SRDASH_REVIEW="):])
+    assert options["store"] == str(tmp_path / "trust.sqlite") and "competition" in options
     competition = load_competition(competition_file)
     under_review = results_under_review(competition).table
     assert sorted(under_review["method"].unique()) == ["a", "b", "c"]  # 'weak' did not qualify
-    inputs = review_inputs_from_environment({"SRDASH_COMPETITION": competition.to_json(), "SRDASH_JUDGE": "ann",
-                                             "SRDASH_STORE": str(tmp_path / "trust.sqlite")})
+    options = {"competition": competition.to_json(), "judge": "ann", "store": str(tmp_path / "trust.sqlite")}
+    inputs = review_inputs_from_environment({"SRDASH_REVIEW": json.dumps(options)})
     try:
         assert inputs["methods"] == ["a", "b", "c"]
         assert sorted(inputs["representatives"]["dataset"].unique()) == ["d1", "d2"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import base64
 from pathlib import Path
 
@@ -17,6 +19,12 @@ from srdash.apps.review import DEMO_DATASETS, ModelCard, ReviewApp, ReviewPage, 
 STAGE2 = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench2022" / "stage2"
 
 HOSTILE = "<script>window.pwned = 1</script><img src=x onerror=alert(1)>"
+
+
+
+def review_env(**options) -> dict:
+    """The environment `srdash review` gives the notebook: the options as one JSON object."""
+    return {"SRDASH_REVIEW": json.dumps(options)}
 
 
 def representatives(hostile: str = HOSTILE) -> pd.DataFrame:
@@ -213,15 +221,15 @@ def test_judge_is_required(store):
 
 
 def test_page_reports_configuration_errors():
-    page = ReviewPage({"SRDASH_INPUT": "x.csv"}, background=False)
+    page = ReviewPage(review_env(input="x.csv"), background=False)
     assert page.app is None
     assert "Error while preparing the review: No judge's name: start the review with `srdash review " \
            "--judge NAME`" in page.log_panel.text()
     assert "The review cannot start" in page.progress.label.value
-    page = ReviewPage({"SRDASH_JUDGE": "ann", "SRDASH_RULES": "nope"}, background=False)
+    page = ReviewPage(review_env(judge="ann", rules="nope"), background=False)
     assert "No rules preset or file called 'nope'" in page.log_panel.text()
-    page = ReviewPage({"SRDASH_JUDGE": "ann", "SRDASH_JOBS": "many"}, background=False)
-    assert "SRDASH_JOBS must be a positive integer (worker processes). Got 'many'." in page.log_panel.text()
+    page = ReviewPage(review_env(judge="ann", jobs="many"), background=False)
+    assert "The review's 'jobs' must be a positive integer (worker processes). Got 'many'." in page.log_panel.text()
 
 
 def test_page_prepares_the_app_from_a_results_file_in_the_background(tmp_path, monkeypatch):
@@ -233,8 +241,8 @@ def test_page_prepares_the_app_from_a_results_file_in_the_background(tmp_path, m
         "r2_test": [0.5, 0.7, 0.9, 0.6, 0.8, 0.4],
     }).to_csv(results, index=False)
     TrustStore(tmp_path / "t.sqlite").close()            # an explicit store must exist (srdash trust init)
-    page = ReviewPage({"SRDASH_INPUT": str(results), "SRDASH_JUDGE": "ann", "SRDASH_STORE": str(tmp_path / "t.sqlite"),
-                       "SRDASH_ORGANISER": "1"}, display_timeout=600)
+    page = ReviewPage(review_env(input=str(results), judge="ann", store=str(tmp_path / "t.sqlite"),
+                       organiser=True), display_timeout=600)
     # The review's widgets wait for a browser to display the page (widgets built while
     # Voilà's page loads can be lost): nothing is built before the beacon's message.
     assert not page.wait(3) and page.app is None and page.page_ready in page.children
@@ -296,8 +304,10 @@ def test_cli_review_prints_the_store_and_the_voila_command(tmp_path):
                                        "--print-command"])
     assert result.exit_code == 0, result.output
     assert f"Trust store: {store.resolve()} (0 entries)" in result.output
-    assert "SRDASH_JUDGE=ann" in result.output and "SRDASH_ORGANISER=1" in result.output
-    assert f"SRDASH_DATA_DIR={tmp_path.resolve()}" in result.output
+    line = next(line for line in result.output.splitlines() if line.startswith("SRDASH_REVIEW="))
+    options = json.loads(line[len("SRDASH_REVIEW="):])  # the review's options: one JSON object
+    assert options["judge"] == "ann" and options["organiser"] is True
+    assert options["data_dir"] == str(tmp_path.resolve())
     assert "review.ipynb --no-browser --port=8999 --Voila.ip=127.0.0.1" in result.output
     assert "preheat" not in result.output        # a preheated kernel would show stale entries
 
@@ -410,8 +420,8 @@ def test_with_access_keys_the_key_says_who_the_visitor_is(tmp_path):
     pd.DataFrame({"method": ["a", "b"], "dataset": "d1", "model": ["x1", "2*x1"],
                   "r2_test": [0.5, 0.6]}).to_csv(results, index=False)
     # the environment claims to be the organiser: with keys issued, it is ignored
-    environ = {"SRDASH_STORE": str(path), "SRDASH_INPUT": str(results), "SRDASH_JUDGE": "mallory",
-               "SRDASH_ORGANISER": "1"}
+    environ = review_env(store=str(path), input=str(results), judge="mallory",
+               organiser=True)
     with pytest.raises(SrdashError, match=r"This review needs your personal link \(with \?key=\.\.\.\)"):
         review_inputs_from_environment(environ)
     with pytest.raises(SrdashError, match=r"This access key is not valid"):
@@ -434,7 +444,7 @@ def test_a_mistyped_store_path_is_an_error_not_a_new_store(tmp_path):
     from srdash.errors import SrdashError
 
     with pytest.raises(SrdashError, match=r"There is no trust store at '.*typo\.sqlite' \(no such file\)"):
-        review_inputs_from_environment({"SRDASH_STORE": str(tmp_path / "typo.sqlite"), "SRDASH_JUDGE": "ann"})
+        review_inputs_from_environment(review_env(store=str(tmp_path / "typo.sqlite"), judge="ann"))
     assert not (tmp_path / "typo.sqlite").exists()
 
 

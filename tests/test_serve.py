@@ -171,7 +171,7 @@ def test_environment_drops_stale_variables_and_keeps_the_rest():
 
     competition = competition_from_options("r.csv", jobs=1)
     env = app.app_environment(competition=competition,
-                              base={"PATH": "/bin", "SRDASH_INPUT": "old.csv", "SRDASH_CACHE_DIR": "/c"})
+                              base={"PATH": "/bin", "SRDASH_COMPETITION": "{}", "SRDASH_CACHE_DIR": "/c"})
     assert env == {"PATH": "/bin", "SRDASH_CACHE_DIR": "/c", "SRDASH_COMPETITION": competition.to_json()}
 
 

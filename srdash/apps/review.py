@@ -1215,6 +1215,57 @@ def access_key_from_query(query: str | None) -> str | None:
     return values[-1] if values else None
 
 
+#: The options of a review, as ``srdash review`` passes them: one JSON object in ``SRDASH_REVIEW``.
+REVIEW_OPTIONS = {
+    "input": "results file or folder (absent: three datasets of the built-in demo competition)",
+    "competition": "a serialised competition (Competition.to_json()): its real-world track is reviewed",
+    "judge": "the judge's name (unless access keys were issued)",
+    "store": "trust store file (default: trust.sqlite in srdash's user data directory)",
+    "rules": "rules preset or .toml file (default: srbench2022-realworld)",
+    "data_dir": "folder with the datasets' test files (<dataset>_test.csv), for the figures",
+    "datasets": "dataset table giving each dataset's feature names (optional)",
+    "trust_input": "'rank' or 'rating': overrides the rules' choice",
+    "organiser": "true: show the organiser's panel (agreement, unblinding, leaderboard)",
+    "jobs": "worker processes for simplifying models (default: 1)",
+}
+
+
+def review_options(environ: Mapping[str, str]) -> dict:
+    """The review's options from ``SRDASH_REVIEW`` (one JSON object; absent: none, the demo review).
+
+    Examples
+    --------
+    >>> review_options({"SRDASH_REVIEW": '{"judge": "ann", "jobs": 2}'})
+    {'judge': 'ann', 'jobs': 2}
+    >>> review_options({"SRDASH_REVIEW": '{"juge": "ann"}'})
+    Traceback (most recent call last):
+    ...
+    srdash.errors.SrdashError: SRDASH_REVIEW: unknown option 'juge'. Options: competition, data_dir, datasets, input, jobs, judge, organiser, rules, store, trust_input.
+    """
+    import json
+
+    text = environ.get("SRDASH_REVIEW", "").strip()
+    if not text:
+        return {}
+    try:
+        options = json.loads(text)
+    except ValueError as exc:
+        raise SrdashError(f"SRDASH_REVIEW is not a JSON object: {exc}. Start the review with `srdash review`.") from exc
+    if not isinstance(options, dict):
+        raise SrdashError("SRDASH_REVIEW must be a JSON object of options. Start the review with `srdash review`.")
+    for key in options:
+        if key not in REVIEW_OPTIONS:
+            raise SrdashError(f"SRDASH_REVIEW: unknown option {key!r}. Options: {', '.join(sorted(REVIEW_OPTIONS))}.")
+    return options
+
+
+def _option(options: Mapping, key: str) -> str:
+    value = options.get(key)
+    if value is None or value is False:
+        return ""
+    return "1" if value is True else str(value)
+
+
 def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
                                    access_key: str | None = None) -> dict:
     """The arguments of the :class:`ReviewApp` described by the environment variables of ``srdash review``.
@@ -1222,7 +1273,7 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
     The slow part of opening a review, and no widget: ``ReviewApp(**inputs)``
     builds the app.
 
-    The variables are listed in :data:`srdash.cli.review.ENVIRONMENT`. Only the
+    The options (:data:`REVIEW_OPTIONS`) come as one JSON object in ``SRDASH_REVIEW``. Only the
     candidates for representative run are simplified (usually one run per
     method and dataset), not every run.
 
@@ -1236,7 +1287,7 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
     access_key : str, optional
         The visitor's personal key. Once the organiser issued keys (``srdash
         trust issue-key``), it alone says who the judge is and whether they
-        are the organiser (``SRDASH_JUDGE`` and ``SRDASH_ORGANISER`` are then
+        are the organiser (the options ``judge`` and ``organiser`` are then
         ignored), and a missing or invalid key is refused.
 
     Raises
@@ -1249,33 +1300,34 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
     from srdash.judging.pipeline import prepare_runs
 
     say = stage or (lambda text: None)
+    options = review_options(environ)
     # The store first: when the organiser issued access keys, the key (not the environment) says
     # who the visitor is and whether they are the organiser.
-    store_path = environ.get("SRDASH_STORE", "").strip()
+    store_path = _option(options, "store").strip()
     store = TrustStore(store_path or None, create=not store_path)
     try:
         if store.keys_issued:
             judge, role = store.identify(access_key)
             organiser = role == "organiser"
         else:
-            judge = environ.get("SRDASH_JUDGE", "").strip()
-            organiser = _environment_flag(environ.get("SRDASH_ORGANISER", ""))
+            judge = _option(options, "judge").strip()
+            organiser = _environment_flag(_option(options, "organiser"))
             if not judge:
                 raise SrdashError("No judge's name: start the review with `srdash review --judge NAME` "
-                                  "(or set SRDASH_JUDGE).")
+                                  "(the review's 'judge').")
     except SrdashError:
         store.close()
         raise
     try:  # the store is closed again if the rest fails
-        rules = load_rules(environ.get("SRDASH_RULES", "").strip() or DEFAULT_RULES)
-        settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
-        raw_jobs = environ.get("SRDASH_JOBS", "").strip() or "1"
+        rules = load_rules(_option(options, "rules").strip() or DEFAULT_RULES)
+        settings = review_settings(rules, trust_input=_option(options, "trust_input").strip() or None)
+        raw_jobs = _option(options, "jobs").strip() or "1"
         if not raw_jobs.isdigit() or int(raw_jobs) < 1:
-            raise SrdashError(f"SRDASH_JOBS must be a positive integer (worker processes). Got {raw_jobs!r}.")
-        input_path = environ.get("SRDASH_INPUT", "").strip()
-        data_dir = environ.get("SRDASH_DATA_DIR", "").strip() or None
+            raise SrdashError(f"The review's 'jobs' must be a positive integer (worker processes). Got {raw_jobs!r}.")
+        input_path = _option(options, "input").strip()
+        data_dir = _option(options, "data_dir").strip() or None
         say("Loading the results…")
-        competition_text = environ.get("SRDASH_COMPETITION", "").strip()
+        competition_text = _option(options, "competition").strip()
         if competition_text:
             # The competition's real-world track: its rules, and the methods and datasets under review
             # (after the qualification stage), as the one pipeline judges them.
@@ -1285,12 +1337,12 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
             competition = competition_from_json(competition_text)
             results = results_under_review(competition, stage=say)
             rules = competition.realworld.rules
-            settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
+            settings = review_settings(rules, trust_input=_option(options, "trust_input").strip() or None)
             if data_dir is None and competition.descriptions is not None:
                 data_dir = str(competition.descriptions.parent)
             source = f"{competition.title} ({competition.source})"
         elif input_path:
-            results = load_results(input_path, datasets=environ.get("SRDASH_DATASETS", "").strip() or None)
+            results = load_results(input_path, datasets=_option(options, "datasets").strip() or None)
             source = input_path
         else:
             results, demo_folder = _demo_results(environ)
@@ -1329,8 +1381,8 @@ class ReviewPage(widgets.VBox):
     Parameters
     ----------
     environ : mapping
-        The environment variables of ``srdash review`` (see
-        :data:`srdash.cli.review.ENVIRONMENT`), e.g. ``os.environ``.
+        The environment of ``srdash review`` (its options in ``SRDASH_REVIEW``,
+        see :data:`REVIEW_OPTIONS`), e.g. ``os.environ``.
     background : bool
         Prepare in a background thread, so that the page shows at once
         (the default); False: prepare before returning.
@@ -1351,7 +1403,7 @@ class ReviewPage(widgets.VBox):
 
     Examples
     --------
-    >>> page = ReviewPage({"SRDASH_RULES": "srbench2022-realworld"}, background=False)
+    >>> page = ReviewPage({"SRDASH_REVIEW": '{"rules": "srbench2022-realworld"}'}, background=False)
     >>> page.app is None, "No judge's name" in page.log_panel.text()
     (True, True)
     """

@@ -131,13 +131,11 @@ def app_environment(*, competition=None, predictions: Mapping[str, object] | Non
 
     Examples
     --------
-    >>> env = app_environment(predictions={"metrics": ["mae"]}, base={"SRDASH_INPUT": "old.csv", "HOME": "/h"})
+    >>> env = app_environment(predictions={"metrics": ["mae"]}, base={"SRDASH_PREDICTIONS": "{}", "HOME": "/h"})
     >>> env
     {'HOME': '/h', 'SRDASH_PREDICTIONS': '{"metrics": ["mae"]}'}
     """
-    legacy = ("SRDASH_INPUT", "SRDASH_RULES", "SRDASH_DATASETS", "SRDASH_JOBS", "SRDASH_TIMEOUT", "SRDASH_STORE",
-              "SRDASH_DESCRIPTIONS", "SRDASH_QUALIFICATION", "SRDASH_QUALIFICATION_DATA")
-    env = {k: v for k, v in (os.environ if base is None else base).items() if k not in ENVIRONMENT and k not in legacy}
+    env = {k: v for k, v in (os.environ if base is None else base).items() if k not in ENVIRONMENT}
     if competition is not None:
         env["SRDASH_COMPETITION"] = competition.to_json()
     if predictions is not None:

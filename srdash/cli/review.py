@@ -13,18 +13,9 @@ import click
 
 from srdash.cli._common import fail_cleanly, rules_reference
 
-#: Environment variables read by the review notebook (``ReviewApp.from_environment``).
-ENVIRONMENT = {
-    "SRDASH_INPUT": "results file or folder (absent: three datasets of the built-in demo competition)",
-    "SRDASH_JUDGE": "the judge's name (required)",
-    "SRDASH_STORE": "trust store file (default: trust.sqlite in srdash's user data directory)",
-    "SRDASH_RULES": "rules preset or .toml file (default: srbench2022-realworld)",
-    "SRDASH_DATA_DIR": "folder with the datasets' test files (<dataset>_test.csv), for the figures",
-    "SRDASH_DATASETS": "dataset table giving each dataset's feature names (optional)",
-    "SRDASH_TRUST_INPUT": "'rank' or 'rating': overrides the rules' choice",
-    "SRDASH_ORGANISER": "1: show the organiser's panel (agreement, unblinding, leaderboard)",
-    "SRDASH_JOBS": "worker processes for simplifying models (default: 1)",
-}
+#: The environment variable the review notebook reads: its options as one JSON object
+#: (:data:`srdash.apps.review.REVIEW_OPTIONS`).
+ENVIRONMENT = {"SRDASH_REVIEW": "the review's options (judge, store, rules, input or competition, ...) as JSON"}
 NOTEBOOK_NAME = "review.ipynb"
 _LOCAL_ADDRESSES = ("127.0.0.1", "localhost", "::1")
 
@@ -64,28 +55,31 @@ def _review_competition(path: Path, *, rules: str, store_path, datasets_path):
 
 def review_environment(*, judge: str, store: Path, rules: str, input_path: Path | None = None,
                        data_dir: Path | None = None, datasets: Path | None = None, trust_input: str | None = None,
-                       organiser: bool = False, jobs: int = 1, base=None) -> dict[str, str]:
-    """Environment of the Voilà process: ``base`` (default ``os.environ``) without any inherited
-    review variable, plus the given options (paths made absolute: Voilà runs in the notebook's folder).
+                       organiser: bool = False, jobs: int = 1, competition=None, base=None) -> dict[str, str]:
+    """Environment of the Voilà process: ``base`` (default ``os.environ``) without any inherited review
+    option, plus ``SRDASH_REVIEW``, the options as one JSON object (paths made absolute: Voilà runs in
+    the notebook's folder).
 
     Examples
     --------
     >>> env = review_environment(judge="ann", store=Path("t.sqlite"), rules="srbench2022-realworld",
-    ...                          base={"SRDASH_ORGANISER": "1", "HOME": "/home/ann"})
-    >>> sorted(env), Path(env["SRDASH_STORE"]).is_absolute()
-    (['HOME', 'SRDASH_JOBS', 'SRDASH_JUDGE', 'SRDASH_RULES', 'SRDASH_STORE'], True)
+    ...                          base={"SRDASH_REVIEW": "{}", "HOME": "/home/ann"})
+    >>> options = json.loads(env["SRDASH_REVIEW"])
+    >>> sorted(env), options["judge"], Path(options["store"]).is_absolute()
+    (['HOME', 'SRDASH_REVIEW'], 'ann', True)
     """
     env = {k: v for k, v in (os.environ if base is None else base).items()
            if k not in ENVIRONMENT and k != "SRDASH_TOKEN"}
-    env.update({"SRDASH_JUDGE": judge, "SRDASH_STORE": str(Path(store).resolve()), "SRDASH_RULES": str(rules),
-                "SRDASH_JOBS": str(int(jobs))})
-    for name, path in (("SRDASH_INPUT", input_path), ("SRDASH_DATA_DIR", data_dir), ("SRDASH_DATASETS", datasets)):
+    options = {"judge": judge, "store": str(Path(store).resolve()), "rules": str(rules), "jobs": int(jobs),
+               "organiser": bool(organiser)}
+    for key, path in (("input", input_path), ("data_dir", data_dir), ("datasets", datasets)):
         if path is not None:
-            env[name] = str(Path(path).resolve())
+            options[key] = str(Path(path).resolve())
     if trust_input:
-        env["SRDASH_TRUST_INPUT"] = trust_input
-    if organiser:
-        env["SRDASH_ORGANISER"] = "1"
+        options["trust_input"] = trust_input
+    if competition is not None:
+        options["competition"] = competition.to_json()
+    env["SRDASH_REVIEW"] = json.dumps(options, sort_keys=True)
     return env
 
 
@@ -190,9 +184,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
         env = review_environment(judge=judge or "", store=store_path, rules=rules,
                                  input_path=None if competition is not None else input_path,
                                  data_dir=data_dir, datasets=datasets_path, trust_input=trust_input,
-                                 organiser=organiser, jobs=jobs)
-        if competition is not None:
-            env["SRDASH_COMPETITION"] = competition.to_json()
+                                 organiser=organiser, jobs=jobs, competition=competition)
         url = f"http://{ip}:{chosen_port}/"
         shown_url = f"{url}?token={token}" if token else url
         if print_command:

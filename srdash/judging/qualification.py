@@ -642,8 +642,8 @@ def run_qualification(results, *, data=None, target: str = "target", baseline: s
                       rule: str = "wins", decimals: int = 3, max_rows: int | None = None) -> Qualification:
     """The whole qualification stage: read, fit the baseline, recompute the models' R2, qualify.
 
-    What ``srdash qualify``, ``srdash score --qualification`` and the dashboard
-    (``SRDASH_QUALIFICATION``) run.
+    What ``srdash qualify`` and the judging pipeline (a competition's
+    ``[qualification]``, :func:`srdash.judging.pipeline.prepare_competition`) run.
 
     Parameters
     ----------
