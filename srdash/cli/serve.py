@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, rules_reference, serve_notebook
+from srdash.cli._common import fail_cleanly, jobs_option, rules_reference, serve_notebook
 
 
 @click.command()
@@ -38,8 +38,7 @@ from srdash.cli._common import fail_cleanly, rules_reference, serve_notebook
                    "one for normalised, weighted rules such as evalrs2022).")
 @click.option("--port", default=0, type=click.IntRange(0, 65535),
               help="Port to listen on. Default: a free port.")
-@click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Worker processes for simplifying models.")
+@jobs_option()
 @click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Hard time limit in seconds for each model's simplification (SRBench: 10). Models that "
                    "time out keep their unsimplified size and are listed as problems.")
