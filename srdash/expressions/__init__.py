@@ -1560,6 +1560,10 @@ def _equivalence_work(models, truths, features, verdicts, *, timeout, jobs, prog
     counts = {"equivalent": 0, "not equivalent": 0, "timeout": 0}
     for equivalent, detail in done_before.values():
         counts["equivalent" if equivalent else "timeout" if "time limit" in detail else "not equivalent"] += 1
+    for index, model in enumerate(models):
+        if verdicts[index] is None and (not isinstance(model, str) or not model.strip()):
+            verdicts[index] = (False, "not equivalent: the run has no model")
+            counts["not equivalent"] += 1
     if all(verdict is not None for verdict in verdicts):
         if progress is not None:
             progress(len(models), len(models), dict(counts))
