@@ -363,7 +363,7 @@ class ResultCache:
                 value = {name: item for name, item in result.items() if name not in ("status", "cpu_seconds")}
             value = {name: None if isinstance(item, float) and not math.isfinite(item) else item
                      for name, item in value.items()}
-            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"),
                               default=_json_default)
             cpu = _finite_or_none(result.get("cpu_seconds", result.get("seconds")))
             prepared.append((key, status, text, _finite_or_none(limit), cpu))

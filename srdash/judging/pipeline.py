@@ -178,7 +178,7 @@ def prepare_track(
     say = stage or (lambda text: None)
     runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
     say("Evaluating the models on the datasets")
-    evaluation = evaluate_runs(runs, descriptions)
+    evaluation = evaluate_runs(runs, descriptions, cache=cache)
     merged = merge_metrics(runs, evaluation)
     say("Checking exact re-discovery")
     scores = property_scores(merged.runs, descriptions, evaluation=evaluation, timeout=timeout, jobs=jobs,
