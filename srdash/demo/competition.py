@@ -919,13 +919,18 @@ def demo_folder(seed: int = 0, *, cache_dir: str | Path | None = None) -> Path:
     return parent / f"demo-{__version__}-seed{int(seed)}"
 
 
-def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None) -> dict:
+def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None, seed_prepared: bool = True) -> dict:
     """The demo competition's files (:func:`write_demo`), written once per srdash version and seed.
 
     The apps open the demo on every page load; writing it (about 2 s) is done
     the first time only, in :func:`demo_folder`. The files are written to a
     fresh folder and then renamed into place, so two kernels starting at once
     never read a half-written demo.
+
+    With ``seed_prepared`` (default), when the files are first written, the
+    demo's prepared results shipped with srdash (:mod:`srdash.demo.prepared`)
+    are added to the cache in the same folder, so judging the demo (seed 0)
+    does no sympy work.
 
     Returns
     -------
@@ -941,6 +946,14 @@ def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None) -> dict:
     manifest = folder / "paths.json"
     if manifest.is_file():
         return {name: folder / file for name, file in json.loads(manifest.read_text(encoding="utf-8")).items()}
+    if seed_prepared and seed == 0:
+        from srdash.demo.prepared import seed_cache
+        from srdash.expressions.cache import CACHE_FILE_NAME
+
+        try:
+            seed_cache(folder.parent / CACHE_FILE_NAME)
+        except OSError:  # a cache that cannot be written: the demo computes its results instead
+            pass
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
