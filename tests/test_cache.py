@@ -190,3 +190,55 @@ def test_an_equivalence_timeout_is_kept_with_its_limit(tmp_path, monkeypatch):
         equivalence_table([SLOW_MODEL], ["x1"], timeout=5.0, cache=path)
     with pytest.raises(AssertionError, match="a worker pool was started"):
         equivalence_table([SLOW_MODEL], ["x1"], timeout=1.0, cache=path, retry_timeouts=True)
+
+
+# --------------------------------------------------------------------------- evaluation and qualification fits
+
+
+def test_evaluation_metrics_are_cached_by_data_file_content(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from srdash.io.datasets import write_property_datasets
+    from srdash.judging.evaluation import evaluate_runs
+
+    runs = pd.DataFrame({"method": ["truth", "line", "nan"], "dataset": "exact_easy",
+                         "model": ["1.5*x1 - 0.5*x2 + 2", "1.5*x1", "log(x1 - 100)"]})
+    table = write_property_datasets(tmp_path / "data", seed=0)
+    with ResultCache(tmp_path / "cache") as store:
+        cold = evaluate_runs(runs, table, cache=store)
+        monkeypatch.setattr(expressions, "evaluate_model", _NoWorkers)  # any evaluation fails the test
+        warm = evaluate_runs(runs, table, cache=store)
+        pd.testing.assert_frame_equal(warm.metrics, cold.metrics)
+        pd.testing.assert_frame_equal(warm.problems, cold.problems)
+        assert store.stats.by_kind["evaluation"]["hits"] == 3
+        # Other data in the same file: another question, computed again.
+        path = table["exact_easy"].files["test"]
+        data = pd.read_csv(path)
+        data.loc[0, "y"] += 1.0
+        data.to_csv(path, index=False)
+        with pytest.raises(AssertionError, match="a worker pool was started"):
+            evaluate_runs(runs, table, cache=store)
+
+
+def test_qualification_baseline_fits_are_cached(tmp_path, monkeypatch):
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LinearRegression
+
+    from srdash.judging.qualification import fit_baseline
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=60)})
+    frame["target"] = 2 * frame["x"] + rng.normal(scale=0.5, size=60)
+    with ResultCache(tmp_path) as store:
+        cold = fit_baseline({"line": frame}, seeds=[0, 1], cache=store)
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("a baseline was fitted")
+
+        monkeypatch.setattr(LinearRegression, "fit", refuse)
+        warm = fit_baseline({"line": frame}, seeds=[0, 1], cache=store)
+        pd.testing.assert_frame_equal(warm, cold)
+        other = frame.assign(target=frame["target"] + frame["x"])  # other data: fitted again
+        with pytest.raises(AssertionError, match="a baseline was fitted"):
+            fit_baseline({"line": other}, seeds=[0], cache=store)
