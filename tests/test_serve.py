@@ -20,6 +20,12 @@ from srdash.errors import SrdashError
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """`srdash serve` of the demo writes the demo's files while Voilà starts: into this test's folder."""
+    monkeypatch.setenv("SRDASH_CACHE_DIR", str(tmp_path / "srdash-cache"))
+
+
 @pytest.fixture
 def served(monkeypatch):
     """Record what `srdash serve` would run instead of running it."""

@@ -121,11 +121,32 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
         click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the {what}.",
                     fg="yellow", err=True)
     jobs = env.get("SRDASH_JOBS")
+    if notebook_name == app.NOTEBOOK_NAME and "SRDASH_INPUT" not in env:
+        _write_demo_meanwhile()
     click.echo(f"Starting Voilà on {url} ..." + (f" ({jobs} worker processes per page for the models; --jobs to "
                                                  f"change)" if jobs else ""), err=True)
     code = app.serve_dashboard(command, env, url=url, announce=click.echo)
     if code:
         raise click.ClickException(f"Voilà stopped with exit code {code}.")
+
+
+def _write_demo_meanwhile() -> None:
+    """Write the demo's files (and seed its prepared results) while Voilà starts, so the first kernel finds them.
+
+    Best effort, in a daemon thread: should it fail or not be done in time, the kernel writes
+    them itself (:func:`srdash.demo.competition.cached_demo` is safe to run twice at once).
+    """
+    import threading
+
+    def write() -> None:
+        from srdash.demo.competition import cached_demo
+
+        try:
+            cached_demo()
+        except Exception:  # noqa: BLE001 - the kernel does it again and reports any problem
+            pass
+
+    threading.Thread(target=write, name="srdash-demo-files", daemon=True).start()
 
 
 @contextlib.contextmanager
