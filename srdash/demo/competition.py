@@ -946,6 +946,44 @@ def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None, seed_prep
     manifest = folder / "paths.json"
     if manifest.is_file():
         return {name: folder / file for name, file in json.loads(manifest.read_text(encoding="utf-8")).items()}
+    # One writer at a time (e.g. `srdash serve` writing it while the first kernel starts): the others
+    # wait for it and read its files instead of generating them again.
+    with _exclusive(folder.parent / f".{folder.name}.lock"):
+        if manifest.is_file():
+            return {name: folder / file for name, file in json.loads(manifest.read_text(encoding="utf-8")).items()}
+        return _write_cached_demo(folder, manifest, seed=seed, seed_prepared=seed_prepared)
+
+
+def _exclusive(path: Path):
+    """An exclusive ``flock`` on ``path`` (created) while in the block; no lock where that is not possible."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def locked():
+        try:
+            import fcntl
+
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "a+b")
+        except (ImportError, OSError):  # not POSIX, or a read-only folder: the atomic rename still protects
+            yield
+            return
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    return locked()
+
+
+def _write_cached_demo(folder: Path, manifest: Path, *, seed: int, seed_prepared: bool) -> dict:
+    import json
+    import os
+    import shutil
+    import tempfile
+
     if seed_prepared and seed == 0:
         from srdash.demo.prepared import seed_cache
         from srdash.expressions.cache import CACHE_FILE_NAME
