@@ -18,7 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from srdash.judging.predictions import read_solution, read_targets, root_mean_squared_error, score_submissions
+from srdash.io.predictions import read_solution, read_targets
+from srdash.judging.metrics import root_mean_squared_error
+from srdash.judging.predictions import score_submissions
 
 
 def naive_read(path: Path, n_samples: int) -> np.ndarray:

@@ -14,7 +14,12 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
+# pip runs only when pyproject.toml changed since the last install.
+stamp=".venv/.srdash-test-$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e '.[test]'
+    touch "$stamp"
+fi
 
 exec .venv/bin/python -m pytest "$@"

@@ -1,9 +1,14 @@
 """srdash: judge symbolic-regression and other machine-learning competitions.
 
-The core is pure functions over pandas DataFrames returning small immutable
-results: :func:`load_results` reads and validates results, :func:`prepare_runs`
-computes model complexity (safely, under a hard time limit), :func:`judge`
-applies a competition's :class:`Rules` and returns a :class:`Verdict`.
+One competition, one verdict: :func:`load_competition` reads a
+``competition.toml`` into a frozen :class:`Competition`, and
+:func:`judge_competition` judges it (qualification, preparation, properties,
+every track) into one immutable :class:`CompetitionResult` with its verdict
+fingerprint, which the CLI, the apps and the report render. The steps are
+public too: :func:`load_results` reads and validates results,
+:func:`prepare_runs` computes model complexity (safely, under a hard time
+limit), :func:`judge` applies a competition's :class:`Rules` and returns a
+:class:`Verdict`.
 
 Examples
 --------
@@ -18,9 +23,10 @@ Examples
 """
 
 from srdash._version import __version__
-from srdash.errors import ModelRejected, RulesError, SrdashError, ValidationError
+from srdash.errors import CompetitionError, ModelRejected, RulesError, SrdashError, ValidationError
 from srdash.io.loading import Results, load_results
-from srdash.judging.pipeline import prepare_runs, score
+from srdash.judging.competition import Competition, load_competition
+from srdash.judging.pipeline import CompetitionResult, judge_competition, prepare_runs, score
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import Rules, list_presets, load_rules
 
@@ -29,9 +35,14 @@ __all__ = [
     "SrdashError",
     "ValidationError",
     "RulesError",
+    "CompetitionError",
     "ModelRejected",
     "Results",
     "load_results",
+    "Competition",
+    "load_competition",
+    "judge_competition",
+    "CompetitionResult",
     "prepare_runs",
     "score",
     "Verdict",

@@ -75,3 +75,7 @@ class ModelRejected(SrdashError, ValueError):
         self.status = status
         self.reason = reason
         super().__init__(reason)
+
+
+class CompetitionError(SrdashError):
+    """A competition file that cannot be used; the message names the file, the key and its line."""

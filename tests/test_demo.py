@@ -241,8 +241,15 @@ def test_noise_lowers_what_the_exact_method_can_reach(demo):
 
 def test_write_demo_writes_every_file(written):
     assert list(written)[:4] == ["results", "datasets", "descriptions", "qualification"]
-    assert len(written) == 4 + 2 * len(DEMO_DATASETS)
+    # results, datasets, descriptions, qualification, two files per dataset, competition.toml
+    assert len(written) == 4 + 2 * len(DEMO_DATASETS) + 1
     assert all(path.is_file() for path in written.values())
+    from srdash.judging.competition import load_competition
+
+    competition = load_competition(written["competition"])
+    assert competition.results == (written["results"].resolve(),)
+    assert competition.descriptions == written["descriptions"].resolve()
+    assert competition.qualification.results == written["qualification"].resolve()
     datasets = pd.read_csv(written["datasets"])
     assert list(datasets.columns[:6]) == ["dataset", "features", "kind", "n_train", "n_test", "ground_truth"]
     easier = datasets.set_index("dataset").loc["exact_formula_easier"]

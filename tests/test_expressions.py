@@ -83,10 +83,17 @@ def test_the_hostile_string_is_real(tmp_path):
         ("x1[0]", r"Subscripts \('\[\.\.\.\]'\) are not allowed in a model: x1\[0\]"),
         ("'abc'", r"Strings are not allowed in a model \(found 'abc'\)"),
         ("f'{x1}'", r"Strings are not allowed in a model"),
-        ("x1 < x2", r"Comparisons are not allowed in a model: x1 < x2"),
+        ("x1 < x2", r"The model is a condition \(x1 < x2\), not a value; conditions are only allowed inside"),
+        ("x1 < x2 < 3", r"Comparisons are not allowed in a model: x1 < x2 < 3"),
+        ("(x1 > 0) + 1", r"'x1 > 0' is a condition, not a number"),
         ("x1 and x2", r"Boolean operators \('and', 'or'\) are not allowed"),
         ("x1 if x2 else x3", r"Conditional expressions"),
-        ("(x1, x2)", r"Lists, tuples, sets and dictionaries are not allowed"),
+        ("(x1, x2)", r"A model must be one expression, not a tuple; tuples are only allowed as the "
+                     r"\(value, condition\) pairs of Piecewise"),
+        ("(x1, 2)*3", r"Tuples are only allowed as the \(value, condition\) pairs of Piecewise; found \(x1, 2\)"),
+        ("Piecewise(x1)", r"Each argument of Piecewise must be a pair \(value, condition\); got x1"),
+        ("[x1, x2]", r"Lists, tuples, sets and dictionaries are not allowed"),
+        ("x1 # + x2", r"Comments \('#'\) are not allowed in a model"),
         ("{'a': x1}", r"Lists, tuples, sets and dictionaries are not allowed"),
         ("(y := 2)", r"Assignments \(':='\) are not allowed"),
         ("sin(*[x1])", r"Starred arguments"),
@@ -94,9 +101,9 @@ def test_the_hostile_string_is_real(tmp_path):
         ("sin(x1)(x2)", r"Only the allowed functions may be called, by name"),
         ("x1 % 2", r"The operator '%' is not allowed in a model; allowed operators: \+ - \* / \*\* \^"),
         ("x1 // 2", r"The operator '//' is not allowed"),
-        ("~x1", r"The operator '~' is not allowed"),
+        ("~x1", r"The model is a condition \(~x1\), not a value"),
         ("not x1", r"The operator 'not' is not allowed"),
-        ("True + x1", r"'True' is not a number"),
+        ("True + x1", r"'True' is a condition, not a number"),
         ("None", r"'None' is not a number"),
         ("2j*x1", r"Complex literals are not allowed in a model \(found 2j\); write I"),
         ("foo(x1)", r"Unknown function 'foo'\. Allowed functions: abs, Abs, acos, .*, tanh\."),
@@ -445,3 +452,34 @@ def test_numeric_first_look_settles_clearly_different_models_only():
     # the sample points cannot tell them apart, the symbolic steps decide (equivalent)
     assert [ok for ok, _ in verdicts[1:]] == [True, True, True, True]
     assert not any("sample points" in detail for _, detail in verdicts[1:])
+
+
+# --------------------------------------------------------------------------- vocabulary of real SR packages (issue 14)
+
+
+def test_gplearn_prefix_form_is_plain_arithmetic():
+    x0, x1, x2 = sympy.symbols("X0 X1 X2")
+    assert parse_model("add(mul(X0, X1), sub(X2, 0.5))") == x0 * x1 + x2 - sympy.Float("0.5")
+    assert parse_model("div(neg(X0), inv(X1))") == -x0 * x1
+    assert parse_model("square(X0) + cube(X1)") == x0**2 + x1**3
+
+
+def test_conditions_are_read_inside_piecewise_and_ite_only():
+    x1, x2 = sympy.symbols("x1 x2")
+    assert parse_model("Piecewise((x1, ITE(x1 > 0, x2 < 1, x2 > 1)), (0, True))") == sympy.Piecewise(
+        (x1, sympy.ITE(x1 > 0, x2 < 1, x2 > 1)), (0, True))
+    assert parse_model("Piecewise((1, And(x1 > 0, Not(x2 > 0))), (2, True))") == sympy.Piecewise(
+        (1, sympy.And(x1 > 0, sympy.Not(x2 > 0))), (2, True))
+    with pytest.raises(ModelRejected, match=r"The model is a condition \(\(x1 > 0\) \| \(x2 < 0\)\), not a value"):
+        parse_model("(x1 > 0) | (x2 < 0)")
+
+
+def test_a_model_over_several_lines_is_one_expression():
+    # A long rational function printed over lines, as one of the 2023 entries.
+    assert parse_model("(x1 +\n  x2)/\n(x1 - x2)") == parse_model("(x1 + x2)/(x1 - x2)")
+
+
+def test_undefined_models_parse_but_are_not_evaluated():
+    assert parse_model("x1/0") == sympy.zoo * sympy.Symbol("x1")
+    with pytest.raises(ModelRejected, match=r"The model's value is undefined or not finite: it contains zoo"):
+        evaluate_model("x1/0", {"x1": np.ones(2)})

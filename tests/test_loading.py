@@ -344,7 +344,7 @@ def test_an_empty_run_is_an_error():
 @pytest.mark.parametrize("value", [0, -3, "-1", np.inf])
 def test_components_must_be_positive(value):
     frame = base_frame().drop(columns="model").assign(model_size=[1, value, 2])
-    with pytest.raises(ValidationError, match=r"row 2, column 'model_size': .* is not a positive number; "
+    with pytest.raises(ValidationError, match=r"row 2, column 'model_size': .* is not a finite number >= 1; "
                                               r"'components' counts the nodes of the model"):
         load_results(frame)
 

@@ -13,24 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from srdash.errors import SrdashError, ValidationError
-from srdash.judging.predictions import (
-    METRICS,
-    PredictionResult,
-    Targets,
-    UndefinedMetricWarning,
-    accuracy_score,
-    get_metric,
-    list_submissions,
-    mean_absolute_error,
-    r2_score,
-    read_solution,
-    read_targets,
-    read_targets_csv,
-    root_mean_squared_error,
-    score_submissions,
-    shakeup_figure,
-    to_runs_table,
-)
+from srdash.judging.metrics import METRICS, UndefinedMetricWarning, accuracy_score, get_metric, mean_absolute_error, r2_score, root_mean_squared_error
+from srdash.judging.predictions import PredictionResult, score_submissions, to_runs_table
+from srdash.io.predictions import Targets, list_submissions, read_solution, read_targets, read_targets_csv
+from srdash.figures.predictions import shakeup_figure
 
 DATA = Path(__file__).parent / "data" / "predictions"
 REGRESSION = DATA / "regression"

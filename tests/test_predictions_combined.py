@@ -35,17 +35,9 @@ import pytest
 from click.testing import CliRunner
 
 from srdash.errors import RulesError, SrdashError
-from srdash.judging.predictions import (
-    CombinedLeaderboards,
-    Targets,
-    check_combine_rules,
-    combine_metrics,
-    metric_rules,
-    score_from_options,
-    score_submissions,
-    shakeup_figure,
-    to_runs_table,
-)
+from srdash.judging.predictions import CombinedLeaderboards, check_combine_rules, combine_metrics, metric_rules, score_from_options, score_submissions, to_runs_table
+from srdash.io.predictions import Targets
+from srdash.figures.predictions import shakeup_figure
 from srdash.demo.predictions import DEMO_TEAMS, REJECTED_LINE, write_demo_predictions
 
 TARGETS = Targets.from_arrays([0.0] * 4, ["preliminary", "preliminary", "final", "final"])

@@ -13,7 +13,8 @@ import re
 import pandas as pd
 import pytest
 
-from srdash.judging.predictions import PredictionResult, Targets, score_submissions
+from srdash.judging.predictions import PredictionResult, score_submissions
+from srdash.io.predictions import Targets
 from srdash.demo.predictions import REJECTED_LINE
 from srdash.apps import PredictionsDashboard
 from srdash.apps.predictions import COMBINED

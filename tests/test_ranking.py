@@ -187,7 +187,7 @@ def test_places_share_ties():
 
 def test_rank_method_error_message():
     with pytest.raises(RulesError, match="the 'rank_method' option must be one of 'average', 'min', 'max', "
-                                         "'dense', 'k-minus-dense'. Got 'mean'"):
+                                         "'dense', 'k-minus-dense', 'dense-from-best'. Got 'mean'"):
         load_rules("srbench2022").with_options(rank_method="mean")
 
 
@@ -212,6 +212,8 @@ def random_competition(seed: int, *, n_methods=6, n_datasets=5, n_runs=4) -> pd.
                     "simplicity": -np.round(rng.uniform(0.5, 2.5), 1),
                     "property": rng.choice([0.0, 0.5, 1.0]),
                     "trust": float(rng.integers(1, 6)),
+                    "size": float(rng.integers(3, 9)),  # lower is better (srbench2023-track1)
+                    "jury_score": np.round(rng.uniform(1, 5), 1),   # the srbench2023-track2 preset's column
                 })
     return pd.DataFrame(rows)
 
@@ -270,6 +272,8 @@ def test_improving_one_method_never_lowers_its_place(preset, seed):
         step = 0.3 if criterion.direction == "higher" else -0.3
         improved = table.copy()
         improved.loc[rows, column] = improved.loc[rows, column] + step
+        if criterion.domain is not None:  # beyond its domain a value is a problem, counted as the worst
+            improved.loc[rows, column] = improved.loc[rows, column].clip(*criterion.domain)
         after = judge(improved, rules).leaderboard.set_index("method")["place"]
         assert after[method] <= before[method], (method, dataset, column)
 

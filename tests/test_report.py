@@ -233,7 +233,8 @@ def test_reproducibility_block_records_every_rules_and_keeps_verdict_provenance(
 
 def test_realworld_prediction_and_property_sections(demo_runs, demo_verdict):
     from srdash.io.datasets import load_dataset_table
-    from srdash.judging.predictions import Targets, score_submissions
+    from srdash.io.predictions import Targets
+    from srdash.judging.predictions import score_submissions
     from srdash.judging.properties import property_scores
     from srdash.judging.trust import realworld_verdict
 
@@ -356,7 +357,7 @@ def test_cli_report_refuses_submission_rules(results_file, tmp_path):
     result = CliRunner().invoke(main, ["report", str(results_file), "--rules", "evalrs2022",
                                        "-o", str(tmp_path / "r.html")])
     assert result.exit_code == 2
-    assert "covers rank-harmonic rules" in result.output and "Use `srdash score`" in result.output
+    assert "covers rules that rank per-run results" in result.output and "Use `srdash score`" in result.output
 
 
 def test_report_is_frozen(demo_report):

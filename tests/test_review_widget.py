@@ -117,6 +117,7 @@ def test_model_strings_names_and_comments_are_shown_as_text(store):
     assert card.raw.layout.display == "none"
     card.raw_toggle.value = True                        # the raw string on demand
     assert card.raw.layout.display == "block"
+    app.confirm_reveal.value = "REVEAL"
     app.unblind()
     assert "&lt;b&gt;evil&lt;/b&gt;" in card.title.value and "<b>evil</b>" not in card.title.value
     assert "&lt;b&gt;evil&lt;/b&gt;" in app.leaderboard.value and "<b>evil</b>" not in app.leaderboard.value
@@ -155,12 +156,17 @@ def test_organiser_unblinds_and_sees_the_leaderboard(store):
         by_method = cards_by_method(app, dataset)
         for method, rank in (("plain", 1), ("scaled", 2), ("<b>evil</b>", 3)):
             by_method[method].trust.value = rank
-    assert "org: 2 of 2 datasets complete" in app.organiser_status.value
-    app.confirm_reveal.value = True
+    assert app.completeness_table(store.entries()).loc["org"].tolist() == ["done", "done"]
+    assert "Every judge has completed every dataset" in app.reveal_help.value
+    app.confirm_reveal.value = "reveal"                  # the confirmation is typed exactly
+    assert app.reveal_button.disabled
+    app.confirm_reveal.value = "REVEAL"
     assert not app.reveal_button.disabled
     app.reveal_button.click()
     assert store.closed is not None and app.revealed
     assert all(card.trust.disabled for card in app.cards["d1"])
+    assert app.reveal_button.description == "Methods revealed (review closed)" and app.reveal_button.disabled
+    assert "✓ Methods revealed" in app.reveal_help.value and app.reopen_button.layout.display is None
     assert "— plain" in cards_by_method(app, "d1")["plain"].title.value
     board = app.leaderboard.value
     assert "srdash-leaderboard" in board and "Expert trust" in board
@@ -226,6 +232,7 @@ def test_page_prepares_the_app_from_a_results_file_in_the_background(tmp_path, m
         "model": ["x1 + 1", "x1 + 2", "x1*x1", "2*x1", "3*x1", "4*x1"],
         "r2_test": [0.5, 0.7, 0.9, 0.6, 0.8, 0.4],
     }).to_csv(results, index=False)
+    TrustStore(tmp_path / "t.sqlite").close()            # an explicit store must exist (srdash trust init)
     page = ReviewPage({"SRDASH_INPUT": str(results), "SRDASH_JUDGE": "ann", "SRDASH_STORE": str(tmp_path / "t.sqlite"),
                        "SRDASH_ORGANISER": "1"}, display_timeout=600)
     # The review's widgets wait for a browser to display the page (widgets built while
@@ -283,6 +290,7 @@ def test_cli_review_prints_the_store_and_the_voila_command(tmp_path):
     pd.DataFrame({"method": ["a", "b"], "dataset": "d1", "model": ["x1", "2*x1"],
                   "r2_test": [0.5, 0.6]}).to_csv(results, index=False)
     store = tmp_path / "trust.sqlite"
+    TrustStore(store).close()
     result = CliRunner().invoke(main, ["review", str(results), "--judge", "ann", "--store", str(store),
                                        "--data", str(tmp_path), "--organiser", "--port", "8999",
                                        "--print-command"])
@@ -306,4 +314,238 @@ def test_cli_review_refuses_other_addresses_without_a_token_and_bad_rules(tmp_pa
     result = CliRunner().invoke(main, ["review", "--judge", "ann", "--rules", "nope"])
     assert result.exit_code == 2 and "No rules preset or file called 'nope'" in result.output
     result = CliRunner().invoke(main, ["review", "--store", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 1 and "There is no trust store at" in result.output
+    assert not (tmp_path / "t.sqlite").exists()           # a mistyped path never becomes a new store
+    result = CliRunner().invoke(main, ["trust", "init", "--store", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["review", "--store", str(tmp_path / "t.sqlite")])
     assert result.exit_code == 2 and "Missing option '--judge'" in result.output
+
+
+# --------------------------------------------------------------------------- organiser and roles
+
+
+def _widget_texts(widget, seen=None) -> list[str]:
+    """Every text a widget tree sends to the browser (its traits synced with the front end)."""
+    import ipywidgets as widgets
+
+    seen = set() if seen is None else seen
+    if id(widget) in seen:
+        return []
+    seen.add(id(widget))
+    texts = []
+    for name in widget.keys:
+        value = getattr(widget, name, None)
+        if isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, widgets.Widget):
+                    texts += _widget_texts(item, seen)
+                else:
+                    texts.append(repr(item))
+        elif isinstance(value, widgets.Widget):
+            texts += _widget_texts(value, seen)
+    return texts
+
+
+def test_organiser_panel_shows_two_judges_completeness_and_what_is_incomplete_first(store):
+    ann = ReviewApp(representatives(), store, judge="ann")
+    for dataset in ("d1", "d2"):
+        ann.dataset_picker.value = dataset
+        for card, rank in zip(ann.cards[dataset], (1, 2, 3)):
+            card.trust.value = rank
+    bob = ReviewApp(representatives(), store, judge="bob")
+    bob.cards["d1"][0].trust.value = 1
+    org = ReviewApp(representatives(), store, judge="org", organiser=True)
+    table = org.completeness_table(store.entries())
+    assert table.to_dict("index") == {"ann": {"d1": "done", "d2": "done"}, "bob": {"d1": "1/3", "d2": "0/3"}}
+    assert "✓ done" in org.completeness.value and "1/3" in org.completeness.value
+    # before anything can be revealed, the panel says what is incomplete
+    assert "The review is not complete" in org.reveal_help.value
+    assert "bob: d1 (1/3)" in org.reveal_help.value and "bob: d2 (0/3)" in org.reveal_help.value
+    # without the typed confirmation, nothing is revealed even if the button is pressed
+    assert org.reveal_button.disabled
+    org.unblind()
+    assert store.closed is None and not org.revealed
+    assert "Type REVEAL in the box to confirm" in org.log_panel.text()
+
+
+def test_a_judges_app_cannot_reveal_or_reopen(store):
+    ann = ReviewApp(representatives(), store, judge="ann")
+    ann.unblind()
+    ann.reopen()
+    assert store.closed is None and store.events().empty
+    assert "Only the organiser can reveal the methods." in ann.log_panel.text()
+    assert "Only the organiser can reopen the review." in ann.log_panel.text()
+
+
+def test_reveal_then_reopen_is_recorded_in_the_history(store):
+    org = ReviewApp(representatives(), store, judge="org", organiser=True)
+    org.confirm_reveal.value = "REVEAL"
+    org.reveal_button.click()
+    assert store.closed is not None and all(card.trust.disabled for card in org.cards["d1"])
+    org.reopen_button.click()
+    assert store.closed is None and not any(card.trust.disabled for card in org.cards["d1"])
+    assert org.reveal_button.description == "Reveal the methods and close the review"
+    assert org.reveal_button.disabled                     # the confirmation must be typed again
+    events = store.events()
+    assert events["action"].tolist() == ["unblind", "reopen"]
+    assert "review reopened (it was closed on" in events["detail"].iloc[1]
+    org.cards["d1"][0].trust.value = 1                    # entries can change again
+    assert store.entries()["value"].tolist() == [1.0]
+
+
+def test_with_access_keys_the_key_says_who_the_visitor_is(tmp_path):
+    from srdash.apps.review import access_key_from_query, review_inputs_from_environment
+    from srdash.errors import SrdashError
+
+    path = tmp_path / "trust.sqlite"
+    with TrustStore(path, seed=987654321) as store:
+        ann_key = store.issue_key("ann")
+        org_key = store.issue_key("carla", role="organiser")
+        seed = store.seed
+        store.record("bob", "exact_formula_medium", "x", kind="rank", value=1, comment="bob's secret note")
+    results = tmp_path / "results.csv"
+    pd.DataFrame({"method": ["a", "b"], "dataset": "d1", "model": ["x1", "2*x1"],
+                  "r2_test": [0.5, 0.6]}).to_csv(results, index=False)
+    # the environment claims to be the organiser: with keys issued, it is ignored
+    environ = {"SRDASH_STORE": str(path), "SRDASH_INPUT": str(results), "SRDASH_JUDGE": "mallory",
+               "SRDASH_ORGANISER": "1"}
+    with pytest.raises(SrdashError, match=r"This review needs your personal link \(with \?key=\.\.\.\)"):
+        review_inputs_from_environment(environ)
+    with pytest.raises(SrdashError, match=r"This access key is not valid"):
+        review_inputs_from_environment(environ, access_key="guess")
+    inputs = review_inputs_from_environment(environ, access_key=access_key_from_query(f"key={ann_key}"))
+    assert (inputs["judge"], inputs["organiser"]) == ("ann", False)
+    app = ReviewApp(**inputs)
+    assert not hasattr(app, "confirm_reveal")             # no organiser's panel for a judge
+    texts = "\n".join(_widget_texts(app))
+    assert str(seed) not in texts                         # the blinding seed never reaches the browser
+    assert "bob's secret note" not in texts and "mallory" not in texts
+    inputs["store"].close()
+    inputs = review_inputs_from_environment(environ, access_key=org_key)
+    assert (inputs["judge"], inputs["organiser"]) == ("carla", True)
+    inputs["store"].close()
+
+
+def test_a_mistyped_store_path_is_an_error_not_a_new_store(tmp_path):
+    from srdash.apps.review import review_inputs_from_environment
+    from srdash.errors import SrdashError
+
+    with pytest.raises(SrdashError, match=r"There is no trust store at '.*typo\.sqlite' \(no such file\)"):
+        review_inputs_from_environment({"SRDASH_STORE": str(tmp_path / "typo.sqlite"), "SRDASH_JUDGE": "ann"})
+    assert not (tmp_path / "typo.sqlite").exists()
+
+
+# --------------------------------------------------------------------------- the comparison view
+
+
+def test_comparison_view_orders_the_models_and_stays_in_step_with_the_cards(store):
+    app = ReviewApp(representatives(), store, judge="ann")
+    view = app.comparisons["d1"]
+    assert view in app.cards_box.children and app.cards_box.children.index(view) < app.cards_box.children.index(
+        app.cards["d1"][0])                               # the overview comes before the cards
+    first, second, third = app.cards["d1"]
+    assert [label for label, _ in first.rank_buttons.options] == ["1", "2", "3"]
+    first.rank_buttons.value = 2                          # a button in the overview ...
+    assert first.trust.value == 2                          # ... is the card's entry, saved at once
+    assert store.entries()[["method", "value"]].values.tolist() == [[first.method, 2.0]]
+    third.trust.value = 1                                  # and the card's box moves the button
+    assert third.rank_buttons.value == 1
+    assert "Your order:</b> 1 Model C · 2 Model A" in view.order.value
+    assert "still to rank: Model B" in view.order.value
+    assert "Still to do: d1 (1 model without a rank); d2 (3 models without a rank)." in app.progress.value
+    second.rank_buttons.value = 3
+    assert "every model has a value" in view.order.value and "d1 ✓" in app.progress.value
+    # what the overview shows of each model: escaped formula text, accuracy and simplicity
+    summaries = " ".join(child.children[0].value for child in view.children[1:-1])
+    assert "ŷ = x1 + 2" in summaries and "0.812" in summaries and "3 components" in summaries
+    assert "<script" not in summaries and "&lt;script&gt;" in summaries
+
+
+def test_features_in_natural_order_and_long_formulas_wrap(store):
+    reps = representatives()
+    long_model = " + ".join(f"{i}*x{i}" for i in range(1, 60))
+    reps.loc[0, ["simplified", "model", "components", "features_used"]] = [long_model, long_model, 235.0,
+                                                                           "x10 x2 x1"]
+    card = cards_by_method(ReviewApp(reps, store, judge="ann"), "d1")["plain"]
+    assert "x1, x2, x10" in card.metrics.value and "235 components" in card.metrics.value
+    assert "srdash-formula-text" in card.formula.value and "59*x59" in card.formula.value
+    assert card.typeset.layout.display == "none"
+    card.formula_toggle.value = True
+    assert card.typeset.layout.display == "block" and card.typeset.value.startswith("$$\\hat{y} = ")
+
+
+def test_thumbnail_scales_both_axes_alike_and_clips_wild_predictions():
+    from srdash.figures.review import predicted_vs_actual_thumbnail
+
+    svg = predicted_vs_actual_thumbnail([0.0, 1.0, 2.0, 3.0], [0.0, 1.0, 2.0, 300.0], size=100)
+    # the axes share one range: actual 0..3 and predictions up to 300, capped at twice the actual
+    # span beyond the actual values: 0..9 (pad 4, 92 px). (0, 0) is at (4, 96); (1, 1) at
+    # 4 + 92/9 = 14.2 and 100 - 14.2 = 85.8; 300 at the top edge clipped to 1.02: 100 - (1.02 * 92 + 4) = 2.2
+    assert "cx='4.0' cy='96.0'" in svg and "cx='14.2' cy='85.8'" in svg and "cx='34.7' cy='2.2'" in svg
+    assert svg.count("<circle") == 4
+
+
+# --------------------------------------------------------------------------- a jury with a rubric
+
+
+def test_a_jury_scores_on_the_rubric_and_the_organiser_sees_both_scores_and_the_flags(store):
+    rules = "srbench2023-track2"
+    ann = ReviewApp(representatives(), store, judge="ann", rules=rules)
+    card = ann.cards["d1"][0]
+    assert card.trust.layout.display == "none" and list(card.criterion_buttons) == [
+        "pipeline", "interpretability", "analysis", "insight"]
+    assert [label for label, _ in card.criterion_buttons["insight"].options] == ["1", "2", "3", "4", "5"]
+    assert "Score each model on the 4 criteria of the rubric, from 1 (lowest) to 5 (highest)" in \
+        ann.dataset_info.value
+    # ann: every criterion 5 on her first model, 1 on the others; bob the reverse on that model
+    for i, each in enumerate(ann.cards["d1"]):
+        for buttons in each.criterion_buttons.values():
+            buttons.value = 5 if i == 0 else 1
+    assert "Your scores, best first:</b> Model A 5.00 · Model B 1.00 · Model C 1.00" in \
+        ann.comparisons["d1"].order.value
+    assert "d1 ✓" in ann.progress.value and "d2 (3 models without all its scores)" in ann.progress.value
+    target = card.method
+    bob = ReviewApp(representatives(), store, judge="bob", rules=rules)
+    for each in bob.cards["d1"]:
+        for buttons in each.criterion_buttons.values():
+            buttons.value = 1 if each.method == target else 3
+    assert len(store.jury_scores()) == 24                  # 2 jurors x 3 models x 4 criteria
+    again = ReviewApp(representatives(), store, judge="ann", rules=rules)     # reopened: her scores are back
+    assert again.cards["d1"][0].criterion_buttons["insight"].value == 5
+    org = ReviewApp(representatives(), store, judge="org", rules=rules, organiser=True)
+    assert org.completeness_table(store.jury_scores()).to_dict("index") == {
+        "ann": {"d1": "done", "d2": "0/3"}, "bob": {"d1": "done", "d2": "0/3"}}
+    # the target model: ann 5, bob 1 -> spread 4 > 2: flagged (by its blinded name before the reveal)
+    assert "Flags: the jurors' scores differ by more than 2" in org.organiser_status.value
+    assert "scores ann 5, bob 1" in org.organiser_status.value and _escaped(target) not in \
+        org.organiser_status.value
+    org.confirm_reveal.value = "REVEAL"
+    org.unblind()
+    board = org.leaderboard.value
+    assert "ranked by the mean score" in board and "mean z-score" in board and "⚑" in board
+    org_card = org.cards["d1"][0]
+    assert all(b.disabled for b in org_card.criterion_buttons.values())
+
+
+def _escaped(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+def test_the_organiser_sees_each_jurors_calibration_offset(store, tmp_path):
+    from srdash.judging.rules import load_rules
+
+    text = load_rules("srbench2023-track2").text
+    rules = tmp_path / "calibrated.toml"
+    rules.write_text(text + "\n[rubric.calibration]\nmethod = \"scaled\"\n")
+    for judge, value in (("ann", 2), ("bob", 4)):
+        app = ReviewApp(representatives(), store, judge=judge, rules=rules)
+        for buttons in cards_by_method(app, "d1")["scaled"].criterion_buttons.values():
+            buttons.value = value
+    org = ReviewApp(representatives(), store, judge="org", rules=rules, organiser=True)
+    # the jury's mean of the calibration entry is 3: ann -1 (severe), bob +1 (lenient)
+    assert "ann on d1 -1.00, bob on d1 +1.00" in org.organiser_status.value

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 
 import srdash.apps.server as app
 from srdash.cli import main
-from srdash.cli._common import default_jobs
 from srdash.errors import SrdashError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -39,6 +38,15 @@ def served(monkeypatch):
     return calls
 
 
+def competition_of(call):
+    """The competition the app receives: one serialised object, no other SRDASH_* variable."""
+    from srdash.judging.competition import competition_from_json
+
+    assert sorted(k for k in call["env"] if k.startswith("SRDASH_") and k != "SRDASH_CACHE_DIR") == [
+        "SRDASH_COMPETITION"]
+    return competition_from_json(call["env"]["SRDASH_COMPETITION"])
+
+
 @pytest.fixture
 def results_csv(tmp_path) -> Path:
     path = tmp_path / "results.csv"
@@ -50,9 +58,9 @@ def test_help_explains_inputs_outputs_and_defaults():
     result = CliRunner().invoke(main, ["serve", "--help"])
     assert result.exit_code == 0
     text = " ".join(result.output.split())
-    for expected in ["[INPUT]", "built-in demo competition", "--rules", "[default: srbench2022]", "--port",
-                     "Default: a free port", "--jobs", "--timeout", "--datasets", "127.0.0.1", "Ctrl-C",
-                     "SRDASH_CACHE_DIR"]:
+    for expected in ["[INPUT]", "built-in demo competition", "competition file", "--rules", "default srbench2022",
+                     "--port", "Default: a free port", "--jobs", "--timeout", "--datasets", "127.0.0.1", "Ctrl-C",
+                     "fingerprint"]:
         assert expected in text, expected
 
 
@@ -70,9 +78,10 @@ def test_the_demo_is_served_on_localhost(served):
     assert "--no-browser" in command and "--port=8999" in command
     assert "--Voila.ip=127.0.0.1" in command and not any("0.0.0.0" in part for part in command)
     assert not any("preheat" in part for part in command)
-    assert "SRDASH_INPUT" not in call["env"]  # no input: the demo
-    assert call["env"]["SRDASH_RULES"] == "srbench2022" and call["env"]["SRDASH_JOBS"] == str(default_jobs())
-    assert call["env"]["SRDASH_TIMEOUT"] == "10.0"
+    competition = competition_of(call)  # no input: the demo's competition file
+    assert competition.source.endswith("competition.toml") and competition.rules.name == "srbench2022"
+    assert competition.qualification is not None and competition.descriptions is not None
+    assert competition.simplification.timeout == 10.0
 
 
 def test_options_reach_the_notebook_through_the_environment(served, results_csv, tmp_path, monkeypatch):
@@ -82,11 +91,11 @@ def test_options_reach_the_notebook_through_the_environment(served, results_csv,
     result = CliRunner().invoke(main, ["serve", "results.csv", "--rules", "srbench2022-as-run",
                                        "--datasets", "datasets.csv", "--jobs", "2", "--timeout", "3"])
     assert result.exit_code == 0, result.output
-    env = served[0]["env"]
-    assert env["SRDASH_INPUT"] == str(results_csv)
-    assert env["SRDASH_DATASETS"] == str(datasets)
-    assert env["SRDASH_RULES"] == "srbench2022-as-run" and env["SRDASH_JOBS"] == "2"
-    assert env["SRDASH_TIMEOUT"] == "3.0"
+    competition = competition_of(served[0])
+    assert competition.results == (results_csv,)
+    assert competition.datasets == datasets
+    assert competition.rules.name == "srbench2022-as-run" and competition.simplification.jobs == 2
+    assert competition.simplification.timeout == 3.0
     assert "results.csv: 2 runs of 2 methods on 1 datasets." in result.output
 
 
@@ -107,8 +116,9 @@ def test_a_rules_file_is_passed_as_an_absolute_path(served, tmp_path, monkeypatc
 
     (tmp_path / "mine.toml").write_text(load_rules("srbench2022").text)
     monkeypatch.chdir(tmp_path)
-    assert CliRunner().invoke(main, ["serve", "--rules", "mine.toml"]).exit_code == 0
-    assert served[0]["env"]["SRDASH_RULES"] == str(tmp_path / "mine.toml")
+    (tmp_path / "results.csv").write_text("method,dataset,r2_test,components\na,d1,0.9,3\n")
+    assert CliRunner().invoke(main, ["serve", "results.csv", "--rules", "mine.toml"]).exit_code == 0
+    assert competition_of(served[0]).rules.source == str(tmp_path / "mine.toml")
 
 
 def test_a_missing_input_is_refused(served):
@@ -129,7 +139,7 @@ def test_an_input_that_does_not_load_is_refused_before_serving(served, tmp_path)
 
 
 def test_unknown_rules_are_refused(served):
-    result = CliRunner().invoke(main, ["serve", "--rules", "nope"])
+    result = CliRunner().invoke(main, ["serve", "results.csv", "--rules", "nope"])
     assert result.exit_code == 2
     assert "Invalid value for '--rules': No rules preset or file called 'nope'." in result.output
     assert served == []
@@ -140,13 +150,13 @@ def test_datasets_without_input_is_refused(served, tmp_path):
     datasets.write_text("dataset,features\nd1,x1\n")
     result = CliRunner().invoke(main, ["serve", "--datasets", str(datasets)])
     assert result.exit_code == 2
-    assert "--datasets and --descriptions only apply to an INPUT" in result.output
+    assert "--datasets only apply to an INPUT" in result.output
 
 
 def test_print_command_shows_what_would_run(served):
     result = CliRunner().invoke(main, ["serve", "--port", "9001", "--print-command"])
     assert result.exit_code == 0
-    assert "SRDASH_RULES=srbench2022" in result.output
+    assert "SRDASH_COMPETITION={" in result.output
     assert "-m voila" in result.output and "--port=9001" in result.output
     assert served == []
 
@@ -232,7 +242,7 @@ def test_weighted_rules_need_the_sensitivity_view():
 
     from srdash.cli import main
 
-    result = CliRunner().invoke(main, ["serve", "--rules", "evalrs2022", "--print-command"])
+    result = CliRunner().invoke(main, ["serve", __file__, "--rules", "evalrs2022", "--print-command"])
     assert result.exit_code != 0
     assert "open them with --view sensitivity" in result.output
 
@@ -248,16 +258,15 @@ def test_descriptions_and_qualification_reach_the_notebook(served, tmp_path, mon
     result = CliRunner().invoke(main, ["serve", "results.csv", "--descriptions", "data/datasets.yaml",
                                        "--qualification", "q.csv", "--qualification-data", "qdata"])
     assert result.exit_code == 0, result.output
-    env = served[0]["env"]
-    assert env["SRDASH_DESCRIPTIONS"] == str(tmp_path / "data" / "datasets.yaml")
-    assert env["SRDASH_QUALIFICATION"] == str(tmp_path / "q.csv")
-    assert env["SRDASH_QUALIFICATION_DATA"] == str(tmp_path / "qdata")
-    assert "10 dataset descriptions." in result.output  # write_property_datasets' 10 datasets
+    competition = competition_of(served[0])  # paths made absolute: Voilà runs in the notebook's folder
+    assert competition.descriptions == tmp_path / "data" / "datasets.yaml"
+    assert competition.qualification.results == tmp_path / "q.csv"
+    assert competition.qualification.data == tmp_path / "qdata"
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--descriptions", "d.yaml"], "--datasets and --descriptions only apply to an INPUT"),
-    (["results.csv", "--qualification-data", "."], "--qualification-data needs --qualification"),
+    (["--descriptions", "d.yaml"], "--descriptions only apply to an INPUT"),
+    (["results.csv", "--qualification-data", "."], "--qualification-data and --keep-unqualified need --qualification"),
     (["results.csv", "--qualification", "bad.csv"], "the required column is missing"),
 ])
 def test_descriptions_and_qualification_are_checked_first(served, results_csv, tmp_path, monkeypatch,

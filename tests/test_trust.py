@@ -540,3 +540,189 @@ def test_another_applications_database_is_left_alone(tmp_path):
     with sqlite3.connect(path) as connection:
         tables = [r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     assert tables == ["notes"]
+
+
+# --------------------------------------------------------------------------- hostile input (issue 14, class 6)
+
+
+def _file_state(path):
+    """The bytes of the store and which of its companion files exist."""
+    return path.read_bytes(), sorted(p.name for p in path.parent.iterdir())
+
+
+def test_export_opens_the_store_read_only_and_changes_nothing(tmp_path):
+    import os
+    import stat
+
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    folder = tmp_path / "media"
+    folder.mkdir()
+    path = folder / "trust.sqlite"
+    with TrustStore(path, seed=1) as store:
+        store.record("ann", "d", "a", kind="rank", value=1)
+    path.chmod(stat.S_IRUSR | stat.S_IRGRP)
+    folder.chmod(stat.S_IRUSR | stat.S_IXUSR)            # a store on read-only media
+    try:
+        before = _file_state(path)
+        with TrustStore(path, read_only=True) as store:
+            assert store.entries()["value"].tolist() == [1.0] and store.jury_scores().empty
+            with pytest.raises(TrustStoreError, match=r"was opened read-only; it cannot change"):
+                store.record("ann", "d", "a", kind="rank", value=2)
+        out = tmp_path / "out.csv"
+        result = CliRunner().invoke(main, ["trust", "export", "--store", str(path), "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        assert "Wrote 1 entries" in result.output and len(out.read_text().splitlines()) == 2
+        assert _file_state(path) == before                    # not a byte, not a -wal or -shm file
+    finally:
+        folder.chmod(stat.S_IRWXU)
+        os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
+
+
+def test_export_of_a_mistyped_store_is_an_error_and_creates_nothing(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    typo = tmp_path / "trsut.sqlite"
+    result = CliRunner().invoke(main, ["trust", "export", "--store", str(typo), "-o", str(tmp_path / "o.csv")])
+    assert result.exit_code == 1
+    assert f"There is no trust store at '{typo}' (no such file)" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    with pytest.raises(TrustStoreError, match=r"\(a folder\)"):
+        TrustStore(tmp_path, create=False)
+    with pytest.raises(TrustStoreError, match=r"no such file"):
+        TrustStore(typo, read_only=True)
+    assert not typo.exists()
+
+
+def test_read_only_refuses_a_file_that_is_not_a_store(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+    with pytest.raises(TrustStoreError, match=r"is not an srdash trust store \(its tables: notes\)"):
+        TrustStore(path, read_only=True)
+
+
+HOSTILE = Path(__file__).parent / "data" / "hostile"
+
+
+def test_import_refuses_non_finite_values_with_their_rows(tmp_path, store):
+    # tests/data/hostile/trust_non_finite.csv: inf, -inf, nan, 1e400 (overflows to inf) and a fine row
+    with pytest.raises(ValidationError) as caught:
+        store.import_csv(HOSTILE / "trust_non_finite.csv", judge="ann")
+    lines = str(caught.value).splitlines()
+    assert lines[0].endswith("is not valid (4 problems):")
+    for row, text in ((1, "inf"), (2, "-inf"), (3, "nan"), (4, "1e400")):
+        assert any(f"trust_non_finite.csv, row {row}, column 'rank': A trust rank must be a whole number "
+                   f"from 1 (most trusted). Got " in line for line in lines), (row, text)
+    assert store.entries().empty
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan"), 1e400])
+def test_record_refuses_non_finite_values(store, value):
+    for kind in ("rank", "rating"):
+        with pytest.raises(TrustStoreError, match=r"must be a whole number"):
+            store.record("ann", "d", "m", kind=kind, value=value)
+    assert store.history().empty
+
+
+# --------------------------------------------------------------------------- roles (issue 14, class 8)
+
+
+def test_access_keys_identify_their_holder_and_only_a_hash_is_kept(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "trust.sqlite"
+    with TrustStore(path, seed=2) as store:
+        assert not store.keys_issued
+        key = store.issue_key("ann")
+        organiser = store.issue_key("org", role="organiser")
+        assert store.keys_issued and key != organiser and len(key) >= 32
+        assert store.identify(key) == ("ann", "judge")
+        assert store.identify(organiser) == ("org", "organiser")
+        with pytest.raises(TrustStoreError, match=r"This access key is not valid"):
+            store.identify(key[:-1])
+        with pytest.raises(TrustStoreError, match=r"needs your personal link"):
+            store.identify(None)
+        with pytest.raises(TrustStoreError, match=r"'role' of an access key must be one of 'judge', 'organiser'"):
+            store.issue_key("bob", role="admin")
+        assert store.revoke_keys("ann") == 1
+        with pytest.raises(TrustStoreError, match=r"This access key was revoked on"):
+            store.identify(key)
+    raw = path.read_bytes() + b"".join(p.read_bytes() for p in tmp_path.iterdir() if p != path)
+    assert key.encode() not in raw and organiser.encode() not in raw
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT count(*) FROM access_keys").fetchone() == (2,)
+
+
+def test_a_judge_session_sees_only_their_own_entries_and_cannot_unblind(store):
+    ann = store.session(store.issue_key("ann"))
+    org = store.session(store.issue_key("org", role="organiser"))
+    store.record("bob", "d", "a", kind="rank", value=2, comment="bob's")
+    ann.record("d", "a", kind="rank", value=1)
+    ann.record_score("d", "a", "insight", 4)
+    store.record_score("bob", "d", "a", "insight", 2)
+    assert ann.entries()["judge"].tolist() == ["ann"] and ann.jury_scores()["judge"].tolist() == ["ann"]
+    assert ann.history()["judge"].unique().tolist() == ["ann"] and ann.judges() == ["ann"]
+    assert sorted(org.entries()["judge"]) == ["ann", "bob"]
+    for action, call in (("reveal the methods", ann.unblind), ("reopen the review", ann.reopen),
+                         ("read the review's events", ann.events)):
+        with pytest.raises(TrustStoreError, match=f"Only the organiser can {action}; ann holds a judge's key"):
+            call()
+    assert store.closed is None
+    assert not hasattr(ann, "seed") and not hasattr(ann, "__dict__")   # nothing but judge, role and the store
+    assert ann.blinded_labels("d", ["a", "b"]) == store.blinded_labels("ann", "d", ["a", "b"])
+    org.unblind()
+    assert store.closed[1] == "org"
+    org.reopen(reason="bob asked for a day more")
+    assert store.closed is None
+    assert store.events()["action"].tolist() == ["issue-key", "issue-key", "unblind", "reopen"]
+    assert store.events()["detail"].iloc[-1].endswith(": bob asked for a day more")
+
+
+def test_cli_init_issue_key_revoke_and_reopen(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    runner = CliRunner()
+    path = tmp_path / "trust.sqlite"
+    result = runner.invoke(main, ["trust", "issue-key", "--store", str(path), "--judge", "ann"])
+    assert result.exit_code == 1 and "There is no trust store at" in result.output and not path.exists()
+    assert runner.invoke(main, ["trust", "init", "--store", str(path), "--seed", "4"]).exit_code == 0
+    result = runner.invoke(main, ["trust", "init", "--store", str(path)])
+    assert result.exit_code == 1 and "already exists; give the path of a new file" in result.output
+    result = runner.invoke(main, ["trust", "issue-key", "--store", str(path), "--judge", "ann",
+                                  "--url", "http://host:8866/?token=t"])
+    assert result.exit_code == 0, result.output
+    link = result.stdout.strip().splitlines()[-1]
+    assert link.startswith("http://host:8866/?token=t&key=")
+    with TrustStore(path, read_only=True) as store:
+        assert store.seed == 4 and store.identify(link.split("key=")[1]) == ("ann", "judge")
+    result = runner.invoke(main, ["trust", "revoke", "--store", str(path), "--judge", "ann"])
+    assert result.exit_code == 0 and "Revoked 1 key(s) of ann" in result.output
+    result = runner.invoke(main, ["trust", "reopen", "--store", str(path), "--by", "org"])
+    assert result.exit_code == 0 and "The review is open; nothing to do." in result.output
+    with TrustStore(path) as store:
+        store.unblind(by="org")
+    result = runner.invoke(main, ["trust", "reopen", "--store", str(path), "--by", "org", "--reason", "typo"])
+    assert result.exit_code == 0, result.output
+    with TrustStore(path, read_only=True) as store:
+        assert store.closed is None and store.events()["action"].tolist()[-1] == "reopen"
+
+
+def test_read_only_sees_what_a_live_writer_just_saved(tmp_path):
+    path = tmp_path / "trust.sqlite"
+    with TrustStore(path, seed=1) as writer:
+        writer.record("ann", "d", "a", kind="rank", value=1)       # still in the write-ahead log
+        assert Path(f"{path}-wal").exists()
+        with TrustStore(path, read_only=True) as reader:
+            assert reader.entries()["value"].tolist() == [1.0]
+        writer.record("ann", "d", "a", kind="rank", value=2)       # the writer is unaffected
+    with TrustStore(path, read_only=True) as reader:
+        assert reader.entries()["value"].tolist() == [2.0]

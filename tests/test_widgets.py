@@ -146,7 +146,7 @@ def test_srdash_errors_in_callbacks_show_their_message_only(runs, tmp_path):
     bad.write_text("[[criteria]]\nname = 'a'\ncolumn = 'r2_test'\ncolour = 'red'\n")
     app = Dashboard(runs=runs, rules=str(bad))
     assert app.log_panel.text() == (f"Error while loading the rules: {bad}: unknown key 'colour' in criterion 'a'. "
-                                    "Allowed keys: column, decimals, description, direction, label, name, weight.\n")
+                                    "Allowed keys: column, decimals, description, direction, domain, label, name, weight.\n")
     assert "Traceback" not in app.log_panel.text()
     assert "These rules could not be loaded (see the log)" in app.leaderboard.value
     app.rules_name = "srbench2022"  # a preset repairs it
@@ -274,7 +274,8 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
     assert "sympy_version" in app.provenance.value and app.verdict.rules.sha256 in app.provenance.value
     titles = [app.more.get_title(i) for i in range(len(app.more.children))]
     assert titles == ["Rules compared: published, as run, draft", "Weight sensitivity",
-                      "Rank uncertainty and significance", "Audit a published table"]
+                      "Rank uncertainty and significance", "Audit a published table",
+                      "SRBench views: Pareto front, performance profiles, pairwise tests"]
     assert all(isinstance(child, ipywidgets.HTML) for child in app.more.children)  # nothing computed yet
     app.more.selected_index = 0
     assert "place (score)" in app.more.children[0].value
@@ -422,5 +423,7 @@ def test_from_environment_reads_descriptions_and_qualification(tmp_path):
     # the demo opens with its own descriptions and qualification stage, written once to the cache
     demo = Dashboard.from_environment({}, start=False)
     assert Path(demo._descriptions).parent == demo_folder()
-    assert demo._descriptions.endswith("descriptions.yaml")
-    assert demo._qualification_input.endswith("qualification.csv")
+    assert str(demo._descriptions).endswith("descriptions.yaml")
+    assert str(demo._qualification_input).endswith("qualification.csv")
+    # ... through its competition file, judged by the one pipeline
+    assert demo._competition is not None and demo._competition.source.endswith("competition.toml")

@@ -75,7 +75,8 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import SrdashError
-from srdash.judging.ranking import Verdict, judge, weighted_harmonic_mean
+from srdash.judging.kernel import rank_higher_better, weighted_harmonic_mean
+from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import Rules
 
 __all__ = ["Robustness", "bootstrap", "RESAMPLE_OPTIONS", "ENGINES"]
@@ -241,7 +242,7 @@ def bootstrap(
         engine = "dataset scores"
         matrix = (per_dataset.pivot(index="dataset", columns="method", values="dataset_score")
                   .reindex(index=datasets, columns=all_methods).to_numpy(dtype=float))
-        boot = matrix[drawn].mean(axis=1)
+        boot = _over_datasets(matrix[drawn], rules)
         if progress is not None:
             progress(n_bootstrap, n_bootstrap)
     else:
@@ -381,7 +382,7 @@ def _run_bootstrap(table, rules, verdict, layout, drawn, rng, methods, progress,
             positions = np.broadcast_to(np.arange(layout.max_runs), (stop - start, n_datasets, layout.max_runs))
         if values is not None:
             aggregated = _aggregate(values, layout, chunk, positions, used_rules)
-            scores[start:stop] = _dataset_scores(aggregated, used_rules).mean(axis=1)
+            scores[start:stop] = _over_datasets(_dataset_scores(aggregated, used_rules), used_rules)
         else:
             for i in range(stop - start):
                 resampled = _resampled_table(table, layout, chunk[i], positions[i])
@@ -510,45 +511,27 @@ def _mean(values, keep, count, decimals) -> np.ndarray:
     return np.where(failed, -np.inf, mean)
 
 
+def _over_datasets(dataset_scores: np.ndarray, rules) -> np.ndarray:
+    """(b, D, K) dataset scores -> (b, K) final scores, as the rules' ``[ranking] score`` says.
+
+    ``dataset-mean``: the mean. ``harmonic-over-all``: one harmonic mean of every (dataset,
+    criterion) rank, which is the harmonic mean over datasets of the dataset scores (each
+    dataset's weighted harmonic mean of its ranks); a dataset score of 0 gives 0.
+    """
+    if rules.score != "harmonic-over-all":
+        return dataset_scores.mean(axis=1)
+    with np.errstate(divide="ignore"):
+        inverse = np.where(dataset_scores > 0, 1.0 / np.where(dataset_scores > 0, dataset_scores, 1.0), np.inf)
+    total = inverse.sum(axis=1)
+    return np.where(np.isinf(total), 0.0, dataset_scores.shape[1] / total)
+
+
 def _dataset_scores(aggregated, rules) -> np.ndarray:
     """(b, D, K) dataset scores from (b, D, K, C) aggregated values."""
     n_methods = aggregated.shape[2]
-    ranks = _rank_higher_better(np.moveaxis(aggregated, 2, -1), rules.rank_method, n_methods)  # (b, D, C, K)
+    ranks = rank_higher_better(np.moveaxis(aggregated, 2, -1), rules.rank_method, n_methods=n_methods)  # (b, D, C, K)
     weights = np.array([c.weight for c in rules.criteria], dtype=float)
     return weighted_harmonic_mean(np.moveaxis(ranks, 2, -1), weights)
-
-
-def _rank_higher_better(values: np.ndarray, method: str, n_methods: int) -> np.ndarray:
-    """Ranks along the last axis, 1 = worst, exactly as srdash.judging.ranking.rank_within_dataset.
-
-    One sort per row: tied values form runs of the sorted row; ``min`` is the
-    run's first position, ``max`` its last, ``dense`` the run's number.
-    """
-    order = np.argsort(values, axis=-1, kind="stable")
-    ordered = np.take_along_axis(values, order, axis=-1)
-    width = values.shape[-1]
-    starts = np.ones(values.shape, dtype=bool)
-    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]      # -inf == -inf: one run
-    ends = np.ones(values.shape, dtype=bool)
-    ends[..., :-1] = starts[..., 1:]
-    position = np.broadcast_to(np.arange(width), values.shape)
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
-    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, width - 1), axis=-1), axis=-1), axis=-1)
-    if method == "min":
-        sorted_rank = first + 1.0
-    elif method == "max":
-        sorted_rank = last + 1.0
-    elif method == "average":
-        sorted_rank = (first + last) / 2.0 + 1.0
-    else:
-        dense = np.cumsum(starts, axis=-1)
-        if method == "dense":
-            sorted_rank = dense.astype(float)
-        else:  # k-minus-dense: K minus the dense rank counted from the best value
-            sorted_rank = n_methods - (dense[..., -1:] - dense + 1.0)
-    ranks = np.empty(values.shape)
-    np.put_along_axis(ranks, order, sorted_rank, axis=-1)
-    return ranks
 
 
 def _resampled_table(table, layout, drawn, positions) -> pd.DataFrame:

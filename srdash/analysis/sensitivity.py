@@ -63,12 +63,14 @@ import pandas as pd
 
 from srdash.errors import RulesError, SrdashError
 from srdash.judging.multiobjective import MultiObjectiveVerdict, Submissions, judge_submissions
-from srdash.judging.ranking import Verdict, judge, place_from_scores, rank_within_dataset, scores_from_ranks
+from srdash.judging.kernel import scores_from_ranks, scores_many, scores_over_all
+from srdash.judging.ranking import Verdict, judge, place_from_scores, rank_within_dataset
 from srdash.judging.rules import Rules, load_rules
 
 __all__ = [
     "Rescorer",
     "load_rescorer",
+    "rescorer_of",
     "sample_weights",
     "kendall_tau",
     "PlaceProbabilities",
@@ -281,6 +283,8 @@ class Rescorer:
         if self.linear:
             return np.where(np.isnan(self.fixed_scores), np.einsum("mc,c->m", self.components, w) / w.sum(),
                             self.fixed_scores)
+        if self.rules.score == "harmonic-over-all":  # SRBench 2023: one harmonic mean of all ranks
+            return scores_over_all(self.components, w[None, :])[0]
         return scores_from_ranks(self.components, w)
 
     def scores_many(self, weight_matrix: np.ndarray) -> np.ndarray:
@@ -320,23 +324,9 @@ class Rescorer:
             fixed = ~np.isnan(self.fixed_scores)
             out[:, fixed] = self.fixed_scores[fixed]
             return out
-        ranks = self.components.reshape(-1, self.n_weights)
-        inverse = np.where(ranks > 0, 1.0 / np.where(ranks > 0, ranks, 1.0), 0.0)
-        zero = (ranks <= 0).astype(float)
-        has_zero = bool(zero.any())
-        n_methods, n_datasets = self.components.shape[:2]
-        out = np.empty((len(w), n_methods))
-        for start in range(0, len(w), _BLOCK):
-            block = w[start:start + _BLOCK]
-            denominator = np.zeros((len(inverse), len(block)))  # (cells, vectors)
-            for c in range(self.n_weights):  # few criteria: plain outer products beat BLAS and einsum here
-                denominator += np.multiply.outer(inverse[:, c], block[:, c])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                hmean = block.sum(axis=1) / denominator
-            if has_zero:  # a rank 0 with a positive weight makes the harmonic mean 0 (its limit)
-                hmean[np.einsum("ic,nc->in", zero, (block > 0).astype(float)) > 0] = 0.0
-            out[start:start + len(block)] = hmean.reshape(n_methods, n_datasets, -1).mean(axis=1).T
-        return out
+        if self.rules.score == "harmonic-over-all":
+            return scores_over_all(self.components, w)
+        return scores_many(self.components, w)
 
     def places(self, weights=None) -> np.ndarray:
         """Places of :attr:`methods` (1 = best; equal scores share the smallest place).
@@ -467,6 +457,12 @@ def _check_vector(vector: np.ndarray, names: Sequence[str]) -> None:
                          "but all zero leaves nothing to rank by).")
 
 
+def rescorer_of(result) -> Rescorer:
+    """The :class:`Rescorer` of a judged competition (:func:`srdash.judging.pipeline.judge_competition`):
+    its official order is the competition's verdict."""
+    return Rescorer.from_verdict(result.verdict, runs=result.runs)
+
+
 def load_rescorer(source=None, rules: Rules | str = "srbench2022", *, datasets=None, jobs: int = 1,
                   timeout: float = 10.0, cache=None) -> Rescorer:
     """Read, validate and judge once, and return the :class:`Rescorer`.
@@ -496,7 +492,7 @@ def load_rescorer(source=None, rules: Rules | str = "srbench2022", *, datasets=N
     (('accuracy', 'simplicity', 'property'), ['a', 'b'])
     """
     rules = load_rules(rules)
-    if rules.kind == "normalised-weighted":
+    if rules.rule_kind.judges_submissions:
         if source is None:
             raise SrdashError(f"The rules '{rules.name}' judge submissions: give a submissions file "
                               "(CSV or Parquet, one row per submission).")

@@ -21,7 +21,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
-import html
 import os
 import threading
 import time
@@ -33,13 +32,15 @@ import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
+from srdash.figures.assets import stylesheet
 from srdash.figures.leaderboard import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
 from srdash.io.loading import Results, load_results
 from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
-from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
+from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, ProgressPanel,
                                    logged)
 
 __all__ = ["Dashboard"]
@@ -50,6 +51,7 @@ _RANK_METHOD_LABELS = {
     "max": "max (highest shared position)",
     "dense": "dense",
     "k-minus-dense": "K − dense rank (as run in 2022)",
+    "dense-from-best": "K + 1 − dense rank (as run in 2023)",
 }
 _AGGREGATION_TOOLTIPS = {
     "median": "median of each method's runs on a dataset (published rules)",
@@ -78,11 +80,11 @@ def _positive_number(env: Mapping[str, str], name: str, kind: type, default, mea
 
 
 def _applicable_presets() -> list[str]:
-    """The presets judge() can apply (kind 'rank-harmonic'); a broken preset is left out."""
+    """The presets judge() can apply (rules that rank per-run results); a broken preset is left out."""
     names = []
     for name in list_presets():
         try:
-            if load_rules(name).kind == "rank-harmonic":
+            if load_rules(name).rule_kind.judges_runs:
                 names.append(name)
         except SrdashError:
             continue
@@ -91,19 +93,21 @@ def _applicable_presets() -> list[str]:
 
 def _labelled(text: str, control: widgets.Widget) -> widgets.HBox:
     """A control with its label on the same line (a ToggleButtons' own description wraps)."""
-    label = widgets.Label(text, layout=widgets.Layout(margin="0 8px 0 0"))
-    return widgets.HBox([label, control], layout=widgets.Layout(align_items="center", margin="0 24px 0 0"))
+    # flex "0 0 auto": the label keeps its whole text on a narrow (phone) screen; the row wraps instead
+    label = widgets.Label(text, layout=widgets.Layout(margin="0 8px 0 0", flex="0 0 auto", width="auto"))
+    return widgets.HBox([label, control], layout=widgets.Layout(align_items="center", margin="0 24px 0 0",
+                                                                flex_flow="row wrap", max_width="100%"))
 
 
 def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.VBox:
-    header = f"<h3 style='margin:14px 0 4px 0'>{html.escape(title)}</h3>"
+    header = f"<h3 style='margin:14px 0 4px 0'>{html_text(title)}</h3>"
     if note:
         header += (f"<div class='srdash-note' style='color:#555;font-size:12px;line-height:1.4'>"
-                   f"{html.escape(note)}</div>")
+                   f"{html_text(note)}</div>")
     return widgets.VBox([widgets.HTML(header), *children])
 
 
-class Dashboard(widgets.VBox):
+class Dashboard(BackgroundApp):
     """Leaderboard, per-dataset ranks, simplicity curve and problems of a competition.
 
     Parameters
@@ -186,7 +190,6 @@ class Dashboard(widgets.VBox):
     heatmap_criterion = traitlets.Unicode("", help="Criterion whose ranks the heatmap shows ('' = dataset score).")
     runs = traitlets.Instance(pd.DataFrame, allow_none=True, help="The prepared per-run table (cached).")
     verdict = traitlets.Instance(Verdict, allow_none=True, read_only=True, help="The current verdict.")
-    busy = traitlets.Bool(False, help="True while the background preparation runs.")
 
     def __init__(
         self,
@@ -205,8 +208,21 @@ class Dashboard(widgets.VBox):
         qualification_data=None,
         keep_unqualified: bool = False,
         display_timeout: float = 0.0,
+        competition=None,
         **kwargs,
     ):
+        self._competition = competition
+        self._prepared = None              # PreparedCompetition, when built from a competition
+        self.result = None                 # CompetitionResult of the current options (competition only)
+        if competition is not None:
+            results = competition
+            rules = competition.rules
+            source = source or competition.source
+            descriptions = competition.descriptions
+            if competition.qualification is not None:
+                qualification = competition.qualification.results
+            if competition.realworld is not None:
+                trust_store = str(competition.realworld.store)
         self._results = results
         self._descriptions = descriptions
         self._qualification_input = qualification
@@ -223,13 +239,11 @@ class Dashboard(widgets.VBox):
         self._stale = False
         self._replacing_criteria = False
         self._judging = threading.RLock()  # the background thread and callbacks both judge
-        self._work = BackgroundWork(display_timeout=display_timeout)
+        self._init_app(display_timeout=display_timeout)
         self._constructed = time.monotonic()
         self.timings: dict[str, float] = {}
 
-        self.log_panel = LogPanel()
         self.progress = ProgressPanel()
-        self.page_ready = self._work.page_ready
         self.title = widgets.HTML()
         self.warnings = widgets.HTML()
         self.leaderboard = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>")
@@ -254,7 +268,7 @@ class Dashboard(widgets.VBox):
             track_views.append((PROPERTY_VIEW_TITLE, self._build_property_view))
         if qualification is not None:
             track_views.append((QUALIFICATION_VIEW_TITLE, self._build_qualification_view))
-        self._view_builders = {title: build for title, build in track_views + _more_views(trust_store)}
+        self._view_builders = {title: build for title, build in track_views + _more_views(trust_store, self)}
         self._views: dict[str, widgets.Widget] = {}
         self.more = widgets.Accordion(
             children=[widgets.HTML("<div class='srdash-note'>Open to compute.</div>") for _ in self._view_builders],
@@ -289,10 +303,11 @@ class Dashboard(widgets.VBox):
         if isinstance(rules, Rules):
             self._rules = rules
 
-        source_line = f"<div style='color:#555'>Judging: {html.escape(source)}</div>" if source else ""
+        source_line = f"<div style='color:#555'>Judging: {html_text(source)}</div>" if source else ""
         self._source_line = source_line
         super().__init__(
             [
+                widgets.HTML(f"<style>{stylesheet()}</style>"),
                 self.title,
                 widgets.HBox([self._rules_picker, _labelled("Runs combined by", self._aggregation_picker),
                               self._rank_method_picker],
@@ -329,7 +344,19 @@ class Dashboard(widgets.VBox):
         else:
             self.progress.stage("No results to judge yet.")
 
-    # ------------------------------------------------------------------ construction from the environment
+    # ------------------------------------------------------------------ construction from a competition
+
+    @classmethod
+    def from_competition(cls, competition, **kwargs) -> "Dashboard":
+        """The dashboard of a competition (:class:`srdash.judging.competition.Competition`).
+
+        Everything comes from the competition: results, rules, descriptions,
+        qualification stage, real-world track and simplification settings; the
+        verdict is the one :func:`srdash.judging.pipeline.judge_competition`
+        gives, with the same fingerprint.
+        """
+        return cls(competition=competition, **kwargs)
+
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **kwargs) -> "Dashboard":
@@ -358,6 +385,12 @@ class Dashboard(widgets.VBox):
         Error while reading the environment: SRDASH_JOBS must be a positive integer (worker processes). Got 'many'; using 1.
         """
         env = os.environ if environ is None else environ
+        if env.get("SRDASH_COMPETITION", "").strip():
+            from srdash.judging.competition import competition_from_json
+
+            text = env["SRDASH_COMPETITION"].strip()
+            kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+            return cls.from_competition(competition_from_json(text), **kwargs)
         notes: list[SrdashError] = []
         jobs = _positive_number(env, "SRDASH_JOBS", int, 1, "worker processes", notes)
         timeout = _positive_number(env, "SRDASH_TIMEOUT", float, 10.0, "seconds per model", notes)
@@ -370,16 +403,29 @@ class Dashboard(widgets.VBox):
             loader = functools.partial(_load_input, input_path, datasets=datasets, descriptions=descriptions)
             source = input_path + (f" (features from {datasets})" if datasets else "")
             source += f", datasets described in {descriptions}" if descriptions else ""
-        else:
-            # The demo's data files, descriptions and qualification stage (written once, by the loader).
-            from srdash.demo.competition import demo_folder
+        elif not qualification:
+            # The demo competition (its competition.toml: results, descriptions, qualification stage).
+            from dataclasses import replace
 
-            folder = demo_folder()
-            loader = _load_demo
-            descriptions = str(folder / "descriptions.yaml")
-            qualification = qualification or str(folder / "qualification.csv")
+            from srdash.demo.competition import cached_demo
+            from srdash.judging.competition import load_competition
+
+            competition = load_competition(cached_demo()["competition"])
+            competition = replace(competition, simplification=replace(competition.simplification, jobs=jobs,
+                                                                      timeout=timeout))
+            rules = env.get("SRDASH_RULES", "").strip()
+            if rules:
+                competition = competition.with_rules(load_rules(rules))
             source = ("the built-in demo competition (srdash.demo.competition, seed 0), with its dataset descriptions "
                       "and qualification stage")
+            app = cls.from_competition(competition, source=source,
+                                       **{"display_timeout": SERVED_DISPLAY_TIMEOUT, **kwargs})
+            for note in notes:
+                app.log_panel.report(note, context="reading the environment")
+            return app
+        else:
+            loader = _load_demo
+            source = "the built-in demo competition (srdash.demo.competition, seed 0)"
         if qualification:
             source += f"; qualification stage: {qualification}"
         rules = env.get("SRDASH_RULES", "").strip() or "srbench2022"
@@ -407,12 +453,7 @@ class Dashboard(widgets.VBox):
             raise SrdashError("The runs are already being prepared; wait for the progress bar to finish.")
         if self._results is None:
             raise SrdashError("This dashboard has no results to prepare; pass results= or runs=.")
-        self.busy = True
-        self._work.start(self._prepare_in_background, name="srdash-prepare")
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the background preparation; True when it has finished."""
-        return self._work.wait(timeout)
+        self._start_background(self._prepare_in_background, name="srdash-prepare")
 
     def _prepare_in_background(self) -> None:
         # Warnings printed from this thread would land under the notebook cell, in
@@ -425,9 +466,37 @@ class Dashboard(widgets.VBox):
         for text, n in counted.items():
             self.log_panel.info(f"Note while preparing the results: {text}" + (f" (x{n})" if n > 1 else ""))
 
+    def _prepare_competition(self) -> None:
+        """The competition's expensive work, through the one pipeline (srdash.judging.pipeline)."""
+        from srdash.judging.pipeline import prepare_competition
+
+        started = time.monotonic()
+        prepared = prepare_competition(self._competition, progress=self.progress.update,
+                                       stage=lambda text: self.progress.stage(f"{text}…"))
+        self.timings["load"] = 0.0
+        self.timings["prepare"] = time.monotonic() - started
+        self.progress.stage("Judging…")
+        self._work.page_displayed()  # what follows changes the page (and builds widgets)
+        self._prepared = prepared
+        if prepared.qualification is not None:
+            self._show_qualification(prepared.qualification, prepared.filtered)
+        self._track_problems = prepared.track_problems
+        self.property_scores = prepared.properties
+        self.runs = prepared.runs
+
     def _prepare(self) -> None:
         started = time.monotonic()
         try:
+            if self._competition is not None:
+                self._prepare_competition()
+                runs = self.runs
+                self.timings["ready"] = time.monotonic() - self._constructed
+                counts = runs["status"].value_counts().to_dict() if "status" in runs.columns else {}
+                listed = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+                self.progress.finish(
+                    f"Ready in {self.timings['ready']:.1f} s: {len(runs)} runs ({listed}); models "
+                    f"{self.timings['prepare']:.1f} s, judging {self.timings.get('judge', 0.0):.2f} s.")
+                return
             if callable(self._results):
                 self.progress.stage("Loading the results…")
                 results = self._results()
@@ -517,9 +586,9 @@ class Dashboard(widgets.VBox):
                                       "choose a preset above.</div>")
             raise
         self._rules = rules
-        self.title.value = (f"<h2 style='margin:4px 0'>{html.escape(rules.title)}</h2>{self._source_line}"
+        self.title.value = (f"<h2 style='margin:4px 0'>{html_text(rules.title)}</h2>{self._source_line}"
                             f"<div style='color:#555;font-size:12px;line-height:1.4;max-width:70em'>"
-                            f"{html.escape(' '.join(rules.description.split()))}</div>")
+                            f"{html_text(' '.join(rules.description.split()))}</div>")
         with self._one_rejudge():
             # The rules file's own options become the starting point of the controls.
             self.run_aggregation = rules.run_aggregation
@@ -577,9 +646,15 @@ class Dashboard(widgets.VBox):
             started = time.monotonic()
             rules = self._rules.with_options(run_aggregation=self.run_aggregation, rank_method=self.rank_method)
             try:
-                verdict = with_track_problems(judge(self.runs, rules), self._track_problems)
-                if self.qualification is not None and self._filtered is not None:
-                    verdict = with_qualification(verdict, self.qualification, self._filtered)
+                if self._prepared is not None:
+                    from srdash.judging.pipeline import judge_prepared
+
+                    self.result = judge_prepared(self._prepared, rules=rules)
+                    verdict = self.result.verdict
+                else:
+                    verdict = with_track_problems(judge(self.runs, rules), self._track_problems)
+                    if self.qualification is not None and self._filtered is not None:
+                        verdict = with_qualification(verdict, self.qualification, self._filtered)
             except Exception:
                 self.leaderboard.value = ("<div style='color:#b00'>These options could not be applied; "
                                           "the leaderboard is not up to date (see the log).</div>")
@@ -591,7 +666,7 @@ class Dashboard(widgets.VBox):
     def _show_verdict(self, verdict: Verdict) -> None:
         self.leaderboard.value = leaderboard_html(verdict)
         self.significance.value = _significance_html(verdict)
-        self.provenance.value = _provenance_html(verdict)
+        self.provenance.value = _provenance_html(verdict, self.result)
         self._refresh_views()
         self.warnings.value = warnings_html(verdict)
         self.problems.value = problems_html(verdict, runs=self.runs)
@@ -667,11 +742,17 @@ def _load_demo() -> Results:
     return load_results(paths["results"], datasets=paths["datasets"])
 
 
-def _provenance_html(verdict: Verdict) -> str:
-    """The verdict's provenance (versions, rules hash, input hashes) in a collapsed block."""
-    rows = "".join(f"<tr><td>{html.escape(str(key))}</td><td><code>{html.escape(str(value))}</code></td></tr>"
+def _provenance_html(verdict: Verdict, result=None) -> str:
+    """The verdict's fingerprint, and its provenance (versions, rules hash, input hashes) in a collapsed block."""
+    rows = "".join(f"<tr><td>{html_text(str(key))}</td><td><code>{html_text(str(value))}</code></td></tr>"
                    for key, value in verdict.provenance.items())
-    return ("<details class='srdash-note'><summary>Provenance: the versions, rules and inputs of this "
+    stamp = ""
+    if result is not None and result.fingerprint:
+        stamp = (f"<div class='srdash-fingerprint'>Verdict fingerprint: <code class='srdash-fingerprint-value'>"
+                 f"{html_text(result.fingerprint[:12])}"
+                 "</code> (the same in <code>srdash score</code>, the report and every app for the same verdict)"
+                 "</div>")
+    return (stamp + "<details class='srdash-note'><summary>Provenance: the versions, rules and inputs of this "
             f"verdict</summary><table class='srdash-table'>{rows}</table></details>")
 
 
@@ -685,10 +766,10 @@ def _significance_html(verdict: Verdict) -> str:
         statement = significance(verdict).statement
     except SrdashError as exc:
         statement = f"No significance test: {exc}"
-    return f"<div class='srdash-note' style='margin-top:4px'>{html.escape(statement)}</div>"
+    return f"<div class='srdash-note' style='margin-top:4px'>{html_text(statement)}</div>"
 
 
-def _more_views(trust_store: str | None):
+def _more_views(trust_store: str | None, app=None):
     """(title, builder) of the further views; a builder takes (verdict, runs) and returns a widget."""
 
     def sensitivity(verdict, runs):
@@ -710,26 +791,54 @@ def _more_views(trust_store: str | None):
     def rules_compared(verdict, runs):
         return widgets.HTML(_rules_comparison(runs))
 
+    def lineage(verdict, runs):
+        return _lineage_view(verdict, runs)
+
     views = [("Rules compared: published, as run, draft", rules_compared),
              ("Weight sensitivity", sensitivity),
              ("Rank uncertainty and significance", robustness),
              ("Audit a published table", audit)]
     if trust_store:
         def realworld(verdict, runs):
+            if app is not None and app.result is not None and app.result.realworld is not None:
+                track = app.result.realworld
+                return widgets.HTML("<div class='srdash-note'>Trust entries from " + html_text(str(trust_store))
+                                    + "</div>" + leaderboard_html(track) + warnings_html(track))
             return widgets.HTML(_realworld_html(trust_store, runs, verdict))
 
         views.append(("Real-world track (expert trust)", realworld))
+    views.append((LINEAGE_VIEW_TITLE, lineage))
     return views
+
+
+#: Title of the SRBench-lineage view in the "More views" accordion.
+LINEAGE_VIEW_TITLE = "SRBench views: Pareto front, performance profiles, pairwise tests"
+
+
+def _lineage_view(verdict: Verdict, runs: pd.DataFrame) -> widgets.VBox:
+    """The report's SRBench views (same figure functions), one figure panel each."""
+    from srdash.apps.panels import FigurePanel
+    from srdash.figures.lineage import srbench_views
+
+    panels = []
+    for view in srbench_views(runs, verdict=verdict):
+        panel = FigurePanel()
+        if isinstance(view, str):
+            panel.message(view)
+        else:
+            panel.show(view)
+        panels.append(panel)
+    return widgets.VBox(panels)
 
 
 def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> str:
     from srdash.judging.trust import TrustStore, realworld_verdict
 
-    with contextlib.closing(TrustStore(store_path)) as store:
+    with contextlib.closing(TrustStore(store_path, read_only=True)) as store:
         entries = store.entries()
     methods = sorted(verdict.leaderboard["method"])
     realworld = realworld_verdict(runs, entries, "srbench2022-realworld", methods=methods)
-    return ("<div class='srdash-note'>Trust entries from " + html.escape(str(store_path)) + "</div>"
+    return ("<div class='srdash-note'>Trust entries from " + html_text(str(store_path)) + "</div>"
             + leaderboard_html(realworld) + warnings_html(realworld))
 
 

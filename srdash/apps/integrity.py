@@ -11,13 +11,13 @@ the view's visible log.
 
 from __future__ import annotations
 
-import html
 import io
 
 import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.analysis.audit import DEFAULT_TOLERANCE, Audit, audit
 from srdash.figures.integrity import (PLACE_PROBABILITY_KINDS, audit_figure, critical_difference_figure,
                                       place_probability_figure, score_interval_figure)
@@ -33,7 +33,7 @@ _STYLE = {"description_width": "initial"}
 
 
 def _note(text: str) -> str:
-    return f"<div class='srdash-note' style='color:#555'>{html.escape(text)}</div>"
+    return f"<div class='srdash-note' style='color:#555'>{html_text(text)}</div>"
 
 
 class RobustnessView(widgets.VBox):
@@ -170,7 +170,7 @@ class RobustnessView(widgets.VBox):
         notes = " ".join(result.notes + test.notes)
         self.status.value = _note(f"{result.n_bootstrap} redraws of the {result.resample} (seed {result.seed}, "
                                   f"engine: {result.engine}). {notes}".strip())
-        self.statement.value = f"<div class='srdash-statement'><b>{html.escape(test.statement)}</b></div>"
+        self.statement.value = f"<div class='srdash-statement'><b>{html_text(test.statement)}</b></div>"
         self._draw_places()
         self.intervals.show(score_interval_figure(result))
         self.cd_diagram.show(critical_difference_figure(test))
@@ -274,5 +274,5 @@ class AuditView(widgets.VBox):
         self.result = None
         result = audit(self.verdict, self.published, tolerance=float(self.tolerance), track=self.track or None)
         self.result = result
-        self.summary.value = f"<pre class='srdash-audit-summary'>{html.escape(result.summary())}</pre>"
+        self.summary.value = f"<pre class='srdash-audit-summary'>{html_text(result.summary())}</pre>"
         self.table.show(audit_figure(result))

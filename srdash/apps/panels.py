@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 
-import html
 import json
 import threading
 import time
@@ -18,9 +17,11 @@ import traceback
 
 import anywidget
 import ipywidgets as widgets
+import traitlets
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 
 __all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "BackgroundWork", "SERVED_DISPLAY_TIMEOUT",
@@ -113,7 +114,7 @@ class ProgressPanel(widgets.HBox):
     def stage(self, text: str) -> None:
         """Show what is being done (before counts are known); the counts that follow are of it."""
         self.bar.bar_style = "info"
-        self.label.value = html.escape(text)
+        self.label.value = html_text(text)
         self._task = text.rstrip("…. ") or self._task
 
     def update(self, done: int, total: int, counts: dict) -> None:
@@ -121,18 +122,18 @@ class ProgressPanel(widgets.HBox):
         self.bar.value = int(done)
         failed = sum(int(counts.get(status, 0)) for status in _FAILED_STATUSES)
         timed_out = int(counts.get("timeout", 0))
-        self.label.value = (f"{html.escape(self._task)}: {int(done)} / {int(total)} models done, "
+        self.label.value = (f"{html_text(self._task)}: {int(done)} / {int(total)} models done, "
                             f"{failed} failed, {timed_out} timed out "
                             f"({time.monotonic() - self._started:.0f} s)")
 
     def finish(self, text: str) -> None:
         self.bar.value = self.bar.max
         self.bar.bar_style = "success"
-        self.label.value = html.escape(text)
+        self.label.value = html_text(text)
 
     def fail(self, text: str) -> None:
         self.bar.bar_style = "danger"
-        self.label.value = f"<span style='color:#b00'>{html.escape(text)}</span>"
+        self.label.value = f"<span style='color:#b00'>{html_text(text)}</span>"
 
 
 def _plotly_bundle(figure: go.Figure) -> dict:
@@ -168,7 +169,7 @@ class FigurePanel(widgets.Output):
 
     def message(self, text: str) -> None:
         self.outputs = ({"output_type": "display_data",
-                         "data": {"text/html": f"<div class='srdash-note'>{html.escape(text)}</div>",
+                         "data": {"text/html": f"<div class='srdash-note'>{html_text(text)}</div>",
                                   "text/plain": text},
                          "metadata": {}},)
 
@@ -269,6 +270,43 @@ class BackgroundWork:
     def page_displayed(self) -> bool:
         """Block until a browser has displayed the page, at most ``display_timeout`` seconds."""
         return self.page_ready.wait(self.display_timeout)
+
+
+class BackgroundApp(widgets.VBox):
+    """Base class of srdash's apps: slow work in a background thread, a busy state, one log.
+
+    A subclass calls :meth:`_init_app` first in its ``__init__`` (before
+    building its widgets), puts :attr:`page_ready` and :attr:`log_panel` among
+    its children, and starts its slow work with :meth:`_start_background`.
+    While the work runs :attr:`busy` is True, so the app can freeze its
+    controls; errors of callbacks decorated with :func:`logged` go to
+    :attr:`log_panel`.
+
+    Attributes
+    ----------
+    busy : traitlet (bool)
+        True while background work runs.
+    log_panel : LogPanel
+        The app's one log.
+    page_ready : PageReady
+        Put it in the children; the background thread waits for it before changing the page.
+    """
+
+    busy = traitlets.Bool(False, help="True while background work runs; the app's controls are frozen.")
+
+    def _init_app(self, *, display_timeout: float = 0.0) -> None:
+        self._work = BackgroundWork(display_timeout=display_timeout)
+        self.page_ready = self._work.page_ready
+        self.log_panel = LogPanel()
+
+    def _start_background(self, target, *args, name: str) -> None:
+        """Run ``target(*args)`` in the background thread, busy meanwhile (the target clears :attr:`busy`)."""
+        self.busy = True
+        self._work.start(target, *args, name=name)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background work; True when it has finished."""
+        return self._work.wait(timeout)
 
 
 def logged(context: str):

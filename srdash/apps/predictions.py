@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import html
 import json
 import os
 import tempfile
@@ -22,10 +21,13 @@ from typing import Callable, Mapping
 import ipywidgets as widgets
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.predictions import leaderboard_table_html, notes_html, rejected_table_html, shakeup_table_html
-from srdash.judging.predictions import SUBSETS, PredictionResult, score_from_options, shakeup_figure
-from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, logged
+from srdash.io.predictions import SUBSETS
+from srdash.judging.predictions import PredictionResult, score_from_options
+from srdash.figures.predictions import shakeup_figure
+from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, logged
 
 __all__ = ["PredictionsDashboard", "COMBINED"]
 
@@ -35,9 +37,9 @@ _SENSITIVITY_SAMPLES = 1000
 
 
 def _section(title: str, *children: widgets.Widget, note: str = "", css_class: str = "") -> widgets.VBox:
-    header = f"<h3 style='margin:14px 0 4px 0'>{html.escape(title)}</h3>"
+    header = f"<h3 style='margin:14px 0 4px 0'>{html_text(title)}</h3>"
     if note:
-        header += f"<div class='srdash-note' style='color:#555;font-size:12px'>{html.escape(note)}</div>"
+        header += f"<div class='srdash-note' style='color:#555;font-size:12px'>{html_text(note)}</div>"
     box = widgets.VBox([widgets.HTML(header), *children])
     if css_class:
         box.add_class(css_class)
@@ -52,7 +54,7 @@ def _demo_result(progress: Callable[[int, int], None] | None = None) -> Predicti
         return score_from_options(write_demo_predictions(folder), progress=progress)
 
 
-class PredictionsDashboard(widgets.VBox):
+class PredictionsDashboard(BackgroundApp):
     """A prediction-file competition: leaderboards on both subsets, the shake-up and what was rejected.
 
     Parameters
@@ -102,19 +104,16 @@ class PredictionsDashboard(widgets.VBox):
 
     result = traitlets.Instance(PredictionResult, allow_none=True, help="The scored competition.")
     ranking = traitlets.Unicode("", help="A scored metric's short name, or 'combined'.")
-    busy = traitlets.Bool(False, help="True while scoring.")
     preliminary_order = traitlets.Tuple(read_only=True, help="Teams in the preliminary leaderboard's order.")
     final_order = traitlets.Tuple(read_only=True, help="Teams in the final leaderboard's order.")
 
     def __init__(self, result: PredictionResult | Callable[..., PredictionResult] | None = None, *,
                  source: str = "", display_timeout: float = 0.0, **kwargs):
-        self._work = BackgroundWork(display_timeout=display_timeout)
-        self.page_ready = self._work.page_ready
+        self._init_app(display_timeout=display_timeout)
         self._syncing = False
-        self._source_line = (f"<div class='srdash-pred-source' style='color:#555'>Judging: {html.escape(source)}"
+        self._source_line = (f"<div class='srdash-pred-source' style='color:#555'>Judging: {html_text(source)}"
                              "</div>") if source else ""
 
-        self.log_panel = LogPanel()
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Prediction competition</h2>")
         self.status = widgets.HTML(self._source_line)
         self.status.add_class("srdash-pred-status")
@@ -232,14 +231,10 @@ class PredictionsDashboard(widgets.VBox):
 
     def load(self, loader: Callable[..., PredictionResult]) -> None:
         """Score in a background thread: ``loader(progress=callback)`` returns the result."""
-        self.busy = True
         self.progress.layout.display = None
         self._show_progress(0, 0)
-        self._work.start(self._load_in_background, loader, name="srdash-predictions-load")
+        self._start_background(self._load_in_background, loader, name="srdash-predictions-load")
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the background scoring; True when it has finished."""
-        return self._work.wait(timeout)
 
     def _show_progress(self, done: int, total: int) -> None:
         self.progress_bar.max = max(int(total), 1)
@@ -278,9 +273,9 @@ class PredictionsDashboard(widgets.VBox):
         metrics = ", ".join(f"{m.label} ({m.direction} is better)" for m in result.metrics)
         self.status.value = (self._source_line + "<div class='srdash-note'>"
                              f"{len(result.teams)} teams, {n_submissions} submissions ({n_rejected} rejected). "
-                             f"Metrics: {html.escape(metrics)}. Counted submission per team: rule "
-                             f"'{html.escape(result.rule)}'"
-                             + (f" by {html.escape(result.metrics[0].label)}" if result.rule != "last" else "")
+                             f"Metrics: {html_text(metrics)}. Counted submission per team: rule "
+                             f"'{html_text(result.rule)}'"
+                             + (f" by {html_text(result.metrics[0].label)}" if result.rule != "last" else "")
                              + ".</div>")
         self.rejected.value = rejected_table_html(result.rejected)
         notes = list(result.warnings)
@@ -333,7 +328,7 @@ class PredictionsDashboard(widgets.VBox):
                         for s in SUBSETS}
         if self.selector.value != ranking:
             self.selector.value = ranking
-        self.explanation.value = f"<div class='srdash-note srdash-pred-explanation'>{html.escape(explanation)}</div>"
+        self.explanation.value = f"<div class='srdash-note srdash-pred-explanation'>{html_text(explanation)}</div>"
         self.preliminary_table.value = leaderboard_table_html(shown.preliminary_leaderboard, subset="preliminary",
                                                               caption=captions["preliminary"])
         self.final_table.value = leaderboard_table_html(shown.final_leaderboard, subset="final",

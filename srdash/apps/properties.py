@@ -15,12 +15,12 @@ in callbacks are shown in the view's log, never lost.
 
 from __future__ import annotations
 
-import html
 
 import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.figures.properties import (exact_models_html, noise_curve_figure, property_heatmap,
                                        qualification_figure, qualification_html, unwanted_features_figure)
 from srdash.judging.properties import PropertyScores, representative_models, unwanted_usage
@@ -33,7 +33,7 @@ _MAX_PROBLEMS = 50
 
 
 def _note(text: str) -> str:
-    return f"<div class='srdash-note' style='color:#555;font-size:12px'>{html.escape(text)}</div>"
+    return f"<div class='srdash-note' style='color:#555;font-size:12px'>{html_text(text)}</div>"
 
 
 class PropertyView(widgets.VBox):
@@ -193,7 +193,7 @@ class QualificationView(widgets.VBox):
     @traitlets.observe("notes")
     def _on_notes_change(self, change) -> None:
         self.notes_area.value = "".join(
-            f"<div style='color:#b35c00;font-weight:bold'>{html.escape(note)}</div>" for note in change["new"])
+            f"<div style='color:#b35c00;font-weight:bold'>{html_text(note)}</div>" for note in change["new"])
 
     @traitlets.observe("qualification")
     @logged("showing the qualification")
@@ -211,9 +211,9 @@ class QualificationView(widgets.VBox):
             self.problems_area.value = ""
             return
         shown = problems.head(_MAX_PROBLEMS)
-        rows = "".join(f"<tr><td>{html.escape(str(p.kind))}</td><td>{html.escape(str(p.method))}</td>"
-                       f"<td>{html.escape(str(p.dataset))}</td><td>{html.escape(str(p.run))}</td>"
-                       f"<td>{html.escape(str(p.detail))}</td></tr>" for p in shown.itertuples(index=False))
+        rows = "".join(f"<tr><td>{html_text(str(p.kind))}</td><td>{html_text(str(p.method))}</td>"
+                       f"<td>{html_text(str(p.dataset))}</td><td>{html_text(str(p.run))}</td>"
+                       f"<td>{html_text(str(p.detail))}</td></tr>" for p in shown.itertuples(index=False))
         more = f" (first {_MAX_PROBLEMS} of {len(problems)})" if len(problems) > _MAX_PROBLEMS else ""
         self.problems_area.value = (f"<details><summary>{len(problems)} problem(s){more}</summary>"
                                     "<table class='srdash-table'><tr><th>Kind</th><th>Method</th><th>Dataset</th>"

@@ -7,6 +7,19 @@ written at once to the :class:`~srdash.judging.trust.TrustStore`, and the card s
 "saved" only once the store has committed it. Missing or repeated ranks are
 shown on the cards while the judge fixes them; nothing is discarded.
 
+At the top of each dataset, a :class:`ComparisonView` shows every model in one
+view (formula, accuracy, simplicity, a small predicted-vs-actual plot) with one
+row of rank buttons per model, the same entry as the card's box; long formulas
+wrap inside their card. When the rules declare a ``[rubric]`` (a jury, see
+:mod:`srdash.judging.jury`), each card has a row of score buttons per
+criterion instead of the trust rank.
+
+Roles: once the organiser issued access keys (``srdash trust issue-key``), the
+visitor's key alone says who they are; a judge sees and changes only their own
+entries; only the organiser's key shows the organiser's panel (completeness of
+every judge, agreement and flags, revealing with a typed confirmation, and
+reopening).
+
 Everything a model or a judge wrote (formulas, raw model strings, comments,
 method and dataset names) is shown as text: HTML-escaped, never interpreted.
 
@@ -18,7 +31,7 @@ method and dataset names) is shown as text: HTML-escaped, never interpreted.
 from __future__ import annotations
 
 import functools
-import html
+import re
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -29,9 +42,10 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import leaderboard_html, warnings_html
-from srdash.figures.review import over_time_figure, predicted_vs_actual_figure
+from srdash.figures.review import over_time_figure, predicted_vs_actual_figure, predicted_vs_actual_thumbnail
 from srdash.judging.representative import (
     TestData,
     find_test_file,
@@ -40,6 +54,7 @@ from srdash.judging.representative import (
     representative_choice,
     representative_runs,
 )
+from srdash.judging.jury import jury_summary, jury_table, rubric_from_rules
 from srdash.judging.rules import Rules, load_rules
 from srdash.judging.trust import (
     RATING_SCALE,
@@ -54,9 +69,11 @@ from srdash.judging.trust import (
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
                                    logged)
 
-__all__ = ["ReviewPage", "ReviewApp", "ModelCard", "DEFAULT_RULES"]
+__all__ = ["ReviewPage", "ReviewApp", "ModelCard", "ComparisonView", "DEFAULT_RULES", "REVEAL_CONFIRMATION", "access_key_from_query"]
 
 DEFAULT_RULES = "srbench2022-realworld"
+#: What the organiser types to confirm revealing the methods (which closes the review).
+REVEAL_CONFIRMATION = "REVEAL"
 
 # Three demo datasets are plenty to try the review (and simplify quickly).
 DEMO_DATASETS = ("exact_formula_medium", "featureselection_easy", "extrapolation_easy")
@@ -75,6 +92,24 @@ _CSS = """
 .srdash-metrics td { padding: 2px 10px 2px 0; vertical-align: top; }
 .srdash-metrics td:first-child { width: 150px; white-space: nowrap; }
 .srdash-metrics td:nth-child(2) { width: 240px; }
+.srdash-formula { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+.srdash-formula-text { white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word;
+                       font-family: monospace; font-size: 13px; background: #fafafa; padding: 6px;
+                       border-radius: 4px; max-width: 100%; box-sizing: border-box; }
+.srdash-compare-row { border-bottom: 1px solid #eee; padding: 4px 0; }
+.srdash-compare-row .srdash-compare-formula { font-family: monospace; font-size: 12px; white-space: nowrap;
+                                              overflow: hidden; text-overflow: ellipsis; max-width: 100%; }
+.srdash-compare-row td { padding: 0 8px 0 0; vertical-align: middle; }
+.srdash-rank-row .widget-toggle-button { width: 38px; }
+.srdash-rank-row button.mod-active { background: #1f77b4; color: #fff; font-weight: bold; }
+.srdash-rank-row button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
+.srdash-card { overflow-x: auto; }
+/* a narrow screen (a phone): the card's table of numbers stacks instead of running off the card */
+@media (max-width: 700px) {
+  .srdash-metrics, .srdash-metrics tbody, .srdash-metrics tr { display: block; width: 100%; }
+  .srdash-metrics td { display: block; width: auto !important; white-space: normal !important; }
+  .srdash-metrics tr { margin-bottom: 6px; }
+}
 /* plotly's renderer sizes the plot to its container, which an output area leaves at height 0 */
 .srdash-figure .jp-RenderedPlotly { display: block; height: 300px; }
 </style>
@@ -83,7 +118,7 @@ _CSS = """
 
 def _text(value) -> str:
     """Untrusted text, escaped for HTML."""
-    return html.escape("" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))
+    return html_text("" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))
 
 
 def _number(value, digits: int) -> str:
@@ -96,6 +131,36 @@ def _number(value, digits: int) -> str:
     if np.isinf(number):
         return "failed" if number < 0 else "∞"
     return f"{number:.{digits}f}".replace("-", "−")
+
+
+def _natural_key(name: str) -> list:
+    """Sort key putting x2 before x10 (numbers inside names compared as numbers).
+
+    Examples
+    --------
+    >>> sorted(["x10", "x2", "x1", "age"], key=_natural_key)
+    ['age', 'x1', 'x2', 'x10']
+    """
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+            for part in re.split(r"(\d+)", str(name)) if part]
+
+
+# A formula longer than this is shown as wrapping text (typeset on demand).
+_LONG_COMPONENTS = 60
+_LONG_LATEX = 600
+
+
+def _is_long(row: Mapping, latex: str) -> bool:
+    try:
+        components = float(row.get("components"))
+    except (TypeError, ValueError):
+        components = float("nan")
+    return len(latex) > _LONG_LATEX or (np.isfinite(components) and components > _LONG_COMPONENTS)
+
+
+def _components(value) -> str:
+    text = _number(value, 0)
+    return f"{text} component" + ("" if text == "1" else "s")
 
 
 def _time_of(stamp: str) -> str:
@@ -143,19 +208,34 @@ class ModelCard(widgets.VBox):
 
     def __init__(self, row: Mapping, *, label: str, kind: str, n_models: int, latex: str | None,
                  latex_problem: str = "", features_used: Sequence[str] = (), figures=(), figure_note: str = "",
-                 value: float | None = None, comment: str = "", choice: str = "closest-to-median", **kwargs):
+                 value: float | None = None, comment: str = "", choice: str = "closest-to-median",
+                 formula_text: str = "", rubric=None, scores: Mapping[str, float] | None = None, **kwargs):
         self.method = str(row["method"])
         self.label = label
         self.title = widgets.HTML(self._title_html(revealed=False))
-        if latex is not None:
+        self.formula_toggle = None
+        self.rank_buttons = None  # the comparison row's buttons, when a ComparisonView shows this card
+        if latex is not None and formula_text and _is_long(row, latex):
+            # A long formula is shown as text that wraps inside the card (a typeset formula
+            # does not wrap: it would run thousands of pixels wide); typeset on demand, scrolling.
+            self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
+                                        layout=widgets.Layout(max_width="100%"))
+            self.typeset = widgets.HTMLMath(f"$$\\hat{{y}} = {html_text(latex)}$$",
+                                            layout=widgets.Layout(display="none", max_width="100%"))
+            self.typeset.add_class("srdash-formula")
+            self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
+                                                       icon="expand", layout=widgets.Layout(width="auto"),
+                                                       tooltip="The long formula typeset (scrolls sideways)")
+            self.formula_toggle.observe(self._on_formula_toggle_change, "value")
+        elif latex is not None:
             # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
-            self.formula = widgets.HTMLMath(f"$$\\hat{{y}} = {html.escape(latex)}$$",
-                                            layout=widgets.Layout(overflow="auto", max_width="100%"))
+            self.formula = widgets.HTMLMath(f"$$\\hat{{y}} = {html_text(latex)}$$",
+                                            layout=widgets.Layout(max_width="100%"))
         else:
             self.formula = widgets.HTML(f"<div style='color:#b00'>This model cannot be shown as a formula: "
                                         f"{_text(latex_problem.rstrip('.'))}.</div>")
         raw = "" if pd.isna(row.get("model")) else str(row.get("model"))
-        self.raw = widgets.HTML(f"<pre>{html.escape(raw)}</pre>", layout=widgets.Layout(display="none"))
+        self.raw = widgets.HTML(f"<pre>{html_text(raw)}</pre>", layout=widgets.Layout(display="none"))
         self.raw.add_class("srdash-raw")
         self.raw_toggle = widgets.ToggleButton(description="Show the model as submitted", value=False,
                                                icon="code", layout=widgets.Layout(width="auto"),
@@ -178,14 +258,45 @@ class ModelCard(widgets.VBox):
                                         layout=widgets.Layout(width="100%", height="52px"))
         self.problem = widgets.HTML("")
         self.saved = widgets.HTML("")
+        # A jury's rubric: one row of score buttons per criterion, instead of the trust box.
+        self.criterion_buttons: dict[str, widgets.ToggleButtons] = {}
+        rubric_rows = []
+        if rubric is not None:
+            low, high = int(np.ceil(rubric.scale[0])), int(np.floor(rubric.scale[1]))
+            for criterion in rubric.criteria:
+                given = (scores or {}).get(criterion.name)
+                buttons = widgets.ToggleButtons(
+                    options=[(str(v), v) for v in range(low, high + 1)],
+                    value=int(given) if given is not None and int(given) == given and low <= given <= high else None,
+                    tooltips=[f"{v}" + (" (lowest)" if v == low else " (highest)" if v == high else "")
+                              for v in range(low, high + 1)],
+                    style={"button_width": "38px"}, layout=widgets.Layout(width="auto"))
+                buttons.add_class("srdash-rank-row")
+                buttons.add_class("srdash-criterion")
+                self.criterion_buttons[criterion.name] = buttons
+                label = widgets.HTML(f"<span title='{html_text(criterion.description)}'>"
+                                     f"<b>{_text(criterion.label)}</b></span>",
+                                     layout=widgets.Layout(width="260px"))
+                rubric_rows.append(widgets.HBox([label, buttons], layout=widgets.Layout(align_items="center",
+                                                                                       flex_flow="row wrap")))
+            self.trust.layout.display = "none"
         entry = widgets.VBox([
+            *rubric_rows,
             widgets.HBox([self.trust, self.saved], layout=widgets.Layout(align_items="center")),
             self.problem,
             self.comment,
         ])
-        super().__init__([self.title, self.formula, widgets.HBox([self.raw_toggle]), self.raw, self.metrics,
-                          self.figures, entry], **kwargs)
+        self.formula.add_class("srdash-formula")
+        toggles = [self.formula_toggle, self.raw_toggle] if self.formula_toggle else [self.raw_toggle]
+        formula = [self.formula, self.typeset] if self.formula_toggle else [self.formula]
+        super().__init__([self.title, *formula, widgets.HBox(toggles), self.raw, self.metrics,
+                          self.figures, entry], layout=widgets.Layout(max_width="100%"), **kwargs)
         self.add_class("srdash-card")
+
+    def _on_formula_toggle_change(self, change) -> None:
+        self.typeset.layout.display = "block" if change["new"] else "none"
+        self.formula_toggle.description = ("Hide the typeset formula" if change["new"]
+                                           else "Show the typeset formula")
 
     def _title_html(self, *, revealed: bool) -> str:
         name = f" <span style='color:#555'>— {_text(self.method)}</span>" if revealed else ""
@@ -195,7 +306,7 @@ class ModelCard(widgets.VBox):
     def _metrics_html(row: Mapping, features_used: Sequence[str], choice: str) -> str:
         status = str(row.get("status", "ok"))
         if status in _OK_STATUSES:
-            simplicity = f"{_number(row.get('simplicity'), 1)} ({_number(row.get('components'), 0)} components)"
+            simplicity = f"{_number(row.get('simplicity'), 1)} ({_components(row.get('components'))})"
         else:
             simplicity = "not available: the model could not be read, so it counts as the least simple"
         n_runs = int(row.get("n_runs", 1) or 1)
@@ -207,7 +318,8 @@ class ModelCard(widgets.VBox):
             shown_run = f"the run whose accuracy is the median of the method's {n_runs} runs on this dataset"
         shown_features = (", ".join(_text(f) for f in features_used) if features_used
                           else "none (a constant)" if status in _OK_STATUSES else "unknown")
-        n_features = f"{len(features_used)} " if features_used else ""
+        n = len(features_used)
+        uses = f"Uses {n} feature{'' if n == 1 else 's'}" if n else "Features used"
         return (
             "<table class='srdash-metrics'>"
             f"<tr><td><b>Accuracy</b> (test R²)</td><td><b>{_number(row.get('r2_test'), 3)}</b></td>"
@@ -216,7 +328,7 @@ class ModelCard(widgets.VBox):
             f"<tr><td><b>Simplicity</b></td><td><b>{simplicity}</b></td>"
             "<td class='srdash-explain'>Components are the numbers, variables and operations of the "
             "simplified formula; simplicity = −log₅(components), so higher is simpler.</td></tr>"
-            f"<tr><td><b>Uses {n_features}feature(s)</b></td><td colspan='2'>{shown_features}</td></tr>"
+            f"<tr><td><b>{uses}</b></td><td colspan='2'>{shown_features}</td></tr>"
             f"<tr><td><b>Shown run</b></td><td colspan='2' class='srdash-explain'>{shown_run}</td></tr>"
             "</table>"
         )
@@ -250,6 +362,161 @@ class ModelCard(widgets.VBox):
         """Freeze the entry (the review is closed)."""
         self.trust.disabled = locked
         self.comment.disabled = locked
+        if self.rank_buttons is not None:
+            self.rank_buttons.disabled = locked
+        for buttons in self.criterion_buttons.values():
+            buttons.disabled = locked
+
+    def rubric_score(self, rubric) -> float | None:
+        """The weighted mean of this card's criterion scores (None until every criterion has one)."""
+        values = {name: buttons.value for name, buttons in self.criterion_buttons.items()}
+        if not values or any(v is None for v in values.values()):
+            return None
+        return sum(rubric.weights[name] * value for name, value in values.items())
+
+
+class ComparisonView(widgets.VBox):
+    """Every model of a dataset in one view, with one place to order them.
+
+    One row per model, in the judge's blinded order: its label, a small
+    predicted-vs-actual plot, the start of its formula (in full on hover and
+    on its card below), accuracy and simplicity, and a row of buttons with
+    the trust ranks (or ratings). The buttons and the card's own box are the
+    same entry: changing one changes the other, and every change is saved.
+    The buttons are keyboard usable (Tab to a button, Enter or Space to pick).
+
+    Parameters
+    ----------
+    cards : sequence of ModelCard
+    rows : sequence of mapping
+        The cards' representative rows (``r2_test``, ``simplicity``, ``components``, ``status``).
+    texts : sequence of str
+        Each model's formula as text.
+    thumbnails : sequence of str
+        Each model's predicted-vs-actual SVG, or a short note saying why there is none.
+    kind : {'rank', 'rating'}
+    """
+
+    def __init__(self, cards: Sequence[ModelCard], rows: Sequence[Mapping], texts: Sequence[str],
+                 thumbnails: Sequence[str], *, kind: str, rubric=None, **kwargs):
+        self.cards = list(cards)
+        self.rubric = rubric
+        n = len(self.cards)
+        if rubric is not None:
+            return self._init_rubric(rows, texts, thumbnails, **kwargs)
+        if kind == "rank":
+            options = [(str(rank), rank) for rank in range(1, n + 1)]
+            tooltips = [f"rank {rank}" + (" (most trusted)" if rank == 1 else " (least trusted)" if rank == n else "")
+                        for rank in range(1, n + 1)]
+        else:
+            low, high = RATING_SCALE
+            options = [(str(rating), rating) for rating in range(low, high + 1)]
+            tooltips = [f"rating {r}" + (" (least trust)" if r == low else " (most trust)" if r == high else "")
+                        for r in range(low, high + 1)]
+        self.order = widgets.HTML("")
+        self._kind = kind
+        children = [widgets.HTML(
+            "<div class='srdash-explain' style='margin:4px 0'>"
+            + ("Order the models here: press a rank button on each row (1 = most trusted). "
+               if kind == "rank" else "Rate the models here: press a rating on each row (5 = most trust). ")
+            + "Tab moves between buttons, Enter or Space picks one. The cards below show each model in full."
+            + "</div>")]
+        for card, row, text, thumbnail in zip(self.cards, rows, texts, thumbnails):
+            buttons = widgets.ToggleButtons(options=options, value=None, tooltips=tooltips,
+                                            style={"button_width": "38px"},
+                                            layout=widgets.Layout(width="auto"))
+            buttons.add_class("srdash-rank-row")
+            current = card.trust.value
+            buttons.value = current if current in dict(options).values() else None
+            buttons.observe(functools.partial(self._on_button_change, card), "value")
+            card.trust.observe(functools.partial(self._on_card_change, buttons), "value")
+            card.rank_buttons = buttons
+            summary = widgets.HTML(self._summary_html(card.label, row, text, thumbnail),
+                                   layout=widgets.Layout(flex="1 1 360px", min_width="0"))
+            line = widgets.HBox([summary, buttons], layout=widgets.Layout(align_items="center",
+                                                                          flex_flow="row wrap", width="100%"))
+            line.add_class("srdash-compare-row")
+            children.append(line)
+        children.append(self.order)
+        super().__init__(children, **kwargs)
+        self.add_class("srdash-compare")
+        self.refresh()
+
+    @staticmethod
+    def _summary_html(label: str, row: Mapping, text: str, thumbnail: str) -> str:
+        status = str(row.get("status", "ok"))
+        simplicity = (f"{_number(row.get('simplicity'), 1)} ({_components(row.get('components'))})"
+                      if status in _OK_STATUSES else "not available")
+        short = text if len(text) <= 140 else text[:140] + "…"
+        plot = thumbnail if thumbnail.startswith("<svg") else (
+            "<div style='width:96px;height:96px;border:1px dashed #ccc;font-size:10px;color:#777;display:flex;"
+            f"align-items:center;justify-content:center;text-align:center'>{_text(thumbnail or 'no test data')}</div>")
+        return ("<table style='width:100%;table-layout:fixed'><tr>"
+                f"<td style='width:80px'><b>{_text(label)}</b></td><td style='width:104px'>{plot}</td>"
+                f"<td><div class='srdash-compare-formula' title='{html_text(text)}'>"
+                f"ŷ = {html_text(short) or '—'}</div>"
+                f"<div>Accuracy (test R²) <b>{_number(row.get('r2_test'), 3)}</b> · Simplicity <b>{simplicity}</b>"
+                "</div></td></tr></table>")
+
+    def _init_rubric(self, rows, texts, thumbnails, **kwargs) -> None:
+        """A jury's view: each model's score so far (scored on the cards below, per criterion)."""
+        self._kind = "rubric"
+        self.order = widgets.HTML("")
+        self._score_labels = {}
+        children = [widgets.HTML("<div class='srdash-explain' style='margin:4px 0'>Score each model on every "
+                                 "criterion on its card below; its score here is the weighted mean of yours.</div>")]
+        for card, row, text, thumbnail in zip(self.cards, rows, texts, thumbnails):
+            label = widgets.HTML("", layout=widgets.Layout(width="200px"))
+            self._score_labels[card.label] = label
+            for buttons in card.criterion_buttons.values():
+                buttons.observe(lambda change: self.refresh(), "value")
+            summary = widgets.HTML(self._summary_html(card.label, row, text, thumbnail),
+                                   layout=widgets.Layout(flex="1 1 360px", min_width="0"))
+            line = widgets.HBox([summary, label], layout=widgets.Layout(align_items="center",
+                                                                        flex_flow="row wrap", width="100%"))
+            line.add_class("srdash-compare-row")
+            children.append(line)
+        children.append(self.order)
+        super().__init__(children, **kwargs)
+        self.add_class("srdash-compare")
+        self.refresh()
+
+    def _on_button_change(self, card: ModelCard, change) -> None:
+        card.trust.value = _NO_VALUE if change["new"] is None else change["new"]
+        self.refresh()
+
+    def _on_card_change(self, buttons, change) -> None:
+        buttons.value = None if change["new"] == _NO_VALUE else change["new"]
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Say the judge's current order and what is left."""
+        if self._kind == "rubric":
+            return self._refresh_rubric()
+        given = sorted(((c.trust.value, c.label) for c in self.cards if c.trust.value != _NO_VALUE),
+                       key=lambda pair: (pair[0] if self._kind == "rank" else -pair[0], pair[1]))
+        missing = [c.label for c in self.cards if c.trust.value == _NO_VALUE]
+        noun = "order" if self._kind == "rank" else "ratings"
+        shown = " · ".join(f"{value} {_text(label)}" for value, label in given) or "nothing yet"
+        left = (f" — <span style='color:#a35200'>still to {'rank' if self._kind == 'rank' else 'rate'}: "
+                f"{', '.join(_text(m) for m in missing)}</span>" if missing else " — <span style='color:#2e8b57'>"
+                "every model has a value</span>")
+        self.order.value = f"<div style='margin:6px 0'><b>Your {noun}:</b> {shown}{left}</div>"
+
+    def _refresh_rubric(self) -> None:
+        scored, missing = [], []
+        for card in self.cards:
+            score = card.rubric_score(self.rubric)
+            done = sum(1 for b in card.criterion_buttons.values() if b.value is not None)
+            self._score_labels[card.label].value = (
+                f"Your score <b>{score:.2f}</b>" if score is not None else
+                f"<span style='color:#a35200'>{done} of {len(card.criterion_buttons)} criteria scored</span>")
+            (scored if score is not None else missing).append((score, card.label))
+        shown = " · ".join(f"{_text(label)} {score:.2f}" for score, label in sorted(
+            scored, key=lambda pair: (-pair[0], pair[1]))) or "nothing yet"
+        left = (f" — <span style='color:#a35200'>still to score: {', '.join(_text(m) for _, m in missing)}</span>"
+                if missing else " — <span style='color:#2e8b57'>every model is scored</span>")
+        self.order.value = f"<div style='margin:6px 0'><b>Your scores, best first:</b> {shown}{left}</div>"
 
 
 class ReviewApp(widgets.VBox):
@@ -275,10 +542,14 @@ class ReviewApp(widgets.VBox):
     data_dir : path, optional
         Folder with the datasets' test files (see :func:`srdash.judging.representative.find_test_file`).
     organiser : bool
-        Show the organiser's panel: agreement between judges, unblinding (which
-        closes the review) and the real-world leaderboard.
+        Show the organiser's panel: judges x datasets completeness, agreement
+        between judges, revealing (which closes the review; typed confirmation)
+        and reopening, and the real-world leaderboard.
     source : str
         Where the results came from, shown in the header.
+    disagreement_threshold : float
+        The organiser's panel flags the models whose judges' ranks differ by
+        more than this.
 
     Examples
     --------
@@ -300,22 +571,27 @@ class ReviewApp(widgets.VBox):
     def __init__(self, representatives: pd.DataFrame, store: TrustStore, *, judge: str,
                  rules: str | Rules = DEFAULT_RULES, settings: ReviewSettings | None = None,
                  methods: Sequence[str] | None = None, features: Mapping[str, Sequence[str]] | None = None,
-                 data_dir: str | Path | None = None, organiser: bool = False, source: str = "", **kwargs):
+                 data_dir: str | Path | None = None, organiser: bool = False, source: str = "",
+                 disagreement_threshold: float = 2.0, **kwargs):
         if not isinstance(judge, str) or not judge.strip():
             raise SrdashError(f"The review needs the judge's name (--judge NAME). Got {judge!r}.")
         self.set_trait("judge", judge.strip())
         self.store = store
         self.rules = load_rules(rules)
         self.settings = settings or review_settings(self.rules)
+        self.rubric = rubric_from_rules(self.rules)  # None: a trust rank (or rating) per model
         self.representatives = representatives.reset_index(drop=True)
         self.choice = representative_choice(self.rules)
         self.methods = sorted(set(methods) if methods is not None else set(self.representatives.get("method", [])))
         self.features = dict(features or {})
         self.data_dir = Path(data_dir) if data_dir else None
         self.organiser = organiser
+        self.disagreement_threshold = float(disagreement_threshold)
         self.datasets = sorted(set(self.representatives["dataset"])) if len(self.representatives) else []
         self.cards: dict[str, list[ModelCard]] = {}
+        self.comparisons: dict[str, ComparisonView] = {}
         self._values: dict[str, dict[str, float | None]] = {d: {} for d in self.datasets}
+        self._scores: dict[str, dict[str, dict[str, float]]] = {d: {} for d in self.datasets}
         self._comments: dict[str, dict[str, str]] = {d: {} for d in self.datasets}
         self._stamps: dict[str, dict[str, str]] = {d: {} for d in self.datasets}
         self._unsaved: set[tuple] = set()  # (dataset, method, field) whose last change failed
@@ -362,6 +638,11 @@ class ReviewApp(widgets.VBox):
     # ------------------------------------------------------------------ state
 
     def _load_entries(self) -> None:
+        if self.rubric is not None:
+            for row in self.store.jury_scores(judge=self.judge).itertuples():
+                if row.dataset in self._scores and not pd.isna(row.score):
+                    self._scores[row.dataset].setdefault(row.method, {})[row.criterion] = float(row.score)
+                    self._stamps[row.dataset][row.method] = row.updated_at
         entries = self.store.entries(judge=self.judge)
         other_kind = entries[(entries["kind"] != self.settings.trust_input) & entries["value"].notna()]
         for row in entries.itertuples():
@@ -381,6 +662,14 @@ class ReviewApp(widgets.VBox):
 
     def _problems(self, dataset: str) -> dict[str, str]:
         methods = self._models(dataset)
+        if self.rubric is not None:
+            problems = {}
+            for method in methods:
+                mine = self._scores[dataset].get(method, {})
+                missing = [c.label for c in self.rubric.criteria if c.name not in mine]
+                if missing:
+                    problems[method] = f"No score yet for {', '.join(missing)}."
+            return problems
         labels = self.store.blinded_labels(self.judge, dataset, methods)
         values = {m: self._values[dataset].get(m) for m in methods}
         return entry_problems(values, kind=self.settings.trust_input, strict=self.settings.strict_ranks,
@@ -410,15 +699,22 @@ class ReviewApp(widgets.VBox):
             return
         if dataset not in self.cards:
             self.cards[dataset] = self._build_cards(dataset)
-        self.cards_box.children = self.cards[dataset]
+        self.cards_box.children = [
+            widgets.HTML("<h3 style='margin:8px 0 2px 0'>All models at a glance</h3>"),
+            self.comparisons[dataset],
+            widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"),
+            *self.cards[dataset]]
         n = len(self.cards[dataset])
         position = self.datasets.index(dataset) + 1
-        what = ("Give each model a trust rank: 1 for the model you trust most, "
+        what = (f"Score each model on the {len(self.rubric.criteria)} criteria of the rubric, from "
+                f"{self.rubric.scale[0]:g} (lowest) to {self.rubric.scale[1]:g} (highest)."
+                if self.rubric is not None else
+                "Give each model a trust rank: 1 for the model you trust most, "
                 f"{n} for the one you trust least, each rank once."
                 if self.settings.trust_input == "rank" else
                 "Give each model a trust rating from 1 (least trust) to 5 (most trust); models may share a rating.")
         self.dataset_info.value = (f"<h2 style='margin:10px 0 2px 0'>Dataset {position} of {len(self.datasets)}: "
-                                   f"{_text(dataset)}</h2><div>{n} models. {html.escape(what)}</div>")
+                                   f"{_text(dataset)}</h2><div>{n} models. {html_text(what)}</div>")
         self._validate(dataset)
         try:
             self.store.set_position(self.judge, dataset)
@@ -431,23 +727,42 @@ class ReviewApp(widgets.VBox):
         rows = self.representatives[self.representatives["dataset"] == dataset].set_index("method")
         labels = self.store.blinded_labels(self.judge, dataset, rows.index)  # in the judge's blinded order
         test_data, data_note = self._test_data(dataset)
-        cards = []
+        cards, shown_rows, texts, thumbnails = [], [], [], []
         for method, label in labels.items():
             row = {"method": method, **rows.loc[method].to_dict()}
             latex, latex_problem = self._latex(row, dataset)
-            figures, figure_note = self._figures(row, dataset, test_data, data_note)
+            predicted, note = self._predict(row, dataset, test_data, data_note)
+            figures = self._figures(predicted, test_data)
+            text = self._formula_text(row)
             card = ModelCard(row, label=label, kind=self.settings.trust_input, n_models=len(labels), latex=latex,
                              latex_problem=latex_problem, features_used=self._features_used(row),
-                             figures=figures, figure_note=figure_note,
+                             figures=figures, figure_note=note,
                              value=self._values[dataset].get(method),
-                             comment=self._comments[dataset].get(method, ""), choice=self.choice)
+                             comment=self._comments[dataset].get(method, ""), choice=self.choice,
+                             formula_text=text, rubric=self.rubric,
+                             scores=self._scores[dataset].get(method))
             card.show_saved(self._stamps[dataset].get(method))
             card.reveal(self.revealed)
-            card.lock(self.store.closed is not None)
             card.trust.observe(functools.partial(self._on_trust_change, dataset, card), "value")
             card.comment.observe(functools.partial(self._on_comment_change, dataset, card), "value")
+            for criterion, buttons in card.criterion_buttons.items():
+                buttons.observe(functools.partial(self._on_score_change, dataset, card, criterion), "value")
             cards.append(card)
+            shown_rows.append(row)
+            texts.append(text)
+            thumbnails.append(predicted_vs_actual_thumbnail(test_data.target, predicted) if predicted is not None
+                              else "no test data" if test_data is None else "no predictions")
+        self.comparisons[dataset] = ComparisonView(cards, shown_rows, texts, thumbnails,
+                                                   kind=self.settings.trust_input, rubric=self.rubric)
+        for card in cards:
+            card.lock(self.store.closed is not None)
         return cards
+
+    @staticmethod
+    def _formula_text(row: Mapping) -> str:
+        simplified = row.get("simplified")
+        text = simplified if isinstance(simplified, str) and simplified.strip() else row.get("model")
+        return text.strip() if isinstance(text, str) else ""
 
     def _latex(self, row: Mapping, dataset: str) -> tuple[str | None, str]:
         from srdash.expressions import latex_of  # the only module that talks to sympy
@@ -465,10 +780,12 @@ class ReviewApp(widgets.VBox):
     def _features_used(row: Mapping) -> list[str]:
         used = row.get("features_used")
         if isinstance(used, str):
-            return [name for name in used.replace(",", " ").split() if name]
-        if isinstance(used, (list, tuple)):
-            return [str(name) for name in used]
-        return []
+            names = [name for name in used.replace(",", " ").split() if name]
+        elif isinstance(used, (list, tuple)):
+            names = [str(name) for name in used]
+        else:
+            names = []
+        return sorted(names, key=_natural_key)      # x1, x2, x10 (not x1, x10, x2)
 
     def _test_data(self, dataset: str) -> tuple[TestData | None, str]:
         if self.data_dir is None:
@@ -481,16 +798,21 @@ class ReviewApp(widgets.VBox):
         except SrdashError as error:
             return None, str(error)
 
-    def _figures(self, row: Mapping, dataset: str, data: TestData | None, note: str) -> tuple[list, str]:
+    def _predict(self, row: Mapping, dataset: str, data: TestData | None, note: str):
+        """The model's test predictions (None, with the reason, when there are none)."""
         if data is None:
-            return [], note
+            return None, note
         model = row.get("model")
         if not isinstance(model, str) or not model.strip():
-            return [], "No model, so no predictions."
+            return None, "No model, so no predictions."
         try:
-            predicted = predict_test(model, data, features=self.features.get(dataset) or None)
+            return predict_test(model, data, features=self.features.get(dataset) or None), ""
         except SrdashError as error:
-            return [], f"No predictions: {error}"
+            return None, f"No predictions: {error}"
+
+    def _figures(self, predicted, data: TestData | None) -> list:
+        if predicted is None:
+            return []
         panels = []
         scatter = FigurePanel(layout=widgets.Layout(width="380px", height=f"{_FIGURE_HEIGHT}px"))
         scatter.add_class("srdash-figure")
@@ -501,7 +823,7 @@ class ReviewApp(widgets.VBox):
             timeline.add_class("srdash-figure")
             timeline.show(over_time_figure(data.dates, data.target, predicted, target=str(data.target.name)))
             panels.append(timeline)
-        return panels, ""
+        return panels
 
     # ------------------------------------------------------------------ saving
 
@@ -510,6 +832,29 @@ class ReviewApp(widgets.VBox):
         value = None if change["new"] == _NO_VALUE else int(change["new"])
         self._values[dataset][card.method] = value
         self._save(dataset, card, value=value)
+        self._validate(dataset)
+        self._refresh_progress()
+
+    @logged("saving a score")
+    def _on_score_change(self, dataset: str, card: ModelCard, criterion: str, change) -> None:
+        field = (dataset, card.method, criterion)
+        try:
+            self.store.record_score(self.judge, dataset, card.method, criterion, change["new"],
+                                    rubric=self.rubric)
+        except Exception as error:  # noqa: BLE001 - the judge must see that the change was not saved
+            self._unsaved.add(field)
+            card.show_saved(None, error=str(error))
+            self.log_panel.report(error, context=f"saving {card.label} on {dataset}")
+        else:
+            self._unsaved.discard(field)
+            mine = self._scores[dataset].setdefault(card.method, {})
+            if change["new"] is None:
+                mine.pop(criterion, None)
+            else:
+                mine[criterion] = float(change["new"])
+            card.show_saved(datetime.now().isoformat())
+            self.saved_indicator.value = ("<span style='color:#2e8b57;font-weight:bold'>✓ All changes saved</span>"
+                                          if not self._unsaved else self.saved_indicator.value)
         self._validate(dataset)
         self._refresh_progress()
 
@@ -549,11 +894,23 @@ class ReviewApp(widgets.VBox):
         items = []
         for dataset in self.datasets:
             n = len(self._models(dataset))
-            given = sum(1 for m in self._models(dataset) if self._values[dataset].get(m) is not None)
+            without = sum(1 for p in self._problems(dataset).values() if p.startswith("No "))
+            given = n - without
             mark = "✓" if dataset in done else f"{given}/{n}"
             colour = "#2e8b57" if dataset in done else "#a35200" if given else "#777"
             items.append(f"<span style='color:{colour};margin-right:14px'>{_text(dataset)} {mark}</span>")
+        left = []
+        for dataset in self.datasets:
+            if dataset in done:
+                continue
+            problems = self._problems(dataset)
+            missing = sum(1 for p in problems.values() if p.startswith("No "))
+            noun = ("all its scores" if self.rubric is not None else
+                    "a rank" if self.settings.trust_input == "rank" else "a rating")
+            left.append(f"{_text(dataset)} ({missing} model{'s' if missing != 1 else ''} without {noun})"
+                        if missing else f"{_text(dataset)} (fix the repeated ranks)")
         summary = (f"<b>Your progress: {len(done)} of {len(self.datasets)} datasets reviewed.</b> "
+                   f"Still to do: {'; '.join(left)}.<br>"
                    if len(done) < len(self.datasets) else
                    f"<b style='color:#2e8b57'>All {len(self.datasets)} datasets reviewed — thank you. "
                    "You can still change any entry.</b> ")
@@ -573,25 +930,33 @@ class ReviewApp(widgets.VBox):
                 card.reveal(change["new"])
 
     def _build_organiser_panel(self) -> None:
-        self.confirm_reveal = widgets.Checkbox(value=False, indent=False, description="The review is over",
-                                               layout=widgets.Layout(width="auto"))
+        self.confirm_reveal = widgets.Text(value="", placeholder=f"type {REVEAL_CONFIRMATION} to confirm",
+                                           description="Confirm", continuous_update=True,
+                                           layout=widgets.Layout(width="300px"))
         self.reveal_button = widgets.Button(description="Reveal the methods and close the review",
                                             button_style="warning", icon="eye", disabled=True,
                                             layout=widgets.Layout(width="auto"))
+        self.reopen_button = widgets.Button(description="Reopen the review", icon="unlock",
+                                            tooltip="Let the judges change their entries again (kept in the "
+                                                    "store's history)",
+                                            layout=widgets.Layout(width="auto", display="none"))
         self.refresh_button = widgets.Button(description="Refresh", icon="refresh",
                                              tooltip="Read every judge's latest entries from the store",
                                              layout=widgets.Layout(width="auto"))
         self.confirm_reveal.observe(self._on_confirm_reveal_change, "value")
         self.reveal_button.on_click(lambda _: self.unblind())
+        self.reopen_button.on_click(lambda _: self.reopen())
         self.refresh_button.on_click(lambda _: self._refresh_organiser_panel())
         self.organiser_status = widgets.HTML("")
+        self.completeness = widgets.HTML("")
+        self.reveal_help = widgets.HTML("")
         self.leaderboard = widgets.HTML("")
         self.organiser_panel.children = [
             widgets.HTML("<h2 style='margin:6px 0 4px 0'>Organiser</h2>"),
-            self.organiser_status, widgets.HBox([self.refresh_button]),
-            widgets.HTML("<div class='srdash-explain'>Revealing shows every judge the method names and makes "
-                         "every entry read-only. Tick the box, then reveal.</div>"),
-            widgets.HBox([self.confirm_reveal, self.reveal_button], layout=widgets.Layout(align_items="center")),
+            self.completeness, self.organiser_status, widgets.HBox([self.refresh_button]),
+            self.reveal_help,
+            widgets.HBox([self.confirm_reveal, self.reveal_button, self.reopen_button],
+                         layout=widgets.Layout(align_items="center", flex_flow="row wrap")),
             self.leaderboard,
         ]
         self.organiser_panel.add_class("srdash-organiser")
@@ -599,51 +964,190 @@ class ReviewApp(widgets.VBox):
                                                      margin="8px 0")
 
     def _on_confirm_reveal_change(self, change) -> None:
-        self.reveal_button.disabled = not change["new"] or self.store.closed is not None
+        self.reveal_button.disabled = (change["new"].strip() != REVEAL_CONFIRMATION
+                                       or self.store.closed is not None)
 
     @logged("revealing the methods")
     def unblind(self) -> None:
-        """Reveal the method names and close the review (every entry becomes read-only)."""
+        """Reveal the method names and close the review (every entry becomes read-only).
+
+        Refused unless the organiser typed the confirmation (see :data:`REVEAL_CONFIRMATION`).
+        """
+        if not self.organiser:
+            raise SrdashError("Only the organiser can reveal the methods.")
+        if self.confirm_reveal.value.strip() != REVEAL_CONFIRMATION:
+            raise SrdashError(f"Type {REVEAL_CONFIRMATION} in the box to confirm: revealing the methods closes "
+                              "the review for every judge.")
         self.store.unblind(by=self.judge)
-        self.revealed = True
+        self.confirm_reveal.value = ""
+        self._set_closed(True)
+
+    @logged("reopening the review")
+    def reopen(self) -> None:
+        """Reopen the closed review: entries can change again (recorded in the store's events)."""
+        if not self.organiser:
+            raise SrdashError("Only the organiser can reopen the review.")
+        self.store.reopen(by=self.judge, reason="from the organiser's panel")
+        self._set_closed(False)
+
+    def _set_closed(self, closed: bool) -> None:
+        self.revealed = closed or self.revealed
         for dataset, cards in self.cards.items():
             for card in cards:
-                card.lock(True)
+                card.lock(closed)
             self._validate(dataset)
-        self.reveal_button.disabled = True
-        self.confirm_reveal.disabled = True
         self._refresh_progress()
+
+    def completeness_table(self, entries: pd.DataFrame) -> pd.DataFrame:
+        """Judges x datasets: ``"done"`` or ``"k/n"`` (models with a value), from every judge's entries.
+
+        With a rubric, ``entries`` are the jury's scores and a model counts once every criterion has one.
+        """
+        if self.rubric is not None:
+            return self._rubric_completeness(entries)
+        judges = sorted(set(entries.loc[entries["value"].notna(), "judge"]))
+        rows = {}
+        for judge in judges:
+            mine = entries[(entries["judge"] == judge) & entries["value"].notna()]
+            row = {}
+            for dataset in self.datasets:
+                models = self._models(dataset)
+                values = dict(zip(mine.loc[mine["dataset"] == dataset, "method"],
+                                  mine.loc[mine["dataset"] == dataset, "value"]))
+                kinds = set(mine.loc[mine["dataset"] == dataset, "kind"]) or {self.settings.trust_input}
+                problems = entry_problems({m: values.get(m) for m in models}, kind=kinds.pop(),
+                                          strict=self.settings.strict_ranks)
+                given = sum(1 for m in models if m in values)
+                row[dataset] = "done" if not problems else f"{given}/{len(models)}"
+            rows[judge] = row
+        return pd.DataFrame.from_dict(rows, orient="index", columns=self.datasets)
+
+    def _rubric_completeness(self, scores: pd.DataFrame) -> pd.DataFrame:
+        given = scores[scores["score"].notna()]
+        criteria = {c.name for c in self.rubric.criteria}
+        rows = {}
+        for judge, mine in given.groupby("judge", sort=True):
+            row = {}
+            for dataset in self.datasets:
+                models = self._models(dataset)
+                here = mine[mine["dataset"] == dataset]
+                complete = sum(1 for m in models if criteria <= set(here.loc[here["method"] == m, "criterion"]))
+                row[dataset] = "done" if complete == len(models) else f"{complete}/{len(models)}"
+            rows[judge] = row
+        return pd.DataFrame.from_dict(rows, orient="index", columns=self.datasets)
+
+    def _jury_status_html(self, summary) -> str:
+        w = ", ".join(f"{_text(r.dataset)}: {'—' if pd.isna(r.kendalls_w) else f'{r.kendalls_w:.2f}'}"
+                      f" ({r.jurors} complete juror{'s' if r.jurors != 1 else ''})"
+                      for r in summary.agreement.itertuples())
+        status = (f"<div><b>Agreement (Kendall's W</b>, 1 = the jurors agree completely, 0 = not at all): "
+                  f"{w or 'no scores yet'}</div>")
+        if summary.calibration is not None and len(summary.calibration):
+            offsets = ", ".join(f"{_text(r.judge)} on {_text(r.dataset)} {r.offset:+.2f}"
+                                for r in summary.calibration.itertuples())
+            status += (f"<div><b>Calibration entry</b> (each juror's score of it minus the reference; above 0: "
+                       f"lenient, below: severe): {offsets}</div>")
+        if len(summary.flags):
+            listed = "".join(
+                f"<li>{_text(r.dataset)} / "
+                f"{_text(r.method) if self.revealed else _text(self._blinded_name(r.dataset, r.method))}: "
+                f"scores {_text(r.scores)}</li>" for r in summary.flags.head(10).itertuples())
+            status += (f"<div><b>Flags: the jurors' scores differ by more than {self.rubric.disagreement:g}</b>"
+                       f"<ul style='margin:2px 0'>{listed}</ul></div>")
+        return status
 
     @logged("updating the organiser's panel")
     def _refresh_organiser_panel(self) -> None:
-        entries = self.store.entries()
-        summary = trust_summary(entries, self.representatives, settings=self.settings)
-        judges = sorted(set(entries.loc[entries["value"].notna(), "judge"]))
-        rows = []
-        for judge in judges:
-            counted = summary.judge_ranks[summary.judge_ranks["judge"] == judge]["dataset"].nunique()
-            rows.append(f"<li>{_text(judge)}: {counted} of {len(self.datasets)} datasets complete</li>")
-        status = f"<b>Judges</b><ul style='margin:2px 0'>{''.join(rows) or '<li>no entries yet</li>'}</ul>"
+        if self.rubric is not None:
+            entries = self.store.jury_scores()
+            jury = jury_summary(entries, self.rubric, self.representatives)
+            summary = trust_summary(self.store.entries().iloc[0:0], self.representatives, settings=self.settings)
+        else:
+            entries = self.store.entries()
+            summary = trust_summary(entries, self.representatives, settings=self.settings)
+        table = self.completeness_table(entries)
+        header = "".join(f"<th style='padding:2px 8px'>{_text(d)}</th>" for d in self.datasets)
+        body = "".join(
+            f"<tr><td style='padding:2px 8px'><b>{_text(judge)}</b></td>" + "".join(
+                f"<td style='padding:2px 8px;color:{'#2e8b57' if v == 'done' else '#a35200'}'>"
+                f"{'✓ done' if v == 'done' else _text(v)}</td>" for v in row) + "</tr>"
+            for judge, row in zip(table.index, table.itertuples(index=False)))
+        self.completeness.value = (
+            "<b>Who has finished what</b> (models with a value, of each dataset's models)"
+            f"<table class='srdash-completeness'><tr><th></th>{header}</tr>"
+            f"{body or '<tr><td>no entries yet</td></tr>'}</table>")
+        incomplete = [(j, d, v) for j, row in table.iterrows() for d, v in row.items() if v != "done"]
+        status = ""
         if len(summary.agreement):
             w = ", ".join(f"{_text(r.dataset)}: {'—' if pd.isna(r.kendalls_w) else f'{r.kendalls_w:.2f}'}"
                           f" ({r.judges} judge{'s' if r.judges != 1 else ''})" for r in summary.agreement.itertuples())
             status += (f"<div><b>Agreement (Kendall's W</b>, 1 = the judges agree completely, 0 = not at all)"
                        f": {w}</div>")
-        if self.revealed and len(summary.disagreements):
-            top = summary.disagreements.head(5)
-            listed = "".join(f"<li>{_text(r.dataset)} / {_text(r.method)}: ranks {_text(r.ranks)}</li>"
-                             for r in top.itertuples())
-            status += f"<div><b>Most disagreed models</b><ul style='margin:2px 0'>{listed}</ul></div>"
+        if self.rubric is not None:
+            status = self._jury_status_html(jury)
+        flagged = summary.disagreements[summary.disagreements["spread"] > self.disagreement_threshold]
+        if len(flagged):
+            listed = "".join(
+                f"<li>{_text(r.dataset)} / "
+                f"{_text(r.method) if self.revealed else _text(self._blinded_name(r.dataset, r.method))}: "
+                f"ranks {_text(r.ranks)}</li>" for r in flagged.head(10).itertuples())
+            status += (f"<div><b>Flags: the judges' ranks differ by more than {self.disagreement_threshold:g}"
+                       f"</b><ul style='margin:2px 0'>{listed}</ul></div>")
         closed = self.store.closed
         if closed is not None:
-            status += f"<div>Closed and unblinded on {_text(closed[0][:19])} by {_text(closed[1])}.</div>"
+            self.reveal_help.value = (f"<div><b>✓ Methods revealed: the review was closed on {_text(closed[0][:19])} "
+                                      f"by {_text(closed[1])}.</b> Entries are read-only. Reopening lets the judges "
+                                      "change their entries again; it is recorded in the store's history.</div>")
+            self.reveal_button.description = "Methods revealed (review closed)"
+            self.reveal_button.icon = "check"
+            self.reveal_button.button_style = ""
             self.reveal_button.disabled = True
             self.confirm_reveal.disabled = True
+            self.confirm_reveal.layout.display = "none"
+            self.reopen_button.layout.display = None
+        else:
+            if incomplete:
+                listed = "".join(f"<li>{_text(j)}: {_text(d)} ({_text(v)})</li>" for j, d, v in incomplete)
+                warning = (f"<div style='color:#a35200'><b>⚠ The review is not complete:</b>"
+                           f"<ul style='margin:2px 0'>{listed}</ul></div>")
+            elif table.empty:
+                warning = "<div style='color:#a35200'><b>⚠ No judge has entered anything yet.</b></div>"
+            else:
+                warning = "<div style='color:#2e8b57'>Every judge has completed every dataset.</div>"
+            self.reveal_help.value = (f"{warning}<div class='srdash-explain'>Revealing shows every judge the method "
+                                      "names and makes every entry read-only. Type "
+                                      f"<b>{REVEAL_CONFIRMATION}</b> in the box to enable the button.</div>")
+            self.reveal_button.description = "Reveal the methods and close the review"
+            self.reveal_button.icon = "eye"
+            self.reveal_button.button_style = "warning"
+            self.reveal_button.disabled = self.confirm_reveal.value.strip() != REVEAL_CONFIRMATION
+            self.confirm_reveal.disabled = False
+            self.confirm_reveal.layout.display = None
+            self.reopen_button.layout.display = "none"
         self.organiser_status.value = status
         self.leaderboard.value = self._leaderboard_html(entries) if self.revealed else (
             "<div class='srdash-explain'>The real-world leaderboard appears here once the methods are revealed.</div>")
 
+    def _blinded_name(self, dataset: str, method: str) -> str:
+        """The organiser's own blinded label of ``method`` (names stay hidden until revealed)."""
+        return self.store.blinded_labels(self.judge, dataset, self._models(dataset)).get(method, "?")
+
     def _leaderboard_html(self, entries: pd.DataFrame) -> str:
+        if self.rubric is not None:
+            from srdash.judging.ranking import judge
+
+            summary = jury_summary(entries, self.rubric, self.representatives)
+            verdict = judge(jury_table(self.representatives, summary), self.rules, methods=self.methods)
+            shown = summary.table.sort_values(["dataset", "rank", "method"])
+            rows = "".join(
+                f"<tr><td>{_text(r.dataset)}</td><td>{_text(r.method)}</td><td>{_number(r.score, 2)}</td>"
+                f"<td>{_number(r.score_z, 2)}</td><td>{r.jurors}</td><td>{'⚑' if r.flagged else ''}</td></tr>"
+                for r in shown.itertuples())
+            ranked_by = "mean score" if self.rubric.normalisation == "none" else "mean per-juror z-score"
+            return (f"<h3 style='margin:12px 0 4px 0'>Jury verdict ({_text(self.rules.title)}), ranked by the "
+                    f"{ranked_by}</h3>{leaderboard_html(verdict)}{warnings_html(verdict)}"
+                    "<table class='srdash-jury'><tr><th>dataset</th><th>method</th><th>mean score</th>"
+                    f"<th>mean z-score</th><th>jurors</th><th>flag</th></tr>{rows}</table>")
         verdict = realworld_verdict(self.representatives, entries, self.rules, settings=self.settings,
                                     methods=self.methods)
         return (f"<h3 style='margin:12px 0 4px 0'>Real-world leaderboard ({_text(self.rules.title)})</h3>"
@@ -658,7 +1162,11 @@ class ReviewApp(widgets.VBox):
                 f"{_text(self.store.path)}{where}</div>")
 
     def _instructions_html(self) -> str:
-        if self.settings.trust_input == "rank":
+        if self.rubric is not None:
+            listed = ", ".join(_text(c.label) for c in self.rubric.criteria)
+            how = (f"For each dataset, score each model on every criterion of the rubric ({listed}) from "
+                   f"<b>{self.rubric.scale[0]:g} (lowest) to {self.rubric.scale[1]:g} (highest)</b>.")
+        elif self.settings.trust_input == "rank":
             how = ("For each dataset, rank the models by how much you would trust them: "
                    "<b>1 = the model you trust most</b>. Use each rank once.")
         else:
@@ -689,7 +1197,26 @@ def _demo_results(env: Mapping[str, str]):
     return replace(results, table=table), paths["results"].parent
 
 
-def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> dict:
+def access_key_from_query(query: str | None) -> str | None:
+    """The personal access key in a page's query string (``key=...``), or None.
+
+    Voilà gives the kernel the page's query string (``QUERY_STRING``).
+
+    Examples
+    --------
+    >>> access_key_from_query("token=abc&key=s3cr%2Dt")
+    's3cr-t'
+    >>> access_key_from_query("") is None
+    True
+    """
+    from urllib.parse import parse_qs
+
+    values = parse_qs(query or "").get("key")
+    return values[-1] if values else None
+
+
+def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
+                                   access_key: str | None = None) -> dict:
     """The arguments of the :class:`ReviewApp` described by the environment variables of ``srdash review``.
 
     The slow part of opening a review, and no widget: ``ReviewApp(**inputs)``
@@ -706,58 +1233,94 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         ``progress(done, total, counts)``, as :func:`srdash.judging.pipeline.prepare_runs` calls it.
     stage : callable, optional
         Called with a line of text saying what is being done.
+    access_key : str, optional
+        The visitor's personal key. Once the organiser issued keys (``srdash
+        trust issue-key``), it alone says who the judge is and whether they
+        are the organiser (``SRDASH_JUDGE`` and ``SRDASH_ORGANISER`` are then
+        ignored), and a missing or invalid key is refused.
 
     Raises
     ------
     SrdashError
-        A missing judge, unknown rules, unreadable results or store.
+        A missing judge or key, unknown rules, unreadable results, a missing
+        or unreadable store.
     """
     from srdash.io.loading import Results, load_results
     from srdash.judging.pipeline import prepare_runs
 
     say = stage or (lambda text: None)
-    judge = environ.get("SRDASH_JUDGE", "").strip()
-    if not judge:
-        raise SrdashError("No judge's name: start the review with `srdash review --judge NAME` "
-                          "(or set SRDASH_JUDGE).")
-    rules = load_rules(environ.get("SRDASH_RULES", "").strip() or DEFAULT_RULES)
-    settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
-    raw_jobs = environ.get("SRDASH_JOBS", "").strip() or "1"
-    if not raw_jobs.isdigit() or int(raw_jobs) < 1:
-        raise SrdashError(f"SRDASH_JOBS must be a positive integer (worker processes). Got {raw_jobs!r}.")
-    input_path = environ.get("SRDASH_INPUT", "").strip()
-    data_dir = environ.get("SRDASH_DATA_DIR", "").strip() or None
-    say("Loading the results…")
-    if input_path:
-        results = load_results(input_path, datasets=environ.get("SRDASH_DATASETS", "").strip() or None)
-        source = input_path
-    else:
-        results, demo_folder = _demo_results(environ)
-        data_dir = data_dir or demo_folder
-        source = "three datasets of the built-in demo competition"
-    accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
+    # The store first: when the organiser issued access keys, the key (not the environment) says
+    # who the visitor is and whether they are the organiser.
+    store_path = environ.get("SRDASH_STORE", "").strip()
+    store = TrustStore(store_path or None, create=not store_path)
+    try:
+        if store.keys_issued:
+            judge, role = store.identify(access_key)
+            organiser = role == "organiser"
+        else:
+            judge = environ.get("SRDASH_JUDGE", "").strip()
+            organiser = _environment_flag(environ.get("SRDASH_ORGANISER", ""))
+            if not judge:
+                raise SrdashError("No judge's name: start the review with `srdash review --judge NAME` "
+                                  "(or set SRDASH_JUDGE).")
+    except SrdashError:
+        store.close()
+        raise
+    try:  # the store is closed again if the rest fails
+        rules = load_rules(environ.get("SRDASH_RULES", "").strip() or DEFAULT_RULES)
+        settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
+        raw_jobs = environ.get("SRDASH_JOBS", "").strip() or "1"
+        if not raw_jobs.isdigit() or int(raw_jobs) < 1:
+            raise SrdashError(f"SRDASH_JOBS must be a positive integer (worker processes). Got {raw_jobs!r}.")
+        input_path = environ.get("SRDASH_INPUT", "").strip()
+        data_dir = environ.get("SRDASH_DATA_DIR", "").strip() or None
+        say("Loading the results…")
+        competition_text = environ.get("SRDASH_COMPETITION", "").strip()
+        if competition_text:
+            # The competition's real-world track: its rules, and the methods and datasets under review
+            # (after the qualification stage), as the one pipeline judges them.
+            from srdash.judging.competition import competition_from_json
+            from srdash.judging.pipeline import results_under_review
 
-    def prepare(candidates: pd.DataFrame) -> pd.DataFrame:
-        say(f"Simplifying the {len(candidates)} candidate models (once; they are cached for next time)…")
-        return prepare_runs(Results(candidates, results.features, results.sources), jobs=int(raw_jobs),
-                            progress=progress)
+            competition = competition_from_json(competition_text)
+            results = results_under_review(competition, stage=say)
+            rules = competition.realworld.rules
+            settings = review_settings(rules, trust_input=environ.get("SRDASH_TRUST_INPUT", "").strip() or None)
+            if data_dir is None and competition.descriptions is not None:
+                data_dir = str(competition.descriptions.parent)
+            source = f"{competition.title} ({competition.source})"
+        elif input_path:
+            results = load_results(input_path, datasets=environ.get("SRDASH_DATASETS", "").strip() or None)
+            source = input_path
+        else:
+            results, demo_folder = _demo_results(environ)
+            data_dir = data_dir or demo_folder
+            source = "three datasets of the built-in demo competition"
+        accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
 
-    representatives = representative_runs(results.table, choice=representative_choice(rules),
-                                          decimals=accuracy.decimals if accuracy else 3, prepare=prepare)
-    say("Opening the trust store…")
-    store = TrustStore(environ.get("SRDASH_STORE", "").strip() or None)
-    return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
-            "settings": settings, "methods": sorted(set(results.table["method"])), "features": results.features,
-            "data_dir": data_dir, "organiser": _environment_flag(environ.get("SRDASH_ORGANISER", "")),
-            "source": source}
+        def prepare(candidates: pd.DataFrame) -> pd.DataFrame:
+            say(f"Simplifying the {len(candidates)} candidate models (once; they are cached for next time)…")
+            return prepare_runs(Results(candidates, results.features, results.sources), jobs=int(raw_jobs),
+                                progress=progress)
+
+        representatives = representative_runs(results.table, choice=representative_choice(rules),
+                                              decimals=accuracy.decimals if accuracy else 3, prepare=prepare)
+        return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
+                "settings": settings, "methods": sorted(set(results.table["method"])), "features": results.features,
+                "data_dir": data_dir, "organiser": organiser, "source": source}
+    except BaseException:
+        store.close()
+        raise
 
 
-def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None) -> ReviewApp:
+def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
+                                access_key: str | None = None) -> ReviewApp:
     """Build the :class:`ReviewApp` described by the environment variables of ``srdash review``.
 
     See :func:`review_inputs_from_environment`.
     """
-    return ReviewApp(**review_inputs_from_environment(environ, progress=progress, stage=stage))
+    return ReviewApp(**review_inputs_from_environment(environ, progress=progress, stage=stage,
+                                                      access_key=access_key))
 
 
 class ReviewPage(widgets.VBox):
@@ -776,6 +1339,8 @@ class ReviewPage(widgets.VBox):
         only after a browser has displayed the page (see
         :class:`~srdash.apps.panels.PageReady`: widgets built while the
         page loads can be lost), or after this many seconds without one.
+    access_key : str, optional
+        The visitor's personal key (see :func:`access_key_from_query`).
 
     Attributes
     ----------
@@ -794,9 +1359,10 @@ class ReviewPage(widgets.VBox):
     app = traitlets.Instance(ReviewApp, allow_none=True, read_only=True)
 
     def __init__(self, environ: Mapping[str, str], *, background: bool = True,
-                 display_timeout: float = SERVED_DISPLAY_TIMEOUT,
+                 display_timeout: float = SERVED_DISPLAY_TIMEOUT, access_key: str | None = None,
                  **kwargs):
         self._environ = dict(environ)
+        self._access_key = access_key
         self._work = BackgroundWork(display_timeout=display_timeout if background else 0.0)
         self.progress = ProgressPanel()
         self.log_panel = LogPanel()
@@ -817,7 +1383,7 @@ class ReviewPage(widgets.VBox):
     def _prepare(self) -> None:
         try:
             inputs = review_inputs_from_environment(self._environ, progress=self.progress.update,
-                                                    stage=self.progress.stage)
+                                                    stage=self.progress.stage, access_key=self._access_key)
             self._work.page_displayed()  # the review's widgets are built from here: see PageReady
             app = ReviewApp(**inputs)
         except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import html
 import os
 from typing import Callable, Mapping
 
@@ -22,6 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 import traitlets
 
+from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.sensitivity import (
     alternatives_html,
@@ -42,7 +42,7 @@ from srdash.analysis.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, logged
+from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, logged
 
 __all__ = ["SensitivityView"]
 
@@ -54,13 +54,13 @@ _SWEEP_POINTS = 41
 
 
 def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.VBox:
-    header = f"<h3 style='margin:14px 0 4px 0'>{html.escape(title)}</h3>"
+    header = f"<h3 style='margin:14px 0 4px 0'>{html_text(title)}</h3>"
     if note:
-        header += f"<div class='srdash-note' style='color:#555;font-size:12px'>{html.escape(note)}</div>"
+        header += f"<div class='srdash-note' style='color:#555;font-size:12px'>{html_text(note)}</div>"
     return widgets.VBox([widgets.HTML(header), *children])
 
 
-class SensitivityView(widgets.VBox):
+class SensitivityView(BackgroundApp):
     """How the verdict moves with the weights, for any rules.
 
     Parameters
@@ -115,19 +115,16 @@ class SensitivityView(widgets.VBox):
     weights = traitlets.Tuple(help="Current weights, in rescorer.weight_names order.")
     swept = traitlets.Unicode("", help="The weight varied by the bump chart.")
     order = traitlets.Tuple(read_only=True, help="Competitors in current leaderboard order.")
-    busy = traitlets.Bool(False, help="True while loading or sampling.")
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
                  seed: int = 0, source: str = "", display_timeout: float = 0.0, **kwargs):
         self._syncing = False
-        self._work = BackgroundWork(display_timeout=display_timeout)
+        self._init_app(display_timeout=display_timeout)
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: go.FigureWidget | None = None
         self._found_weights: Mapping[str, float] | None = None
 
-        self.log_panel = LogPanel()
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>")
-        self.page_ready = self._work.page_ready
         self.status = widgets.HTML("<div class='srdash-note'>Loading the competition…</div>")
         self.explanation = widgets.HTML()
         self.sliders = widgets.VBox([])
@@ -166,7 +163,7 @@ class SensitivityView(widgets.VBox):
         self.target_button.on_click(self._on_target_click)
         self.apply_button.on_click(self._on_apply_click)
 
-        source_line = f"<div style='color:#555'>Judging: {html.escape(source)}</div>" if source else ""
+        source_line = f"<div style='color:#555'>Judging: {html_text(source)}</div>" if source else ""
         self._source_line = source_line
         super().__init__([
             self.title,
@@ -195,8 +192,7 @@ class SensitivityView(widgets.VBox):
         if isinstance(rescorer, Rescorer):
             self.rescorer = rescorer
         elif callable(rescorer):
-            self.busy = True
-            self._work.start(self._load_in_background, rescorer, name="srdash-sensitivity-load")
+            self._start_background(self._load_in_background, rescorer, name="srdash-sensitivity-load")
         else:
             self.status.value = "<div class='srdash-note'>No competition to analyse.</div>"
 
@@ -226,6 +222,10 @@ class SensitivityView(widgets.VBox):
         Error while loading the competition: The rules 'evalrs2022' judge submissions: give a submissions file (CSV or Parquet, one row per submission).
         """
         env = os.environ if environ is None else environ
+        if env.get("SRDASH_COMPETITION", "").strip():
+            from srdash.judging.competition import competition_from_json
+
+            return cls.from_competition(competition_from_json(env["SRDASH_COMPETITION"]), **kwargs)
         notes = []
 
         def integer(name: str, default: int, minimum: int) -> int:
@@ -254,13 +254,22 @@ class SensitivityView(widgets.VBox):
         view = cls(None, samples=samples, seed=seed, source=source, **kwargs)
         for name, note in notes:
             view.log_panel.report(note, context=f"reading {name}")
-        view.busy = True
-        view._work.start(view._load_in_background, loader, name="srdash-sensitivity-load")
+        view._start_background(view._load_in_background, loader, name="srdash-sensitivity-load")
         return view
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the background loading; True when it has finished."""
-        return self._work.wait(timeout)
+    @classmethod
+    def from_competition(cls, competition, *, samples: int = 2000, seed: int = 0, **kwargs) -> "SensitivityView":
+        """The view of a competition: judged by the one pipeline in the background, so its official order is
+        the competition's verdict (:func:`srdash.judging.pipeline.judge_competition`)."""
+        from srdash.analysis.sensitivity import rescorer_of
+        from srdash.judging.pipeline import judge_competition
+
+        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+        view = cls(None, samples=samples, seed=seed, source=f"{competition.title} ({competition.source})", **kwargs)
+        view._start_background(view._load_in_background, lambda: rescorer_of(judge_competition(competition)),
+                         name="srdash-sensitivity-load")
+        return view
+
 
     def _load_in_background(self, loader: Callable[[], Rescorer]) -> None:
         try:
@@ -287,12 +296,16 @@ class SensitivityView(widgets.VBox):
         entity = rescorer.entity
         rules = rescorer.rules
         n = len(rescorer.methods)
-        self.title.value = f"<h2 style='margin:4px 0'>Weight sensitivity: {html.escape(rules.title or rules.name)}</h2>"
-        notes = "".join(f"<div class='srdash-warning' style='color:#8a6d00'>⚠ {html.escape(w)}</div>"
+        self.title.value = f"<h2 style='margin:4px 0'>Weight sensitivity: {html_text(rules.title or rules.name)}</h2>"
+        notes = "".join(f"<div class='srdash-warning' style='color:#8a6d00'>⚠ {html_text(w)}</div>"
                         for w in rescorer.verdict.warnings)
+        fingerprint = rescorer.verdict.provenance.get("verdict_fingerprint", "")
+        stamp = (f"<div class='srdash-fingerprint'>Official verdict fingerprint: <code class='srdash-fingerprint-value'>"
+                 f"{html_text(fingerprint[:12])}</code></div>") if fingerprint else ""
         self.status.value = (self._source_line + f"<div class='srdash-note'>{n} {entity}s, "
-                             f"{rescorer.n_weights} weight{'s' if rescorer.n_weights != 1 else ''}. Places: 1 = best.</div>" + notes)
-        self.explanation.value = f"<div class='srdash-note'>{html.escape(rescorer.what_is_weighted)}</div>"
+                             f"{rescorer.n_weights} weight{'s' if rescorer.n_weights != 1 else ''}. Places: 1 = best.</div>"
+                             + stamp + notes)
+        self.explanation.value = f"<div class='srdash-note'>{html_text(rescorer.what_is_weighted)}</div>"
         top = _SLIDER_SPAN * float(rescorer.official_weights.max())
         sliders = {}
         for name, label, value in zip(rescorer.weight_names, rescorer.weight_labels, rescorer.official_weights):
@@ -374,7 +387,7 @@ class SensitivityView(widgets.VBox):
         self.set_trait("order", tuple(board[rescorer.entity]))
         shares = weights / weights.sum()
         self.shares.value = ("<span class='srdash-note' style='color:#555'>shares: " + ", ".join(
-            f"{html.escape(label)} {share:.0%}" for label, share in zip(rescorer.weight_labels, shares)) + "</span>")
+            f"{html_text(label)} {share:.0%}" for label, share in zip(rescorer.weight_labels, shares)) + "</span>")
         self._update_bump(weights)
         self.alternatives.value = alternatives_html(irrelevant_alternatives(rescorer, weights=weights),
                                                     entity=rescorer.entity)
@@ -438,8 +451,8 @@ class SensitivityView(widgets.VBox):
             self.summary.value = (
                 "<div class='srdash-sampling-summary'>"
                 f"Over {result.samples:,} weight vectors: the official winner "
-                f"{html.escape(' = '.join(map(str, official_winners)))} is first in {p_official:.0%} of them; "
-                f"most often first: {html.escape(str(favourite[rescorer.entity]))} ({favourite['p_win']:.0%}). "
+                f"{html_text(' = '.join(map(str, official_winners)))} is first in {p_official:.0%} of them; "
+                f"most often first: {html_text(str(favourite[rescorer.entity]))} ({favourite['p_win']:.0%}). "
                 f"Kendall τ to the official ranking: mean {tau.mean() if len(tau) else float('nan'):.3f}.</div>")
             self.heatmap.show(place_probability_heatmap(result))
             self.tau.show(kendall_tau_histogram(result))

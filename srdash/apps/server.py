@@ -42,6 +42,7 @@ __all__ = [
 
 #: Environment variables read by the dashboard notebook (``Dashboard.from_environment``).
 ENVIRONMENT = {
+    "SRDASH_COMPETITION": "the competition, serialised as JSON (srdash.judging.competition.Competition.to_json)",
     "SRDASH_INPUT": "results file or folder to judge (absent: the built-in demo competition)",
     "SRDASH_RULES": "rules preset name or path of a .toml rules file (default: srbench2022)",
     "SRDASH_DATASETS": "dataset table giving each dataset's feature names (optional)",
@@ -184,6 +185,23 @@ def dashboard_environment(*, input_path: str | Path | None = None, rules: str = 
             env[name] = str(Path(path).resolve())
     if predictions is not None:
         env["SRDASH_PREDICTIONS"] = json.dumps(dict(predictions), sort_keys=True, default=str)
+    return env
+
+
+def competition_environment(competition, *, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Environment for the Voilà process of a competition's app: ``base`` (default ``os.environ``) with
+    ``SRDASH_COMPETITION`` holding the serialised competition (and none of the older per-option variables).
+
+    Examples
+    --------
+    >>> from srdash.judging.competition import competition_from_options
+    >>> env = competition_environment(competition_from_options("r.csv", jobs=1), base={"SRDASH_INPUT": "x"})
+    >>> sorted(k for k in env if k.startswith("SRDASH_"))
+    ['SRDASH_COMPETITION']
+    """
+    env = {k: v for k, v in (os.environ if base is None else base).items()
+           if k not in ENVIRONMENT and k != "SRDASH_COMPETITION"}
+    env["SRDASH_COMPETITION"] = competition.to_json()
     return env
 
 

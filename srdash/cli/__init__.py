@@ -15,9 +15,10 @@ from srdash._version import __version__
 def main() -> None:
     """Judge symbolic-regression and other machine-learning competitions.
 
-    Typical use: `srdash demo -o demo/` writes a demo competition, `srdash score
-    demo/results.csv -o leaderboard.csv` judges it, `srdash serve` opens the
-    dashboard. Run `srdash COMMAND --help` for the inputs, outputs and defaults
+    Typical use: `srdash demo -o demo/` writes a demo competition with its
+    competition.toml, `srdash score demo/competition.toml -o leaderboard.csv`
+    judges it, `srdash serve demo/competition.toml` opens the dashboard, and
+    `srdash init FOLDER` writes a competition file for your own files. Run `srdash COMMAND --help` for the inputs, outputs and defaults
     of each command.
     """
 
@@ -25,11 +26,15 @@ def main() -> None:
 def _register() -> None:
     # Every command module is imported here so that `srdash --help` lists it.
     # Each module defines one click command or group; add yours here.
-    from srdash.cli import (audit, complexity, datasets, demo, predictions, qualify, report, review,
+    from srdash.cli import (audit, complexity, datasets, demo, init, predictions, qualify, report, review,
                             robustness, rules, score, sensitivity, serve)
 
+    from srdash.cli import analyse, submitted  # SRBench-lineage analyses; SRBench 2023 track 1
+
+    main.add_command(analyse.analyse)
+    main.add_command(submitted.score_models)
     for command in (
-        score.score, complexity.complexity, demo.demo, serve.serve, rules.rules_command,
+        score.score, init.init_command, complexity.complexity, demo.demo, serve.serve, rules.rules_command,
         datasets.datasets_command, qualify.qualify_command, review.review, review.trust,
         sensitivity.sensitivity, robustness.robustness_command, audit.audit_command,
         report.report_command, predictions.predictions,

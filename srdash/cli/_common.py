@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from pathlib import Path
@@ -121,32 +122,11 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
         click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the {what}.",
                     fg="yellow", err=True)
     jobs = env.get("SRDASH_JOBS")
-    if notebook_name == app.NOTEBOOK_NAME and "SRDASH_INPUT" not in env:
-        _write_demo_meanwhile()
     click.echo(f"Starting Voilà on {url} ..." + (f" ({jobs} worker processes per page for the models; --jobs to "
                                                  f"change)" if jobs else ""), err=True)
     code = app.serve_dashboard(command, env, url=url, announce=click.echo)
     if code:
         raise click.ClickException(f"Voilà stopped with exit code {code}.")
-
-
-def _write_demo_meanwhile() -> None:
-    """Write the demo's files (and seed its prepared results) while Voilà starts, so the first kernel finds them.
-
-    Best effort, in a daemon thread: should it fail or not be done in time, the kernel writes
-    them itself (:func:`srdash.demo.competition.cached_demo` is safe to run twice at once).
-    """
-    import threading
-
-    def write() -> None:
-        from srdash.demo.competition import cached_demo
-
-        try:
-            cached_demo()
-        except Exception:  # noqa: BLE001 - the kernel does it again and reports any problem
-            pass
-
-    threading.Thread(target=write, name="srdash-demo-files", daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -193,3 +173,165 @@ def progress_bar(description: str):
     finally:
         if bar is not None:
             bar.close()
+
+
+#: The options that describe a competition, as typed (for the message when INPUT is a competition file).
+_COMPETITION_OPTIONS = {"rules": "--rules", "datasets": "--datasets", "descriptions": "--descriptions",
+                        "qualification": "--qualification", "qualification_data": "--qualification-data",
+                        "keep_unqualified": "--keep-unqualified", "trust_store": "--trust",
+                        "realworld_rules": "--realworld-rules", "scheduler": "--scheduler"}
+
+
+def competition_input(command=None, *, trust: bool = True, required: bool = True):
+    """Decorator: INPUT (a competition file or results) and the options that describe a competition.
+
+    The command receives ``competition`` (a :class:`srdash.judging.competition.Competition`,
+    or None when INPUT is optional and absent) instead of those options.
+    INPUT is either a competition file (``.toml``: everything comes from it,
+    and the options that describe a competition must not be given) or a
+    results file or folder, which the options complete. Both build the same
+    in-memory competition.
+    """
+    if command is None:
+        return functools.partial(competition_input, trust=trust, required=required)
+
+    @functools.wraps(command)
+    def wrapper(input_path, rules, datasets, descriptions, qualification, qualification_data, keep_unqualified,
+                timeout, jobs, cache, no_cache, scheduler, trust_store=None, realworld_rules=None, **kwargs):
+        from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
+
+        given = {"datasets": datasets, "descriptions": descriptions, "qualification": qualification,
+                 "qualification_data": qualification_data, "keep_unqualified": keep_unqualified,
+                 "trust_store": trust_store, "scheduler": scheduler,
+                 "rules": None if rules is None else rules,
+                 "realworld_rules": realworld_rules}
+        if input_path is None:
+            clashing = sorted(_COMPETITION_OPTIONS[name] for name, value in given.items() if value not in (None, False))
+            if clashing:
+                raise click.UsageError(f"{', '.join(clashing)} only apply to an INPUT (the built-in demo has its "
+                                       "own rules, feature names, descriptions and qualification stage).")
+        with fail_cleanly():
+            if input_path is not None and is_competition_file(input_path) and timeout is not None:
+                raise click.UsageError(f"{input_path} is a competition file: its time limit is part of the verdict. "
+                                       "Change [simplification] timeout in the file instead of --timeout.")
+            if input_path is None:
+                competition = None
+            elif is_competition_file(input_path):
+                clashing = sorted(_COMPETITION_OPTIONS[name] for name, value in given.items()
+                                  if value not in (None, False))
+                if clashing:
+                    raise click.UsageError(f"{input_path} is a competition file: it already says what "
+                                           f"{', '.join(clashing)} would. Change the competition file instead, or "
+                                           "give a results file as INPUT.")
+                competition = load_competition(input_path)
+                if jobs is not None or no_cache or cache is not None:
+                    competition = _with_simplification(competition, jobs=jobs, cache=False if no_cache else cache)
+            else:
+                if qualification is None and (qualification_data is not None or keep_unqualified):
+                    raise click.UsageError("--qualification-data and --keep-unqualified need --qualification "
+                                           "(the results of the qualification stage).")
+                options = {k: v for k, v in given.items() if v is not None}
+                options.pop("keep_unqualified", None)
+                competition = competition_from_options(
+                    input_path, **options, keep_unqualified=keep_unqualified,
+                    timeout=10.0 if timeout is None else timeout, jobs=jobs, cache=False if no_cache else cache)
+        return command(competition=competition, **kwargs)
+
+    options = [
+        click.argument("input_path", metavar="INPUT" if required else "[INPUT]", required=required,
+                       type=click.Path(exists=True, path_type=Path)),
+        click.option("--rules", default=None, callback=rules_reference,
+                     help="A rules preset name (default srbench2022; see `srdash rules`) or the path of a .toml "
+                          "rules file (format: docs/rules.md)."),
+        click.option("--datasets", "datasets", type=click.Path(exists=True, path_type=Path),
+                     help="Dataset table (columns dataset, features) giving each dataset's feature names; "
+                          "models using other names are rejected."),
+        click.option("--descriptions", "--properties", "descriptions", type=click.Path(exists=True, path_type=Path),
+                     help="Dataset descriptions (YAML or CSV, see `srdash datasets --help`): the models are "
+                          "evaluated on the datasets' files, the metrics recomputed and each dataset's property "
+                          "scored from the models (--properties is the former name)."),
+        click.option("--qualification", "qualification", type=click.Path(exists=True, path_type=Path),
+                     help="Results of the qualification stage (format: `srdash qualify --help`): methods that do "
+                          "not beat LinearRegression there leave every track (see --keep-unqualified)."),
+        click.option("--qualification-data", "qualification_data", type=click.Path(exists=True, path_type=Path),
+                     help="Folder of the qualification datasets (.tsv.gz/.tsv/.csv, target column 'target'): "
+                          "srdash fits the LinearRegression baseline itself and recomputes r2_test there."),
+        click.option("--keep-unqualified", is_flag=True,
+                     help="Keep the methods that did not qualify in the tracks, only flagged in the warnings."),
+    ]
+    if trust:
+        options += [
+            click.option("--trust", "--store", "trust_store", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                         help="Trust store of the expert review (SQLite, from `srdash review`): adds the "
+                              "real-world track."),
+            click.option("--realworld-rules", "realworld_rules", default=None,
+                         help="Rules of the real-world track (default srbench2022-realworld)."),
+        ]
+    options += [
+        click.option("--timeout", default=None, type=click.FloatRange(min=0, min_open=True),
+                     help="Hard time limit in seconds (CPU time) for each model's simplification (default 10)."),
+        click.option("--jobs", default=None, type=click.IntRange(min=1),
+                     help="Worker processes for simplification (default: the cores available)."),
+        click.option("--cache", "cache", type=click.Path(path_type=Path),
+                     help="Complexity cache file (default: srdash's cache in your user cache directory)."),
+        click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache."),
+        click.option("--scheduler", metavar="tcp://HOST:PORT",
+                     help="Simplify the models on this Dask scheduler's workers (same results and time limits; "
+                          "--jobs is then ignored)."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def _with_simplification(competition, *, jobs, cache):
+    """The competition with other workers or cache (they do not change the verdict)."""
+    from dataclasses import replace
+
+    s = competition.simplification
+    return replace(competition, simplification=replace(s, jobs=s.jobs if jobs is None else int(jobs),
+                                                       cache=s.cache if cache is None else cache))
+
+
+def judged(competition, *, what: str = "simplifying models"):
+    """Judge a competition through the one pipeline, with a progress bar on stderr."""
+    from srdash.judging.pipeline import judge_competition
+
+    with fail_cleanly():
+        with progress_bar(what) as progress:
+            return judge_competition(competition, progress=progress, stage=progress.stage)
+
+
+def write_leaderboard(verdict, output, *, entity: str = "methods") -> None:
+    """Print the leaderboard, or write it with its provenance file (``OUTPUT.provenance.json``)."""
+    import json
+
+    if output is None:
+        click.echo(verdict.leaderboard.to_string(index=False))
+        return
+    verdict.leaderboard.to_csv(output, index=False)
+    Path(f"{output}.provenance.json").write_text(json.dumps(dict(verdict.provenance), indent=2) + "\n")
+    click.echo(f"Wrote {output} ({len(verdict.leaderboard)} {entity}) and {output}.provenance.json", err=True)
+
+
+def write_table(table, path, *, what: str = "") -> None:
+    """Write one more table the user asked for (``--per-dataset``, ``--problems``...), if asked."""
+    if path is not None:
+        table.to_csv(path, index=False)
+        click.echo(f"Wrote {path}" + (f" ({what})" if what else ""), err=True)
+
+
+def echo_problems(verdict, *, hint: str = "") -> None:
+    """Count the verdict's warnings and problems on stderr."""
+    for note in verdict.warnings:
+        click.secho(f"Warning: {note}", fg="yellow", err=True)
+    if len(verdict.problems):
+        counts = verdict.problems["kind"].value_counts().to_dict()
+        listed = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+        click.echo(f"{len(verdict.problems)} problem(s): {listed}{hint}.", err=True)
+
+
+def echo_fingerprint(result) -> None:
+    """Say which verdict this is (every output shows the same fingerprint for the same verdict)."""
+    click.echo(f"Verdict fingerprint: {result.fingerprint[:12]} (competition {result.competition.source}; "
+               f"full: {result.fingerprint})", err=True)

@@ -6,15 +6,14 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, prepare_options, progress_bar, rules_option
+from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
 
 #: Exit status of `srdash audit --strict` when the audit found something.
 FINDINGS_EXIT_CODE = 3
 
 
 @click.command(name="audit")
-@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, path_type=Path))
-@rules_option
+@competition_input
 @click.option("--published", "published_path", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The published leaderboard: a CSV with columns method, score and optionally place and track.")
@@ -27,12 +26,7 @@ FINDINGS_EXIT_CODE = 3
                    "flagged.")
 @click.option("--strict", is_flag=True,
               help=f"Exit with status {FINDINGS_EXIT_CODE} when the audit finds anything (for CI).")
-@click.option("--datasets", "datasets_path", type=click.Path(exists=True, path_type=Path),
-              help="Dataset table (columns dataset, features) giving each dataset's feature names.")
-@prepare_options
-@click.pass_context
-def audit_command(ctx, input_path, rules, published_path, track, tolerance, output, strict, datasets_path,
-                  timeout, jobs, cache, no_cache):
+def audit_command(competition, published_path, track, tolerance, output, strict):
     """Recompute the competition in INPUT and audit the published table against it.
 
     Shows, for every method, the published and recomputed score and place side
@@ -42,19 +36,13 @@ def audit_command(ctx, input_path, rules, published_path, track, tolerance, outp
     places are counted among the methods both tables list.
     """
     from srdash.analysis.audit import audit
-    from srdash.io.loading import load_results
-    from srdash.judging.pipeline import prepare_runs
-    from srdash.judging.provenance import provenance_block, write_sidecar
-    from srdash.judging.ranking import judge
+    from srdash.judging.provenance import hash_inputs, write_sidecar
 
+    judged_result = judged(competition)
+    verdict = judged_result.verdict
     with fail_cleanly():
-        results = load_results(input_path, datasets=datasets_path)
-        with progress_bar("simplifying models") as progress:
-            runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=False if no_cache else cache,
-                                progress=progress)
-        verdict = judge(runs, rules)
         result = audit(verdict, published_path, tolerance=tolerance, track=track)
-        block = provenance_block(rules, [*results.sources, published_path])
+        block = {**verdict.provenance, **hash_inputs([published_path])}
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     click.echo(result.comparison.drop(columns="flagged").to_string(index=False, na_rep="-",
@@ -66,5 +54,6 @@ def audit_command(ctx, input_path, rules, published_path, track, tolerance, outp
         sidecar = write_sidecar(output, {**block, "audit_tolerance": f"{tolerance:g}",
                                          "audit_track": track or ""})
         click.echo(f"Wrote {output} and {sidecar}", err=True)
+    echo_fingerprint(judged_result)
     if strict and not result.passes:
-        ctx.exit(FINDINGS_EXIT_CODE)
+        click.get_current_context().exit(FINDINGS_EXIT_CODE)

@@ -70,9 +70,11 @@ def complexity(models_path, output, timeout, jobs, cache_path, no_cache, schedul
 
     from srdash.expressions import complexity_table
 
-    try:
-        table = pd.read_csv(models_path, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    from srdash.io.files import read_csv_file
+
+    try:  # a regular file of bounded size (srdash.io.files); FileRefused is an OSError
+        table = read_csv_file(models_path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"Cannot read {models_path} as CSV: {exc}") from None
     if "model" not in table.columns:
         present = ", ".join(repr(c) for c in table.columns) or "none"

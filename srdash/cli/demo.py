@@ -26,13 +26,15 @@ def demo(output: Path, seed: int) -> None:
 
     \b
     Files written into OUTPUT:
+      competition.toml        the competition file: results, rules, descriptions,
+                              qualification stage (docs/competition.md)
       results.csv             method, dataset, run, model, r2_test, property
       datasets.csv            dataset, features, kind, n_train, n_test,
                               ground_truth, irrelevant_features, noise
       <dataset>_train.csv     the training data: one column per feature, target y
       <dataset>_test.csv      the test data, same columns
 
-    Judge it with `srdash score OUTPUT/results.csv --datasets OUTPUT/datasets.csv`.
+    Judge it with `srdash score OUTPUT/competition.toml`.
     """
     from srdash.demo.competition import write_demo
 
@@ -41,4 +43,5 @@ def demo(output: Path, seed: int) -> None:
     click.echo(f"Wrote the demo competition (seed {seed}) to {output}:")
     for path in paths.values():
         click.echo(f"  {path}")
-    click.echo(f"Judge it with: srdash score {paths['results']} --datasets {paths['datasets']}")
+    click.echo(f"Judge it with: srdash score {paths['competition']}")
+    click.echo(f"Open it with:  srdash serve {paths['competition']}")

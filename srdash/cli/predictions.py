@@ -65,7 +65,7 @@ def _competition_options(*, metric_required: bool):
 
 def _targets(targets_preliminary, targets_final, targets_csv):
     """The targets, read and validated (raises click.UsageError when the options do not fit)."""
-    from srdash.judging.predictions import read_targets, read_targets_csv
+    from srdash.io.predictions import read_targets, read_targets_csv
 
     if targets_csv is not None and (targets_preliminary is not None or targets_final is not None):
         raise click.UsageError("Give either --targets-csv or both --targets-preliminary and --targets-final, "
@@ -226,7 +226,8 @@ def serve(submissions, targets_preliminary, targets_final, targets_csv, metric_n
                 raise click.UsageError(f"{', '.join(given)} only apply to SUBMISSIONS; without SUBMISSIONS the "
                                        "built-in demo prediction competition is served.")
         else:
-            from srdash.judging.predictions import check_combine_rules, list_submissions
+            from srdash.judging.predictions import check_combine_rules
+            from srdash.io.predictions import list_submissions
 
             metric_names = metric_names or ("rmse",)
             if combine_rules is not None and len(metric_names) < 2:

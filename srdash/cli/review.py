@@ -42,6 +42,26 @@ def _check_rules(ctx, param, value):
     return rules_reference(ctx, param, value)
 
 
+def _review_competition(path: Path, *, rules: str, store_path, datasets_path):
+    """The competition of ``srdash review competition.toml``: its real-world track says the store, the rules
+    and the datasets under review; the qualification stage says the methods."""
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import results_under_review
+
+    clashing = [name for name, value in (("--rules", rules != "srbench2022-realworld" and rules),
+                                         ("--store", store_path), ("--datasets", datasets_path)) if value]
+    if clashing:
+        raise click.UsageError(f"{path} is a competition file: its [realworld] table already says what "
+                               f"{', '.join(clashing)} would. Change the competition file instead.")
+    competition = load_competition(path)
+    results = results_under_review(competition)
+    table = results.table
+    click.echo(f"{path}: {table['method'].nunique()} methods under review "
+               f"({', '.join(sorted(table['method'].astype(str).unique()))}) on {table['dataset'].nunique()} "
+               "datasets.", err=True)
+    return competition, competition.realworld.store
+
+
 def review_environment(*, judge: str, store: Path, rules: str, input_path: Path | None = None,
                        data_dir: Path | None = None, datasets: Path | None = None, trust_input: str | None = None,
                        organiser: bool = False, jobs: int = 1, base=None) -> dict[str, str]:
@@ -81,12 +101,13 @@ def _token_config(token: str) -> Path:
 
 @click.command("review")
 @click.argument("input_path", metavar="[INPUT]", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option("--judge", required=True, help="Your name, as stored with each of your entries.")
+@click.option("--judge", help="Your name, as stored with each of your entries (required unless access keys "
+                               "were issued: each judge then opens their personal link).")
 @click.option("--rules", default="srbench2022-realworld", show_default=True, callback=_check_rules,
               help="Rules preset or .toml rules file: which run represents a method and how trust is entered.")
 @click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Trust store file (created if missing). Default: trust.sqlite in srdash's user data "
-                   "directory (printed at start).")
+              help="Trust store file (an existing one: create it with `srdash trust init`). Default: "
+                   "trust.sqlite in srdash's user data directory (created if missing; printed at start).")
 @click.option("--data", "data_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder with each dataset's test data (<dataset>_test.csv, or a file whose name contains "
                    "the dataset's name and 'test'), to plot predictions against actual values.")
@@ -110,6 +131,11 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
            token, jobs, print_command):
     """Open the trust review of the models in INPUT for the judge NAME.
 
+    INPUT may be a competition file (competition.toml) with a [realworld]
+    table: the review then shows the methods of the real-world track (after
+    the qualification stage) on the datasets under review, with the track's
+    rules and trust store, as `srdash score` judges them.
+
     INPUT is what `srdash score` reads (one row per method, dataset and run).
     Each method is represented on each dataset by one model (the rules say
     which run); the judge sees them blinded as Model A, B, ... and enters a
@@ -126,8 +152,15 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     if ip not in _LOCAL_ADDRESSES and not token:
         raise click.UsageError(f"Serving on {ip} lets other machines open the review: give a secret with "
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
+    competition = None
     with fail_cleanly():
-        if input_path is not None:
+        from srdash.judging.competition import is_competition_file
+
+        if input_path is not None and is_competition_file(input_path):
+            competition, store_path = _review_competition(input_path, rules=rules, store_path=store_path,
+                                                          datasets_path=datasets_path)
+            rules = competition.realworld.rules.source.removeprefix("preset:")
+        elif input_path is not None:
             from srdash.io.loading import load_results
 
             results = load_results(input_path, datasets=datasets_path)
@@ -135,17 +168,30 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
                        f"methods on {results.table['dataset'].nunique()} datasets.", err=True)
         elif datasets_path is not None:
             raise click.UsageError("--datasets only applies to an INPUT; the demo has its own feature names.")
+        # An explicit --store must exist (a mistyped path never becomes a new, empty store); the
+        # default store is created on first use.
+        create = store_path is None
         store_path = store_path or default_store_path()
-        with TrustStore(store_path) as store:  # created and checked now, so a bad file is reported here
+        with TrustStore(store_path, create=create) as store:  # checked now, so a bad file is reported here
             entries = len(store.entries())
+            keys = store.keys_issued
         click.echo(f"Trust store: {Path(store_path).resolve()} ({entries} entries)")
+        if not keys and not (judge or "").strip():
+            raise click.UsageError("Missing option '--judge' (or issue personal access keys with "
+                                   "`srdash trust issue-key`).")
+        if keys:
+            click.echo("Access keys are issued: each judge opens the review with their personal link "
+                       "(`srdash trust issue-key`); --judge and --organiser are ignored.", err=True)
         notebook = app.notebook_path(NOTEBOOK_NAME)
         chosen_port = port or app.free_port(ip if ip != "localhost" else "127.0.0.1")
         # No preheated kernel: it would run the notebook before the judge's latest entries.
         command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=False)
-        env = review_environment(judge=judge, store=store_path, rules=rules, input_path=input_path,
+        env = review_environment(judge=judge or "", store=store_path, rules=rules,
+                                 input_path=None if competition is not None else input_path,
                                  data_dir=data_dir, datasets=datasets_path, trust_input=trust_input,
                                  organiser=organiser, jobs=jobs)
+        if competition is not None:
+            env["SRDASH_COMPETITION"] = competition.to_json()
         url = f"http://{ip}:{chosen_port}/"
         shown_url = f"{url}?token={token}" if token else url
         if print_command:
@@ -162,7 +208,8 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
         def announce(line: str) -> None:
             if line.startswith("srdash dashboard:"):
-                click.echo(f"Trust review for {judge}: {shown_url}  (Ctrl-C to stop)")
+                who = f"for {judge}" if judge and not keys else "(each judge adds &key=THEIR-KEY)"
+                click.echo(f"Trust review {who}: {shown_url}  (Ctrl-C to stop)")
             else:
                 click.echo(line)
 
@@ -178,7 +225,15 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
 @click.group("trust")
 def trust() -> None:
-    """Export or import the trust entries of the review (CSV)."""
+    """Create the trust store, issue the judges' access keys, export or import entries (CSV)."""
+
+
+def _existing(store_path):
+    """The store's path; the default one when not given (every command but `trust init` needs an
+    existing store: a mistyped path is an error, never a new empty store)."""
+    from srdash.judging.trust import default_store_path
+
+    return store_path if store_path is not None else default_store_path()
 
 
 _store_option = click.option(
@@ -190,13 +245,81 @@ _store_option = click.option(
 @_store_option
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="CSV file to write: judge, dataset, method, kind, value, comment, updated_at.")
-def export_command(store_path, output):
-    """Write every judge's current trust entries to a CSV file."""
+@click.option("--scores", is_flag=True,
+              help="Write the jury's rubric scores instead: judge, dataset, method, criterion, score, updated_at.")
+def export_command(store_path, output, scores):
+    """Write every judge's current trust entries (or rubric scores) to a CSV file; the store is only read."""
     from srdash.judging.trust import TrustStore
 
-    with fail_cleanly(), TrustStore(store_path) as store:
-        count = store.export_csv(output)
-        click.echo(f"Wrote {count} entries from {store.path} to {output}", err=True)
+    with fail_cleanly(), TrustStore(_existing(store_path), read_only=True) as store:
+        count = store.export_scores_csv(output) if scores else store.export_csv(output)
+        click.echo(f"Wrote {count} {'scores' if scores else 'entries'} from {store.path} to {output}", err=True)
+
+
+@trust.command("init")
+@_store_option
+@click.option("--seed", type=int, help="Seed of the blinded orders (default: a random one, kept in the store).")
+def init_command(store_path, seed):
+    """Create a new, empty trust store (refused when the file exists)."""
+    from srdash.judging.trust import TrustStore, TrustStoreError
+
+    with fail_cleanly():
+        path = _existing(store_path)
+        if path.exists():
+            raise TrustStoreError(f"'{path}' already exists; give the path of a new file.")
+        with TrustStore(path, seed=seed) as store:
+            click.echo(f"Created the trust store {store.path}", err=True)
+
+
+@trust.command("issue-key")
+@_store_option
+@click.option("--judge", required=True, help="The holder's name (a judge, or the organiser).")
+@click.option("--organiser", is_flag=True, help="An organiser's key: every entry, agreement, revealing.")
+@click.option("--url", help="The review's address (e.g. http://host:8866/?token=SECRET), to print the personal link.")
+def issue_key_command(store_path, judge, organiser, url):
+    """Issue a personal secret access key (printed once: only its hash is kept).
+
+    Once any key is issued, the review admits only holders of a valid key
+    (their link ends with key=KEY): a judge sees and changes only their own
+    entries; only an organiser's key shows the organiser's panel.
+    """
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly(), TrustStore(_existing(store_path), create=False) as store:
+        key = store.issue_key(judge, role="organiser" if organiser else "judge")
+        click.echo(f"Key for {judge} ({'organiser' if organiser else 'judge'}); give it to them only:", err=True)
+        if url:
+            click.echo(f"{url}{'&' if '?' in url else '?'}key={key}")
+        else:
+            click.echo(key)
+
+
+@trust.command("revoke")
+@_store_option
+@click.option("--judge", required=True, help="Whose keys to revoke.")
+def revoke_command(store_path, judge):
+    """Revoke every access key of a judge."""
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly(), TrustStore(_existing(store_path), create=False) as store:
+        count = store.revoke_keys(judge)
+        click.echo(f"Revoked {count} key(s) of {judge}", err=True)
+
+
+@trust.command("reopen")
+@_store_option
+@click.option("--by", "by", required=True, help="The organiser's name, kept in the store's history.")
+@click.option("--reason", default="", help="Why, kept in the store's history.")
+def reopen_command(store_path, by, reason):
+    """Reopen a review the organiser closed (the judges can change their entries again)."""
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly(), TrustStore(_existing(store_path), create=False) as store:
+        if store.closed is None:
+            click.echo("The review is open; nothing to do.", err=True)
+            return
+        store.reopen(by=by, reason=reason)
+        click.echo(f"Reopened the review in {store.path}", err=True)
 
 
 @trust.command("import")
@@ -218,3 +341,82 @@ def import_command(csv_path, store_path, judge, kind):
     with fail_cleanly(), TrustStore(store_path) as store:
         count = store.import_csv(csv_path, judge=judge, kind=kind)
         click.echo(f"Imported {count} entries from {csv_path} into {store.path}", err=True)
+
+
+def _rubric(rules):
+    from srdash.errors import RulesError
+    from srdash.judging.jury import rubric_from_rules
+
+    rubric = rubric_from_rules(rules)
+    if rubric is None:
+        raise RulesError(f"The rules '{rules}' declare no [rubric]; a jury needs one (e.g. the preset "
+                         "srbench2023-track2; see docs/rules.md).")
+    return rubric
+
+
+@trust.command("import-scores")
+@click.argument("csv_path", metavar="FILE", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_store_option
+@click.option("--rules", required=True, callback=rules_reference,
+              help="Rules preset or .toml file with the jury's [rubric] (e.g. srbench2023-track2).")
+@click.option("--judge", help="The juror of every row, when FILE has no 'judge' column.")
+def import_scores_command(csv_path, store_path, rules, judge):
+    """Read jurors' rubric scores from FILE into the store (all rows or none).
+
+    FILE has columns judge, dataset, method, criterion and score (one row per
+    juror, entry and criterion); every score is checked against the rubric.
+    """
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly():
+        rubric = _rubric(rules)
+        with TrustStore(_existing(store_path), create=False) as store:
+            count = store.import_scores_csv(csv_path, rubric, judge=judge)
+            click.echo(f"Imported {count} scores from {csv_path} into {store.path}", err=True)
+
+
+@trust.command("jury")
+@_store_option
+@click.option("--rules", required=True, callback=rules_reference,
+              help="Rules preset or .toml file with the jury's [rubric] (e.g. srbench2023-track2).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the table (one row per entry) to this CSV file.")
+def jury_command(store_path, rules, output):
+    """The jury's verdict: each entry's mean score and mean per-juror z-score, agreement and flags.
+
+    The store is only read. The score the rules rank by (their
+    [rubric] normalisation) gives the rank (1 = best).
+    """
+    from srdash.judging.jury import jury_summary
+    from srdash.judging.trust import TrustStore
+
+    with fail_cleanly():
+        rubric = _rubric(rules)
+        with TrustStore(_existing(store_path), read_only=True) as store:
+            scores = store.jury_scores()
+        summary = jury_summary(scores, rubric)
+        table = summary.table.sort_values(["dataset", "rank", "method"], ignore_index=True)
+        ranked_by = "mean score" if rubric.normalisation == "none" else "mean per-juror z-score"
+        click.echo(f"Ranked by the {ranked_by} (rules: {rules}); both are shown.")
+        shown = table[["dataset", "method", "score", "score_z", "jurors", "rank", "spread", "flagged"]]
+        click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        for row in summary.agreement.itertuples():
+            w = "undefined (fewer than 2 complete jurors)" if row.kendalls_w != row.kendalls_w else \
+                f"{row.kendalls_w:.3f}"
+            click.echo(f"{row.dataset}: Kendall's W {w} over {row.jurors} juror(s) who scored all "
+                       f"{row.entries} entries")
+        for row in summary.flags.itertuples():
+            click.echo(f"Flag: {row.dataset} / {row.method}: the jurors differ by {row.spread:g} "
+                       f"(more than {rubric.disagreement:g}): {row.scores}")
+        for row in summary.calibration.itertuples():
+            lean = "lenient" if row.offset > 0 else "severe" if row.offset < 0 else "on the mark"
+            click.echo(f"Calibration: {row.judge} on {row.dataset} scored {row.score:g} against {row.reference:g} "
+                       f"({row.offset:+g}, {lean})")
+        for row in summary.problems.itertuples():
+            click.echo(f"Left out: {row.judge} on {row.dataset} / {row.method}: {row.detail}", err=True)
+        if output is not None:
+            try:
+                table.to_csv(output, index=False)
+            except OSError as exc:
+                raise click.ClickException(f"Cannot write '{output}': {exc}.") from exc
+            click.echo(f"Wrote {len(table)} entries to {output}", err=True)

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, prepare_options, progress_bar, rules_option
+from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
 
 
 @click.command(name="robustness")
-@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, path_type=Path))
-@rules_option
+@competition_input
 @click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=click.IntRange(min=1),
               help="Number of bootstrap redraws.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
@@ -29,14 +28,11 @@ from srdash.cli._common import fail_cleanly, prepare_options, progress_bar, rule
 @click.option("--pairwise", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the Nemenyi pairwise comparisons (method_a, method_b, difference of mean ranks, "
                    "significant, p_value).")
-@click.option("--datasets", "datasets_path", type=click.Path(exists=True, path_type=Path),
-              help="Dataset table (columns dataset, features) giving each dataset's feature names.")
-@prepare_options
-def robustness_command(input_path, rules, n_bootstrap, seed, resample, confidence, alpha, output, pairwise,
-                       datasets_path, timeout, jobs, cache, no_cache):
+def robustness_command(competition, n_bootstrap, seed, resample, confidence, alpha, output, pairwise):
     """Bootstrap the verdict on INPUT over datasets and runs, and test its significance.
 
-    INPUT is read as by `srdash score`. Models are simplified once; then the
+    INPUT is what `srdash score` reads (a competition file, or results and
+    options); the verdict bootstrapped is the one `srdash score` gives. Models are simplified once; then the
     datasets (and the runs within each dataset) are resampled B times and every
     redraw is judged with the rules. For each method the output gives the
     probability of each place, P(win) and an interval of the final score. A
@@ -46,21 +42,16 @@ def robustness_command(input_path, rules, n_bootstrap, seed, resample, confidenc
     A provenance file (versions, rules hash, input hashes, bootstrap settings)
     is written beside the output as OUTPUT.provenance.json.
     """
-    from srdash.io.loading import load_results
-    from srdash.judging.pipeline import prepare_runs
-    from srdash.judging.provenance import provenance_block, write_sidecar
     from srdash.analysis.robustness import bootstrap
     from srdash.analysis.significance import significance
+    from srdash.judging.provenance import write_sidecar
 
+    judged_result = judged(competition)
     with fail_cleanly():
-        results = load_results(input_path, datasets=datasets_path)
-        with progress_bar("simplifying models") as progress:
-            runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=False if no_cache else cache,
-                                progress=progress)
-        result = bootstrap(runs, rules, n_bootstrap=n_bootstrap, seed=seed, resample=resample,
-                           confidence=confidence)
+        result = bootstrap(judged_result.runs, judged_result.verdict.rules, n_bootstrap=n_bootstrap, seed=seed,
+                           resample=resample, confidence=confidence)
         test = significance(result.verdict, alpha=alpha)
-        block = provenance_block(rules, results.sources)
+        block = dict(judged_result.provenance)
     for note in result.verdict.warnings + result.notes + test.notes:
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     click.echo(f"{test.test_label}; q_alpha = {test.q_alpha:.3f} ({test.q_alpha_source}).", err=True)
@@ -79,3 +70,4 @@ def robustness_command(input_path, rules, n_bootstrap, seed, resample, confidenc
     if pairwise is not None:
         test.pairwise.to_csv(pairwise, index=False)
         click.echo(f"Wrote {pairwise}", err=True)
+    echo_fingerprint(judged_result)

@@ -6,57 +6,33 @@ submissions), which :mod:`srdash.cli.score` calls for rules of that kind.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, rules_option
+from srdash.cli._common import (competition_input, echo_fingerprint, echo_problems, fail_cleanly, judged,
+                                write_leaderboard, write_table)
 
 
-def _input_hashes(sources) -> dict[str, str]:
-    return {f"input_sha256:{s}": hashlib.sha256(Path(s).read_bytes()).hexdigest() for s in sources}
-
-
-def score_normalised_weighted(input_path: Path, rules, output: Path | None, per_submission: Path | None = None) -> None:
-    """`srdash score` for rules of kind ``normalised-weighted``: one leaderboard row per team.
+def write_submissions_verdict(verdict, output: Path | None, per_submission: Path | None = None) -> None:
+    """`srdash score`'s output for rules that judge submissions: one leaderboard row per team.
 
     Writes ``place, team, stage1, stage2``, one column per meta-score, then
     ``stage1_place, status, submissions, submission``; and, with
     ``per_submission``, every submission with its stage-1 score and whether it
     was selected.
     """
-    from srdash.judging.multiobjective import judge_submissions, load_submissions
-
-    with fail_cleanly():
-        submissions = load_submissions(input_path, rules)
-        verdict = judge_submissions(submissions, rules)
-        verdict = verdict.with_provenance(**_input_hashes(submissions.sources))
-    for note in verdict.warnings:
-        click.secho(f"Warning: {note}", fg="yellow", err=True)
-    if len(verdict.problems):
-        counts = verdict.problems["kind"].value_counts().to_dict()
-        click.echo(f"{len(verdict.problems)} problem(s): "
-                   + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), err=True)
+    echo_problems(verdict)
     failed = int((verdict.leaderboard["status"] != "ok").sum())
     if failed:
         click.echo(f"{failed} team(s) fail a threshold: "
                    + "; ".join(t.describe() for t in verdict.scheme.thresholds) + ".", err=True)
-    if output is None:
-        click.echo(verdict.leaderboard.to_string(index=False))
-    else:
-        verdict.leaderboard.to_csv(output, index=False)
-        Path(f"{output}.provenance.json").write_text(json.dumps(dict(verdict.provenance), indent=2) + "\n")
-        click.echo(f"Wrote {output} ({len(verdict.leaderboard)} teams) and {output}.provenance.json", err=True)
-    if per_submission is not None:
-        verdict.submissions.to_csv(per_submission, index=False)
-        click.echo(f"Wrote {per_submission}", err=True)
+    write_leaderboard(verdict, output, entity="teams")
+    write_table(verdict.submissions, per_submission)
 
 
 @click.command(name="sensitivity")
-@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, path_type=Path))
-@rules_option
+@competition_input(trust=False)
 @click.option("--samples", default=10_000, show_default=True, type=click.IntRange(min=1),
               help="Weight vectors drawn uniformly from the simplex.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the sampling (same seed, same table).")
@@ -64,10 +40,7 @@ def score_normalised_weighted(input_path: Path, rules, output: Path | None, per_
               help="Place-probability CSV to write (columns: method or team, official_place, p_win, "
                    "mean_place, place_1 ... place_K). Default: print it.")
 @click.option("--target", metavar="NAME", help="Also find weights under which NAME wins (or show that none exist).")
-@click.option("--datasets", "datasets_path", type=click.Path(exists=True, path_type=Path),
-              help="Dataset table (columns dataset, features) for the models' feature names.")
-@click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes for simplification.")
-def sensitivity(input_path, rules, samples, seed, output, target, datasets_path, jobs):
+def sensitivity(competition, samples, seed, output, target):
     """How the verdict on INPUT depends on the rules' weights.
 
     INPUT is a results file (rank-harmonic rules such as srbench2022: the
@@ -79,10 +52,12 @@ def sensitivity(input_path, rules, samples, seed, output, target, datasets_path,
     (Kendall tau to the official ranking, whether removing one competitor
     swaps others) goes to stderr.
     """
-    from srdash.analysis.sensitivity import find_winning_weights, irrelevant_alternatives, load_rescorer, place_probabilities
+    from srdash.analysis.sensitivity import (find_winning_weights, irrelevant_alternatives, place_probabilities,
+                                             rescorer_of)
 
+    judged_result = judged(competition)
     with fail_cleanly():
-        rescorer = load_rescorer(input_path, rules, datasets=datasets_path, jobs=jobs)
+        rescorer = rescorer_of(judged_result)
         result = place_probabilities(rescorer, samples=samples, seed=seed)
         answer = find_winning_weights(rescorer, target) if target is not None else None
         alternatives = irrelevant_alternatives(rescorer)
@@ -109,3 +84,4 @@ def sensitivity(input_path, rules, samples, seed, output, target, datasets_path,
     else:
         table.to_csv(output, index=False)
         click.echo(f"Wrote {output}", err=True)
+    echo_fingerprint(judged_result)

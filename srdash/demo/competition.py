@@ -896,9 +896,30 @@ def write_demo(directory, *, seed: int = 0) -> dict:
                 paths[f"{dataset.name}_{split}"] = path
         write_descriptions(paths["descriptions"], _descriptions_document(datasets),
                            comment="The datasets of the demo competition, written by srdash.demo.competition.")
+        paths["competition"] = folder / "competition.toml"
+        paths["competition"].write_text(DEMO_COMPETITION_FILE.format(seed=seed), encoding="utf-8")
     except OSError as exc:
         raise SrdashError(f"Cannot write the demo competition to {str(folder)!r}: {exc}") from exc
     return paths
+
+
+#: The demo's competition file: everything its verdict depends on (docs/competition.md).
+DEMO_COMPETITION_FILE = """\
+# The built-in demo competition (seed {seed}), written by srdash (`srdash demo`).
+# Judge it with `srdash score competition.toml`, open it with `srdash serve competition.toml`.
+title = "srdash demo: a synthetic SRBench-2022-style track"
+results = "results.csv"
+rules = "srbench2022"
+# The models are evaluated on the datasets' files and each property is scored by srdash.
+descriptions = "descriptions.yaml"
+
+[qualification]
+# Each method must beat LinearRegression head to head first.
+results = "qualification.csv"
+
+[simplification]
+timeout = 10    # seconds of CPU time per model
+"""
 
 
 def demo_folder(seed: int = 0, *, cache_dir: str | Path | None = None) -> Path:

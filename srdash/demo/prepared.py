@@ -110,15 +110,27 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
     from srdash.judging.pipeline import prepare_track, qualified_results
     from srdash.judging.qualification import run_qualification
 
+    from dataclasses import replace
+
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import judge_competition
+
     with tempfile.TemporaryDirectory(dir=work_dir) as folder:
         paths = cached_demo(cache_dir=folder, seed_prepared=False)
+        cache_file = Path(folder) / "complexity.sqlite"
+        # What the demo dashboard and `srdash score` of the demo run (the competition file) ...
+        competition = load_competition(paths["competition"])
+        competition = replace(competition, simplification=replace(
+            competition.simplification, timeout=DEMO_TIMEOUT, jobs=jobs or default_jobs(), cache=str(cache_file)))
+        judge_competition(competition, stage=lambda text: announce(f"{text}..."))
+        # ... and the track preparation called directly (mostly found in the cache by now).
         results = load_results(paths["results"], datasets=paths["datasets"])
         kept, _ = qualified_results(results, run_qualification(str(paths["qualification"])))
-        with ResultCache(Path(folder)) as cache:
+        with ResultCache(cache_file) as cache:
             prepare_track(kept, load_dataset_table(paths["descriptions"]), timeout=DEMO_TIMEOUT,
                           jobs=jobs or default_jobs(), cache=cache, stage=lambda text: announce(f"{text}..."))
             rows = cache.export_rows()
-            announce(f"Prepared {len(rows)} results: {cache.stats.as_dict()['by_kind']}")
+            announce(f"Prepared {len(rows)} results.")
     document = {"srdash": __version__, "sympy": sys.modules["sympy"].__version__, "seed": 0,
                 "timeout": DEMO_TIMEOUT, "rows": rows}
     # mtime=0: the same results give the same bytes.

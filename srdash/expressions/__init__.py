@@ -21,12 +21,15 @@ import ast
 import math
 import operator
 import re
+import signal
 import sqlite3
 import sys
+import threading
 import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
@@ -57,7 +60,7 @@ STATUSES = ("ok", "timeout", "simplify_error", "rejected", "parse_error")
 COLUMNS = ("components", "simplicity", "simplified", "status", "reason", "seconds", "features_used")
 
 # Bump when anything that changes a computed result changes (invalidates the cache).
-_PROCEDURE = "srbench2022-complexity/1"
+_PROCEDURE = "srbench2022-complexity/2"  # 2: undefined models rejected
 
 
 # ---------------------------------------------------------------------------
@@ -176,12 +179,26 @@ _FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
     "max": (sympy.Max, 2, None),
     "Min": (sympy.Min, 2, None),
     "Max": (sympy.Max, 2, None),
-}
-
-# Only when re-reading sympy's own printed output (see latex_of): what
-# simplify can produce beyond the functions above.
-_PRINTED_FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
+    # Aliases and helpers that real SR packages emit (class 7 of issue 14), each a sympy
+    # object or a plain arithmetic function: ln (sympy's own alias of log); PySR/Operon
+    # square and cube; gplearn's prefix form add(mul(X0, X1), ...); the 2023 entries'
+    # Piecewise with its conditions and factor_terms. gplearn's div/log/sqrt/inv are
+    # "protected" in gplearn itself; like SRBench, the model is read as plain arithmetic.
+    "ln": (sympy.log, 1, 2),
+    "square": (lambda x: _power(x, sympy.Integer(2)), 1, 1),
+    "cube": (lambda x: _power(x, sympy.Integer(3)), 1, 1),
+    "add": (operator.add, 2, 2),
+    "sub": (operator.sub, 2, 2),
+    "mul": (operator.mul, 2, 2),
+    "div": (operator.truediv, 2, 2),
+    "neg": (operator.neg, 1, 1),
+    "inv": (lambda x: sympy.Integer(1) / x, 1, 1),
+    "factor_terms": (sympy.factor_terms, 1, 1),
     "Piecewise": (sympy.Piecewise, 1, None),
+    "ITE": (sympy.ITE, 3, 3),
+    "And": (sympy.And, 2, None),
+    "Or": (sympy.Or, 2, None),
+    "Not": (sympy.Not, 1, 1),
     "Eq": (sympy.Eq, 2, 2),
     "Ne": (sympy.Ne, 2, 2),
     "re": (sympy.re, 1, 1),
@@ -189,6 +206,23 @@ _PRINTED_FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
     "floor": (sympy.floor, 1, 1),
     "ceiling": (sympy.ceiling, 1, 1),
 }
+
+# Only when re-reading sympy's own printed output (see latex_of): nothing beyond
+# the functions above any more (kept as a hook).
+_PRINTED_FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {}
+
+# Calls whose sympy evaluation compares its arguments pairwise (cost grows about as
+# n**2.3 in the number of flattened arguments): they share a budget of n**2 per model.
+_PAIRWISE = frozenset({"min", "max", "Min", "Max", "Piecewise", "And", "Or"})
+# About 0.1 s of sympy work (24 arguments of one max, or 11 nested binary max).
+_MAX_PAIRWISE_WORK = 600
+# Algebraic helpers (factor_terms) cost more than linear time in their argument's
+# size: at most this many nodes in all (about 0.1 s; the 2023 entries use ~50).
+_MAX_HELPER_NODES = 2_000
+_HELPERS = frozenset({"factor_terms"})
+# Nesting depth of the syntax tree (sympy's printers recurse; Python's own parser
+# stops at 200 nested parentheses, but '**' chains and unary signs nest without them).
+_MAX_DEPTH = 100
 
 #: Function names a model may call (``^`` is read as a power, like ``**``).
 ALLOWED_FUNCTIONS = tuple(sorted(_FUNCTIONS, key=str.lower))
@@ -209,7 +243,7 @@ _MAX_DIGITS = 10_000
 # Sums and products are evaluated left to right like Python would, which costs
 # about n**2/2 term operations for an n-term chain. Past this budget a model is
 # refused (products) or its remaining sums are built in one go (see _sum).
-_MAX_CHAIN_WORK = 200_000
+_MAX_CHAIN_WORK = 50_000  # about 0.15 s of left-to-right products (316 factors)
 
 _NUMBER_KEY = object()
 
@@ -244,14 +278,16 @@ class _Builder:
         self.functions = dict(_FUNCTIONS, **_PRINTED_FUNCTIONS) if printed else _FUNCTIONS
         self.symbols: dict[str, sympy.Symbol] = {}
         self.chain_work = 0
+        self.pairwise_work = 0
+        self.helper_nodes = 0
 
     # -- checking: ast -> program (postfix list of instructions) ---------------
     def compile(self, tree: ast.Expression) -> list[tuple]:
         program: list[tuple] = []
-        stack: list[tuple] = [("node", tree.body)]
+        stack: list[tuple] = [("node", tree.body, 1)]
         nodes = 0
         while stack:
-            kind, item = stack.pop()
+            kind, item, depth = stack.pop()
             if kind == "emit":
                 program.append(item)
                 continue
@@ -259,37 +295,43 @@ class _Builder:
             nodes += 1
             if nodes > self.max_nodes:
                 raise ModelRejected(f"The model has more than {self.max_nodes:,} nodes; it is too large to score.")
+            if depth > _MAX_DEPTH:
+                raise ModelRejected(f"The model is nested more than {_MAX_DEPTH} levels deep; it is too deep "
+                                    f"to score.")
             node_type = type(node)
+            deeper = depth + 1
             if node_type is ast.Constant:
                 program.append(("value", self._constant(node)))
             elif node_type is ast.Name:
                 program.append(("value", self._variable(node.id)))
             elif node_type is ast.UnaryOp:
                 if type(node.op) in _UNARY:
-                    stack.append(("emit", ("unary", _UNARY[type(node.op)])))
-                elif self.printed and type(node.op) is ast.Invert:
-                    stack.append(("emit", ("unary", operator.invert)))
+                    stack.append(("emit", ("unary", _UNARY[type(node.op)]), 0))
+                elif type(node.op) is ast.Invert:
+                    stack.append(("emit", ("unary", operator.invert), 0))
                 else:
                     raise self._operator_rejected(node.op)
-                stack.append(("node", node.operand))
+                # Signs fold into the operand (sympy keeps no node for them): no extra depth.
+                stack.append(("node", node.operand, depth))
             elif node_type is ast.BinOp:
                 operands = self._binary(node, stack)
                 nodes += len(operands) - 2  # the other operator nodes of a chain
                 for operand in reversed(operands):
-                    stack.append(("node", operand))
+                    stack.append(("node", operand, deeper))
             elif node_type is ast.Call:
                 function, arguments = self._call(node)
-                stack.append(("emit", ("call", _checked_call(node.func.id, function), len(arguments))))
+                name = node.func.id
+                stack.append(("emit", ("call", _checked_call(name, function), len(arguments), name), 0))
                 for argument in reversed(arguments):
-                    stack.append(("node", argument))
-            elif self.printed and node_type is ast.Tuple:
-                stack.append(("emit", ("tuple", len(node.elts))))
+                    stack.append(("node", argument, deeper))
+            elif node_type is ast.Tuple:
+                stack.append(("emit", ("tuple", len(node.elts)), 0))
                 for element in reversed(node.elts):
-                    stack.append(("node", element))
-            elif self.printed and node_type is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
-                stack.append(("emit", ("binary", _COMPARISONS[type(node.ops[0])])))
-                stack.append(("node", node.comparators[0]))
-                stack.append(("node", node.left))
+                    stack.append(("node", element, deeper))
+            elif node_type is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
+                stack.append(("emit", ("binary", _COMPARISONS[type(node.ops[0])]), 0))
+                stack.append(("node", node.comparators[0], deeper))
+                stack.append(("node", node.left, deeper))
             else:
                 raise self._node_rejected(node)
         return program
@@ -297,7 +339,7 @@ class _Builder:
     def _constant(self, node: ast.Constant):
         value = node.value
         if isinstance(value, bool) or value is None or value is Ellipsis:
-            if self.printed and isinstance(value, bool):
+            if isinstance(value, bool):
                 return sympy.true if value else sympy.false
             raise ModelRejected(
                 f"'{value}' is not a number; a model may only contain numbers, variables, "
@@ -346,17 +388,17 @@ class _Builder:
         op = type(node.op)
         if op in (ast.Add, ast.Sub):
             operands, ops = _left_chain(node, (ast.Add, ast.Sub))
-            stack.append(("emit", ("sum", tuple(o is ast.Sub for o in ops))))
+            stack.append(("emit", ("sum", tuple(o is ast.Sub for o in ops)), 0))
             return operands
         if op in (ast.Mult, ast.Div):
             operands, ops = _left_chain(node, (ast.Mult, ast.Div))
-            stack.append(("emit", ("product", tuple(o is ast.Div for o in ops))))
+            stack.append(("emit", ("product", tuple(o is ast.Div for o in ops)), 0))
             return operands
         if op is ast.Pow:
-            stack.append(("emit", ("binary", _power)))
+            stack.append(("emit", ("binary", _power), 0))
             return [node.left, node.right]
-        if self.printed and op in (ast.BitAnd, ast.BitOr):
-            stack.append(("emit", ("binary", operator.and_ if op is ast.BitAnd else operator.or_)))
+        if op in (ast.BitAnd, ast.BitOr):
+            stack.append(("emit", ("binary", operator.and_ if op is ast.BitAnd else operator.or_), 0))
             return [node.left, node.right]
         raise self._operator_rejected(node.op)
 
@@ -430,24 +472,43 @@ class _Builder:
                 values.append(instruction[1])
                 continue
             if kind == "unary":
-                result = instruction[1](values.pop())
+                function = instruction[1]
+                result = function(_operand(values.pop(), number=function is not operator.invert))
             elif kind == "binary":
-                right = values.pop()
-                result = instruction[1](values.pop(), right)
+                function = instruction[1]
+                number = function is _power
+                right = _operand(values.pop(), number=number)
+                result = function(_operand(values.pop(), number=number), right)
             elif kind == "sum":
                 negated = instruction[1]
-                operands = values[-len(negated):]
+                operands = [_operand(value, number=True) for value in values[-len(negated):]]
                 del values[-len(negated):]
                 result = self._sum(operands, negated)
             elif kind == "product":
                 divided = instruction[1]
-                operands = values[-len(divided):]
+                operands = [_operand(value, number=True) for value in values[-len(divided):]]
                 del values[-len(divided):]
                 result = self._product(operands, divided)
             elif kind == "call":
-                count = instruction[2]
+                count, name = instruction[2], instruction[3]
                 arguments = values[len(values) - count:]
                 del values[len(values) - count:]
+                if name == "Piecewise":
+                    for argument in arguments:
+                        if not (isinstance(argument, tuple) and len(argument) == 2):
+                            raise ModelRejected(f"Each argument of Piecewise must be a pair (value, condition); "
+                                                f"got {_short(argument)}.")
+                        _operand(argument[0]), _operand(argument[1])
+                else:
+                    arguments = [_operand(argument) for argument in arguments]
+                if name in _PAIRWISE:
+                    self._spend_pairwise(name, arguments)
+                elif name in _HELPERS:
+                    self.helper_nodes += sum(_count_components(argument) for argument in arguments)
+                    if self.helper_nodes > _MAX_HELPER_NODES:
+                        raise ModelRejected(
+                            f"{name}() is applied to expressions of {self.helper_nodes:,} nodes in all; the limit "
+                            f"is {_MAX_HELPER_NODES:,} (its cost grows faster than the expression's size).")
                 result = instruction[1](*arguments)
             else:  # "tuple"
                 count = instruction[1]
@@ -456,7 +517,24 @@ class _Builder:
             _check_number(result)
             values.append(result)
         (expression,) = values
+        if isinstance(expression, tuple):
+            raise ModelRejected("A model must be one expression, not a tuple; tuples are only allowed as the "
+                                "(value, condition) pairs of Piecewise.")
+        if not isinstance(expression, sympy.Expr):
+            raise ModelRejected(f"The model is a condition ({_short(expression)}), not a value; conditions are "
+                                f"only allowed inside Piecewise, ITE, And, Or and Not.")
         return expression
+
+    def _spend_pairwise(self, name: str, arguments: list) -> None:
+        # sympy flattens Max(Max(a, b), c) into Max(a, b, c): count the flattened arguments.
+        size = sum(len(a.args) if type(a) in (sympy.Min, sympy.Max, sympy.And, sympy.Or) else 1
+                   for a in arguments)
+        self.pairwise_work += size * size
+        if self.pairwise_work > _MAX_PAIRWISE_WORK:
+            raise ModelRejected(
+                f"The model's {name}() calls compare too many arguments ({name}() with {size} arguments "
+                f"once nested calls are merged); sympy compares them pairwise, so a model may have at most "
+                f"about {int(_MAX_PAIRWISE_WORK ** 0.5)} such arguments in all.")
 
     def _spend(self, length: int) -> bool:
         self.chain_work += length * (length - 1) // 2
@@ -537,10 +615,67 @@ def _sum_is_order_free(terms: list) -> bool:
     return True
 
 
+def _operand(value, *, number: bool = False):
+    """A value used by an operator or a function other than Piecewise: never a tuple.
+
+    With ``number``, for arithmetic: never a condition either (sympy would raise a
+    TypeError that says less).
+    """
+    if isinstance(value, tuple):
+        raise ModelRejected(f"Tuples are only allowed as the (value, condition) pairs of Piecewise; "
+                            f"found {_short(value)}.")
+    if number and isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
+        raise ModelRejected(f"'{_short(value)}' is a condition, not a number; conditions are only allowed "
+                            f"inside Piecewise, ITE, And, Or and Not.")
+    return value
+
+
 def _check_number(value) -> None:
     """Refuse exact numbers too long to compute with (floats stay cheap at any size)."""
     if isinstance(value, sympy.Rational) and max(abs(value.p), value.q).bit_length() > _MAX_DIGITS * 3.33:
         raise ModelRejected(f"The model computes a number with more than {_MAX_DIGITS:,} digits.")
+
+
+#: CPU seconds after which parsing, LaTeX or the symbolic part of an evaluation is
+#: stopped when it runs in a main thread (a backstop: the structural limits of the
+#: parser keep honest and hostile models far below it).
+BACKSTOP_SECONDS = 10.0
+
+
+@contextmanager
+def _bounded(what: str):
+    """Stop the work inside after :data:`BACKSTOP_SECONDS` of CPU time (main thread only).
+
+    Off the main thread, or inside a worker whose task already runs under a
+    CPU-time limit, the work is bounded by the parser's structural limits alone
+    (node count, depth, digits, pairwise arguments): a second timer would
+    replace the outer one.
+    """
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getitimer(signal.ITIMER_PROF)[0] > 0):
+        yield
+        return
+    try:
+        with soft_time_limit(BACKSTOP_SECONDS, clock="cpu"):
+            yield
+    except SoftTimeLimitExceeded:
+        raise ModelRejected(f"{what} took more than {BACKSTOP_SECONDS:g} s of CPU time; the model is "
+                            f"too costly to process.") from None
+
+
+def _undefined_reason(expression) -> str:
+    """Why a parsed model has no finite value anywhere it is used, or "" if it may have one.
+
+    ``zoo`` (complex infinity, from a division by zero or ``log(0)``), ``nan`` and
+    ``oo`` make every prediction undefined or infinite: such a model is a
+    problem counted as the worst value, never scored as a tiny model.
+    """
+    found = [name for name, atom in (("zoo", sympy.zoo), ("nan", sympy.nan), ("oo", sympy.oo),
+                                     ("-oo", -sympy.oo)) if expression.has(atom)]
+    if not found:
+        return ""
+    return (f"The model's value is undefined or not finite: it contains {', '.join(found)} (e.g. from a "
+            f"division by zero or log(0)); it counts as the worst value.")
 
 
 def parse_model(
@@ -554,7 +689,14 @@ def parse_model(
 
     The string is parsed with :mod:`ast` and never evaluated: only numbers,
     variable names, unary ``+ -``, binary ``+ - * / **`` (and ``^``, read as a
-    power), and calls of :data:`ALLOWED_FUNCTIONS` are accepted. The sympy
+    power), and calls of :data:`ALLOWED_FUNCTIONS` are accepted, plus, for the
+    conditions of ``Piecewise``/``ITE``/``And``/``Or``/``Not``, the comparisons
+    ``< <= > >=``, ``& | ~``, ``True``/``False`` and ``(value, condition)`` pairs
+    (a model that is itself a condition or a tuple is refused). The aliases and
+    helpers real SR packages emit are included: ``ln``, gplearn's ``add``,
+    ``sub``, ``mul``, ``div``, ``neg``, ``inv``, PySR's ``square``, ``cube``,
+    sympy's ``factor_terms``. Line breaks are spaces; ``#`` is refused (a
+    comment would silently cut the model short). The sympy
     operations are applied in the same order as ``sympy.parse_expr(text,
     local_dict={f: Symbol(f) for f in features})`` would apply them, so the
     result is the expression SRBench built for the same string. Differences,
@@ -591,7 +733,11 @@ def parse_model(
         ``status='rejected'`` for everything outside the whitelist, numeric
         powers with more than 10,000 digits, functions and fractional powers of
         numbers beyond the float64 range (sympy would evaluate them for minutes),
-        and strings or trees over the size limits. ``reason`` says why.
+        and strings or trees over the size limits: length, nodes, nesting depth
+        (100), pairwise arguments of ``min``/``max``/``Piecewise``/``And``/``Or``
+        (sympy compares them pairwise: about 24 in all), nodes given to
+        ``factor_terms`` (2,000), factors of one product (316), or more than 10 s
+        of CPU time in a main thread. ``reason`` says why.
 
     Examples
     --------
@@ -608,7 +754,8 @@ def parse_model(
     ...
     srdash.errors.ModelRejected: Unknown variable 'x9'. The features of this dataset are: x1, x2.
     """
-    return _parse(text, features=features, max_length=max_length, max_nodes=max_nodes, printed=False)
+    with _bounded("Parsing the model"):
+        return _parse(text, features=features, max_length=max_length, max_nodes=max_nodes, printed=False)
 
 
 def _parse(text, *, features, max_length, max_nodes, printed):
@@ -620,6 +767,11 @@ def _parse(text, *, features, max_length, max_nodes, printed):
     # '^' means power, with the precedence of '**' (as sympy's convert_xor):
     # rewrite it before parsing. Python's '^' (xor) binds looser than '+'.
     text = text.strip().replace("^", "**")
+    if "#" in text:
+        # A comment would silently cut the model short ('x1 # + x2' is x1).
+        raise ModelRejected("Comments ('#') are not allowed in a model.")
+    # A model printed over several lines (e.g. a long rational function) is one expression.
+    text = " ".join(text.splitlines())
     if not text:
         raise ModelRejected("empty model", status="parse_error")
     try:
@@ -799,6 +951,9 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
     except SoftTimeLimitExceeded:
         return ("timeout", nan, "", f"Building the expression took longer than "
                 f"{settings.timeout + settings.grace / 2:g} s.", "", False)
+    undefined = _undefined_reason(expression)
+    if undefined:
+        return ("rejected", nan, "", undefined, "", True)
 
     status, reason, cacheable = "ok", "", True
     simplified = expression
@@ -971,7 +1126,9 @@ def complexity_table(
         - ``status`` (str): one of :data:`STATUSES`: ``ok``; ``timeout``
           (simplify ran out of time: unsimplified expression counted);
           ``simplify_error`` (simplify raised: unsimplified expression counted);
-          ``rejected`` (outside the whitelist or too large); ``parse_error``
+          ``rejected`` (outside the whitelist, too large, or undefined or not
+          finite everywhere, e.g. ``1/0 + x1``: no components, the worst
+          simplicity); ``parse_error``
           (empty or not valid syntax).
         - ``reason`` (str): why, "" when ``ok``.
         - ``seconds`` (float): time spent computing the model (when it was
@@ -1213,9 +1370,14 @@ def latex_of(simplified_text: str, *, features: Collection[str] | None = None) -
     >>> print(latex_of("Piecewise((0, Eq(x1, 0)), (x1/Abs(x1), True))"))
     \\begin{cases} 0 & \\text{for}\\: x_{1} = 0 \\\\\\frac{x_{1}}{\\left|{x_{1}}\\right|} & \\text{otherwise} \\end{cases}
     """
-    expression = _parse(simplified_text, features=features, max_length=200_000, max_nodes=50_000, printed=True)
-    names = {symbol: _latex_name(symbol.name) for symbol in expression.free_symbols}
-    return sympy.latex(expression, symbol_names={s: n for s, n in names.items() if n is not None})
+    with _bounded("Writing the model as LaTeX"):
+        expression = _parse(simplified_text, features=features, max_length=200_000, max_nodes=50_000,
+                            printed=True)
+        names = {symbol: _latex_name(symbol.name) for symbol in expression.free_symbols}
+        try:
+            return sympy.latex(expression, symbol_names={s: n for s, n in names.items() if n is not None})
+        except (RecursionError, MemoryError, ValueError, TypeError) as exc:
+            raise ModelRejected(f"sympy cannot write this model as LaTeX ({type(exc).__name__}).") from None
 
 
 # `x_1`, `x1`, `alpha_2`: sympy's own subscript; any other name with an underscore is
@@ -1280,28 +1442,59 @@ def evaluate_model(
     if len(lengths) > 1:
         raise ValueError(f"All columns must have the same length. Got lengths {sorted(lengths)}.")
     length = lengths.pop() if lengths else 1
-    expression = parse_model(text, features=features)
-    symbols = sorted(expression.free_symbols, key=lambda symbol: symbol.name)
-    missing = [symbol.name for symbol in symbols if symbol.name not in arrays]
-    if missing:
-        raise ModelRejected(f"The model uses {', '.join(repr(m) for m in missing)} but the data has no such "
-                            f"column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
+    with _bounded("Preparing the model for evaluation"):
+        expression = _parse(text, features=features, max_length=20_000, max_nodes=10_000, printed=False)
+        undefined = _undefined_reason(expression)
+        if undefined:
+            raise ModelRejected(undefined)
+        symbols = sorted(expression.free_symbols, key=lambda symbol: symbol.name)
+        missing = [symbol.name for symbol in symbols if symbol.name not in arrays]
+        if missing:
+            raise ModelRejected(f"The model uses {', '.join(repr(m) for m in missing)} but the data has no "
+                                f"such column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
+        function = _compiled(symbols, expression)
     inputs = [arrays[symbol.name].astype(float) for symbol in symbols]
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         try:
-            values = _lambdify(symbols, expression)(*inputs)
+            values = function(*inputs)
         except (OverflowError, TypeError, ValueError, ZeroDivisionError):
             # e.g. an integer too large for float: evaluate with floats throughout
             try:
-                values = _lambdify(symbols, expression.evalf())(*inputs)
+                with _bounded("Preparing the model for evaluation"):
+                    function = _compiled(symbols, expression.evalf())
+                values = function(*inputs)
+            except ModelRejected:
+                raise
             except Exception as exc:  # noqa: BLE001
                 raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
                                     f"{_short(exc, 200)}") from None
-        values = np.asarray(values)
-        if np.iscomplexobj(values):
-            values = np.where(values.imag == 0, values.real, np.nan)
-        values = values.astype(float)
+        except Exception as exc:  # noqa: BLE001 - never a traceback for one model
+            raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
+                                f"{_short(exc, 200)}") from None
+        try:
+            values = np.asarray(values)
+            if np.iscomplexobj(values):
+                values = np.where(values.imag == 0, values.real, np.nan)
+            values = values.astype(float)
+        except OverflowError:
+            raise ModelRejected("The model's values are beyond the float64 range (about 1.8e308); "
+                                "it counts as the worst value.") from None
+        except (TypeError, ValueError) as exc:
+            raise ModelRejected(f"The model's values are not numbers: {type(exc).__name__}: "
+                                f"{_short(exc, 200)}") from None
     return np.broadcast_to(values, (length,)).copy()
+
+
+def _compiled(symbols, expression):
+    """``_lambdify`` with every failure (printing, code generation) turned into a refusal."""
+    try:
+        return _lambdify(symbols, expression)
+    except ModelRejected:
+        raise
+    except Exception as exc:  # noqa: BLE001 - KeyError for zoo, RecursionError, SyntaxError, ...
+        raise ModelRejected(f"The model cannot be compiled for numeric evaluation: {type(exc).__name__}: "
+                            f"{_short(exc, 200)}") from None
 
 
 def _lambdify(symbols, expression):
@@ -1663,3 +1856,152 @@ def equivalent_models(model_text: str, truth_text: str, *, features: Collection[
     (True, 'equivalent: truth - model is constant')
     """
     return equivalence_table([model_text], [truth_text], features=features, timeout=timeout)[0]
+
+
+# ==========================================================================================
+# Models as submitted to SRBench 2023 ("sympy-compatible expressions", scored with sympify).
+# Section appended for the 2023 track-1 rules; public: parse_submitted_model, tree_size,
+# evaluate_expression, expression_tree. The whitelist is parse_model's (it covers the 2023 vocabulary).
+# ==========================================================================================
+
+__all__ += ["parse_submitted_model", "tree_size", "evaluate_expression", "expression_tree"]
+
+def parse_submitted_model(
+    text: str,
+    *,
+    features: Collection[str] | None = None,
+    max_length: int = 20_000,
+    max_nodes: int = 10_000,
+) -> sympy.Expr:
+    """Parse a model string as SRBench 2023's scorer read it, safely.
+
+    The 2023 scorer called ``sympify`` on each submitted string (which executes Python);
+    this reads the same strings with :func:`parse_model`'s whitelist, widened as far as
+    the 2023 submissions need: line breaks are removed first (``sympify`` does), and
+    ``Piecewise((expression, condition), ...)`` with comparisons and ``True``, ``ITE`` and
+    ``factor_terms`` are accepted. Calls are evaluated as ``sympify`` evaluates them
+    (``factor_terms(...)`` is applied), so the tree is the one the 2023 scorer counted.
+
+    Parameters
+    ----------
+    text : str
+        The model as submitted.
+    features, max_length, max_nodes : keyword-only
+        As in :func:`parse_model`.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ModelRejected
+        As :func:`parse_model`.
+
+    Examples
+    --------
+    >>> parse_submitted_model("Piecewise((x0, x0 > 0), (1, True)) +\\n 2^x1")
+    2**x1 + Piecewise((x0, x0 > 0), (1, True))
+    >>> parse_submitted_model("__import__('os')")
+    Traceback (most recent call last):
+    ...
+    srdash.errors.ModelRejected: Names starting with '_' are not allowed in a model: '__import__'.
+    """
+    if isinstance(text, str):
+        text = text.replace("\n", "")
+    return parse_model(text, features=features, max_length=max_length, max_nodes=max_nodes)
+
+
+def tree_size(expression) -> int:
+    """Number of nodes of a sympy expression tree (its ``preorder_traversal``), as built.
+
+    The SRBench 2023 size: no simplification; every node counts once (a number, a
+    symbol, an operation with its arguments). Note that sympy stores ``x - y`` as
+    ``x + (-1)*y`` and ``x/y`` as ``x*y**(-1)``.
+
+    Examples
+    --------
+    >>> tree_size(parse_model("x1 + 2*x2"))  # Add(x1, Mul(2, x2))
+    5
+    >>> tree_size(parse_model("x1 - x2"))    # Add(x1, Mul(-1, x2))
+    5
+    """
+    return sum(1 for _ in sympy.preorder_traversal(expression))
+
+
+def evaluate_expression(expression, columns: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Predictions of an already parsed expression on data (see :func:`evaluate_model`).
+
+    Parameters
+    ----------
+    expression : sympy.Expr
+        From :func:`parse_model` or :func:`parse_submitted_model`.
+    columns : mapping of str to array_like
+        Data by variable name, all of the same length.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array; non-finite and complex values as in :func:`evaluate_model`.
+
+    Raises
+    ------
+    ModelRejected
+        If a variable has no column or the expression cannot be evaluated.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> expr = parse_submitted_model("Piecewise((x0, x0 > 0), (1, True))")
+    >>> evaluate_expression(expr, {"x0": np.array([-2.0, 3.0])})
+    array([1., 3.])
+    """
+    arrays = {name: np.asarray(values, dtype=float) for name, values in columns.items()}
+    lengths = {array.shape[0] if array.ndim else 1 for array in arrays.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"All columns must have the same length. Got lengths {sorted(lengths)}.")
+    length = lengths.pop() if lengths else 1
+    symbols = sorted(expression.free_symbols, key=lambda symbol: symbol.name)
+    missing = [symbol.name for symbol in symbols if symbol.name not in arrays]
+    if missing:
+        raise ModelRejected(f"The model uses {', '.join(repr(m) for m in missing)} but the data has no such "
+                            f"column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            values = np.asarray(_lambdify(symbols, expression)(*[arrays[s.name] for s in symbols]))
+        except Exception as exc:  # noqa: BLE001 - sympy/numpy refusing the expression
+            raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
+                                f"{_short(exc, 200)}") from None
+        if np.iscomplexobj(values):
+            values = np.where(values.imag == 0, values.real, np.nan)
+        values = values.astype(float)
+    return np.broadcast_to(values, (length,)).copy()
+
+
+def expression_tree(expression) -> tuple:
+    """The labelled, ordered tree of a sympy expression, as nested ``(label, children)`` tuples.
+
+    Labels as in the SRSD benchmark's tree edit distance: every number is ``'c'``, a
+    symbol is its name, any other node the name of its sympy class (``Add``, ``Mul``,
+    ``Pow``, ``sin``, ...); children in sympy's argument order. Built without recursion.
+
+    Examples
+    --------
+    >>> expression_tree(parse_model("2.5*sin(x1)"))
+    ('Mul', (('c', ()), ('sin', (('x1', ()),))))
+    """
+    frames = [[expression, 0, []]]
+    while True:
+        node, position, children = frames[-1]
+        if position < len(node.args):
+            frames[-1][1] += 1
+            frames.append([node.args[position], 0, []])
+            continue
+        frames.pop()
+        label = "c" if node.is_Number or node.is_NumberSymbol else node.name if node.is_Symbol \
+            else type(node).__name__
+        built = (label, tuple(children))
+        if not frames:
+            return built
+        frames[-1][2].append(built)

@@ -27,13 +27,13 @@ True
 
 from __future__ import annotations
 
-import html
 import textwrap
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.escape import plotly_text
 from srdash.analysis.audit import Audit
 from srdash.errors import SrdashError
 from srdash.analysis.robustness import Robustness
@@ -57,14 +57,11 @@ _HEADER_COLOUR = "#e8ecf1"
 _GROUP_COLOUR = "#d62728"
 
 
-def _plain(text: object) -> str:
-    """Escape untrusted text for plotly, which renders a subset of HTML."""
-    return html.escape(str(text), quote=False)
 
 
 def _wrapped(text: str, width: int = 110) -> str:
     """Escaped text broken into lines of at most ``width`` characters (plotly does not wrap)."""
-    return "<br>".join(textwrap.wrap(_plain(text), width))
+    return "<br>".join(textwrap.wrap(plotly_text(text), width))
 
 
 def _bootstrap_caption(result: Robustness) -> str:
@@ -110,7 +107,7 @@ def place_probability_figure(result: Robustness, *, kind: str = "heatmap", title
         raise SrdashError(f"The 'kind' option must be one of {listed}. Got {kind!r}.")
     probability = result.place_probability
     p_win = result.summary.set_index("method")["p_win"]
-    labels = [f"{_plain(m)} (P(win) {p_win[m]:.2f})" for m in probability.index]
+    labels = [f"{plotly_text(m)} (P(win) {p_win[m]:.2f})" for m in probability.index]
     places = [int(p) for p in probability.columns]
     values = probability.to_numpy()
     hover = "%{y}<br>place %{x}: probability %{customdata:.3f}<extra></extra>"
@@ -159,7 +156,7 @@ def score_interval_figure(result: Robustness, *, title: str | None = None) -> go
     ([2.0, 1.0], [0.0, 0.0])
     """
     summary = result.summary
-    labels = [_plain(m) for m in summary["method"]]
+    labels = [plotly_text(m) for m in summary["method"]]
     level = f"{100 * result.confidence:g}%"
     trace = go.Scatter(
         x=summary["score"].tolist(), y=labels, mode="markers", marker={"size": 9, "color": "#1f77b4"},
@@ -226,9 +223,9 @@ def critical_difference_figure(result: Significance, *, title: str | None = None
         end = left_end if left else right_end
         figure.add_trace(go.Scatter(x=[value, value, end], y=[0, level, level], mode="lines",
                                     line={"color": "#444", "width": 1}, showlegend=False,
-                                    hovertemplate=f"{_plain(name)}: mean rank {value:.3f}<extra></extra>"))
+                                    hovertemplate=f"{plotly_text(name)}: mean rank {value:.3f}<extra></extra>"))
         figure.add_annotation(x=left_room - 0.01 if left else 1 - right_room + 0.01, xref="paper", y=level,
-                              text=f"{_plain(name)} ({value:.2f})", showarrow=False,
+                              text=f"{plotly_text(name)} ({value:.2f})", showarrow=False,
                               xanchor="right" if left else "left", font={"size": 12})
     # groups of methods not significantly different
     for g, group in enumerate(result.groups):
@@ -237,7 +234,7 @@ def critical_difference_figure(result: Significance, *, title: str | None = None
         figure.add_trace(go.Scatter(x=[members.max() + 0.03, members.min() - 0.03], y=[y, y], mode="lines",
                                     line={"color": _GROUP_COLOUR, "width": 5}, showlegend=False,
                                     hovertemplate="not significantly different: "
-                                                  + _plain(", ".join(group)) + "<extra></extra>"))
+                                                  + plotly_text(", ".join(group)) + "<extra></extra>"))
     # the critical difference, to scale
     cd = result.critical_difference
     figure.add_trace(go.Scatter(x=[k, k - cd], y=[0.6, 0.6], mode="lines+markers",
@@ -246,7 +243,7 @@ def critical_difference_figure(result: Significance, *, title: str | None = None
                                 hoverinfo="skip", showlegend=False))
     figure.add_annotation(x=k - cd / 2, y=0.65, text=f"CD = {cd:.3f}", showarrow=False, yanchor="bottom")
     lowest = -(half + 1) * step
-    heading = title if title is not None else _plain(result.test_label)
+    heading = title if title is not None else plotly_text(result.test_label)
     figure.update_layout(
         title={"text": f"{heading}<br><sup>{_wrapped(result.statement)}</sup>", "font": {"size": 14}},
         xaxis={"range": [left_end, right_end], "domain": [left_room, 1 - right_room],
@@ -283,7 +280,7 @@ def audit_figure(result: Audit, *, title: str | None = None) -> go.Figure:
         return ["" if pd.isna(v) else fmt.format(v) for v in values]
 
     columns = {
-        "method": [_plain(m) for m in table["method"]],
+        "method": [plotly_text(m) for m in table["method"]],
         "published place": shown(table["published_place"], "{}"),
         "recomputed place": shown(table["recomputed_place"], "{}"),
         "published score": shown(table["published_score"], "{:g}"),
@@ -296,10 +293,10 @@ def audit_figure(result: Audit, *, title: str | None = None) -> go.Figure:
         header={"values": [f"<b>{c}</b>" for c in columns], "fill_color": _HEADER_COLOUR, "align": "left"},
         cells={"values": list(columns.values()), "fill_color": [fill] * len(columns), "align": "left"},
     ))
-    track = f" (track {_plain(result.track)})" if result.track else ""
+    track = f" (track {plotly_text(result.track)})" if result.track else ""
     consistency = ("consistent with itself" if result.consistent else
                    f"{len(result.inconsistencies)} internal inconsistency(ies): "
-                   + "; ".join(_plain(d) for d in result.inconsistencies["detail"]))
+                   + "; ".join(plotly_text(d) for d in result.inconsistencies["detail"]))
     heading = title if title is not None else (
         f"Audit of the published table{track}: {int(table['flagged'].sum())} of {len(table)} methods flagged "
         f"(tolerance {result.tolerance:g})")

@@ -34,7 +34,6 @@ True
 
 from __future__ import annotations
 
-import html
 import math
 from typing import Sequence
 
@@ -42,6 +41,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.escape import html_text, plotly_text
 from srdash.errors import SrdashError
 from srdash.judging.ranking import Verdict
 from srdash.judging.rules import Criterion
@@ -68,18 +68,8 @@ _LOG_TICKS = tuple(m * 10 ** e for e in range(7) for m in (1, 2, 3, 5))
 _PROBLEM_ORDER = ("rejected", "parse_error", "simplify_error", "DNF", "missing value", "timeout")
 
 
-def _plain(text: object) -> str:
-    """Escape user text for plotly (titles, ticks, hover): it renders a subset of HTML.
-
-    Plotly converts ``&lt; &gt; &amp;`` back into characters but not ``&quot;``, so
-    quotes are left as they are (they cannot open a tag without ``<``).
-    """
-    return html.escape(str(text), quote=False)
 
 
-def _html(text: object) -> str:
-    """Escape user text for an HTML table."""
-    return html.escape(str(text), quote=True)
 
 
 def figure_title(figure: go.Figure) -> str:
@@ -136,7 +126,7 @@ def _hover_template(criteria: Sequence[Criterion], n_methods: int) -> str:
     lines = ["<b>%{y}</b> on <b>%{x}</b>", "%{customdata[0]}",
              "dataset score: %{customdata[1]} (higher is better)"]
     for i, c in enumerate(criteria):
-        label = _plain(c.label).replace("%{", "%\u200b{")  # a label is text, never a template variable
+        label = plotly_text(c.label).replace("%{", "%\u200b{")  # a label is text, never a template variable
         lines.append(f"{label}: %{{customdata[{2 + 2 * i}]}}, "
                      f"rank %{{customdata[{3 + 2 * i}]}} of {n_methods}")
     return "<br>".join(lines) + "<extra></extra>"
@@ -228,7 +218,7 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
         column, what = "dataset_score", "Dataset score (harmonic mean of ranks)"
     else:
         chosen = _criterion(verdict, criterion)
-        column, what = f"{chosen.name}_rank", f"{_plain(chosen.label)} rank"
+        column, what = f"{chosen.name}_rank", f"{plotly_text(chosen.label)} rank"
     per_dataset = verdict.per_dataset
     methods = list(verdict.leaderboard["method"])
     datasets = sorted(per_dataset["dataset"].unique())
@@ -243,8 +233,8 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
     # One trace answers the hover of every cell (the DNF layer on top lets it through): each cell's values once.
     cell_hover = [hover[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
 
-    x = [_plain(d) for d in datasets]
-    y = [_plain(m) for m in methods]
+    x = [plotly_text(d) for d in datasets]
+    y = [plotly_text(m) for m in methods]
     lowest = 0.0 if verdict.rules.rank_method == "k-minus-dense" else 1.0
     annotate = values.size <= _MAX_ANNOTATED_CELLS
     scores = go.Heatmap(
@@ -399,8 +389,8 @@ def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure
         figure.add_trace(go.Scatter(
             x=[row["components"]], y=[row["simplicity"]], mode="markers",
             marker={"size": size, "symbol": symbols[i % len(symbols)], "line": {"width": 1, "color": "white"}},
-            name=_plain(row["method"]),
-            hovertemplate=(f"<b>{_plain(row['method'])}</b><br>median model: %{{x:.3g}} components, "
+            name=plotly_text(row["method"]),
+            hovertemplate=(f"<b>{plotly_text(row['method'])}</b><br>median model: %{{x:.3g}} components, "
                            f"simplicity %{{y:.1f}}<br>{row['models']} model(s); {row['how']}{failed}"
                            "<extra></extra>"),
         ))
@@ -459,12 +449,12 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3) -> str:
     """
     board = verdict.leaderboard
     header = ["<th class='num'>Place</th>", "<th>Method</th>", "<th class='num'>Score</th>"]
-    header += [f"<th class='num'>{_html(c.label)}<br><small>mean rank</small></th>" for c in verdict.criteria]
+    header += [f"<th class='num'>{html_text(c.label)}<br><small>mean rank</small></th>" for c in verdict.criteria]
     header += ["<th class='num'>Datasets</th>", "<th class='num'>DNF</th>"]
     rows = []
     for row in board.to_dict("records"):
         cells = [f"<td class='num srdash-place'>{int(row['place'])}</td>",
-                 f"<td class='srdash-method'>{_html(row['method'])}</td>",
+                 f"<td class='srdash-method'>{html_text(row['method'])}</td>",
                  f"<td class='num srdash-score'>{row['score']:.{decimals}f}</td>"]
         cells += [f"<td class='num'>{row[f'{c.name}_rank']:.{decimals}f}</td>" for c in verdict.criteria]
         cells += [f"<td class='num'>{int(row['datasets'])}</td>", f"<td class='num'>{int(row['dnf'])}</td>"]
@@ -473,8 +463,8 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3) -> str:
     note = (f"ranks: higher is better, {verdict.n_methods} = best, 1 = worst "
             f"({verdict.n_methods} methods). Score (higher is better) = mean over datasets of the "
             f"{'weighted ' if len(set(c.weight for c in verdict.criteria)) > 1 else ''}harmonic mean of the "
-            f"criteria ranks. Rules: {_html(rules.name)}; runs combined with the {_html(rules.run_aggregation)}; "
-            f"ties: {_html(rules.rank_method)}. DNF = datasets without any result (ranked last there).")
+            f"criteria ranks. Rules: {html_text(rules.name)}; runs combined with the {html_text(rules.run_aggregation)}; "
+            f"ties: {html_text(rules.rank_method)}. DNF = datasets without any result (ranked last there).")
     return (f"{_TABLE_STYLE}<table class='srdash-table srdash-leaderboard'><thead><tr>{''.join(header)}</tr>"
             f"</thead><tbody>{''.join(rows)}</tbody></table><div class='srdash-note'>{note}</div>")
 
@@ -492,7 +482,7 @@ def warnings_html(verdict: Verdict) -> str:
     """
     if not verdict.warnings:
         return ""
-    items = "".join(f"<li>{_html(w)}</li>" for w in verdict.warnings)
+    items = "".join(f"<li>{html_text(w)}</li>" for w in verdict.warnings)
     return (f"<div class='srdash-warnings' style='background:#fff8e1;border-left:4px solid #f0ad00;"
             f"padding:4px 10px;margin:4px 0'><b>Warnings</b><ul style='margin:2px 0'>{items}</ul></div>")
 
@@ -538,7 +528,7 @@ def problems_html(verdict: Verdict, *, runs: pd.DataFrame | None = None, max_row
     problems = problems.assign(_order=problems["kind"].map(order).fillna(len(order)))
     problems = problems.sort_values(["_order", "dataset", "method"], kind="stable")
     counts = problems.groupby("kind", sort=False).size()
-    summary = ", ".join(f"{n} {_html(kind)}" for kind, n in counts.items())
+    summary = ", ".join(f"{n} {html_text(kind)}" for kind, n in counts.items())
     models = {}
     if runs is not None and "model" in runs.columns:
         run_column = runs["run"] if "run" in runs.columns else pd.Series(0, index=runs.index)
@@ -551,12 +541,12 @@ def problems_html(verdict: Verdict, *, runs: pd.DataFrame | None = None, max_row
     for row in problems.head(max_rows).to_dict("records"):
         run = row["run"]
         has_run = run is not None and not (isinstance(run, float) and math.isnan(run))
-        cells = (f"<td>{_html(row['kind'])}</td><td>{_html(row['method'])}</td><td>{_html(row['dataset'])}</td>"
-                 f"<td class='num'>{_html(int(run)) if has_run else ''}</td><td>{_html(row['detail'])}</td>")
+        cells = (f"<td>{html_text(row['kind'])}</td><td>{html_text(row['method'])}</td><td>{html_text(row['dataset'])}</td>"
+                 f"<td class='num'>{html_text(int(run)) if has_run else ''}</td><td>{html_text(row['detail'])}</td>")
         if with_models:
             model = models.get((row["method"], row["dataset"], run)) if has_run else None
             shown = "" if model is None or (isinstance(model, float) and math.isnan(model)) else str(model)
-            cells += f"<td><code>{_html(_shorten(shown, model_chars))}</code></td>"
+            cells += f"<td><code>{html_text(_shorten(shown, model_chars))}</code></td>"
         rows.append(f"<tr class='srdash-problem'>{cells}</tr>")
     more = len(problems) - min(len(problems), max_rows)
     tail = f"<div class='srdash-note'>… and {more} more (use `srdash score --problems FILE`).</div>" if more else ""
@@ -580,11 +570,11 @@ def rules_comparison_html(table: pd.DataFrame) -> str:
     True
     """
     names = [c.split(":", 1)[1] for c in table.columns if c.startswith("place:")]
-    header = "<th>Method</th>" + "".join(f"<th class='num'>{_html(n)}<br><small>place (score)</small></th>"
+    header = "<th>Method</th>" + "".join(f"<th class='num'>{html_text(n)}<br><small>place (score)</small></th>"
                                          for n in names)
     rows = []
     for row in table.to_dict("records"):
-        cells = [f"<td>{_html(row['method'])}</td>"]
+        cells = [f"<td>{html_text(row['method'])}</td>"]
         for n in names:
             place, score = row[f"place:{n}"], row[f"score:{n}"]
             shown = "–" if pd.isna(place) else f"{int(place)} ({score:.3f})"
@@ -595,4 +585,4 @@ def rules_comparison_html(table: pd.DataFrame) -> str:
     note = (f"{changed} method(s) change place between these rules (highlighted)." if changed
             else "Every method has the same place under these rules.")
     return (f"<table class='srdash-table'><thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"<div class='srdash-note'>{_html(note)}</div>")
+            f"<div class='srdash-note'>{html_text(note)}</div>")

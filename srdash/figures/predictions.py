@@ -21,13 +21,14 @@ True
 
 from __future__ import annotations
 
-import html
 import math
 import numbers
 
 import pandas as pd
 
-__all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html"]
+from srdash.figures.escape import html_text, plotly_text
+
+__all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html", "shakeup_figure"]
 
 _STYLE = """<style>
 .srdash-pred-table{border-collapse:collapse;font-size:13px;margin:4px 0}
@@ -45,8 +46,6 @@ _HEADINGS = {"place": "Place", "team": "Team", "score": "Score", "submission": "
              "change": "Change", "preliminary_score": "Preliminary score", "final_score": "Final score"}
 
 
-def _escape(value) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _number(value, decimals: int) -> str:
@@ -88,25 +87,25 @@ def leaderboard_table_html(board: pd.DataFrame, *, subset: str, caption: str = "
     """
     middle = [c for c in board.columns if c not in _FIRST + _LAST]
     columns = [c for c in _FIRST if c in board.columns] + middle + [c for c in _LAST if c in board.columns]
-    head = "".join(f"<th>{_escape(_heading(c))}</th>" for c in columns)
+    head = "".join(f"<th>{html_text(_heading(c))}</th>" for c in columns)
     rows = []
     for record in board.to_dict("records"):
         cells = []
         for column in columns:
             value = record[column]
             if column == "team":
-                cells.append(f"<td class='srdash-team'>{_escape(value)}</td>")
+                cells.append(f"<td class='srdash-team'>{html_text(value)}</td>")
             elif column == "score" and (value is None or (isinstance(value, float) and math.isnan(value))):
                 cells.append("<td class='number srdash-no-score'>no valid submission</td>")
             elif column in ("submission", "status"):
-                cells.append(f"<td>{'' if value is None or value != value else _escape(value)}</td>")
+                cells.append(f"<td>{'' if value is None or value != value else html_text(value)}</td>")
             elif column in ("place", "entries"):
                 cells.append(f"<td class='number'>{int(value)}</td>")
             else:
-                cells.append(f"<td class='number'>{_escape(_number(value, decimals))}</td>")
-        rows.append(f"<tr data-team=\"{_escape(record['team'])}\">{''.join(cells)}</tr>")
-    title = f"<div class='srdash-pred-caption'>{_escape(caption)}</div>" if caption else ""
-    return (_STYLE + title + f"<table class='srdash-pred-table srdash-pred-leaderboard srdash-pred-{_escape(subset)}'>"
+                cells.append(f"<td class='number'>{html_text(_number(value, decimals))}</td>")
+        rows.append(f"<tr data-team=\"{html_text(record['team'])}\">{''.join(cells)}</tr>")
+    title = f"<div class='srdash-pred-caption'>{html_text(caption)}</div>" if caption else ""
+    return (_STYLE + title + f"<table class='srdash-pred-table srdash-pred-leaderboard srdash-pred-{html_text(subset)}'>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
@@ -127,11 +126,11 @@ def shakeup_table_html(shakeup: pd.DataFrame, *, decimals: int = 6) -> str:
         change = int(record["change"])
         arrow = (f"<span style='color:#2ca02c'>▲{change}</span>" if change > 0 else
                  f"<span style='color:#d62728'>▼{-change}</span>" if change < 0 else "=")
-        rows.append(f"<tr data-team=\"{_escape(record['team'])}\"><td class='srdash-team'>{_escape(record['team'])}"
+        rows.append(f"<tr data-team=\"{html_text(record['team'])}\"><td class='srdash-team'>{html_text(record['team'])}"
                     f"</td><td class='number'>{int(record['preliminary_place'])}</td>"
                     f"<td class='number'>{int(record['final_place'])}</td><td class='number'>{arrow}</td>"
-                    f"<td class='number'>{_escape(_number(record['preliminary_score'], decimals))}</td>"
-                    f"<td class='number'>{_escape(_number(record['final_score'], decimals))}</td></tr>")
+                    f"<td class='number'>{html_text(_number(record['preliminary_score'], decimals))}</td>"
+                    f"<td class='number'>{html_text(_number(record['final_score'], decimals))}</td></tr>")
     head = "".join(f"<th>{_HEADINGS[c]}</th>" for c in ("team", "preliminary_place", "final_place", "change",
                                                         "preliminary_score", "final_score"))
     return (_STYLE + "<table class='srdash-pred-table srdash-pred-shakeup'>"
@@ -151,8 +150,8 @@ def rejected_table_html(rejected: pd.DataFrame) -> str:
     """
     if rejected.empty:
         return "<div class='srdash-note srdash-pred-no-rejected'>No submission was rejected.</div>"
-    rows = "".join(f"<tr data-team=\"{_escape(r['team'])}\"><td class='srdash-team'>{_escape(r['team'])}</td>"
-                   f"<td>{_escape(r['submission'])}</td><td class='srdash-reason'>{_escape(r['reason'])}</td></tr>"
+    rows = "".join(f"<tr data-team=\"{html_text(r['team'])}\"><td class='srdash-team'>{html_text(r['team'])}</td>"
+                   f"<td>{html_text(r['submission'])}</td><td class='srdash-reason'>{html_text(r['reason'])}</td></tr>"
                    for r in rejected.to_dict("records"))
     return (_STYLE + "<table class='srdash-pred-table srdash-pred-rejected'><thead><tr><th>Team</th>"
             f"<th>Submission</th><th>Reason (row = line of the file)</th></tr></thead><tbody>{rows}</tbody></table>")
@@ -166,4 +165,89 @@ def notes_html(notes, *, css_class: str = "srdash-warning") -> str:
     >>> notes_html(["<i>careful</i>"])
     "<div class='srdash-warning' style='color:#8a6d00'>⚠ &lt;i&gt;careful&lt;/i&gt;</div>"
     """
-    return "".join(f"<div class='{css_class}' style='color:#8a6d00'>⚠ {_escape(note)}</div>" for note in notes)
+    return "".join(f"<div class='{css_class}' style='color:#8a6d00'>⚠ {html_text(note)}</div>" for note in notes)
+
+
+
+def shakeup_figure(result, *, title: str | None = None, height: int | None = None):
+    """Slope chart of the shake-up: each team's preliminary place to its final place.
+
+    Lines are green for teams that moved up, red for teams that moved down and
+    grey for teams that kept their place; place 1 (the best) is at the top.
+    Team names are shown as plain text (HTML is escaped).
+
+    Parameters
+    ----------
+    result : PredictionResult or CombinedLeaderboards
+        One metric's shake-up, or the combined leaderboards' (several metrics).
+    title : str, keyword-only
+        Default: "Shake-up: preliminary → final place (<metric>, rule '<rule>')"
+        (for combined leaderboards "(combined metrics, rule '<rule>')").
+    height : int, keyword-only
+        Figure height in pixels (default grows with the number of teams).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> from srdash.io.predictions import Targets
+    >>> from srdash.judging.predictions import score_submissions
+    >>> targets = Targets.from_arrays([1.0, 2.0, 3.0, 4.0], ["preliminary", "final"] * 2)
+    >>> listing = pd.DataFrame({"team": ["<b>a</b>", "b"], "file": ["a.txt", "b.txt"]})
+    >>> result = score_submissions(listing, targets, metric="mae",
+    ...                            predictions={"a.txt": [1, 3, 3, 5], "b.txt": [2, 2, 4, 4]})
+    >>> figure = shakeup_figure(result)
+    >>> [trace.name for trace in figure.data]
+    ['moved up', 'moved down']
+    >>> figure.data[1].text[0]
+    '&lt;b&gt;a&lt;/b&gt; (1)'
+    """
+    import plotly.graph_objects as go
+
+    from srdash.judging.predictions import CombinedLeaderboards
+
+    shake = result.shakeup
+    n_teams = len(shake)
+    figure = go.Figure()
+    groups = (("moved up", shake["change"] > 0, "#2ca02c"), ("moved down", shake["change"] < 0, "#d62728"),
+              ("same place", shake["change"] == 0, "#7f7f7f"))
+    for name, mask, colour in groups:
+        part = shake[mask.to_numpy()]
+        if part.empty:
+            continue
+        x, y, text, custom, positions = [], [], [], [], []
+        for team, p_place, f_place, p_score, f_score in zip(part["team"], part["preliminary_place"],
+                                                            part["final_place"], part["preliminary_score"],
+                                                            part["final_score"]):
+            label = plotly_text(team)
+            x += ["preliminary", "final", None]
+            y += [p_place, f_place, None]
+            text += [f"{label} ({p_place})", f"{label} ({f_place})", ""]
+            positions += ["middle left", "middle right", "middle right"]
+            custom += [[label, p_place, f_place, _score_text(p_score)], [label, p_place, f_place,
+                                                                          _score_text(f_score)], [""] * 4]
+        figure.add_trace(go.Scatter(
+            x=x, y=y, text=text, customdata=custom, mode="lines+markers+text", name=name,
+            textposition=positions, line={"color": colour, "width": 2}, marker={"size": 8, "color": colour},
+            hovertemplate="%{customdata[0]}<br>place %{customdata[1]} → %{customdata[2]}<br>"
+                          "score %{customdata[3]}<extra></extra>",
+        ))
+    if isinstance(result, CombinedLeaderboards):
+        what = "combined metrics"
+    else:
+        what = f"{result.metric.label}, {result.metric.direction} is better"
+    figure.update_layout(
+        title=title if title is not None else
+        f"Shake-up: preliminary → final place ({what}; rule '{result.rule}')",
+        height=height if height is not None else max(300, 60 + 28 * n_teams),
+        showlegend=True, template="plotly_white", margin={"l": 160, "r": 160},
+    )
+    figure.update_xaxes(type="category", categoryorder="array", categoryarray=["preliminary", "final"], title=None)
+    figure.update_yaxes(autorange="reversed", title="place (1 = best)", dtick=1, zeroline=False)
+    return figure
+
+
+def _score_text(score: float) -> str:
+    return "none (no valid submission)" if pd.isna(score) else f"{score:.6g}"

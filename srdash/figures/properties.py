@@ -25,13 +25,13 @@ Examples
 
 from __future__ import annotations
 
-import html
 import math
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.escape import html_text, plotly_text
 from srdash.errors import SrdashError
 from srdash.judging.properties import PropertyScores
 from srdash.judging.qualification import Qualification
@@ -50,13 +50,8 @@ _SCORE_LABELS = {"rediscovery": "share of runs rediscovering the formula", "S1":
 _OUTCOME_COLOURS = {"win": "#2e7d32", "tie": "#9e9e9e", "loss": "#c62828"}
 
 
-def _plain(text: object) -> str:
-    """Escape untrusted text for plotly labels (it renders a subset of HTML)."""
-    return html.escape(str(text), quote=False)
 
 
-def _html(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _format(value: float) -> str:
@@ -86,10 +81,10 @@ def property_heatmap(scores: PropertyScores) -> go.Figure:
     with np.errstate(invalid="ignore"):
         colour = np.clip(np.where(np.isneginf(values), 0.0, values), 0.0, 1.0)
     text = [[_format(v) for v in row] for row in values]
-    hover = [[f"{_plain(m)} on {_plain(d)}<br>{_SCORE_LABELS.get(kind[d], kind[d])}: {t}"
+    hover = [[f"{plotly_text(m)} on {plotly_text(d)}<br>{_SCORE_LABELS.get(kind[d], kind[d])}: {t}"
               for m, t in zip(methods, row)] for d, row in zip(datasets, text)]
     figure = go.Figure(go.Heatmap(
-        z=colour, x=[_plain(m) for m in methods], y=[_plain(d) for d in datasets], text=text,
+        z=colour, x=[plotly_text(m) for m in methods], y=[plotly_text(d) for d in datasets], text=text,
         texttemplate="%{text}", hovertext=hover, hoverinfo="text", zmin=0, zmax=1, colorscale="Viridis",
         colorbar={"title": {"text": "score<br>(1 = best)"}},
     ))
@@ -145,13 +140,13 @@ def noise_curve_figure(scores: PropertyScores, *, group: str | None = None) -> g
         note = f" (failed at noise {failed})" if failed else ""
         figure.add_trace(go.Scatter(
             x=points.loc[finite, "noise_level"], y=r2[finite], mode="lines+markers",
-            name=f"{_plain(method)} (sensitivity {_format(lookup.get(method, np.nan))})",
-            customdata=points.loc[finite, "dataset"].map(_plain),
-            hovertemplate=f"{_plain(method)}{_plain(note)}<br>%{{customdata}}: noise %{{x}}, R² %{{y:.3f}}"
+            name=f"{plotly_text(method)} (sensitivity {_format(lookup.get(method, np.nan))})",
+            customdata=points.loc[finite, "dataset"].map(plotly_text),
+            hovertemplate=f"{plotly_text(method)}{plotly_text(note)}<br>%{{customdata}}: noise %{{x}}, R² %{{y:.3f}}"
                           "<extra></extra>",
         ))
     figure.update_layout(
-        title={"text": f"Test R² versus noise level, group {_plain(group)} (sensitivity: lower is better)"},
+        title={"text": f"Test R² versus noise level, group {plotly_text(group)} (sensitivity: lower is better)"},
         xaxis={"title": {"text": "noise level (share of the target's variance)"}},
         yaxis={"title": {"text": "test R² (median over runs)"}}, legend={"title": {"text": "method"}})
     return figure
@@ -186,12 +181,12 @@ def unwanted_features_figure(usage: pd.DataFrame, *, dataset: str) -> go.Figure:
     text = [[f"{int(c)}/{int(runs[m])}" if not np.isnan(c) else "–" for c in row]
             for m, row in zip(methods, counts.to_numpy(dtype=float))]
     figure = go.Figure(go.Heatmap(
-        z=grid.to_numpy(dtype=float), x=[_plain(f) for f in features], y=[_plain(m) for m in methods],
+        z=grid.to_numpy(dtype=float), x=[plotly_text(f) for f in features], y=[plotly_text(m) for m in methods],
         text=text, texttemplate="%{text}", zmin=0, zmax=1, colorscale="Reds",
         colorbar={"title": {"text": "share of runs<br>using it"}},
         hovertemplate="%{y} uses %{x} in %{text} runs<extra></extra>",
     ))
-    figure.update_layout(title={"text": f"Unwanted features used, {_plain(dataset)} (fewer is better)"},
+    figure.update_layout(title={"text": f"Unwanted features used, {plotly_text(dataset)} (fewer is better)"},
                          xaxis={"title": {"text": "unwanted feature"}}, yaxis={"autorange": "reversed"},
                          height=max(260, 32 * len(methods) + 160))
     return figure
@@ -211,7 +206,7 @@ def qualification_figure(qualification: Qualification) -> go.Figure:
     ['a ✓ qualified', 'b ✗ not qualified']
     """
     table = qualification.table
-    labels = [f"{_plain(m)} {'✓ qualified' if q else '✗ not qualified'}"
+    labels = [f"{plotly_text(m)} {'✓ qualified' if q else '✗ not qualified'}"
               for m, q in zip(table["method"], table["qualified"])]
     figure = go.Figure()
     for outcome, column in (("win", "wins"), ("tie", "ties"), ("loss", "losses")):
@@ -219,7 +214,7 @@ def qualification_figure(qualification: Qualification) -> go.Figure:
                                 marker={"color": _OUTCOME_COLOURS[outcome]},
                                 hovertemplate=f"%{{y}}: %{{x}} {outcome}(s)<extra></extra>"))
     figure.update_layout(
-        barmode="stack", title={"text": f"Qualification: head to head against {_plain(qualification.baseline)}"},
+        barmode="stack", title={"text": f"Qualification: head to head against {plotly_text(qualification.baseline)}"},
         xaxis={"title": {"text": "comparisons (dataset × run)"}}, yaxis={"autorange": "reversed"},
         height=max(260, 32 * len(table) + 160), legend={"title": {"text": "outcome"}})
     return figure
@@ -240,19 +235,19 @@ def qualification_html(qualification: Qualification) -> str:
     for row in qualification.table.itertuples(index=False):
         colour = "#2e7d32" if row.qualified else "#c62828"
         rows.append(
-            f"<tr><td>{_html(row.method)}</td><td>{row.wins}</td><td>{row.ties}</td><td>{row.losses}</td>"
+            f"<tr><td>{html_text(row.method)}</td><td>{row.wins}</td><td>{row.ties}</td><td>{row.losses}</td>"
             f"<td>{row.mean_rank_difference:+.2f}</td>"
-            f"<td style='color:{colour};font-weight:bold'>{_html(row.verdict)}</td></tr>")
+            f"<td style='color:{colour};font-weight:bold'>{html_text(row.verdict)}</td></tr>")
     header = ("<tr><th>Method</th><th>Wins</th><th>Ties</th><th>Losses</th>"
               "<th title='from -1 (worse on every dataset) to +1 (better on every dataset)'>Mean rank "
               "difference (higher is better)</th><th>Verdict</th></tr>")
-    return (f"<div class='srdash-qualification'><p><b>Rule.</b> {_html(qualification.rule)}</p>"
+    return (f"<div class='srdash-qualification'><p><b>Rule.</b> {html_text(qualification.rule)}</p>"
             f"<table class='srdash-table'>{header}{''.join(rows)}</table></div>")
 
 
 def _text(text: object) -> str:
     """Untrusted text for an HTML page with MathJax: escaped, and marked so that MathJax leaves any $ alone."""
-    return f"<span class='tex2jax_ignore mathjax_ignore'>{_html(text)}</span>"
+    return f"<span class='tex2jax_ignore mathjax_ignore'>{html_text(text)}</span>"
 
 
 def _latex(text: str, features) -> str | None:
@@ -264,7 +259,7 @@ def _latex(text: str, features) -> str | None:
     except _Error:
         return None
     # The browser decodes the entities before MathJax reads the text: escaping keeps the HTML inert.
-    return html.escape(latex, quote=False)
+    return plotly_text(latex)
 
 
 def exact_models_html(models: pd.DataFrame, *, truth: str, features=None) -> str:
@@ -304,7 +299,7 @@ def exact_models_html(models: pd.DataFrame, *, truth: str, features=None) -> str
         verdict = ("<span style='color:#2e7d32;font-weight:bold'>equivalent</span>" if equivalent
                    else "<span style='color:#c62828'>not equivalent</span>")
         rows.append(f"<tr><td>{_text(row.method)}</td><td>{row.run}</td><td>{shown}</td>"
-                    f"<td title='{_html(row.detail)}'>{verdict}</td><td>{_format(row.share)}</td></tr>")
+                    f"<td title='{html_text(row.detail)}'>{verdict}</td><td>{_format(row.share)}</td></tr>")
     return (f"<div class='srdash-exact'><p><b>Ground truth:</b> {shown_truth}</p>"
             "<table class='srdash-table'><tr><th>Method</th><th>Run</th><th>Representative simplified model</th>"
             "<th>Verdict (hover: why)</th><th>Share of runs rediscovering</th></tr>"

@@ -19,7 +19,8 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-__all__ = ["predicted_vs_actual_figure", "over_time_figure", "ACTUAL_COLOUR", "PREDICTED_COLOUR"]
+__all__ = ["predicted_vs_actual_figure", "predicted_vs_actual_thumbnail", "over_time_figure", "ACTUAL_COLOUR",
+           "PREDICTED_COLOUR"]
 
 ACTUAL_COLOUR = "#444444"
 PREDICTED_COLOUR = "#1f77b4"
@@ -125,3 +126,69 @@ def over_time_figure(dates: Sequence, actual: Sequence[float], predicted: Sequen
                          template="plotly_white", legend={"orientation": "h", "y": -0.2},
                          yaxis={"title": {"text": target}})
     return figure
+
+
+def predicted_vs_actual_thumbnail(actual: Sequence[float], predicted: Sequence[float], *, size: int = 96,
+                                  max_points: int = 400) -> str:
+    """A small predicted-vs-actual scatter as inline SVG, for comparing many models side by side.
+
+    Cheap enough for one per model in the review's comparison row (a plotly
+    figure each would load the browser with one plot per model). Both axes
+    share one range (the actual values and the predictions, up to twice the
+    actual values' span beyond them), so the dotted diagonal is the perfect
+    prediction; rows without a finite value are left out, and predictions
+    beyond the range are drawn at the frame's edge. Only numbers are written
+    into the SVG.
+
+    Parameters
+    ----------
+    actual, predicted : sequence of float, same length
+    size : int
+        Width and height in pixels.
+    max_points : int
+        At most this many rows are drawn (evenly spaced).
+
+    Returns
+    -------
+    str
+        An ``<svg>`` element.
+
+    Examples
+    --------
+    >>> svg = predicted_vs_actual_thumbnail([0, 1, 2], [0, 1, 2], size=50)
+    >>> svg.startswith("<svg") and svg.count("<circle") == 3
+    True
+    >>> "no finite prediction" in predicted_vs_actual_thumbnail([1, 2], [float("nan"), float("inf")])
+    True
+    """
+    actual, predicted, finite = _pairs(actual, predicted)
+    pad = 4
+    frame = (f"<rect x='0.5' y='0.5' width='{size - 1}' height='{size - 1}' fill='white' stroke='#ccc'/>")
+    if not finite.any():
+        return (f"<svg xmlns='http://www.w3.org/2000/svg' width='{size}' height='{size}' role='img' "
+                f"aria-label='no finite prediction'>{frame}<text x='{size / 2}' y='{size / 2}' "
+                "font-size='9' text-anchor='middle' fill='#b00'>no finite prediction</text></svg>")
+    x, y = actual[finite], predicted[finite]
+    if x.size > max_points:
+        keep = np.linspace(0, x.size - 1, max_points).round().astype(int)
+        x, y = x[keep], y[keep]
+    # one range for both axes: the actual values' and the predictions', but at most twice the
+    # actual span beyond it on either side (one wild prediction must not squash the rest)
+    actual_low, actual_high = float(x.min()), float(x.max())
+    reach = max(actual_high - actual_low, 1e-12) * 2
+    low = max(min(actual_low, float(y.min())), actual_low - reach)
+    high = min(max(actual_high, float(y.max())), actual_high + reach)
+    if high <= low:
+        low, high = low - 1.0, high + 1.0
+    span = high - low
+
+    def place(values):
+        return np.clip((values - low) / span, -0.02, 1.02) * (size - 2 * pad) + pad
+
+    px, py = place(x), size - place(y)
+    dots = "".join(f"<circle cx='{a:.1f}' cy='{b:.1f}' r='1.6'/>" for a, b in zip(px, py))
+    return (f"<svg xmlns='http://www.w3.org/2000/svg' width='{size}' height='{size}' role='img' "
+            f"aria-label='predicted against actual test values'>{frame}"
+            f"<line x1='{pad}' y1='{size - pad}' x2='{size - pad}' y2='{pad}' stroke='{ACTUAL_COLOUR}' "
+            f"stroke-dasharray='2,2' stroke-width='1'/><g fill='{PREDICTED_COLOUR}' fill-opacity='0.6'>{dots}</g>"
+            "</svg>")

@@ -28,13 +28,13 @@ True
 
 from __future__ import annotations
 
-import html
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.escape import html_text
 from srdash.analysis.sensitivity import PlaceProbabilities, TernaryMap, WeightSweep, WinningWeights
 
 __all__ = [
@@ -77,7 +77,7 @@ def short_name(name: object, *, limit: int = _LABEL_LENGTH) -> str:
     text = str(name)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    return html.escape(text)
+    return html_text(text)
 
 
 def colour_of(index: int) -> str:
@@ -93,7 +93,7 @@ def colour_of(index: int) -> str:
 
 def bump_chart_text(sweep: WeightSweep) -> tuple[str, str]:
     """The bump chart's title and x-axis title (escaped), for in-place updates of its layout."""
-    label = html.escape(sweep.weight_label)
+    label = html_text(sweep.weight_label)
     return f"Places as the weight of {label} varies (others fixed)", f"weight of {label}"
 
 
@@ -133,7 +133,7 @@ def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
         fig.add_trace(go.Scatter(
             x=sweep.values, y=sweep.places[:, i], mode="lines", name=short_name(method),
             line={"color": colour_of(i), "width": 2},
-            hovertemplate=f"{html.escape(str(method))}<br>weight %{{x:.3g}}: place %{{y}}<extra></extra>"))
+            hovertemplate=f"{html_text(str(method))}<br>weight %{{x:.3g}}: place %{{y}}<extra></extra>"))
     default_title, x_title = bump_chart_text(sweep)
     fig.update_layout(
         title=title or default_title,
@@ -171,7 +171,7 @@ def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str |
     table = probabilities.table
     n = len(table)
     z = table[[f"place_{p}" for p in range(1, n + 1)]].to_numpy()
-    names = [html.escape(str(m)) for m in table[probabilities.entity]]
+    names = [html_text(str(m)) for m in table[probabilities.entity]]
     labels = [f"{short_name(m)} ({p})" for m, p in zip(table[probabilities.entity], table["official_place"])]
     text = None
     if z.size <= _MAX_ANNOTATED_CELLS:
@@ -235,7 +235,7 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
     >>> fig.data[-1].name, sum(len(t.a) for t in fig.data[:-1])
     ('official weights', 15)
     """
-    a_label, b_label, c_label = (html.escape(label) for label in tmap.weight_labels)
+    a_label, b_label, c_label = (html_text(label) for label in tmap.weight_labels)
     fig = go.Figure()
     winners = pd.Series(tmap.winners)
     for i, winner in enumerate(winners.value_counts().index):
@@ -244,12 +244,12 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
         fig.add_trace(go.Scatterternary(
             a=points[:, 0], b=points[:, 1], c=points[:, 2], mode="markers", name=short_name(winner),
             marker={"size": 7, "symbol": "circle", "color": _PALETTE[i % len(_PALETTE)]},
-            hovertemplate=(f"winner: {html.escape(winner)}<br>{a_label} %{{a:.2f}}, {b_label} %{{b:.2f}}, "
+            hovertemplate=(f"winner: {html_text(winner)}<br>{a_label} %{{a:.2f}}, {b_label} %{{b:.2f}}, "
                            f"{c_label} %{{c:.2f}}<extra></extra>")))
     fig.add_trace(go.Scatterternary(
         a=[tmap.official[0]], b=[tmap.official[1]], c=[tmap.official[2]], mode="markers",
         name="official weights", marker={"size": 16, "symbol": "star", "color": "black"},
-        hovertemplate=f"official weights<br>winner: {html.escape(tmap.official_winner)}<extra></extra>"))
+        hovertemplate=f"official weights<br>winner: {html_text(tmap.official_winner)}<extra></extra>"))
     share = tmap.share(tmap.official_winner)
     fig.update_layout(
         title=title or (f"Winner over all weights (official winner {short_name(tmap.official_winner)} "
@@ -274,7 +274,7 @@ def leaderboard_html(board: pd.DataFrame, *, entity: str = "method", decimals: i
         change = int(row["change"])
         arrow = f'<span style="color:#2ca02c">▲{change}</span>' if change > 0 else (
             f'<span style="color:#d62728">▼{-change}</span>' if change < 0 else "")
-        name = html.escape(str(row[entity]))
+        name = html_text(str(row[entity]))
         rows.append(f'<tr data-name="{name}"><td class="number">{int(row["place"])}</td>'
                     f'<td class="name" title="{name}">{short_name(row[entity], limit=40)}</td>'
                     f'<td class="number">{row["score"]:.{decimals}f}</td>'
@@ -313,15 +313,15 @@ def alternatives_html(table: pd.DataFrame, *, entity: str = "method", max_pairs:
         detail = ""
         if not winner_changes.empty:
             detail = " The winner changes when " + ", ".join(
-                html.escape(str(r)) for r in winner_changes["removed"]) + " is removed."
+                html_text(str(r)) for r in winner_changes["removed"]) + " is removed."
         flag = (f'<p class="srdash-flag-depends" style="color:#d62728;font-weight:bold">⚠ The verdict depends on '
                 f'which {entity}s take part: removing one of {len(disruptive)} {entity}(s) swaps the places of '
                 f'others.{detail}</p>')
     rows = []
     for row in table.to_dict("records"):
         pairs = [p for p in str(row["swapped_pairs"]).split("; ") if p]
-        shown = ", ".join(html.escape(p) for p in pairs[:max_pairs]) + (" …" if len(pairs) > max_pairs else "")
-        rows.append(f'<tr><td>{html.escape(str(row["removed"]))}</td><td>{html.escape(str(row["winner_without"]))}'
+        shown = ", ".join(html_text(p) for p in pairs[:max_pairs]) + (" …" if len(pairs) > max_pairs else "")
+        rows.append(f'<tr><td>{html_text(str(row["removed"]))}</td><td>{html_text(str(row["winner_without"]))}'
                     f'</td><td>{"yes" if row["winner_changes"] else ""}</td><td class="number">{int(row["swaps"])}</td>'
                     f"<td>{shown}</td></tr>")
     return (_TABLE_STYLE + flag + '<table class="srdash-sensitivity-table srdash-alternatives"><thead><tr>'
@@ -347,10 +347,10 @@ def winning_weights_html(answer: WinningWeights, *, labels: Mapping[str, str] | 
     True
     """
     labels = dict(labels or {})
-    text = html.escape(answer.explanation)
-    method = f"<i>(method: {html.escape(answer.approach)})</i>"
+    text = html_text(answer.explanation)
+    method = f"<i>(method: {html_text(answer.approach)})</i>"
     if answer.weights is None:
-        return f"<p><b>{html.escape(answer.status.capitalize())}.</b> {text} {method}</p>"
-    weights = ", ".join(f"{html.escape(labels.get(k, k))} {v:.3f}" for k, v in answer.weights.items())
+        return f"<p><b>{html_text(answer.status.capitalize())}.</b> {text} {method}</p>"
+    weights = ", ".join(f"{html_text(labels.get(k, k))} {v:.3f}" for k, v in answer.weights.items())
     return f"<p><b>Found:</b> {weights} (normalised to sum 1). {text} {method}</p>"
 

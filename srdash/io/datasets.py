@@ -84,6 +84,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.io.files import read_csv_file, read_file_text
 from srdash.errors import Problem, SrdashError, ValidationError
 
 __all__ = [
@@ -415,9 +416,10 @@ def _read_source(source) -> tuple[dict, str, Path]:
     lowered = path.name.lower()
     try:
         if lowered.endswith((".yaml", ".yml")):
-            return _parse_yaml(path.read_text(encoding="utf-8"), str(path)), f"'{path}'", path.parent
+            return _parse_yaml(read_file_text(path, max_bytes=None), str(path)), f"'{path}'", path.parent
         if lowered.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz")):
-            frame = pd.read_csv(path, sep="\t" if ".tsv" in lowered else ",", dtype=str, keep_default_na=False)
+            frame = read_csv_file(path, max_bytes=None, sep="\t" if ".tsv" in lowered else ",", dtype=str,
+                                  keep_default_na=False)
             return _from_frame(frame), f"'{path}'", path.parent
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise SrdashError(f"Cannot read the dataset table '{path}': {exc}") from exc
@@ -548,7 +550,7 @@ def _build_spec(entry: Mapping, *, name: str, row: int, folder: Path,
                 continue
             try:
                 headers[partition] = [str(c).strip() for c in
-                                      pd.read_csv(path, sep=_separator(path), nrows=0).columns]
+                                      read_csv_file(path, max_bytes=None, sep=_separator(path), nrows=0).columns]
             except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
                 problem("files", f"{label}: cannot read the {partition} file '{path}': {exc}")
         if features is None and "features" not in entry and headers:
@@ -689,7 +691,7 @@ def _separator(path: Path) -> str:
 
 def _read_partition(path: Path, spec: DatasetSpec) -> PartitionData:
     try:
-        frame = pd.read_csv(path, sep=_separator(path))
+        frame = read_csv_file(path, max_bytes=None, sep=_separator(path))
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise SrdashError(f"Cannot read '{path}' (dataset {spec.name!r}): {exc}") from exc
     frame.columns = [str(c).strip() for c in frame.columns]

@@ -3,7 +3,7 @@
 Results come as a CSV (or TSV) file, a Parquet file, a folder of SRBench-style
 JSON result files (one file per run) or an already-loaded DataFrame. Whatever
 the input, :func:`load_results` returns the same canonical table (see
-``docs/ARCHITECTURE.md``) or raises one :class:`~srdash.errors.ValidationError`
+``docs/architecture.md``) or raises one :class:`~srdash.errors.ValidationError`
 listing every problem it found, each with its file, row and column.
 
 Column rule
@@ -27,9 +27,11 @@ Column rule
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,8 +41,9 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import Problem, SrdashError, ValidationError
+from srdash.io.files import MAX_FILE_BYTES, FileRefused, read_file_bytes, read_file_text
 
-__all__ = ["Results", "load_results", "COLUMN_ALIASES", "TEXT_COLUMNS", "METRIC_COLUMNS"]
+__all__ = ["Results", "load_results", "check_csv_shape", "COLUMN_ALIASES", "TEXT_COLUMNS", "METRIC_COLUMNS"]
 
 #: Canonical column -> accepted input names (the canonical name first).
 COLUMN_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
@@ -274,31 +277,170 @@ def _existing_path(source, *, what: str) -> Path:
 
 
 def _read_table_file(path: Path, *, what: str) -> pd.DataFrame:
-    """Read a CSV/TSV (every cell as text) or Parquet file; duplicate headers are refused."""
+    """Read a CSV/TSV (every cell as text) or Parquet file; duplicate headers are refused.
+
+    The file must be a regular file of bounded size (:mod:`srdash.io.files`); a
+    CSV's rows must each have as many fields as its header (:func:`check_csv_shape`).
+    """
     lower = path.name.lower()
+    if not lower.endswith(_CSV_SUFFIXES + _TSV_SUFFIXES + _PARQUET_SUFFIXES):
+        raise SrdashError(
+            f"Cannot read the {what} file {str(path)!r}: unknown extension. Give {_SUPPORTED}.")
+    try:
+        data = read_file_bytes(path)
+    except FileRefused as exc:
+        raise SrdashError(f"Cannot read the {what} file {str(path)!r}: {exc.reason}") from None
     try:
         if lower.endswith(_CSV_SUFFIXES + _TSV_SUFFIXES):
             sep = "\t" if lower.endswith(_TSV_SUFFIXES) else ","
-            # utf-8-sig: spreadsheet exports often start with a byte-order mark.
-            header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str,
-                                 keep_default_na=False, encoding="utf-8-sig").iloc[0].tolist()
+            text = _decompressed(data, lower, str(path)).decode("utf-8-sig")
+            problems = check_csv_shape(text, source=str(path), sep=sep)
+            if problems:
+                raise ValidationError(problems, header=f"The rows of {path} do not match its header")
+            header = pd.read_csv(io.StringIO(text), sep=sep, header=None, nrows=1, dtype=str,
+                                 keep_default_na=False).iloc[0].tolist()
             _refuse_duplicate_header([str(h).strip() for h in header], str(path))
-            # Every cell is read as text so that a bad value can be quoted exactly.
-            frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-        elif lower.endswith(_PARQUET_SUFFIXES):
-            frame = pd.read_parquet(path)
+            # Every cell is read as text so that a bad value can be quoted exactly; index_col=False:
+            # never take the first column as the row index.
+            frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, index_col=False)
         else:
-            raise SrdashError(
-                f"Cannot read the {what} file {str(path)!r}: unknown extension. Give {_SUPPORTED}.")
+            frame = pd.read_parquet(io.BytesIO(data))
     except SrdashError:
         raise
     except pd.errors.EmptyDataError as exc:
         raise SrdashError(f"Cannot read the {what} file {str(path)!r}: it is empty.") from exc
+    except UnicodeDecodeError as exc:
+        raise SrdashError(f"Cannot read the {what} file {str(path)!r}: it is not UTF-8 text (byte "
+                          f"{exc.start + 1} cannot be decoded); save it as UTF-8.") from None
     except Exception as exc:  # pandas, pyarrow and the OS raise many kinds
         raise SrdashError(f"Cannot read the {what} file {str(path)!r}: {exc}") from exc
     frame = _with_clean_header(frame)
     _refuse_duplicate_header(list(frame.columns), str(path))
     return frame
+
+
+def _decompressed(data: bytes, lower: str, source: str, limit: int = 4 * MAX_FILE_BYTES) -> bytes:
+    """The bytes of a possibly compressed file, refusing more than ``limit`` once expanded."""
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    if lower.endswith(".gz"):
+        handle = gzip.GzipFile(fileobj=io.BytesIO(data))
+    elif lower.endswith(".bz2"):
+        handle = bz2.BZ2File(io.BytesIO(data))
+    elif lower.endswith(".xz"):
+        handle = lzma.LZMAFile(io.BytesIO(data))
+    elif lower.endswith(".zip"):
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        names = archive.namelist()
+        if len(names) != 1:
+            raise SrdashError(f"Cannot read {source!r}: a .zip file must hold exactly one file; it holds "
+                              f"{len(names)}.")
+        handle = archive.open(names[0])
+    else:
+        return data
+    try:
+        with handle:
+            expanded = handle.read(limit + 1)
+    except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile) as exc:
+        raise SrdashError(f"Cannot read {source!r}: it is not a valid compressed file ({type(exc).__name__}).") \
+            from None
+    if len(expanded) > limit:
+        raise SrdashError(f"Cannot read {source!r}: it expands to more than {limit // 2**20} MiB; refused.")
+    return expanded
+
+
+_MAX_SHAPE_PROBLEMS = 10
+
+
+def check_csv_shape(text: str, *, source: str, sep: str = ",") -> list[Problem]:
+    """Problems with the shape of a CSV text: every row must have as many fields as the header.
+
+    pandas reads misaligned rows silently or with a misleading message: when
+    every data row has one field more than the header (rows ending with a
+    separator), it takes the first column as the row index, so that methods
+    vanish and every column shifts. This check says what it found and what to do.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    source : str, keyword-only
+        The file, as named in messages.
+    sep : str, keyword-only
+        The field separator.
+
+    Returns
+    -------
+    list of Problem
+        One per misaligned row (the first 10, then a count), rows numbered from
+        1 after the header (blank lines skipped, as pandas does); or one for a
+        header that looks separated by another character.
+
+    Examples
+    --------
+    >>> for p in check_csv_shape("method,dataset,r2\\nA,d1,0.5,\\nB,d1,0.7,\\n", source="r.csv"):
+    ...     print(p)
+    r.csv, row 1: has 4 fields but the header has 3 (method, dataset, r2); the row ends with an extra ',' (trailing separator): pandas would take the first column as the row index and shift every column. Remove the trailing separators, or name the extra column in the header.
+    r.csv, row 2: has 4 fields but the header has 3 (method, dataset, r2); the row ends with an extra ',' (trailing separator): pandas would take the first column as the row index and shift every column. Remove the trailing separators, or name the extra column in the header.
+    >>> check_csv_shape("method,dataset\\nA,d1\\n", source="r.csv")
+    []
+    """
+    import csv
+
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    try:
+        header = next(rows, None)
+        while header is not None and not header:
+            header = next(rows, None)
+        if header is None:
+            return []
+        width = len(header)
+        shown_header = ", ".join(h.strip() for h in header)
+        if len(shown_header) > 120:
+            shown_header = shown_header[:117] + "..."
+        problems: list[Problem] = []
+        if width == 1:
+            other = next((c for c in (";", "\t", ",", "|") if c != sep and c in header[0]), None)
+            if other is not None:
+                shown = {"\t": "tab", ",": "','", ";": "';'", "|": "'|'"}[other]
+                expected = "tab" if sep == "\t" else f"'{sep}'"
+                return [Problem(source, None, None,
+                                f"the header is a single column that contains {shown}: the file looks separated "
+                                f"by {shown}, but this file type is read with {expected}. Save it with {expected} "
+                                f"as the separator (or name it {'.csv' if sep == chr(9) else '.tsv'} for "
+                                f"{'commas' if sep == chr(9) else 'tabs'}).")]
+        bad = 0
+        number = 0
+        for fields in rows:
+            if not fields:
+                continue
+            number += 1
+            if len(fields) == width:
+                continue
+            bad += 1
+            if bad > _MAX_SHAPE_PROBLEMS:
+                continue
+            shown_sep = "tab" if sep == "\t" else f"'{sep}'"
+            if len(fields) == width + 1 and not fields[-1].strip():
+                advice = (f"the row ends with an extra {shown_sep} (trailing separator): pandas would take the "
+                          f"first column as the row index and shift every column. Remove the trailing "
+                          f"separators, or name the extra column in the header.")
+            elif len(fields) > width:
+                advice = (f"a value probably contains the separator {shown_sep} without quotes (e.g. a model "
+                          f"such as max(x1, x2)): put such values in double quotes.")
+            else:
+                advice = "every row needs a value (possibly empty) for each column of the header."
+            problems.append(Problem(source, number, None, f"has {len(fields)} fields but the header has "
+                                                          f"{width} ({shown_header}); {advice}"))
+        if bad > _MAX_SHAPE_PROBLEMS:
+            problems.append(Problem(source, None, None, f"... and {bad - _MAX_SHAPE_PROBLEMS} more rows whose "
+                                                        f"field count differs from the header's."))
+        return problems
+    except csv.Error as exc:
+        return [Problem(source, None, None, f"is not a valid CSV file ({exc}); check the quotes.")]
 
 
 def _with_clean_header(frame: pd.DataFrame) -> pd.DataFrame:
@@ -318,7 +460,8 @@ def _refuse_duplicate_header(columns: list[str], source: str) -> None:
 
 
 def _read_json_folder(folder: Path) -> tuple[_Raw, list[Problem]]:
-    files = sorted((p for p in folder.rglob("*.json") if p.is_file()),
+    # Links are listed too (is_file() follows them): each is then refused or read by read_file_text.
+    files = sorted((p for p in folder.rglob("*.json") if p.is_file() or p.is_symlink()),
                    key=lambda p: p.relative_to(folder).as_posix())
     if not files:
         raise SrdashError(
@@ -326,9 +469,12 @@ def _read_json_folder(folder: Path) -> tuple[_Raw, list[Problem]]:
     records, row_sources, problems = [], [], []
     for file in files:
         try:
-            content = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            problems.append(Problem(str(file), None, None, f"is not a readable JSON file: {exc}"))
+            content = json.loads(read_file_text(file, root=folder))
+        except FileRefused as exc:
+            problems.append(Problem(str(file), None, None, exc.reason))
+            continue
+        except (ValueError, RecursionError) as exc:
+            problems.append(Problem(str(file), None, None, f"is not a readable JSON file: {_short_error(exc)}"))
             continue
         if not isinstance(content, dict):
             problems.append(Problem(
@@ -346,6 +492,11 @@ def _read_json_folder(folder: Path) -> tuple[_Raw, list[Problem]]:
     raw = _Raw(frame, str(folder), tuple(row_sources), (None,) * len(records),
                tuple(str(f) for f in files))
     return raw, problems
+
+
+def _short_error(exc: Exception, limit: int = 120) -> str:
+    text = str(exc)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _json_value(key, value):
@@ -419,6 +570,18 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _warn_trimmed(canonical: str, spellings: dict[str, set[str]], source: str) -> None:
+    """Warn once when names had surrounding spaces, saying which spellings were merged."""
+    changed = {name: sorted(found) for name, found in spellings.items() if found != {name}}
+    if not changed:
+        return
+    shown = "; ".join(" and ".join(repr(f) for f in found) + f" -> {name!r}"
+                      for name, found in sorted(changed.items())[:10])
+    more = f"; ... ({len(changed)} names in all)" if len(changed) > 10 else ""
+    warnings.warn(f"{source}: {canonical} names are compared after trimming surrounding spaces; merged: "
+                  f"{shown}{more}.", UserWarning, stacklevel=4)
+
+
 def _text_series(values: list) -> pd.Series:
     return pd.Series(values, dtype=_TEXT_DTYPE)
 
@@ -471,11 +634,17 @@ def _canonical_table(raw: _Raw):
             continue
         name = input_name[canonical]
         values = []
+        spellings: dict[str, set[str]] = {}
         for position, value in enumerate(frame[name].tolist()):
             text = _as_text(value)
             if text is None:
                 report(position, name, f"is empty; every row needs a {canonical}.")
+            else:
+                # Names are compared after trimming: 'A ' and 'A' are one method.
+                spellings.setdefault(text.strip(), set()).add(text)
+                text = text.strip()
             values.append(text)
+        _warn_trimmed(canonical, spellings, raw.name)
         columns[canonical] = _text_series(values)
 
     if "run" in input_name:
@@ -483,7 +652,12 @@ def _canonical_table(raw: _Raw):
         runs = []
         for position, value in enumerate(frame[name].tolist()):
             number = _as_integer(value)
-            if number is None:
+            if number is not None and not -2**63 <= number < 2**63:
+                report(position, name, f"{_shown(value)} is outside the range of run ids (a 64-bit integer, "
+                                       f"at most 19 digits); number the runs 0, 1, 2, ... or use the seed "
+                                       f"modulo 2**63.")
+                number = None
+            elif number is None:
                 what = "is empty" if _is_missing(value) else f"{_shown(value)} is not an integer"
                 report(position, name, f"{what}; 'run' needs a whole number in every row.")
             runs.append(number)
@@ -503,8 +677,8 @@ def _canonical_table(raw: _Raw):
             if not ok:
                 report(position, name, f"{_shown(value)} is not a number; 'components' must be a "
                                        "positive number (empty means unknown).")
-            elif not math.isnan(number) and not (0 < number < math.inf):
-                report(position, name, f"{_shown(value)} is not a positive number; 'components' "
+            elif not math.isnan(number) and not (1 <= number < math.inf):
+                report(position, name, f"{_shown(value)} is not a finite number >= 1; 'components' "
                                        "counts the nodes of the model, at least 1.")
             values.append(number)
         columns["components"] = pd.Series(values, dtype="float64")

@@ -75,6 +75,7 @@ fair = (-0.4 + 1) / (0 + 1) = 0.6, so stage 2 = (1 * 0.8 + 3 * 0.6) / 4 = 0.65.
 
 from __future__ import annotations
 
+import io
 import math
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -341,7 +342,7 @@ def scheme_from_rules(rules: Rules | str) -> Scheme:
     srdash.errors.RulesError: The rules 'srbench2022' are of kind 'rank-harmonic'; normalised-weighted scoring needs rules with kind = "normalised-weighted" (e.g. the preset evalrs2022).
     """
     rules = load_rules(rules)
-    if rules.kind != KIND:
+    if not rules.rule_kind.judges_submissions:
         raise RulesError(f"The rules '{rules.name}' are of kind '{rules.kind}'; normalised-weighted scoring needs "
                          f'rules with kind = "{KIND}" (e.g. the preset evalrs2022).')
     problems: list[str] = []
@@ -470,19 +471,28 @@ def scheme_from_rules(rules: Rules | str) -> Scheme:
 def _read_table(source) -> tuple[pd.DataFrame, str, tuple[str, ...]]:
     if isinstance(source, pd.DataFrame):
         return source, "<DataFrame>", ()
+    from srdash.io.files import FileRefused, read_file_bytes
+
     path = Path(source)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise SrdashError(f"Cannot find the submissions file '{path}'.")
     kind = next((k for s, k in _SUFFIXES.items() if path.name.lower().endswith(s)), None)
     if kind is None and any(path.name.lower().endswith(s + z) for s in (".csv", ".tsv") for z in (".gz", ".bz2", ".zip", ".xz")):
         kind = "tsv" if ".tsv" in path.name.lower() else "csv"
     if kind is None:
         raise SrdashError(f"Cannot read '{path}': submissions come as a .csv, .tsv or .parquet file.")
+    try:  # a regular file of bounded size, never a FIFO or device (srdash.io.files)
+        data = io.BytesIO(read_file_bytes(path))
+    except FileRefused as exc:
+        raise SrdashError(f"Cannot read the submissions file '{path}': {exc.reason}") from None
+    compression = next((c for z, c in ((".gz", "gzip"), (".bz2", "bz2"), (".zip", "zip"), (".xz", "xz"))
+                        if path.name.lower().endswith(z)), None)
     try:
         if kind == "parquet":
-            frame = pd.read_parquet(path)
+            frame = pd.read_parquet(data)
         else:
-            frame = pd.read_csv(path, sep="\t" if kind == "tsv" else ",", dtype=str, keep_default_na=False)
+            frame = pd.read_csv(data, sep="\t" if kind == "tsv" else ",", dtype=str, keep_default_na=False,
+                                compression=compression)
     except Exception as exc:  # the readers raise many types; all mean "unreadable"
         raise SrdashError(f"Cannot read the submissions file '{path}': {exc}") from exc
     return frame, str(path), (str(path),)

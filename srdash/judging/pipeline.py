@@ -27,16 +27,19 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.errors import SrdashError
 from srdash.judging import provenance
 from srdash.io.loading import Results, load_results
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import Rules, load_rules
 
 if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at start-up
+    from srdash.judging.competition import Competition
     from srdash.judging.properties import PropertyScores
     from srdash.judging.qualification import FilteredRuns, Qualification
 
-__all__ = ["prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
+__all__ = ["judge_competition", "prepare_competition", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
+           "CompetitionResult", "verdict_fingerprint", "realworld_track", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
            "qualified_results", "with_qualification", "with_track_problems"]
 
 #: Per-run model statuses: ``given`` means the input supplied ``components``.
@@ -309,3 +312,385 @@ def score(
     runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
     verdict = judge(runs, load_rules(rules))
     return verdict.with_provenance(**input_hashes(results.sources)), runs
+
+
+# --------------------------------------------------------------------------- one competition, one verdict
+
+
+@dataclass(frozen=True)
+class PreparedCompetition:
+    """Everything expensive a competition needs, done once (:func:`prepare_competition`).
+
+    Judging it again under other options (:func:`judge_prepared`) is cheap: the
+    dashboard's controls do that.
+
+    Attributes
+    ----------
+    competition : Competition
+    input : DataFrame or Submissions
+        The prepared per-run table (rules that judge runs) or the loaded
+        submissions (rules that judge submissions).
+    results : Results or None
+        The loaded results after the qualification stage (runs only).
+    track_problems : DataFrame or None
+        Problems found while evaluating models on the data (with descriptions).
+    properties : PropertyScores or None
+    qualification : Qualification or None
+    filtered : FilteredRuns or None
+        Who the qualification stage excluded or flagged.
+    trust_entries : DataFrame or None
+        The real-world track's trust entries (None: no real-world track).
+    """
+
+    competition: "Competition"
+    input: object
+    results: Results | None = None
+    track_problems: pd.DataFrame | None = None
+    properties: "PropertyScores | None" = None
+    qualification: "Qualification | None" = None
+    filtered: "FilteredRuns | None" = None
+    trust_entries: pd.DataFrame | None = None
+
+    @property
+    def runs(self) -> pd.DataFrame | None:
+        """The prepared per-run table (None for submissions)."""
+        return self.input if isinstance(self.input, pd.DataFrame) else None
+
+    @property
+    def methods_under_review(self) -> tuple[str, ...]:
+        """The methods the real-world track (and so its expert review) covers: those of the track,
+        after the qualification stage."""
+        runs = self.runs
+        return () if runs is None else tuple(sorted(runs["method"].astype(str).unique()))
+
+    @property
+    def datasets_under_review(self) -> tuple[str, ...]:
+        """The datasets the real-world track covers (the competition's list, else every dataset)."""
+        runs = self.runs
+        chosen = self.competition.realworld.datasets if self.competition.realworld is not None else ()
+        if chosen:
+            return tuple(chosen)
+        return () if runs is None else tuple(sorted(runs["dataset"].astype(str).unique()))
+
+
+@dataclass(frozen=True)
+class CompetitionResult:
+    """The verdict of a competition, as every door shows it.
+
+    Attributes
+    ----------
+    competition : Competition
+    prepared : PreparedCompetition
+    verdict : Verdict or MultiObjectiveVerdict
+        The main track.
+    realworld : Verdict or None
+        The real-world track (expert trust), when the competition has one.
+    fingerprint : str
+        :func:`verdict_fingerprint` of the tracks: equal fingerprints, same verdict.
+    """
+
+    competition: "Competition"
+    prepared: PreparedCompetition
+    verdict: object
+    realworld: Verdict | None = None
+    fingerprint: str = ""
+
+    @property
+    def tracks(self) -> dict[str, object]:
+        """Track name -> verdict (``main``, and ``realworld`` when present)."""
+        tracks = {"main": self.verdict}
+        if self.realworld is not None:
+            tracks["realworld"] = self.realworld
+        return tracks
+
+    @property
+    def runs(self) -> pd.DataFrame | None:
+        return self.prepared.runs
+
+    @property
+    def qualification(self):
+        return self.prepared.qualification
+
+    @property
+    def properties(self):
+        return self.prepared.properties
+
+    @property
+    def problems(self) -> pd.DataFrame:
+        """Problems of the main track (rejected models, DNF, track problems...)."""
+        return self.verdict.problems
+
+    @property
+    def provenance(self):
+        return self.verdict.provenance
+
+
+def load_competition_results(competition: "Competition") -> Results:
+    """The competition's results (several files or folders are read one by one and stacked)."""
+    features = competition.datasets
+    if features is None and competition.descriptions is not None:
+        from srdash.io.datasets import load_dataset_table
+
+        features = load_dataset_table(competition.descriptions).frame()
+    loaded = [load_results(path, datasets=features) for path in competition.results]
+    if len(loaded) == 1:
+        return loaded[0]
+    merged_features = {}
+    for part in loaded:
+        merged_features.update(part.features)
+    return Results(table=pd.concat([part.table for part in loaded], ignore_index=True),
+                   features=merged_features,
+                   sources=tuple(s for part in loaded for s in part.sources))
+
+
+def check_competition(competition: "Competition") -> Results | None:
+    """Read and validate a competition's inputs without the expensive work (commands that start a server
+    call it first, so that a bad file is reported at once).
+
+    Returns
+    -------
+    Results or None
+        The loaded results (None for rules that judge submissions).
+    """
+    if competition.rules.rule_kind.judges_submissions:
+        from srdash.judging.multiobjective import load_submissions
+
+        for path in competition.results:
+            load_submissions(path, competition.rules)
+        return None
+    results = load_competition_results(competition)
+    if competition.qualification is not None:
+        from srdash.judging.qualification import canonical_results, read_qualification_results
+
+        path = competition.qualification.results
+        canonical_results(read_qualification_results(path), source=str(path),
+                          need_r2=competition.qualification.data is None)
+    return results
+
+
+def qualified_competition_results(competition: "Competition", *, stage: Callable[[str], None] | None = None):
+    """The competition's results after its qualification stage (cheap: nothing is simplified).
+
+    Returns
+    -------
+    results : Results
+        Without the methods that did not qualify (unless the competition keeps them, flagged).
+    qualification : Qualification or None
+    filtered : FilteredRuns or None
+    """
+    say = stage or (lambda text: None)
+    say("Loading the results")
+    results = load_competition_results(competition)
+    if competition.qualification is None:
+        return results, None, None
+    from srdash.judging.qualification import run_qualification
+
+    say("Qualification stage")
+    qualification = run_qualification(competition.qualification.results, data=competition.qualification.data)
+    # before the expensive step: excluded models are not simplified
+    results, filtered = qualified_results(results, qualification,
+                                          keep_unqualified=competition.qualification.keep_unqualified)
+    return results, qualification, filtered
+
+
+def results_under_review(competition: "Competition", *, stage: Callable[[str], None] | None = None) -> Results:
+    """What the expert review shows: the real-world track's methods (after the qualification stage) on the
+    datasets under review. The same methods and datasets as :func:`realworld_track` judges.
+
+    Raises
+    ------
+    SrdashError
+        When the competition has no real-world track.
+    """
+    if competition.realworld is None:
+        raise SrdashError(f"The competition {competition.source} has no real-world track: add a [realworld] "
+                          "table naming the trust store (docs/competition.md).")
+    results, _, _ = qualified_competition_results(competition, stage=stage)
+    chosen = competition.realworld.datasets
+    if not chosen:
+        return results
+    table = results.table[results.table["dataset"].astype(str).isin(chosen)].reset_index(drop=True)
+    return replace(results, table=table)
+
+
+def prepare_competition(
+    competition: "Competition",
+    *,
+    progress: Callable[[int, int, dict], None] | None = None,
+    stage: Callable[[str], None] | None = None,
+) -> PreparedCompetition:
+    """Do the expensive work of a competition once: load, qualify, simplify, evaluate, score properties.
+
+    Parameters
+    ----------
+    competition : Competition
+        From :func:`srdash.judging.competition.load_competition` or
+        :func:`~srdash.judging.competition.competition_from_options`.
+    progress : callable, optional
+        ``progress(done, total, counts)`` while models are simplified (and
+        re-discovery is checked).
+    stage : callable, optional
+        Called with the name of each step.
+
+    Returns
+    -------
+    PreparedCompetition
+    """
+    from srdash.expressions.distributed import scheduler_setting
+
+    say = stage or (lambda text: None)
+    rules = competition.rules
+    if rules.rule_kind.judges_submissions:
+        from srdash.judging.multiobjective import load_submissions
+
+        if len(competition.results) != 1:
+            raise SrdashError(f"The rules '{rules.name}' judge one submissions file; the competition names "
+                              f"{len(competition.results)} results.")
+        say("Loading the submissions")
+        return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules))
+    results, qualification, filtered = qualified_competition_results(competition, stage=say)
+    options = competition.simplification.options()
+    track_problems = properties = None
+    with scheduler_setting(competition.simplification.scheduler):
+        say(f"Simplifying models ({len(results.table)})")
+        if competition.descriptions is not None:
+            from srdash.io.datasets import load_dataset_table
+
+            track = prepare_track(results, load_dataset_table(competition.descriptions), progress=progress,
+                                  stage=say, **options)
+            runs, track_problems, properties = track.runs, track.problems, track.scores
+        else:
+            runs = prepare_runs(results, progress=progress, **options)
+    trust_entries = None
+    if competition.realworld is not None:
+        trust_entries = _trust_entries(competition.realworld.store)
+    return PreparedCompetition(competition=competition, input=runs, results=results, track_problems=track_problems,
+                               properties=properties, qualification=qualification, filtered=filtered,
+                               trust_entries=trust_entries)
+
+
+def _trust_entries(store_path) -> pd.DataFrame:
+    """The trust store's entries, read without creating a store (an absent store has no entries)."""
+    import contextlib
+    from pathlib import Path
+
+    from srdash.judging.trust import TrustStore
+
+    if not Path(store_path).is_file():
+        return pd.DataFrame(columns=["judge", "dataset", "method", "kind", "value"])
+    with contextlib.closing(TrustStore(store_path, read_only=True)) as store:   # judging never writes it
+        return store.entries()
+
+
+def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None) -> CompetitionResult:
+    """Judge a prepared competition (cheap; the dashboard calls it for every change of option).
+
+    Parameters
+    ----------
+    prepared : PreparedCompetition
+    rules : Rules, optional
+        Other rules than the competition's (e.g. the dashboard's controls).
+
+    Returns
+    -------
+    CompetitionResult
+    """
+    competition = prepared.competition
+    rules = rules or competition.rules
+    sources = competition.sources
+    if rules.rule_kind.judges_submissions:
+        verdict = rules.rule_kind.judge(prepared.input, rules)
+        verdict = verdict.with_provenance(**input_hashes(sources))
+        result = CompetitionResult(competition=competition, prepared=prepared, verdict=verdict)
+        return _fingerprinted(result)
+    verdict = with_track_problems(rules.rule_kind.judge(prepared.input, rules), prepared.track_problems)
+    if prepared.qualification is not None:
+        verdict = with_qualification(verdict, prepared.qualification, prepared.filtered)
+    verdict = verdict.with_provenance(**input_hashes(sources))
+    realworld = None
+    if competition.realworld is not None:
+        realworld = realworld_track(prepared)
+    return _fingerprinted(CompetitionResult(competition=competition, prepared=prepared, verdict=verdict,
+                                            realworld=realworld))
+
+
+def realworld_track(prepared: PreparedCompetition) -> Verdict | None:
+    """The real-world track's verdict: the methods and datasets under review, their trust entries.
+
+    None when the competition has no real-world track. Entries of methods or
+    datasets not under review (e.g. a method that did not qualify) are left out.
+    """
+    from srdash.judging.trust import realworld_verdict
+
+    track = prepared.competition.realworld
+    if track is None or prepared.runs is None:
+        return None
+    datasets = set(prepared.datasets_under_review)
+    methods = prepared.methods_under_review
+    runs = prepared.runs[prepared.runs["dataset"].astype(str).isin(datasets)]
+    entries = prepared.trust_entries
+    if entries is not None and not entries.empty:
+        entries = entries[entries["method"].astype(str).isin(methods) & entries["dataset"].astype(str).isin(datasets)]
+    verdict = realworld_verdict(runs, entries, track.rules, methods=list(methods))
+    return verdict.with_provenance(**input_hashes([str(track.store)]))
+
+
+def judge_competition(
+    competition: "Competition",
+    *,
+    progress: Callable[[int, int, dict], None] | None = None,
+    stage: Callable[[str], None] | None = None,
+) -> CompetitionResult:
+    """The one judging pipeline: prepare a competition, then judge every track.
+
+    Every command, app and the report call this (or its two halves,
+    :func:`prepare_competition` and :func:`judge_prepared`) and render the
+    result; none re-implements a step.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from srdash.judging.competition import competition_from_options
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
+    ...               "r2_test": [0.9, 0.8, 0.7, 0.75], "components": [5, 9, 5, 30]}
+    ...              ).to_csv(folder / "results.csv", index=False)
+    >>> result = judge_competition(competition_from_options(folder / "results.csv", jobs=1, cache=False))
+    >>> result.verdict.winner, len(result.fingerprint)
+    ('a', 64)
+    """
+    return judge_prepared(prepare_competition(competition, progress=progress, stage=stage))
+
+
+def _fingerprinted(result: CompetitionResult) -> CompetitionResult:
+    fingerprint = verdict_fingerprint(result)
+    stamp = {"verdict_fingerprint": fingerprint, "competition_fingerprint": result.competition.fingerprint(),
+             "competition": result.competition.source}
+    realworld = None if result.realworld is None else result.realworld.with_provenance(**stamp)
+    return replace(result, verdict=result.verdict.with_provenance(**stamp), realworld=realworld,
+                   fingerprint=fingerprint)
+
+
+def _leaderboard_rows(verdict) -> list[tuple]:
+    board = verdict.leaderboard
+    name = "method" if "method" in board.columns else "team"
+    score = "score" if "score" in board.columns else "stage2"
+    return [(str(m), int(p), f"{float(s):.9f}")
+            for m, p, s in zip(board[name], board["place"], board[score])]
+
+
+def verdict_fingerprint(result: CompetitionResult) -> str:
+    """SHA-256 of every track's final leaderboard (method, place, score to 9 decimals), the competition's
+    fingerprint and the hashes of its inputs.
+
+    Two outputs with the same fingerprint show the same verdict, whichever door
+    (CLI, app, report) made them. The first 12 characters are what outputs show.
+    """
+    import hashlib
+    import json
+
+    tracks = {name: _leaderboard_rows(verdict) for name, verdict in result.tracks.items()}
+    inputs = {k: v for k, v in result.verdict.provenance.items() if k.startswith("input")}
+    payload = {"tracks": tracks, "competition": result.competition.fingerprint(),
+               "inputs": sorted((k.split(":", 1)[1] if ":" in k else k, v) for k, v in inputs.items())}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

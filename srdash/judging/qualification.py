@@ -41,6 +41,7 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import sqlite3
@@ -51,6 +52,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.io.files import read_csv_file, read_file_bytes
 from srdash.errors import ModelRejected, Problem, SrdashError, ValidationError
 from srdash.judging.evaluation import merge_values, score_predictions
 
@@ -132,7 +134,7 @@ def read_qualification_data(source: str | Path | Sequence[str | Path], *,
                 name = name[: -len(suffix)]
                 break
         try:
-            frame = pd.read_csv(path, sep="\t" if ".tsv" in path.name.lower() else ",")
+            frame = read_csv_file(path, max_bytes=None, sep="\t" if ".tsv" in path.name.lower() else ",")
         except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise SrdashError(f"Cannot read the qualification data '{path}': {exc}") from exc
         frame.columns = [str(c).strip() for c in frame.columns]
@@ -394,6 +396,13 @@ def _validated(results: pd.DataFrame, source: str, *, need_r2: bool = True) -> p
         problems.append(Problem(source, int(position) + 1, "run",
                                 f"{_plain(frame['run'].iloc[position])!r} is not an integer; 'run' needs a whole "
                                 "number."))
+    # Run ids beyond 64 bits would wrap around silently in int64.
+    too_big = runs.notna() & (runs.astype(float).abs() >= 2.0**63)
+    for position in np.flatnonzero(too_big.to_numpy()):
+        problems.append(Problem(source, int(position) + 1, "run",
+                                f"{_plain(frame['run'].iloc[position])!r} is outside the range of run ids (a 64-bit "
+                                "integer, at most 19 digits); number the runs 0, 1, 2, ..."))
+    runs = runs.mask(too_big, 0)
     if "r2_test" in frame.columns:
         r2 = pd.to_numeric(frame["r2_test"], errors="coerce")
         wrong = r2.isna() & frame["r2_test"].notna() & (frame["r2_test"].astype(str).str.strip() != "")
@@ -663,10 +672,12 @@ def read_qualification_results(path: str | Path) -> pd.DataFrame:
 
         return load_results(path).table
     try:
+        # Regular files of bounded size only (srdash.io.files); index_col=False: a trailing comma
+        # never turns the first column into the row index.
         if name.endswith((".parquet", ".pq")):
-            return pd.read_parquet(path)
+            return pd.read_parquet(io.BytesIO(read_file_bytes(path)))
         if ".csv" in name or ".tsv" in name:
-            return pd.read_csv(path, sep="\t" if ".tsv" in name else ",")
+            return read_csv_file(path, sep="\t" if ".tsv" in name else ",", index_col=False)
     except (OSError, ValueError) as exc:
         raise SrdashError(f"Cannot read '{path}': {exc}") from exc
     raise SrdashError(f"'{path}' must be a .csv or .tsv file (optionally compressed), a .parquet file or a "

@@ -46,7 +46,9 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.judging.domains import check_domains
 from srdash.judging import provenance
+from srdash.judging.kernel import rank_higher_better, scores_from_ranks, weighted_harmonic_mean
 from srdash.errors import SrdashError
 from srdash.judging.rules import Criterion, Rules
 
@@ -58,6 +60,7 @@ __all__ = [
     "weighted_harmonic_mean",
     "scores_from_ranks",
     "place_from_scores",
+    "harmonic_over_all",
     "compare_verdicts",
     "versions",
 ]
@@ -129,40 +132,6 @@ class Verdict:
         merged = dict(self.provenance)
         merged.update(entries)
         return replace(self, provenance=MappingProxyType(merged))
-
-
-def weighted_harmonic_mean(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted harmonic mean along the last axis.
-
-    ``sum(w) / sum(w / r)``, over the entries with ``w > 0``. A rank of 0 with
-    a positive weight gives 0 (the limit of the formula), as in the
-    ``k-minus-dense`` rule where the last method can get rank 0.
-
-    Parameters
-    ----------
-    ranks : array of shape (..., n_criteria)
-        Non-negative ranks.
-    weights : array of shape (n_criteria,)
-        Non-negative weights, at least one positive.
-
-    Examples
-    --------
-    >>> weighted_harmonic_mean(np.array([1.0, 2.0, 4.0]), np.ones(3)).round(4)
-    np.float64(1.7143)
-    >>> float(weighted_harmonic_mean(np.array([0.0, 3.0]), np.ones(2)))
-    0.0
-    >>> float(weighted_harmonic_mean(np.array([2.0, 8.0]), np.array([1.0, 0.0])))
-    2.0
-    """
-    ranks = np.asarray(ranks, dtype=float)
-    weights = np.asarray(weights, dtype=float)
-    active = weights > 0
-    r = ranks[..., active]
-    w = weights[active]
-    with np.errstate(divide="ignore"):
-        inverse = np.where(r > 0, w / np.where(r > 0, r, 1.0), np.inf)
-    total = inverse.sum(axis=-1)
-    return np.where(np.isinf(total), 0.0, w.sum() / total)
 
 
 def _oriented(values: pd.Series, criterion: Criterion) -> pd.Series:
@@ -288,11 +257,12 @@ def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: st
         The dataset of each value (same index).
     direction : {'higher', 'lower'}
         Which values are better.
-    method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
+    method : {'average', 'min', 'max', 'dense', 'k-minus-dense', 'dense-from-best'}
         Tie rule. ``average``/``min``/``max``: tied values get the average,
         lowest or highest of the positions they occupy (1 = worst, K = best);
         ``dense``: 1 for the worst value, +1 for each better distinct value;
-        ``k-minus-dense``: K minus the dense rank counted from the best value.
+        ``k-minus-dense``: K minus the dense rank counted from the best value;
+        ``dense-from-best``: K + 1 minus that dense rank (the best gets K).
     n_methods : int, optional
         K for ``k-minus-dense`` (default: the group size).
 
@@ -307,29 +277,53 @@ def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: st
     >>> rank_within_dataset(v, d, direction="lower", method="min").tolist()
     [2.0, 2.0, 4.0, 1.0]
     """
-    oriented = values if direction == "higher" else -values
-    oriented = oriented.fillna(-np.inf)
-    groups = oriented.groupby(datasets.to_numpy(), sort=False)
-    if method == "k-minus-dense":
-        k = groups.transform("size") if n_methods is None else n_methods
-        return (k - groups.rank(method="dense", ascending=False)).astype(float)
-    return groups.rank(method=method, ascending=True).astype(float)
+    oriented = (values if direction == "higher" else -values).astype(float).fillna(-np.inf).to_numpy()
+    codes, _ = pd.factorize(datasets.to_numpy(), sort=False)
+    out = np.empty(len(oriented))
+    order = np.argsort(codes, kind="stable")
+    boundaries = np.flatnonzero(np.diff(codes[order])) + 1
+    for rows in np.split(order, boundaries):
+        if len(rows):
+            out[rows] = rank_higher_better(oriented[rows], method, n_methods=n_methods or len(rows))
+    return pd.Series(out, index=values.index)
 
 
-def scores_from_ranks(rank_matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Final scores from a (methods, datasets, criteria) array of ranks.
+def harmonic_over_all(per_dataset: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.Series:
+    """Each method's weighted harmonic mean of all its (dataset, criterion) ranks.
 
-    The mean over datasets of the weighted harmonic mean over criteria. This is
-    the cheap part of judging, separated so that weight sensitivity can re-score
-    thousands of weight vectors without re-ranking.
+    The ``[ranking] score = "harmonic-over-all"`` option (SRBench 2023 track 1): with
+    ranks r[d, c] and weights w[c], ``score = D * sum(w) / sum_d sum_c (w[c] / r[d, c])``
+    over the D datasets; a rank of 0 gives 0. With equal weights this is the guide's
+    ``2*n / sum(1/acc[i] + 1/simpl[i])``. Not the mean of the per-dataset harmonic means:
+    ranks (1, 1) on one dataset and (3, 3) on another give 1.5 here and 2 there.
+
+    Parameters
+    ----------
+    per_dataset : DataFrame
+        ``method`` and one ``<criterion>_rank`` column per criterion, one row per dataset.
+    criteria : sequence of Criterion
+
+    Returns
+    -------
+    Series
+        Score by method (index sorted).
 
     Examples
     --------
-    >>> ranks = np.array([[[2.0, 1.0]], [[1.0, 2.0]]])  # 2 methods, 1 dataset, 2 criteria
-    >>> scores_from_ranks(ranks, np.array([1.0, 1.0])).round(4).tolist()
-    [1.3333, 1.3333]
+    >>> from srdash.judging.rules import Criterion
+    >>> table = pd.DataFrame({"method": ["a", "a"], "x_rank": [1.0, 3.0], "y_rank": [1.0, 3.0]})
+    >>> harmonic_over_all(table, [Criterion("x", "x"), Criterion("y", "y")]).tolist()  # 4 / (1 + 1 + 1/3 + 1/3)
+    [1.5]
     """
-    return weighted_harmonic_mean(rank_matrix, weights).mean(axis=-1)
+    weights = np.array([c.weight for c in criteria], dtype=float)
+    ranks = per_dataset[[f"{c.name}_rank" for c in criteria]].to_numpy(dtype=float)
+    with np.errstate(divide="ignore"):
+        inverse = np.where(ranks > 0, weights / np.where(ranks > 0, ranks, 1.0), np.where(weights > 0, np.inf, 0.0))
+    frame = pd.DataFrame({"method": per_dataset["method"].to_numpy(), "inverse": inverse.sum(axis=1)})
+    grouped = frame.groupby("method", sort=True)["inverse"]
+    total = grouped.sum()
+    score = grouped.size() * weights.sum() / total
+    return score.where(np.isfinite(total), 0.0)
 
 
 def place_from_scores(scores: Sequence[float]) -> np.ndarray:
@@ -372,7 +366,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     ----------
     table : DataFrame
         Per-run table (``method``, ``dataset``, criteria columns; see
-        ``docs/ARCHITECTURE.md``), already validated.
+        ``docs/architecture.md``), already validated.
     rules : Rules
         Rules of kind ``rank-harmonic``.
     methods : sequence of str, optional
@@ -399,10 +393,12 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     >>> v.warnings[0]
     "Criterion 'property' has no data (column 'property' is missing or empty); it is left out of the harmonic mean."
     """
-    if rules.kind != "rank-harmonic":
-        raise SrdashError(f"judge() applies rules of kind 'rank-harmonic'; the rules '{rules.name}' are "
-                          f"of kind '{rules.kind}'.")
-    notes: list[str] = []
+    if not rules.rule_kind.judges_runs:
+        raise SrdashError(f"judge() ranks per-run results; the rules '{rules.name}' are of kind '{rules.kind}', "
+                          "which judges submissions.")
+    # Values outside a criterion's domain (R2 > 1, inf, ...) are problems counted as the worst value.
+    checked = check_domains(table, rules)
+    table, notes = checked.table, list(checked.problems)
     criteria = []
     for c in rules.criteria:
         if c.column in table.columns and pd.to_numeric(table[c.column], errors="coerce").notna().any():
@@ -447,6 +443,8 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         "datasets": grouped.size(),
         "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
     }).reset_index()
+    if rules.score == "harmonic-over-all":
+        leaderboard["score"] = harmonic_over_all(per_dataset, criteria).reindex(leaderboard["method"]).to_numpy()
     leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
     leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
 

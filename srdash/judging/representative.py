@@ -42,6 +42,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.io.files import read_csv_file
 from srdash.errors import RulesError, SrdashError
 from srdash.judging.rules import Rules
 
@@ -278,7 +279,7 @@ def load_test_data(path: str | Path) -> TestData:
     path = Path(path)
     separator = "\t" if ".tsv" in path.name else ","
     try:
-        frame = pd.read_csv(path, sep=separator)
+        frame = read_csv_file(path, max_bytes=None, sep=separator)  # a regular file, never a FIFO
     except (OSError, ValueError, pd.errors.ParserError) as exc:
         raise SrdashError(f"Cannot read the test data '{path}': {exc}") from exc
     if frame.shape[1] < 2 or frame.empty:

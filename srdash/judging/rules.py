@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from srdash.errors import RulesError
+from srdash.judging.kinds import DEFAULT_KIND, KINDS, RuleKind, rule_kind
 
 __all__ = [
     "Criterion",
@@ -36,12 +37,16 @@ __all__ = [
     "RUN_AGGREGATIONS",
     "RANK_METHODS",
     "DIRECTIONS",
+    "SCORES",
 ]
 
 RUN_AGGREGATIONS = ("median", "mean", "rank-mean")
-RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense")
+RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense", "dense-from-best")
+#: How the ranks become a method's final score (``[ranking] score``): the mean over datasets of
+#: each dataset's harmonic mean of criteria ranks (SRBench 2022), or one harmonic mean of
+#: all the (dataset, criterion) ranks (SRBench 2023 track 1).
+SCORES = ("dataset-mean", "harmonic-over-all")
 DIRECTIONS = ("higher", "lower")
-KINDS = ("rank-harmonic", "normalised-weighted")
 
 
 def _one_of(option: str, value: Any, allowed: tuple[str, ...], where: str) -> None:
@@ -71,6 +76,11 @@ class Criterion:
         Human-readable name for tables and figures.
     description : str
         One or two sentences explaining the criterion to a reader.
+    domain : (float, float) or None
+        The closed interval ``[low, high]`` of possible values (TOML:
+        ``domain = [-inf, 1.0]`` for R2). Values outside it, and infinite
+        values, are problems counted as the worst value (see
+        :mod:`srdash.judging.domains`). None: any finite value.
     """
 
     name: str
@@ -80,6 +90,7 @@ class Criterion:
     weight: float = 1.0
     label: str = ""
     description: str = ""
+    domain: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         where = f"criterion '{self.name}'"
@@ -90,6 +101,14 @@ class Criterion:
             raise RulesError(f"{where}: 'weight' must be a number >= 0. Got {self.weight!r}.")
         if not self.label:
             object.__setattr__(self, "label", self.name)
+        if self.domain is not None:
+            bounds = self.domain
+            if (not isinstance(bounds, (list, tuple)) or len(bounds) != 2
+                    or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b != b for b in bounds)
+                    or bounds[0] > bounds[1]):
+                raise RulesError(f"{where}: 'domain' must be two numbers [low, high] with low <= high "
+                                 f"(inf allowed). Got {bounds!r}.")
+            object.__setattr__(self, "domain", (float(bounds[0]), float(bounds[1])))
 
 
 @dataclass(frozen=True)
@@ -115,6 +134,10 @@ class Rules:
         of the values (then ranked), or ``rank-mean``: methods are ranked among
         the runs with the same run id, and each method's ranks are averaged
         over the runs (the 2022 draft rules).
+    score : {'dataset-mean', 'harmonic-over-all'}
+        ``dataset-mean``: the mean over datasets of the weighted harmonic mean of
+        each dataset's criteria ranks; ``harmonic-over-all``: one weighted harmonic
+        mean of every (dataset, criterion) rank (SRBench 2023 track 1).
     min_relative : tuple (column, ratio) or None
         A run passes only if ``value > ratio * best``, ``best`` being the best
         value of ``column`` on the dataset over all methods and runs (when
@@ -123,7 +146,8 @@ class Rules:
     rank_method : {'average', 'min', 'max', 'dense', 'k-minus-dense'}
         How tied values are ranked. Ranks run from 1 (worst) to K (best), K the
         number of methods; ``k-minus-dense`` is K minus the dense rank counted
-        from the best value (best gets K - 1, and the worst can get 0).
+        from the best value (best gets K - 1, and the worst can get 0);
+        ``dense-from-best`` is K + 1 minus that dense rank (best gets K).
     competition_sympy_version : str or None
         The sympy version the competition itself used, if stated. Component
         counts depend on it.
@@ -144,15 +168,17 @@ class Rules:
     rank_method: str = "average"
     competition_sympy_version: str | None = None
     min_relative: tuple[str, float] | None = None
+    score: str = "dataset-mean"
     text: str = ""
     source: str = ""
     sections: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         where = f"rules '{self.name}'"
-        _one_of("kind", self.kind, KINDS, where)
+        _one_of("kind", self.kind, tuple(KINDS), where)
         _one_of("run_aggregation", self.run_aggregation, RUN_AGGREGATIONS, where)
         _one_of("rank_method", self.rank_method, RANK_METHODS, where)
+        _one_of("score", self.score, SCORES, where)
         if not self.criteria:
             raise RulesError(f"{where}: at least one criterion is needed.")
         names = [c.name for c in self.criteria]
@@ -175,8 +201,15 @@ class Rules:
             self.run_aggregation,
             self.rank_method,
             self.min_relative,
-            tuple((c.name, c.column, c.direction, c.decimals, float(c.weight)) for c in self.criteria),
+            *(() if self.score == "dataset-mean" else (self.score,)),  # hashes of older rules unchanged
+            tuple((c.name, c.column, c.direction, c.decimals, float(c.weight))
+                  + ((c.domain,) if c.domain is not None else ()) for c in self.criteria),
         )
+
+    @property
+    def rule_kind(self) -> RuleKind:
+        """The registered kind of these rules (see :mod:`srdash.judging.kinds`)."""
+        return rule_kind(self.kind)
 
     @property
     def weights(self) -> dict[str, float]:
@@ -215,7 +248,7 @@ class Rules:
         >>> load_rules("srbench2022").with_options(rank_method="mean")
         Traceback (most recent call last):
         ...
-        srdash.errors.RulesError: rules 'srbench2022': the 'rank_method' option must be one of 'average', 'min', 'max', 'dense', 'k-minus-dense'. Got 'mean'.
+        srdash.errors.RulesError: rules 'srbench2022': the 'rank_method' option must be one of 'average', 'min', 'max', 'dense', 'k-minus-dense', 'dense-from-best'. Got 'mean'.
         """
         criteria = self.criteria
         if weights is not None:
@@ -294,9 +327,7 @@ def load_rules(name_or_path: str | Path | Rules) -> Rules:
     )
 
 
-_TOP_KEYS = {"name", "title", "description", "kind", "competition_sympy_version", "ranking", "criteria",
-             "filters", "representative", "review"}
-_CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description"}
+_CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description", "domain"}
 
 
 def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules") -> Rules:
@@ -315,18 +346,19 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
     >>> parse_rules('[[criteria]]\\nname = "a"\\ncolumn = "b"\\ncolour = "red"')
     Traceback (most recent call last):
     ...
-    srdash.errors.RulesError: <text>: unknown key 'colour' in criterion 'a'. Allowed keys: column, decimals, description, direction, label, name, weight.
+    srdash.errors.RulesError: <text>: unknown key 'colour' in criterion 'a'. Allowed keys: column, decimals, description, direction, domain, label, name, weight.
     """
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}.") from exc
-    kind = data.get("kind", "rank-harmonic")
-    if kind == "rank-harmonic":
-        unknown = sorted(set(data) - _TOP_KEYS)
+    kind = data.get("kind", DEFAULT_KIND)
+    allowed = rule_kind(kind).top_level_keys
+    if allowed is not None:
+        unknown = sorted(set(data) - allowed)
         if unknown:
             raise RulesError(
-                f"{source}: unknown top-level key(s) {', '.join(unknown)}. Allowed: {', '.join(sorted(_TOP_KEYS))}."
+                f"{source}: unknown top-level key(s) {', '.join(unknown)}. Allowed: {', '.join(sorted(allowed))}."
             )
     raw_criteria = data.get("criteria", [])
     if not isinstance(raw_criteria, list) or not raw_criteria:
@@ -362,6 +394,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         rank_method=ranking.get("rank_method", "average"),
         competition_sympy_version=data.get("competition_sympy_version"),
         min_relative=min_relative,
+        score=ranking.get("score", "dataset-mean"),
         text=text,
         source=source,
         sections=MappingProxyType({k: v for k, v in data.items() if isinstance(v, dict)}),

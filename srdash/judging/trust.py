@@ -82,6 +82,8 @@ __all__ = [
     "review_settings",
     "Entry",
     "TrustStore",
+    "ROLES",
+    "ReviewSession",
     "default_store_path",
     "blinded_label",
     "ranks_from_ratings",
@@ -153,7 +155,38 @@ CREATE TABLE IF NOT EXISTS events (
     action TEXT NOT NULL,
     detail TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS jury_scores (
+    judge      TEXT NOT NULL,
+    dataset    TEXT NOT NULL,
+    method     TEXT NOT NULL,
+    criterion  TEXT NOT NULL,
+    score      REAL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (judge, dataset, method, criterion)
+);
+CREATE TABLE IF NOT EXISTS jury_history (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    judge      TEXT NOT NULL,
+    dataset    TEXT NOT NULL,
+    method     TEXT NOT NULL,
+    criterion  TEXT NOT NULL,
+    score      REAL,
+    changed_at TEXT NOT NULL,
+    source     TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS access_keys (
+    digest     TEXT PRIMARY KEY,
+    judge      TEXT NOT NULL,
+    role       TEXT NOT NULL CHECK (role IN ('judge', 'organiser')),
+    issued_at  TEXT NOT NULL,
+    revoked_at TEXT
+);
 """
+# Tables added after schema version 1 was released: created when a store is opened for writing,
+# read as empty from an older store opened read-only.
+_LATER_TABLES = ("jury_scores", "jury_history", "access_keys")
+#: Who holds an access key: a judge (their own entries only) or the organiser (every entry, unblinding).
+ROLES = ("judge", "organiser")
 
 
 class TrustStoreError(SrdashError):
@@ -288,6 +321,8 @@ def _check_value(kind: str, value: float | None) -> float | None:
         number = float(value)
     except (TypeError, ValueError):
         number = float("nan")
+    if not np.isfinite(number):  # inf and nan are no rank or rating (and int(inf) would raise)
+        number = float("nan")
     if kind == "rank":
         if not (number >= 1 and number == int(number)):
             raise TrustStoreError(f"A trust rank must be a whole number from 1 (most trusted). Got {value!r}.")
@@ -296,6 +331,25 @@ def _check_value(kind: str, value: float | None) -> float | None:
         if not (low <= number <= high and number == int(number)):
             raise TrustStoreError(f"A trust rating must be a whole number from {low} (least trust) to "
                                   f"{high} (most trust). Got {value!r}.")
+    return number
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _check_score(criterion: str, score, rubric) -> float:
+    if rubric is not None:
+        try:
+            return rubric.check_score(criterion, score)
+        except RulesError as exc:
+            raise TrustStoreError(str(exc)) from exc
+    try:
+        number = float(score)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(score, bool) or not np.isfinite(number):
+        raise TrustStoreError(f"A score of {criterion!r} must be a finite number. Got {score!r}.")
     return number
 
 
@@ -326,36 +380,61 @@ class TrustStore:
         is refused, since it would change every judge's order.
     timeout : float
         Seconds to wait for another writer.
+    create : bool
+        Create the store when ``path`` does not exist. False: a missing file
+        is an error (a mistyped path never becomes an empty store).
+    read_only : bool
+        Open an existing store without writing anything to it or beside it
+        (for exports, and stores on read-only media); every change is refused.
 
     Raises
     ------
     TrustStoreError
-        When the file is not an srdash trust store, or of another schema version.
+        When the file is missing (``create=False`` or ``read_only``), is not an
+        srdash trust store, or of another schema version.
     """
 
-    def __init__(self, path: str | Path | None = None, *, seed: int | None = None, timeout: float = 10.0):
+    def __init__(self, path: str | Path | None = None, *, seed: int | None = None, timeout: float = 10.0,
+                 create: bool = True, read_only: bool = False):
         self.path = Path(path) if path is not None else default_store_path()
+        self.read_only = bool(read_only)
         self._connection = None
+        if (read_only or not create) and not self.path.is_file():
+            what = "a folder" if self.path.is_dir() else "no such file"
+            raise TrustStoreError(f"There is no trust store at '{self.path}' ({what}). Check the path; a new "
+                                  "store is made by `srdash trust init --store FILE`.")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
-                                               check_same_thread=False)
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute("PRAGMA synchronous=FULL")
-            with self._transaction() as cursor:
-                tables = {row[0] for row in cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-                if tables and "meta" not in tables:  # another application's database: leave it alone
-                    raise TrustStoreError(f"'{self.path}' is an SQLite database, but not an srdash trust store "
-                                          f"(its tables: {', '.join(sorted(tables))}). Give another file.")
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        cursor.execute(statement)
-                meta = dict(cursor.execute("SELECT key, value FROM meta").fetchall())
-                if not meta:
-                    meta = {"schema_version": str(SCHEMA_VERSION),
-                            "seed": str(seed if seed is not None else secrets.randbits(62)),
-                            "created_at": _now()}
-                    cursor.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
+            if read_only:
+                self._connection = self._open_read_only(timeout)
+                tables = {row[0] for row in self._connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if "meta" not in tables:
+                    raise TrustStoreError(f"'{self.path}' is not an srdash trust store"
+                                          + (f" (its tables: {', '.join(sorted(tables))})." if tables else "."))
+                self._missing_tables = set(_LATER_TABLES) - tables
+                meta = dict(self._connection.execute("SELECT key, value FROM meta").fetchall())
+            else:
+                self._missing_tables = set()
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
+                                                   check_same_thread=False)
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.execute("PRAGMA synchronous=FULL")
+                with self._transaction() as cursor:
+                    tables = {row[0] for row in cursor.execute(
+                        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                    if tables and "meta" not in tables:  # another application's database: leave it alone
+                        raise TrustStoreError(f"'{self.path}' is an SQLite database, but not an srdash trust "
+                                              f"store (its tables: {', '.join(sorted(tables))}). Give another file.")
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            cursor.execute(statement)
+                    meta = dict(cursor.execute("SELECT key, value FROM meta").fetchall())
+                    if not meta:
+                        meta = {"schema_version": str(SCHEMA_VERSION),
+                                "seed": str(seed if seed is not None else secrets.randbits(62)),
+                                "created_at": _now()}
+                        cursor.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
             if meta.get("schema_version") != str(SCHEMA_VERSION):
                 raise TrustStoreError(f"The trust store '{self.path}' has schema version "
                                       f"{meta.get('schema_version')!r}; this srdash reads version {SCHEMA_VERSION}.")
@@ -372,12 +451,34 @@ class TrustStore:
             raise TrustStoreError(f"Cannot open the trust store '{self.path}': {exc}. Give the path of an "
                                   "srdash trust store, or of a new file to create.") from exc
 
+    def _open_read_only(self, timeout: float):
+        """Open without writing anything to the store or beside it.
+
+        While a writer has the store open, its latest changes may still be in
+        the write-ahead log (``-wal`` file): then SQLite's ``mode=ro`` reads them
+        (and shares the writer's ``-shm`` file). Without a log, every change is
+        in the file itself, which is opened as immutable: nothing is created,
+        so a store on read-only media or in a folder we may not write to opens.
+        """
+        uri = self.path.resolve().as_uri()
+        options = dict(timeout=timeout, isolation_level=None, check_same_thread=False, uri=True)
+        if Path(f"{self.path}-wal").exists():
+            connection = sqlite3.connect(f"{uri}?mode=ro", **options)
+            try:
+                connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return connection
+            except sqlite3.Error:
+                connection.close()
+        return sqlite3.connect(f"{uri}?immutable=1", **options)
+
     # -- plumbing
 
     @contextlib.contextmanager
     def _transaction(self):
         """One write transaction: BEGIN IMMEDIATE takes the write lock at once, so that a read
         followed by a write cannot interleave with another writer's."""
+        if self.read_only:
+            raise TrustStoreError(f"The trust store '{self.path}' was opened read-only; it cannot change.")
         self._connection.execute("BEGIN IMMEDIATE")
         try:
             yield self._connection.cursor()
@@ -428,6 +529,23 @@ class TrustStore:
             cursor.execute("INSERT INTO events (at, judge, action, detail) VALUES (?, ?, 'unblind', ?)",
                            (at, by, "method names revealed; the review is closed"))
         return at, by
+
+    def reopen(self, *, by: str, reason: str = "") -> None:
+        """Reopen a closed review (the judges can change their entries again).
+
+        The method names stay revealed to whoever saw them; the reopening, who
+        did it and why are kept in :meth:`events`. Reopening an open review
+        does nothing.
+        """
+        _check_name("organiser's name", by)
+        with self._transaction() as cursor:
+            closed = self._closed(cursor)
+            if not closed:
+                return
+            cursor.execute("DELETE FROM meta WHERE key IN ('unblinded_at', 'unblinded_by')")
+            detail = f"review reopened (it was closed on {closed[0]} by {closed[1]})"
+            cursor.execute("INSERT INTO events (at, judge, action, detail) VALUES (?, ?, 'reopen', ?)",
+                           (_now(), by, detail + (f": {reason}" if reason else "")))
 
     def _refuse_if_closed(self, cursor) -> None:
         closed = self._closed(cursor)
@@ -542,7 +660,8 @@ class TrustStore:
         rows = self._connection.execute("SELECT id, at, judge, action, detail FROM events ORDER BY id").fetchall()
         return pd.DataFrame(rows, columns=["id", "at", "judge", "action", "detail"])
 
-    def _select(self, table: str, columns: list[str], judge, dataset, *, order: str) -> pd.DataFrame:
+    def _select(self, table: str, columns: list[str], judge, dataset, *, order: str,
+                value: str = "value") -> pd.DataFrame:
         where, parameters = [], []
         for column, wanted in (("judge", judge), ("dataset", dataset)):
             if wanted is not None:
@@ -552,12 +671,205 @@ class TrustStore:
         rows = self._connection.execute(f"SELECT {', '.join(columns)} FROM {table}{clause} ORDER BY {order}",
                                         parameters).fetchall()
         frame = pd.DataFrame(rows, columns=columns)
-        frame["value"] = pd.to_numeric(frame["value"]).astype(float)
+        frame[value] = pd.to_numeric(frame[value]).astype(float)
         return frame
 
     def judges(self) -> list[str]:
         """Every judge with at least one entry, sorted."""
         return [r[0] for r in self._connection.execute("SELECT DISTINCT judge FROM trust ORDER BY judge")]
+
+    # -- access keys
+
+    def issue_key(self, judge: str, *, role: str = "judge") -> str:
+        """Issue a personal secret access key for ``judge`` (or the organiser); returns it.
+
+        Only a hash of the key is stored: give the key to its holder (e.g. in
+        their link ``...?key=KEY``); it cannot be read back. Issuing a new key
+        does not revoke older ones (see :meth:`revoke_keys`).
+
+        Parameters
+        ----------
+        judge : str
+            The holder's name, as stored with their entries.
+        role : {'judge', 'organiser'}
+            A judge sees and changes only their own entries; the organiser sees
+            every entry and can reveal the methods.
+        """
+        _check_name("judge's name", judge)
+        if role not in ROLES:
+            raise TrustStoreError(f"The 'role' of an access key must be one of 'judge', 'organiser'. Got {role!r}.")
+        key = secrets.token_urlsafe(24)
+        with self._transaction() as cursor:
+            cursor.execute("INSERT INTO access_keys (digest, judge, role, issued_at) VALUES (?, ?, ?, ?)",
+                           (_digest(key), judge, role, _now()))
+            cursor.execute("INSERT INTO events (at, judge, action, detail) VALUES (?, ?, 'issue-key', ?)",
+                           (_now(), judge, f"{role} key issued"))
+        return key
+
+    def revoke_keys(self, judge: str) -> int:
+        """Revoke every key of ``judge``; returns how many were still valid."""
+        with self._transaction() as cursor:
+            count = cursor.execute("UPDATE access_keys SET revoked_at = ? WHERE judge = ? AND revoked_at IS NULL",
+                                   (_now(), judge)).rowcount
+            cursor.execute("INSERT INTO events (at, judge, action, detail) VALUES (?, ?, 'revoke-keys', ?)",
+                           (_now(), judge, f"{count} key(s) revoked"))
+        return count
+
+    @property
+    def keys_issued(self) -> bool:
+        """Whether access keys were issued: the review then admits only holders of a valid key."""
+        if "access_keys" in self._missing_tables:
+            return False
+        return self._connection.execute("SELECT 1 FROM access_keys LIMIT 1").fetchone() is not None
+
+    def identify(self, key: str | None) -> tuple[str, str]:
+        """``(judge, role)`` of the holder of ``key``.
+
+        Raises
+        ------
+        TrustStoreError
+            When the key is missing, unknown or revoked (the message never
+            repeats the key).
+        """
+        if not key or not isinstance(key, str) or "access_keys" in self._missing_tables:
+            raise TrustStoreError("This review needs your personal link (with ?key=...). Ask the organiser "
+                                  "for it.")
+        row = self._connection.execute("SELECT judge, role, revoked_at FROM access_keys WHERE digest = ?",
+                                       (_digest(key),)).fetchone()
+        if row is None:
+            raise TrustStoreError("This access key is not valid. Check your link, or ask the organiser for a "
+                                  "new one.")
+        if row[2] is not None:
+            raise TrustStoreError(f"This access key was revoked on {row[2]}. Ask the organiser for a new one.")
+        return row[0], row[1]
+
+    def session(self, key: str) -> "ReviewSession":
+        """What the holder of ``key`` may do: :class:`ReviewSession` (see :meth:`identify`)."""
+        judge, role = self.identify(key)
+        return ReviewSession(self, judge=judge, role=role)
+
+    # -- jury scores
+
+    def record_score(self, judge: str, dataset: str, method: str, criterion: str, score, *,
+                     rubric=None, source: str = "app") -> float | None:
+        """Write one juror's score of one entry on one criterion at once; None clears it.
+
+        Parameters
+        ----------
+        judge, dataset, method, criterion : str
+        score : number or None
+            Checked against ``rubric`` (criterion and scale) when given;
+            always a finite number.
+        rubric : srdash.judging.jury.Rubric, optional
+        source : str
+            Kept in the history.
+
+        Raises
+        ------
+        TrustStoreError
+            Invalid score or names; the review is closed.
+        """
+        for what, name in (("judge's name", judge), ("dataset", dataset), ("method", method),
+                           ("criterion", criterion)):
+            _check_name(what, name)
+        if score is not None:
+            score = _check_score(criterion, score, rubric)
+        with self._transaction() as cursor:
+            self._write_score(cursor, judge, dataset, method, criterion, score, source)
+        return score
+
+    def _write_score(self, cursor, judge, dataset, method, criterion, score, source) -> None:
+        self._refuse_if_closed(cursor)
+        at = _now()
+        cursor.execute(
+            "INSERT INTO jury_scores (judge, dataset, method, criterion, score, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (judge, dataset, method, criterion) DO UPDATE SET score = excluded.score, "
+            "updated_at = excluded.updated_at", (judge, dataset, method, criterion, score, at))
+        cursor.execute("INSERT INTO jury_history (judge, dataset, method, criterion, score, changed_at, source) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (judge, dataset, method, criterion, score, at, source))
+
+    def jury_scores(self, *, judge: str | None = None, dataset: str | None = None) -> pd.DataFrame:
+        """The current rubric scores (columns judge, dataset, method, criterion, score, updated_at)."""
+        columns = ["judge", "dataset", "method", "criterion", "score", "updated_at"]
+        if "jury_scores" in self._missing_tables:
+            return pd.DataFrame(columns=columns).astype({"score": float})
+        frame = self._select("jury_scores", columns, judge, dataset, order="judge, dataset, method, criterion",
+                             value="score")
+        return frame
+
+    def jury_history(self) -> pd.DataFrame:
+        """Every rubric score ever given, oldest first."""
+        columns = ["id", "judge", "dataset", "method", "criterion", "score", "changed_at", "source"]
+        if "jury_history" in self._missing_tables:
+            return pd.DataFrame(columns=columns)
+        return self._select("jury_history", columns, None, None, order="id", value="score")
+
+    def import_scores_csv(self, path: str | Path, rubric, *, judge: str | None = None) -> int:
+        """Read rubric scores from a CSV file into the store, in one transaction (all rows or none).
+
+        The file has columns ``dataset``, ``method``, ``criterion`` and
+        ``score``, and ``judge`` unless ``judge`` is given. Every row is
+        checked first (names, the criterion, a finite score on the rubric's
+        scale); every problem is reported at once with its row.
+
+        Returns
+        -------
+        int
+            The number of scores written.
+
+        Raises
+        ------
+        ValidationError
+            Listing every problem with its row and column.
+        TrustStoreError
+            When the file cannot be read, or the review is closed.
+        """
+        path = Path(path)
+        try:
+            with path.open(newline="", encoding="utf-8") as handle:
+                reader = csv.DictReader(handle)
+                header = [h.strip() for h in (reader.fieldnames or [])]
+                raw_rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
+                            for row in reader]
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise TrustStoreError(f"Cannot read the scores file '{path}': {exc}.") from exc
+        source = str(path)
+        needed = ["dataset", "method", "criterion", "score"] + ([] if judge else ["judge"])
+        missing = [c for c in needed if c not in header]
+        if missing:
+            hint = " (or give --judge NAME)" if "judge" in missing else ""
+            raise ValidationError([Problem(source, None, None, f"no {', '.join(map(repr, missing))} column{hint}. "
+                                           f"Columns: {', '.join(header)}.")],
+                                  header=f"The scores file {path} is not valid")
+        problems, rows, seen = [], [], {}
+        for number, raw in enumerate(raw_rows, start=1):
+            row = {"judge": judge or raw.get("judge", ""), **{c: raw.get(c, "") for c in ("dataset", "method",
+                                                                                         "criterion")}}
+            for column in ("judge", "dataset", "method", "criterion"):
+                if not row[column]:
+                    problems.append(Problem(source, number, column, f"the {column} is empty."))
+            text = raw.get("score", "")
+            try:
+                row["score"] = rubric.check_score(row["criterion"], text) if text else None
+            except RulesError as exc:
+                problems.append(Problem(source, number, "score" if "score of" in str(exc) else "criterion",
+                                        str(exc)))
+            key = (row["judge"], row["dataset"], row["method"], row["criterion"])
+            if key in seen:
+                problems.append(Problem(source, number, None, f"{' / '.join(key)} was already given in row "
+                                        f"{seen[key]}; give one row per score."))
+            seen.setdefault(key, number)
+            rows.append(row)
+        if problems:
+            raise ValidationError(problems, header=f"The scores file {path} is not valid")
+        with self._transaction() as cursor:
+            for row in rows:
+                self._write_score(cursor, row["judge"], row["dataset"], row["method"], row["criterion"],
+                                  row["score"], f"import:{path.name}")
+            cursor.execute("INSERT INTO events (at, judge, action, detail) VALUES (?, ?, 'import-scores', ?)",
+                           (_now(), ", ".join(sorted({r["judge"] for r in rows})) or "-",
+                            f"{len(rows)} scores from {path}"))
+        return len(rows)
 
     # -- CSV
 
@@ -572,6 +884,16 @@ class TrustStore:
         except OSError as exc:
             raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
         return len(entries)
+
+    def export_scores_csv(self, path: str | Path) -> int:
+        """Write the current rubric scores to a CSV file (columns judge, dataset, method, criterion,
+        score, updated_at); returns the number of rows. :meth:`import_scores_csv` reads it back."""
+        scores = self.jury_scores()
+        try:
+            scores.to_csv(path, index=False)
+        except OSError as exc:
+            raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
+        return len(scores)
 
     def import_csv(self, path: str | Path, *, judge: str | None = None, kind: str | None = None) -> int:
         """Read trust entries from a CSV file into the store, in one transaction.
@@ -613,6 +935,99 @@ class TrustStore:
                            (_now(), ", ".join(sorted({r["judge"] for r in rows})) or "-",
                             f"{len(rows)} entries from {path}"))
         return len(rows)
+
+
+class ReviewSession:
+    """What the holder of an access key may do in the review (see :meth:`TrustStore.session`).
+
+    A **judge** reads and changes only their own entries and scores, sees the
+    models in their own blinded order, and can neither reveal the methods nor
+    reopen the review; the session exposes no blinding seed and no other
+    judge's entries. The **organiser** reads every entry, reveals the methods
+    (closing the review) and reopens it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> store = TrustStore(Path(folder.name) / "trust.sqlite", seed=1)
+    >>> ann = store.session(store.issue_key("ann"))
+    >>> _ = ann.record("d1", "operon", kind="rank", value=1)
+    >>> _ = store.record("bob", "d1", "operon", kind="rank", value=2)
+    >>> ann.judge, ann.role, ann.entries()["judge"].tolist()
+    ('ann', 'judge', ['ann'])
+    >>> ann.unblind()
+    Traceback (most recent call last):
+    ...
+    srdash.judging.trust.TrustStoreError: Only the organiser can reveal the methods; ann holds a judge's key.
+    >>> store.close(); folder.cleanup()
+    """
+
+    __slots__ = ("_store", "judge", "role")
+
+    def __init__(self, store: TrustStore, *, judge: str, role: str):
+        self._store = store
+        self.judge = judge
+        self.role = role
+
+    def __repr__(self) -> str:
+        return f"ReviewSession(judge={self.judge!r}, role={self.role!r})"
+
+    @property
+    def is_organiser(self) -> bool:
+        return self.role == "organiser"
+
+    def _organiser_only(self, what: str) -> None:
+        if not self.is_organiser:
+            raise TrustStoreError(f"Only the organiser can {what}; {self.judge} holds a judge's key.")
+
+    # entries: a judge's own only
+    def record(self, dataset: str, method: str, **change) -> Entry:
+        return self._store.record(self.judge, dataset, method, **change)
+
+    def record_score(self, dataset: str, method: str, criterion: str, score, **options) -> float | None:
+        return self._store.record_score(self.judge, dataset, method, criterion, score, **options)
+
+    def entries(self, *, dataset: str | None = None) -> pd.DataFrame:
+        return self._store.entries(judge=None if self.is_organiser else self.judge, dataset=dataset)
+
+    def jury_scores(self, *, dataset: str | None = None) -> pd.DataFrame:
+        return self._store.jury_scores(judge=None if self.is_organiser else self.judge, dataset=dataset)
+
+    def history(self) -> pd.DataFrame:
+        return self._store.history(judge=None if self.is_organiser else self.judge)
+
+    def blinded_labels(self, dataset: str, methods: Iterable[str]) -> dict[str, str]:
+        return self._store.blinded_labels(self.judge, dataset, methods)
+
+    def blinded_order(self, dataset: str, methods: Iterable[str]) -> list[str]:
+        return self._store.blinded_order(self.judge, dataset, methods)
+
+    def position(self) -> str | None:
+        return self._store.position(self.judge)
+
+    def set_position(self, dataset: str) -> None:
+        self._store.set_position(self.judge, dataset)
+
+    @property
+    def closed(self) -> tuple[str, str] | None:
+        return self._store.closed
+
+    # the organiser's
+    def judges(self) -> list[str]:
+        return self._store.judges() if self.is_organiser else [self.judge]
+
+    def events(self) -> pd.DataFrame:
+        self._organiser_only("read the review's events")
+        return self._store.events()
+
+    def unblind(self) -> tuple[str, str]:
+        self._organiser_only("reveal the methods")
+        return self._store.unblind(by=self.judge)
+
+    def reopen(self, *, reason: str = "") -> None:
+        self._organiser_only("reopen the review")
+        self._store.reopen(by=self.judge, reason=reason)
 
 
 def _read_trust_csv(path: Path, *, judge: str | None, kind: str | None) -> list[dict]:

@@ -10,7 +10,7 @@ that report and return text:
   stay interactive (hover, zoom). Every figure is built by the same pure figure
   functions as the dashboard (:mod:`srdash.figures.leaderboard`,
   :mod:`srdash.figures.sensitivity`, :mod:`srdash.figures.properties`,
-  :func:`srdash.judging.predictions.shakeup_figure`);
+  :func:`srdash.figures.predictions.shakeup_figure`);
 - :func:`render_markdown`: the leaderboards as Markdown tables, for papers and
   READMEs;
 - :func:`leaderboard_latex`: a leaderboard as a LaTeX ``booktabs`` table.
@@ -57,7 +57,6 @@ True
 from __future__ import annotations
 
 import datetime as _datetime
-import html
 import math
 import re
 from dataclasses import dataclass, field
@@ -68,6 +67,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.figures.escape import plotly_text
 from srdash._version import __version__
 from srdash.errors import SrdashError
 from srdash.judging.ranking import Verdict
@@ -155,6 +155,10 @@ class Report:
     rules_texts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     notes: tuple[str, ...] = ()
     kind: str = "results"
+    qualification: object = None
+    significance: object = None
+    robustness: object = None
+    verdict_fingerprint: str = ""
 
     @property
     def generated_at(self) -> str:
@@ -308,6 +312,64 @@ def build_report(
     )
 
 
+def build_competition_report(
+    result,
+    *,
+    samples: int = 2000,
+    seed: int = 0,
+    n_bootstrap: int = 200,
+    ternary_resolution: int = 30,
+    generated_at: str | None = None,
+) -> Report:
+    """The report of a judged competition: every section the dashboard shows.
+
+    Parameters
+    ----------
+    result : CompetitionResult
+        From :func:`srdash.judging.pipeline.judge_competition`.
+    samples, seed, ternary_resolution, generated_at : keyword-only
+        See :func:`build_report`.
+    n_bootstrap : int, keyword-only
+        Bootstrap resamples for the rank uncertainty (same seed, same report).
+
+    Returns
+    -------
+    Report
+        With the qualification stage, significance (critical difference),
+        rank uncertainty and the verdict fingerprint besides what
+        :func:`build_report` computes.
+    """
+    from dataclasses import replace as _replace
+
+    verdict = result.verdict
+    report = build_report(verdict, runs=result.runs, sources=result.competition.sources, realworld=result.realworld,
+                          properties=result.properties, title=result.competition.title, samples=samples, seed=seed,
+                          ternary_resolution=ternary_resolution, generated_at=generated_at)
+    notes = list(report.notes)
+    significance = robustness = None
+    if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
+        from srdash.analysis.significance import significance as _significance
+
+        try:
+            significance = _significance(verdict)
+        except SrdashError as exc:
+            notes.append(f"No significance test: {exc}")
+        if result.runs is not None:
+            from srdash.analysis.robustness import bootstrap
+
+            try:
+                robustness = bootstrap(result.runs, verdict.rules, n_bootstrap=n_bootstrap, seed=seed)
+            except SrdashError as exc:
+                notes.append(f"Rank uncertainty is not shown: {exc}")
+    else:
+        notes.append("Significance and rank uncertainty need at least two methods and two datasets.")
+    block = dict(report.reproducibility)
+    block["verdict_fingerprint"] = result.fingerprint
+    return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
+                    verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
+                    notes=tuple(notes))
+
+
 def _sensitivity(verdict: Verdict, runs, *, samples: int, seed: int, resolution: int, notes: list[str]):
     from srdash.analysis.sensitivity import Rescorer
 
@@ -445,6 +507,14 @@ def _sections(report: Report) -> list[_Section]:
     k = verdict.n_methods
     rank_note = f"Ranks: higher is better, {k} = best, 1 = worst. Places: 1 = best."
     sections = []
+    if report.qualification is not None:
+        from srdash.figures.properties import qualification_figure, qualification_html
+
+        sections.append(_Section("qualification", "Qualification stage",
+                                 "Each method head to head against LinearRegression before the tracks; methods that "
+                                 "do not qualify leave every track.",
+                                 (_Block("html", qualification_html(report.qualification)),
+                                  _figure(qualification_figure(report.qualification)))))
     blocks = [_Block("html", leaderboard_html(verdict))]
     if verdict.warnings:
         blocks.append(_Block("html", warnings_html(verdict)))
@@ -475,15 +545,34 @@ def _sections(report: Report) -> list[_Section]:
     properties = _properties_section(report, rank_heatmap)
     if properties is not None:
         sections.append(properties)
+    sections += _integrity_sections(report)
     sensitivity = _sensitivity_section(report)
     if sensitivity is not None:
         sections.append(sensitivity)
+    sections.append(_lineage_section(report))
     sections.append(_Section("problems", "Problems",
                              "Rejected or failed models, timeouts, missing values and DNF cells, and how each "
                              "was counted. Model strings are shown as text, never evaluated.",
                              (_Block("html", problems_html(verdict, runs=report.runs)),)))
     if report.notes:
         sections.append(_Section("notes", "Notes", "", tuple(_Block("text", note) for note in report.notes)))
+    return sections
+
+
+def _integrity_sections(report: Report) -> list[_Section]:
+    """Significance (critical difference) and rank uncertainty (bootstrap), as the dashboard shows them."""
+    from srdash.figures.integrity import critical_difference_figure, place_probability_figure
+
+    sections = []
+    if report.significance is not None:
+        sections.append(_Section("significance", "Significance",
+                                 report.significance.statement,
+                                 (_figure(critical_difference_figure(report.significance)),)))
+    if report.robustness is not None:
+        sections.append(_Section("uncertainty", "Rank uncertainty",
+                                 "How often each method takes each place when datasets and runs are resampled "
+                                 "(bootstrap). Places: 1 = best.",
+                                 (_figure(place_probability_figure(report.robustness)),)))
     return sections
 
 
@@ -536,8 +625,21 @@ def _sensitivity_section(report: Report) -> _Section | None:
                     f"uniformly from the simplex (seed {probabilities.seed}). Places: 1 = best.", tuple(blocks))
 
 
+def _lineage_section(report: Report) -> _Section:
+    """SRBench-style views (Pareto front, performance profiles, pairwise p-values, CD diagram)."""
+    from srdash.figures.lineage import srbench_views
+
+    blocks = tuple(_Block("text", view) if isinstance(view, str) else _figure(view)
+                   for view in srbench_views(report.runs, verdict=report.verdict))
+    return _Section("lineage", "SRBench views",
+                    "Methods by median test R² and median model size (front 1 = non-dominated; bars: 95% "
+                    "bootstrap intervals over datasets); the share of (dataset, run) pairs reaching each R² "
+                    "threshold; Wilcoxon signed-rank p-values on test R², Holm-corrected; the critical-"
+                    "difference diagram of the dataset scores (Friedman + Nemenyi).", blocks)
+
+
 def _predictions_section(result) -> _Section:
-    from srdash.judging.predictions import shakeup_figure
+    from srdash.figures.predictions import shakeup_figure
 
     metric = result.metric
     better = "higher" if metric.direction == "higher" else "lower"
@@ -565,7 +667,7 @@ def _board_block(board: pd.DataFrame, caption: str, *, extra: Sequence[str] = ()
 
 def _prediction_report_sections(report: Report) -> list[_Section]:
     """Sections of a prediction-competition report (see :func:`build_prediction_report`)."""
-    from srdash.judging.predictions import shakeup_figure
+    from srdash.figures.predictions import shakeup_figure
 
     result = report.predictions
     combined = result.combined
@@ -708,6 +810,8 @@ def render_html(report: Report) -> str:
     else:
         subtitle = (f"{verdict.n_methods} methods, {verdict.per_dataset['dataset'].nunique()} datasets; "
                     f"rules {verdict.rules.name}. Winner: {verdict.winner}.")
+    if report.verdict_fingerprint:
+        subtitle += f" Verdict fingerprint: {report.verdict_fingerprint[:12]}."
     template = _environment().get_template(_TEMPLATE)
     return template.render(
         title=report.title,
@@ -730,7 +834,7 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]|#+!~])")
 def _md(value) -> str:
     """Text made inert in a Markdown table cell: HTML escaped, Markdown specials backslashed."""
     text = " ".join(_cell(value).split())  # no line breaks inside a cell
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", plotly_text(text))
 
 
 def _markdown_table(header: Sequence[str], rows: Sequence[Sequence], numeric: Sequence[bool]) -> list[str]:

@@ -21,13 +21,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):
+            # No retries: a browser test that needs one is a bug to find (a wait on the
+            # wrong thing, a race in the app), not something to hide.
             item.add_marker(pytest.mark.browser)
-            # A real server and browser on 2 shared cores: a page that renders late
-            # under load is retried (pytest-rerunfailures) rather than failing CI;
-            # an assertion that fails three times is a real failure. A module that
-            # must pass first time says so with its own `flaky(reruns=0)` mark.
-            if item.get_closest_marker("flaky") is None:
-                item.add_marker(pytest.mark.flaky(reruns=2, reruns_delay=2))
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,144 @@
+"""`srdash analyse KIND INPUT`: the analyses SRBench readers expect, each written as a CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+KINDS = ("pareto", "profiles", "pairwise", "recovery", "resources")
+
+
+def _read_table(path: Path):
+    import pandas as pd
+
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path)
+        return pd.read_csv(path, sep="\t" if path.suffix == ".tsv" or path.name.endswith(".tsv.gz") else ",")
+    except Exception as exc:  # noqa: BLE001 - any reader error becomes a clean message
+        raise click.ClickException(f"Cannot read the table '{path}': {type(exc).__name__}: {exc}") from None
+
+
+def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
+             budget, noise, r2_gate, timeout, jobs):
+    """The result table of one analysis (and a one-line summary for stderr)."""
+    if kind == "pareto":
+        from srdash.analysis.fronts import pareto_fronts
+
+        fronts = pareto_fronts(table, accuracy=accuracy, size=size, method=method, dataset=dataset, space=space,
+                               n_bootstrap=n_bootstrap, seed=seed)
+        return fronts.table, f"front 1 (non-dominated, {space} space): {', '.join(fronts.front(1))}"
+    if kind == "profiles":
+        from srdash.analysis.profiles import performance_profiles
+
+        profiles = performance_profiles(table, value=accuracy, method=method, dataset=dataset)
+        best = profiles.auc.iloc[0]
+        return profiles.auc, f"largest AUC: {best['method']} ({best['auc']:.4f})"
+    if kind == "pairwise":
+        from srdash.analysis.pairwise import friedman_conover, wilcoxon_holm
+
+        if test == "wilcoxon":
+            result = wilcoxon_holm(table, value=accuracy, method=method, dataset=dataset)
+            summary = f"Wilcoxon signed-rank on {accuracy}, Holm-corrected over {len(result.pairs)} pairs"
+        else:
+            result = friedman_conover(table, value=accuracy, method=method, dataset=dataset, p_adjust=p_adjust)
+            summary = (f"Friedman chi2 = {result.statistic:.4g}, p = {result.p_value:.3g} over "
+                       f"{result.n_datasets} datasets; Conover post-hoc "
+                       f"({'Holm-adjusted' if p_adjust else 'unadjusted'})")
+        for note in result.notes:
+            click.secho(f"Note: {note}", fg="yellow", err=True)
+        return result.pairs, summary
+    if kind == "recovery":
+        from srdash.analysis.recovery import solution_rates, symbolic_solutions
+
+        if {"model", "true_model"} <= set(table.columns):
+            recovery = symbolic_solutions(table, r2=accuracy, r2_gate=r2_gate, timeout=timeout, jobs=jobs)
+            out = recovery.table
+            return out, f"{int(out['solution'].sum())} of {len(out)} models are symbolic solutions"
+        rates = solution_rates(table, method=method, noise=noise, n_bootstrap=n_bootstrap, seed=seed)
+        return rates.table, f"solution rates of {rates.table['method'].nunique()} methods"
+    from srdash.analysis.resources import over_budget, training_times
+
+    times = training_times(table, time=time, method=method)
+    out = times.table
+    summary = f"fastest (median): {out['method'].iloc[0]}" if len(out) else "no training times"
+    if budget is not None:
+        over = over_budget(table, budget=budget, time=time, method=method, dataset=dataset)
+        counts = over.per_method[["method", "over", "share"]].rename(
+            columns={"over": "runs_over_budget", "share": "share_over_budget"})
+        out = out.merge(counts, on="method", how="left")
+        summary += f"; {len(over.table)} runs over the budget of {budget:g} s"
+    return out, summary
+
+
+@click.command(name="analyse")
+@click.argument("kind", type=click.Choice(KINDS))
+@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="CSV to write. Default: print the table.")
+@click.option("--accuracy", default="r2_test", show_default=True,
+              help="Accuracy column (pareto, profiles, pairwise; the R² gate column for recovery).")
+@click.option("--size", default="model_size", show_default=True, help="Model-size column (pareto).")
+@click.option("--time", "time_column", default="training time (s)", show_default=True,
+              help="Training-time column in seconds (resources).")
+@click.option("--method", "method_column", default=None,
+              help="Method column. Default: 'method', else SRBench's 'algorithm'.")
+@click.option("--dataset", "dataset_column", default="dataset", show_default=True, help="Dataset column.")
+@click.option("--space", type=click.Choice(["value", "rank"]), default="value", show_default=True,
+              help="pareto: median values, or median per-dataset ranks (1 = best).")
+@click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="Bootstrap resamples of the datasets for intervals (pareto, recovery rates); 0: none.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Random seed.")
+@click.option("--test", type=click.Choice(["wilcoxon", "conover"]), default="wilcoxon", show_default=True,
+              help="pairwise: Wilcoxon signed-rank with Holm correction, or Friedman + Conover post-hoc.")
+@click.option("--holm/--no-holm", "conover_holm", default=False, show_default=True,
+              help="pairwise --test conover: Holm-adjust the post-hoc p-values.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="resources: also count the runs whose training time exceeds this many seconds.")
+@click.option("--noise", "noise_column", default="target_noise", show_default=True,
+              help="recovery: noise-level column.")
+@click.option("--r2-gate", default=0.5, show_default=True, type=float,
+              help="recovery with model strings: only models with R² above this are checked (SRBench: 0.5).")
+@click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="recovery with model strings: hard time limit of each sympy step, in seconds.")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
+              help="recovery with model strings: worker processes.")
+def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
+            n_bootstrap, seed, test, conover_holm, budget, noise_column, r2_gate, timeout, jobs):
+    """Run one SRBench-style analysis of INPUT (a results table) and write it as a CSV.
+
+    \b
+    KIND is one of:
+      pareto     Pareto fronts by median accuracy and median size: columns method,
+                 accuracy, size, front (1 = non-dominated), accuracy_low/high and
+                 size_low/high (bootstrap interval over datasets), datasets.
+      profiles   performance profiles: AUC per method (share of (dataset, run)
+                 pairs reaching each accuracy threshold in [0, 1], integrated).
+      pairwise   p-values of every pair of methods over datasets.
+      recovery   with columns model, true_model: SRBench's symbolic-solution rule per
+                 model; otherwise solution rates per method and noise level (SRBench's
+                 groundtruth.csv).
+      resources  training time per method (median, quartiles, range); with
+                 --budget, the runs over it.
+
+    INPUT is a CSV (or .tsv, .parquet) with one row per (method, dataset) or per run,
+    e.g. SRBench's blackbox_results.csv.
+    """
+    from srdash.errors import SrdashError
+
+    table = _read_table(input_path)
+    try:
+        result, summary = _compute(kind, table, accuracy=accuracy, size=size, time=time_column,
+                                   method=method_column, dataset=dataset_column, space=space,
+                                   n_bootstrap=n_bootstrap, seed=seed, test=test,
+                                   p_adjust="holm" if conover_holm else None, budget=budget,
+                                   noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs)
+    except (SrdashError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(summary, err=True)
+    if output is None:
+        click.echo(result.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    else:
+        result.to_csv(output, index=False)
+        click.echo(f"Wrote {output} ({len(result)} rows)", err=True)

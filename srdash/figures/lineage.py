@@ -1,0 +1,272 @@
+"""Figures of the SRBench-lineage analyses: pure functions, no widgets.
+
+Each builder takes a result of :mod:`srdash.analysis.fronts`, :mod:`~srdash.analysis.profiles`,
+:mod:`~srdash.analysis.pairwise` or :mod:`~srdash.analysis.recovery` first, keyword-only
+options after, and returns a new ``plotly.graph_objects.Figure``; the dashboard and the
+report use the same functions. Method names are untrusted and escaped wherever plotly
+renders HTML (legends, hover text, tick labels).
+
+Examples
+--------
+>>> import pandas as pd
+>>> from srdash.analysis.fronts import pareto_fronts
+>>> t = pd.DataFrame({"method": ["a", "<b>", "a", "<b>"], "dataset": ["d1", "d1", "d2", "d2"],
+...                   "r2_test": [0.9, 0.5, 0.8, 0.6], "model_size": [20, 5, 30, 5]})
+>>> fig = pareto_figure(pareto_fronts(t, n_bootstrap=20))
+>>> fig.layout.title.text
+'Pareto fronts: median accuracy vs median size (value space)'
+>>> sorted(trace.name for trace in fig.data if trace.mode == "markers")
+['&lt;b&gt;', 'a']
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+import plotly.graph_objects as go
+
+from srdash.figures.escape import html_text
+from srdash.analysis.fronts import ParetoFronts
+from srdash.analysis.pairwise import PairwiseTests
+from srdash.analysis.profiles import PerformanceProfiles
+from srdash.analysis.recovery import SolutionRates
+from srdash.analysis.resources import TIME_COLUMN, TrainingTimes
+
+__all__ = ["pareto_figure", "profiles_figure", "pairwise_heatmap", "solution_rates_figure", "training_time_figure",
+           "srbench_views"]
+
+_FRONT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+
+
+def _escaped(name) -> str:
+    return html_text(str(name))
+
+
+def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.Figure:
+    """Methods by median accuracy (y) and median size (x), with intervals; fronts joined by lines.
+
+    Parameters
+    ----------
+    fronts : ParetoFronts
+    log_size : bool, optional, keyword-only
+        Logarithmic size axis (default: in value space when sizes span more than two decades).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One marker trace per method (coloured by front, error bars = bootstrap interval) and
+        one line per front (front 1 = non-dominated, drawn thickest).
+    """
+    table = fronts.table
+    y_name, x_name = fronts.names
+    x, y = table[x_name].to_numpy(dtype=float), table[y_name].to_numpy(dtype=float)
+    if log_size is None:
+        positive = x[np.isfinite(x) & (x > 0)]
+        log_size = fronts.space == "value" and positive.size > 0 and positive.max() / positive.min() > 100
+    figure = go.Figure()
+    for number in sorted(table["front"].unique()):
+        members = table[table["front"] == number].sort_values(x_name)
+        colour = _FRONT_COLOURS[(int(number) - 1) % len(_FRONT_COLOURS)]
+        figure.add_trace(go.Scatter(x=members[x_name], y=members[y_name], mode="lines", hoverinfo="skip",
+                                    line=dict(color=colour, width=3 if number == 1 else 1, dash=None if number == 1
+                                              else "dot"),
+                                    name=f"front {int(number)}", legendgroup=f"front {int(number)}"))
+    for row in table.itertuples(index=False):
+        values = row._asdict()
+        number = int(values["front"])
+        colour = _FRONT_COLOURS[(number - 1) % len(_FRONT_COLOURS)]
+        name = _escaped(values["method"])
+        error_x = dict(type="data", symmetric=False, array=[values[f"{x_name}_high"] - values[x_name]],
+                       arrayminus=[values[x_name] - values[f"{x_name}_low"]], thickness=1, width=0)
+        error_y = dict(type="data", symmetric=False, array=[values[f"{y_name}_high"] - values[y_name]],
+                       arrayminus=[values[y_name] - values[f"{y_name}_low"]], thickness=1, width=0)
+        figure.add_trace(go.Scatter(
+            x=[values[x_name]], y=[values[y_name]], mode="markers", name=name, showlegend=False,
+            marker=dict(color=colour, size=11 if number == 1 else 8, line=dict(color="white", width=1)),
+            error_x=error_x, error_y=error_y,
+            hovertemplate=(f"<b>{name}</b><br>front {number}<br>{y_name}: %{{y:.4g}}<br>{x_name}: %{{x:.4g}}"
+                           "<extra></extra>")))
+    ranked = fronts.space == "rank"
+    figure.update_layout(
+        title=f"Pareto fronts: median {y_name} vs median {x_name} ({fronts.space} space)",
+        xaxis_title=f"median {x_name} rank (1 = best)" if ranked else f"median {x_name} ({fronts.columns[1]})",
+        yaxis_title=f"median {y_name} rank (1 = best)" if ranked else f"median {y_name} ({fronts.columns[0]})",
+        template="plotly_white", height=520)
+    if log_size:
+        figure.update_xaxes(type="log")
+    if ranked:  # best in the top-left corner, as in SRBench's rank plots
+        figure.update_yaxes(autorange="reversed")
+    return figure
+
+
+def profiles_figure(profiles: PerformanceProfiles) -> go.Figure:
+    """Performance profile curves, one per method, AUC in the legend (best first).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.analysis.profiles import performance_profiles
+    >>> p = performance_profiles(pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.4]}))
+    >>> [trace.name for trace in profiles_figure(p).data]
+    ['a (AUC 0.900)', 'b (AUC 0.400)']
+    """
+    figure = go.Figure()
+    for row in profiles.auc.itertuples(index=False):
+        curve = profiles.curves[profiles.curves["method"] == row.method]
+        name = _escaped(row.method)
+        figure.add_trace(go.Scatter(x=curve["threshold"], y=curve["share"], mode="lines", line_shape="hv",
+                                    name=f"{name} (AUC {row.auc:.3f})",
+                                    hovertemplate=f"<b>{name}</b><br>threshold %{{x:.3g}}: %{{y:.1%}}<extra></extra>"))
+    reach = "at least" if profiles.direction == "higher" else "at most"
+    figure.update_layout(title=f"Performance profiles ({profiles.value})",
+                         xaxis_title=f"threshold on {profiles.value}",
+                         yaxis_title=f"share of (dataset, run) pairs {reach} the threshold",
+                         yaxis=dict(range=[0, 1.02], tickformat=".0%"), template="plotly_white", height=480)
+    return figure
+
+
+def pairwise_heatmap(tests: PairwiseTests, *, alpha: float = 0.05) -> go.Figure:
+    """Heatmap of the (adjusted) pairwise p-values; cells below ``alpha`` are marked with '*'.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.analysis.pairwise import wilcoxon_holm
+    >>> t = pd.DataFrame({"method": list("aaabbb"), "dataset": list("xyzxyz"), "r2_test": [1, 2, 3, 2, 3, 5.0]})
+    >>> fig = pairwise_heatmap(wilcoxon_holm(t))
+    >>> fig.data[0].type, fig.layout.title.text
+    ('heatmap', 'Wilcoxon signed-rank, Holm-corrected p-values')
+    """
+    matrix = tests.p_values
+    labels = [_escaped(m) for m in matrix.index]
+    values = matrix.to_numpy(dtype=float)
+    text = np.where(values < alpha, np.char.add(np.char.mod("%.2g", values), "*"), np.char.mod("%.2g", values))
+    np.fill_diagonal(text, "")
+    title = {"wilcoxon-holm": "Wilcoxon signed-rank, Holm-corrected p-values",
+             "friedman-conover": "Conover post-hoc p-values (after Friedman)"}.get(tests.test, tests.test)
+    figure = go.Figure(go.Heatmap(
+        z=values, x=labels, y=labels, text=text, texttemplate="%{text}" if len(labels) <= 25 else None,
+        colorscale="Viridis", reversescale=True, zmin=0, zmax=1, colorbar=dict(title="p"),
+        hovertemplate="%{y} vs %{x}: p = %{z:.3g}<extra></extra>"))
+    figure.update_layout(title=title, template="plotly_white", height=max(400, 26 * len(labels) + 160),
+                         yaxis=dict(autorange="reversed"),
+                         annotations=[dict(text=f"* p < {alpha:g}", showarrow=False, xref="paper", yref="paper",
+                                           x=1.0, y=-0.12, xanchor="right")])
+    return figure
+
+
+def solution_rates_figure(rates: SolutionRates) -> go.Figure:
+    """Bars of the solution rate per method, one colour per noise level, with intervals.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.analysis.recovery import solution_rates
+    >>> r = solution_rates(pd.DataFrame({"method": ["a", "a"], "target_noise": [0, 0.01],
+    ...                                  "solution": [True, False]}), n_bootstrap=0)
+    >>> [trace.name for trace in solution_rates_figure(r).data]
+    ['noise 0', 'noise 0.01']
+    """
+    figure = go.Figure()
+    table = rates.table
+    for level, group in table.groupby("noise", sort=True):
+        figure.add_trace(go.Bar(
+            y=[_escaped(m) for m in group["method"]], x=group["rate"], orientation="h", name=f"noise {level:g}",
+            error_x=dict(type="data", symmetric=False, array=(group["high"] - group["rate"]).fillna(0),
+                         arrayminus=(group["rate"] - group["low"]).fillna(0))))
+    figure.update_layout(title="Symbolic solution rate (%) by noise level", barmode="group",
+                         xaxis_title="solution rate (%)", template="plotly_white",
+                         height=max(400, 22 * table["method"].nunique() * max(1, table["noise"].nunique()) // 2),
+                         yaxis=dict(autorange="reversed"))
+    return figure
+
+
+def training_time_figure(times: TrainingTimes) -> go.Figure:
+    """Median training time per method (log scale), bars from the first to the third quartile.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.analysis.resources import training_times
+    >>> t = training_times(pd.DataFrame({"method": ["a", "a", "b"], "training time (s)": [1.0, 3.0, 50.0]}))
+    >>> fig = training_time_figure(t)
+    >>> list(fig.data[0].y), fig.layout.xaxis.type
+    (['a', 'b'], 'log')
+    """
+    table = times.table
+    figure = go.Figure(go.Scatter(
+        x=table["median"], y=[_escaped(m) for m in table["method"]], mode="markers",
+        error_x=dict(type="data", symmetric=False, array=table["q75"] - table["median"],
+                     arrayminus=table["median"] - table["q25"]),
+        customdata=np.column_stack([table["min"], table["max"], table["runs"]]),
+        hovertemplate=("<b>%{y}</b><br>median %{x:.3g} s<br>range %{customdata[0]:.3g} to %{customdata[1]:.3g} s"
+                       "<br>%{customdata[2]} runs<extra></extra>")))
+    figure.update_layout(title=f"Training time per method ({_escaped(times.column)}; median and quartiles)",
+                         xaxis=dict(type="log", title="seconds (log scale)"), yaxis=dict(autorange="reversed"),
+                         template="plotly_white", height=max(320, 24 * len(table) + 140))
+    return figure
+
+
+def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
+    """The SRBench views the data allow, for the report and the dashboard alike.
+
+    Parameters
+    ----------
+    runs : DataFrame or None
+        The per-run table (``method``, ``dataset``, ``r2_test`` and a model size column,
+        ``components``, ``model_size`` or ``size``).
+    verdict : Verdict, optional, keyword-only
+        Adds the critical-difference diagram of its dataset scores.
+    n_bootstrap : int, keyword-only
+        Bootstrap resamples for the Pareto intervals.
+
+    Returns
+    -------
+    tuple of (plotly Figure or str)
+        In order: Pareto front, performance profiles, Wilcoxon/Holm heatmap, (when the runs carry
+        SRBench's ``training time (s)``) training times and the accuracy-time front, and the
+        critical-difference diagram; a view the data do not allow is a sentence saying why.
+
+    Examples
+    --------
+    >>> srbench_views(None)[0]
+    'No Pareto front: the runs carry no test R² and model size (columns r2_test and components or model_size).'
+    """
+    import pandas as pd
+
+    from srdash.analysis.fronts import pareto_fronts
+    from srdash.analysis.pairwise import wilcoxon_holm
+    from srdash.analysis.profiles import performance_profiles
+
+    views: list = []
+    has_accuracy = runs is not None and {"method", "dataset", "r2_test"} <= set(runs.columns)
+    size = next((c for c in ("components", "model_size", "size") if runs is not None and c in runs.columns), None)
+    if has_accuracy and size is not None and pd.to_numeric(runs[size], errors="coerce").notna().any():
+        views.append(pareto_figure(pareto_fronts(runs, size=size, n_bootstrap=n_bootstrap)))
+    else:
+        views.append("No Pareto front: the runs carry no test R² and model size "
+                     "(columns r2_test and components or model_size).")
+    if has_accuracy:
+        views.append(profiles_figure(performance_profiles(runs)))
+        if runs["method"].nunique() >= 2 and runs["dataset"].nunique() >= 2:
+            views.append(pairwise_heatmap(wilcoxon_holm(runs)))
+        else:
+            views.append("No pairwise tests: they need at least two methods and two datasets.")
+    else:
+        views.append("No performance profiles or pairwise tests: the runs carry no test R².")
+    if runs is not None and TIME_COLUMN in runs.columns and {"method", "dataset"} <= set(runs.columns):
+        from srdash.analysis.resources import training_times
+
+        views.append(training_time_figure(training_times(runs)))
+        if has_accuracy:
+            views.append(pareto_figure(pareto_fronts(runs, size=TIME_COLUMN, names=("accuracy", "time"),
+                                                     n_bootstrap=n_bootstrap)))
+    if verdict is not None:
+        from srdash.analysis.significance import significance
+        from srdash.figures.integrity import critical_difference_figure
+
+        if verdict.n_methods >= 3 and verdict.per_dataset["dataset"].nunique() >= 2:
+            views.append(critical_difference_figure(significance(verdict)))
+        else:
+            views.append("No critical-difference diagram: it needs three methods and two datasets.")
+    return tuple(views)

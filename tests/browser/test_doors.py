@@ -1,0 +1,176 @@
+"""One competition, one verdict, through every door.
+
+For the demo competition (qualification stage and dataset descriptions
+included) and for the same competition with a real-world track (a trust store),
+every door shows the same leaderboard and the same verdict fingerprint:
+`srdash score`, the report, the dashboard in Chromium, the sensitivity app's
+official order, `srdash robustness`'s official order and `srdash audit`'s
+recomputed table.
+
+The competitions use a 1 s simplification limit (as the dashboard's browser
+fixture) and one cache folder for every door: the first door pays the sympy
+work, the others read it from the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from srdash.cli import main
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+APP_READY_TIMEOUT_MS = 900_000
+_FINGERPRINT = re.compile(r"Verdict fingerprint: ([0-9a-f]{12})")
+
+
+def _write_trust_store(path: Path, competition_file: Path) -> None:
+    """Two judges' trust ranks on two datasets, for every method under review (qualified methods only)."""
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import check_competition
+    from srdash.judging.trust import TrustStore
+
+    competition = load_competition(competition_file)
+    methods = sorted(check_competition(competition).table["method"].unique())
+    methods.remove("MeanBaseline")  # did not qualify: not under review
+    with TrustStore(path, seed=1) as store:
+        for judge, shift in (("ada", 0), ("bo", 1)):
+            for dataset in ("exact_formula_easy", "noise_base"):
+                for position, method in enumerate(methods):
+                    store.record(judge, dataset, method, kind="rank",
+                                 value=float((position + shift) % len(methods) + 1))
+
+
+@pytest.fixture(scope="module")
+def competitions(tmp_path_factory):
+    """The demo competition file, and the same with a real-world track; one shared cache folder."""
+    from srdash.demo.competition import write_demo
+
+    folder = tmp_path_factory.mktemp("doors")
+    paths = write_demo(folder / "demo")
+    plain = paths["competition"]
+    plain.write_text(plain.read_text().replace("timeout = 10", "timeout = 1"))
+    _write_trust_store(folder / "demo" / "trust.sqlite", plain)
+    with_trust = folder / "demo" / "with-trust.toml"
+    with_trust.write_text(plain.read_text() + '\n[realworld]\nstore = "trust.sqlite"\n'
+                          'datasets = ["exact_formula_easy", "noise_base"]\n')
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SRDASH_CACHE_DIR", str(folder / "cache"))
+        yield {"plain": plain, "with-trust": with_trust, "cache": folder / "cache", "folder": folder}
+
+
+def _cli(*arguments: str) -> str:
+    result = CliRunner().invoke(main, [str(a) for a in arguments])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _cli_doors(competition: Path, out: Path) -> dict:
+    """Leaderboard order and fingerprint of every command-line door."""
+    out.mkdir(exist_ok=True)
+    doors = {}
+    _cli("score", competition, "-o", out / "lb.csv", "--jobs", "2")
+    board = pd.read_csv(out / "lb.csv")
+    provenance = json.loads((out / "lb.csv.provenance.json").read_text())
+    doors["score"] = (list(board["method"]), provenance["verdict_fingerprint"][:12])
+    scores = dict(zip(board["method"], board["score"]))
+
+    _cli("report", competition, "-o", out / "report.html", "--samples", "50")
+    html = (out / "report.html").read_text()
+    first_board = html[html.index("srdash-leaderboard"):]
+    first_board = first_board[:first_board.index("</table>")]
+    doors["report"] = (re.findall(r"<td class='srdash-method'>([^<]+)</td>", first_board),
+                       _FINGERPRINT.search(html).group(1))
+
+    _cli("robustness", competition, "-B", "20", "-o", out / "robustness.csv")
+    robust = pd.read_csv(out / "robustness.csv").sort_values("place", kind="stable")
+    sidecar = json.loads((out / "robustness.csv.provenance.json").read_text())
+    doors["robustness"] = (list(robust["method"]), sidecar["verdict_fingerprint"][:12])
+
+    _cli("audit", competition, "--published", out / "lb.csv", "-o", out / "audit.csv")
+    audit = pd.read_csv(out / "audit.csv")
+    assert not audit["flagged"].any(), audit
+    recomputed = audit.sort_values("recomputed_place", kind="stable")
+    assert dict(zip(recomputed["method"], recomputed["recomputed_score"])) == pytest.approx(scores)
+    sidecar = json.loads((out / "audit.csv.provenance.json").read_text())
+    doors["audit"] = (list(recomputed["method"]), sidecar["verdict_fingerprint"][:12])
+
+    output = _cli("sensitivity", competition, "--samples", "50", "-o", out / "sensitivity.csv")
+    sensitivity = pd.read_csv(out / "sensitivity.csv").sort_values("official_place", kind="stable")
+    doors["sensitivity"] = (list(sensitivity["method"]), _FINGERPRINT.search(output).group(1))
+    return doors
+
+
+def _sensitivity_app_order(competition: Path) -> list[str]:
+    """The official order of the sensitivity app (the class its notebook builds), judged by the pipeline."""
+    from srdash.apps.sensitivity import SensitivityView
+    from srdash.judging.competition import load_competition
+
+    view = SensitivityView.from_competition(load_competition(competition), display_timeout=0)
+    assert view.wait(600)
+    board = view.rescorer.leaderboard()
+    return list(board.sort_values("place", kind="stable")["method"])
+
+
+def _dashboard(start_server, browser, competition: Path, cache: Path) -> tuple[list[str], str, list[str]]:
+    server = start_server(["serve", str(competition), "--jobs", "2"], name=competition.stem,
+                          env={"SRDASH_CACHE_DIR": str(cache)})
+    context = browser.new_context(viewport={"width": 1400, "height": 3000})
+    page = context.new_page()
+    try:
+        page.goto(server.url, timeout=120_000)
+        expect(page.locator(".srdash-fingerprint-value")).to_be_visible(timeout=APP_READY_TIMEOUT_MS)
+        methods = page.locator(".srdash-leaderboard-panel table.srdash-leaderboard .srdash-method").all_text_contents()
+        fingerprint = page.locator(".srdash-fingerprint-value").text_content()
+        realworld = []
+        title = page.get_by_text("Real-world track (expert trust)")
+        if title.count():
+            title.click()
+            tables = page.locator(".widget-accordion table.srdash-leaderboard .srdash-method")
+            expect(tables.first).to_be_visible(timeout=120_000)
+            realworld = tables.all_text_contents()
+        return methods, fingerprint, realworld
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("which", ["plain", "with-trust"])
+def test_every_door_gives_the_same_verdict(which, competitions, start_server, browser):
+    competition = competitions[which]
+    doors = _cli_doors(competition, competitions["folder"] / f"out-{which}")
+    expected_order, expected_fingerprint = doors["score"]
+    # the demo's 7 methods less MeanBaseline, which did not qualify
+    assert len(expected_order) == 6 and "MeanBaseline" not in expected_order
+    for door, (order, fingerprint) in doors.items():
+        assert order == expected_order, door
+        assert fingerprint == expected_fingerprint, door
+    assert _sensitivity_app_order(competition) == expected_order
+    methods, fingerprint, realworld = _dashboard(start_server, browser, competition, competitions["cache"])
+    assert methods == expected_order
+    assert fingerprint == expected_fingerprint
+    if which == "with-trust":
+        from srdash.judging.competition import load_competition
+        from srdash.judging.pipeline import judge_competition
+
+        result = judge_competition(load_competition(competition))
+        assert result.realworld is not None and "MeanBaseline" not in set(result.realworld.leaderboard["method"])
+        assert realworld == list(result.realworld.leaderboard["method"])
+        assert result.fingerprint[:12] == expected_fingerprint
+
+
+def test_the_trust_store_changes_the_fingerprint(competitions):
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import judge_competition
+
+    plain = judge_competition(load_competition(competitions["plain"]))
+    with_trust = judge_competition(load_competition(competitions["with-trust"]))
+    assert list(plain.verdict.leaderboard["method"]) == list(with_trust.verdict.leaderboard["method"])
+    assert plain.fingerprint != with_trust.fingerprint

@@ -1,0 +1,91 @@
+"""The SRBench views (Pareto front, performance profiles, pairwise p-values, CD diagram) render
+in the real dashboard (`srdash serve`, Voilà) and in the offline report, in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from srdash.apps.dashboard import LINEAGE_VIEW_TITLE
+from srdash.report.build import build_report, render_html
+from srdash.judging.ranking import judge
+from srdash.judging.rules import load_rules
+
+pytestmark = pytest.mark.browser
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+OFFLINE_OK = re.compile(r"font-?awesome|fontawesome", re.IGNORECASE)
+TITLES = ("Pareto fronts: median accuracy vs median size", "Performance profiles (r2_test)",
+          "Wilcoxon signed-rank, Holm-corrected p-values")
+
+
+def results_table() -> pd.DataFrame:
+    # three methods, four datasets, two runs; components given, so no sympy work
+    rows = []
+    for d, dataset in enumerate(["d1", "d2", "d3", "d4"]):
+        for run in range(2):
+            rows += [("<b>A</b>", dataset, run, 0.90 - 0.02 * d, 30.0),
+                     ("B", dataset, run, 0.70 + 0.01 * run, 5.0),
+                     ("C", dataset, run, 0.50 + 0.03 * d, 8.0)]
+    return pd.DataFrame(rows, columns=["method", "dataset", "run", "r2_test", "components"])
+
+
+@pytest.fixture(scope="module")
+def app_url(start_server, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lineage-app")
+    results_table().to_csv(folder / "results.csv", index=False)
+    return start_server(["serve", str(folder / "results.csv")], name="lineage").url
+
+
+def test_dashboard_srbench_view_renders(app_url, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 4200})
+    page = context.new_page()
+    failed, errors = [], []
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(app_url, timeout=120_000)
+        expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=180_000)
+        page.get_by_text(LINEAGE_VIEW_TITLE, exact=True).click()
+        for title in TITLES:
+            expect(page.locator(".js-plotly-plot .gtitle", has_text=title).first).to_be_visible(timeout=60_000)
+        # the method name is shown as text, never as markup
+        assert page.locator(".js-plotly-plot b", has_text="A").count() == 0
+        expect(page.locator(".srdash-log")).not_to_contain_text("Error")
+        assert not errors, errors
+        assert [url for url in failed if not OFFLINE_OK.search(url)] == []
+    finally:
+        context.close()
+
+
+def test_report_srbench_section_renders_offline(browser, tmp_path):
+    runs = results_table()
+    report = build_report(judge(runs, load_rules("srbench2022")), runs=runs, samples=50)
+    path = tmp_path / "report.html"
+    path.write_text(render_html(report), encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_offline(True)
+    outside: list[str] = []
+
+    def refuse_network(route):
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", refuse_network)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(path.as_uri())
+        section = page.locator("#lineage")
+        for title in TITLES + ("Critical difference",):
+            expect(section.locator(".js-plotly-plot .gtitle", has_text=title).first).to_be_visible(timeout=60_000)
+        assert outside == [] and errors == [], (outside, errors)
+    finally:
+        context.close()

@@ -1,0 +1,362 @@
+"""Hostile and malformed input (issue 14): always a clear problem, never a crash, a leak or a silent wrong verdict.
+
+One test (or a few) per class of the issue, each reading the input it guards
+against from ``tests/data/hostile/`` (see the README there).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import shutil
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import sympy
+from sympy.parsing.sympy_parser import convert_xor, parse_expr, standard_transformations
+
+from srdash.errors import ModelRejected, SrdashError, ValidationError
+from srdash.expressions import complexity_table, evaluate_model, latex_of, parse_model
+from srdash.io.files import FileRefused, read_file_bytes
+from srdash.io.loading import load_results
+from srdash.judging.domains import check_domains
+from srdash.io.predictions import Targets
+from srdash.judging.predictions import score_submissions
+from srdash.judging.ranking import judge
+from srdash.judging.rules import Criterion, load_rules
+
+HOSTILE = Path(__file__).parent / "data" / "hostile"
+REALDATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata"
+
+
+def _lines(name: str) -> list[str]:
+    return [line for line in (HOSTILE / name).read_text().splitlines() if line and not line.startswith("#")]
+
+
+# --------------------------------------------------------------------------- class 1: undefined values
+
+
+@pytest.mark.parametrize("model", _lines("undefined_models.txt"))
+def test_undefined_models_are_a_listed_problem_when_evaluated(model):
+    with pytest.raises(ModelRejected, match=r"undefined or not finite: it contains (zoo|nan|oo|-oo)"):
+        evaluate_model(model, {"x1": np.array([1.0, 2.0])})
+
+
+def test_undefined_models_get_no_components_and_the_worst_simplicity():
+    models = _lines("undefined_models.txt")
+    table = complexity_table(models, timeout=5)
+    assert (table["status"] == "rejected").all(), table[["status", "reason"]]
+    assert table["components"].isna().all()  # NaN components: the worst simplicity, never a tiny model
+    assert table["reason"].str.contains("counts as the worst value").all()
+
+
+def test_an_undefined_model_is_the_worst_in_the_qualification_not_a_crash():
+    from srdash.judging.qualification import evaluate_qualification_models
+
+    frame = pd.DataFrame({"x": np.arange(20.0)})
+    frame["target"] = 2 * frame["x"] + 1
+    models = ["2*x + 1"] + [m.replace("x1", "x") for m in _lines("undefined_models.txt")]
+    results = pd.DataFrame({"method": [f"m{i}" for i in range(len(models))], "dataset": "line", "model": models})
+    r2 = evaluate_qualification_models(results, {"line": frame})["r2_test"].tolist()
+    # The exact model has R2 = 1; every undefined one the worst value (-inf), none raises.
+    assert r2 == [1.0] + [-math.inf] * (len(models) - 1)
+
+
+def test_srdash_score_with_descriptions_lists_an_undefined_model_and_ranks_it_last(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+    from srdash.io.datasets import write_property_datasets
+
+    monkeypatch.setenv("SRDASH_CACHE_DIR", str(tmp_path / "cache"))
+    table = write_property_datasets(tmp_path / "data", seed=1)
+    undefined = _lines("undefined_models.txt")[0]  # x1/0
+    rows = []
+    for spec in table:
+        rows.append({"method": "Line", "dataset": spec.name, "model": "1.5*x1 + 0.5"})
+        rows.append({"method": "Undefined", "dataset": spec.name, "model": undefined})
+    pd.DataFrame(rows).to_csv(tmp_path / "results.csv", index=False)
+    result = CliRunner().invoke(main, [
+        "score", str(tmp_path / "results.csv"), "--descriptions", str(tmp_path / "data" / "datasets.yaml"),
+        "-o", str(tmp_path / "lb.csv"), "--problems", str(tmp_path / "problems.csv"), "--no-cache"])
+    assert result.exit_code == 0, result.output  # before issue 14: a KeyError traceback
+    assert list(pd.read_csv(tmp_path / "lb.csv")["method"]) == ["Line", "Undefined"]
+    problems = pd.read_csv(tmp_path / "problems.csv")
+    listed = problems[problems["method"] == "Undefined"].astype(str).agg(" ".join, axis=1)
+    assert listed.str.contains("undefined or not finite").any()
+
+
+def test_latex_of_an_undefined_model_is_shown_not_raised():
+    # The property view shows the model as it is: LaTeX of zoo is fine, only evaluation refuses it.
+    assert latex_of("x1/0") == r"\tilde{\infty} x_{1}"
+
+
+# --------------------------------------------------------------------------- class 2: unbounded work
+
+
+COSTLY = _lines("costly_models.txt")
+
+
+@pytest.mark.parametrize("model", COSTLY, ids=[f"costly{i}" for i in range(len(COSTLY))])
+def test_costly_strings_are_parsed_or_refused_with_a_structural_reason(model):
+    try:
+        expression = parse_model(model)
+    except ModelRejected as exc:
+        assert exc.reason and exc.status in ("rejected", "parse_error")
+        assert any(word in exc.reason for word in (
+            "compare too many arguments", "nested", "digits", "float64 range", "too long", "nodes",
+            "too large", "characters long", "not valid syntax", "cannot be parsed", "CPU time"))
+    else:
+        assert isinstance(expression, sympy.Expr)
+
+
+@pytest.mark.parametrize("model, message", [
+    ("max(" + ",".join(f"x{i}" for i in range(80)) + ")",
+     r"max\(\) calls compare too many arguments \(max\(\) with 80 arguments"),
+    ("max(" * 40 + "x0" + "".join(f",x{i})" for i in range(1, 41)),
+     r"once nested calls are merged"),
+    ("x**" * 300 + "x", r"nested more than 100 levels deep"),
+    ("9" * 4000 + "**" + "9" * 4000, r"would be a number with more than 1e300 digits"),
+])
+def test_the_blow_ups_of_the_issue_are_refused(model, message):
+    with pytest.raises(ModelRejected, match=message):
+        parse_model(model)
+
+
+def test_a_binary_max_of_honest_depth_is_accepted():
+    # 10 nested binary max(): sum of k**2 for k = 2..11 = 505 pairwise work, within the 1,000 budget.
+    model = "max(" * 10 + "x0" + "".join(f", x{i})" for i in range(1, 11))
+    assert parse_model(model) == sympy.Max(*sympy.symbols("x0:11"))
+
+
+def test_evaluation_and_latex_are_bounded_by_the_same_limits():
+    model = "max(" + ",".join(f"x{i}" for i in range(80)) + ")"
+    with pytest.raises(ModelRejected, match=r"compare too many arguments"):
+        latex_of(model)
+    with pytest.raises(ModelRejected, match=r"compare too many arguments"):
+        evaluate_model(model, {f"x{i}": np.zeros(2) for i in range(80)})
+
+
+def test_the_cpu_backstop_stops_work_in_the_main_thread_and_never_nests(monkeypatch):
+    import threading
+
+    import srdash.expressions as expressions
+
+    # An honest but slow string (factor_terms of ~1,900 nodes: ~0.1 s), under a backstop of 1 ms.
+    model = "factor_terms(" + "+".join(f"{i}*x{i}*y" for i in range(470)) + ")"
+    monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 0.001)
+    with pytest.raises(ModelRejected, match=r"Parsing the model took more than 0\.001 s of CPU time"):
+        parse_model(model)
+    # Off the main thread there is no timer (signals only reach the main thread): the work completes.
+    outcome = []
+    worker = threading.Thread(target=lambda: outcome.append(parse_model(model)))
+    worker.start()
+    worker.join()
+    assert isinstance(outcome[0], sympy.Expr)
+
+
+# --------------------------------------------------------------------------- class 3: files
+
+
+@pytest.fixture
+def submissions(tmp_path):
+    """SUBMISSIONS/team/... with an honest file, a link out, a dangling link, a FIFO and a huge file."""
+    outside = tmp_path / "private"
+    outside.mkdir()
+    shutil.copy(HOSTILE / "secret.txt", outside / "secret.txt")
+    root = tmp_path / "SUBMISSIONS"
+    team = root / "team"
+    team.mkdir(parents=True)
+    (team / "a-honest.txt").write_text("1\n2\n3\n4\n")
+    (team / "b-link.txt").symlink_to(outside / "secret.txt")
+    (team / "c-dangling.txt").symlink_to(team / "removed.txt")  # inside, but gone
+    os.mkfifo(team / "d-fifo.txt")
+    with open(team / "e-huge.txt", "wb") as handle:  # sparse: 100 MiB without writing them
+        handle.truncate(100 * 2**20)
+    return root
+
+
+def _targets() -> Targets:
+    return Targets.from_arrays([1.0, 2.0, 3.0, 4.0], ["preliminary", "preliminary", "final", "final"])
+
+
+def test_bad_submission_files_are_refused_one_by_one_and_never_quoted(submissions):
+    result = score_submissions(submissions, _targets(), metric="rmse")
+    table = result.submissions.set_index("submission")
+    assert table.loc["a-honest.txt", "status"] == "ok"
+    reasons = table["reason"]
+    assert "is a link that leads outside the folder" in reasons["b-link.txt"]
+    assert "is a dangling link" in reasons["c-dangling.txt"]
+    assert "is a FIFO (named pipe), not a regular file" in reasons["d-fifo.txt"]
+    assert "is 100.0 MiB; the limit is 64.0 MiB" in reasons["e-huge.txt"]
+    everything = table.to_csv() + "".join(str(p) for p in result.problems)
+    assert "TOP-SECRET" not in everything and "second secret" not in everything
+
+
+def test_the_file_helper_refuses_links_leaving_the_folder_but_follows_links_inside(tmp_path):
+    (tmp_path / "data.txt").write_text("1\n")
+    (tmp_path / "alias.txt").symlink_to(tmp_path / "data.txt")
+    assert read_file_bytes(tmp_path / "alias.txt", root=tmp_path) == b"1\n"
+    with pytest.raises(FileRefused, match=r"is a link that leads outside the folder"):
+        read_file_bytes(tmp_path / "alias.txt", root=tmp_path / "sub")
+
+
+def test_a_json_results_folder_with_a_link_out_lists_the_file_without_its_content(tmp_path):
+    shutil.copy(HOSTILE / "secret.txt", tmp_path / "secret.json")
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "run.json").write_text('{"algorithm": "A", "dataset": "d", "random_state": 0, "r2_test": 0.5, '
+                                     '"symbolic_model": "x1"}')
+    (folder / "stolen.json").symlink_to(tmp_path / "secret.json")
+    with pytest.raises(ValidationError, match=r"stolen\.json: is a link that leads outside the folder") as info:
+        load_results(folder)
+    assert "TOP-SECRET" not in str(info.value)
+
+
+def test_a_fifo_named_as_the_results_file_is_refused_not_waited_for(tmp_path):
+    os.mkfifo(tmp_path / "results.csv")
+    with pytest.raises(SrdashError, match=r"is a FIFO \(named pipe\), not a regular file"):
+        load_results(tmp_path / "results.csv")
+
+
+# --------------------------------------------------------------------------- class 4: CSV shape
+
+
+def test_trailing_commas_are_reported_not_read_as_an_index_column():
+    with pytest.raises(ValidationError, match=r"row 1: has 6 fields but the header has 5 \(method, dataset, run, "
+                                              r"r2_test, components\); the row ends with an extra ','") as info:
+        load_results(HOSTILE / "results_trailing_commas.csv")
+    assert len(info.value.problems) == 4  # every row, each named
+
+
+def test_an_unquoted_comma_in_a_model_is_named_with_what_to_do():
+    with pytest.raises(ValidationError, match=r"row 2: has 6 fields but the header has 5 .*put such values in "
+                                              r"double quotes"):
+        load_results(HOSTILE / "results_extra_field.csv")
+
+
+def test_a_semicolon_separated_csv_says_so():
+    with pytest.raises(ValidationError, match=r"the file looks separated by ';', but this file type is read "
+                                              r"with ','"):
+        load_results(HOSTILE / "results_semicolons.csv")
+
+
+def test_a_submission_csv_with_trailing_commas_is_rejected_with_what_to_do(tmp_path):
+    team = tmp_path / "SUBMISSIONS" / "team"
+    team.mkdir(parents=True)
+    shutil.copy(HOSTILE / "submission_trailing_commas.csv", team / "sub.csv")
+    result = score_submissions(tmp_path / "SUBMISSIONS", _targets(), metric="rmse")
+    reason = result.submissions["reason"].iloc[0]
+    assert result.submissions["status"].iloc[0] == "rejected"
+    assert "has 3 fields but the header has 2 (id, prediction); the row ends with an extra ','" in reason
+
+
+# --------------------------------------------------------------------------- class 5: domains
+
+
+def test_out_of_domain_accuracy_is_the_worst_value_and_names_are_trimmed():
+    with pytest.warns(UserWarning, match=r"method names are compared after trimming surrounding spaces; "
+                                         r"merged: ' A ' and 'A' -> 'A'"):
+        results = load_results(HOSTILE / "results_out_of_domain.csv")
+    assert sorted(results.table["method"].unique()) == ["A", "B", "C", "D"]  # ' A ' is A, no extra method
+    table = results.table.assign(simplicity=-1.0)
+    verdict = judge(table, load_rules("srbench2022"))
+    problems = [w for w in verdict.warnings if "outside its domain" in w or "not a finite value" in w]
+    assert len(problems) == 3, verdict.warnings
+    assert any("method 'B', dataset 'd1', run 0 has 1.5, outside its domain [-inf, 1]" in p for p in problems)
+    assert any("method 'C', dataset 'd1', run 0 has inf, not a finite value" in p for p in problems)
+    # On d1, A (0.9) is the only valid accuracy: B, C and D (1.5, inf, 1e308) share the worst rank.
+    # Ranks are "higher = better" (average ties): A = 4, B = C = D = (1 + 2 + 3) / 3 = 2.
+    ranks = verdict.per_dataset.query("dataset == 'd1'").set_index("method")["accuracy_rank"]
+    assert ranks.to_dict() == {"A": 4.0, "B": 2.0, "C": 2.0, "D": 2.0}
+
+
+def test_check_domains_does_not_touch_its_input():
+    table = pd.DataFrame({"method": ["a"], "dataset": ["d"], "run": [0], "r2_test": [2.0]})
+    checked = check_domains(table, load_rules("srbench2022"))
+    assert table["r2_test"].tolist() == [2.0]
+    assert np.isnan(checked.table["r2_test"].iloc[0])
+
+
+def test_a_domain_must_be_an_interval():
+    with pytest.raises(SrdashError, match=r"criterion 'a': 'domain' must be two numbers \[low, high\]"):
+        Criterion("a", "b", domain=(1.0, 0.0))
+
+
+def test_a_twenty_digit_run_and_fractional_components_are_row_problems():
+    with pytest.raises(ValidationError) as info:
+        load_results(HOSTILE / "results_huge_run.csv")
+    text = str(info.value)
+    assert "row 1, column 'run': '12345678901234567890' is outside the range of run ids" in text
+    assert "row 2, column 'components': '0.5' is not a finite number >= 1" in text
+
+
+def test_a_twenty_digit_run_never_wraps_around_in_the_qualification():
+    from srdash.judging.qualification import canonical_results, read_qualification_results
+
+    # pandas reads 12345678901234567890 as uint64; int64 would make it -6101065172474983726.
+    with pytest.raises(ValidationError, match=r"row 1, column 'run': 12345678901234567890 is outside the range "
+                                              r"of run ids"):
+        canonical_results(read_qualification_results(HOSTILE / "results_huge_run.csv"))
+
+
+# --------------------------------------------------------------------------- class 7: real models
+
+
+_GPLEARN = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+            "div": lambda a, b: a / b, "neg": lambda a: -a, "inv": lambda a: 1 / a,
+            "square": lambda a: a**2, "cube": lambda a: a**3, "max": sympy.Max, "min": sympy.Min}
+
+
+def _sympy_size(text: str) -> int:
+    """Node count of sympy's own parser's result: trusted corpus strings only (parse_expr runs code)."""
+    expression = parse_expr(" ".join(text.splitlines()), local_dict=dict(_GPLEARN),
+                            transformations=standard_transformations + (convert_xor,))
+    return sum(1 for _ in sympy.preorder_traversal(expression))
+
+
+def _size(expression) -> int:
+    return sum(1 for _ in sympy.preorder_traversal(expression))
+
+
+def _corpus() -> list[tuple[str, str]]:
+    with open(HOSTILE / "real_models.csv", newline="") as handle:
+        return [(row["package"], row["model"]) for row in csv.DictReader(handle)]
+
+
+@pytest.mark.parametrize("package, model", _corpus())
+def test_real_sr_output_parses_to_the_size_sympy_gives(package, model):
+    expression = parse_model(model)
+    assert _size(expression) == _sympy_size(model), (package, model)
+
+
+def test_the_2023_entries_all_parse_with_sympys_sizes():
+    path = REALDATA / "srbench2023" / "track1_models.csv"
+    if not path.is_file():
+        pytest.skip(f"real data not available ({path})")
+    models = pd.read_csv(path)
+    assert len(models) == 30
+    for row in models.itertuples():
+        assert _size(parse_model(row.model)) == _sympy_size(row.model), (row.team, row.dataset)
+
+
+def test_the_2022_procedure_vocabulary_maps_to_sympy_objects():
+    x = sympy.Symbol("x")
+    assert parse_model("ln(x)") == sympy.log(x)
+    assert parse_model("E**x + pi") == sympy.exp(x) + sympy.pi
+    assert parse_model("10**(-4)*x") == x / 10000
+    assert parse_model("Piecewise((x, x > 0), (0, True))") == sympy.Piecewise((x, x > 0), (0, True))
+    assert parse_model("factor_terms(2*x + 4*x**2)") == sympy.factor_terms(2 * x + 4 * x**2)
+
+
+def test_helpers_never_run_text():
+    # factor_terms and friends receive sympy objects built by the whitelist, never a string.
+    with pytest.raises(ModelRejected, match=r"Strings are not allowed in a model"):
+        parse_model("factor_terms('__import__(\"os\")')")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert str(parse_model("Piecewise((1, True))")) == "1"

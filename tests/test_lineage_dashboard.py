@@ -1,0 +1,25 @@
+"""The dashboard's SRBench view: the same figures as the report, built when opened."""
+
+import pandas as pd
+
+PLOTLY = "application/vnd.plotly.v1+json"
+
+
+def test_dashboard_srbench_view():
+    from srdash.apps import Dashboard
+    from srdash.apps.dashboard import LINEAGE_VIEW_TITLE
+
+    runs = pd.DataFrame({
+        "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
+        "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
+        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "status": "given"})
+    app = Dashboard(runs=runs)
+    index = list(app.more.titles).index(LINEAGE_VIEW_TITLE)
+    app.more.selected_index = index
+    panels = app.more.children[index].children
+    titles = [panel.outputs[0]["data"][PLOTLY]["layout"]["title"]["text"] for panel in panels]
+    assert titles[0] == "Pareto fronts: median accuracy vs median size (value space)"
+    assert titles[1] == "Performance profiles (r2_test)"
+    assert titles[2] == "Wilcoxon signed-rank, Holm-corrected p-values"
+    assert len(titles) == 4  # and the critical-difference diagram
+    assert app.log_panel.text() == ""
