@@ -486,7 +486,8 @@ def qualified_competition_results(competition: "Competition", *, stage: Callable
     from srdash.judging.qualification import run_qualification
 
     say("Qualification stage")
-    qualification = run_qualification(competition.qualification.results, data=competition.qualification.data)
+    qualification = run_qualification(competition.qualification.results, data=competition.qualification.data,
+                                      cache=competition.simplification.cache)  # the baseline's fits are kept
     # before the expensive step: excluded models are not simplified
     results, filtered = qualified_results(results, qualification,
                                           keep_unqualified=competition.qualification.keep_unqualified)
