@@ -378,5 +378,6 @@ def test_cached_demo_is_written_once_per_version_and_seed(tmp_path, monkeypatch)
     # The second call reads the manifest and writes nothing (write_demo would fail here).
     monkeypatch.setattr("srdash.demo.competition.write_demo", lambda *a, **k: pytest.fail("the demo was written again"))
     assert cached_demo(cache_dir=tmp_path) == first
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["fresh", folder.name])   # no scratch left
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == sorted(["fresh", folder.name])  # no scratch
+    assert (tmp_path / "complexity.sqlite").is_file()  # the demo's prepared results, seeded (srdash.demo.prepared)
 

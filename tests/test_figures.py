@@ -12,6 +12,7 @@ import pytest
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import (
     figure_title,
+    hover_text,
     leaderboard_html,
     problems_html,
     rank_heatmap,
@@ -71,6 +72,11 @@ def _cell(figure: go.Figure, trace: int, attribute: str, method: str, dataset: s
     return getattr(data, attribute)[list(data.y).index(method)][list(data.x).index(dataset)]
 
 
+def _hover(figure: go.Figure, trace: int, method: str, dataset: str) -> str:
+    data = figure.data[trace]
+    return hover_text(figure, trace, list(data.y).index(method), list(data.x).index(dataset))
+
+
 # A registry of the figure builders: properties every figure must have are tested once, over all.
 BUILDERS = {
     "rank_heatmap": lambda verdict, runs: rank_heatmap(verdict),
@@ -128,11 +134,12 @@ def test_dnf_cells_are_grey_with_text(verdict):
     assert _cell(figure, 1, "text", "slow", "d2") == "DNF"
     assert _cell(figure, 1, "text", "good", "d2") == ""
     assert np.isnan(_cell(figure, 1, "z", "good", "d2"))
-    assert "DNF" in _cell(figure, 1, "customdata", "slow", "d2")
+    assert "DNF" in _hover(figure, 0, "slow", "d2")
+    assert figure.data[1].customdata is None and figure.data[1].hoverinfo == "skip"  # each hover once
 
 
 def test_heatmap_hover_lists_every_criterion(verdict):
-    hover = _cell(rank_heatmap(verdict), 0, "customdata", "good", "d1")
+    hover = _hover(rank_heatmap(verdict), 0, "good", "d1")
     for criterion in verdict.criteria:
         assert criterion.label in hover
     assert "0.950" in hover  # the aggregated accuracy, at its 3 decimals
@@ -178,8 +185,12 @@ def test_simplicity_curve_from_runs(runs):
     figure = simplicity_curve(runs)
     line = figure.data[0]
     assert line.line.shape == "hv"
-    assert list(line.x) == list(range(1, 101))
-    assert line.y[0] == 0.0 and line.y[4] == -1.0 and line.y[99] == -2.9
+    # Only the steps are drawn: sizes 1..100, each drawn at the last step at or before it ("hv" shape).
+    x, y = np.asarray(line.x), np.asarray(line.y)
+    assert x[0] == 1 and x[-1] == 100 and len(x) < 40
+    drawn = y[np.searchsorted(x, np.arange(1, 101), side="right") - 1]
+    assert drawn.tolist() == simplicity_score(np.arange(1, 101)).tolist()
+    assert drawn[0] == 0.0 and drawn[4] == -1.0 and drawn[99] == -2.9  # round(-log5 s, 1) at s = 1, 5, 100
     markers = {trace.name: (trace.x[0], trace.y[0]) for trace in figure.data[1:]}
     # lower median of each method's sizes (all its runs have the same size here)
     assert markers == {"good": (3.0, -0.7), ESCAPED: (30.0, -2.1), "slow": (8.0, -1.3)}
@@ -273,5 +284,5 @@ def test_criterion_labels_from_a_rules_file_are_escaped(runs):
     verdict = judge(runs, rules)
     figure = rank_heatmap(verdict, criterion="accuracy")
     assert figure_title(figure).startswith("&lt;i&gt;R2&lt;/i&gt; rank")
-    assert "&lt;i&gt;R2&lt;/i&gt;" in figure.data[0].customdata[0][0]
+    assert "&lt;i&gt;R2&lt;/i&gt;" in hover_text(figure, 0, 0, 0)
     assert "<i>" not in leaderboard_html(verdict)

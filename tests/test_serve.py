@@ -19,6 +19,12 @@ from srdash.errors import SrdashError
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """`srdash serve` of the demo writes the demo's files while Voilà starts: into this test's folder."""
+    monkeypatch.setenv("SRDASH_CACHE_DIR", str(tmp_path / "srdash-cache"))
+
+
 @pytest.fixture
 def served(monkeypatch):
     """Record what `srdash serve` would run instead of running it."""
@@ -163,7 +169,13 @@ def test_a_failing_server_is_an_error(monkeypatch):
 
 def test_voila_command_never_listens_on_all_interfaces_by_default():
     command = app.voila_command("nb.ipynb", port=1234, python="py")
-    assert command == ["py", "-m", "voila", "nb.ipynb", "--no-browser", "--port=1234", "--Voila.ip=127.0.0.1"]
+    assert command[:7] == ["py", "-m", "voila", "nb.ipynb", "--no-browser", "--port=1234", "--Voila.ip=127.0.0.1"]
+
+
+def test_voila_culls_kernels_whose_visitor_left():
+    command = app.voila_command("nb.ipynb", port=1234, python="py", cull_idle_timeout=120, cull_interval=30)
+    assert command[7:] == ["--MappingKernelManager.cull_idle_timeout=120", "--MappingKernelManager.cull_interval=30"]
+    assert not any("cull" in part for part in app.voila_command("nb.ipynb", port=1, cull_idle_timeout=0))
 
 
 def test_environment_drops_stale_variables_and_keeps_the_rest():
@@ -268,3 +280,94 @@ def test_descriptions_and_qualification_are_checked_first(served, results_csv, t
     result = CliRunner().invoke(main, ["serve", *arguments])
     assert result.exit_code != 0 and message in result.output
     assert served == []
+
+
+# --------------------------------------------------------------------------- a real server, killed
+
+
+def _children() -> dict[int, list[int]]:
+    """Parent pid -> child pids, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def _descendants(pid: int) -> set[int]:
+    tree, found, todo = _children(), set(), [pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, results_csv):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    port = app.free_port()
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
+    environment.update({"SRDASH_CACHE_DIR": str(tmp_path / "cache"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+                        "JUPYTER_DATA_DIR": str(tmp_path / "data"), "IPYTHONDIR": str(tmp_path / "ipython"),
+                        "PYTHONPATH": str(REPO)})
+    log = open(tmp_path / "serve.log", "wb")
+    serve = subprocess.Popen([sys.executable, "-m", "srdash", "serve", str(results_csv), "--port", str(port),
+                              "--jobs", "1"], env=environment, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+    spawned: set[int] = set()
+    try:
+        app.wait_until_ready(f"http://127.0.0.1:{port}/", timeout=120, process=serve)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=120) as page:  # a visitor: a kernel starts
+            page.read()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            spawned = _descendants(serve.pid)
+            if any("ipykernel" in _command_line(pid) for pid in spawned):
+                break
+            time.sleep(0.5)
+        lines = {pid: _command_line(pid) for pid in spawned}
+        assert any("-m voila" in line for line in lines.values()), lines
+        assert any("ipykernel" in line for line in lines.values()), lines
+
+        serve.send_signal(signal.SIGKILL)
+        serve.wait(10)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and any(_alive(pid) for pid in spawned):
+            time.sleep(0.5)
+        survivors = {pid: lines.get(pid, "") for pid in spawned if _alive(pid)}
+        assert survivors == {}
+    finally:
+        for pid in spawned | {serve.pid}:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        serve.wait(10)
+        log.close()

@@ -7,7 +7,7 @@ environment variable (see :data:`ENVIRONMENT`), which :func:`app_environment` se
 Examples
 --------
 >>> command = voila_command("/nb/dashboard.ipynb", port=8866)
->>> command[1:4], command[-1]
+>>> command[1:4], command[6]
 (['-m', 'voila', '/nb/dashboard.ipynb'], '--Voila.ip=127.0.0.1')
 >>> from srdash.judging.competition import competition_from_options
 >>> sorted(app_environment(competition=competition_from_options("r.csv"), base={}))
@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -50,6 +51,10 @@ ENVIRONMENT = {
 
 NOTEBOOK_NAME = "dashboard.ipynb"
 LOCALHOST = "127.0.0.1"
+#: A kernel with no page connected and no work for this many seconds is shut down (its visitor left).
+CULL_IDLE_TIMEOUT = 300
+#: How often Voilà looks for such kernels, in seconds.
+CULL_INTERVAL = 60
 
 
 def notebook_path(name: str = NOTEBOOK_NAME) -> Path:
@@ -92,7 +97,8 @@ def free_port(host: str = LOCALHOST) -> int:
 
 
 def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, preheat: bool = False,
-                  python: str | None = None) -> list[str]:
+                  python: str | None = None, cull_idle_timeout: float = CULL_IDLE_TIMEOUT,
+                  cull_interval: float = CULL_INTERVAL) -> list[str]:
     """The Voilà command line serving ``notebook``.
 
     Parameters
@@ -109,18 +115,28 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         same cores. Worth it when models come with their ``components``.
     python : str, optional
         Python interpreter (default: the running one, so the same environment).
+    cull_idle_timeout, cull_interval : float
+        A kernel that no page is connected to and that has been idle for
+        ``cull_idle_timeout`` seconds is shut down (checked every
+        ``cull_interval`` seconds): a dashboard kernel (several hundred MB)
+        does not outlive its visitor's tab. 0 disables culling.
 
     Examples
     --------
-    >>> voila_command("nb.ipynb", port=9000, python="python")
+    >>> voila_command("nb.ipynb", port=9000, python="python")[:7]
     ['python', '-m', 'voila', 'nb.ipynb', '--no-browser', '--port=9000', '--Voila.ip=127.0.0.1']
-    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[6:8]
+    >>> voila_command("nb.ipynb", port=9000, python="python")[7:]
+    ['--MappingKernelManager.cull_idle_timeout=300', '--MappingKernelManager.cull_interval=60']
+    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[9:]
     ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1']
     """
-    command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}"]
+    command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
+               f"--Voila.ip={ip}"]
+    if cull_idle_timeout:
+        command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_timeout)}",
+                    f"--MappingKernelManager.cull_interval={max(1, int(cull_interval))}"]
     if preheat:
         command += ["--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1"]
-    command.append(f"--Voila.ip={ip}")
     return command
 
 
@@ -166,6 +182,27 @@ def wait_until_ready(url: str, *, timeout: float = 60.0, process: subprocess.Pop
     raise SrdashError(f"Voilà did not answer at {url} within {timeout:g} s.")
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int):
+    """A ``preexec_fn``: the child gets SIGTERM when ``parent`` dies, even by SIGKILL (Linux).
+
+    Voilà shuts its kernels down on SIGTERM, and each kernel also exits when its
+    own parent (Voilà) is gone (ipykernel's parent poller), so killing ``srdash
+    serve`` leaves nothing behind. Elsewhere this does nothing.
+    """
+    def arm() -> None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        except (OSError, AttributeError):  # not Linux
+            return
+        if os.getppid() != parent:  # the parent died before prctl: nobody is left to signal us
+            os._exit(1)
+    return arm
+
+
 def _stop(process: subprocess.Popen, *, grace: float = 15.0) -> int:
     """SIGTERM (Voilà then shuts its kernels down), SIGKILL after ``grace`` seconds."""
     if process.poll() is None:
@@ -198,7 +235,7 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
     int
         0 after Ctrl-C / SIGTERM, else Voilà's exit code.
     """
-    process = subprocess.Popen(list(command), env=dict(env))
+    process = subprocess.Popen(list(command), env=dict(env), preexec_fn=_die_with(os.getpid()))
 
     def _terminate(signum, frame):  # SIGTERM: stop Voilà cleanly too
         raise KeyboardInterrupt

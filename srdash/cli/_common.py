@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 from pathlib import Path
 
@@ -42,16 +43,57 @@ rules_option = click.option(
          "or the path of a .toml rules file (format: docs/rules.md).")
 
 
+def default_jobs() -> int:
+    """The cores this process may use (its CPU affinity; ``os.cpu_count()`` where that is unknown).
+
+    Examples
+    --------
+    >>> default_jobs() >= 1
+    True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def jobs_option(what: str = "simplifying models"):
+    """``--jobs``, by default the cores available (as ``--help`` says)."""
+    return click.option("--jobs", default=default_jobs, show_default=f"the cores available, {default_jobs()} here",
+                        type=click.IntRange(min=1), help=f"Worker processes for {what}.")
+
+
+def _remember_retry(ctx, param, value):
+    ctx.meta["srdash.retry_timeouts"] = bool(value)
+    return value
+
+
+def _open_result_cache(ctx, param, value):
+    """Click callback of ``--cache``: one cache object for the whole command (it counts its hits)."""
+    from srdash.expressions.cache import ResultCache
+
+    return ResultCache(value, retry_timeouts=ctx.meta.get("srdash.retry_timeouts", False))
+
+
 def prepare_options(command):
-    """The options of the expensive step (model simplification) shared by every judging command."""
+    """The options of the expensive steps shared by every judging command.
+
+    ``cache`` arrives as a :class:`srdash.expressions.cache.ResultCache` (the
+    default file unless ``--cache`` names one; ``--retry-timeouts`` applied):
+    pass it to every step, and ``cache.stats.as_dict()`` says how many results
+    came from it. ``--no-cache`` makes the command pass False instead.
+    """
     for option in reversed((
         click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
                      help="Hard time limit in seconds (CPU time) for each model's simplification."),
-        click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
-                     help="Worker processes for simplification."),
-        click.option("--cache", "cache", type=click.Path(path_type=Path),
-                     help="Complexity cache file (default: srdash's cache in your user cache directory)."),
-        click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache."),
+        jobs_option(),
+        click.option("--retry-timeouts", is_flag=True, is_eager=True, expose_value=False, callback=_remember_retry,
+                     help="Compute again the results that timed out before under the same limit (a longer "
+                          "--timeout retries them anyway)."),
+        click.option("--cache", "cache", type=click.Path(path_type=Path), callback=_open_result_cache,
+                     help="Cache file of the expensive results (default: srdash's cache in your user cache "
+                          "directory)."),
+        click.option("--no-cache", is_flag=True, help="Do not read or write the cache."),
     )):
         command = option(command)
     return command
@@ -79,7 +121,9 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
     if ip not in ("127.0.0.1", "localhost", "::1"):
         click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the {what}.",
                     fg="yellow", err=True)
-    click.echo(f"Starting Voilà on {url} ...", err=True)
+    jobs = env.get("SRDASH_JOBS")
+    click.echo(f"Starting Voilà on {url} ..." + (f" ({jobs} worker processes per page for the models; --jobs to "
+                                                 f"change)" if jobs else ""), err=True)
     code = app.serve_dashboard(command, env, url=url, announce=click.echo)
     if code:
         raise click.ClickException(f"Voilà stopped with exit code {code}.")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, rules_reference
+from srdash.cli._common import fail_cleanly, jobs_option, rules_reference
 
 #: The environment variable the review notebook reads: its options as one JSON object
 #: (:data:`srdash.apps.review.REVIEW_OPTIONS`).
@@ -118,8 +118,7 @@ def _token_config(token: str) -> Path:
 @click.option("--token", envvar="SRDASH_TOKEN", show_envvar=True,
               help="Secret that visitors must give (URL ?token=SECRET). Required with --ip. The environment "
                    "variable keeps it off the command line, which other users of the machine can read.")
-@click.option("--jobs", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Worker processes for simplifying the representative models.")
+@jobs_option("simplifying the representative models")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
 def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port, ip,

@@ -940,13 +940,18 @@ def demo_folder(seed: int = 0, *, cache_dir: str | Path | None = None) -> Path:
     return parent / f"demo-{__version__}-seed{int(seed)}"
 
 
-def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None) -> dict:
+def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None, seed_prepared: bool = True) -> dict:
     """The demo competition's files (:func:`write_demo`), written once per srdash version and seed.
 
     The apps open the demo on every page load; writing it (about 2 s) is done
     the first time only, in :func:`demo_folder`. The files are written to a
     fresh folder and then renamed into place, so two kernels starting at once
     never read a half-written demo.
+
+    With ``seed_prepared`` (default), when the files are first written, the
+    demo's prepared results shipped with srdash (:mod:`srdash.demo.prepared`)
+    are added to the cache in the same folder, so judging the demo (seed 0)
+    does no sympy work.
 
     Returns
     -------
@@ -962,6 +967,52 @@ def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None) -> dict:
     manifest = folder / "paths.json"
     if manifest.is_file():
         return {name: folder / file for name, file in json.loads(manifest.read_text(encoding="utf-8")).items()}
+    # One writer at a time (e.g. `srdash serve` writing it while the first kernel starts): the others
+    # wait for it and read its files instead of generating them again.
+    with _exclusive(folder.parent / f".{folder.name}.lock"):
+        if manifest.is_file():
+            return {name: folder / file for name, file in json.loads(manifest.read_text(encoding="utf-8")).items()}
+        return _write_cached_demo(folder, manifest, seed=seed, seed_prepared=seed_prepared)
+
+
+def _exclusive(path: Path):
+    """An exclusive ``flock`` on ``path`` (created) while in the block; no lock where that is not possible."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def locked():
+        try:
+            import fcntl
+
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "a+b")
+        except (ImportError, OSError):  # not POSIX, or a read-only folder: the atomic rename still protects
+            yield
+            return
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    return locked()
+
+
+def _write_cached_demo(folder: Path, manifest: Path, *, seed: int, seed_prepared: bool) -> dict:
+    import json
+    import os
+    import shutil
+    import tempfile
+
+    if seed_prepared and seed == 0:
+        from srdash.demo.prepared import seed_cache
+        from srdash.expressions.cache import CACHE_FILE_NAME
+
+        try:
+            seed_cache(folder.parent / CACHE_FILE_NAME)
+        except OSError:  # a cache that cannot be written: the demo computes its results instead
+            pass
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))

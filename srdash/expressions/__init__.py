@@ -903,7 +903,7 @@ class _Settings:
         return {
             "procedure": _PROCEDURE,
             "sympy": sympy.__version__,
-            "timeout": self.timeout,
+            # not the time limit: each cached row records its own (srdash.expressions.cache)
             "decimals": self.decimals,
             "max_length": self.max_length,
             "max_nodes": self.max_nodes,
@@ -918,6 +918,8 @@ class _Outcome(NamedTuple):
     features_used: str
     seconds: float = math.nan
     cacheable: bool = False
+    cpu_seconds: float = math.nan
+    from_cache: bool = False
 
 
 def _clip(text: str, limit: int = 300) -> str:
@@ -987,6 +989,12 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
     return (status, float(components), text, reason, used, cacheable)
 
 
+def _timed_complexity_task(model: str, features: tuple[str, ...] | None, settings: _Settings) -> tuple:
+    """:func:`_complexity_task` plus the CPU seconds the worker spent on it (cached with the result)."""
+    start = time.process_time()
+    return (*_complexity_task(model, features, settings), time.process_time() - start)
+
+
 @dataclass(frozen=True)
 class _NotAString:
     """Stands for a model value that is not a string (refused without a worker)."""
@@ -1053,6 +1061,7 @@ def complexity_table(
     progress: Callable[[int, int, dict], None] | None = None,
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
     scheduler=None,
+    retry_timeouts: bool = False,
 ):
     """SRBench 2022 complexity of each model string, under a hard time limit.
 
@@ -1087,8 +1096,9 @@ def complexity_table(
         Number of worker processes.
     cache : None, False, path or srdash.expressions.cache.ComplexityCache, keyword-only
         None: the default cache file (``$SRDASH_CACHE_DIR`` or the user cache
-        directory); a path: that SQLite file; False: no cache. Timeouts are not
-        cached.
+        directory); a path: that SQLite file; False: no cache. Timeouts are
+        cached with their limit: the same or a shorter limit reuses them, a
+        longer one computes them again.
     progress : callable, optional, keyword-only
         Called as ``progress(done, total, counts_by_status)`` as results arrive
         (``done`` and ``total`` count rows).
@@ -1101,6 +1111,8 @@ def complexity_table(
         results; ``jobs`` is then ignored): an address ``tcp://HOST:PORT`` or a
         client. None: the ``SRDASH_SCHEDULER`` environment variable if set, else
         local processes; False: local processes. See :mod:`srdash.expressions.distributed`.
+    retry_timeouts : bool, keyword-only
+        Compute cached timeouts again even under the same limit.
 
     Returns
     -------
@@ -1124,6 +1136,10 @@ def complexity_table(
         - ``features_used`` (str): sorted, space-separated variables of the
           simplified model (a feature that cancels out is not used).
 
+        ``table.attrs["cache"]`` says how many rows came from the cache
+        (``{"rows": ..., "from_cache": ..., "computed": ...}``, ``computed``
+        counting distinct computations).
+
     Examples
     --------
     >>> table = complexity_table(["x1 + x2", "x1/x1 + 0.0004*x2", "open('f')"], cache=False)
@@ -1145,8 +1161,14 @@ def complexity_table(
         raise ValueError(f"The 'jobs' option must be a positive integer. Got {jobs!r}.")
     settings = _Settings(timeout=float(timeout))
     outcomes = _compute(list(zip(texts, feature_lists)), settings, jobs=int(jobs), cache=cache,
-                        progress=progress, memory_limit=memory_limit, scheduler=scheduler)
-    return _as_table(outcomes, index)
+                        progress=progress, memory_limit=memory_limit, scheduler=scheduler,
+                        retry_timeouts=retry_timeouts)
+    table = _as_table(outcomes, index)
+    computed = {pair for pair, outcome in zip(zip(texts, feature_lists), outcomes)
+                if not outcome.from_cache and isinstance(pair[0], str)}
+    table.attrs["cache"] = {"rows": len(outcomes), "from_cache": sum(o.from_cache for o in outcomes),
+                            "computed": len(computed)}
+    return table
 
 
 def _as_table(outcomes: Sequence[_Outcome], index):
@@ -1188,14 +1210,14 @@ def _worker_pool(settings: _Settings, *, processes: int, memory_limit, scheduler
 
         resolved = resolve_scheduler(scheduler)
         if resolved is not None:
-            return DaskWorkerPool(_complexity_task, scheduler=resolved, time_limit=settings.hard_limit,
+            return DaskWorkerPool(_timed_complexity_task, scheduler=resolved, time_limit=settings.hard_limit,
                                   memory_limit=memory_limit)
-    return WorkerPool(_complexity_task, processes=processes, time_limit=settings.hard_limit,
+    return WorkerPool(_timed_complexity_task, processes=processes, time_limit=settings.hard_limit,
                       memory_limit=memory_limit)
 
 
 def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_limit,
-             scheduler=False) -> list[_Outcome]:
+             scheduler=False, retry_timeouts: bool = False) -> list[_Outcome]:
     """Outcomes for (model, features) pairs: cache, then workers; each distinct pair once."""
     rows_of: dict[tuple, list[int]] = {}
     for row, pair in enumerate(pairs):
@@ -1226,7 +1248,8 @@ def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_l
             identity = settings.cache_identity()
             keys = {pair: _cache.cache_key(pair[0], pair[1], identity) for pair in rows_of if pair not in results}
             try:
-                found = store.get_many(keys.values())
+                found = store.get_many(keys.values(), limit=settings.timeout,
+                                       retry_timeouts=True if retry_timeouts else None)
             except (sqlite3.Error, OSError) as exc:
                 warnings.warn(f"The complexity cache {store.path} cannot be read ({exc}); continuing "
                               f"without it.", RuntimeWarning, stacklevel=3)
@@ -1235,7 +1258,8 @@ def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_l
                 entry = found.get(key)
                 if entry is not None:
                     record(pair, _Outcome(entry["status"], entry["components"], entry["simplified"],
-                                          entry["reason"], entry["features_used"], entry["seconds"], False))
+                                          entry["reason"], entry["features_used"], entry["seconds"], False,
+                                          entry["cpu_seconds"], True))
         if progress is not None:
             progress(done, total, dict(counts))
 
@@ -1254,15 +1278,15 @@ def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_l
                         continue
                     outcome = _outcome_of(result, first_failure, first_seconds, settings)
                     record(pair, outcome)
-                    if store is not None and outcome.cacheable:
+                    if store is not None and (outcome.cacheable or outcome.status == "timeout"):
                         pending_writes.append((keys[pair], {"model": pair[0], **outcome._asdict()}))
                         if len(pending_writes) >= 200:
-                            _write(store, pending_writes)
+                            _write(store, pending_writes, limit=settings.timeout)
                     if progress is not None:
                         progress(done, total, dict(counts))
     finally:
         if store is not None:
-            _write(store, pending_writes)
+            _write(store, pending_writes, limit=settings.timeout)
             if owned:
                 store.close()
     return [results[pair] for pair in pairs]
@@ -1271,7 +1295,7 @@ def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_l
 def _outcome_of(result, first_failure, first_seconds: float, settings: _Settings) -> _Outcome:
     seconds = result.seconds + first_seconds
     if result.outcome == "returned":
-        outcome = _Outcome(*result.value[:5], seconds, result.value[5])
+        outcome = _Outcome(*result.value[:5], seconds, result.value[5], result.value[6])
     elif result.outcome == "raised":
         outcome = _Outcome("simplify_error", math.nan, "", _clip(f"Internal error in the worker: {result.error}"),
                            "", seconds, False)
@@ -1297,11 +1321,11 @@ def _outcome_of(result, first_failure, first_seconds: float, settings: _Settings
                                                  f"{outcome.reason}"), "", seconds, False)
 
 
-def _write(store, pending: list) -> None:
+def _write(store, pending: list, *, limit: float | None = None, kind: str = "complexity") -> None:
     if not pending:
         return
     try:
-        store.put_many(pending)
+        store.put_many(pending, kind=kind, limit=limit)
     except (sqlite3.Error, OSError) as exc:
         warnings.warn(f"Could not write to the complexity cache {store.path} ({exc}).", RuntimeWarning,
                       stacklevel=4)
@@ -1602,6 +1626,8 @@ def equivalence_table(
     jobs: int = 1,
     progress: Callable[[int, int, dict], None] | None = None,
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+    cache=False,
+    retry_timeouts: bool = False,
 ) -> list[tuple[bool, str]]:
     """Is each model equivalent to its ground truth? The SRBench 2022 exact re-discovery rule.
 
@@ -1642,6 +1668,13 @@ def equivalence_table(
         ``equivalent``, ``not equivalent`` and ``timeout``.
     memory_limit : int or None, keyword-only
         Address-space limit of each worker in bytes.
+    cache : False, None, path or srdash.expressions.cache.ResultCache, keyword-only
+        Where verdicts are kept (kind ``equivalence``, keyed by model, truth,
+        features and sympy version; a verdict reached under a limit is reused
+        under a longer one, a timeout under the same or a shorter one). False
+        (the default): no cache; None: the default cache file.
+    retry_timeouts : bool, keyword-only
+        Check again the pairs whose cached verdict is a timeout.
 
     Returns
     -------
@@ -1668,10 +1701,66 @@ def equivalence_table(
         raise ValueError(f"features must be None, one collection, or one entry per model. Got {len(features)} "
                          f"entries for {len(models)} models.")
     verdicts: list[tuple[bool, str] | None] = [None] * len(models)
+    store, owned = _open_cache(cache)
+    try:
+        keys, found = _cached_verdicts(store, models, truths, features, timeout=timeout,
+                                       retry_timeouts=retry_timeouts)
+        for index, verdict in found.items():
+            verdicts[index] = verdict
+        _equivalence_work(models, truths, features, verdicts, timeout=timeout, jobs=jobs, progress=progress,
+                          memory_limit=memory_limit, done_before=dict(found))
+        if store is not None:
+            pending = [(keys[index], {"status": "timeout" if "time limit" in detail else "ok",
+                                      "equivalent": bool(equivalent), "detail": detail})
+                       for index, (equivalent, detail) in enumerate(verdicts)
+                       if index in keys and index not in found and "could not be processed" not in detail]
+            _write(store, pending, limit=timeout, kind="equivalence")
+    finally:
+        if store is not None and owned:
+            store.close()
+    return verdicts
+
+
+_EQUIVALENCE_PROCEDURE = "srbench2022-equivalence/1"
+
+
+def _cached_verdicts(store, models, truths, features, *, timeout, retry_timeouts) -> tuple[dict, dict]:
+    """({index: key} of the checks worth caching, {index: (equivalent, detail)} found in ``store``)."""
+    if store is None:
+        return {}, {}
+    keys = {index: _cache.cache_key(model, features[index], {"procedure": _EQUIVALENCE_PROCEDURE,
+                                                               "sympy": sympy.__version__, "truth": truths[index]})
+            for index, model in enumerate(models) if isinstance(model, str) and model.strip()
+            and isinstance(truths[index], str)}
+    try:
+        entries = store.get_many(keys.values(), kind="equivalence", limit=timeout,
+                                 retry_timeouts=True if retry_timeouts else None)
+    except (sqlite3.Error, OSError) as exc:
+        warnings.warn(f"The cache {store.path} cannot be read ({exc}); continuing without it.", RuntimeWarning,
+                      stacklevel=4)
+        return {}, {}
+    found = {index: (bool(entries[key]["equivalent"]), str(entries[key]["detail"]))
+             for index, key in keys.items() if key in entries}
+    return keys, found
+
+
+def _equivalence_work(models, truths, features, verdicts, *, timeout, jobs, progress, memory_limit,
+                      done_before) -> None:
+    """Fill the missing ``verdicts`` (None) in worker processes."""
     simplified: dict[tuple, Any] = {}   # (text, features) -> expression, or why it failed (str)
     waiting: dict[tuple, list[int]] = {}
     pairs: dict[int, tuple] = {}        # index -> (truth, model) expressions
     counts = {"equivalent": 0, "not equivalent": 0, "timeout": 0}
+    for equivalent, detail in done_before.values():
+        counts["equivalent" if equivalent else "timeout" if "time limit" in detail else "not equivalent"] += 1
+    for index, model in enumerate(models):
+        if verdicts[index] is None and (not isinstance(model, str) or not model.strip()):
+            verdicts[index] = (False, "not equivalent: the run has no model")
+            counts["not equivalent"] += 1
+    if all(verdict is not None for verdict in verdicts):
+        if progress is not None:
+            progress(len(models), len(models), dict(counts))
+        return
 
     def settle(index: int, equivalent: bool, detail: str) -> None:
         verdicts[index] = (equivalent, detail)
@@ -1717,6 +1806,8 @@ def equivalence_table(
             pool.submit(("quick", index), "quick", (truth, model))
 
         for index, model in enumerate(models):
+            if verdicts[index] is not None:
+                continue
             if not isinstance(model, str) or not model.strip():
                 settle(index, False, "not equivalent: the run has no model")
                 continue
@@ -1745,7 +1836,6 @@ def equivalence_table(
             else:
                 settle(index, False, f"not equivalent: neither truth - model nor model / truth is constant "
                                      f"({shown})")
-    return verdicts
 
 
 def equivalent_models(model_text: str, truth_text: str, *, features: Collection[str] | None = None,

@@ -55,6 +55,7 @@ __all__ = [
     "problems_html",
     "warnings_html",
     "figure_title",
+    "hover_text",
 ]
 
 # Colour of cells without a result (DNF) in the heatmap, outside the colour scale.
@@ -121,18 +122,56 @@ def _criterion(verdict: Verdict, name: str) -> Criterion:
                       "or use criterion=None for the dataset score.")
 
 
-def _hover_text(row: pd.Series, criteria: Sequence[Criterion], n_methods: int) -> str:
-    lines = [f"<b>{plotly_text(row['method'])}</b> on <b>{plotly_text(row['dataset'])}</b>"]
-    if row["status"] == "DNF":
-        lines.append("DNF: no result on this dataset; ranked last on every criterion")
-    else:
-        lines.append(f"runs: {int(row['runs'])}")
-    lines.append(f"dataset score: {row['dataset_score']:.3f} (higher is better)")
+def _hover_template(criteria: Sequence[Criterion], n_methods: int) -> str:
+    """The words of a heatmap cell's hover, once per trace; the cell's own values are its customdata."""
+    lines = ["<b>%{y}</b> on <b>%{x}</b>", "%{customdata[0]}",
+             "dataset score: %{customdata[1]} (higher is better)"]
+    for i, c in enumerate(criteria):
+        label = plotly_text(c.label).replace("%{", "%\u200b{")  # a label is text, never a template variable
+        lines.append(f"{label}: %{{customdata[{2 + 2 * i}]}}, "
+                     f"rank %{{customdata[{3 + 2 * i}]}} of {n_methods}")
+    return "<br>".join(lines) + "<extra></extra>"
+
+
+def _hover_values(row: dict, criteria: Sequence[Criterion]) -> list[str]:
+    """A heatmap cell's values for :func:`_hover_template`, formatted as displayed."""
+    dnf = row["status"] == "DNF"
+    values = ["DNF: no result on this dataset; ranked last on every criterion" if dnf else f"runs: {int(row['runs'])}",
+              f"{row['dataset_score']:.3f}"]
     for c in criteria:
-        value = row[c.name] if row["status"] != "DNF" else float("nan")
-        lines.append(f"{plotly_text(c.label)}: {_format_value(value, c.decimals)}, "
-                     f"rank {_format_rank(row[f'{c.name}_rank'])} of {n_methods}")
-    return "<br>".join(lines)
+        values += [_format_value(float("nan") if dnf else row[c.name], c.decimals),
+                   _format_rank(row[f"{c.name}_rank"])]
+    return values
+
+
+def hover_text(figure: go.Figure, trace: int, row: int, column: int) -> str:
+    """The hover a visitor sees on one cell of a heatmap (its template filled with the cell's customdata).
+
+    The rank heatmaps write the words of the hover once per trace
+    (``hovertemplate``) and only the cell's values per cell (``customdata``),
+    which keeps pages with thousands of cells small.
+
+    Examples
+    --------
+    >>> fig = go.Figure(go.Heatmap(z=[[1]], x=["d"], y=["m"], customdata=[[["3", "0.5"]]],
+    ...                            hovertemplate="%{y} on %{x}: %{customdata[0]} runs, %{customdata[1]}<extra></extra>"))
+    >>> hover_text(fig, 0, 0, 0)
+    'm on d: 3 runs, 0.5'
+    """
+    import re
+
+    data = figure.data[trace]
+    cell = data.customdata[row][column]
+    values = {"x": data.x[column], "y": data.y[row]}
+
+    def fill(match):
+        name, index = match.group(1), match.group(2)
+        if name == "customdata":
+            return str(cell if index is None else cell[int(index)])
+        return str(values[name])
+
+    text = re.sub(r"%{(customdata|x|y)(?:\[(\d+)\])?}", fill, data.hovertemplate)
+    return text.replace("<extra></extra>", "")
 
 
 def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure:
@@ -154,7 +193,8 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
     Returns
     -------
     plotly.graph_objects.Figure
-        Two heatmap traces: the values (DNF cells empty) and the DNF cells.
+        Two heatmap traces: the values (DNF cells empty; its hover covers
+        every cell, see :func:`hover_text`) and the DNF cells.
 
     Raises
     ------
@@ -189,25 +229,25 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
     shape = (len(methods), len(datasets))
     dnf = (table["status"] == "DNF").to_numpy().reshape(shape)
     values = table[column].to_numpy(dtype=float).reshape(shape)
-    hover = np.array(
-        [_hover_text(row, verdict.criteria, k) for row in table.reset_index().to_dict("records")],
-        dtype=object,
-    ).reshape(shape)
+    hover = [_hover_values(row, verdict.criteria) for row in table.reset_index().to_dict("records")]
+    template = _hover_template(verdict.criteria, k)
+    # One trace answers the hover of every cell (the DNF layer on top lets it through): each cell's values once.
+    cell_hover = [hover[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
 
     x = [plotly_text(d) for d in datasets]
     y = [plotly_text(m) for m in methods]
     lowest = 0.0 if verdict.rules.rank_method == "k-minus-dense" else 1.0
     annotate = values.size <= _MAX_ANNOTATED_CELLS
     scores = go.Heatmap(
-        z=np.where(dnf, np.nan, values).tolist(),
+        z=np.round(np.where(dnf, np.nan, values), 6).tolist(),  # 6 decimals: far beyond what colour shows
         x=x,
         y=y,
         zmin=lowest,
         zmax=float(k),
         colorscale="Viridis",
         colorbar={"title": {"text": f"higher is better<br>({k} = best)"}},
-        customdata=hover.tolist(),
-        hovertemplate="%{customdata}<extra></extra>",
+        customdata=cell_hover,
+        hovertemplate=template,
         texttemplate="%{z:.2f}" if annotate else None,
         xgap=1,
         ygap=1,
@@ -222,8 +262,7 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
         text=np.where(dnf, "DNF", "").tolist(),
         texttemplate="%{text}",
         textfont={"color": "#333333"},
-        customdata=hover.tolist(),
-        hovertemplate="%{customdata}<extra></extra>",
+        hoverinfo="skip",  # the values trace below answers the hover of DNF cells too
         xgap=1,
         ygap=1,
         name="DNF (no result)",
@@ -330,9 +369,13 @@ def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure
     placed = medians[np.isfinite(medians["components"].to_numpy(dtype=float))] if len(medians) else medians
     largest = int(max([max_components, *np.ceil(placed["components"]).tolist()])) if len(placed) else max_components
     sizes = np.arange(1, largest + 1)
+    scores = simplicity_score(sizes)
+    # The step line only needs its steps: where the score changes, and the last size (same drawing).
+    steps = np.flatnonzero(np.r_[True, scores[1:] != scores[:-1]])
+    steps = np.unique(np.r_[steps, len(sizes) - 1])
     figure = go.Figure()
     figure.add_trace(go.Scatter(
-        x=sizes, y=simplicity_score(sizes), mode="lines", line={"shape": "hv", "color": "#555555"},
+        x=sizes[steps], y=scores[steps], mode="lines", line={"shape": "hv", "color": "#555555"},
         name="simplicity score", hovertemplate="%{x} components: simplicity %{y:.1f}<extra></extra>",
     ))
     symbols = ["circle", "diamond", "square", "triangle-up", "cross", "x", "star", "pentagon"]

@@ -189,7 +189,7 @@ def _check_runs(runs: pd.DataFrame, needed: Sequence[str], what: str) -> None:
 
 
 def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
-                  partitions: Sequence[str] | None = None) -> Evaluation:
+                  partitions: Sequence[str] | None = None, cache=False) -> Evaluation:
     """Predict every run's model on its dataset's partitions and score the predictions.
 
     Parameters
@@ -202,6 +202,11 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
     partitions : sequence of str, optional
         Partitions to evaluate (a dataset lacking one skips it). Default:
         every partition of each dataset except ``train``.
+    cache : False, None, path or srdash.expressions.cache.ResultCache, keyword-only
+        Keep each distinct model's metrics (kind ``evaluation``, keyed by the
+        model, the features, the target and the SHA-256 of each partition's
+        file): an unchanged competition is not evaluated twice. False (the
+        default): no cache; None: the default cache file.
 
     Returns
     -------
@@ -239,6 +244,7 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
     problems: list[dict] = []
     from srdash.expressions import evaluate_model  # the only module that talks to sympy
 
+    store = _open_store(cache)
     for dataset, rows in table.groupby("dataset", sort=True):
         if dataset not in datasets:
             problems.append({"kind": "no_data", "method": pd.NA, "dataset": dataset, "run": pd.NA,
@@ -262,7 +268,10 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
         bounds = np.cumsum([0] + sizes)
         predictions: dict[str, np.ndarray] = {}
         failures: dict[str, tuple[str, str]] = {}
+        keys, known = _cached_metrics(store, rows["model"].dropna().unique(), spec, wanted, failures)
         for model in rows["model"].dropna().unique():
+            if model in known or model in failures:
+                continue
             try:
                 with np.errstate(all="ignore"):
                     value = np.asarray(evaluate_model(model, columns, features=spec.features), dtype=float)
@@ -281,6 +290,11 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
                                                       for m in distinct]))
                       if distinct else pd.DataFrame(columns=["r2", "rmse", "mae", "status"]))
             by_model = {m: scored.iloc[i] for i, m in enumerate(distinct)}
+            by_model.update({m: pd.Series(values[partition]) for m, values in known.items()})
+            if keys:
+                for m in distinct:
+                    known.setdefault(m, {"new": True})[partition] = {k: _plain(by_model[m][k])
+                                                                   for k in (*METRICS, "status")}
             for position, (method, model) in enumerate(zip(rows["method"], rows["model"])):
                 run = int(run_ids.loc[rows.index[position]])
                 if isinstance(model, str) and model in by_model:
@@ -301,9 +315,76 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
                 if status != "ok" and (index == 0 or status in ("non_finite", "constant")) and not repeated:
                     problems.append({"kind": status, "method": method, "dataset": dataset, "run": run,
                                      "detail": detail})
+        _store_metrics(store, keys, known, failures)
+    if store is not None and not isinstance(cache, type(store)):
+        store.close()
     metrics = pd.DataFrame(records, columns=["method", "dataset", "run", "partition", *METRICS, "status",
                                              "detail"])
     return Evaluation(metrics=metrics, problems=_problem_frame(problems))
+
+
+_EVALUATION_PROCEDURE = "srdash-evaluation/1"
+
+
+def _plain(value):
+    return value.item() if hasattr(value, "item") else value
+
+
+def _open_store(cache):
+    """The ResultCache to use, or None (``cache`` False)."""
+    if cache is False:
+        return None
+    from srdash.expressions.cache import ResultCache
+
+    return cache if isinstance(cache, ResultCache) else ResultCache(None if cache is True else cache)
+
+
+def _cached_metrics(store, models, spec, wanted, failures) -> tuple[dict, dict]:
+    """({model: key} of the models to compute, {model: {partition: metrics}} found in the cache).
+
+    Failures found in the cache go into ``failures``."""
+    if store is None:
+        return {}, {}
+    import sqlite3
+    import warnings
+
+    from srdash.expressions.cache import cache_key, file_digest
+
+    try:
+        settings = {"procedure": _EVALUATION_PROCEDURE, "target": str(spec.target), "partitions": list(wanted),
+                    "files": {p: file_digest(spec.files[p]) for p in wanted}}
+        keys = {model: cache_key(model, spec.features, settings) for model in models}
+        found = store.get_many(keys.values(), kind="evaluation")
+    except (OSError, sqlite3.Error) as exc:
+        warnings.warn(f"The cache {store.path} cannot be read ({exc}); evaluating without it.", RuntimeWarning,
+                      stacklevel=3)
+        return {}, {}
+    known = {}
+    for model, key in keys.items():
+        entry = found.get(key)
+        if entry is None:
+            continue
+        if entry.get("failure"):
+            failures[model] = tuple(entry["failure"])
+        else:
+            known[model] = entry["metrics"]
+    return {model: key for model, key in keys.items() if key not in found}, known
+
+
+def _store_metrics(store, keys, known, failures) -> None:
+    """Write the metrics and failures computed now (marked ``new``) to the cache."""
+    if store is None or not keys:
+        return
+    import sqlite3
+
+    entries = [(keys[m], {"status": "ok", "metrics": {p: v for p, v in values.items() if p != "new"}})
+               for m, values in known.items() if values.get("new") and m in keys]
+    entries += [(keys[m], {"status": "ok", "failure": list(failure)}) for m, failure in failures.items()
+                if m in keys]
+    try:
+        store.put_many(entries, kind="evaluation")
+    except (OSError, sqlite3.Error):
+        pass  # a cache that cannot be written costs time, not results
 
 
 @dataclass(frozen=True)

@@ -181,7 +181,7 @@ def prepare_track(
     say = stage or (lambda text: None)
     runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
     say("Evaluating the models on the datasets")
-    evaluation = evaluate_runs(runs, descriptions)
+    evaluation = evaluate_runs(runs, descriptions, cache=cache)
     merged = merge_metrics(runs, evaluation)
     say("Checking exact re-discovery")
     scores = property_scores(merged.runs, descriptions, evaluation=evaluation, timeout=timeout, jobs=jobs,
@@ -486,7 +486,8 @@ def qualified_competition_results(competition: "Competition", *, stage: Callable
     from srdash.judging.qualification import run_qualification
 
     say("Qualification stage")
-    qualification = run_qualification(competition.qualification.results, data=competition.qualification.data)
+    qualification = run_qualification(competition.qualification.results, data=competition.qualification.data,
+                                      cache=competition.simplification.cache)  # the baseline's fits are kept
     # before the expensive step: excluded models are not simplified
     results, filtered = qualified_results(results, qualification,
                                           keep_unqualified=competition.qualification.keep_unqualified)

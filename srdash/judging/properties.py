@@ -281,7 +281,8 @@ def property_scores(
         Hard time limit in seconds of every symbolic step.
     jobs, cache
         Passed to :func:`srdash.expressions.complexity_table` for the models
-        that need simplifying.
+        that need simplifying; ``cache`` also keeps the equivalence verdicts
+        (:func:`srdash.expressions.equivalence_table`).
     progress : callable, optional
         ``progress(done, total, counts)`` while checking equivalences (one
         check per distinct model of an exact dataset).
@@ -343,7 +344,7 @@ def property_scores(
         _score_features(scored, out, feature_rows, datasets, simplification, problems=problems)
     if exact_rows.any():
         _score_exact(scored, out, exact_rows, datasets, simplification, timeout=timeout, jobs=jobs,
-                     progress=progress, problems=problems)
+                     progress=progress, problems=problems, cache=cache)
     r2_rows = kinds.isin(["extrapolation", "noise"]).to_numpy()
     if r2_rows.any():
         _score_r2(scored, out, r2_rows, datasets, evaluation=evaluation, problems=problems)
@@ -426,7 +427,8 @@ def _score_features(scored, out, rows, datasets, simplification, *, problems) ->
             out.at[position, "property"] = feature_absence_score(names, irrelevant=unwanted)
 
 
-def _score_exact(scored, out, rows, datasets, simplification, *, timeout, jobs, progress, problems) -> None:
+def _score_exact(scored, out, rows, datasets, simplification, *, timeout, jobs, progress, problems,
+                 cache=False) -> None:
     from srdash.expressions import equivalence_table  # the only module that talks to sympy
 
     positions = np.flatnonzero(rows)
@@ -447,7 +449,7 @@ def _score_exact(scored, out, rows, datasets, simplification, *, timeout, jobs, 
                                if isinstance(scored.at[p, "model"], str) and p not in reasons))
     checked = equivalence_table([model for _, model in pairs], [datasets[d].truth for d, _ in pairs],
                                 features=[datasets[d].features for d, _ in pairs], timeout=timeout, jobs=jobs,
-                                progress=progress)
+                                progress=progress, cache=cache)
     verdicts = dict(zip(pairs, checked))
     for key, reason in failed.items():
         verdicts.setdefault(key, (False, f"not equivalent: the model was not simplified ({reason})"))

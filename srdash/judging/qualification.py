@@ -40,8 +40,11 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import math
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -195,7 +198,7 @@ def qualification_split(frame: pd.DataFrame, *, seed: int, target: str = "target
 
 def fit_baseline(data: Mapping[str, pd.DataFrame], *, seeds: Sequence[int] | Mapping[str, Sequence[int]],
                  target: str = "target", test_size: float = 0.25, max_rows: int | None = None,
-                 name: str = BASELINE) -> pd.DataFrame:
+                 name: str = BASELINE, cache=False) -> pd.DataFrame:
     """Fit scikit-learn's ``LinearRegression`` on every dataset and seed; its test R2 as result rows.
 
     Parameters
@@ -208,6 +211,10 @@ def fit_baseline(data: Mapping[str, pd.DataFrame], *, seeds: Sequence[int] | Map
         See :func:`qualification_split`.
     name : str
         The baseline's method name.
+    cache : False, None, path or srdash.expressions.cache.ResultCache
+        Keep each fit's test R2 (kind ``qualification``, keyed by a digest of
+        the data, the seed, the split settings and the scikit-learn version).
+        False (default): no cache; None: the default cache file.
 
     Returns
     -------
@@ -224,17 +231,56 @@ def fit_baseline(data: Mapping[str, pd.DataFrame], *, seeds: Sequence[int] | Map
     0  LinearRegression    line    0      1.0
     1  LinearRegression    line    1      1.0
     """
+    import sklearn
     from sklearn.linear_model import LinearRegression
 
-    rows = []
-    for dataset, frame in data.items():
-        for seed in (seeds.get(dataset, ()) if isinstance(seeds, Mapping) else seeds):
-            split = qualification_split(frame, seed=int(seed), target=target, test_size=test_size,
+    settings = {"procedure": "srdash-qualification-baseline/1", "sklearn": sklearn.__version__, "target": target,
+                "test_size": test_size, "max_rows": max_rows}
+    wanted = [(dataset, int(seed)) for dataset, frame in data.items()
+              for seed in (seeds.get(dataset, ()) if isinstance(seeds, Mapping) else seeds)]
+    store, keys, known = _cached_fits(cache, data, wanted, settings)
+    rows, computed = [], []
+    for dataset, seed in wanted:
+        if (dataset, seed) in known:
+            r2 = known[(dataset, seed)]
+        else:
+            split = qualification_split(data[dataset], seed=seed, target=target, test_size=test_size,
                                         max_rows=max_rows)
             model = LinearRegression().fit(split.X_train, split.y_train)
             r2 = float(score_predictions(split.y_test, model.predict(split.X_test))["r2"].iloc[0])
-            rows.append({"method": name, "dataset": dataset, "run": int(seed), "r2_test": r2})
+            computed.append((keys[(dataset, seed)], {"status": "ok", "r2_test": r2}) if keys else None)
+        rows.append({"method": name, "dataset": dataset, "run": seed, "r2_test": r2})
+    if store is not None:
+        try:
+            store.put_many([entry for entry in computed if entry is not None], kind="qualification")
+        except (OSError, sqlite3.Error):
+            pass  # a cache that cannot be written costs time, not results
+        if not isinstance(cache, type(store)):
+            store.close()
     return pd.DataFrame(rows, columns=["method", "dataset", "run", "r2_test"])
+
+
+def _frame_digest(frame: pd.DataFrame) -> str:
+    """SHA-256 of a data frame's column names and values (for cache keys)."""
+    digest = hashlib.sha256(json.dumps([str(c) for c in frame.columns]).encode("utf-8"))
+    digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _cached_fits(cache, data, wanted, settings):
+    """(the cache or None, {(dataset, seed): key}, {(dataset, seed): r2 found})."""
+    if cache is False:
+        return None, {}, {}
+    from srdash.expressions.cache import ResultCache, cache_key
+
+    store = cache if isinstance(cache, ResultCache) else ResultCache(None if cache is True else cache)
+    digests = {dataset: _frame_digest(data[dataset]) for dataset in dict.fromkeys(d for d, _ in wanted)}
+    keys = {(d, seed): cache_key(digests[d], None, {**settings, "seed": seed}) for d, seed in wanted}
+    try:
+        found = store.get_many(keys.values(), kind="qualification")
+    except (OSError, sqlite3.Error):
+        return store, keys, {}
+    return store, keys, {pair: float(found[key]["r2_test"]) for pair, key in keys.items() if key in found}
 
 
 def evaluate_qualification_models(results: pd.DataFrame, data: Mapping[str, pd.DataFrame], *,
@@ -639,7 +685,8 @@ def read_qualification_results(path: str | Path) -> pd.DataFrame:
 
 
 def run_qualification(results, *, data=None, target: str = "target", baseline: str = BASELINE,
-                      rule: str = "wins", decimals: int = 3, max_rows: int | None = None) -> Qualification:
+                      rule: str = "wins", decimals: int = 3, max_rows: int | None = None,
+                      cache=False) -> Qualification:
     """The whole qualification stage: read, fit the baseline, recompute the models' R2, qualify.
 
     What ``srdash qualify`` and the judging pipeline (a competition's
@@ -661,6 +708,8 @@ def run_qualification(results, *, data=None, target: str = "target", baseline: s
         See :func:`qualification_split`.
     baseline, rule, decimals
         See :func:`qualify`.
+    cache : False, None, path or srdash.expressions.cache.ResultCache
+        Keeps the baseline's fits (:func:`fit_baseline`). False (default): no cache.
 
     Returns
     -------
@@ -694,7 +743,7 @@ def run_qualification(results, *, data=None, target: str = "target", baseline: s
         table = canonical_results(table, source=source, need_r2=False)
         seeds = {d: sorted({int(r) for r in group["run"]}) for d, group in table.groupby("dataset") if d in data}
         baseline_rows = fit_baseline({d: data[d] for d in seeds}, seeds=seeds, target=target, max_rows=max_rows,
-                                     name=baseline)
+                                     name=baseline, cache=cache)
         if "model" in table.columns:
             recomputed = evaluate_qualification_models(table, data, target=target, max_rows=max_rows)
             if not recomputed.empty:

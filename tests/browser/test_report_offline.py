@@ -88,6 +88,7 @@ def test_report_renders_offline_with_interactive_plots(report_file, offline_page
     label.first.wait_for(state="visible", timeout=10_000)
     text = label.first.text_content()
     assert " on " in text and "dataset score" in text
+    assert "%{" not in text and re.search(r"rank \d+(\.\d+)? of \d+", text), text  # the cell's values filled in
 
     # zoom: dragging across the heatmap changes its x range
     before = page.evaluate("document.getElementById('srdash-figure-1')._fullLayout.xaxis.range.slice()")

@@ -1,0 +1,145 @@
+"""The demo competition's prepared results, shipped with srdash so that the demo opens at once.
+
+Judging the demo (:func:`srdash.demo.competition.cached_demo`) simplifies about
+300 distinct models, evaluates them on the datasets' files and checks 117 of
+them for exact re-discovery: about a minute and a half of sympy work on two
+cores. srdash computes those results itself, once, with
+``python -m srdash.demo.prepared`` (run it after changing anything that
+changes a result: the simplification, the evaluation, the equivalence check,
+the demo's data, or the supported sympy version), and ships them as
+``prepared.json.gz`` beside this module. :func:`seed_cache` copies them into
+a user's cache (signed with that cache's own key) when the demo's files are
+written, so a first visitor waits for none of that work.
+
+The rows are only reused for the very same questions: the cache keys cover the
+model, the features, the data files' SHA-256, the settings and the sympy
+version, so with another sympy version (or other demo files) the dashboard
+simply computes the results as usual. ``tests/test_cache_demo.py`` recomputes a
+sample and compares.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["PREPARED_FILE", "load_prepared", "seed_cache", "regenerate"]
+
+#: The shipped rows (:meth:`srdash.expressions.cache.ResultCache.export_rows`) and what produced them.
+PREPARED_FILE = Path(__file__).with_name("prepared.json.gz")
+#: The time limit the demo is judged with by default (``srdash serve``: ``--timeout``).
+DEMO_TIMEOUT = 10.0
+
+
+def load_prepared(path: str | Path = PREPARED_FILE) -> dict:
+    """The shipped document: ``{"sympy": version, "srdash": version, "seed": 0, "timeout": 10.0, "rows": [...]}``.
+
+    Examples
+    --------
+    >>> document = load_prepared()
+    >>> document["seed"], document["timeout"], len(document["rows"]) > 500
+    (0, 10.0, True)
+    """
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def seed_cache(cache=None, *, path: str | Path = PREPARED_FILE) -> int:
+    """Add the shipped rows to ``cache`` (rows it already has are kept); returns how many were added.
+
+    Parameters
+    ----------
+    cache : None, path or srdash.expressions.cache.ResultCache
+        None: the default cache file.
+    path : path
+        The shipped document (:data:`PREPARED_FILE`).
+
+    Returns
+    -------
+    int
+        0 when the file is missing or unreadable (the demo then computes its
+        results, as it would without it).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from srdash.expressions.cache import ResultCache
+    >>> with tempfile.TemporaryDirectory() as folder, ResultCache(folder) as cache:
+    ...     added = seed_cache(cache)
+    ...     again = seed_cache(cache)
+    >>> added == len(load_prepared()["rows"]), again
+    (True, 0)
+    """
+    from srdash.expressions.cache import ResultCache
+
+    try:
+        rows = load_prepared(path)["rows"]
+    except (OSError, ValueError, KeyError, EOFError):
+        return 0
+    if isinstance(cache, ResultCache):
+        return cache.import_rows(rows)
+    with ResultCache(cache) as store:
+        return store.import_rows(rows)
+
+
+def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, work_dir: str | Path | None = None,
+               announce=print) -> dict:
+    """Judge the demo in a fresh, empty cache and write the cache's rows to ``path``.
+
+    Everything the demo dashboard prepares is computed by srdash itself (the
+    qualification stage, the simplification, the evaluation on the data files,
+    the exact re-discovery check) with the default time limit, then exported.
+
+    Returns
+    -------
+    dict
+        The written document (see :func:`load_prepared`).
+    """
+    import tempfile
+
+    import sympy  # noqa: F401 - version recorded below (srdash.expressions imports it anyway)
+
+    from srdash import __version__
+    from srdash.cli._common import default_jobs
+    from srdash.demo.competition import cached_demo
+    from srdash.expressions.cache import ResultCache
+    from srdash.io.datasets import load_dataset_table
+    from srdash.io.loading import load_results
+    from srdash.judging.pipeline import prepare_track, qualified_results
+    from srdash.judging.qualification import run_qualification
+
+    from dataclasses import replace
+
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import judge_competition
+
+    with tempfile.TemporaryDirectory(dir=work_dir) as folder:
+        paths = cached_demo(cache_dir=folder, seed_prepared=False)
+        cache_file = Path(folder) / "complexity.sqlite"
+        # What the demo dashboard and `srdash score` of the demo run (the competition file) ...
+        competition = load_competition(paths["competition"])
+        competition = replace(competition, simplification=replace(
+            competition.simplification, timeout=DEMO_TIMEOUT, jobs=jobs or default_jobs(), cache=str(cache_file)))
+        judge_competition(competition, stage=lambda text: announce(f"{text}..."))
+        # ... and the track preparation called directly (mostly found in the cache by now).
+        results = load_results(paths["results"], datasets=paths["datasets"])
+        kept, _ = qualified_results(results, run_qualification(str(paths["qualification"])))
+        with ResultCache(cache_file) as cache:
+            prepare_track(kept, load_dataset_table(paths["descriptions"]), timeout=DEMO_TIMEOUT,
+                          jobs=jobs or default_jobs(), cache=cache, stage=lambda text: announce(f"{text}..."))
+            rows = cache.export_rows()
+            announce(f"Prepared {len(rows)} results.")
+    document = {"srdash": __version__, "sympy": sys.modules["sympy"].__version__, "seed": 0,
+                "timeout": DEMO_TIMEOUT, "rows": rows}
+    # mtime=0: the same results give the same bytes.
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
+        handle.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return document
+
+
+if __name__ == "__main__":  # python -m srdash.demo.prepared [OUTPUT]
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else PREPARED_FILE
+    written = regenerate(target)
+    print(f"Wrote {len(written['rows'])} prepared results to {target} (sympy {written['sympy']}).")
