@@ -219,3 +219,16 @@ def test_the_review_lists_only_the_methods_under_review(tmp_path):
         inputs["store"].close()
     clash = CliRunner().invoke(main, ["review", str(competition_file), "--judge", "ann", "--store", "x.sqlite"])
     assert clash.exit_code == 2 and "its [realworld] table already says what --store would" in clash.output
+
+
+def test_the_provenance_says_how_many_results_came_from_the_cache(folder):
+    """Two runs on one cache: the first computes every model, the second reads them all; same fingerprint."""
+    pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8],
+                  "model": ["x1 + 1", "x1*x1 + x1"]}).to_csv(folder / "models.csv", index=False)
+    competition = competition_from_options(folder / "models.csv", cache=str(folder / "cache.sqlite"), jobs=1)
+    cold = judge_competition(competition)
+    warm = judge_competition(competition)
+    assert (cold.provenance["cache_hits"], cold.provenance["cache_misses"]) == ("0", "2")
+    assert (warm.provenance["cache_hits"], warm.provenance["cache_misses"]) == ("2", "0")
+    assert warm.provenance["cache_hits:complexity"] == "2 of 2"
+    assert warm.fingerprint == cold.fingerprint

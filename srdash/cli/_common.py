@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import sys
 from pathlib import Path
 
@@ -43,22 +42,10 @@ rules_option = click.option(
          "or the path of a .toml rules file (format: docs/rules.md).")
 
 
-def default_jobs() -> int:
-    """The cores this process may use (its CPU affinity; ``os.cpu_count()`` where that is unknown).
-
-    Examples
-    --------
-    >>> default_jobs() >= 1
-    True
-    """
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
 def jobs_option(what: str = "simplifying models"):
     """``--jobs``, by default the cores available (as ``--help`` says)."""
+    from srdash.judging.competition import default_jobs
+
     return click.option("--jobs", default=default_jobs, show_default=f"the cores available, {default_jobs()} here",
                         type=click.IntRange(min=1), help=f"Worker processes for {what}.")
 
@@ -197,7 +184,8 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
 
     @functools.wraps(command)
     def wrapper(input_path, rules, datasets, descriptions, qualification, qualification_data, keep_unqualified,
-                timeout, jobs, cache, no_cache, scheduler, trust_store=None, realworld_rules=None, **kwargs):
+                timeout, jobs, cache, no_cache, retry_timeouts, scheduler, trust_store=None, realworld_rules=None,
+                **kwargs):
         from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
 
         given = {"datasets": datasets, "descriptions": descriptions, "qualification": qualification,
@@ -224,8 +212,9 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
                                            f"{', '.join(clashing)} would. Change the competition file instead, or "
                                            "give a results file as INPUT.")
                 competition = load_competition(input_path)
-                if jobs is not None or no_cache or cache is not None:
-                    competition = _with_simplification(competition, jobs=jobs, cache=False if no_cache else cache)
+                if jobs is not None or no_cache or cache is not None or retry_timeouts:
+                    competition = _with_simplification(competition, jobs=jobs, cache=False if no_cache else cache,
+                                                       retry_timeouts=retry_timeouts)
             else:
                 if qualification is None and (qualification_data is not None or keep_unqualified):
                     raise click.UsageError("--qualification-data and --keep-unqualified need --qualification "
@@ -235,6 +224,8 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
                 competition = competition_from_options(
                     input_path, **options, keep_unqualified=keep_unqualified,
                     timeout=10.0 if timeout is None else timeout, jobs=jobs, cache=False if no_cache else cache)
+                if retry_timeouts:
+                    competition = _with_simplification(competition, jobs=None, cache=None, retry_timeouts=True)
         return command(competition=competition, **kwargs)
 
     options = [
@@ -274,7 +265,10 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
                      help="Worker processes for simplification (default: the cores available)."),
         click.option("--cache", "cache", type=click.Path(path_type=Path),
                      help="Complexity cache file (default: srdash's cache in your user cache directory)."),
-        click.option("--no-cache", is_flag=True, help="Do not read or write the complexity cache."),
+        click.option("--no-cache", is_flag=True, help="Do not read or write the cache."),
+        click.option("--retry-timeouts", is_flag=True,
+                     help="Compute again the models that timed out before under the same limit (a longer time "
+                          "limit retries them anyway). The provenance says how many results came from the cache."),
         click.option("--scheduler", metavar="tcp://HOST:PORT",
                      help="Simplify the models on this Dask scheduler's workers (same results and time limits; "
                           "--jobs is then ignored)."),
@@ -284,13 +278,14 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
     return wrapper
 
 
-def _with_simplification(competition, *, jobs, cache):
-    """The competition with other workers or cache (they do not change the verdict)."""
+def _with_simplification(competition, *, jobs, cache, retry_timeouts: bool = False):
+    """The competition with other workers, cache or retries (they do not change the verdict)."""
     from dataclasses import replace
 
     s = competition.simplification
     return replace(competition, simplification=replace(s, jobs=s.jobs if jobs is None else int(jobs),
-                                                       cache=s.cache if cache is None else cache))
+                                                       cache=s.cache if cache is None else cache,
+                                                       retry_timeouts=s.retry_timeouts or bool(retry_timeouts)))
 
 
 def judged(competition, *, what: str = "simplifying models"):

@@ -959,9 +959,6 @@ def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None, seed_prep
         As :func:`write_demo`.
     """
     import json
-    import os
-    import shutil
-    import tempfile
 
     folder = demo_folder(seed, cache_dir=cache_dir)
     manifest = folder / "paths.json"

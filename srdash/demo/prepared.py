@@ -99,10 +99,8 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
     """
     import tempfile
 
-    import sympy  # noqa: F401 - version recorded below (srdash.expressions imports it anyway)
-
     from srdash import __version__
-    from srdash.cli._common import default_jobs
+    from srdash.judging.competition import default_jobs
     from srdash.demo.competition import cached_demo
     from srdash.expressions.cache import ResultCache
     from srdash.io.datasets import load_dataset_table

@@ -82,16 +82,29 @@ class Simplification:
         Address of a Dask scheduler (``tcp://HOST:PORT``); None: local workers.
     cache : str, None or False
         Cache file; None: srdash's default cache; False: no cache.
+    retry_timeouts : bool
+        Compute again the models that timed out before under the same limit
+        (a longer limit retries them anyway).
     """
 
     timeout: float = 10.0
     jobs: int = field(default_factory=default_jobs)
     scheduler: str | None = None
     cache: str | None | bool = None
+    retry_timeouts: bool = False
 
     def options(self) -> dict[str, Any]:
         """Keyword options of :func:`srdash.judging.pipeline.prepare_runs`."""
         return {"timeout": self.timeout, "jobs": self.jobs, "cache": self.cache}
+
+    def open_cache(self):
+        """One :class:`srdash.expressions.cache.ResultCache` for every step (it counts what it answered),
+        or False without a cache."""
+        if self.cache is False:
+            return False
+        from srdash.expressions.cache import ResultCache
+
+        return ResultCache(None if self.cache in (None, True) else self.cache, retry_timeouts=self.retry_timeouts)
 
 
 @dataclass(frozen=True)
@@ -246,7 +259,8 @@ class Competition:
             data["realworld"]["rules"] = _rules_reference(self.realworld.rules)
         data["simplification"] = {"timeout": self.simplification.timeout, "jobs": self.simplification.jobs,
                                   "scheduler": self.simplification.scheduler,
-                                  "cache": self.simplification.cache}
+                                  "cache": self.simplification.cache,
+                                  "retry_timeouts": self.simplification.retry_timeouts}
         data["source"] = self.source
         return json.dumps(data, sort_keys=True)
 
@@ -291,7 +305,8 @@ def competition_from_json(text: str) -> Competition:
             store=Path(realworld["store"]), rules=load_rules(realworld["rules"]),
             datasets=tuple(realworld["datasets"])),
         simplification=Simplification(timeout=float(simplification["timeout"]), jobs=int(simplification["jobs"]),
-                                      scheduler=simplification["scheduler"], cache=simplification["cache"]),
+                                      scheduler=simplification["scheduler"], cache=simplification["cache"],
+                                      retry_timeouts=bool(simplification.get("retry_timeouts", False))),
         source=data.get("source", "<options>"),
     )
 

@@ -21,8 +21,9 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -340,6 +341,9 @@ class PreparedCompetition:
         Who the qualification stage excluded or flagged.
     trust_entries : DataFrame or None
         The real-world track's trust entries (None: no real-world track).
+    cache_stats : Mapping
+        How many results came from the cache, per kind (``hits``, ``misses``,
+        ``timeouts_reused``, ...; see :class:`srdash.expressions.cache.CacheStats`).
     """
 
     competition: "Competition"
@@ -350,6 +354,7 @@ class PreparedCompetition:
     qualification: "Qualification | None" = None
     filtered: "FilteredRuns | None" = None
     trust_entries: pd.DataFrame | None = None
+    cache_stats: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def runs(self) -> pd.DataFrame | None:
@@ -468,7 +473,8 @@ def check_competition(competition: "Competition") -> Results | None:
     return results
 
 
-def qualified_competition_results(competition: "Competition", *, stage: Callable[[str], None] | None = None):
+def qualified_competition_results(competition: "Competition", *, stage: Callable[[str], None] | None = None,
+                                  cache=None):
     """The competition's results after its qualification stage (cheap: nothing is simplified).
 
     Returns
@@ -478,6 +484,8 @@ def qualified_competition_results(competition: "Competition", *, stage: Callable
     qualification : Qualification or None
     filtered : FilteredRuns or None
     """
+    if cache is None:
+        cache = competition.simplification.cache
     say = stage or (lambda text: None)
     say("Loading the results")
     results = load_competition_results(competition)
@@ -487,7 +495,7 @@ def qualified_competition_results(competition: "Competition", *, stage: Callable
 
     say("Qualification stage")
     qualification = run_qualification(competition.qualification.results, data=competition.qualification.data,
-                                      cache=competition.simplification.cache)  # the baseline's fits are kept
+                                      cache=cache)  # the baseline's fits are kept
     # before the expensive step: excluded models are not simplified
     results, filtered = qualified_results(results, qualification,
                                           keep_unqualified=competition.qualification.keep_unqualified)
@@ -549,25 +557,31 @@ def prepare_competition(
                               f"{len(competition.results)} results.")
         say("Loading the submissions")
         return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules))
-    results, qualification, filtered = qualified_competition_results(competition, stage=say)
-    options = competition.simplification.options()
-    track_problems = properties = None
-    with scheduler_setting(competition.simplification.scheduler):
-        say(f"Simplifying models ({len(results.table)})")
-        if competition.descriptions is not None:
-            from srdash.io.datasets import load_dataset_table
+    cache = competition.simplification.open_cache()  # one object for every step: it counts what it answered
+    try:
+        results, qualification, filtered = qualified_competition_results(competition, stage=say, cache=cache)
+        options = {**competition.simplification.options(), "cache": cache}
+        track_problems = properties = None
+        with scheduler_setting(competition.simplification.scheduler):
+            say(f"Simplifying models ({len(results.table)})")
+            if competition.descriptions is not None:
+                from srdash.io.datasets import load_dataset_table
 
-            track = prepare_track(results, load_dataset_table(competition.descriptions), progress=progress,
-                                  stage=say, **options)
-            runs, track_problems, properties = track.runs, track.problems, track.scores
-        else:
-            runs = prepare_runs(results, progress=progress, **options)
+                track = prepare_track(results, load_dataset_table(competition.descriptions), progress=progress,
+                                      stage=say, **options)
+                runs, track_problems, properties = track.runs, track.problems, track.scores
+            else:
+                runs = prepare_runs(results, progress=progress, **options)
+    finally:
+        if cache is not False:
+            cache.close()
     trust_entries = None
     if competition.realworld is not None:
         trust_entries = _trust_entries(competition.realworld.store)
+    stats = cache.stats.as_dict() if cache is not False else {}
     return PreparedCompetition(competition=competition, input=runs, results=results, track_problems=track_problems,
                                properties=properties, qualification=qualification, filtered=filtered,
-                               trust_entries=trust_entries)
+                               trust_entries=trust_entries, cache_stats=MappingProxyType(stats))
 
 
 def _trust_entries(store_path) -> pd.DataFrame:
@@ -607,12 +621,24 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None)
     verdict = with_track_problems(rules.rule_kind.judge(prepared.input, rules), prepared.track_problems)
     if prepared.qualification is not None:
         verdict = with_qualification(verdict, prepared.qualification, prepared.filtered)
-    verdict = verdict.with_provenance(**input_hashes(sources))
+    verdict = verdict.with_provenance(**input_hashes(sources), **_cache_provenance(prepared.cache_stats))
     realworld = None
     if competition.realworld is not None:
         realworld = realworld_track(prepared)
     return _fingerprinted(CompetitionResult(competition=competition, prepared=prepared, verdict=verdict,
                                             realworld=realworld))
+
+
+def _cache_provenance(stats: Mapping) -> dict[str, str]:
+    """``cache_*`` provenance entries: how many expensive results came from the cache (not part of any
+    fingerprint: a warm and a cold run give the same verdict)."""
+    if not stats:
+        return {}
+    entries = {f"cache_{name}": str(stats[name]) for name in ("hits", "misses", "timeouts_reused",
+                                                              "timeouts_retried", "tampered") if name in stats}
+    for kind, counts in stats.get("by_kind", {}).items():
+        entries[f"cache_hits:{kind}"] = f"{counts.get('hits', 0)} of {counts.get('hits', 0) + counts.get('misses', 0)}"
+    return entries
 
 
 def realworld_track(prepared: PreparedCompetition) -> Verdict | None:

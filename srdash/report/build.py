@@ -227,7 +227,7 @@ def reproducibility_block(
         computed[f"rules[{extra.name}]_source"] = extra.source
         computed[f"rules[{extra.name}]_sha256"] = extra.sha256
     inherited = {key: str(value) for key, value in (provenance or {}).items()
-                 if key not in computed and key not in _UNFINGERPRINTED}
+                 if key not in computed and key not in _UNFINGERPRINTED and not key.startswith("cache_")}
     block.update(computed)
     block.update(inherited)
     block["fingerprint"] = block_sha256({k: v for k, v in block.items() if k not in _UNFINGERPRINTED})
