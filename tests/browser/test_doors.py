@@ -7,9 +7,9 @@ every door shows the same leaderboard and the same verdict fingerprint:
 official order, `srdash robustness`'s official order and `srdash audit`'s
 recomputed table.
 
-The competitions use a 1 s simplification limit (as the dashboard's browser
-fixture) and one cache folder for every door: the first door pays the sympy
-work, the others read it from the cache.
+All doors share one cache folder, seeded with the demo's prepared results
+(shipped with srdash), so no door waits for sympy and every door reads the
+same prepared results.
 """
 
 from __future__ import annotations
@@ -51,19 +51,21 @@ def _write_trust_store(path: Path, competition_file: Path) -> None:
 
 @pytest.fixture(scope="module")
 def competitions(tmp_path_factory):
-    """The demo competition file, and the same with a real-world track; one shared cache folder."""
-    from srdash.demo.competition import write_demo
+    """The demo competition file, and the same with a real-world track; one shared cache folder.
+
+    The demo comes from :func:`srdash.demo.competition.cached_demo`, which seeds the cache with the
+    demo's prepared results (shipped with srdash): no door waits for sympy.
+    """
+    from srdash.demo.competition import cached_demo
 
     folder = tmp_path_factory.mktemp("doors")
-    paths = write_demo(folder / "demo")
-    plain = paths["competition"]
-    plain.write_text(plain.read_text().replace("timeout = 10", "timeout = 1"))
-    _write_trust_store(folder / "demo" / "trust.sqlite", plain)
-    with_trust = folder / "demo" / "with-trust.toml"
-    with_trust.write_text(plain.read_text() + '\n[realworld]\nstore = "trust.sqlite"\n'
-                          'datasets = ["exact_formula_easy", "noise_base"]\n')
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SRDASH_CACHE_DIR", str(folder / "cache"))
+        plain = cached_demo()["competition"]
+        _write_trust_store(plain.parent / "trust.sqlite", plain)
+        with_trust = plain.parent / "with-trust.toml"
+        with_trust.write_text(plain.read_text() + '\n[realworld]\nstore = "trust.sqlite"\n'
+                              'datasets = ["exact_formula_easy", "noise_base"]\n')
         yield {"plain": plain, "with-trust": with_trust, "cache": folder / "cache", "folder": folder}
 
 
