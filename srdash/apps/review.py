@@ -66,7 +66,7 @@ from srdash.judging.trust import (
     review_settings,
     trust_summary,
 )
-from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundWork, FigurePanel, LogPanel, ProgressPanel,
+from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, ProgressPanel,
                                    logged)
 
 __all__ = ["ReviewPage", "ReviewApp", "ModelCard", "ComparisonView", "DEFAULT_RULES", "REVEAL_CONFIRMATION", "access_key_from_query"]
@@ -1375,7 +1375,7 @@ def review_app_from_environment(environ: Mapping[str, str], *, progress=None, st
                                                       access_key=access_key))
 
 
-class ReviewPage(widgets.VBox):
+class ReviewPage(BackgroundApp):
     """The page ``srdash review`` serves: a progress bar while the models are prepared, then the review.
 
     Parameters
@@ -1415,33 +1415,27 @@ class ReviewPage(widgets.VBox):
                  **kwargs):
         self._environ = dict(environ)
         self._access_key = access_key
-        self._work = BackgroundWork(display_timeout=display_timeout if background else 0.0)
+        self._init_app(display_timeout=display_timeout if background else 0.0)
         self.progress = ProgressPanel()
-        self.log_panel = LogPanel()
-        self.page_ready = self._work.page_ready
         self.progress.stage("Preparing the models for review…")
         super().__init__([widgets.HTML("<h1 style='margin:4px 0'>Trust review — real-world track</h1>"),
                           self.progress, self.log_panel, self.page_ready], **kwargs)
         self.add_class("srdash-review-page")
         if background:
-            self._work.start(self._prepare, name="srdash-review-prepare")
+            self._start_background(self._prepare, name="srdash-review-prepare")
         else:
             self._prepare()
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the background preparation; True when it has finished."""
-        return self._work.wait(timeout)
-
     def _prepare(self) -> None:
-        try:
+        def prepared() -> ReviewApp:
             inputs = review_inputs_from_environment(self._environ, progress=self.progress.update,
                                                     stage=self.progress.stage, access_key=self._access_key)
             self._work.page_displayed()  # the review's widgets are built from here: see PageReady
-            app = ReviewApp(**inputs)
-        except Exception as error:  # noqa: BLE001 - shown to the user, see LogPanel.report
-            self._work.page_displayed()
-            self.progress.fail("The review cannot start: see the message below.")
-            self.log_panel.report(error, context="preparing the review")
-            return
-        self.set_trait("app", app)
-        self.children = [app]
+            return ReviewApp(**inputs)
+
+        def done(app: ReviewApp) -> None:
+            self.set_trait("app", app)
+            self.children = [app]
+
+        self._load(prepared, done=done, failed=lambda: self.progress.fail(
+            "The review cannot start: see the message below."), context="preparing the review")
