@@ -375,6 +375,15 @@ class ModelCard(widgets.VBox):
         return sum(rubric.weights[name] * value for name, value in values.items())
 
 
+
+def _compare_row(summary_html: str, control: widgets.Widget) -> widgets.HBox:
+    """One model's line in the compact comparison: its summary, then the control that orders or scores it."""
+    summary = widgets.HTML(summary_html, layout=widgets.Layout(flex="1 1 360px", min_width="0"))
+    line = widgets.HBox([summary, control], layout=widgets.Layout(align_items="center", flex_flow="row wrap",
+                                                                 width="100%"))
+    line.add_class("srdash-compare-row")
+    return line
+
 class ComparisonView(widgets.VBox):
     """Every model of a dataset in one view, with one place to order them.
 
@@ -431,12 +440,7 @@ class ComparisonView(widgets.VBox):
             buttons.observe(functools.partial(self._on_button_change, card), "value")
             card.trust.observe(functools.partial(self._on_card_change, buttons), "value")
             card.rank_buttons = buttons
-            summary = widgets.HTML(self._summary_html(card.label, row, text, thumbnail),
-                                   layout=widgets.Layout(flex="1 1 360px", min_width="0"))
-            line = widgets.HBox([summary, buttons], layout=widgets.Layout(align_items="center",
-                                                                          flex_flow="row wrap", width="100%"))
-            line.add_class("srdash-compare-row")
-            children.append(line)
+            children.append(_compare_row(self._summary_html(card.label, row, text, thumbnail), buttons))
         children.append(self.order)
         super().__init__(children, **kwargs)
         self.add_class("srdash-compare")
@@ -470,12 +474,7 @@ class ComparisonView(widgets.VBox):
             self._score_labels[card.label] = label
             for buttons in card.criterion_buttons.values():
                 buttons.observe(lambda change: self.refresh(), "value")
-            summary = widgets.HTML(self._summary_html(card.label, row, text, thumbnail),
-                                   layout=widgets.Layout(flex="1 1 360px", min_width="0"))
-            line = widgets.HBox([summary, label], layout=widgets.Layout(align_items="center",
-                                                                        flex_flow="row wrap", width="100%"))
-            line.add_class("srdash-compare-row")
-            children.append(line)
+            children.append(_compare_row(self._summary_html(card.label, row, text, thumbnail), label))
         children.append(self.order)
         super().__init__(children, **kwargs)
         self.add_class("srdash-compare")
