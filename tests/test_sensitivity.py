@@ -623,4 +623,6 @@ def test_the_view_loads_from_the_environment(tmp_path):
     expected = judge(RUNS, parse_rules(TWO_CRITERIA_RULES)).leaderboard["method"].tolist()
     assert list(view.order) == expected
     assert [s.description for s in view._sliders.values()] == ["accuracy", "property"]
+    # one label width for every slider, so that equal weights sit at the same place
+    assert {s.style.description_width for s in view._sliders.values()} == {"10ch"}
     assert view.seed_input.value == 3 and view.samples_input.value == 50

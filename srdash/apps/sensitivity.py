@@ -21,6 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 import traitlets
 
+from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.figures.sensitivity import (
     alternatives_html,
@@ -131,9 +132,9 @@ class SensitivityView(BackgroundApp):
         self.reset_button = widgets.Button(description="Official weights", icon="undo",
                                            tooltip="Put every slider back to the rules' weight")
         self.leaderboard = widgets.HTML(layout=widgets.Layout(max_height="520px", overflow="auto",
-                                                              min_width="380px"))
+                                                              max_width="100%"))
         self.leaderboard.add_class("srdash-sensitivity-leaderboard-panel")
-        self.bump_area = widgets.Box([], layout=widgets.Layout(flex="1 1 auto", min_width="420px"))
+        self.bump_area = widgets.Box([], layout=widgets.Layout(flex="1 1 auto", min_width="300px", max_width="100%"))
         self.alternatives = widgets.HTML(layout=widgets.Layout(max_height="360px", overflow="auto"))
         self.alternatives.add_class("srdash-alternatives-panel")
         self.samples_input = widgets.BoundedIntText(value=int(samples), min=10, max=200_000, step=1000,
@@ -164,6 +165,7 @@ class SensitivityView(BackgroundApp):
         source_line = f"<div style='color:#555'>Judging: {html_text(source)}</div>" if source else ""
         self._source_line = source_line
         super().__init__([
+            widgets.HTML(f"<style>{stylesheet()}</style>"),
             self.title,
             self.page_ready,
             self.status,
@@ -269,10 +271,14 @@ class SensitivityView(BackgroundApp):
         self.explanation.value = f"<div class='srdash-note'>{html_text(rescorer.what_is_weighted)}</div>"
         top = _SLIDER_SPAN * float(rescorer.official_weights.max())
         sliders = {}
+        # One label width for every slider: equal weights sit at the same place (and the track stays on a
+        # narrow screen, the label above it rather than squeezing it).
+        label_width = f"{max(len(label) for label in rescorer.weight_labels) + 2}ch"
         for name, label, value in zip(rescorer.weight_names, rescorer.weight_labels, rescorer.official_weights):
             slider = widgets.FloatSlider(value=float(value), min=0.0, max=top, step=_SLIDER_STEP,
                                          description=label, continuous_update=True, readout_format=".2f",
-                                         style=_STYLE, layout=widgets.Layout(width="560px"))
+                                         style={"description_width": label_width},
+                                         layout=widgets.Layout(width="100%", max_width="640px"))
             slider.add_class("srdash-weight-slider")
             slider.add_class(f"srdash-weight-{name}")
             slider.observe(functools.partial(self._on_slider_change, name), names="value")
