@@ -55,8 +55,8 @@ indistinguishable methods get ``p_win = 0.5`` each (not 1 each).
 Examples
 --------
 >>> import pandas as pd
->>> from srdash.judging.rules import parse_rules
->>> rules = parse_rules('[[criteria]]\\nname = "accuracy"\\ncolumn = "r2_test"')
+>>> from srdash.demo.examples import accuracy_rules, two_methods
+>>> rules = accuracy_rules()
 >>> table = pd.DataFrame({"method": ["a", "b"] * 4, "dataset": [f"d{i // 2}" for i in range(8)],
 ...                       "run": 0, "r2_test": [0.9, 0.1] * 4})
 >>> result = bootstrap(table, rules, n_bootstrap=200, seed=1)
@@ -140,9 +140,9 @@ class Robustness:
         Examples
         --------
         >>> import pandas as pd
-        >>> from srdash.judging.rules import parse_rules
-        >>> rules = parse_rules('[[criteria]]\\nname = "accuracy"\\ncolumn = "r2_test"')
-        >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.1]})
+        >>> from srdash.demo.examples import accuracy_rules, two_methods
+        >>> rules = accuracy_rules()
+        >>> t = two_methods()
         >>> list(bootstrap(t, rules, n_bootstrap=10).to_frame().columns)
         ['place', 'method', 'score', 'p_win', 'expected_place', 'score_low', 'score_high', 'p_place_1', 'p_place_2']
         """
@@ -206,8 +206,8 @@ def bootstrap(
     Two methods that trade wins dataset by dataset:
 
     >>> import pandas as pd
-    >>> from srdash.judging.rules import parse_rules
-    >>> rules = parse_rules('[[criteria]]\\nname = "accuracy"\\ncolumn = "r2_test"')
+    >>> from srdash.demo.examples import accuracy_rules, two_methods
+    >>> rules = accuracy_rules()
     >>> t = pd.DataFrame({"method": ["a", "b"] * 20, "dataset": [f"d{i // 2:02d}" for i in range(40)],
     ...                   "run": 0, "r2_test": [0.9, 0.1, 0.1, 0.9] * 10})
     >>> result = bootstrap(t, rules, n_bootstrap=2000, seed=0)

@@ -233,12 +233,8 @@ class Rescorer:
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> from srdash.judging.ranking import judge
-        >>> from srdash.judging.rules import load_rules
-        >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.5],
-        ...                      "simplicity": [-2.0, -0.5]})
-        >>> rescorer = Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+        >>> from srdash.demo.examples import accuracy_or_simplicity
+        >>> rescorer = accuracy_or_simplicity()
         >>> rescorer.weights_from({"simplicity": 3}).tolist()
         [1.0, 3.0]
         >>> rescorer.weights_from([0, 0])
@@ -271,11 +267,8 @@ class Rescorer:
 
         Examples
         --------
-        >>> from srdash.judging.ranking import judge
-        >>> from srdash.judging.rules import load_rules
-        >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.5],
-        ...                      "simplicity": [-2.0, -0.5]})
-        >>> rescorer = Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+        >>> from srdash.demo.examples import accuracy_or_simplicity
+        >>> rescorer = accuracy_or_simplicity()
         >>> rescorer.scores().round(4).tolist(), rescorer.scores([3.0, 1.0]).round(4).tolist()
         ([1.3333, 1.3333], [1.6, 1.1429])
         """
@@ -301,11 +294,8 @@ class Rescorer:
 
         Examples
         --------
-        >>> from srdash.judging.ranking import judge
-        >>> from srdash.judging.rules import load_rules
-        >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.5],
-        ...                      "simplicity": [-2.0, -0.5]})
-        >>> rescorer = Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+        >>> from srdash.demo.examples import accuracy_or_simplicity
+        >>> rescorer = accuracy_or_simplicity()
         >>> rescorer.scores_many(np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])).round(3).tolist()
         [[2.0, 1.0], [1.333, 1.333], [1.0, 2.0]]
         """
@@ -333,11 +323,8 @@ class Rescorer:
 
         Examples
         --------
-        >>> from srdash.judging.ranking import judge
-        >>> from srdash.judging.rules import load_rules
-        >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.5],
-        ...                      "simplicity": [-2.0, -0.5]})
-        >>> rescorer = Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+        >>> from srdash.demo.examples import accuracy_or_simplicity
+        >>> rescorer = accuracy_or_simplicity()
         >>> rescorer.places().tolist(), rescorer.places({"accuracy": 2}).tolist()
         ([1, 1], [1, 2])
         """
@@ -641,13 +628,8 @@ def place_probabilities(rescorer: Rescorer, *, samples: int = 10_000, seed: int 
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from srdash.judging.ranking import judge
-    >>> from srdash.judging.rules import load_rules
-    >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0,
-    ...                      "r2_test": [0.9, 0.5], "simplicity": [-2.0, -0.5]})
-    >>> result = place_probabilities(Rescorer.from_verdict(judge(runs, load_rules("srbench2022"))),
-    ...                              samples=1000, seed=0)
+    >>> from srdash.demo.examples import accuracy_or_simplicity
+    >>> result = place_probabilities(accuracy_or_simplicity(), samples=1000, seed=0)
     >>> result.table[["method", "official_place", "p_win", "place_1", "place_2"]].round(2)
       method  official_place  p_win  place_1  place_2
     0      a               1    0.5      0.5      0.5
@@ -785,12 +767,8 @@ def weight_sweep(rescorer: Rescorer, name: str, *, weights=None, maximum: float 
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from srdash.judging.ranking import judge
-    >>> from srdash.judging.rules import load_rules
-    >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0,
-    ...                      "r2_test": [0.9, 0.5], "simplicity": [-2.0, -0.5]})
-    >>> sweep = weight_sweep(Rescorer.from_verdict(judge(runs, load_rules("srbench2022"))), "accuracy", points=3)
+    >>> from srdash.demo.examples import accuracy_or_simplicity
+    >>> sweep = weight_sweep(accuracy_or_simplicity(), "accuracy", points=3)
     >>> sweep.values.tolist(), sweep.places.tolist()
     ([0.0, 1.5, 3.0], [[2.0, 1.0], [1.0, 2.0], [1.0, 2.0]])
     """

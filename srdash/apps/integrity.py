@@ -63,8 +63,8 @@ class RobustnessView(widgets.VBox):
     Examples
     --------
     >>> import pandas as pd
-    >>> from srdash.judging.rules import parse_rules
-    >>> rules = parse_rules('[[criteria]]\\nname = "accuracy"\\ncolumn = "r2_test"')
+    >>> from srdash.demo.examples import accuracy_rules, two_methods
+    >>> rules = accuracy_rules()
     >>> runs = pd.DataFrame({"method": ["a", "b", "c"] * 3, "dataset": [f"d{i // 3}" for i in range(9)],
     ...                      "run": 0, "r2_test": [0.9, 0.5, 0.1, 0.8, 0.6, 0.2, 0.9, 0.3, 0.4]})
     >>> view = RobustnessView(runs, rules, n_bootstrap=100)
@@ -200,10 +200,10 @@ class AuditView(widgets.VBox):
     Examples
     --------
     >>> import pandas as pd
-    >>> from srdash.judging.rules import parse_rules
     >>> from srdash.judging.ranking import judge
-    >>> rules = parse_rules('[[criteria]]\\nname = "accuracy"\\ncolumn = "r2_test"')
-    >>> verdict = judge(pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.1]}), rules)
+    >>> from srdash.demo.examples import accuracy_rules, two_methods
+    >>> rules = accuracy_rules()
+    >>> verdict = judge(two_methods(), rules)
     >>> view = AuditView(verdict, pd.DataFrame({"method": ["a", "b"], "score": [2.0, 1.5], "place": [1, 2]}))
     >>> view.result.flagged["method"].tolist()
     ['b']

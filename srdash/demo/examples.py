@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["example_runs", "example_rescorer"]
+__all__ = ["example_runs", "example_rescorer", "accuracy_or_simplicity", "accuracy_rules", "two_methods"]
 
 
 def example_runs() -> pd.DataFrame:
@@ -36,3 +36,39 @@ def example_rescorer():
     from srdash.judging.rules import load_rules
 
     return Rescorer.from_verdict(judge(example_runs(), load_rules("srbench2022")))
+
+
+def accuracy_rules():
+    """Rules with one criterion, accuracy (``r2_test``, higher is better), as a rules file says it.
+
+    Examples
+    --------
+    >>> [c.name for c in accuracy_rules().criteria]
+    ['accuracy']
+    """
+    from srdash.judging.rules import parse_rules
+
+    return parse_rules('[[criteria]]\nname = "accuracy"\ncolumn = "r2_test"')
+
+
+def two_methods() -> pd.DataFrame:
+    """One run each of ``a`` (R2 0.9) and ``b`` (R2 0.1) on one dataset ``d``."""
+    return pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.1]})
+
+
+def accuracy_or_simplicity():
+    """Two methods on one dataset, ``a`` more accurate (R2 0.9 against 0.5) and ``b`` simpler, judged by
+    ``srbench2022`` (no property data), as a :class:`srdash.analysis.sensitivity.Rescorer`.
+
+    Examples
+    --------
+    >>> accuracy_or_simplicity().scores().round(4).tolist()
+    [1.3333, 1.3333]
+    """
+    from srdash.analysis.sensitivity import Rescorer
+    from srdash.judging.ranking import judge
+    from srdash.judging.rules import load_rules
+
+    runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.5],
+                         "simplicity": [-2.0, -0.5]})
+    return Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))

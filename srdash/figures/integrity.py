@@ -11,10 +11,10 @@ of HTML in text, so they are escaped here.
 Examples
 --------
 >>> import pandas as pd
->>> from srdash.judging.rules import parse_rules
 >>> from srdash.analysis.robustness import bootstrap
 >>> from srdash.analysis.significance import significance
->>> rules = parse_rules('[[criteria]]\\nname = "accuracy"\\ncolumn = "r2_test"')
+>>> from srdash.demo.examples import accuracy_rules, two_methods
+>>> rules = accuracy_rules()
 >>> table = pd.DataFrame({"method": ["a", "b", "c"] * 4, "dataset": [f"d{i // 3}" for i in range(12)],
 ...                       "run": 0, "r2_test": [0.9, 0.5, 0.1, 0.8, 0.6, 0.2, 0.9, 0.3, 0.4, 0.7, 0.8, 0.1]})
 >>> result = bootstrap(table, rules, n_bootstrap=100)
@@ -90,10 +90,10 @@ def place_probability_figure(result: Robustness, *, kind: str = "heatmap", title
     Examples
     --------
     >>> import pandas as pd
-    >>> from srdash.judging.rules import parse_rules
     >>> from srdash.analysis.robustness import bootstrap
-    >>> rules = parse_rules('[[criteria]]\\nname = "accuracy"\\ncolumn = "r2_test"')
-    >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.1]})
+    >>> from srdash.demo.examples import accuracy_rules, two_methods
+    >>> rules = accuracy_rules()
+    >>> t = two_methods()
     >>> fig = place_probability_figure(bootstrap(t, rules, n_bootstrap=10), kind="bubble")
     >>> list(fig.data[0].y)
     ['a (P(win) 1.00)', 'a (P(win) 1.00)', 'b (P(win) 0.00)', 'b (P(win) 0.00)']
@@ -147,10 +147,10 @@ def score_interval_figure(result: Robustness, *, title: str | None = None) -> go
     Examples
     --------
     >>> import pandas as pd
-    >>> from srdash.judging.rules import parse_rules
     >>> from srdash.analysis.robustness import bootstrap
-    >>> rules = parse_rules('[[criteria]]\\nname = "accuracy"\\ncolumn = "r2_test"')
-    >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.1]})
+    >>> from srdash.demo.examples import accuracy_rules, two_methods
+    >>> rules = accuracy_rules()
+    >>> t = two_methods()
     >>> fig = score_interval_figure(bootstrap(t, rules, n_bootstrap=10))
     >>> list(fig.data[0].x), list(fig.data[0].error_x.array)
     ([2.0, 1.0], [0.0, 0.0])
