@@ -1039,10 +1039,13 @@ def irrelevant_alternatives(rescorer: Rescorer, *, weights=None) -> pd.DataFrame
 
     Examples
     --------
+    Three methods on two datasets, each of ``b`` and ``c`` second on one of them:
+
     >>> import pandas as pd
     >>> from srdash.judging.ranking import judge
     >>> from srdash.judging.rules import load_rules
-    >>> runs = pd.DataFrame({"method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c", "a", "b", "c"], "run": 0,
+    ...                      "dataset": ["d1", "d1", "d1", "d2", "d2", "d2"],
     ...                      "r2_test": [0.9, 0.8, 0.1, 0.9, 0.1, 0.8]})
     >>> rules = load_rules("srbench2022")
     >>> table = irrelevant_alternatives(Rescorer.from_verdict(judge(runs, rules)))

@@ -131,9 +131,7 @@ class Dashboard(BackgroundApp):
         Keep the methods that did not qualify in the track (only flagged in the
         warnings) instead of excluding them.
     display_timeout : float
-        Seconds the background work waits for a browser to display the page
-        before changing it (see :class:`~srdash.apps.panels.PageReady`).
-        0 (default): no wait; ``from_environment`` (served pages) waits.
+        See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
 
     Attributes
     ----------

@@ -275,6 +275,10 @@ class BackgroundWork:
 class BackgroundApp(widgets.VBox):
     """Base class of srdash's apps: slow work in a background thread, a busy state, one log.
 
+    ``display_timeout`` (the apps' option): seconds the background work waits
+    for a browser to display the page before changing it (see
+    :class:`PageReady`); 0: no wait; served pages (``from_environment``) wait.
+
     A subclass calls :meth:`_init_app` first in its ``__init__`` (before
     building its widgets), puts :attr:`page_ready` and :attr:`log_panel` among
     its children, and starts its slow work with :meth:`_start_background`.

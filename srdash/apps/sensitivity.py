@@ -75,9 +75,7 @@ class SensitivityView(BackgroundApp):
     source : str
         What is being judged, shown under the title.
     display_timeout : float
-        Seconds the background work waits for a browser to display the page
-        before changing it (see :class:`~srdash.apps.panels.PageReady`).
-        0 (default): no wait; ``from_environment`` (served pages) waits.
+        See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
 
     Attributes
     ----------
