@@ -836,16 +836,9 @@ class ReviewApp(widgets.VBox):
 
     @logged("saving a score")
     def _on_score_change(self, dataset: str, card: ModelCard, criterion: str, change) -> None:
-        field = (dataset, card.method, criterion)
-        try:
-            self.store.record_score(self.judge, dataset, card.method, criterion, change["new"],
-                                    rubric=self.rubric)
-        except Exception as error:  # noqa: BLE001 - the judge must see that the change was not saved
-            self._unsaved.add(field)
-            card.show_saved(None, error=str(error))
-            self.log_panel.report(error, context=f"saving {card.label} on {dataset}")
-        else:
-            self._unsaved.discard(field)
+        saved, _ = self._write(dataset, card, (dataset, card.method, criterion), lambda: self.store.record_score(
+            self.judge, dataset, card.method, criterion, change["new"], rubric=self.rubric))
+        if saved:
             mine = self._scores[dataset].setdefault(card.method, {})
             if change["new"] is None:
                 mine.pop(criterion, None)
@@ -857,22 +850,28 @@ class ReviewApp(widgets.VBox):
         self._validate(dataset)
         self._refresh_progress()
 
+    def _write(self, dataset: str, card: ModelCard, field: tuple, write) -> tuple[bool, object]:
+        """Run ``write()`` (one store call): (saved, its result). A failure is marked on the card and
+        reported in the log (the judge must see that a change was not saved), and remembered until saved."""
+        try:
+            result = write()
+        except Exception as error:  # noqa: BLE001 - shown on the card and in the log
+            self._unsaved.add(field)
+            card.show_saved(None, error=str(error))
+            self.log_panel.report(error, context=f"saving {card.label} on {dataset}")
+            return False, None
+        self._unsaved.discard(field)
+        return True, result
+
     @logged("saving a comment")
     def _on_comment_change(self, dataset: str, card: ModelCard, change) -> None:
         self._comments[dataset][card.method] = change["new"]
         self._save(dataset, card, comment=change["new"])
 
     def _save(self, dataset: str, card: ModelCard, **change) -> None:
-        field = (dataset, card.method, *change)
-        try:
-            entry = self.store.record(self.judge, dataset, card.method, kind=self.settings.trust_input,
-                                      source="app", **change)
-        except Exception as error:  # noqa: BLE001 - the judge must see that the change was not saved
-            self._unsaved.add(field)
-            card.show_saved(None, error=str(error))
-            self.log_panel.report(error, context=f"saving {card.label} on {dataset}")
-        else:
-            self._unsaved.discard(field)
+        saved, entry = self._write(dataset, card, (dataset, card.method, *change), lambda: self.store.record(
+            self.judge, dataset, card.method, kind=self.settings.trust_input, source="app", **change))
+        if saved:
             self._stamps[dataset][card.method] = entry.updated_at
             card.show_saved(entry.updated_at)
         if self._unsaved:
