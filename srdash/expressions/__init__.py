@@ -69,23 +69,48 @@ _PROCEDURE = "srbench2022-complexity/2"  # 2: undefined models rejected
 
 
 def _power(base, exponent):
-    """``base ** exponent`` (sympy), refusing numeric powers too costly to compute."""
-    if getattr(base, "is_Number", False) and getattr(exponent, "is_Number", False):
-        size = _power_size(base, exponent)
-        size_text = "more than 1e300" if math.isinf(size) else f"about {size:.2g}"
-        if base.is_Rational and exponent.is_Rational and size > _MAX_DIGITS:
-            raise ModelRejected(
-                f"The power {_short(base)}**{_short(exponent)} would be a number with {size_text} "
-                f"digits; numeric powers are limited to {_MAX_DIGITS:,} digits.")
-        if size > 1e300:  # a float result; sympy needs ~log2(size) bits to compute it
-            raise ModelRejected(
-                f"The power {_short(base)}**{_short(exponent)} would have {size_text} digits; "
-                f"sympy would take too long to evaluate it.")
-        if not exponent.is_Integer and (_is_huge(base) or _is_huge(exponent)):
-            raise ModelRejected(
-                f"The power {_short(base)}**{_short(exponent)} has a number beyond the float64 range "
-                f"(about 1.8e308) and a fractional exponent; sympy would take too long to evaluate it.")
+    """``base ** exponent`` (sympy), refusing numeric powers too costly to compute.
+
+    sympy carries a numeric exponent into a product's numeric factors
+    (``(c*x)**n`` computes ``c**n``), into powers of numbers and into the
+    branches of a Piecewise: those numbers are checked as well.
+    """
+    if getattr(exponent, "is_Number", False):
+        for number, power in _raised_numbers(base, exponent):
+            _check_numeric_power(number, power)
     return operator.pow(base, exponent)
+
+
+def _raised_numbers(base, exponent):
+    """The (number, exponent) pairs sympy may compute for ``base ** exponent``."""
+    if getattr(base, "is_Number", False):
+        yield base, exponent
+    elif getattr(base, "is_Pow", False) and base.base.is_Number and base.exp.is_Number:
+        yield base.base, base.exp * exponent
+    elif getattr(base, "is_Mul", False):
+        for factor in base.args:
+            yield from _raised_numbers(factor, exponent)
+    elif isinstance(base, sympy.Piecewise):
+        for branch, _ in base.args:
+            yield from _raised_numbers(branch, exponent)
+
+
+def _check_numeric_power(base, exponent) -> None:
+    """Refuse ``base ** exponent`` (two sympy Numbers) when computing it would be too costly."""
+    size = _power_size(base, exponent)
+    size_text = "more than 1e300" if math.isinf(size) else f"about {size:.2g}"
+    if base.is_Rational and exponent.is_Rational and size > _MAX_DIGITS:
+        raise ModelRejected(
+            f"The power {_short(base)}**{_short(exponent)} would be a number with {size_text} "
+            f"digits; numeric powers are limited to {_MAX_DIGITS:,} digits.")
+    if size > 1e300:  # a float result; sympy needs ~log2(size) bits to compute it
+        raise ModelRejected(
+            f"The power {_short(base)}**{_short(exponent)} would have {size_text} digits; "
+            f"sympy would take too long to evaluate it.")
+    if not exponent.is_Integer and (_is_huge(base) or _is_huge(exponent)):
+        raise ModelRejected(
+            f"The power {_short(base)}**{_short(exponent)} has a number beyond the float64 range "
+            f"(about 1.8e308) and a fractional exponent; sympy would take too long to evaluate it.")
 
 
 def _log10_abs(number) -> float:
