@@ -194,7 +194,7 @@ def test_rank_method_error_message():
 # ---------------------------------------------------------------------------
 # Invariance, over every rank-harmonic preset and random competitions
 # ---------------------------------------------------------------------------
-RANK_PRESETS = [p for p in list_presets() if load_rules(p).kind == "rank-harmonic"]
+RANK_PRESETS = [p for p in list_presets() if load_rules(p).rule_kind.judges_runs]
 
 
 def random_competition(seed: int, *, n_methods=6, n_datasets=5, n_runs=4) -> pd.DataFrame:

@@ -101,6 +101,10 @@ _UNFINGERPRINTED = ("generated_at", "fingerprint")
 _PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
 
+#: ``Report.kind`` of a prediction-file competition's report (the other kind is "results").
+PREDICTIONS_REPORT = "predictions"
+
+
 # --------------------------------------------------------------------------- the result
 
 
@@ -159,6 +163,11 @@ class Report:
     significance: object = None
     robustness: object = None
     verdict_fingerprint: str = ""
+
+    @property
+    def is_prediction_competition(self) -> bool:
+        """True for the report of a prediction-file competition (:func:`build_prediction_report`)."""
+        return self.kind == PREDICTIONS_REPORT
 
     @property
     def generated_at(self) -> str:
@@ -454,7 +463,7 @@ def build_prediction_report(
         title=title or f"Prediction competition: {metrics}", verdict=verdict, runs=None, predictions=result,
         place_probabilities=probabilities, ternary=ternary, alternatives=alternatives,
         reproducibility=MappingProxyType(block), rules_texts=MappingProxyType({rules.name: rules.text}),
-        notes=tuple(notes), kind="predictions",
+        notes=tuple(notes), kind=PREDICTIONS_REPORT,
     )
 
 
@@ -501,7 +510,7 @@ def _sections(report: Report) -> list[_Section]:
     """The report's sections in display order (each figure built by the app's figure functions)."""
     from srdash.figures.leaderboard import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
 
-    if report.kind == "predictions":
+    if report.is_prediction_competition:
         return _prediction_report_sections(report)
     verdict = report.verdict
     k = verdict.n_methods
@@ -800,7 +809,7 @@ def render_html(report: Report) -> str:
                 blocks.append({"kind": block.kind, "content": block.content, "caption": block.caption})
         sections.append({"key": section.key, "title": section.title, "note": section.note, "blocks": blocks})
     verdict = report.verdict
-    if report.kind == "predictions":
+    if report.is_prediction_competition:
         result = report.predictions
         board = result.combined.final_leaderboard if result.combined is not None else result.final_leaderboard
         winners = " = ".join(map(str, board.loc[board["place"] == 1, "team"]))
@@ -875,7 +884,7 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
     -------
     str
     """
-    if report.kind == "predictions":
+    if report.is_prediction_competition:
         return _prediction_markdown(report, decimals=decimals)
     verdict = report.verdict
     lines = [f"# {_md(report.title)}", "",
@@ -1034,7 +1043,7 @@ def write_report(report: Report, path: str | Path, *, format: str = "html") -> P
     if format not in FORMATS:
         raise SrdashError(f"The 'format' option must be one of {', '.join(repr(f) for f in FORMATS)}. "
                           f"Got {format!r}.")
-    if format == "latex" and report.kind == "predictions":
+    if format == "latex" and report.is_prediction_competition:
         raise SrdashError("The LaTeX table covers results reports; write a prediction competition's report as "
                           "html or md.")
     if format == "html":
