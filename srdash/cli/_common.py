@@ -108,9 +108,7 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
     if ip not in ("127.0.0.1", "localhost", "::1"):
         click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the {what}.",
                     fg="yellow", err=True)
-    jobs = env.get("SRDASH_JOBS")
-    click.echo(f"Starting Voilà on {url} ..." + (f" ({jobs} worker processes per page for the models; --jobs to "
-                                                 f"change)" if jobs else ""), err=True)
+    click.echo(f"Starting Voilà on {url} ...", err=True)
     code = app.serve_dashboard(command, env, url=url, announce=click.echo)
     if code:
         raise click.ClickException(f"Voilà stopped with exit code {code}.")

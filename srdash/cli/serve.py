@@ -55,6 +55,8 @@ def serve(competition, view, port, preheat, ip, print_command):
             click.echo(f"{', '.join(map(str, competition.results))}: {len(results.table)} runs of "
                        f"{results.table['method'].nunique()} methods on {results.table['dataset'].nunique()} "
                        "datasets.", err=True)
+        click.echo(f"{competition.simplification.jobs} worker processes per page for the models (--jobs to "
+                   "change).", err=True)
         env = app.app_environment(competition=competition)
         serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env, port=port, ip=ip,
                        preheat=preheat, print_command=print_command)
