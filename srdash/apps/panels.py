@@ -162,8 +162,8 @@ class FigurePanel(widgets.Output):
 
     def show(self, figure: go.Figure) -> None:
         output = {"output_type": "display_data", "data": _plotly_bundle(figure), "metadata": {}}
-        # Re-sending the same figure makes the front end render it again, and two
-        # renders racing each other can leave two copies on the page.
+        # Re-sending the same figure makes the front end draw it again (and a second
+        # time off screen, for its PNG copy): work for nothing and a flicker.
         if self.outputs != (output,):
             self.outputs = (output,)
 

@@ -132,7 +132,8 @@ class PredictionsDashboard(BackgroundApp):
         self.final_table = widgets.HTML(layout=widgets.Layout(min_width="360px", overflow="auto"))
         self.preliminary_table.add_class("srdash-pred-preliminary-panel")
         self.final_table.add_class("srdash-pred-final-panel")
-        self.chart = self._new_chart()
+        self.chart = FigurePanel(layout=widgets.Layout(width="100%"))
+        self.chart.add_class("srdash-pred-chart")
         self.chart_area = widgets.Box([self.chart], layout=widgets.Layout(min_width="420px", flex="1 1 auto"))
         self.shakeup_table = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.rejected = widgets.HTML()
@@ -332,20 +333,9 @@ class PredictionsDashboard(BackgroundApp):
         self.final_table.value = leaderboard_table_html(shown.final_leaderboard, subset="final",
                                                         caption=captions["final"])
         self.shakeup_table.value = shakeup_table_html(shown.shakeup)
-        # A fresh output area per figure: replacing the figure inside one output area that the page
-        # already shows can leave two rendered copies of the new figure (measured in Chromium).
-        chart = self._new_chart()
-        chart.show(shakeup_figure(shown))
-        self.chart = chart
-        self.chart_area.children = (chart,)
+        self.chart.show(shakeup_figure(shown))
         self.set_trait("preliminary_order", tuple(shown.preliminary_leaderboard["team"]))
         self.set_trait("final_order", tuple(shown.final_leaderboard["team"]))
-
-    @staticmethod
-    def _new_chart() -> FigurePanel:
-        chart = FigurePanel(layout=widgets.Layout(width="100%"))
-        chart.add_class("srdash-pred-chart")
-        return chart
 
     # ------------------------------------------------------------------ weight sensitivity
 

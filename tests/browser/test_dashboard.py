@@ -16,6 +16,7 @@ import pytest
 
 from srdash.demo.competition import HOSTILE_MODEL
 from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
+from voila_server import PLOT, plot_title
 
 pytestmark = pytest.mark.browser
 
@@ -82,11 +83,11 @@ def test_the_excluded_method_and_the_rule_are_stated(page):
 def test_heatmap_and_simplicity_curve_are_drawn(page, screenshot_dir):
     # .first: under load the front end has been seen to render a quickly re-sent
     # figure twice (FigurePanel no longer re-sends an unchanged figure)
-    expect(page.locator(".js-plotly-plot .gtitle", has_text="Dataset score").first).to_be_visible(timeout=60_000)
-    expect(page.locator(".js-plotly-plot .gtitle", has_text="Simplicity score").first).to_be_visible(
+    expect(plot_title(page, "Dataset score").first).to_be_visible(timeout=60_000)
+    expect(plot_title(page, "Simplicity score").first).to_be_visible(
         timeout=60_000)
     # GreedyGP has no result on exact_formula_hard: a grey DNF cell with its label
-    expect(page.locator(".js-plotly-plot .heatmaplayer text", has_text="DNF").first).to_be_attached()
+    expect(page.locator(f"{PLOT} .heatmaplayer text", has_text="DNF").first).to_be_attached()
     _screenshot(page, screenshot_dir, "dashboard-median")
 
 
@@ -129,7 +130,7 @@ def test_changing_the_aggregation_changes_the_leaderboard(page, screenshot_dir):
 def test_property_view_shows_the_ground_truth_and_the_verdicts(page, screenshot_dir):
     page.get_by_text(PROPERTY_VIEW_TITLE, exact=True).click()
     view = page.locator(".srdash-properties")
-    expect(view.locator(".js-plotly-plot .gtitle", has_text="Property score per dataset").first).to_be_visible(
+    expect(plot_title(view, "Property score per dataset").first).to_be_visible(
         timeout=60_000)
     # the first dataset in detail: exact_formula_easier, scored by re-discovery
     expect(view.locator(".srdash-note", has_text="exact_formula_easier: property 'exact', scored by rediscovery")

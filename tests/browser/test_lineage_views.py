@@ -12,6 +12,7 @@ from srdash.apps.dashboard import LINEAGE_VIEW_TITLE
 from srdash.report.build import build_report, render_html
 from srdash.judging.ranking import judge
 from srdash.judging.rules import load_rules
+from voila_server import PLOT, plot_title
 
 pytestmark = pytest.mark.browser
 
@@ -51,9 +52,9 @@ def test_dashboard_srbench_view_renders(app_url, browser):
         expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=180_000)
         page.get_by_text(LINEAGE_VIEW_TITLE, exact=True).click()
         for title in TITLES:
-            expect(page.locator(".js-plotly-plot .gtitle", has_text=title).first).to_be_visible(timeout=60_000)
+            expect(plot_title(page, title).first).to_be_visible(timeout=60_000)
         # the method name is shown as text, never as markup
-        assert page.locator(".js-plotly-plot b", has_text="A").count() == 0
+        assert page.locator(f"{PLOT} b", has_text="A").count() == 0
         expect(page.locator(".srdash-log")).not_to_contain_text("Error")
         assert not errors, errors
         assert [url for url in failed if not OFFLINE_OK.search(url)] == []

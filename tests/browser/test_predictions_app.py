@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 
 import pytest
+from voila_server import plot_title
 
 pytestmark = pytest.mark.browser
 
@@ -79,8 +80,7 @@ def test_predictions_app_shows_leaderboards_shakeup_and_rejections(app_url, brow
         assert page.locator(".srdash-pred-final tbody tr").first.locator("td").first.inner_text() == "1"
 
         # the slope chart is drawn
-        expect(page.locator(".js-plotly-plot .gtitle",
-                            has_text="Shake-up: preliminary → final place (combined metrics")).to_be_visible(
+        expect(plot_title(page, "Shake-up: preliminary → final place (combined metrics")).to_be_visible(
             timeout=60_000)
 
         # the rejected submission, with its reason and line number
@@ -99,8 +99,7 @@ def test_predictions_app_shows_leaderboards_shakeup_and_rejections(app_url, brow
         expect(page.locator(".srdash-pred-final-panel .srdash-pred-caption")).to_contain_text("MAE, lower is better",
                                                                                         timeout=20_000)
         _expect_order(page, "final", ["a", "c", BOLD])
-        expect(page.locator(".js-plotly-plot .gtitle",
-                            has_text="Shake-up: preliminary → final place (MAE, lower is better")).to_be_visible(
+        expect(plot_title(page, "Shake-up: preliminary → final place (MAE, lower is better")).to_be_visible(
             timeout=30_000)
         expect(page.locator(".srdash-log")).not_to_contain_text("Error")
 

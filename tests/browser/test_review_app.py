@@ -31,7 +31,7 @@ import pandas as pd
 import pytest
 
 from srdash.apps.server import free_port, wait_until_ready
-from voila_server import CHROMIUM, VoilaServer
+from voila_server import CHROMIUM, PLOT, VoilaServer, plot_title
 from srdash.judging.trust import TrustStore
 
 # No retry: a page that misses a card is a real failure (the review builds its widgets
@@ -203,7 +203,7 @@ def test_ann_ranks_both_datasets_and_a_reload_keeps_them(servers, competition, c
             expect(cards.nth(i).locator("text=✓ saved")).to_be_visible(timeout=30_000)
         expect(page.locator(".srdash-card", has_text="⚠")).to_have_count(0)
         if dataset == "d1":
-            expect(page.locator(".js-plotly-plot .gtitle", has_text="Over time (test data)").first).to_be_visible(
+            expect(plot_title(page, "Over time (test data)").first).to_be_visible(
                 timeout=60_000)
             screenshot(page, tmp_path_factory, "review-ann-d1")
     expect(page.get_by_text("All 2 datasets reviewed")).to_be_visible()
@@ -502,7 +502,7 @@ TEXT_PROBLEMS_JS = """() => {
       if (c.width > 0 && c.right > r.right + 1) problems.push(`${box.className.split(' ').pop()} ${i}: '${cell.textContent.trim().slice(0, 30)}' is cut at its edge`);
     });
   });
-  document.querySelectorAll('.js-plotly-plot').forEach((plot, p) => {
+  document.querySelectorAll('.jp-OutputArea .js-plotly-plot').forEach((plot, p) => {
     const frame = plot.querySelector('.main-svg').getBoundingClientRect();
     if (frame.right > width + 1) problems.push(`plot ${p} runs past the window`);
     const texts = [...plot.querySelectorAll('.gtitle, .xtitle, .ytitle, .xtick text, .ytick text, .annotation-text')]
@@ -532,10 +532,10 @@ def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_t
         page = context.new_page()
         page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
         wait_for_cards(page)
-        expect(page.locator(".js-plotly-plot .gtitle", has_text="Over time (test data)").first).to_be_visible(
+        expect(plot_title(page, "Over time (test data)").first).to_be_visible(
             timeout=60_000)
         # d1: two figures on each of the three honest cards (mallory's model has no predictions)
-        expect(page.locator(".js-plotly-plot")).to_have_count(6, timeout=60_000)
+        expect(page.locator(PLOT)).to_have_count(6, timeout=60_000)
         page.wait_for_timeout(1000)                       # plotly's responsive resize
         screenshot(page, tmp_path_factory, f"review-{width}px")
         assert page.evaluate(TEXT_PROBLEMS_JS) == []

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 import pytest
+from voila_server import plot_title
 
 pytestmark = pytest.mark.browser
 
@@ -81,9 +82,9 @@ def test_moving_a_weight_slider_changes_the_leaderboard_order(app_url, browser, 
         rows = page.locator(".srdash-sensitivity-leaderboard tbody tr")
         expect(rows).to_have_count(3, timeout=120_000)
         assert _order(page) == ["C", "A", "B"]
-        expect(page.locator(".js-plotly-plot .gtitle", has_text="Places as the weight of")).to_be_visible(
+        expect(plot_title(page, "Places as the weight of")).to_be_visible(
             timeout=60_000)
-        expect(page.locator(".js-plotly-plot .gtitle", has_text="Place probabilities over 2,000")).to_be_visible(
+        expect(plot_title(page, "Place probabilities over 2,000")).to_be_visible(
             timeout=60_000)
 
         slider = page.locator(".srdash-weight-property")
@@ -96,7 +97,7 @@ def test_moving_a_weight_slider_changes_the_leaderboard_order(app_url, browser, 
         expect(rows.first).to_have_attribute("data-name", "A", timeout=20_000)
         assert _order(page) == ["A", "C", "B"]
         # the bump chart now varies the property weight and marks 0.30
-        expect(page.locator(".js-plotly-plot .gtitle", has_text="weight of Property")).to_be_visible()
+        expect(plot_title(page, "weight of Property")).to_be_visible()
         expect(page.locator(".srdash-log")).not_to_contain_text("Error")
 
         folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path)

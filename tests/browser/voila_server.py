@@ -5,6 +5,8 @@
 cache and Jupyter folders, waits until Voilà answers, and stops it with
 SIGTERM (Voilà then shuts its kernels down) or kills the whole tree with
 SIGKILL. The ``start_server`` fixture (conftest.py) stops what a module started.
+
+:data:`PLOT` and :func:`plot_title` find an app's plotly figures.
 """
 
 from __future__ import annotations
@@ -22,6 +24,18 @@ from srdash.apps.server import free_port, wait_until_ready
 
 CHROMIUM = "/usr/bin/chromium"
 START_TIMEOUT = 120.0
+
+# A plotly figure in the page (an output area or a FigureWidget). Look for figures only there: after drawing a
+# figure, JupyterLab's plotly renderer draws it a second time for a PNG copy (Plotly.toImage), in a
+# div it appends to <body> off screen (left: -5000px) and removes about 50 ms later. A page-wide
+# ".js-plotly-plot" locator sees two copies of the figure at that moment (strict-mode errors, counts
+# one too high: measured on every redraw of the predictions app's chart).
+PLOT = ".jp-OutputArea .js-plotly-plot"
+
+
+def plot_title(scope, text: str):
+    """The title of the figure whose title contains ``text``, in ``scope`` (a Playwright page or locator)."""
+    return scope.locator(f"{PLOT} .gtitle", has_text=text)
 
 
 class VoilaServer:
