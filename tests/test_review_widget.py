@@ -206,7 +206,7 @@ def test_figures_need_test_data(tmp_path, store):
     app = ReviewApp(representatives(), store, judge="ann", data_dir=data)
     plain = cards_by_method(app, "d1")["plain"]
     titles = [panel.outputs[0]["data"]["text/plain"] for panel in plain.figures.children]
-    assert titles == ["<plotly figure: Predicted vs actual (test data)>", "<plotly figure: Over time (test data)>"]
+    assert titles == ["<plotly figure: Predicted vs actual (test data)>", "<plotly figure: Over time (test data): actual and predicted>"]
     figure = plain.figures.children[0].outputs[0]["data"]["application/vnd.plotly.v1+json"]
     assert decoded(figure["data"][0]["y"]) == [3.0, 4.0, 6.0]          # x1 + 2 on the test rows
     hostile = cards_by_method(app, "d1")["<b>evil</b>"]
@@ -279,7 +279,7 @@ def test_2022_covid_task_shows_predictions_over_time(store):
                          "features_used": ["value_cases_14 value_cases_Delta_14"], "n_runs": [1]})
     card = ReviewApp(reps, store, judge="ann", data_dir=STAGE2).cards["cases"][0]
     titles = [panel.outputs[0]["data"]["text/plain"] for panel in card.figures.children]
-    assert titles == ["<plotly figure: Predicted vs actual (test data)>", "<plotly figure: Over time (test data)>"]
+    assert titles == ["<plotly figure: Predicted vs actual (test data)>", "<plotly figure: Over time (test data): actual and predicted>"]
     timeline = card.figures.children[1].outputs[0]["data"]["application/vnd.plotly.v1+json"]
     assert timeline["layout"]["yaxis"]["title"]["text"] == "value_cases"     # the target is the last column
     assert len(decoded(timeline["data"][1]["y"])) == 245                      # the 245 test rows

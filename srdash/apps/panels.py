@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 
 import json
+import re
 import threading
 import time
 import traceback
@@ -136,6 +137,9 @@ class ProgressPanel(widgets.HBox):
         self.label.value = f"<span style='color:#b00'>{html_text(text)}</span>"
 
 
+_TAG = re.compile(r"<[^>]*>")  # a title's markup (coloured words), left out of its plain text
+
+
 def _plotly_bundle(figure: go.Figure) -> dict:
     """The mime bundle of a figure for JupyterLab's (and Voilà's) plotly renderer.
 
@@ -145,7 +149,7 @@ def _plotly_bundle(figure: go.Figure) -> dict:
     return {
         "application/vnd.plotly.v1+json": {**json.loads(pio.to_json(figure, validate=False)),
                                            "config": {"displaylogo": False, "responsive": True}},
-        "text/plain": f"<plotly figure: {figure.layout.title.text or 'untitled'}>",
+        "text/plain": f"<plotly figure: {_TAG.sub('', figure.layout.title.text or '') or 'untitled'}>",
     }
 
 

@@ -19,6 +19,8 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from srdash.figures.escape import plotly_text
+
 __all__ = ["predicted_vs_actual_figure", "predicted_vs_actual_thumbnail", "over_time_figure", "ACTUAL_COLOUR",
            "PREDICTED_COLOUR"]
 
@@ -84,8 +86,8 @@ def predicted_vs_actual_figure(actual: Sequence[float], predicted: Sequence[floa
     _note_dropped(figure, int((~finite).sum()))
     figure.update_layout(title={"text": title, "font": {"size": 13}}, height=_HEIGHT, margin=_MARGIN,
                          showlegend=False, template="plotly_white",
-                         xaxis={"title": {"text": f"actual {target}"}},
-                         yaxis={"title": {"text": f"predicted {target}"}})
+                         xaxis={"title": {"text": f"actual {plotly_text(target)}"}},
+                         yaxis={"title": {"text": f"predicted {plotly_text(target)}"}})
     return figure
 
 
@@ -109,6 +111,8 @@ def over_time_figure(dates: Sequence, actual: Sequence[float], predicted: Sequen
     >>> fig = over_time_figure(["2021-01-01", "2021-01-02"], [1.0, 2.0], [1.5, float("inf")])
     >>> [trace.name for trace in fig.data], fig.data[1].y.tolist()
     (['actual', 'predicted'], [1.5])
+    >>> fig.layout.title.text  # the lines are named in the title, in their colours
+    "Over time (test data): <span style='color:#444444'>actual</span> and <span style='color:#1f77b4'>predicted</span>"
     """
     actual, predicted, finite = _pairs(actual, predicted)
     dates = np.asarray(dates)
@@ -122,9 +126,13 @@ def over_time_figure(dates: Sequence, actual: Sequence[float], predicted: Sequen
                                 line={"color": PREDICTED_COLOUR, "width": 2},
                                 hovertemplate="%{x}<br>predicted %{y:.4g}<extra></extra>"))
     _note_dropped(figure, int((~finite).sum()))
-    figure.update_layout(title={"text": title, "font": {"size": 13}}, height=_HEIGHT, margin=_MARGIN,
-                         template="plotly_white", legend={"orientation": "h", "y": -0.2},
-                         yaxis={"title": {"text": target}})
+    # The lines are named in the title, in their colours: a legend under the date axis
+    # overlapped its two-line tick labels ("Mar 7 / 2021") at phone width.
+    key = (f"<span style='color:{ACTUAL_COLOUR}'>actual</span> and "
+           f"<span style='color:{PREDICTED_COLOUR}'>predicted</span>")
+    figure.update_layout(title={"text": f"{plotly_text(title)}: {key}", "font": {"size": 13}}, height=_HEIGHT,
+                         margin=_MARGIN, template="plotly_white", showlegend=False,
+                         yaxis={"title": {"text": plotly_text(target)}})
     return figure
 
 

@@ -31,7 +31,7 @@ import pandas as pd
 import pytest
 
 from srdash.apps.server import free_port, wait_until_ready
-from voila_server import CHROMIUM, PLOT, VoilaServer, plot_title
+from voila_server import CHROMIUM, PLOT, VoilaServer, figure_text_problems, plot_title
 from srdash.judging.trust import TrustStore
 
 # No retry: a page that misses a card is a real failure (the review builds its widgets
@@ -490,7 +490,7 @@ def _command_lines(pid: int) -> list[str]:
 
 # --------------------------------------------------------------------------- widths: a wide screen and a phone
 
-TEXT_PROBLEMS_JS = """() => {
+CARD_PROBLEMS_JS = """() => {
   const problems = [];
   const width = document.documentElement.clientWidth;
   document.querySelectorAll('.srdash-card, .srdash-compare, .srdash-organiser').forEach((box, i) => {
@@ -501,23 +501,6 @@ TEXT_PROBLEMS_JS = """() => {
       const c = cell.getBoundingClientRect();
       if (c.width > 0 && c.right > r.right + 1) problems.push(`${box.className.split(' ').pop()} ${i}: '${cell.textContent.trim().slice(0, 30)}' is cut at its edge`);
     });
-  });
-  document.querySelectorAll('.jp-OutputArea .js-plotly-plot').forEach((plot, p) => {
-    const frame = plot.querySelector('.main-svg').getBoundingClientRect();
-    if (frame.right > width + 1) problems.push(`plot ${p} runs past the window`);
-    const texts = [...plot.querySelectorAll('.gtitle, .xtitle, .ytitle, .xtick text, .ytick text, .annotation-text')]
-      .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0);
-    const boxes = texts.map(t => [t.textContent.trim(), t.getBoundingClientRect()]);
-    for (const [text, b] of boxes) {
-      if (b.left < frame.left - 1 || b.right > frame.right + 1 || b.top < frame.top - 1 || b.bottom > frame.bottom + 1)
-        problems.push(`plot ${p}: '${text}' is clipped`);
-    }
-    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-      const [s, a] = boxes[i], [t, b] = boxes[j];
-      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
-      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-      if (w > 1 && h > 1) problems.push(`plot ${p}: '${s}' overlaps '${t}'`);
-    }
   });
   return problems;
 }"""
@@ -538,7 +521,8 @@ def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_t
         expect(page.locator(PLOT)).to_have_count(6, timeout=60_000)
         page.wait_for_timeout(1000)                       # plotly's responsive resize
         screenshot(page, tmp_path_factory, f"review-{width}px")
-        assert page.evaluate(TEXT_PROBLEMS_JS) == []
+        assert page.evaluate(CARD_PROBLEMS_JS) == []
+        assert figure_text_problems(page) == []
     finally:
         context.close()
         server.stop()

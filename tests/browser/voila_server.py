@@ -38,6 +38,44 @@ def plot_title(scope, text: str):
     return scope.locator(f"{PLOT} .gtitle", has_text=text)
 
 
+# Text plotly has laid out: titles, axis titles, tick labels, annotations, legend entries, colour bars.
+_FIGURE_TEXT = ".gtitle, .xtitle, .ytitle, .xtick text, .ytick text, .annotation-text, .legendtext, .colorbar text"
+FIGURE_TEXT_PROBLEMS_JS = """(selector) => {
+  const problems = [];
+  const width = document.documentElement.clientWidth;
+  document.querySelectorAll('%s').forEach((plot, p) => {
+    const svg = plot.querySelector('.main-svg');
+    if (!svg) return;
+    const frame = svg.getBoundingClientRect();
+    const name = `plot ${p} ('${(plot.querySelector('.gtitle') || {textContent: ''}).textContent.slice(0, 40)}')`;
+    if (frame.right > width + 1) problems.push(`${name} runs past the window (${Math.round(frame.right)} > ${width})`);
+    const boxes = [...plot.querySelectorAll(selector)]
+      .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0)
+      .map(t => [t.textContent.trim(), t.getBoundingClientRect()]);
+    for (const [text, b] of boxes) {
+      if (b.left < frame.left - 1 || b.right > frame.right + 1 || b.top < frame.top - 1 || b.bottom > frame.bottom + 1)
+        problems.push(`${name}: '${text}' is clipped`);
+    }
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [s, a] = boxes[i], [t, b] = boxes[j];
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 1 && h > 1) problems.push(`${name}: '${s}' overlaps '${t}'`);
+    }
+  });
+  return problems;
+}""" % PLOT
+
+
+def figure_text_problems(page) -> list[str]:
+    """Clipped or overlapping text in the page's plotly figures, read from the label boxes plotly laid out.
+
+    Each problem names the figure (by its title) and the text. Wait for plotly's
+    responsive resize (about a second after the figures appear) before asking.
+    """
+    return page.evaluate(FIGURE_TEXT_PROBLEMS_JS, _FIGURE_TEXT)
+
+
 class VoilaServer:
     """``python -m <module> <arguments> --port P`` serving at :attr:`url`.
 
