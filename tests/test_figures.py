@@ -160,10 +160,21 @@ def test_heatmap_rejects_an_unknown_criterion(verdict):
         rank_heatmap(verdict, criterion="speed")
 
 
-def test_heatmap_colour_range_includes_rank_zero_for_k_minus_dense(runs):
-    verdict = judge(runs, load_rules("srbench2022-as-run"))
-    assert rank_heatmap(verdict).data[0].zmin == 0.0
-    assert rank_heatmap(judge(runs, load_rules("srbench2022"))).data[0].zmin == 1.0
+def test_heatmap_colour_range_is_the_rank_range_of_the_tie_rule(runs):
+    # 3 methods. K - dense (as run in 2022): the best gets K - 1 = 2, the worst can get 0;
+    # average ranks run from 1 to K = 3. The colour bar and the title say which value is best.
+    as_run = rank_heatmap(judge(runs, load_rules("srbench2022-as-run")))
+    assert (as_run.data[0].zmin, as_run.data[0].zmax) == (0.0, 2.0)
+    assert as_run.data[0].colorbar.title.text == "higher is better<br>(2 = best)"
+    assert as_run.layout.title.text.endswith("(higher is better, 2 = best)")
+    published = rank_heatmap(judge(runs, load_rules("srbench2022")))
+    assert (published.data[0].zmin, published.data[0].zmax) == (1.0, 3.0)
+    assert published.data[0].colorbar.title.text == "higher is better<br>(3 = best)"
+    # no cell lies outside the colour range
+    for figure in (as_run, published):
+        z = np.array(figure.data[0].z, dtype=float)
+        z = z[np.isfinite(z)]
+        assert figure.data[0].zmin <= z.min() and z.max() <= figure.data[0].zmax
 
 
 @pytest.mark.parametrize("components, expected", [

@@ -81,6 +81,25 @@ def test_changing_the_aggregation_rejudges_the_cached_runs(runs, monkeypatch):
     assert app.runs is not None and app.runs.equals(runs)
 
 
+def test_the_page_says_when_the_options_differ_from_the_rules_description(runs):
+    # The title keeps the rules file's description ("Runs are combined with the median ... ties
+    # share the average position"); once a control changes an option, a note says what is applied.
+    app = Dashboard(runs=runs)
+    assert "combined with the median" in app.title.value
+    assert app.options_note.value == ""
+    app.run_aggregation = "mean"
+    assert "runs combined by the mean (the rules say: the median)" in app.options_note.value
+    assert "ties" not in app.options_note.value
+    app.rank_method = "dense"
+    assert "ties ranked by dense (the rules say: average (shared mean position))" in app.options_note.value
+    with app.hold_trait_notifications():
+        app.run_aggregation, app.rank_method = "median", "average"
+    assert app.options_note.value == ""
+    # a rules file with other options of its own: its options are not "changes"
+    app.rules_name = "srbench2022-as-run"
+    assert (app.run_aggregation, app.options_note.value) == ("mean", "")
+
+
 @pytest.mark.parametrize("aggregation", RUN_AGGREGATIONS)
 @pytest.mark.parametrize("rank_method", RANK_METHODS)
 def test_every_option_judges_and_draws(runs, aggregation, rank_method):

@@ -227,6 +227,8 @@ class Dashboard(BackgroundApp):
 
         self.progress = ProgressPanel()
         self.title = widgets.HTML()
+        self.options_note = widgets.HTML()
+        self.options_note.add_class("srdash-options-note")
         self.warnings = widgets.HTML()
         self.leaderboard = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>")
         self.leaderboard.add_class("srdash-leaderboard-panel")
@@ -294,6 +296,7 @@ class Dashboard(BackgroundApp):
                 widgets.HBox([self._rules_picker, _labelled("Runs combined by", self._aggregation_picker),
                               self._rank_method_picker],
                              layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
+                self.options_note,
                 self.progress,
                 self.page_ready,
                 self.warnings,
@@ -584,6 +587,7 @@ class Dashboard(BackgroundApp):
                                           "the leaderboard is not up to date (see the log).</div>")
                 raise
             self.timings["judge"] = time.monotonic() - started
+            self.options_note.value = options_note_html(self._rules, rules)
             self.set_trait("verdict", verdict)
             self._show_verdict(verdict)
 
@@ -720,6 +724,39 @@ def _more_views(trust_store: str | None, app=None):
         views.append(("Real-world track (expert trust)", realworld))
     views.append((LINEAGE_VIEW_TITLE, lineage))
     return views
+
+
+def options_note_html(declared: Rules, applied: Rules) -> str:
+    """What the leaderboard is judged with, when the controls differ from the rules file's options.
+
+    The title shows the rules file's own description; once "Runs combined by"
+    or "Ties" is changed, that description no longer tells how the leaderboard
+    was computed, and this note says what changed.
+
+    Examples
+    --------
+    >>> rules = load_rules("srbench2022")
+    >>> options_note_html(rules, rules)
+    ''
+    >>> print(options_note_html(rules, rules.with_options(run_aggregation="mean", rank_method="k-minus-dense")))
+    <div class='srdash-note srdash-changed'>Judged with options changed from these rules: runs combined by the mean (the rules say: the median); ties ranked by K − dense rank (as run in 2022) (the rules say: average (shared mean position)).</div>
+    """
+    changes = []
+    if applied.run_aggregation != declared.run_aggregation:
+        changes.append(f"runs combined by {_aggregation_words(applied.run_aggregation)} "
+                       f"(the rules say: {_aggregation_words(declared.run_aggregation)})")
+    if applied.rank_method != declared.rank_method:
+        changes.append(f"ties ranked by {_RANK_METHOD_LABELS.get(applied.rank_method, applied.rank_method)} "
+                       f"(the rules say: {_RANK_METHOD_LABELS.get(declared.rank_method, declared.rank_method)})")
+    if not changes:
+        return ""
+    return ("<div class='srdash-note srdash-changed'>Judged with options changed from these rules: "
+            + html_text("; ".join(changes)) + ".</div>")
+
+
+def _aggregation_words(aggregation: str) -> str:
+    return {"median": "the median", "mean": "the mean",
+            "rank-mean": "the mean of per-run ranks"}.get(aggregation, aggregation)
 
 
 #: Title of the SRBench-lineage view in the "More views" accordion.

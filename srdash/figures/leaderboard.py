@@ -44,6 +44,7 @@ import plotly.graph_objects as go
 from srdash.figures.tables import Cell, Markup, table_html
 from srdash.figures.escape import html_text, plotly_text
 from srdash.errors import SrdashError
+from srdash.judging.kernel import rank_range
 from srdash.judging.ranking import Verdict
 from srdash.judging.rules import Criterion
 
@@ -236,16 +237,17 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
 
     x = [plotly_text(d) for d in datasets]
     y = [plotly_text(m) for m in methods]
-    lowest = 0.0 if verdict.rules.rank_method == "k-minus-dense" else 1.0
+    lowest, best = rank_range(verdict.rules.rank_method, k)
+    best_text = f"{best:g} = best"
     annotate = values.size <= _MAX_ANNOTATED_CELLS
     scores = go.Heatmap(
         z=np.round(np.where(dnf, np.nan, values), 6).tolist(),  # 6 decimals: far beyond what colour shows
         x=x,
         y=y,
         zmin=lowest,
-        zmax=float(k),
+        zmax=best,
         colorscale="Viridis",
-        colorbar={"title": {"text": f"higher is better<br>({k} = best)"}},
+        colorbar={"title": {"text": f"higher is better<br>({best_text})"}},
         customdata=cell_hover,
         hovertemplate=template,
         texttemplate="%{z:.2f}" if annotate else None,
@@ -269,7 +271,7 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
     )
     figure = go.Figure([scores, dnf_cells])
     figure.update_layout(
-        title={"text": f"{what} per dataset (higher is better, {k} = best)"},
+        title={"text": f"{what} per dataset (higher is better, {best_text})"},
         xaxis={"title": {"text": "dataset"}, "type": "category", "tickangle": -45 if len(datasets) > 6 else 0},
         yaxis={"title": {"text": "method (best first)"}, "type": "category", "autorange": "reversed"},
         height=int(220 + 32 * len(methods) + 6 * max((len(d) for d in datasets), default=0)),

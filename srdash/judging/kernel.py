@@ -99,6 +99,25 @@ def rank_higher_better(values: np.ndarray, method: str = "average", *, n_methods
     return ranks
 
 
+def rank_range(method: str, n_methods: int) -> tuple[float, float]:
+    """The lowest and highest rank :func:`rank_higher_better` can give K methods.
+
+    1 to K, except ``k-minus-dense`` (0 to K - 1: the best gets K - 1). Ties can
+    narrow the range (with ``dense``, the best gets the number of distinct values).
+
+    Examples
+    --------
+    >>> rank_range("average", 6), rank_range("k-minus-dense", 6), rank_range("dense-from-best", 6)
+    ((1.0, 6.0), (0.0, 5.0), (1.0, 6.0))
+    """
+    if method not in RANK_METHODS:
+        listed = ", ".join(f"'{m}'" for m in RANK_METHODS)
+        raise ValueError(f"The 'method' option must be one of {listed}. Got {method!r}.")
+    if method == "k-minus-dense":
+        return 0.0, float(n_methods - 1)
+    return 1.0, float(n_methods)
+
+
 def weighted_harmonic_mean(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Weighted harmonic mean along the last axis.
 
