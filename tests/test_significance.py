@@ -164,12 +164,22 @@ def test_statement_when_the_winner_is_significantly_better():
     assert result.rejected
     assert result.statement.startswith("The winner, a, is significantly better than the runner-up, b (Nemenyi test")
     assert "difference 1.000 > critical difference 0.606" in result.statement
+    # the mean ranks are not a leaderboard column: the sentence says what they are
+    assert "the methods ranked by dataset score on each dataset, 4 = best, have mean ranks 4.000 and 3.000" \
+        in result.statement
+    assert result.winner_significant
+    assert result.beside_bootstrap.endswith("here both find the winner ahead.")
 
 
 def test_statement_when_nemenyi_does_not_separate_them():
     result = significance(dominated(20))
     assert result.rejected
     assert result.statement.startswith("The winner, a, is not significantly better than the runner-up, b (Nemenyi")
+    assert not result.winner_significant
+    # beside a bootstrap P(win) of 1.00 for a: both hold, and the page says why
+    assert "a P(win) near 1 beside 'not significantly better' means the winner is consistently ahead" \
+        in result.beside_bootstrap
+    assert "any of the 6 pairs of 4 methods on 20 datasets (critical difference 1.049)" in result.beside_bootstrap
 
 
 def test_statement_when_friedman_does_not_reject():

@@ -81,6 +81,12 @@ def test_changing_the_aggregation_rejudges_the_cached_runs(runs, monkeypatch):
     assert app.runs is not None and app.runs.equals(runs)
 
 
+def test_the_significance_sentence_says_how_it_stands_beside_p_win(runs):
+    app = Dashboard(runs=runs)
+    assert "The winner, erratic, is" in app.significance.value
+    assert "P(win) (Rank uncertainty) counts how often the winner stays first" in app.significance.value
+
+
 def test_the_page_says_when_the_options_differ_from_the_rules_description(runs):
     # The title keeps the rules file's description ("Runs are combined with the median ... ties
     # share the average position"); once a control changes an option, a note says what is applied.

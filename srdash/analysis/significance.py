@@ -42,7 +42,7 @@ Examples
 >>> round(result.statistic, 3), round(result.p_value, 4), round(result.critical_difference, 3)
 (4.5, 0.1054, 1.657)
 >>> print(result.statement)
-The winner, a, is not significantly better than the runner-up, b: the Friedman test does not reject that all 3 methods perform alike (chi2 = 4.500, p = 0.105 >= alpha = 0.05).
+The winner, a, is not significantly better than the runner-up, b: the Friedman test does not reject that all 3 methods perform alike on these 4 datasets (chi2 = 4.500, p = 0.105 >= alpha = 0.05).
 """
 
 from __future__ import annotations
@@ -109,6 +109,8 @@ class Significance:
     dnf : str
         The DNF rule applied (see :data:`DNF_RULES`).
     notes : tuple of str
+    winner_significant : bool
+        Whether the winner is significantly better than the runner-up (what ``statement`` says).
     """
 
     statistic: float
@@ -131,6 +133,20 @@ class Significance:
     statement: str
     dnf: str
     notes: tuple[str, ...] = ()
+    winner_significant: bool = False
+
+    @property
+    def beside_bootstrap(self) -> str:
+        """How this test and the bootstrap's P(win) both hold: they answer different questions."""
+        pairs = self.n_methods * (self.n_methods - 1) // 2
+        how = ("P(win) (Rank uncertainty) counts how often the winner stays first on the mean score when the "
+               "datasets and runs are redrawn; it is a frequency, not a test. This test asks whether a gap in mean "
+               f"rank exceeds what chance allows for any of the {pairs} pairs of {self.n_methods} methods on "
+               f"{self.n_datasets} datasets (critical difference {self.critical_difference:.3f})")
+        if self.winner_significant:
+            return how + ": here both find the winner ahead."
+        return (how + ": a P(win) near 1 beside 'not significantly better' means the winner is consistently ahead "
+                "on these datasets, by a gap too small for a test that guards every pair at once.")
 
     @property
     def test_label(self) -> str:
@@ -236,7 +252,9 @@ def significance(scores: Verdict | pd.DataFrame, *, alpha: float = 0.05, dnf: st
     >>> result.mean_ranks.to_dict("list")
     {'method': ['x', 'z', 'y'], 'mean_rank': [3.0, 1.8, 1.2]}
     >>> print(result.statement)
-    The winner, x, is not significantly better than the runner-up, z (Nemenyi test, alpha = 0.05: mean ranks 3.000 and 1.800, difference 1.200 <= critical difference 1.482).
+    The winner, x, is not significantly better than the runner-up, z (Nemenyi test over 5 datasets, alpha = 0.05: the methods ranked by dataset score on each dataset, 3 = best, have mean ranks 3.000 and 1.800, difference 1.200 <= critical difference 1.482).
+    >>> print(result.beside_bootstrap)
+    P(win) (Rank uncertainty) counts how often the winner stays first on the mean score when the datasets and runs are redrawn; it is a frequency, not a test. This test asks whether a gap in mean rank exceeds what chance allows for any of the 3 pairs of 3 methods on 5 datasets (critical difference 1.482): a P(win) near 1 beside 'not significantly better' means the winner is consistently ahead on these datasets, by a gap too small for a test that guards every pair at once.
     """
     _check_alpha(alpha)
     if dnf not in DNF_RULES:
@@ -273,7 +291,7 @@ def significance(scores: Verdict | pd.DataFrame, *, alpha: float = 0.05, dnf: st
     pairwise = _pairwise(ranked, n_methods, n_datasets, cd)
     groups = _groups(ranked, cd)
     winner, runner_up = order[0], order[1]
-    statement = _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, n_methods)
+    statement = _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, n_methods, n_datasets)
     return Significance(
         statistic=float(statistic), p_value=p_value, df=df,
         iman_davenport=iman, iman_davenport_p_value=iman_p,
@@ -281,6 +299,8 @@ def significance(scores: Verdict | pd.DataFrame, *, alpha: float = 0.05, dnf: st
         q_alpha=float(q), q_alpha_source=source, critical_difference=cd,
         mean_ranks=mean_ranks, pairwise=pairwise, groups=groups,
         winner=winner, runner_up=runner_up, statement=statement, dnf=dnf, notes=tuple(notes),
+        winner_significant=bool(p_value < alpha
+                                and float(mean_rank[winner]) - float(mean_rank[runner_up]) > cd),
     )
 
 
@@ -362,14 +382,16 @@ def _p(p: float) -> str:
     return f"p = {p:.3f}" if p >= 0.001 else f"p = {p:.1e}"
 
 
-def _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, k) -> str:
+def _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, k, n) -> str:
     if p_value >= alpha:
         return (f"The winner, {winner}, is not significantly better than the runner-up, {runner_up}: the Friedman "
-                f"test does not reject that all {k} methods perform alike (chi2 = {statistic:.3f}, "
-                f"{_p(p_value)} >= alpha = {alpha:g}).")
+                f"test does not reject that all {k} methods perform alike on these {n} datasets (chi2 = "
+                f"{statistic:.3f}, {_p(p_value)} >= alpha = {alpha:g}).")
     a, b = float(mean_rank[winner]), float(mean_rank[runner_up])
     difference = a - b
-    detail = (f"(Nemenyi test, alpha = {alpha:g}: mean ranks {a:.3f} and {b:.3f}, difference {difference:.3f} "
+    # The mean ranks are not a leaderboard column: say what they are.
+    detail = (f"(Nemenyi test over {n} datasets, alpha = {alpha:g}: the methods ranked by dataset score on each "
+              f"dataset, {k} = best, have mean ranks {a:.3f} and {b:.3f}, difference {difference:.3f} "
               f"{'>' if difference > cd else '<='} critical difference {cd:.3f})")
     if difference > cd:
         return f"The winner, {winner}, is significantly better than the runner-up, {runner_up} {detail}."

@@ -678,10 +678,11 @@ def _significance_html(verdict: Verdict) -> str:
     if verdict.n_methods < 2 or verdict.per_dataset["dataset"].nunique() < 2:
         return ""
     try:
-        statement = significance(verdict).statement
+        result = significance(verdict)
     except SrdashError as exc:
-        statement = f"No significance test: {exc}"
-    return f"<div class='srdash-note' style='margin-top:4px'>{html_text(statement)}</div>"
+        return f"<div class='srdash-note' style='margin-top:4px'>{html_text(f'No significance test: {exc}')}</div>"
+    return (f"<div class='srdash-note' style='margin-top:4px'>{html_text(result.statement)}</div>"
+            f"<div class='srdash-note'>{html_text(result.beside_bootstrap)}</div>")
 
 
 def _more_views(trust_store: str | None, app=None):

@@ -575,7 +575,7 @@ def _integrity_sections(report: Report) -> list[_Section]:
     sections = []
     if report.significance is not None:
         sections.append(_Section("significance", "Significance",
-                                 report.significance.statement,
+                                 f"{report.significance.statement} {report.significance.beside_bootstrap}",
                                  (_figure(critical_difference_figure(report.significance)),)))
     if report.robustness is not None:
         sections.append(_Section("uncertainty", "Rank uncertainty",
