@@ -297,3 +297,12 @@ def test_criterion_labels_from_a_rules_file_are_escaped(runs):
     assert figure_title(figure).startswith("&lt;i&gt;R2&lt;/i&gt; rank")
     assert "&lt;i&gt;R2&lt;/i&gt;" in hover_text(figure, 0, 0, 0)
     assert "<i>" not in leaderboard_html(verdict)
+
+
+def test_simplicity_curve_hover_counts_components_in_words():
+    # 'a' has one-component models (median 1); 'b' models of 3 and 4 components (median model: 3)
+    runs = pd.DataFrame({"method": ["a", "a", "b", "b"], "components": [1, 1, 3, 4]})
+    figure = simplicity_curve(runs, max_components=5)
+    assert list(figure.data[0].customdata[:2]) == ["1 component", "2 components"]
+    assert "median model: 1 component," in figure.data[1].hovertemplate
+    assert "median model: 3 components," in figure.data[2].hovertemplate

@@ -327,6 +327,12 @@ def _median_models(verdict_or_runs) -> pd.DataFrame:
         f"'method' and 'components'). Got {type(verdict_or_runs).__name__}.")
 
 
+def _components_text(n: float) -> str:
+    """``'1 component'``, ``'2 components'``, ``'4.5 components'`` (a median between two sizes)."""
+    text = f"{float(n):.3g}"
+    return f"{text} component" + ("" if text == "1" else "s")
+
+
 def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure:
     """The simplicity score over model size, with each method's median model on it.
 
@@ -378,7 +384,8 @@ def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure
     figure = go.Figure()
     figure.add_trace(go.Scatter(
         x=sizes[steps], y=scores[steps], mode="lines", line={"shape": "hv", "color": "#555555"},
-        name="simplicity score", hovertemplate="%{x} components: simplicity %{y:.1f}<extra></extra>",
+        name="simplicity score", customdata=[_components_text(n) for n in sizes[steps]],
+        hovertemplate="%{customdata}: simplicity %{y:.1f}<extra></extra>",
     ))
     symbols = ["circle", "diamond", "square", "triangle-up", "cross", "x", "star", "pentagon"]
     # Methods whose median models coincide are drawn as concentric markers, the
@@ -393,7 +400,8 @@ def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure
             x=[row["components"]], y=[row["simplicity"]], mode="markers",
             marker={"size": size, "symbol": symbols[i % len(symbols)], "line": {"width": 1, "color": "white"}},
             name=plotly_text(row["method"]),
-            hovertemplate=(f"<b>{plotly_text(row['method'])}</b><br>median model: %{{x:.3g}} components, "
+            hovertemplate=(f"<b>{plotly_text(row['method'])}</b><br>median model: "
+                           f"{_components_text(row['components'])}, "
                            f"simplicity %{{y:.1f}}<br>{row['models']} model(s); {row['how']}{failed}"
                            "<extra></extra>"),
         ))
