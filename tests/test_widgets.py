@@ -315,6 +315,23 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
     assert view.rescorer is not first
     assert app.log_panel.text() == ""
 
+    # one log per app: every opened view reports to the dashboard's log and shows none of its own
+    for index in range(len(app.more.children)):
+        app.more.selected_index = index
+    robustness = app.more.children[2]
+    assert robustness.log_panel is app.log_panel and view.log_panel is app.log_panel
+    assert [w for w in _descendants(app) if isinstance(w, LogPanel)] == [app.log_panel]
+    robustness.n_bootstrap = 0
+    robustness.run()
+    assert "The 'n_bootstrap' option must be a whole number >= 1" in app.log_panel.text()
+
+
+def _descendants(widget):
+    yield widget
+    children = getattr(widget, "children", ())
+    for child in children if isinstance(children, (list, tuple)) else ():
+        yield from _descendants(child)
+
 
 def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
     from srdash.judging.trust import TrustStore

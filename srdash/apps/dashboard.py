@@ -637,7 +637,8 @@ class Dashboard(BackgroundApp):
         if self.property_scores is None:
             return widgets.HTML("<div class='srdash-note'>No property scores: the dataset descriptions could "
                                 "not be used (see the log).</div>")
-        return PropertyView(self.property_scores, runs=runs, choice=representative_choice(verdict.rules))
+        return PropertyView(self.property_scores, runs=runs, choice=representative_choice(verdict.rules),
+                            log_panel=self.log_panel)
 
     def _build_qualification_view(self, verdict, runs):
         from srdash.apps.properties import QualificationView
@@ -645,7 +646,7 @@ class Dashboard(BackgroundApp):
         if self.qualification is None:
             return widgets.HTML("<div class='srdash-note'>No qualification stage: its results could not be "
                                 "used (see the log).</div>")
-        return QualificationView(self.qualification, notes=self.qualification_notes)
+        return QualificationView(self.qualification, notes=self.qualification_notes, log_panel=self.log_panel)
 
     @logged("refreshing the views")
     def _refresh_views(self) -> None:
@@ -686,23 +687,27 @@ def _significance_html(verdict: Verdict) -> str:
 
 
 def _more_views(trust_store: str | None, app=None):
-    """(title, builder) of the further views; a builder takes (verdict, runs) and returns a widget."""
+    """(title, builder) of the further views; a builder takes (verdict, runs) and returns a widget.
+
+    The views report to ``app``'s log (one log per app), or to logs of their own without an app.
+    """
+    log = app.log_panel if app is not None else None
 
     def sensitivity(verdict, runs):
         from srdash.analysis.sensitivity import Rescorer
         from srdash.apps.sensitivity import SensitivityView
 
-        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs))
+        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs), log_panel=log)
 
     def robustness(verdict, runs):
         from srdash.apps.integrity import RobustnessView
 
-        return RobustnessView(runs, verdict.rules)
+        return RobustnessView(runs, verdict.rules, log_panel=log)
 
     def audit(verdict, runs):
         from srdash.apps.integrity import AuditView
 
-        return AuditView(verdict)
+        return AuditView(verdict, log_panel=log)
 
     def rules_compared(verdict, runs):
         return widgets.HTML(_rules_comparison(runs))

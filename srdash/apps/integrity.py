@@ -91,8 +91,8 @@ class RobustnessView(widgets.VBox):
     busy = traitlets.Bool(False, help="True while computing.")
 
     def __init__(self, runs: pd.DataFrame | None = None, rules: Rules | None = None, *, n_bootstrap: int = 1000,
-                 seed: int = 0, run: bool = True, **kwargs):
-        self.log_panel = LogPanel()
+                 seed: int = 0, run: bool = True, log_panel: LogPanel | None = None, **kwargs):
+        self.log_panel = log_panel or LogPanel()
         self.bootstrap_input = widgets.BoundedIntText(value=int(n_bootstrap), min=0, max=1_000_000, step=100,
                                                       description="Redraws",
                                                       style=_STYLE, layout=widgets.Layout(width="180px"))
@@ -126,7 +126,7 @@ class RobustnessView(widgets.VBox):
             self.kind_input,
             widgets.HBox([self.places, self.intervals], layout=widgets.Layout(flex_flow="row wrap")),
             self.cd_diagram,
-            self.log_panel,
+            *([] if log_panel else [self.log_panel]),
         ], **kwargs)
         self.add_class("srdash-robustness")
         with self.hold_trait_notifications():
@@ -218,8 +218,9 @@ class AuditView(widgets.VBox):
     tolerance = traitlets.Float(DEFAULT_TOLERANCE, help="Score differences above this are flagged.")
     result = traitlets.Instance(Audit, allow_none=True, help="The last audit.")
 
-    def __init__(self, verdict: Verdict | None = None, published: pd.DataFrame | None = None, **kwargs):
-        self.log_panel = LogPanel()
+    def __init__(self, verdict: Verdict | None = None, published: pd.DataFrame | None = None, *,
+                 log_panel: LogPanel | None = None, **kwargs):
+        self.log_panel = log_panel or LogPanel()
         self.upload = widgets.FileUpload(accept=".csv", multiple=False, description="Published table (CSV)",
                                          layout=widgets.Layout(width="auto"))
         self.track_input = widgets.Dropdown(options=[("(only track)", "")], description="Track", style=_STYLE)
@@ -238,7 +239,7 @@ class AuditView(widgets.VBox):
                          layout=widgets.Layout(flex_flow="row wrap")),
             self.summary,
             self.table,
-            self.log_panel,
+            *([] if log_panel else [self.log_panel]),
         ], **kwargs)
         self.add_class("srdash-audit")
         with self.hold_trait_notifications():

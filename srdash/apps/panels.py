@@ -302,10 +302,12 @@ class BackgroundApp(widgets.VBox):
 
     busy = traitlets.Bool(False, help="True while background work runs; the app's controls are frozen.")
 
-    def _init_app(self, *, display_timeout: float = 0.0) -> None:
+    def _init_app(self, *, display_timeout: float = 0.0, log_panel: LogPanel | None = None) -> None:
+        """``log_panel``: an enclosing app's log, to report to instead of a log of its own."""
         self._work = BackgroundWork(display_timeout=display_timeout)
         self.page_ready = self._work.page_ready
-        self.log_panel = LogPanel()
+        self._own_log = log_panel is None
+        self.log_panel = LogPanel() if log_panel is None else log_panel
 
     def _start_background(self, target, *args, name: str) -> None:
         """Run ``target(*args)`` in the background thread, busy meanwhile (the target clears :attr:`busy`)."""

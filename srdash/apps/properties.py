@@ -75,8 +75,8 @@ class PropertyView(widgets.VBox):
     dataset = traitlets.Unicode("")
 
     def __init__(self, scores: PropertyScores | None = None, *, runs: pd.DataFrame | None = None,
-                 choice: str = "closest-to-median", **kwargs):
-        self.log_panel = LogPanel()
+                 choice: str = "closest-to-median", log_panel: LogPanel | None = None, **kwargs):
+        self.log_panel = log_panel or LogPanel()
         self.overview = FigurePanel()
         self.dataset_picker = widgets.Dropdown(description="Dataset", options=(),
                                                style={"description_width": "initial"})
@@ -88,7 +88,8 @@ class PropertyView(widgets.VBox):
             widgets.HTML("<h3 style='margin:14px 0 4px 0'>Properties</h3>"
                          + _note("Each dataset tests one property; scores are higher-is-better except the "
                                  "noise sensitivity (lower is better).")),
-            self.overview, self.dataset_picker, self.summary, self.models, self.detail_figure, self.log_panel,
+            self.overview, self.dataset_picker, self.summary, self.models, self.detail_figure,
+            *([] if log_panel else [self.log_panel]),
         ]
         self.add_class("srdash-properties")
         # The dropdown drives `dataset` (its value is None while it has no options).
@@ -173,8 +174,9 @@ class QualificationView(widgets.VBox):
     qualification = traitlets.Instance(Qualification, allow_none=True)
     notes = traitlets.Tuple()
 
-    def __init__(self, qualification: Qualification | None = None, *, notes=(), **kwargs):
-        self.log_panel = LogPanel()
+    def __init__(self, qualification: Qualification | None = None, *, notes=(), log_panel: LogPanel | None = None,
+                 **kwargs):
+        self.log_panel = log_panel or LogPanel()
         self.notes_area = widgets.HTML("")
         self.table = widgets.HTML("")
         self.figure = FigurePanel()
@@ -183,7 +185,8 @@ class QualificationView(widgets.VBox):
         self.children = [
             widgets.HTML("<h3 style='margin:14px 0 4px 0'>Qualification</h3>"
                          + _note("Each method against the baseline, head to head per dataset and run.")),
-            self.notes_area, self.table, self.figure, self.problems_area, self.log_panel,
+            self.notes_area, self.table, self.figure, self.problems_area,
+            *([] if log_panel else [self.log_panel]),
         ]
         self.add_class("srdash-qualification")
         with self.hold_trait_notifications():

@@ -41,7 +41,7 @@ from srdash.analysis.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, logged
+from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, logged
 
 __all__ = ["SensitivityView"]
 
@@ -114,9 +114,10 @@ class SensitivityView(BackgroundApp):
     order = traitlets.Tuple(read_only=True, help="Competitors in current leaderboard order.")
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
-                 seed: int = 0, source: str = "", display_timeout: float = 0.0, **kwargs):
+                 seed: int = 0, source: str = "", display_timeout: float = 0.0,
+                 log_panel: LogPanel | None = None, **kwargs):
         self._syncing = False
-        self._init_app(display_timeout=display_timeout)
+        self._init_app(display_timeout=display_timeout, log_panel=log_panel)
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: go.FigureWidget | None = None
         self._found_weights: Mapping[str, float] | None = None
@@ -183,7 +184,7 @@ class SensitivityView(BackgroundApp):
             _section("Which weights would make a competitor win?",
                      widgets.HBox([self.target_picker, self.target_button, self.apply_button]),
                      self.target_result),
-            _section("Log", self.log_panel),
+            *([_section("Log", self.log_panel)] if self._own_log else []),
         ], **kwargs)
         self.add_class("srdash-sensitivity")
 
