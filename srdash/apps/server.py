@@ -35,6 +35,7 @@ __all__ = [
     "ENVIRONMENT",
     "notebook_path",
     "free_port",
+    "trust_notebook",
     "voila_command",
     "app_environment",
     "wait_until_ready",
@@ -96,9 +97,33 @@ def free_port(host: str = LOCALHOST) -> int:
         return int(sock.getsockname()[1])
 
 
+def trust_notebook(notebook: str | Path) -> Path:
+    """Sign one of srdash's own notebooks; the folder of the signatures, for Voilà.
+
+    Voilà (jupyter_server) warns in the terminal that a notebook "is not
+    trusted" unless its signature is in the notary's database. The notebooks
+    are srdash's own code: they are signed with a notary kept beside srdash's
+    cache (``notary`` in the folder of :func:`srdash.expressions.cache.default_cache_path`),
+    which Voilà is then told to use (``voila_command(notary_dir=...)``). The
+    notebook file is not changed.
+    """
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    from srdash.expressions.cache import default_cache_path
+
+    folder = default_cache_path().parent / "notary"
+    folder.mkdir(parents=True, exist_ok=True)
+    notary = NotebookNotary(data_dir=str(folder))
+    notebook_node = nbformat.read(str(notebook), as_version=4)
+    if not notary.check_signature(notebook_node):
+        notary.sign(notebook_node)
+    return folder
+
+
 def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, preheat: bool = False,
                   python: str | None = None, cull_idle_timeout: float = CULL_IDLE_TIMEOUT,
-                  cull_interval: float = CULL_INTERVAL) -> list[str]:
+                  cull_interval: float = CULL_INTERVAL, notary_dir: str | Path | None = None) -> list[str]:
     """The Voilà command line serving ``notebook``.
 
     Parameters
@@ -120,23 +145,33 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         ``cull_idle_timeout`` seconds is shut down (checked every
         ``cull_interval`` seconds): a dashboard kernel (several hundred MB)
         does not outlive its visitor's tab. 0 disables culling.
+    notary_dir : path, optional
+        The notary that signed the notebook (:func:`trust_notebook`).
+
+    Voilà logs warnings and errors only, and its kernels talk to it over local
+    sockets (``ipc``) rather than TCP ports (no "running over TCP without
+    encryption" warning: nothing listens on the network but Voilà itself).
 
     Examples
     --------
     >>> voila_command("nb.ipynb", port=9000, python="python")[:7]
     ['python', '-m', 'voila', 'nb.ipynb', '--no-browser', '--port=9000', '--Voila.ip=127.0.0.1']
-    >>> voila_command("nb.ipynb", port=9000, python="python")[7:]
+    >>> voila_command("nb.ipynb", port=9000, python="python")[7:9]
+    ['--Voila.log_level=WARN', '--KernelManager.transport=ipc']
+    >>> voila_command("nb.ipynb", port=9000, python="python")[9:]
     ['--MappingKernelManager.cull_idle_timeout=300', '--MappingKernelManager.cull_interval=60']
-    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[9:]
-    ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1']
+    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True, notary_dir="/n")[11:]
+    ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1', '--NotebookNotary.data_dir=/n']
     """
     command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
-               f"--Voila.ip={ip}"]
+               f"--Voila.ip={ip}", "--Voila.log_level=WARN", "--KernelManager.transport=ipc"]
     if cull_idle_timeout:
         command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_timeout)}",
                     f"--MappingKernelManager.cull_interval={max(1, int(cull_interval))}"]
     if preheat:
         command += ["--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1"]
+    if notary_dir is not None:
+        command.append(f"--NotebookNotary.data_dir={notary_dir}")
     return command
 
 

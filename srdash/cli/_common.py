@@ -97,7 +97,9 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
     from srdash.apps import server as app
 
     chosen_port = port or app.free_port(ip)
-    command = app.voila_command(app.notebook_path(notebook_name), port=chosen_port, ip=ip, preheat=preheat)
+    notebook = app.notebook_path(notebook_name)
+    command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat,
+                                notary_dir=None if print_command else app.trust_notebook(notebook))
     url = f"http://{ip}:{chosen_port}/"
     if print_command:
         for name in app.ENVIRONMENT if variables is None else variables:

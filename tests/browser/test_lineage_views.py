@@ -35,10 +35,15 @@ def results_table() -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def app_url(start_server, tmp_path_factory):
+def server(start_server, tmp_path_factory):
     folder = tmp_path_factory.mktemp("lineage-app")
     results_table().to_csv(folder / "results.csv", index=False)
-    return start_server(["serve", str(folder / "results.csv")], name="lineage").url
+    return start_server(["serve", str(folder / "results.csv")], name="lineage")
+
+
+@pytest.fixture(scope="module")
+def app_url(server):
+    return server.url
 
 
 def test_dashboard_srbench_view_renders(app_url, browser):
@@ -90,3 +95,18 @@ def test_report_srbench_section_renders_offline(browser, tmp_path):
         assert outside == [] and errors == [], (outside, errors)
     finally:
         context.close()
+
+
+def test_the_terminal_shows_srdash_lines_not_voila_warnings(server, app_url, browser):
+    # Voila used to warn that the notebook "is not trusted" and its kernels that they ran "over TCP
+    # without encryption": srdash signs its own notebooks and the kernels use local sockets.
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(app_url, timeout=120_000)
+        expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=180_000)
+    finally:
+        context.close()
+    log = server.log()
+    assert "srdash dashboard: http://127.0.0.1:" in log
+    assert "WARNING" not in log and "not trusted" not in log and "without encryption" not in log, log
