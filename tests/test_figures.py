@@ -165,11 +165,11 @@ def test_heatmap_colour_range_is_the_rank_range_of_the_tie_rule(runs):
     # average ranks run from 1 to K = 3. The colour bar and the title say which value is best.
     as_run = rank_heatmap(judge(runs, load_rules("srbench2022-as-run")))
     assert (as_run.data[0].zmin, as_run.data[0].zmax) == (0.0, 2.0)
-    assert as_run.data[0].colorbar.title.text == "higher is better<br>(2 = best)"
-    assert as_run.layout.title.text.endswith("(higher is better, 2 = best)")
+    assert as_run.data[0].colorbar.title.text == "higher is better (2\u00a0=\u00a0best)"
+    assert as_run.layout.title.subtitle.text.replace("<br>", " ").endswith("higher is better, 2\u00a0=\u00a0best")
     published = rank_heatmap(judge(runs, load_rules("srbench2022")))
     assert (published.data[0].zmin, published.data[0].zmax) == (1.0, 3.0)
-    assert published.data[0].colorbar.title.text == "higher is better<br>(3 = best)"
+    assert published.data[0].colorbar.title.text == "higher is better (3\u00a0=\u00a0best)"
     # no cell lies outside the colour range
     for figure in (as_run, published):
         z = np.array(figure.data[0].z, dtype=float)
@@ -306,3 +306,16 @@ def test_simplicity_curve_hover_counts_components_in_words():
     assert list(figure.data[0].customdata[:2]) == ["1 component", "2 components"]
     assert "median model: 1 component," in figure.data[1].hovertemplate
     assert "median model: 3 components," in figure.data[2].hovertemplate
+
+
+def test_the_dashboard_figure_titles_fit_a_phone(verdict, runs):
+    # one line of at most TITLE_WIDTH characters (plotly neither wraps nor places several lines well);
+    # the rest goes to the subtitle, wrapped at SUBTITLE_WIDTH
+    from srdash.figures.titles import SUBTITLE_WIDTH, TITLE_WIDTH
+
+    figures = [rank_heatmap(verdict), rank_heatmap(verdict, criterion="accuracy"), simplicity_curve(runs)]
+    for figure in figures:
+        title = figure.layout.title
+        assert "<br>" not in title.text and len(title.text) <= TITLE_WIDTH, title.text
+        assert all(len(line) <= SUBTITLE_WIDTH for line in title.subtitle.text.split("<br>"))
+        assert figure.layout.margin.t >= 70  # room for the title and its subtitle

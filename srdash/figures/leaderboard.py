@@ -44,6 +44,7 @@ import plotly.graph_objects as go
 from srdash.figures.tables import Cell, Markup, table_html
 from srdash.figures.escape import html_text, plotly_text
 from srdash.errors import SrdashError
+from srdash.figures.titles import title_layout, title_margin
 from srdash.judging.kernel import rank_range
 from srdash.judging.ranking import Verdict
 from srdash.judging.rules import Criterion
@@ -64,7 +65,7 @@ _DNF_COLOUR = "#c8c8c8"
 # Above this many cells, values are only shown on hover (text would be unreadable).
 _MAX_ANNOTATED_CELLS = 400
 # Ticks of the simplicity curve's log axis (plotly's default labels minor ticks too).
-_LOG_TICKS = tuple(m * 10 ** e for e in range(7) for m in (1, 2, 3, 5))
+_LOG_TICKS = tuple(m * 10 ** e for e in range(7) for m in (1, 2, 5))  # 1-2-5: apart even on a phone
 # Problems are listed in this order: those that cost a method the most first; a
 # timeout only means the unsimplified model was counted (as SRBench did).
 _PROBLEM_ORDER = ("rejected", "parse_error", "simplify_error", "DNF", "missing value", "timeout")
@@ -75,14 +76,17 @@ _PROBLEM_ORDER = ("rejected", "parse_error", "simplify_error", "DNF", "missing v
 
 
 def figure_title(figure: go.Figure) -> str:
-    """The title text of a figure ('' when it has none).
+    """The title text of a figure, its subtitle after a line break ('' when it has none).
 
     Examples
     --------
     >>> figure_title(go.Figure(layout={"title": {"text": "Ranks"}}))
     'Ranks'
+    >>> figure_title(go.Figure(layout={"title": {"text": "Ranks", "subtitle": {"text": "1 = best"}}}))
+    'Ranks<br>1 = best'
     """
-    return figure.layout.title.text or ""
+    title = figure.layout.title
+    return "<br>".join(text for text in (title.text, title.subtitle.text) if text)
 
 
 def simplicity_score(components) -> np.ndarray:
@@ -208,8 +212,8 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
     >>> fig = rank_heatmap(judge(t, load_rules("srbench2022")), criterion="accuracy")
-    >>> fig.data[0].z, fig.layout.title.text
-    (([2.0], [1.0]), 'Accuracy (test R²) rank per dataset (higher is better, 2 = best)')
+    >>> fig.data[0].z, fig.layout.title.text, fig.layout.title.subtitle.text
+    (([2.0], [1.0]), 'Accuracy (test R²) rank per dataset', 'higher is better, 2\xa0=\xa0best')
     >>> rank_heatmap(judge(t, load_rules("srbench2022")), criterion="speed")
     Traceback (most recent call last):
     ...
@@ -217,10 +221,10 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
     """
     k = verdict.n_methods
     if criterion is None:
-        column, what = "dataset_score", "Dataset score (harmonic mean of ranks)"
+        column, what, how = "dataset_score", "Dataset score", "harmonic mean of the criteria ranks; "
     else:
         chosen = _criterion(verdict, criterion)
-        column, what = f"{chosen.name}_rank", f"{plotly_text(chosen.label)} rank"
+        column, what, how = f"{chosen.name}_rank", f"{plotly_text(chosen.label)} rank", ""
     per_dataset = verdict.per_dataset
     methods = list(verdict.leaderboard["method"])
     datasets = sorted(per_dataset["dataset"].unique())
@@ -238,7 +242,7 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
     x = [plotly_text(d) for d in datasets]
     y = [plotly_text(m) for m in methods]
     lowest, best = rank_range(verdict.rules.rank_method, k)
-    best_text = f"{best:g} = best"
+    best_text = f"{best:g}\u00a0=\u00a0best"  # no-break spaces: never "6" and "= best" on two lines
     annotate = values.size <= _MAX_ANNOTATED_CELLS
     scores = go.Heatmap(
         z=np.round(np.where(dnf, np.nan, values), 6).tolist(),  # 6 decimals: far beyond what colour shows
@@ -247,7 +251,7 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
         zmin=lowest,
         zmax=best,
         colorscale="Viridis",
-        colorbar={"title": {"text": f"higher is better<br>({best_text})"}},
+        colorbar={"title": {"text": f"higher is better ({best_text})", "side": "right"}, "thickness": 14},
         customdata=cell_hover,
         hovertemplate=template,
         texttemplate="%{z:.2f}" if annotate else None,
@@ -270,12 +274,13 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
         name="DNF (no result)",
     )
     figure = go.Figure([scores, dnf_cells])
+    title = title_layout(f"{what} per dataset", f"{how}higher is better, {best_text}")
     figure.update_layout(
-        title={"text": f"{what} per dataset (higher is better, {best_text})"},
+        title=title,
         xaxis={"title": {"text": "dataset"}, "type": "category", "tickangle": -45 if len(datasets) > 6 else 0},
         yaxis={"title": {"text": "method (best first)"}, "type": "category", "autorange": "reversed"},
         height=int(220 + 32 * len(methods) + 6 * max((len(d) for d in datasets), default=0)),
-        margin={"t": 60, "l": 10, "r": 10, "b": 10},
+        margin={"t": title_margin(title), "l": 10, "r": 10, "b": 10},
         plot_bgcolor="white",
     )
     figure.update_yaxes(automargin=True)
@@ -405,14 +410,15 @@ def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure
                            f"simplicity %{{y:.1f}}<br>{row['models']} model(s); {row['how']}{failed}"
                            "<extra></extra>"),
         ))
+    title = title_layout("Simplicity of each method's median model", "simplicity score: higher is simpler")
     figure.update_layout(
-        title={"text": "Simplicity score of each method's median model (higher is simpler)"},
-        xaxis={"title": {"text": "components of the simplified model (log scale)"}, "type": "log",
+        title=title,
+        xaxis={"title": {"text": "components (log scale)"}, "type": "log",
                "range": [math.log10(0.9), math.log10(largest * 1.15)],
                "tickvals": [t for t in _LOG_TICKS if t <= largest * 1.15]},
         yaxis={"title": {"text": "simplicity = round(−log₅ components, 1)"}},
         height=420,
-        margin={"t": 60, "l": 10, "r": 10, "b": 10},
+        margin={"t": title_margin(title), "l": 10, "r": 10, "b": 10},
         legend={"title": {"text": "median model of"}},
         plot_bgcolor="white",
     )

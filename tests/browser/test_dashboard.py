@@ -16,7 +16,7 @@ import pytest
 
 from srdash.demo.competition import HOSTILE_MODEL
 from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
-from voila_server import PLOT, plot_title
+from voila_server import PLOT, figure_text_problems, plot_title
 
 pytestmark = pytest.mark.browser
 
@@ -84,7 +84,7 @@ def test_heatmap_and_simplicity_curve_are_drawn(page, screenshot_dir):
     # .first: under load the front end has been seen to render a quickly re-sent
     # figure twice (FigurePanel no longer re-sends an unchanged figure)
     expect(plot_title(page, "Dataset score").first).to_be_visible(timeout=60_000)
-    expect(plot_title(page, "Simplicity score").first).to_be_visible(
+    expect(plot_title(page, "Simplicity of each").first).to_be_visible(
         timeout=60_000)
     # GreedyGP has no result on exact_formula_hard: a grey DNF cell with its label
     expect(page.locator(f"{PLOT} .heatmaplayer text", has_text="DNF").first).to_be_attached()
@@ -119,12 +119,34 @@ def test_changing_the_aggregation_changes_the_leaderboard(page, screenshot_dir):
 
     expect(page.locator(".srdash-note", has_text="runs combined with the mean").first).to_be_visible(
         timeout=30_000)
+    # the title keeps the rules' description (median); a note says what the leaderboard is judged with
+    expect(page.locator(".srdash-options-note")).to_contain_text(
+        "runs combined by the mean (the rules say: the median)")
     expect(board).not_to_have_text(before_board)
     assert scores.all_inner_texts() != before_scores
     _screenshot(page, screenshot_dir, "dashboard-mean")
 
     page.locator(".srdash-aggregation").get_by_role("button", name="median", exact=True).click()
     expect(board).to_have_text(before_board, timeout=30_000)
+    expect(page.locator(".srdash-options-note")).to_have_text("")
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_dashboard_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_figure_text(
+        browser, dashboard_url, screenshot_dir, width):
+    context = browser.new_context(viewport={"width": width, "height": 4200})
+    try:
+        page = context.new_page()
+        page.goto(dashboard_url, timeout=120_000)
+        expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(
+            timeout=APP_READY_TIMEOUT_MS)
+        expect(plot_title(page, "Dataset score")).to_be_visible(timeout=60_000)
+        expect(plot_title(page, "Simplicity of each")).to_be_visible(timeout=60_000)
+        page.wait_for_timeout(1000)                       # plotly's responsive resize
+        _screenshot(page, screenshot_dir, f"dashboard-{width}px")
+        assert figure_text_problems(page) == []
+    finally:
+        context.close()
 
 
 def test_property_view_shows_the_ground_truth_and_the_verdicts(page, screenshot_dir):

@@ -51,13 +51,30 @@ FIGURE_TEXT_PROBLEMS_JS = """(selector) => {
     if (frame.right > width + 1) problems.push(`${name} runs past the window (${Math.round(frame.right)} > ${width})`);
     const boxes = [...plot.querySelectorAll(selector)]
       .filter(t => t.textContent.trim() && t.getBoundingClientRect().width > 0)
-      .map(t => [t.textContent.trim(), t.getBoundingClientRect()]);
+      .map(t => [t.textContent.trim(), t.getBoundingClientRect(), t]);
     for (const [text, b] of boxes) {
       if (b.left < frame.left - 1 || b.right > frame.right + 1 || b.top < frame.top - 1 || b.bottom > frame.bottom + 1)
         problems.push(`${name}: '${text}' is clipped`);
     }
+    // Rotated tick labels: their boxes are the upright rectangles around slanted text and overlap
+    // while the text does not. Two labels of one axis, slanted alike, collide when their anchors are
+    // closer than a line of text across the slant: |dx| * |sin(angle)| < font size.
+    const number = (element, what) => {
+      const m = new RegExp(what + '[(]([-0-9.]+)').exec(element.getAttribute('transform') || '');
+      return m ? parseFloat(m[1]) : 0;
+    };
+    const slanted = (a, b) => {
+      const axis = e => e.parentElement.getAttribute('class') || '';
+      const angle = number(a, 'rotate');
+      if (angle === 0 || angle !== number(b, 'rotate') || axis(a) !== axis(b)) return null;
+      const across = Math.abs(number(a, 'translate') - number(b, 'translate')) * Math.abs(Math.sin(angle * Math.PI / 180));
+      return across < 0.8 * parseFloat(getComputedStyle(a).fontSize);
+    };
     for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-      const [s, a] = boxes[i], [t, b] = boxes[j];
+      const [s, a, u] = boxes[i], [t, b, v] = boxes[j];
+      const collide = slanted(u, v);
+      if (collide === true) problems.push(`${name}: '${s}' overlaps '${t}'`);
+      if (collide !== null) continue;
       const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
       const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
       if (w > 1 && h > 1) problems.push(`${name}: '${s}' overlaps '${t}'`);
