@@ -56,7 +56,7 @@ def test_the_metric_selector_reranks_every_view():
     assert _teams(app.preliminary_table.value) == [ESCAPED, "c", "a"]
     assert "MAE, lower is better" in app.final_table.value
     title = app.chart.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"]
-    assert title == "Shake-up: preliminary → final place (MAE, lower is better; rule 'last')"
+    assert title == "Shake-up: preliminary → final place<br>(MAE, lower is better; rule 'last')"
     app.ranking = "rmse"
     assert app.selector.value == "rmse" and app.final_order == ("c", BOLD, "a")
 
@@ -65,9 +65,11 @@ def test_the_slope_chart_and_shakeup_table_of_the_combined_places():
     app = PredictionsDashboard(_score())
     bundle = app.chart.outputs[0]["data"]
     figure = bundle["application/vnd.plotly.v1+json"]
-    assert figure["layout"]["title"]["text"] == "Shake-up: preliminary → final place (combined metrics; rule 'last')"
-    texts = [t for trace in figure["data"] for t in trace["text"] if t]
-    assert f"{ESCAPED} (2)" in texts and not any(BOLD in t for t in texts)
+    assert figure["layout"]["title"]["text"] == "Shake-up: preliminary → final place<br>(combined metrics; rule 'last')"
+    assert figure["layout"]["yaxis"]["ticktext"][1] == f"{ESCAPED} (2)"      # preliminary place 2
+    assert figure["layout"]["yaxis2"]["ticktext"][2] == f"(3) {ESCAPED}"     # final place 3
+    labels = figure["layout"]["yaxis"]["ticktext"] + figure["layout"]["yaxis2"]["ticktext"]
+    assert not any(BOLD in label for label in labels)
     # a moved up from 3 to 2, <b>x</b> down from 2 to 3
     assert "▲1" in app.shakeup_table.value and "▼1" in app.shakeup_table.value
     assert _teams(app.shakeup_table.value) == ["c", "a", ESCAPED]
