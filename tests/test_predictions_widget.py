@@ -120,6 +120,35 @@ def test_weight_sensitivity_of_the_combined_final_verdict():
     assert not app.busy and "Error" not in app.log_panel.text()
 
 
+def _words_of(view) -> str:
+    """Every text of the sensitivity view that speaks of what is weighted (figures' axis titles included)."""
+    heatmap = view.heatmap.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]
+    return " ".join([view.status.value, view.explanation.value, view.leaderboard.value, view.alternatives.value,
+                     heatmap["yaxis"]["title"]["text"], view.ternary.outputs[0]["data"]["text/plain"]])
+
+
+def test_the_weight_sensitivity_of_a_prediction_competition_speaks_of_teams_and_metrics():
+    app = PredictionsDashboard(_score())
+    app.sensitivity_button.click()
+    (view,) = app.sensitivity_area.children
+    assert "3 teams, 2 weights, one per metric. Places: 1 = best." in view.status.value
+    assert view.explanation.value == ("<div class='srdash-note'>The weights are the metrics&#x27; weights in the "
+                                      "harmonic mean of each team&#x27;s ranks on the metrics (ranks: 1 = worst, "
+                                      "K = best, K = the number of teams).</div>")
+    assert "<th>Team</th>" in view.leaderboard.value
+    assert "No pair of teams swaps places when any one team is removed." in view.alternatives.value
+    assert view.heatmap.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]["yaxis"]["title"][
+        "text"] == "team (official place)"
+    # Two metrics: no ternary map, and a plain note saying why (not a complaint about the rules).
+    assert view.ternary.outputs[0]["data"]["text/plain"] == (
+        "No winner map here: it shows the shares of exactly three weights on a triangle, and there are 2 weights, "
+        "one per metric. The place probabilities above cover every share.")
+    text = _words_of(view).lower()
+    for word in ("dataset", "method", "criteri", "needs exactly"):
+        assert word not in text, word
+    assert "Error" not in app.log_panel.text()
+
+
 def test_loading_runs_in_the_background_with_progress():
     calls = []
 

@@ -561,7 +561,11 @@ def test_widget_flags_a_verdict_that_depends_on_a_method_presence():
     view = SensitivityView(Rescorer.from_verdict(judge(IIA_RUNS, ONE_CRITERION), runs=IIA_RUNS), samples=50)
     assert "The verdict depends on which methods take part" in view.alternatives.value
     assert "The winner changes when C is removed." in view.alternatives.value
-    assert "needs exactly three weights" in view.ternary.outputs[0]["data"]["text/plain"]
+    # one criterion: no ternary map, and why, in the rules' words (a note, not an error)
+    assert view.ternary.outputs[0]["data"]["text/plain"] == (
+        "No winner map here: it shows the shares of exactly three weights on a triangle, and there is 1 weight, "
+        "one per criterion. The place probabilities above cover every share.")
+    assert "Error" not in view.log_panel.text()
 
 
 def test_widget_resampling_freezes_the_controls_and_redraws():
@@ -626,3 +630,40 @@ def test_the_view_loads_from_the_environment(tmp_path):
     # one label width for every slider, so that equal weights sit at the same place
     assert {s.style.description_width for s in view._sliders.values()} == {"10ch"}
     assert view.seed_input.value == 3 and view.samples_input.value == 50
+
+
+def test_the_view_speaks_the_rules_words_unless_told_otherwise():
+    pytest.importorskip("ipywidgets")
+    from srdash.apps.sensitivity import SensitivityView
+    from srdash.figures.sensitivity import Vocabulary
+
+    rescorer = Rescorer.from_verdict(judge(TARGET_RUNS, load_rules("srbench2022")))
+    view = SensitivityView(rescorer, samples=50)
+    n = len(rescorer.methods)
+    assert f"{n} methods, 2 weights, one per criterion. Places: 1 = best." in view.status.value
+    assert "harmonic mean of per-dataset ranks" in view.explanation.value       # rescorer.what_is_weighted
+    assert "<th>Method</th>" in view.leaderboard.value
+    assert "one per criterion" in view.ternary.outputs[0]["data"]["text/plain"]
+    # other words, given after the rescorer: every text follows
+    view.vocabulary = Vocabulary(competitor="team", weighted="metric", explanation="Metric weights.")
+    assert f"{n} teams, 2 weights, one per metric." in view.status.value
+    assert view.explanation.value == "<div class='srdash-note'>Metric weights.</div>"
+    assert "<th>Team</th>" in view.leaderboard.value
+    assert "one per metric" in view.ternary.outputs[0]["data"]["text/plain"]
+    assert view.log_panel.text() == ""
+
+
+def test_normalised_weighted_rules_weigh_meta_scores_of_teams():
+    from srdash.figures.sensitivity import Vocabulary
+
+    frame = pd.DataFrame({"participant_id": ["a", "b"], "hit_rate": [0.02, 0.2], "mrr": [0.002, 0.05],
+                          "mred_country": -0.005, "mred_track_popularity": -0.006, "mred_user_activity": -0.01,
+                          "mred_artist_popularity": -0.0037, "mred_gender": -0.001, "being_less_wrong": [0.4, 0.3],
+                          "latent_diversity": -0.3})
+    from srdash.judging.multiobjective import judge_submissions
+
+    rescorer = Rescorer.from_verdict(judge_submissions(frame, "evalrs2022"))
+    for words in (Vocabulary.of_rules(rescorer), Vocabulary.of_prediction_metrics(rescorer)):
+        assert (words.competitor, words.weighted) == ("team", "meta-score")
+        assert words.weights(3) == "3 weights, one per meta-score"
+        assert words.explanation == rescorer.what_is_weighted

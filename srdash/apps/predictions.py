@@ -357,8 +357,11 @@ class PredictionsDashboard(BackgroundApp):
         if self.result is None or self.result.combined is None:
             return
         from srdash.apps.sensitivity import SensitivityView
+        from srdash.figures.sensitivity import Vocabulary
 
         with self._frozen():
-            view = SensitivityView(self.result.combined.rescorer("final"), samples=_SENSITIVITY_SAMPLES,
-                                   source="the combined final leaderboard")
+            rescorer = self.result.combined.rescorer("final")
+            # teams and metrics, not methods and datasets
+            view = SensitivityView(rescorer, samples=_SENSITIVITY_SAMPLES, source="the combined final leaderboard",
+                                   vocabulary=Vocabulary.of_prediction_metrics(rescorer))
         self.sensitivity_area.children = (view,)

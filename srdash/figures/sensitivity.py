@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
@@ -35,9 +36,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from srdash.figures.escape import html_text
-from srdash.analysis.sensitivity import PlaceProbabilities, TernaryMap, WeightSweep, WinningWeights
+from srdash.analysis.sensitivity import PlaceProbabilities, Rescorer, TernaryMap, WeightSweep, WinningWeights
 
 __all__ = [
+    "Vocabulary",
     "bump_chart",
     "bump_chart_text",
     "place_probability_heatmap",
@@ -48,6 +50,7 @@ __all__ = [
     "winning_weights_html",
     "short_name",
     "colour_of",
+    "ternary_note",
 ]
 
 # One small style block, scoped by class, shared by the tables below.
@@ -62,6 +65,91 @@ _LABEL_LENGTH = 24
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
             "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
             "#e6550d", "#31a354", "#756bb1", "#636363")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The words of a weight-sensitivity analysis: what the competitors are and what each weight weighs.
+
+    The numbers do not depend on them; the text does. A ranking competition's
+    rules weigh criteria of methods over datasets (:meth:`of_rules`, the
+    default); a prediction competition's combined leaderboard weighs metrics
+    of teams, and has no datasets (:meth:`of_prediction_metrics`).
+
+    Attributes
+    ----------
+    competitor : str
+        One competitor ('method', 'team').
+    weighted : str
+        What one weight weighs ('criterion', 'metric', 'meta-score').
+    explanation : str
+        One sentence saying what the weights weigh.
+
+    Examples
+    --------
+    >>> from srdash.demo.examples import example_rescorer
+    >>> words = Vocabulary.of_rules(example_rescorer())
+    >>> words.competitor, words.weighted, words.competitors(3), words.competitors(1)
+    ('method', 'criterion', '3 methods', '1 method')
+    >>> words.weights(2)
+    '2 weights, one per criterion'
+    """
+
+    competitor: str = "method"
+    weighted: str = "criterion"
+    explanation: str = ""
+
+    @classmethod
+    def of_rules(cls, rescorer: Rescorer) -> "Vocabulary":
+        """The words of the rules themselves: criteria (or meta-scores) of the rescorer's competitors."""
+        return cls(competitor=rescorer.entity, weighted="meta-score" if rescorer.linear else "criterion",
+                   explanation=rescorer.what_is_weighted)
+
+    @classmethod
+    def of_prediction_metrics(cls, rescorer: Rescorer) -> "Vocabulary":
+        """The words of a prediction competition's combined leaderboard: teams, and one weight per metric
+        (or per meta-score, for normalised-weighted rules).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from srdash.judging.predictions import Targets, score_submissions
+        >>> targets = Targets.from_arrays([0.0] * 2, ["preliminary", "final"])
+        >>> listing = pd.DataFrame({"team": ["a", "b"], "file": ["a", "b"]})
+        >>> result = score_submissions(listing, targets, metric="rmse", extra_metrics=["mae"],
+        ...                            predictions={"a": [0, 1], "b": [1, 0]})
+        >>> words = Vocabulary.of_prediction_metrics(result.combined.rescorer("final"))
+        >>> words.competitors(2), words.weights(2)
+        ('2 teams', '2 weights, one per metric')
+        >>> print(words.explanation)
+        The weights are the metrics' weights in the harmonic mean of each team's ranks on the metrics (ranks: 1 = worst, K = best, K = the number of teams).
+        """
+        if rescorer.linear:
+            return cls(competitor="team", weighted="meta-score", explanation=rescorer.what_is_weighted)
+        return cls(competitor="team", weighted="metric",
+                   explanation="The weights are the metrics' weights in the harmonic mean of each team's ranks on "
+                               "the metrics (ranks: 1 = worst, K = best, K = the number of teams).")
+
+    def competitors(self, n: int) -> str:
+        """'3 teams', '1 team'."""
+        return f"{n} {self.competitor}{'s' if n != 1 else ''}"
+
+    def weights(self, n: int) -> str:
+        """'2 weights, one per metric'."""
+        return f"{n} weight{'s' if n != 1 else ''}, one per {self.weighted}"
+
+
+def ternary_note(n_weights: int, words: Vocabulary) -> str:
+    """Why there is no ternary winner map (it is drawn for exactly three weights), in plain words.
+
+    Examples
+    --------
+    >>> ternary_note(2, Vocabulary(competitor="team", weighted="metric"))
+    'No winner map here: it shows the shares of exactly three weights on a triangle, and there are 2 weights, one per metric. The place probabilities above cover every share.'
+    """
+    return (f"No winner map here: it shows the shares of exactly three weights on a triangle, and there "
+            f"{'is' if n_weights == 1 else 'are'} {words.weights(n_weights)}. The place probabilities above cover "
+            "every share.")
 
 
 def short_name(name: object, *, limit: int = _LABEL_LENGTH) -> str:
@@ -143,8 +231,16 @@ def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
     return fig
 
 
-def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str | None = None) -> go.Figure:
+def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str | None = None,
+                              competitor: str | None = None) -> go.Figure:
     """Probability of each place (columns) for each competitor (rows, official order).
+
+    Parameters
+    ----------
+    probabilities : PlaceProbabilities
+    title : str, optional
+    competitor : str, optional
+        What the competitors are called on the axis (default: ``probabilities.entity``).
 
     Returns
     -------
@@ -177,7 +273,7 @@ def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str |
         title=title or (f"Place probabilities over {probabilities.samples:,} weight vectors uniform on the simplex "
                         f"(seed {probabilities.seed})"),
         xaxis={"title": "place (1 = best)", "dtick": 1 if n <= 25 else 5},
-        yaxis={"title": f"{probabilities.entity} (official place)", "autorange": "reversed"},
+        yaxis={"title": f"{html_text(competitor or probabilities.entity)} (official place)", "autorange": "reversed"},
         height=max(300, 60 + 22 * n), margin={"l": 200, "r": 20, "t": 60, "b": 50}, template="plotly_white")
     return fig
 
@@ -246,8 +342,12 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
 # --------------------------------------------------------------------------- tables
 
 
-def leaderboard_html(board: pd.DataFrame, *, entity: str = "method", decimals: int = 4) -> str:
+def leaderboard_html(board: pd.DataFrame, *, entity: str = "method", competitor: str | None = None,
+                     decimals: int = 4) -> str:
     """The re-scored leaderboard (from :meth:`Rescorer.leaderboard`) as an HTML table.
+
+    ``entity`` is the column naming the competitors; ``competitor`` what the
+    heading calls them (default: ``entity``).
 
     Each row carries ``data-name`` (the escaped competitor) so tests and
     styles can find it; a place change against the official verdict is shown
@@ -264,7 +364,8 @@ def leaderboard_html(board: pd.DataFrame, *, entity: str = "method", decimals: i
                     f'<td class="number">{row["score"]:.{decimals}f}</td>'
                     f'<td class="number">{int(row["official_place"])}</td><td>{arrow}</td></tr>')
     return (_TABLE_STYLE + '<table class="srdash-sensitivity-table srdash-sensitivity-leaderboard">'
-            f'<thead><tr><th>Place</th><th>{entity.capitalize()}</th><th>Score</th><th>Official place</th>'
+            f'<thead><tr><th>Place</th><th>{html_text((competitor or entity).capitalize())}</th><th>Score</th>'
+            '<th>Official place</th>'
             '<th>Change</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
             '<p style="font-size:smaller">Place 1 = best; higher score is better; equal scores share a place.</p>')
 
