@@ -667,3 +667,27 @@ def test_normalised_weighted_rules_weigh_meta_scores_of_teams():
         assert (words.competitor, words.weighted) == ("team", "meta-score")
         assert words.weights(3) == "3 weights, one per meta-score"
         assert words.explanation == rescorer.what_is_weighted
+
+
+def test_figure_titles_fit_a_phone_and_the_colour_bar_title_stands_beside_it():
+    # A phone's plot is about 350 px wide: 46 characters of 15 px text (about 7 px each) fit; longer
+    # one-line titles were clipped at 390 px (seen in the browser tests' screenshots).
+    from srdash.figures.sensitivity import (bump_chart, kendall_tau_histogram, place_probability_heatmap,
+                                            ternary_winner_figure)
+
+    r = _harmonic("srbench2022")
+    probabilities = place_probabilities(r, samples=100)
+    figures = [bump_chart(weight_sweep(r, "accuracy", points=5)), place_probability_heatmap(probabilities),
+               kendall_tau_histogram(probabilities), ternary_winner_figure(ternary_winner_map(r, resolution=4))]
+    for figure in figures:
+        lines = figure.layout.title.text.split("<br>")
+        assert len(lines) == 2 and max(map(len, lines)) <= 46, lines
+        assert figure.layout.title.font.size == 15
+        assert figure.layout.margin.t >= 30 + 20 * len(lines)          # room for every line above the plot
+    assert figures[0].layout.title.text == "Places as the weight of Accuracy (test R²)<br>varies, the others fixed"
+    assert figures[1].layout.title.text == ("Place probabilities over 100 weight vectors<br>uniform on the simplex "
+                                            "(seed 0)")
+    assert figures[2].layout.title.text.startswith("Sampled rankings against the official one<br>Kendall τ: mean ")
+    assert figures[1].data[0].colorbar.title.side == "right"        # not above the bar, on its '100%' tick
+    assert figures[2].layout.xaxis.dtick == 0.5                     # five τ ticks, apart on a phone
+    assert figures[2].layout.xaxis.ticklen == 8                     # '−1' below the y axis' '0', not on it

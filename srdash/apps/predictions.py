@@ -134,7 +134,8 @@ class PredictionsDashboard(BackgroundApp):
         self.final_table.add_class("srdash-pred-final-panel")
         self.chart = FigurePanel(layout=widgets.Layout(width="100%"))
         self.chart.add_class("srdash-pred-chart")
-        self.chart_area = widgets.Box([self.chart], layout=widgets.Layout(min_width="420px", flex="1 1 auto"))
+        # 420 px wide when there is room, the window's width on a phone
+        self.chart_area = widgets.Box([self.chart], layout=widgets.Layout(flex="1 1 420px", min_width="0"))
         self.shakeup_table = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.rejected = widgets.HTML()
         self.rejected.add_class("srdash-pred-rejected-panel")

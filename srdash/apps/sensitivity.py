@@ -304,7 +304,10 @@ class SensitivityView(BackgroundApp):
         first = rescorer.weight_names[int(np.argmax(rescorer.official_weights))]
         sweep = weight_sweep(rescorer, first, points=_SWEEP_POINTS, maximum=top)
         # one FigureWidget, built with its data (changes made before display are lost)
-        self._bump = go.FigureWidget(bump_chart(sweep))
+        self._bump = go.FigureWidget(bump_chart(sweep).update_layout(autosize=True))
+        # follows the window's width when it changes (plotly's FigureWidget draws at its default 700 px
+        # before the page has laid it out, and does not look again until the window is resized)
+        self._bump._config = {"responsive": True, "displaylogo": False}
         self.bump_area.children = (self._bump,)
         with self.hold_trait_notifications():
             self.swept = first

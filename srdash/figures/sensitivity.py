@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -58,6 +59,9 @@ _TABLE_STYLE = ("<style>.srdash-sensitivity-table{border-collapse:collapse;font-
                 ".srdash-sensitivity-table th,.srdash-sensitivity-table td{padding:3px 10px;text-align:left;"
                 "border-bottom:1px solid #e5e5e5}.srdash-sensitivity-table td.number{text-align:right;"
                 "font-variant-numeric:tabular-nums}</style>")
+# Titles are cut into lines of at most this many characters (a phone's width at 15 px), in this font size.
+_TITLE_LINE = 46
+_TITLE_SIZE = 15
 # Above this many cells the heatmap shows values on hover only.
 _MAX_ANNOTATED_CELLS = 400
 _LABEL_LENGTH = 24
@@ -168,6 +172,25 @@ def short_name(name: object, *, limit: int = _LABEL_LENGTH) -> str:
     return html_text(text)
 
 
+def _title(text: str) -> dict:
+    """A figure title (see :func:`_wrapped`), in _TITLE_SIZE px."""
+    return {"text": _wrapped(*text.split("<br>")), "font": {"size": _TITLE_SIZE}}
+
+
+def _wrapped(*parts: str) -> str:
+    """Each part on its own lines (``<br>``) of at most _TITLE_LINE characters.
+
+    The parts are already escaped; an escape (``&lt;``) has no space, so it is never cut.
+    """
+    return "<br>".join(line for part in parts
+                       for line in textwrap.wrap(part, _TITLE_LINE, break_long_words=False, break_on_hyphens=False))
+
+
+def _top_margin(title: dict) -> int:
+    """Room above the plot for the title's lines."""
+    return 30 + 20 * (title["text"].count("<br>") + 1)
+
+
 def colour_of(index: int) -> str:
     """The colour of the competitor at ``index`` (in :attr:`Rescorer.methods` order).
 
@@ -182,7 +205,7 @@ def colour_of(index: int) -> str:
 def bump_chart_text(sweep: WeightSweep) -> tuple[str, str]:
     """The bump chart's title and x-axis title (escaped), for in-place updates of its layout."""
     label = html_text(sweep.weight_label)
-    return f"Places as the weight of {label} varies (others fixed)", f"weight of {label}"
+    return _wrapped(f"Places as the weight of {label}", "varies, the others fixed"), f"weight of {label}"
 
 
 def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
@@ -219,14 +242,15 @@ def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
             line={"color": colour_of(i), "width": 2},
             hovertemplate=f"{html_text(str(method))}<br>weight %{{x:.3g}}: place %{{y}}<extra></extra>"))
     default_title, x_title = bump_chart_text(sweep)
+    heading = _title(title or default_title)
     fig.update_layout(
-        title=title or default_title,
+        title=heading,
         xaxis={"title": x_title, "range": [sweep.values[0], sweep.values[-1]]},
         # reversed, fixed range: place 1 on top, no empty place 0
         yaxis={"title": "place (1 = best)", "range": [n + 0.5, 0.5], "dtick": 1 if n <= 25 else 5},
         shapes=[{"type": "line", "x0": sweep.current, "x1": sweep.current, "yref": "paper", "y0": 0, "y1": 1,
                  "line": {"color": "black", "dash": "dot", "width": 1}}],
-        hovermode="closest", margin={"l": 60, "r": 20, "t": 60, "b": 50}, height=420,
+        hovermode="closest", margin={"l": 60, "r": 20, "t": _top_margin(heading), "b": 50}, height=420,
         showlegend=n <= 30, template="plotly_white")
     return fig
 
@@ -266,15 +290,20 @@ def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str |
         text = [[f"{v:.0%}" if v >= 0.005 else "" for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
         z=z, x=list(range(1, n + 1)), y=labels, text=text, texttemplate="%{text}" if text else None,
-        colorscale="Blues", zmin=0, zmax=1, colorbar={"title": "probability", "tickformat": ".0%"},
+        colorscale="Blues", zmin=0, zmax=1,
+        # the title beside the bar, not above it, where it met the '100%' tick
+        colorbar={"title": {"text": "probability", "side": "right"}, "tickformat": ".0%", "thickness": 15},
         customdata=np.array(names)[:, None].repeat(n, axis=1),
         hovertemplate="%{customdata}<br>place %{x}: %{z:.1%}<extra></extra>"))
+    heading = _title(title or (f"Place probabilities over {probabilities.samples:,} weight vectors<br>uniform on "
+                               f"the simplex (seed {probabilities.seed})"))
     fig.update_layout(
-        title=title or (f"Place probabilities over {probabilities.samples:,} weight vectors uniform on the simplex "
-                        f"(seed {probabilities.seed})"),
+        title=heading,
         xaxis={"title": "place (1 = best)", "dtick": 1 if n <= 25 else 5},
         yaxis={"title": f"{html_text(competitor or probabilities.entity)} (official place)", "autorange": "reversed"},
-        height=max(300, 60 + 22 * n), margin={"l": 200, "r": 20, "t": 60, "b": 50}, template="plotly_white")
+        height=max(300, _top_margin(heading) + 50 + 28 * n),
+        margin={"l": 20, "r": 20, "t": _top_margin(heading), "b": 50}, template="plotly_white")
+    fig.update_yaxes(automargin=True)   # room for the competitors' names, however long (cut at 24 characters)
     return fig
 
 
@@ -295,11 +324,15 @@ def kendall_tau_histogram(probabilities: PlaceProbabilities, *, title: str | Non
     fig = go.Figure(go.Histogram(x=tau, xbins={"start": -1, "end": 1.0001, "size": 0.05},
                                  marker={"color": "#3182bd"},
                                  hovertemplate="tau %{x}: %{y} samples<extra></extra>"))
+    heading = _title(title or f"Sampled rankings against the official one<br>Kendall τ: {summary}")
     fig.update_layout(
-        title=title or f"Kendall τ of the sampled rankings to the official one ({summary})",
-        xaxis={"title": "Kendall τ-b (1 = same order as official)", "range": [-1.02, 1.02]},
-        yaxis={"title": "weight vectors"}, height=300, bargap=0.05, template="plotly_white",
-        margin={"l": 60, "r": 20, "t": 60, "b": 50})
+        title=heading,
+        # ticks every 0.5: five labels fit a phone's width
+        # (ticks outside: the '−1' label clear of the y axis' '0')
+        xaxis={"title": "Kendall τ-b (1 = same order as official)", "range": [-1.02, 1.02], "dtick": 0.5,
+               "ticks": "outside", "ticklen": 8, "tickcolor": "rgba(0,0,0,0)"},
+        yaxis={"title": "weight vectors"}, height=260 + _top_margin(heading), bargap=0.05, template="plotly_white",
+        margin={"l": 60, "r": 20, "t": _top_margin(heading), "b": 50})
     return fig
 
 
@@ -331,11 +364,12 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
         name="official weights", marker={"size": 16, "symbol": "star", "color": "black"},
         hovertemplate=f"official weights<br>winner: {html_text(tmap.official_winner)}<extra></extra>"))
     share = tmap.share(tmap.official_winner)
+    heading = _title(title or (f"Winner over all weights<br>(official winner {short_name(tmap.official_winner)} "
+                               f"wins on {share:.0%} of the simplex)"))
     fig.update_layout(
-        title=title or (f"Winner over all weights (official winner {short_name(tmap.official_winner)} "
-                        f"wins on {share:.0%} of the simplex)"),
+        title=heading,
         ternary={"aaxis": {"title": a_label}, "baxis": {"title": b_label}, "caxis": {"title": c_label}},
-        height=480, margin={"l": 40, "r": 40, "t": 70, "b": 40}, template="plotly_white")
+        height=480, margin={"l": 40, "r": 40, "t": _top_margin(heading) + 30, "b": 40}, template="plotly_white")
     return fig
 
 
