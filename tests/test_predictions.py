@@ -671,16 +671,79 @@ def test_shakeup_figure_is_a_slope_chart_with_plain_text_names(regression_target
                                             "z": [2, 3, 2, 3, 6, 7]})
     # rmse preliminary: x 0 (1), y 1 and z 1 (2); final: y 0 (1), x 1 and z 1 (2).
     figure = shakeup_figure(result)
-    assert [trace.name for trace in figure.data] == ["moved up", "moved down", "same place"]
-    assert figure.layout.yaxis.autorange == "reversed"
-    texts = [t for trace in figure.data for t in trace.text if t]
-    assert "&lt;script&gt;alert(1)&lt;/script&gt; (1)" in texts
-    assert not any("<script>" in t for t in texts)
+    lines = [trace for trace in figure.data if trace.showlegend is not False]
+    assert [trace.name for trace in lines] == ["moved up", "moved down", "same place"]
+    assert figure.layout.yaxis.range == (2.5, 0.5)          # places 1 and 2, place 1 on top
+    assert figure.layout.yaxis2.matches == "y" and figure.layout.yaxis2.side == "right"
+    # Names are tick labels (plotly makes room for them), escaped; teams at one place share one label.
+    assert figure.layout.yaxis.tickvals == (1, 2)
+    # (names are cut at 20 characters: '<script>alert(1)</s…')
+    assert figure.layout.yaxis.ticktext == ("&lt;script&gt;alert(1)&lt;/s… (1)", "%{customdata[9]}, same (2)")
+    assert figure.layout.yaxis2.ticktext == ("(1) %{customdata[9]}", "(2) &lt;script&gt;alert(1)&lt;/s…, same")
+    assert not any("<" in text for axis in (figure.layout.yaxis, figure.layout.yaxis2) for text in axis.ticktext)
     # Names never go into templates, where %{...} would be interpreted.
-    assert all("customdata[9]" not in trace.hovertemplate for trace in figure.data)
+    assert all("customdata[9]" not in trace.hovertemplate for trace in lines)
     moved_up = figure.data[0]
     assert list(moved_up.x[:2]) == ["preliminary", "final"] and list(moved_up.y[:2]) == [2, 1]
+    assert moved_up.customdata[0][0] == "%{customdata[9]}"
+    moved_down = figure.data[1]                             # the hover shows the whole name, escaped
+    assert moved_down.customdata[0][0] == "&lt;script&gt;alert(1)&lt;/script&gt;"
     assert shakeup_figure(result, title="T", height=400).layout.title.text == "T"
+
+
+def _constant_predictions(errors: dict[str, tuple[float, float]]):
+    """Teams whose preliminary and final errors (targets all 0) are given: (listing, targets, predictions)."""
+    targets = Targets.from_arrays([0.0, 0.0], ["preliminary", "final"])
+    listing = pd.DataFrame({"team": list(errors), "file": [f"f{i}" for i in range(len(errors))]})
+    predictions = {f"f{i}": list(pair) for i, pair in enumerate(errors.values())}
+    return listing, targets, predictions
+
+
+@pytest.mark.parametrize("n_teams", [6, 30])
+def test_the_shakeup_chart_gives_every_place_room(n_teams):
+    # team i has error i on the preliminary subset and n - i on the final one: places 1..n, reversed.
+    listing, targets, predictions = _constant_predictions({f"team {i}": (i, n_teams - i) for i in range(n_teams)})
+    figure = shakeup_figure(score_submissions(listing, targets, metric="mae", predictions=predictions))
+    margin = figure.layout.margin
+    per_place = (figure.layout.height - margin.t - margin.b) / n_places_of(figure)
+    assert n_places_of(figure) == n_teams
+    assert per_place >= 28                                # one line of 12 px labels and space between them
+    assert figure.layout.height == (80 + 70 + 32 * n_teams)   # 342 px for 6 teams (about 100 px before), 1110 for 30
+    assert figure.layout.yaxis.automargin and figure.layout.yaxis2.automargin  # room for the names on both sides
+    assert figure.layout.yaxis.ticktext[0] == "team 0 (1)" and figure.layout.yaxis2.ticktext[0] == f"(1) team {n_teams - 1}"
+
+
+def n_places_of(figure) -> int:
+    low, high = figure.layout.yaxis.range
+    return round(low - high)
+
+
+def test_teams_at_one_place_share_one_label_and_long_names_are_cut():
+    long_name = "<b>a rather long team name</b>"
+    # errors: preliminary all 1 (everyone shares place 1); final 1, 1, 1, 2, 2: three teams share place 1.
+    listing, targets, predictions = _constant_predictions({"p": (1, 1), "q": (1, 1), "r": (1, 1), long_name: (1, 2),
+                                                           "s": (1, 2)})
+    figure = shakeup_figure(score_submissions(listing, targets, metric="mae", predictions=predictions))
+    # preliminary: one label at place 1 for five teams, as many names as fit in about 20 characters, then '+N more'
+    assert figure.layout.yaxis.tickvals == (1,)
+    assert figure.layout.yaxis.ticktext == ("&lt;b&gt;a rather long te… +4 more (1)",)
+    assert figure.layout.yaxis2.tickvals == (1, 4)
+    assert figure.layout.yaxis2.ticktext == ("(1) p, q, r", "(4) &lt;b&gt;a rather long te…, s")
+    # every label position is distinct: no two labels drawn at the same place on one side
+    for axis in (figure.layout.yaxis, figure.layout.yaxis2):
+        assert len(set(axis.tickvals)) == len(axis.tickvals) == len(axis.ticktext)
+    # the hover keeps the whole (escaped) name
+    hover_names = {row[0] for trace in figure.data if trace.customdata is not None for row in trace.customdata}
+    assert "&lt;b&gt;a rather long team name&lt;/b&gt;" in hover_names
+
+
+def test_the_shakeup_title_is_wrapped_for_narrow_screens(regression_targets):
+    listing = pd.DataFrame({"team": ["a", "b"], "file": ["x", "y"]})
+    result = score_submissions(listing, regression_targets, metric="rmse",
+                               predictions={"x": [1, 3, 3, 5, 5, 7], "y": [2, 2, 4, 4, 6, 6]})
+    title = shakeup_figure(result).layout.title.text
+    assert title == "Shake-up: preliminary → final place<br>(RMSE, lower is better; rule 'last')"
+    assert max(len(line) for line in title.split("<br>")) <= 40
 
 
 # =========================================================================== command line

@@ -193,7 +193,7 @@ def test_combining_needs_a_scored_submission():
 
 def test_combined_shakeup_figure(result):
     figure = shakeup_figure(result.combined)
-    assert figure.layout.title.text == "Shake-up: preliminary → final place (combined metrics; rule 'last')"
+    assert figure.layout.title.text == "Shake-up: preliminary → final place<br>(combined metrics; rule 'last')"
     moved_up = next(trace for trace in figure.data if trace.name == "moved up")
     assert list(moved_up.y[:2]) == [3, 2]  # a: 3 -> 2
 
@@ -308,8 +308,8 @@ def test_prediction_report_shows_the_leaderboards_and_escapes_team_names():
     assert _table_places(per_metric) == [(1, "c"), (2, escaped), (3, "a"), (1, "c"), (2, "a"), (3, escaped),
                                          (1, "a"), (2, "c"), (3, escaped), (1, escaped), (2, "c"), (3, "a")]
     assert "<b>x</b>" not in page
-    assert "Shake-up: preliminary → final place (combined metrics; rule &#39;last&#39;)" in page or \
-        "Shake-up: preliminary \\u2192 final place (combined metrics" in page
+    # the figure's JSON: "→" and the title's line break "<br>" as JSON escapes
+    assert "Shake-up: preliminary \\u2192 final place\\u003cbr\\u003e(combined metrics; rule 'last')" in page
     assert 'id="sensitivity"' in page and 'id="shakeup"' in page
     assert "Final winner: c." in page
     markdown = render_markdown(report)

@@ -56,7 +56,7 @@ def test_the_metric_selector_reranks_every_view():
     assert _teams(app.preliminary_table.value) == [ESCAPED, "c", "a"]
     assert "MAE, lower is better" in app.final_table.value
     title = app.chart.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"]
-    assert title == "Shake-up: preliminary → final place (MAE, lower is better; rule 'last')"
+    assert title == "Shake-up: preliminary → final place<br>(MAE, lower is better; rule 'last')"
     app.ranking = "rmse"
     assert app.selector.value == "rmse" and app.final_order == ("c", BOLD, "a")
 
@@ -65,9 +65,11 @@ def test_the_slope_chart_and_shakeup_table_of_the_combined_places():
     app = PredictionsDashboard(_score())
     bundle = app.chart.outputs[0]["data"]
     figure = bundle["application/vnd.plotly.v1+json"]
-    assert figure["layout"]["title"]["text"] == "Shake-up: preliminary → final place (combined metrics; rule 'last')"
-    texts = [t for trace in figure["data"] for t in trace["text"] if t]
-    assert f"{ESCAPED} (2)" in texts and not any(BOLD in t for t in texts)
+    assert figure["layout"]["title"]["text"] == "Shake-up: preliminary → final place<br>(combined metrics; rule 'last')"
+    assert figure["layout"]["yaxis"]["ticktext"][1] == f"{ESCAPED} (2)"      # preliminary place 2
+    assert figure["layout"]["yaxis2"]["ticktext"][2] == f"(3) {ESCAPED}"     # final place 3
+    labels = figure["layout"]["yaxis"]["ticktext"] + figure["layout"]["yaxis2"]["ticktext"]
+    assert not any(BOLD in label for label in labels)
     # a moved up from 3 to 2, <b>x</b> down from 2 to 3
     assert "▲1" in app.shakeup_table.value and "▼1" in app.shakeup_table.value
     assert _teams(app.shakeup_table.value) == ["c", "a", ESCAPED]
@@ -116,6 +118,35 @@ def test_weight_sensitivity_of_the_combined_final_verdict():
     view.weights = (0.0, 1.0)  # MAE alone
     assert view.order == ("a", "c", BOLD)
     assert not app.busy and "Error" not in app.log_panel.text()
+
+
+def _words_of(view) -> str:
+    """Every text of the sensitivity view that speaks of what is weighted (figures' axis titles included)."""
+    heatmap = view.heatmap.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]
+    return " ".join([view.status.value, view.explanation.value, view.leaderboard.value, view.alternatives.value,
+                     heatmap["yaxis"]["title"]["text"], view.ternary.outputs[0]["data"]["text/plain"]])
+
+
+def test_the_weight_sensitivity_of_a_prediction_competition_speaks_of_teams_and_metrics():
+    app = PredictionsDashboard(_score())
+    app.sensitivity_button.click()
+    (view,) = app.sensitivity_area.children
+    assert "3 teams, 2 weights, one per metric. Places: 1 = best." in view.status.value
+    assert view.explanation.value == ("<div class='srdash-note'>The weights are the metrics&#x27; weights in the "
+                                      "harmonic mean of each team&#x27;s ranks on the metrics (ranks: 1 = worst, "
+                                      "K = best, K = the number of teams).</div>")
+    assert "<th>Team</th>" in view.leaderboard.value
+    assert "No pair of teams swaps places when any one team is removed." in view.alternatives.value
+    assert view.heatmap.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]["yaxis"]["title"][
+        "text"] == "team (official place)"
+    # Two metrics: no ternary map, and a plain note saying why (not a complaint about the rules).
+    assert view.ternary.outputs[0]["data"]["text/plain"] == (
+        "No winner map here: it shows the shares of exactly three weights on a triangle, and there are 2 weights, "
+        "one per metric. The place probabilities above cover every share.")
+    text = _words_of(view).lower()
+    for word in ("dataset", "method", "criteri", "needs exactly"):
+        assert word not in text, word
+    assert "Error" not in app.log_panel.text()
 
 
 def test_loading_runs_in_the_background_with_progress():

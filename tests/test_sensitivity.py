@@ -561,7 +561,11 @@ def test_widget_flags_a_verdict_that_depends_on_a_method_presence():
     view = SensitivityView(Rescorer.from_verdict(judge(IIA_RUNS, ONE_CRITERION), runs=IIA_RUNS), samples=50)
     assert "The verdict depends on which methods take part" in view.alternatives.value
     assert "The winner changes when C is removed." in view.alternatives.value
-    assert "needs exactly three weights" in view.ternary.outputs[0]["data"]["text/plain"]
+    # one criterion: no ternary map, and why, in the rules' words (a note, not an error)
+    assert view.ternary.outputs[0]["data"]["text/plain"] == (
+        "No winner map here: it shows the shares of exactly three weights on a triangle, and there is 1 weight, "
+        "one per criterion. The place probabilities above cover every share.")
+    assert "Error" not in view.log_panel.text()
 
 
 def test_widget_resampling_freezes_the_controls_and_redraws():
@@ -626,3 +630,64 @@ def test_the_view_loads_from_the_environment(tmp_path):
     # one label width for every slider, so that equal weights sit at the same place
     assert {s.style.description_width for s in view._sliders.values()} == {"10ch"}
     assert view.seed_input.value == 3 and view.samples_input.value == 50
+
+
+def test_the_view_speaks_the_rules_words_unless_told_otherwise():
+    pytest.importorskip("ipywidgets")
+    from srdash.apps.sensitivity import SensitivityView
+    from srdash.figures.sensitivity import Vocabulary
+
+    rescorer = Rescorer.from_verdict(judge(TARGET_RUNS, load_rules("srbench2022")))
+    view = SensitivityView(rescorer, samples=50)
+    n = len(rescorer.methods)
+    assert f"{n} methods, 2 weights, one per criterion. Places: 1 = best." in view.status.value
+    assert "harmonic mean of per-dataset ranks" in view.explanation.value       # rescorer.what_is_weighted
+    assert "<th>Method</th>" in view.leaderboard.value
+    assert "one per criterion" in view.ternary.outputs[0]["data"]["text/plain"]
+    # other words, given after the rescorer: every text follows
+    view.vocabulary = Vocabulary(competitor="team", weighted="metric", explanation="Metric weights.")
+    assert f"{n} teams, 2 weights, one per metric." in view.status.value
+    assert view.explanation.value == "<div class='srdash-note'>Metric weights.</div>"
+    assert "<th>Team</th>" in view.leaderboard.value
+    assert "one per metric" in view.ternary.outputs[0]["data"]["text/plain"]
+    assert view.log_panel.text() == ""
+
+
+def test_normalised_weighted_rules_weigh_meta_scores_of_teams():
+    from srdash.figures.sensitivity import Vocabulary
+
+    frame = pd.DataFrame({"participant_id": ["a", "b"], "hit_rate": [0.02, 0.2], "mrr": [0.002, 0.05],
+                          "mred_country": -0.005, "mred_track_popularity": -0.006, "mred_user_activity": -0.01,
+                          "mred_artist_popularity": -0.0037, "mred_gender": -0.001, "being_less_wrong": [0.4, 0.3],
+                          "latent_diversity": -0.3})
+    from srdash.judging.multiobjective import judge_submissions
+
+    rescorer = Rescorer.from_verdict(judge_submissions(frame, "evalrs2022"))
+    for words in (Vocabulary.of_rules(rescorer), Vocabulary.of_prediction_metrics(rescorer)):
+        assert (words.competitor, words.weighted) == ("team", "meta-score")
+        assert words.weights(3) == "3 weights, one per meta-score"
+        assert words.explanation == rescorer.what_is_weighted
+
+
+def test_figure_titles_fit_a_phone_and_the_colour_bar_title_stands_beside_it():
+    # A phone's plot is about 350 px wide: 46 characters of 15 px text (about 7 px each) fit; longer
+    # one-line titles were clipped at 390 px (seen in the browser tests' screenshots).
+    from srdash.figures.sensitivity import (bump_chart, kendall_tau_histogram, place_probability_heatmap,
+                                            ternary_winner_figure)
+
+    r = _harmonic("srbench2022")
+    probabilities = place_probabilities(r, samples=100)
+    figures = [bump_chart(weight_sweep(r, "accuracy", points=5)), place_probability_heatmap(probabilities),
+               kendall_tau_histogram(probabilities), ternary_winner_figure(ternary_winner_map(r, resolution=4))]
+    for figure in figures:
+        lines = figure.layout.title.text.split("<br>")
+        assert len(lines) == 2 and max(map(len, lines)) <= 46, lines
+        assert figure.layout.title.font.size == 15
+        assert figure.layout.margin.t >= 30 + 20 * len(lines)          # room for every line above the plot
+    assert figures[0].layout.title.text == "Places as the weight of Accuracy (test R²)<br>varies, the others fixed"
+    assert figures[1].layout.title.text == ("Place probabilities over 100 weight vectors<br>uniform on the simplex "
+                                            "(seed 0)")
+    assert figures[2].layout.title.text.startswith("Sampled rankings against the official one<br>Kendall τ: mean ")
+    assert figures[1].data[0].colorbar.title.side == "right"        # not above the bar, on its '100%' tick
+    assert figures[2].layout.xaxis.dtick == 0.5                     # five τ ticks, apart on a phone
+    assert figures[2].layout.xaxis.ticklen == 8                     # '−1' below the y axis' '0', not on it

@@ -134,7 +134,8 @@ class PredictionsDashboard(BackgroundApp):
         self.final_table.add_class("srdash-pred-final-panel")
         self.chart = FigurePanel(layout=widgets.Layout(width="100%"))
         self.chart.add_class("srdash-pred-chart")
-        self.chart_area = widgets.Box([self.chart], layout=widgets.Layout(min_width="420px", flex="1 1 auto"))
+        # 420 px wide when there is room, the window's width on a phone
+        self.chart_area = widgets.Box([self.chart], layout=widgets.Layout(flex="1 1 420px", min_width="0"))
         self.shakeup_table = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.rejected = widgets.HTML()
         self.rejected.add_class("srdash-pred-rejected-panel")
@@ -357,8 +358,11 @@ class PredictionsDashboard(BackgroundApp):
         if self.result is None or self.result.combined is None:
             return
         from srdash.apps.sensitivity import SensitivityView
+        from srdash.figures.sensitivity import Vocabulary
 
         with self._frozen():
-            view = SensitivityView(self.result.combined.rescorer("final"), samples=_SENSITIVITY_SAMPLES,
-                                   source="the combined final leaderboard")
+            rescorer = self.result.combined.rescorer("final")
+            # teams and metrics, not methods and datasets
+            view = SensitivityView(rescorer, samples=_SENSITIVITY_SAMPLES, source="the combined final leaderboard",
+                                   vocabulary=Vocabulary.of_prediction_metrics(rescorer))
         self.sensitivity_area.children = (view,)

@@ -24,12 +24,14 @@ import traitlets
 from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.figures.sensitivity import (
+    Vocabulary,
     alternatives_html,
     bump_chart,
     bump_chart_text,
     kendall_tau_histogram,
     leaderboard_html,
     place_probability_heatmap,
+    ternary_note,
     ternary_winner_figure,
     winning_weights_html,
 )
@@ -89,6 +91,12 @@ class SensitivityView(BackgroundApp):
         The competitors in current leaderboard order.
     busy : traitlet (bool)
         True while loading or sampling; the controls are frozen.
+    vocabulary : traitlet (Vocabulary or None)
+        The words of the view: what the competitors are and what each weight
+        weighs. None (the default): the rules' own (criteria of methods,
+        :meth:`Vocabulary.of_rules`); the predictions app passes
+        ``vocabulary=Vocabulary.of_prediction_metrics(rescorer)`` (metrics of
+        teams, no datasets).
 
     Examples
     --------
@@ -112,6 +120,8 @@ class SensitivityView(BackgroundApp):
     weights = traitlets.Tuple(help="Current weights, in rescorer.weight_names order.")
     swept = traitlets.Unicode("", help="The weight varied by the bump chart.")
     order = traitlets.Tuple(read_only=True, help="Competitors in current leaderboard order.")
+    vocabulary = traitlets.Instance(Vocabulary, allow_none=True,
+                                    help="What the competitors and the weights are called (None: the rules' words).")
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
                  seed: int = 0, source: str = "", display_timeout: float = 0.0,
@@ -256,6 +266,7 @@ class SensitivityView(BackgroundApp):
         if rescorer is None:
             return
         entity = rescorer.entity
+        words = self._words()
         rules = rescorer.rules
         n = len(rescorer.methods)
         self.title.value = f"<h2 style='margin:4px 0'>Weight sensitivity: {html_text(rules.title or rules.name)}</h2>"
@@ -264,10 +275,10 @@ class SensitivityView(BackgroundApp):
         fingerprint = rescorer.verdict.provenance.get("verdict_fingerprint", "")
         stamp = (f"<div class='srdash-fingerprint'>Official verdict fingerprint: <code class='srdash-fingerprint-value'>"
                  f"{html_text(fingerprint[:12])}</code></div>") if fingerprint else ""
-        self.status.value = (self._source_line + f"<div class='srdash-note'>{n} {entity}s, "
-                             f"{rescorer.n_weights} weight{'s' if rescorer.n_weights != 1 else ''}. Places: 1 = best.</div>"
+        self.status.value = (self._source_line + f"<div class='srdash-note'>{html_text(words.competitors(n))}, "
+                             f"{html_text(words.weights(rescorer.n_weights))}. Places: 1 = best.</div>"
                              + stamp + notes)
-        self.explanation.value = f"<div class='srdash-note'>{html_text(rescorer.what_is_weighted)}</div>"
+        self.explanation.value = f"<div class='srdash-note'>{html_text(words.explanation)}</div>"
         top = _SLIDER_SPAN * float(rescorer.official_weights.max())
         sliders = {}
         # One label width for every slider: equal weights sit at the same place (and the track stays on a
@@ -294,7 +305,10 @@ class SensitivityView(BackgroundApp):
         first = rescorer.weight_names[int(np.argmax(rescorer.official_weights))]
         sweep = weight_sweep(rescorer, first, points=_SWEEP_POINTS, maximum=top)
         # one FigureWidget, built with its data (changes made before display are lost)
-        self._bump = go.FigureWidget(bump_chart(sweep))
+        self._bump = go.FigureWidget(bump_chart(sweep).update_layout(autosize=True))
+        # follows the window's width when it changes (plotly's FigureWidget draws at its default 700 px
+        # before the page has laid it out, and does not look again until the window is resized)
+        self._bump._config = {"responsive": True, "displaylogo": False}
         self.bump_area.children = (self._bump,)
         with self.hold_trait_notifications():
             self.swept = first
@@ -304,8 +318,16 @@ class SensitivityView(BackgroundApp):
         if rescorer.n_weights == 3:
             self.ternary.show(ternary_winner_figure(ternary_winner_map(rescorer)))
         else:
-            self.ternary.message(f"The ternary winner map needs exactly three weights; these rules have "
-                                 f"{rescorer.n_weights}.")
+            self.ternary.message(ternary_note(rescorer.n_weights, words))
+
+    def _words(self) -> Vocabulary:
+        return self.vocabulary if self.vocabulary is not None else Vocabulary.of_rules(self.rescorer)
+
+    @traitlets.observe("vocabulary")
+    @logged("changing the words")
+    def _on_vocabulary_change(self, change) -> None:
+        if self.rescorer is not None:
+            self._on_rescorer_change({"new": self.rescorer})
 
     # ------------------------------------------------------------------ live re-scoring
 
@@ -349,14 +371,15 @@ class SensitivityView(BackgroundApp):
         rescorer = self.rescorer
         weights = rescorer.weights_from(list(self.weights))  # raises a clear error for all zeros
         board = rescorer.leaderboard(weights)
-        self.leaderboard.value = leaderboard_html(board, entity=rescorer.entity)
+        words = self._words()
+        self.leaderboard.value = leaderboard_html(board, entity=rescorer.entity, competitor=words.competitor)
         self.set_trait("order", tuple(board[rescorer.entity]))
         shares = weights / weights.sum()
         self.shares.value = ("<span class='srdash-note' style='color:#555'>shares: " + ", ".join(
             f"{html_text(label)} {share:.0%}" for label, share in zip(rescorer.weight_labels, shares)) + "</span>")
         self._update_bump(weights)
         self.alternatives.value = alternatives_html(irrelevant_alternatives(rescorer, weights=weights),
-                                                    entity=rescorer.entity)
+                                                    entity=words.competitor)
 
     def _update_bump(self, weights: np.ndarray) -> None:
         if self._bump is None:
@@ -420,7 +443,7 @@ class SensitivityView(BackgroundApp):
                 f"{html_text(' = '.join(map(str, official_winners)))} is first in {p_official:.0%} of them; "
                 f"most often first: {html_text(str(favourite[rescorer.entity]))} ({favourite['p_win']:.0%}). "
                 f"Kendall τ to the official ranking: mean {tau.mean() if len(tau) else float('nan'):.3f}.</div>")
-            self.heatmap.show(place_probability_heatmap(result))
+            self.heatmap.show(place_probability_heatmap(result, competitor=self._words().competitor))
             self.tau.show(kendall_tau_histogram(result))
 
     # ------------------------------------------------------------------ targeted search

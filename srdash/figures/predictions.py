@@ -5,7 +5,7 @@ shared by the predictions app (:class:`srdash.apps.predictions.PredictionsDashbo
 Team names, submission names and reasons come from competitors' files and are
 untrusted: every value is escaped (``html.escape``, quotes included), so a team
 called ``<b>x</b>`` is shown as those seven characters. The slope chart is
-:func:`srdash.judging.predictions.shakeup_figure`.
+:func:`shakeup_figure` (team names as plain text too).
 
 Examples
 --------
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import textwrap
 
 import pandas as pd
 
@@ -175,21 +176,28 @@ def shakeup_figure(result, *, title: str | None = None, height: int | None = Non
 
     Lines are green for teams that moved up, red for teams that moved down and
     grey for teams that kept their place; place 1 (the best) is at the top.
-    Team names are shown as plain text (HTML is escaped).
+    The teams are named beside the places, preliminary on the left and final on
+    the right (tick labels, so that plotly makes room for them): teams sharing a
+    place share one label (``a, b (2)``), long names are cut with '…' (the hover
+    shows them whole) and HTML in names is shown as text.
 
     Parameters
     ----------
     result : PredictionResult or CombinedLeaderboards
         One metric's shake-up, or the combined leaderboards' (several metrics).
     title : str, keyword-only
-        Default: "Shake-up: preliminary → final place (<metric>, rule '<rule>')"
-        (for combined leaderboards "(combined metrics, rule '<rule>')").
+        Default: "Shake-up: preliminary → final place", then on a second line
+        "(<metric>, <direction> is better; rule '<rule>')" (for combined
+        leaderboards "(combined metrics; rule '<rule>')").
     height : int, keyword-only
-        Figure height in pixels (default grows with the number of teams).
+        Figure height in pixels (default: 32 px per place plus the margins, at
+        least 300 px).
 
     Returns
     -------
     plotly.graph_objects.Figure
+        One line trace per group that has teams ('moved up', 'moved down',
+        'same place'), then an invisible trace holding the right-hand axis.
 
     Examples
     --------
@@ -200,17 +208,17 @@ def shakeup_figure(result, *, title: str | None = None, height: int | None = Non
     >>> result = score_submissions(listing, targets, metric="mae",
     ...                            predictions={"a.txt": [1, 3, 3, 5], "b.txt": [2, 2, 4, 4]})
     >>> figure = shakeup_figure(result)
-    >>> [trace.name for trace in figure.data]
+    >>> [trace.name for trace in figure.data if trace.showlegend is not False]
     ['moved up', 'moved down']
-    >>> figure.data[1].text[0]
-    '&lt;b&gt;a&lt;/b&gt; (1)'
+    >>> list(figure.layout.yaxis.ticktext), list(figure.layout.yaxis2.ticktext)
+    (['&lt;b&gt;a&lt;/b&gt; (1)', 'b (2)'], ['(1) b', '(2) &lt;b&gt;a&lt;/b&gt;'])
     """
     import plotly.graph_objects as go
 
     from srdash.judging.predictions import CombinedLeaderboards
 
     shake = result.shakeup
-    n_teams = len(shake)
+    n_places = int(max(shake["preliminary_place"].max(), shake["final_place"].max())) if len(shake) else 1
     figure = go.Figure()
     groups = (("moved up", shake["change"] > 0, "#2ca02c"), ("moved down", shake["change"] < 0, "#d62728"),
               ("same place", shake["change"] == 0, "#7f7f7f"))
@@ -218,36 +226,84 @@ def shakeup_figure(result, *, title: str | None = None, height: int | None = Non
         part = shake[mask.to_numpy()]
         if part.empty:
             continue
-        x, y, text, custom, positions = [], [], [], [], []
+        x, y, custom = [], [], []
         for team, p_place, f_place, p_score, f_score in zip(part["team"], part["preliminary_place"],
                                                             part["final_place"], part["preliminary_score"],
                                                             part["final_score"]):
             label = plotly_text(team)
+            p_place, f_place = int(p_place), int(f_place)
             x += ["preliminary", "final", None]
             y += [p_place, f_place, None]
-            text += [f"{label} ({p_place})", f"{label} ({f_place})", ""]
-            positions += ["middle left", "middle right", "middle right"]
-            custom += [[label, p_place, f_place, _score_text(p_score)], [label, p_place, f_place,
-                                                                          _score_text(f_score)], [""] * 4]
+            custom += [[label, p_place, f_place, _score_text(p_score)],
+                       [label, p_place, f_place, _score_text(f_score)], [""] * 4]
         figure.add_trace(go.Scatter(
-            x=x, y=y, text=text, customdata=custom, mode="lines+markers+text", name=name,
-            textposition=positions, line={"color": colour, "width": 2}, marker={"size": 8, "color": colour},
+            x=x, y=y, customdata=custom, mode="lines+markers", name=name,
+            line={"color": colour, "width": 2}, marker={"size": 8, "color": colour},
             hovertemplate="%{customdata[0]}<br>place %{customdata[1]} → %{customdata[2]}<br>"
                           "score %{customdata[3]}<extra></extra>",
         ))
-    if isinstance(result, CombinedLeaderboards):
-        what = "combined metrics"
-    else:
-        what = f"{result.metric.label}, {result.metric.direction} is better"
+    # The right-hand axis (final places) is drawn only if a trace uses it.
+    figure.add_trace(go.Scatter(x=["final"] * len(shake), y=shake["final_place"].astype(int).tolist(), yaxis="y2",
+                                mode="markers", marker={"opacity": 0}, showlegend=False, hoverinfo="skip"))
+    if title is None:
+        if isinstance(result, CombinedLeaderboards):
+            what = "combined metrics"
+        else:
+            what = f"{result.metric.label}, {result.metric.direction} is better"
+        title = "Shake-up: preliminary → final place<br>" + "<br>".join(
+            textwrap.wrap(plotly_text(f"({what}; rule '{result.rule}')"), _TITLE_LINE, break_long_words=False))
+    places = {"range": [n_places + 0.5, 0.5], "zeroline": False, "showgrid": True, "fixedrange": True,
+              "automargin": True, "tickfont": {"size": 12}, "ticks": ""}
+    preliminary = _place_labels(shake["team"], shake["preliminary_place"], place_first=False)
+    final = _place_labels(shake["team"], shake["final_place"], place_first=True)
     figure.update_layout(
-        title=title if title is not None else
-        f"Shake-up: preliminary → final place ({what}; rule '{result.rule}')",
-        height=height if height is not None else max(300, 60 + 28 * n_teams),
-        showlegend=True, template="plotly_white", margin={"l": 160, "r": 160},
+        title={"text": title, "font": {"size": 15}, "x": 0.5, "xanchor": "center"},
+        height=height if height is not None else max(300, _TOP + _BOTTOM + _PLACE_HEIGHT * n_places),
+        template="plotly_white", margin={"l": 10, "r": 10, "t": _TOP, "b": _BOTTOM},
+        # below the plot, centred: it never takes width from the names on either side
+        showlegend=True, legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": 0, "yref": "container",
+                                 "yanchor": "bottom"},
+        xaxis={"type": "category", "categoryorder": "array", "categoryarray": ["preliminary", "final"],
+               "range": [-0.15, 1.15], "fixedrange": True, "title": None, "automargin": True},
+        yaxis={**places, "tickvals": list(preliminary), "ticktext": list(preliminary.values())},
+        yaxis2={**places, "tickvals": list(final), "ticktext": list(final.values()), "overlaying": "y",
+                "side": "right", "matches": "y", "showgrid": False},
     )
-    figure.update_xaxes(type="category", categoryorder="array", categoryarray=["preliminary", "final"], title=None)
-    figure.update_yaxes(autorange="reversed", title="place (1 = best)", dtick=1, zeroline=False)
     return figure
+
+
+# Layout of the slope chart: pixels per place and the margins above (two-line title) and below (the place
+# columns' names and the legend); names are cut to this many characters (the hover shows them whole).
+_PLACE_HEIGHT = 32
+_TOP = 80
+_BOTTOM = 70
+_TITLE_LINE = 40
+_NAME_LENGTH = 20
+
+
+def _place_labels(teams: pd.Series, places: pd.Series, *, place_first: bool) -> dict[int, str]:
+    """One escaped label per place: the teams at that place (tied teams share it), and the place."""
+    labels = {}
+    for place, names in pd.DataFrame({"team": teams.astype(str), "place": places.astype(int)}).groupby(
+            "place", sort=True)["team"]:
+        shown = _joined(sorted(names))
+        labels[int(place)] = f"({place}) {shown}" if place_first else f"{shown} ({place})"
+    return labels
+
+
+def _joined(names: list[str]) -> str:
+    """Names joined with ', ' within about _NAME_LENGTH characters, then '+N' for the others; escaped."""
+    cut = [name if len(name) <= _NAME_LENGTH else name[:_NAME_LENGTH - 1] + "…" for name in names]
+    shown = [cut[0]]
+    for name in cut[1:]:
+        longer = ", ".join(shown + [name])
+        # the last name is shown when it takes no more room than ' +1 more' would
+        last = len(shown) == len(cut) - 1 and len(longer) <= len(", ".join(shown)) + len(" +1 more")
+        if len(longer) > _NAME_LENGTH and not last:
+            break
+        shown.append(name)
+    rest = len(names) - len(shown)
+    return plotly_text(", ".join(shown)) + (f" +{rest} more" if rest else "")
 
 
 def _score_text(score: float) -> str:

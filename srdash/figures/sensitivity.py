@@ -28,6 +28,8 @@ True
 
 from __future__ import annotations
 
+import textwrap
+from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
@@ -35,9 +37,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from srdash.figures.escape import html_text
-from srdash.analysis.sensitivity import PlaceProbabilities, TernaryMap, WeightSweep, WinningWeights
+from srdash.analysis.sensitivity import PlaceProbabilities, Rescorer, TernaryMap, WeightSweep, WinningWeights
 
 __all__ = [
+    "Vocabulary",
     "bump_chart",
     "bump_chart_text",
     "place_probability_heatmap",
@@ -48,6 +51,7 @@ __all__ = [
     "winning_weights_html",
     "short_name",
     "colour_of",
+    "ternary_note",
 ]
 
 # One small style block, scoped by class, shared by the tables below.
@@ -55,6 +59,9 @@ _TABLE_STYLE = ("<style>.srdash-sensitivity-table{border-collapse:collapse;font-
                 ".srdash-sensitivity-table th,.srdash-sensitivity-table td{padding:3px 10px;text-align:left;"
                 "border-bottom:1px solid #e5e5e5}.srdash-sensitivity-table td.number{text-align:right;"
                 "font-variant-numeric:tabular-nums}</style>")
+# Titles are cut into lines of at most this many characters (a phone's width at 15 px), in this font size.
+_TITLE_LINE = 46
+_TITLE_SIZE = 15
 # Above this many cells the heatmap shows values on hover only.
 _MAX_ANNOTATED_CELLS = 400
 _LABEL_LENGTH = 24
@@ -62,6 +69,91 @@ _LABEL_LENGTH = 24
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
             "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
             "#e6550d", "#31a354", "#756bb1", "#636363")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The words of a weight-sensitivity analysis: what the competitors are and what each weight weighs.
+
+    The numbers do not depend on them; the text does. A ranking competition's
+    rules weigh criteria of methods over datasets (:meth:`of_rules`, the
+    default); a prediction competition's combined leaderboard weighs metrics
+    of teams, and has no datasets (:meth:`of_prediction_metrics`).
+
+    Attributes
+    ----------
+    competitor : str
+        One competitor ('method', 'team').
+    weighted : str
+        What one weight weighs ('criterion', 'metric', 'meta-score').
+    explanation : str
+        One sentence saying what the weights weigh.
+
+    Examples
+    --------
+    >>> from srdash.demo.examples import example_rescorer
+    >>> words = Vocabulary.of_rules(example_rescorer())
+    >>> words.competitor, words.weighted, words.competitors(3), words.competitors(1)
+    ('method', 'criterion', '3 methods', '1 method')
+    >>> words.weights(2)
+    '2 weights, one per criterion'
+    """
+
+    competitor: str = "method"
+    weighted: str = "criterion"
+    explanation: str = ""
+
+    @classmethod
+    def of_rules(cls, rescorer: Rescorer) -> "Vocabulary":
+        """The words of the rules themselves: criteria (or meta-scores) of the rescorer's competitors."""
+        return cls(competitor=rescorer.entity, weighted="meta-score" if rescorer.linear else "criterion",
+                   explanation=rescorer.what_is_weighted)
+
+    @classmethod
+    def of_prediction_metrics(cls, rescorer: Rescorer) -> "Vocabulary":
+        """The words of a prediction competition's combined leaderboard: teams, and one weight per metric
+        (or per meta-score, for normalised-weighted rules).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from srdash.judging.predictions import Targets, score_submissions
+        >>> targets = Targets.from_arrays([0.0] * 2, ["preliminary", "final"])
+        >>> listing = pd.DataFrame({"team": ["a", "b"], "file": ["a", "b"]})
+        >>> result = score_submissions(listing, targets, metric="rmse", extra_metrics=["mae"],
+        ...                            predictions={"a": [0, 1], "b": [1, 0]})
+        >>> words = Vocabulary.of_prediction_metrics(result.combined.rescorer("final"))
+        >>> words.competitors(2), words.weights(2)
+        ('2 teams', '2 weights, one per metric')
+        >>> print(words.explanation)
+        The weights are the metrics' weights in the harmonic mean of each team's ranks on the metrics (ranks: 1 = worst, K = best, K = the number of teams).
+        """
+        if rescorer.linear:
+            return cls(competitor="team", weighted="meta-score", explanation=rescorer.what_is_weighted)
+        return cls(competitor="team", weighted="metric",
+                   explanation="The weights are the metrics' weights in the harmonic mean of each team's ranks on "
+                               "the metrics (ranks: 1 = worst, K = best, K = the number of teams).")
+
+    def competitors(self, n: int) -> str:
+        """'3 teams', '1 team'."""
+        return f"{n} {self.competitor}{'s' if n != 1 else ''}"
+
+    def weights(self, n: int) -> str:
+        """'2 weights, one per metric'."""
+        return f"{n} weight{'s' if n != 1 else ''}, one per {self.weighted}"
+
+
+def ternary_note(n_weights: int, words: Vocabulary) -> str:
+    """Why there is no ternary winner map (it is drawn for exactly three weights), in plain words.
+
+    Examples
+    --------
+    >>> ternary_note(2, Vocabulary(competitor="team", weighted="metric"))
+    'No winner map here: it shows the shares of exactly three weights on a triangle, and there are 2 weights, one per metric. The place probabilities above cover every share.'
+    """
+    return (f"No winner map here: it shows the shares of exactly three weights on a triangle, and there "
+            f"{'is' if n_weights == 1 else 'are'} {words.weights(n_weights)}. The place probabilities above cover "
+            "every share.")
 
 
 def short_name(name: object, *, limit: int = _LABEL_LENGTH) -> str:
@@ -80,6 +172,25 @@ def short_name(name: object, *, limit: int = _LABEL_LENGTH) -> str:
     return html_text(text)
 
 
+def _title(text: str) -> dict:
+    """A figure title (see :func:`_wrapped`), in _TITLE_SIZE px."""
+    return {"text": _wrapped(*text.split("<br>")), "font": {"size": _TITLE_SIZE}}
+
+
+def _wrapped(*parts: str) -> str:
+    """Each part on its own lines (``<br>``) of at most _TITLE_LINE characters.
+
+    The parts are already escaped; an escape (``&lt;``) has no space, so it is never cut.
+    """
+    return "<br>".join(line for part in parts
+                       for line in textwrap.wrap(part, _TITLE_LINE, break_long_words=False, break_on_hyphens=False))
+
+
+def _top_margin(title: dict) -> int:
+    """Room above the plot for the title's lines."""
+    return 30 + 20 * (title["text"].count("<br>") + 1)
+
+
 def colour_of(index: int) -> str:
     """The colour of the competitor at ``index`` (in :attr:`Rescorer.methods` order).
 
@@ -94,7 +205,7 @@ def colour_of(index: int) -> str:
 def bump_chart_text(sweep: WeightSweep) -> tuple[str, str]:
     """The bump chart's title and x-axis title (escaped), for in-place updates of its layout."""
     label = html_text(sweep.weight_label)
-    return f"Places as the weight of {label} varies (others fixed)", f"weight of {label}"
+    return _wrapped(f"Places as the weight of {label}", "varies, the others fixed"), f"weight of {label}"
 
 
 def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
@@ -131,20 +242,29 @@ def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
             line={"color": colour_of(i), "width": 2},
             hovertemplate=f"{html_text(str(method))}<br>weight %{{x:.3g}}: place %{{y}}<extra></extra>"))
     default_title, x_title = bump_chart_text(sweep)
+    heading = _title(title or default_title)
     fig.update_layout(
-        title=title or default_title,
+        title=heading,
         xaxis={"title": x_title, "range": [sweep.values[0], sweep.values[-1]]},
         # reversed, fixed range: place 1 on top, no empty place 0
         yaxis={"title": "place (1 = best)", "range": [n + 0.5, 0.5], "dtick": 1 if n <= 25 else 5},
         shapes=[{"type": "line", "x0": sweep.current, "x1": sweep.current, "yref": "paper", "y0": 0, "y1": 1,
                  "line": {"color": "black", "dash": "dot", "width": 1}}],
-        hovermode="closest", margin={"l": 60, "r": 20, "t": 60, "b": 50}, height=420,
+        hovermode="closest", margin={"l": 60, "r": 20, "t": _top_margin(heading), "b": 50}, height=420,
         showlegend=n <= 30, template="plotly_white")
     return fig
 
 
-def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str | None = None) -> go.Figure:
+def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str | None = None,
+                              competitor: str | None = None) -> go.Figure:
     """Probability of each place (columns) for each competitor (rows, official order).
+
+    Parameters
+    ----------
+    probabilities : PlaceProbabilities
+    title : str, optional
+    competitor : str, optional
+        What the competitors are called on the axis (default: ``probabilities.entity``).
 
     Returns
     -------
@@ -170,15 +290,20 @@ def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str |
         text = [[f"{v:.0%}" if v >= 0.005 else "" for v in row] for row in z]
     fig = go.Figure(go.Heatmap(
         z=z, x=list(range(1, n + 1)), y=labels, text=text, texttemplate="%{text}" if text else None,
-        colorscale="Blues", zmin=0, zmax=1, colorbar={"title": "probability", "tickformat": ".0%"},
+        colorscale="Blues", zmin=0, zmax=1,
+        # the title beside the bar, not above it, where it met the '100%' tick
+        colorbar={"title": {"text": "probability", "side": "right"}, "tickformat": ".0%", "thickness": 15},
         customdata=np.array(names)[:, None].repeat(n, axis=1),
         hovertemplate="%{customdata}<br>place %{x}: %{z:.1%}<extra></extra>"))
+    heading = _title(title or (f"Place probabilities over {probabilities.samples:,} weight vectors<br>uniform on "
+                               f"the simplex (seed {probabilities.seed})"))
     fig.update_layout(
-        title=title or (f"Place probabilities over {probabilities.samples:,} weight vectors uniform on the simplex "
-                        f"(seed {probabilities.seed})"),
+        title=heading,
         xaxis={"title": "place (1 = best)", "dtick": 1 if n <= 25 else 5},
-        yaxis={"title": f"{probabilities.entity} (official place)", "autorange": "reversed"},
-        height=max(300, 60 + 22 * n), margin={"l": 200, "r": 20, "t": 60, "b": 50}, template="plotly_white")
+        yaxis={"title": f"{html_text(competitor or probabilities.entity)} (official place)", "autorange": "reversed"},
+        height=max(300, _top_margin(heading) + 50 + 28 * n),
+        margin={"l": 20, "r": 20, "t": _top_margin(heading), "b": 50}, template="plotly_white")
+    fig.update_yaxes(automargin=True)   # room for the competitors' names, however long (cut at 24 characters)
     return fig
 
 
@@ -199,11 +324,15 @@ def kendall_tau_histogram(probabilities: PlaceProbabilities, *, title: str | Non
     fig = go.Figure(go.Histogram(x=tau, xbins={"start": -1, "end": 1.0001, "size": 0.05},
                                  marker={"color": "#3182bd"},
                                  hovertemplate="tau %{x}: %{y} samples<extra></extra>"))
+    heading = _title(title or f"Sampled rankings against the official one<br>Kendall τ: {summary}")
     fig.update_layout(
-        title=title or f"Kendall τ of the sampled rankings to the official one ({summary})",
-        xaxis={"title": "Kendall τ-b (1 = same order as official)", "range": [-1.02, 1.02]},
-        yaxis={"title": "weight vectors"}, height=300, bargap=0.05, template="plotly_white",
-        margin={"l": 60, "r": 20, "t": 60, "b": 50})
+        title=heading,
+        # ticks every 0.5: five labels fit a phone's width
+        # (ticks outside: the '−1' label clear of the y axis' '0')
+        xaxis={"title": "Kendall τ-b (1 = same order as official)", "range": [-1.02, 1.02], "dtick": 0.5,
+               "ticks": "outside", "ticklen": 8, "tickcolor": "rgba(0,0,0,0)"},
+        yaxis={"title": "weight vectors"}, height=260 + _top_margin(heading), bargap=0.05, template="plotly_white",
+        margin={"l": 60, "r": 20, "t": _top_margin(heading), "b": 50})
     return fig
 
 
@@ -235,19 +364,24 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
         name="official weights", marker={"size": 16, "symbol": "star", "color": "black"},
         hovertemplate=f"official weights<br>winner: {html_text(tmap.official_winner)}<extra></extra>"))
     share = tmap.share(tmap.official_winner)
+    heading = _title(title or (f"Winner over all weights<br>(official winner {short_name(tmap.official_winner)} "
+                               f"wins on {share:.0%} of the simplex)"))
     fig.update_layout(
-        title=title or (f"Winner over all weights (official winner {short_name(tmap.official_winner)} "
-                        f"wins on {share:.0%} of the simplex)"),
+        title=heading,
         ternary={"aaxis": {"title": a_label}, "baxis": {"title": b_label}, "caxis": {"title": c_label}},
-        height=480, margin={"l": 40, "r": 40, "t": 70, "b": 40}, template="plotly_white")
+        height=480, margin={"l": 40, "r": 40, "t": _top_margin(heading) + 30, "b": 40}, template="plotly_white")
     return fig
 
 
 # --------------------------------------------------------------------------- tables
 
 
-def leaderboard_html(board: pd.DataFrame, *, entity: str = "method", decimals: int = 4) -> str:
+def leaderboard_html(board: pd.DataFrame, *, entity: str = "method", competitor: str | None = None,
+                     decimals: int = 4) -> str:
     """The re-scored leaderboard (from :meth:`Rescorer.leaderboard`) as an HTML table.
+
+    ``entity`` is the column naming the competitors; ``competitor`` what the
+    heading calls them (default: ``entity``).
 
     Each row carries ``data-name`` (the escaped competitor) so tests and
     styles can find it; a place change against the official verdict is shown
@@ -264,7 +398,8 @@ def leaderboard_html(board: pd.DataFrame, *, entity: str = "method", decimals: i
                     f'<td class="number">{row["score"]:.{decimals}f}</td>'
                     f'<td class="number">{int(row["official_place"])}</td><td>{arrow}</td></tr>')
     return (_TABLE_STYLE + '<table class="srdash-sensitivity-table srdash-sensitivity-leaderboard">'
-            f'<thead><tr><th>Place</th><th>{entity.capitalize()}</th><th>Score</th><th>Official place</th>'
+            f'<thead><tr><th>Place</th><th>{html_text((competitor or entity).capitalize())}</th><th>Score</th>'
+            '<th>Official place</th>'
             '<th>Change</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
             '<p style="font-size:smaller">Place 1 = best; higher score is better; equal scores share a place.</p>')
 

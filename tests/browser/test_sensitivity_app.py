@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 import pytest
-from voila_server import plot_title
+from voila_server import PLOT, figure_text_problems, plot_title
 
 pytestmark = pytest.mark.browser
 
@@ -106,5 +106,56 @@ def test_moving_a_weight_slider_changes_the_leaderboard_order(app_url, browser, 
         print(f"screenshot: {folder / 'sensitivity-after-slider.png'}")
         assert not errors, errors
         assert [url for url in failed if not OFFLINE_OK.search(url)] == []
+    finally:
+        context.close()
+
+
+# What must not run past the window: tables (unless they scroll inside a panel that fits), panels, controls.
+LAYOUT_PROBLEMS_JS = """() => {
+  const problems = [];
+  const width = document.documentElement.clientWidth;
+  const scrollsInside = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const style = getComputedStyle(p);
+      if (['auto', 'scroll'].includes(style.overflowX)) return p.getBoundingClientRect().right <= width + 1;
+    }
+    return false;
+  };
+  document.querySelectorAll('.srdash-sensitivity table, .srdash-sensitivity .widget-box, '
+                            + '.srdash-sensitivity button, .srdash-sensitivity .widget-slider').forEach((el, i) => {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > width + 1 && !scrollsInside(el))
+      problems.push(`${el.tagName.toLowerCase()}.${el.className.split(' ').slice(-1)[0]} ${i} runs past the window (${Math.round(r.right)} > ${width})`);
+  });
+  return problems;
+}"""
+# The bump chart (a FigureWidget) is drawn at plotly's default 700 px on a phone: see test_predictions_app.py's
+# strict xfail test_the_bump_chart_fits_a_phone.
+BUMP_CHART = "('Places as the weight of"
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_view_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_text(app_url, browser, tmp_path, width):
+    # tall: the lab template scrolls inside its own container, so the full-page screenshot is the viewport
+    context = browser.new_context(viewport={"width": width, "height": 4000})
+    page = context.new_page()
+    try:
+        page.goto(app_url, timeout=120_000)
+        expect(page.locator(".srdash-sensitivity-leaderboard tbody tr")).to_have_count(3, timeout=120_000)
+        expect(plot_title(page, "Place probabilities over 2,000")).to_be_visible(timeout=60_000)
+        expect(plot_title(page, "Kendall τ")).to_be_visible(timeout=60_000)
+        expect(page.locator(PLOT)).to_have_count(3)     # bump chart, heatmap, tau (two weights: no ternary map)
+        # two criteria: a plain note instead of the ternary map
+        expect(page.locator(".srdash-sensitivity")).to_contain_text(
+            "No winner map here: it shows the shares of exactly three weights on a triangle, and there are "
+            "2 weights, one per criterion.")
+        page.wait_for_timeout(1000)                       # plotly's responsive resize
+        folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path)
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"sensitivity-{width}px.png"), full_page=True)
+        print(f"screenshot: {folder / f'sensitivity-{width}px.png'}")
+        problems = page.evaluate(LAYOUT_PROBLEMS_JS) + figure_text_problems(page)
+        assert [p for p in problems if BUMP_CHART not in p] == [], "\n".join(problems)
+        expect(page.locator(".srdash-log")).not_to_contain_text("Error")
     finally:
         context.close()
