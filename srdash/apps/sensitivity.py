@@ -43,7 +43,8 @@ from srdash.analysis.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, logged
+from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, WindowResize,
+                                logged)
 
 __all__ = ["SensitivityView"]
 
@@ -307,9 +308,10 @@ class SensitivityView(BackgroundApp):
         # one FigureWidget, built with its data (changes made before display are lost)
         self._bump = go.FigureWidget(bump_chart(sweep).update_layout(autosize=True))
         # follows the window's width when it changes (plotly's FigureWidget draws at its default 700 px
-        # before the page has laid it out, and does not look again until the window is resized)
+        # before the page has laid it out, and does not look again until the window is resized):
+        # WindowResize tells it once it is on the page
         self._bump._config = {"responsive": True, "displaylogo": False}
-        self.bump_area.children = (self._bump,)
+        self.bump_area.children = (self._bump, WindowResize())
         with self.hold_trait_notifications():
             self.swept = first
             self.weights = tuple(float(w) for w in rescorer.official_weights)
