@@ -275,6 +275,12 @@ def test_search_reports_none_for_a_dominated_method():
     answer = find_winning_weights(r, "c", samples=500)
     assert answer.status == "impossible" and answer.exists is False and answer.weights is None
     assert "'a' ranks at least as high on every dataset and criterion" in answer.explanation
+    # a prediction competition's teams are ranked on metrics: no datasets in the explanation
+    import dataclasses
+
+    teams = dataclasses.replace(r, entity="team")
+    answer = find_winning_weights(teams, "c", samples=500)
+    assert "'a' ranks at least as high on every metric, so" in answer.explanation
 
 
 def test_search_on_a_bigger_competition_is_confirmed_by_judging_again():

@@ -998,9 +998,11 @@ def _winning_weights_search(rescorer: Rescorer, index: int, official: np.ndarray
             best_lead = float(max(margins.max(), lead))
             rival = _dominator(rescorer, index)
             if rival is not None:
+                # a prediction competition's teams are ranked on metrics, with no datasets
+                where = "every metric" if rescorer.entity == "team" else "every dataset and criterion"
                 return WinningWeights(method, "impossible", None, best_lead, approach,
-                                      f"No weights make '{method}' win: '{rival}' ranks at least as high on every "
-                                      "dataset and criterion, so it scores at least as high under any weights.")
+                                      f"No weights make '{method}' win: '{rival}' ranks at least as high on "
+                                      f"{where}, so it scores at least as high under any weights.")
             return WinningWeights(method, "not found", None, best_lead, approach,
                                   f"The search found no weights under which '{method}' wins (best lead "
                                   f"{best_lead:.4g}). This is a search, not a proof.")
