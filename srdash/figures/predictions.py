@@ -38,7 +38,7 @@ _STYLE = """<style>
 vertical-align:top}
 .srdash-pred-table th{background:#f3f3f3}
 .srdash-pred-table td.number{text-align:right;font-variant-numeric:tabular-nums}
-.srdash-pred-caption{font-weight:600;margin:6px 0 2px 0}
+.srdash-pred-caption{font-weight:600;margin:6px 0 2px 0;white-space:normal;position:sticky;left:0}
 </style>"""
 # Columns every leaderboard has, in this order; others (metric values, ranks) follow the score.
 _FIRST = ("place", "team", "score")

@@ -24,13 +24,15 @@ import re
 import signal
 import subprocess
 import sys
+import threading
+import time
 import urllib.request
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from srdash.apps.server import free_port, wait_until_ready
+from srdash.apps.server import free_port
 from voila_server import CHROMIUM, PLOT, VoilaServer, figure_text_problems, plot_title
 from srdash.judging.trust import TrustStore
 
@@ -310,8 +312,16 @@ def test_listening_elsewhere_requires_the_token(competition, tmp_path):
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True)
     base = f"http://127.0.0.2:{port}/"
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(line.decode() for line in process.stdout), daemon=True)
+    reader.start()
     try:
-        wait_until_ready(base, timeout=120, process=process)
+        # Wait for srdash to announce the link (not only for the server to answer: a SIGTERM sent before
+        # srdash's own readiness check has passed stops it before it prints the link).
+        deadline = time.monotonic() + 120
+        while not any(line.startswith("Trust review for eve:") for line in lines):
+            assert process.poll() is None and time.monotonic() < deadline, "".join(lines)
+            time.sleep(0.1)
         with urllib.request.urlopen(base, timeout=30) as response:      # redirected to the login page
             assert "login" in response.url
         with urllib.request.urlopen(base + "?token=s3cret-token", timeout=60) as response:
@@ -322,11 +332,12 @@ def test_listening_elsewhere_requires_the_token(competition, tmp_path):
     finally:
         process.send_signal(signal.SIGTERM)
         try:
-            output, _ = process.communicate(timeout=30)
+            process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
-            output, _ = process.communicate()
-    assert f"Trust review for eve: {base}?token=s3cret-token" in output.decode()
+            process.wait()
+        reader.join(timeout=30)
+    assert f"Trust review for eve: {base}?token=s3cret-token" in "".join(lines)
 
 
 # --------------------------------------------------------------------------- seven models in one view
