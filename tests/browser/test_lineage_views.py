@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import time
+
 import pandas as pd
 import pytest
 
@@ -107,6 +109,9 @@ def test_the_terminal_shows_srdash_lines_not_voila_warnings(server, app_url, bro
         expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=180_000)
     finally:
         context.close()
+    deadline = time.monotonic() + 60   # srdash announces the link once its own readiness check has passed
+    while "srdash dashboard: http://127.0.0.1:" not in server.log() and time.monotonic() < deadline:
+        time.sleep(0.1)
     log = server.log()
     assert "srdash dashboard: http://127.0.0.1:" in log
     assert "WARNING" not in log and "not trusted" not in log and "without encryption" not in log, log
