@@ -4,7 +4,6 @@ in the real dashboard (`srdash serve`, Voilà) and in the offline report, in hea
 from __future__ import annotations
 
 import re
-
 import time
 
 import pandas as pd
