@@ -319,3 +319,13 @@ def test_the_dashboard_figure_titles_fit_a_phone(verdict, runs):
         assert "<br>" not in title.text and len(title.text) <= TITLE_WIDTH, title.text
         assert all(len(line) <= SUBTITLE_WIDTH for line in title.subtitle.text.split("<br>"))
         assert figure.layout.margin.t >= 70  # room for the title and its subtitle
+
+
+def test_simplicity_curve_markers_at_one_point_all_stay_visible():
+    # a, b and c have the same median model size (5 components): drawn as concentric markers, the
+    # first largest, so none hides the others; d elsewhere keeps the full size
+    runs = pd.DataFrame({"method": ["a", "b", "c", "d"], "components": [5, 5, 5, 9]})
+    figure = simplicity_curve(runs, max_components=10)
+    sizes = {trace.name: trace.marker.size for trace in figure.data[1:]}
+    assert sizes == {"a": 19, "b": 13, "c": 7, "d": 19}
+    assert len({trace.marker.symbol for trace in figure.data[1:4]}) == 3
