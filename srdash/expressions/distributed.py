@@ -48,19 +48,18 @@ srdash.errors.SrdashError: The Dask scheduler address must look like tcp://HOST:
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
 import threading
 import time
 import uuid
-from typing import Callable, Hashable, Iterator, Mapping, MutableMapping
+from typing import Callable, Hashable, Iterator, Mapping
 
 from srdash.expressions._timelimit import DEFAULT_MEMORY_LIMIT, TaskResult, WorkerPool
 from srdash.errors import SrdashError
 
-__all__ = ["SCHEDULER_VARIABLE", "DaskWorkerPool", "resolve_scheduler", "scheduler_setting"]
+__all__ = ["SCHEDULER_VARIABLE", "DaskWorkerPool", "resolve_scheduler"]
 
 #: Environment variable holding the scheduler address when none is given.
 SCHEDULER_VARIABLE = "SRDASH_SCHEDULER"
@@ -115,49 +114,6 @@ def resolve_scheduler(scheduler=None, *, environ: Mapping[str, str] | None = Non
         raise SrdashError(f"The Dask scheduler address must look like tcp://HOST:PORT (for example "
                           f"tcp://10.0.0.5:8786). Got {scheduler!r}{origin}.")
     return address
-
-
-@contextlib.contextmanager
-def scheduler_setting(scheduler: str | None, *, environ: MutableMapping[str, str] | None = None):
-    """Use ``scheduler`` for the simplifications run inside the ``with`` block.
-
-    For callers that cannot pass a scheduler down (:func:`srdash.judging.pipeline.prepare_runs`,
-    :func:`srdash.judging.properties.property_scores`): :func:`srdash.expressions.complexity_table`
-    reads ``SRDASH_SCHEDULER`` when it is given none, so this sets that variable
-    (after checking the address) and restores it on exit. Meant for one-shot
-    processes such as the command line; None changes nothing.
-
-    Raises
-    ------
-    SrdashError
-        When the address does not look like ``tcp://HOST:PORT``.
-
-    Examples
-    --------
-    >>> env = {}
-    >>> with scheduler_setting("tcp://10.0.0.5:8786", environ=env):
-    ...     env[SCHEDULER_VARIABLE]
-    'tcp://10.0.0.5:8786'
-    >>> env
-    {}
-    """
-    if scheduler is None:
-        yield
-        return
-    target = os.environ if environ is None else environ
-    checked = resolve_scheduler(scheduler)
-    if not isinstance(checked, str):
-        raise SrdashError(f"scheduler_setting() takes an address such as tcp://HOST:PORT. "
-                          f"Got {type(scheduler).__name__}.")
-    previous = target.get(SCHEDULER_VARIABLE)
-    target[SCHEDULER_VARIABLE] = checked
-    try:
-        yield
-    finally:
-        if previous is None:
-            target.pop(SCHEDULER_VARIABLE, None)
-        else:
-            target[SCHEDULER_VARIABLE] = previous
 
 
 def _import_distributed():

@@ -95,7 +95,7 @@ class Simplification:
 
     def options(self) -> dict[str, Any]:
         """Keyword options of :func:`srdash.judging.pipeline.prepare_runs`."""
-        return {"timeout": self.timeout, "jobs": self.jobs, "cache": self.cache}
+        return {"timeout": self.timeout, "jobs": self.jobs, "cache": self.cache, "scheduler": self.scheduler}
 
     def open_cache(self):
         """One :class:`srdash.expressions.cache.ResultCache` for every step (it counts what it answered),

@@ -53,6 +53,7 @@ def prepare_runs(
     timeout: float = 10.0,
     jobs: int = 1,
     cache=None,
+    scheduler=None,
     progress: Callable[[int, int, dict], None] | None = None,
 ) -> pd.DataFrame:
     """Add the model-derived columns to the per-run table.
@@ -73,6 +74,9 @@ def prepare_runs(
         Worker processes for the simplifications.
     cache : path, False or None
         Complexity cache (None: the default cache; False: none).
+    scheduler : str, distributed.Client or None
+        Simplify on this Dask scheduler's workers (see
+        :func:`srdash.expressions.complexity_table`; None: as that function decides).
     progress : callable, optional
         Called as ``progress(done, total, counts_by_status)``.
 
@@ -106,7 +110,8 @@ def prepare_runs(
         models = table.loc[to_simplify, "model"]
         features = [results.features.get(d) or None for d in table.loc[to_simplify, "dataset"]]
         computed = expressions.complexity_table(
-            models, features=features, timeout=timeout, jobs=jobs, cache=cache, progress=progress
+            models, features=features, timeout=timeout, jobs=jobs, cache=cache, progress=progress,
+            scheduler=scheduler,
         )
         for column in ("components", "simplicity", "simplified", "status", "reason", "features_used"):
             out.loc[to_simplify, column] = computed[column].to_numpy()
@@ -149,6 +154,7 @@ def prepare_track(
     timeout: float = 10.0,
     jobs: int = 1,
     cache=None,
+    scheduler=None,
     progress: Callable[[int, int, dict], None] | None = None,
     stage: Callable[[str], None] | None = None,
 ) -> PreparedTrack:
@@ -180,13 +186,13 @@ def prepare_track(
     from srdash.judging.properties import property_scores, with_property
 
     say = stage or (lambda text: None)
-    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
+    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler, progress=progress)
     say("Evaluating the models on the datasets")
     evaluation = evaluate_runs(runs, descriptions, cache=cache)
     merged = merge_metrics(runs, evaluation)
     say("Checking exact re-discovery")
     scores = property_scores(merged.runs, descriptions, evaluation=evaluation, timeout=timeout, jobs=jobs,
-                             cache=cache, progress=progress)
+                             cache=cache, scheduler=scheduler, progress=progress)
     judged = with_property(merged.runs, scores)
     problems = pd.concat([evaluation.problems, merged.problems, scores.problems, judged.problems],
                          ignore_index=True)
@@ -310,7 +316,7 @@ def score(
         The prepared per-run table (re-judge it with other rules cheaply).
     """
     results = load_results(source, datasets=datasets)
-    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
+    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler, progress=progress)
     verdict = judge(runs, load_rules(rules))
     return verdict.with_provenance(**input_hashes(results.sources)), runs
 
@@ -545,8 +551,6 @@ def prepare_competition(
     -------
     PreparedCompetition
     """
-    from srdash.expressions.distributed import scheduler_setting
-
     say = stage or (lambda text: None)
     rules = competition.rules
     if rules.rule_kind.judges_submissions:
@@ -562,16 +566,15 @@ def prepare_competition(
         results, qualification, filtered = qualified_competition_results(competition, stage=say, cache=cache)
         options = {**competition.simplification.options(), "cache": cache}
         track_problems = properties = None
-        with scheduler_setting(competition.simplification.scheduler):
-            say(f"Simplifying models ({len(results.table)})")
-            if competition.descriptions is not None:
-                from srdash.io.datasets import load_dataset_table
+        say(f"Simplifying models ({len(results.table)})")
+        if competition.descriptions is not None:
+            from srdash.io.datasets import load_dataset_table
 
-                track = prepare_track(results, load_dataset_table(competition.descriptions), progress=progress,
-                                      stage=say, **options)
-                runs, track_problems, properties = track.runs, track.problems, track.scores
-            else:
-                runs = prepare_runs(results, progress=progress, **options)
+            track = prepare_track(results, load_dataset_table(competition.descriptions), progress=progress,
+                                  stage=say, **options)
+            runs, track_problems, properties = track.runs, track.problems, track.scores
+        else:
+            runs = prepare_runs(results, progress=progress, **options)
     finally:
         if cache is not False:
             cache.close()

@@ -255,6 +255,7 @@ def property_scores(
     timeout: float = 10.0,
     jobs: int = 1,
     cache=None,
+    scheduler=None,
     progress: Callable[[int, int, dict], None] | None = None,
 ) -> PropertyScores:
     """Score every run's property on the datasets of a dataset table.
@@ -279,10 +280,10 @@ def property_scores(
         (exact datasets always report the share of runs).
     timeout : float
         Hard time limit in seconds of every symbolic step.
-    jobs, cache
+    jobs, cache, scheduler
         Passed to :func:`srdash.expressions.complexity_table` for the models
         that need simplifying; ``cache`` also keeps the equivalence verdicts
-        (:func:`srdash.expressions.equivalence_table`).
+        (:func:`srdash.expressions.equivalence_table`, local workers).
     progress : callable, optional
         ``progress(done, total, counts)`` while checking equivalences (one
         check per distinct model of an exact dataset).
@@ -339,7 +340,7 @@ def property_scores(
     exact_rows = (kinds == "exact").to_numpy()
     # One simplification pass for every model whose features or simplified form are needed.
     simplification = _simplified_models(scored, np.flatnonzero(feature_rows | exact_rows), datasets,
-                                        timeout=timeout, jobs=jobs, cache=cache)
+                                        timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler)
     if feature_rows.any():
         _score_features(scored, out, feature_rows, datasets, simplification, problems=problems)
     if exact_rows.any():
@@ -366,7 +367,7 @@ def _score_name(spec: DatasetSpec, feature_score: str | None) -> str:
     return DEFAULT_SCORES[spec.property]
 
 
-def _simplified_models(scored, positions, datasets, *, timeout, jobs, cache):
+def _simplified_models(scored, positions, datasets, *, timeout, jobs, cache, scheduler=None):
     """Features used and simplified text of the models at ``positions``: ({pos: names}, {pos: text}, {pos: reason}).
 
     Models already simplified by :func:`srdash.judging.pipeline.prepare_runs` (status ``ok``)
@@ -393,7 +394,7 @@ def _simplified_models(scored, positions, datasets, *, timeout, jobs, cache):
 
         computed = complexity_table(scored.loc[todo, "model"],
                                     features=[datasets[d].features for d in scored.loc[todo, "dataset"]],
-                                    timeout=timeout, jobs=jobs, cache=cache)
+                                    timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler)
         for position, (_, row) in zip(todo, computed.iterrows()):
             if row["status"] == "ok":
                 used[position] = _names(row["features_used"])
