@@ -316,7 +316,7 @@ def score(
         The prepared per-run table (re-judge it with other rules cheaply).
     """
     results = load_results(source, datasets=datasets)
-    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler, progress=progress)
+    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
     verdict = judge(runs, load_rules(rules))
     return verdict.with_provenance(**input_hashes(results.sources)), runs
 

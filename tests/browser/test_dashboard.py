@@ -7,7 +7,6 @@ Set SRDASH_SCREENSHOT_DIR to keep the full-page screenshots somewhere.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 
 from srdash.demo.competition import HOSTILE_MODEL
 from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
-from voila_server import PLOT, figure_text_problems, plot_title
+from voila_server import PLOT, figure_text_problems, plot_title, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -54,15 +53,6 @@ def page(browser, dashboard_url, page_state):
     context.close()
 
 
-def _screenshot(page, screenshot_dir: Path, name: str) -> Path:
-    folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or screenshot_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    print(f"screenshot: {path}")
-    return path
-
-
 def test_leaderboard_shows_methods_and_scores(page):
     board = page.locator("table.srdash-leaderboard")
     expect(board.locator(".srdash-method", has_text="ExactSR")).to_be_visible()
@@ -88,7 +78,7 @@ def test_heatmap_and_simplicity_curve_are_drawn(page, screenshot_dir):
         timeout=60_000)
     # GreedyGP has no result on exact_formula_hard: a grey DNF cell with its label
     expect(page.locator(f"{PLOT} .heatmaplayer text", has_text="DNF").first).to_be_attached()
-    _screenshot(page, screenshot_dir, "dashboard-median")
+    screenshot(page, screenshot_dir, "dashboard-median")
 
 
 def test_problems_panel_lists_the_hostile_model_as_text(page, page_state):
@@ -124,7 +114,7 @@ def test_changing_the_aggregation_changes_the_leaderboard(page, screenshot_dir):
         "runs combined by the mean (the rules say: the median)")
     expect(board).not_to_have_text(before_board)
     assert scores.all_inner_texts() != before_scores
-    _screenshot(page, screenshot_dir, "dashboard-mean")
+    screenshot(page, screenshot_dir, "dashboard-mean")
 
     page.locator(".srdash-aggregation").get_by_role("button", name="median", exact=True).click()
     expect(board).to_have_text(before_board, timeout=30_000)
@@ -143,7 +133,7 @@ def test_the_dashboard_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlappin
         expect(plot_title(page, "Dataset score")).to_be_visible(timeout=60_000)
         expect(plot_title(page, "Simplicity of each")).to_be_visible(timeout=60_000)
         page.wait_for_timeout(1000)                       # plotly's responsive resize
-        _screenshot(page, screenshot_dir, f"dashboard-{width}px")
+        screenshot(page, screenshot_dir, f"dashboard-{width}px")
         assert figure_text_problems(page) == []
     finally:
         context.close()
@@ -166,7 +156,7 @@ def test_property_view_shows_the_ground_truth_and_the_verdicts(page, screenshot_
     truth = exact.locator("p").first
     typeset = truth.locator("mjx-container, .MathJax").count()
     assert typeset >= 1 or "x_{1} x_{2}" in truth.inner_text()
-    _screenshot(page, screenshot_dir, "dashboard-properties")
+    screenshot(page, screenshot_dir, "dashboard-properties")
 
 
 def test_qualification_view_names_the_baseline_and_who_failed(page, screenshot_dir):
@@ -176,4 +166,4 @@ def test_qualification_view_names_the_baseline_and_who_failed(page, screenshot_d
     failed = page.locator(".srdash-qualification tr", has_text="MeanBaseline")
     expect(failed).to_contain_text("not qualified")
     expect(page.locator(".srdash-qualification tr", has_text="ExactSR")).to_contain_text("qualified")
-    _screenshot(page, screenshot_dir, "dashboard-qualification")
+    screenshot(page, screenshot_dir, "dashboard-qualification")

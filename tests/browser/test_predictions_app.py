@@ -19,12 +19,10 @@ and ranked by MAE alone the final leaderboard is a (1.5), c (1.75), <b>x</b> (2)
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
-from voila_server import PLOT, figure_text_problems, plot_title
+from voila_server import PLOT, figure_text_problems, layout_problems, plot_title, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -101,10 +99,7 @@ def test_predictions_app_shows_leaderboards_shakeup_and_rejections(app_url, brow
         expect(plot_title(page, "(MAE, lower is better; rule 'last')")).to_be_visible(timeout=30_000)
         expect(page.locator(".srdash-log")).not_to_contain_text("Error")
 
-        folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path)
-        folder.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(folder / "predictions-app.png"), full_page=True)
-        print(f"screenshot: {folder / 'predictions-app.png'}")
+        screenshot(page, tmp_path, "predictions-app")
         assert not errors, errors
         assert [url for url in failed if not OFFLINE_OK.search(url)] == []
     finally:
@@ -136,38 +131,8 @@ def test_redrawing_the_chart_leaves_one_chart_in_its_panel(app_url, browser):
 
 # What must not run past the window: the tables (unless they scroll inside a panel that fits), the app's
 # panels, buttons and sliders.
-LAYOUT_PROBLEMS_JS = """() => {
-  const problems = [];
-  const width = document.documentElement.clientWidth;
-  const scrollsInside = (el) => {
-    for (let p = el.parentElement; p; p = p.parentElement) {
-      const style = getComputedStyle(p);
-      if (['auto', 'scroll'].includes(style.overflowX)) return p.getBoundingClientRect().right <= width + 1;
-    }
-    return false;
-  };
-  document.querySelectorAll('.srdash-predictions table, .srdash-sensitivity table').forEach((table, i) => {
-    const r = table.getBoundingClientRect();
-    if (r.width > 0 && r.right > width + 1 && !scrollsInside(table))
-      problems.push(`table ${i} ('${table.className}') runs past the window (${Math.round(r.right)} > ${width})`);
-  });
-  document.querySelectorAll('.srdash-predictions .widget-box, .srdash-predictions .jp-OutputArea, '
-                            + '.srdash-predictions button, .srdash-predictions .widget-slider').forEach((box, i) => {
-    const r = box.getBoundingClientRect();
-    if (r.width > 0 && r.right > width + 1 && !scrollsInside(box))
-      problems.push(`${box.className.split(' ').slice(-1)[0]} ${i} runs past the window (${Math.round(r.right)} > ${width})`);
-  });
-  return problems;
-}"""
-
-
-def _screenshot(page, tmp_path, name: str) -> Path:
-    folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    print(f"screenshot: {path}")
-    return path
+LAYOUT = ('.srdash-predictions table, .srdash-sensitivity table, .srdash-predictions .widget-box, '
+          '.srdash-predictions .jp-OutputArea, .srdash-predictions button, .srdash-predictions .widget-slider')
 
 
 @pytest.mark.parametrize("width", [1400, 390])
@@ -186,8 +151,8 @@ def test_the_predictions_app_at_a_wide_screen_and_a_phone_has_no_clipped_or_over
         expect(plot_title(page, "Kendall τ")).to_be_visible(timeout=60_000)
         expect(page.locator(PLOT)).to_have_count(4)
         page.wait_for_timeout(1000)                       # plotly's responsive resize
-        _screenshot(page, tmp_path, f"predictions-{width}px")
-        problems = page.evaluate(LAYOUT_PROBLEMS_JS) + figure_text_problems(page)
+        screenshot(page, tmp_path, f"predictions-{width}px")
+        problems = layout_problems(page, LAYOUT) + figure_text_problems(page)
         # the bump chart (a FigureWidget) included: it was drawn at plotly's default 700 px on a phone
         # (it looks at its container again only on a window resize, which srdash.apps.panels.WindowResize sends)
         assert problems == [], "\n".join(problems)

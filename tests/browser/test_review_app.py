@@ -33,7 +33,7 @@ import pandas as pd
 import pytest
 
 from srdash.apps.server import free_port
-from voila_server import CHROMIUM, PLOT, VoilaServer, figure_text_problems, plot_title
+from voila_server import CHROMIUM, PLOT, VoilaServer, figure_text_problems, plot_title, screenshot
 from srdash.judging.trust import TrustStore
 
 # No retry: a page that misses a card is a real failure (the review builds its widgets
@@ -165,15 +165,6 @@ def go_to(page, dataset: str) -> None:
     wait_for_cards(page)
 
 
-def screenshot(page, tmp_path_factory, name: str) -> Path:
-    folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path_factory.getbasetemp() / "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    print(f"screenshot: {path}")
-    return path
-
-
 # --------------------------------------------------------------------------- the tests
 
 
@@ -207,7 +198,7 @@ def test_ann_ranks_both_datasets_and_a_reload_keeps_them(servers, competition, c
         if dataset == "d1":
             expect(plot_title(page, "Over time (test data)").first).to_be_visible(
                 timeout=60_000)
-            screenshot(page, tmp_path_factory, "review-ann-d1")
+            screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-ann-d1")
     expect(page.get_by_text("All 2 datasets reviewed")).to_be_visible()
 
     page.reload()
@@ -285,10 +276,8 @@ def test_hostile_model_and_names_are_shown_as_text_and_the_leaderboard_follows_t
                                                     f" — {HOSTILE_METHOD}")
     expect(page.locator(".srdash-card select").first).to_be_disabled()
     expect(page.get_by_role("button", name="Methods revealed (review closed)")).to_be_disabled()
-    screenshot(page, tmp_path_factory, "review-organiser")
-    panel = page.locator(".srdash-organiser")
-    panel.screenshot(path=str(screenshot(page, tmp_path_factory, "review-organiser").with_name(
-        "review-organiser-panel.png")))
+    shot = screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-organiser")
+    page.locator(".srdash-organiser").screenshot(path=str(shot.with_name("review-organiser-panel.png")))
     assert page.evaluate("() => window.pwned") is None and not state.get("dialogs")
     failed = [url for url in state.get("failed", []) if not _OFFLINE_OK.search(url)]
     assert not failed, failed
@@ -416,7 +405,7 @@ def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(serve
         expect(cards.nth(i).locator("text=✓ saved")).to_be_visible(timeout=30_000)
     expect(page.get_by_text("every model has a value")).to_be_visible()
     expect(page.get_by_text("All 1 datasets reviewed")).to_be_visible()
-    screenshot(page, tmp_path_factory, "review-seven-overview")
+    screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-seven-overview")
     page.reload()
     wait_for_cards(page, 7)
     expect(page.locator(".srdash-rank-row")).to_have_count(7)
@@ -475,7 +464,7 @@ def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the
     page.wait_for_timeout(500)
     with TrustStore(seven["store"], read_only=True) as store:
         assert store.closed is None
-    screenshot(page, tmp_path_factory, "review-seven-organiser")
+    screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-seven-organiser")
     confirm.fill("REVEAL")
     expect(reveal).to_be_enabled()
     reveal.click()
@@ -531,7 +520,7 @@ def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_t
         # d1: two figures on each of the three honest cards (mallory's model has no predictions)
         expect(page.locator(PLOT)).to_have_count(6, timeout=60_000)
         page.wait_for_timeout(1000)                       # plotly's responsive resize
-        screenshot(page, tmp_path_factory, f"review-{width}px")
+        screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", f"review-{width}px")
         assert page.evaluate(CARD_PROBLEMS_JS) == []
         assert figure_text_problems(page) == []
     finally:

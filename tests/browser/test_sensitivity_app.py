@@ -16,12 +16,10 @@ A (1.3 / 0.6333 = 2.05), C (2), B (1.3 / 1.1 = 1.18) -> A first.
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
-from voila_server import PLOT, figure_text_problems, plot_title
+from voila_server import PLOT, figure_text_problems, layout_problems, plot_title, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -100,10 +98,7 @@ def test_moving_a_weight_slider_changes_the_leaderboard_order(app_url, browser, 
         expect(plot_title(page, "weight of Property")).to_be_visible()
         expect(page.locator(".srdash-log")).not_to_contain_text("Error")
 
-        folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path)
-        folder.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(folder / "sensitivity-after-slider.png"), full_page=True)
-        print(f"screenshot: {folder / 'sensitivity-after-slider.png'}")
+        screenshot(page, tmp_path, "sensitivity-after-slider")
         assert not errors, errors
         assert [url for url in failed if not OFFLINE_OK.search(url)] == []
     finally:
@@ -111,24 +106,9 @@ def test_moving_a_weight_slider_changes_the_leaderboard_order(app_url, browser, 
 
 
 # What must not run past the window: tables (unless they scroll inside a panel that fits), panels, controls.
-LAYOUT_PROBLEMS_JS = """() => {
-  const problems = [];
-  const width = document.documentElement.clientWidth;
-  const scrollsInside = (el) => {
-    for (let p = el.parentElement; p; p = p.parentElement) {
-      const style = getComputedStyle(p);
-      if (['auto', 'scroll'].includes(style.overflowX)) return p.getBoundingClientRect().right <= width + 1;
-    }
-    return false;
-  };
-  document.querySelectorAll('.srdash-sensitivity table, .srdash-sensitivity .widget-box, '
-                            + '.srdash-sensitivity button, .srdash-sensitivity .widget-slider').forEach((el, i) => {
-    const r = el.getBoundingClientRect();
-    if (r.width > 0 && r.right > width + 1 && !scrollsInside(el))
-      problems.push(`${el.tagName.toLowerCase()}.${el.className.split(' ').slice(-1)[0]} ${i} runs past the window (${Math.round(r.right)} > ${width})`);
-  });
-  return problems;
-}"""
+LAYOUT = ('.srdash-sensitivity table, .srdash-sensitivity .widget-box, .srdash-sensitivity button, '
+          '.srdash-sensitivity .widget-slider')
+
 @pytest.mark.parametrize("width", [1400, 390])
 def test_the_view_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_text(app_url, browser, tmp_path, width):
     # tall: the lab template scrolls inside its own container, so the full-page screenshot is the viewport
@@ -145,11 +125,8 @@ def test_the_view_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_tex
             "No winner map here: it shows the shares of exactly three weights on a triangle, and there are "
             "2 weights, one per criterion.")
         page.wait_for_timeout(1000)                       # plotly's responsive resize
-        folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or tmp_path)
-        folder.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(folder / f"sensitivity-{width}px.png"), full_page=True)
-        print(f"screenshot: {folder / f'sensitivity-{width}px.png'}")
-        problems = page.evaluate(LAYOUT_PROBLEMS_JS) + figure_text_problems(page)
+        screenshot(page, tmp_path, f"sensitivity-{width}px")
+        problems = layout_problems(page, LAYOUT) + figure_text_problems(page)
         assert problems == [], "\n".join(problems)
         expect(page.locator(".srdash-log")).not_to_contain_text("Error")
     finally:

@@ -6,7 +6,8 @@ cache and Jupyter folders, waits until Voilà answers, and stops it with
 SIGTERM (Voilà then shuts its kernels down) or kills the whole tree with
 SIGKILL. The ``start_server`` fixture (conftest.py) stops what a module started.
 
-:data:`PLOT` and :func:`plot_title` find an app's plotly figures.
+:data:`PLOT` and :func:`plot_title` find an app's plotly figures; :func:`figure_text_problems`
+and :func:`layout_problems` check what a screenshot test looks at; :func:`screenshot` keeps one.
 """
 
 from __future__ import annotations
@@ -91,6 +92,40 @@ def figure_text_problems(page) -> list[str]:
     responsive resize (about a second after the figures appear) before asking.
     """
     return page.evaluate(FIGURE_TEXT_PROBLEMS_JS, _FIGURE_TEXT)
+
+
+LAYOUT_PROBLEMS_JS = """(selector) => {
+  const problems = [];
+  const width = document.documentElement.clientWidth;
+  const scrollsInside = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const style = getComputedStyle(p);
+      if (['auto', 'scroll'].includes(style.overflowX)) return p.getBoundingClientRect().right <= width + 1;
+    }
+    return false;
+  };
+  document.querySelectorAll(selector).forEach((el, i) => {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > width + 1 && !scrollsInside(el))
+      problems.push(`${el.tagName.toLowerCase()}.${el.className.split(' ').slice(-1)[0]} ${i} runs past the window (${Math.round(r.right)} > ${width})`);
+  });
+  return problems;
+}"""
+
+
+def layout_problems(page, selector: str) -> list[str]:
+    """Elements matching ``selector`` that run past the window, unless they scroll inside a panel that fits."""
+    return page.evaluate(LAYOUT_PROBLEMS_JS, selector)
+
+
+def screenshot(page, folder, name: str) -> Path:
+    """A full-page screenshot ``name``.png in $SRDASH_SCREENSHOT_DIR (else ``folder``); its path is printed."""
+    folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    return path
 
 
 class VoilaServer:
