@@ -59,7 +59,7 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
     """
     table = fronts.table
     y_name, x_name = fronts.names
-    x, y = table[x_name].to_numpy(dtype=float), table[y_name].to_numpy(dtype=float)
+    x = table[x_name].to_numpy(dtype=float)
     if log_size is None:
         positive = x[np.isfinite(x) & (x > 0)]
         log_size = fronts.space == "value" and positive.size > 0 and positive.max() / positive.min() > 100
