@@ -255,7 +255,7 @@ def test_from_environment_reads_the_serialised_competition(runs, tmp_path):
     app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])   # what the browser sends
     assert app.wait(60)
     assert app.verdict.rules.name == "srbench2022-as-run"
-    assert app._competition.simplification.options() == {"jobs": 2, "timeout": 2.5, "cache": None}
+    assert app._competition.simplification.options() == {"jobs": 2, "timeout": 2.5, "cache": None, "scheduler": None}
     assert app.result.fingerprint == judge_competition(competition).fingerprint  # the one pipeline's verdict
 
 
