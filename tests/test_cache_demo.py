@@ -115,6 +115,30 @@ def test_the_shipped_results_are_for_this_sympy():
     assert set(kinds) == {"complexity", "equivalence", "evaluation"}
 
 
+def test_the_shipped_demo_files_are_what_the_generator_writes(demo_files):
+    # The demo opens without generating its files (2 s of scikit-learn): srdash ships the generator's output for
+    # seed 0. The generator must still write exactly those bytes (else: python -m srdash.demo.prepared).
+    from srdash.demo.prepared import shipped_demo_files
+
+    names, files = shipped_demo_files()
+    assert names == {name: path.name for name, path in demo_files.items()}
+    for name, path in demo_files.items():
+        assert files[path.name] == path.read_bytes(), f"{path.name} differs from the shipped copy"
+
+
+def test_a_fresh_demo_is_written_from_the_shipped_files(tmp_path, monkeypatch):
+    from srdash.demo import competition as demo
+
+    def no_generation(*args, **kwargs):
+        raise AssertionError("the demo was generated although its files are shipped")
+
+    monkeypatch.setattr(demo, "write_demo", no_generation)
+    paths = cached_demo(cache_dir=tmp_path)
+    table = pd.read_csv(paths["results"])
+    assert len(table) == 684 and table["method"].nunique() == 7  # the demo: 7 methods, 10 datasets
+    assert sorted(table["dataset"].unique())[0] == "exact_formula_easier"
+
+
 def test_a_recomputed_sample_equals_the_shipped_results(tmp_path, demo_files, monkeypatch):
     from srdash.io.datasets import load_dataset_table
     from srdash.judging.evaluation import evaluate_runs

@@ -227,8 +227,15 @@ def test_the_provenance_says_how_many_results_came_from_the_cache(folder):
                   "model": ["x1 + 1", "x1*x1 + x1"]}).to_csv(folder / "models.csv", index=False)
     competition = competition_from_options(folder / "models.csv", cache=str(folder / "cache.sqlite"), jobs=1)
     cold = judge_competition(competition)
-    warm = judge_competition(competition)
+    whole = judge_competition(competition)  # the whole prepared competition is reused (srdash.judging.snapshot)
+    from srdash.expressions.cache import ResultCache
+    from srdash.judging.snapshot import snapshot_key
+
+    with ResultCache(folder / "cache.sqlite") as cache:
+        cache.forget_snapshot(snapshot_key(competition))
+    warm = judge_competition(competition)  # without it: every model from the cache's rows
     assert (cold.provenance["cache_hits"], cold.provenance["cache_misses"]) == ("0", "2")
+    assert "reused" in whole.provenance["cache_snapshot"] and "cache_hits" not in whole.provenance
     assert (warm.provenance["cache_hits"], warm.provenance["cache_misses"]) == ("2", "0")
     assert warm.provenance["cache_hits:complexity"] == "2 of 2"
-    assert warm.fingerprint == cold.fingerprint
+    assert warm.fingerprint == whole.fingerprint == cold.fingerprint

@@ -31,7 +31,7 @@ def served(monkeypatch):
     calls = []
 
     def fake_serve(command, env, *, url, announce, **kwargs):
-        calls.append({"command": list(command), "env": dict(env), "url": url})
+        calls.append({"command": list(command), "env": dict(env), "url": url, "started": kwargs.get("started")})
         return 0
 
     monkeypatch.setattr(app, "serve_dashboard", fake_serve)
@@ -64,6 +64,32 @@ def test_help_explains_inputs_outputs_and_defaults():
         assert expected in text, expected
 
 
+def test_no_preheat_serves_without_a_waiting_kernel(served):
+    assert CliRunner().invoke(main, ["serve", "--port", "8999", "--no-preheat"]).exit_code == 0
+    assert not any("preheat" in part for part in served[0]["command"])
+
+
+def test_serve_prepares_the_competition_once_for_every_visitor(served, results_csv, monkeypatch):
+    # Once Voilà has started, `srdash serve` prepares the competition in a thread of its own; the visitors'
+    # kernels then read it whole from the cache (srdash.judging.snapshot) instead of preparing it again.
+    import threading
+
+    from srdash.judging.competition import competition_from_json
+    from srdash.judging.pipeline import prepared_from_snapshot
+
+    result = CliRunner().invoke(main, ["serve", str(results_csv), "--port", "8999"])
+    assert result.exit_code == 0, result.output
+    (call,) = served
+    competition = competition_from_json(call["env"]["SRDASH_COMPETITION"])
+    assert prepared_from_snapshot(competition) is None  # nothing before Voilà starts
+    call["started"]()
+    for thread in threading.enumerate():
+        if thread.name == "srdash-prepare-for-visitors":
+            thread.join(60)
+    found = prepared_from_snapshot(competition)
+    assert found is not None and list(found.prepared.runs["method"]) == ["a", "b"]
+
+
 def test_serve_is_listed_in_the_main_help():
     assert "serve" in CliRunner().invoke(main, ["--help"]).output
 
@@ -77,7 +103,8 @@ def test_the_demo_is_served_on_localhost(served):
     assert command[1:3] == ["-m", "voila"] and command[3] == str(app.notebook_path())
     assert "--no-browser" in command and "--port=8999" in command
     assert "--Voila.ip=127.0.0.1" in command and not any("0.0.0.0" in part for part in command)
-    assert not any("preheat" in part for part in command)
+    # one kernel that has already opened the dashboard waits for the next visitor
+    assert "--preheat_kernel=True" in command and "--VoilaConfiguration.default_pool_size=1" in command
     competition = competition_of(call)  # no input: the demo's competition file
     assert competition.source.endswith("competition.toml") and competition.rules.name == "srbench2022"
     assert competition.qualification is not None and competition.descriptions is not None

@@ -294,3 +294,17 @@ def test_cd_diagram_escapes_method_names():
     labels = [a.text for a in critical_difference_figure(significance(scores)).layout.annotations]
     assert any(text.startswith("&lt;b&gt;evil&lt;/b&gt;") for text in labels)
     assert not any("<b>evil" in text for text in labels)
+
+
+@pytest.mark.parametrize("k", [2, 3, 7, 10, 21, 40])
+def test_studentized_range_matches_scipy(k):
+    # srdash integrates the range distribution itself (scipy.stats costs the dashboard 0.5 s of import);
+    # it must agree with scipy's studentized_range (df = inf) in absolute terms and in the tails.
+    from scipy import stats
+
+    from srdash.analysis.significance import _studentized_range_isf, studentized_range_sf
+
+    for q in (0.05, 0.5, 1.0, 2.0, 3.0, 4.5, 6.0, 8.0):
+        expected = stats.studentized_range.sf(q, k, np.inf)
+        assert studentized_range_sf(q, k) == pytest.approx(expected, rel=1e-6, abs=1e-12)
+    assert _studentized_range_isf(0.05, k) == pytest.approx(stats.studentized_range.ppf(0.95, k, np.inf), abs=1e-9)

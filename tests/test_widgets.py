@@ -305,8 +305,12 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
                       "Rank uncertainty and significance", "Audit a published table",
                       "SRBench views: Pareto front, performance profiles, pairwise tests"]
     assert all(isinstance(child, ipywidgets.HTML) for child in app.more.children)  # nothing computed yet
+    shown = []  # what the accordion shows while a view is built: a note saying so, then the view
+    app.more.observe(lambda change: shown.append(getattr(change["new"][0], "value", "")), names="children")
     app.more.selected_index = 0
-    assert "place (score)" in app.more.children[0].value
+    assert shown[0] == ("<div class='srdash-note srdash-computing'>Computing the rules compared: published, "
+                        "as run, draft view…</div>")
+    assert "place (score)" in shown[-1] and "place (score)" in app.more.children[0].value
     app.more.selected_index = 1
     view = app.more.children[1]
     assert type(view).__name__ == "SensitivityView"

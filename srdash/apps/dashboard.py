@@ -91,6 +91,11 @@ def _section(title: str, *children: widgets.Widget, note: str = "") -> widgets.V
     return widgets.VBox([widgets.HTML(header), *children])
 
 
+#: Seconds a served dashboard waits for another process (``srdash serve``) that is preparing its
+#: competition, to show it at once from the snapshot rather than prepare it in the background.
+SERVED_SNAPSHOT_WAIT = 15.0
+
+
 class Dashboard(BackgroundApp):
     """Leaderboard, per-dataset ranks, simplicity curve and problems of a competition.
 
@@ -132,6 +137,12 @@ class Dashboard(BackgroundApp):
         warnings) instead of excluding them.
     display_timeout : float
         See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
+    snapshot_wait : float
+        A competition whose preparation is in the cache is shown at once (see
+        :meth:`start`). When another process is preparing it right now (``srdash
+        serve`` does, while Voilà starts), wait up to this many seconds for it
+        first (0, the default: do not wait; served pages wait
+        :data:`SERVED_SNAPSHOT_WAIT`).
 
     Attributes
     ----------
@@ -190,6 +201,7 @@ class Dashboard(BackgroundApp):
         qualification_data=None,
         keep_unqualified: bool = False,
         display_timeout: float = 0.0,
+        snapshot_wait: float = 0.0,
         competition=None,
         **kwargs,
     ):
@@ -222,6 +234,7 @@ class Dashboard(BackgroundApp):
         self._replacing_criteria = False
         self._judging = threading.RLock()  # the background thread and callbacks both judge
         self._init_app(display_timeout=display_timeout)
+        self._snapshot_wait = float(snapshot_wait)
         self._constructed = time.monotonic()
         self.timings: dict[str, float] = {}
 
@@ -357,6 +370,7 @@ class Dashboard(BackgroundApp):
 
         env = os.environ if environ is None else environ
         kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+        kwargs.setdefault("snapshot_wait", SERVED_SNAPSHOT_WAIT)
         text = env.get("SRDASH_COMPETITION", "").strip()
         if text:
             return cls.from_competition(competition_from_json(text), **kwargs)
@@ -371,6 +385,11 @@ class Dashboard(BackgroundApp):
     def start(self) -> None:
         """Prepare the runs (load, simplify every model) in a background thread.
 
+        A competition whose whole preparation is in the cache (see
+        :mod:`srdash.judging.snapshot`) is shown at once instead, before this
+        returns: a re-opened page, or any visitor of a served competition
+        after the first, waits for no background work.
+
         Raises
         ------
         SrdashError
@@ -380,7 +399,30 @@ class Dashboard(BackgroundApp):
             raise SrdashError("The runs are already being prepared; wait for the progress bar to finish.")
         if self._results is None:
             raise SrdashError("This dashboard has no results to prepare; pass results= or runs=.")
+        if self._competition is not None and self._show_snapshot():
+            return
         self._start_background(self._prepare_in_background, name="srdash-prepare")
+
+    def _show_snapshot(self) -> bool:
+        """Show the competition from its snapshot, in this thread; False when there is none."""
+        from srdash.judging import snapshot
+        from srdash.judging.pipeline import prepared_from_snapshot
+
+        try:
+            found = prepared_from_snapshot(self._competition, wait=self._snapshot_wait)
+        except Exception:  # noqa: BLE001 - no usable snapshot: prepare in the background as usual
+            return False
+        if found is None:
+            return False
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            snapshot.replay_warnings(found.warnings)
+        self._log_notes(caught)
+        self.timings["load"] = 0.0
+        self.timings["prepare"] = found.seconds
+        self._apply_prepared(found.prepared)
+        self._finish_ready(f"prepared competition read in {found.seconds:.2f} s")
+        return True
 
     def _prepare_in_background(self) -> None:
         # Warnings printed from this thread would land under the notebook cell, in
@@ -389,9 +431,20 @@ class Dashboard(BackgroundApp):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             self._prepare()
+        self._log_notes(caught)
+
+    def _log_notes(self, caught) -> None:
         counted = collections.Counter(f"{w.category.__name__}: {w.message}" for w in caught)
         for text, n in counted.items():
             self.log_panel.info(f"Note while preparing the results: {text}" + (f" (x{n})" if n > 1 else ""))
+
+    def _finish_ready(self, what: str) -> None:
+        runs = self.runs
+        self.timings["ready"] = time.monotonic() - self._constructed
+        counts = runs["status"].value_counts().to_dict() if "status" in runs.columns else {}
+        listed = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        self.progress.finish(f"Ready in {self.timings['ready']:.1f} s: {len(runs)} runs ({listed}); {what}, "
+                             f"judging {self.timings.get('judge', 0.0):.2f} s.")
 
     def _prepare_competition(self) -> None:
         """The competition's expensive work, through the one pipeline (srdash.judging.pipeline)."""
@@ -404,6 +457,9 @@ class Dashboard(BackgroundApp):
         self.timings["prepare"] = time.monotonic() - started
         self.progress.stage("Judging…")
         self._work.page_displayed()  # what follows changes the page (and builds widgets)
+        self._apply_prepared(prepared)
+
+    def _apply_prepared(self, prepared) -> None:
         self._prepared = prepared
         if prepared.qualification is not None:
             self._show_qualification(prepared.qualification, prepared.filtered)
@@ -416,13 +472,7 @@ class Dashboard(BackgroundApp):
         try:
             if self._competition is not None:
                 self._prepare_competition()
-                runs = self.runs
-                self.timings["ready"] = time.monotonic() - self._constructed
-                counts = runs["status"].value_counts().to_dict() if "status" in runs.columns else {}
-                listed = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-                self.progress.finish(
-                    f"Ready in {self.timings['ready']:.1f} s: {len(runs)} runs ({listed}); models "
-                    f"{self.timings['prepare']:.1f} s, judging {self.timings.get('judge', 0.0):.2f} s.")
+                self._finish_ready(f"models {self.timings['prepare']:.1f} s")
                 return
             if callable(self._results):
                 self.progress.stage("Loading the results…")
@@ -534,7 +584,7 @@ class Dashboard(BackgroundApp):
             return
         self._request_rejudge()
         if "components" in runs.columns:
-            self.curve.show(simplicity_curve(runs))
+            self._show_figure(self.curve, simplicity_curve(runs), drawing="Drawing the simplicity curve…")
         else:
             self.curve.message("No model sizes ('components') in the input: no simplicity curve.")
 
@@ -612,7 +662,8 @@ class Dashboard(BackgroundApp):
     def _show_heatmap(self) -> None:
         if self.verdict is None:
             return
-        self.heatmap.show(rank_heatmap(self.verdict, criterion=self.heatmap_criterion or None))
+        self._show_figure(self.heatmap, rank_heatmap(self.verdict, criterion=self.heatmap_criterion or None),
+                          drawing="Drawing the per-dataset ranks…")
 
     # ------------------------------------------------------------------ further views
 
@@ -623,6 +674,11 @@ class Dashboard(BackgroundApp):
             return
         title = list(self._view_builders)[index]
         if title not in self._views:
+            # Said at once (the message leaves before the view is built), replaced by the view.
+            children = list(self.more.children)
+            children[index] = widgets.HTML(f"<div class='srdash-note srdash-computing'>Computing the "
+                                           f"{html_text(title.lower())} view…</div>")
+            self.more.children = children
             view = self._view_builders[title](self.verdict, self.runs)
             self._views[title] = view
             children = list(self.more.children)

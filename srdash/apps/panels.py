@@ -229,10 +229,20 @@ class PageReady(anywidget.AnyWidget):
     (True, True)
     """
 
+    # The message leaves once the beacon is in the document and the browser has painted a frame with
+    # it (two animation frames later): the page's text is on screen before the kernel sends what waits
+    # for the beacon (figures, see BackgroundWork.after_display), whose drawing would otherwise delay
+    # that first paint (plotly draws for most of a second).
     _esm = """
     export default {
-      render({ model }) {
-        model.send({ event: "displayed" });
+      render({ model, el }) {
+        const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+        (async () => {
+          while (!el.isConnected) await frame();
+          await frame();
+          await frame();
+          model.send({ event: "displayed" });
+        })();
       },
     };
     """
@@ -241,11 +251,30 @@ class PageReady(anywidget.AnyWidget):
         kwargs.setdefault("layout", widgets.Layout(display="none"))
         super().__init__(**kwargs)
         self._displayed = threading.Event()
+        self._pending: list = []
+        self._pending_lock = threading.Lock()
         self.on_msg(self._on_message)
 
     def _on_message(self, widget, content, buffers) -> None:
         if isinstance(content, dict) and content.get("event") == "displayed":
-            self._displayed.set()
+            with self._pending_lock:
+                self._displayed.set()
+                pending, self._pending = self._pending, []
+            for action in pending:
+                action()
+
+    def when_displayed(self, action) -> None:
+        """Call ``action()`` now if a browser has displayed the page, else as soon as one does.
+
+        For what the first view of a page can do without (figures): a page
+        whose widgets are all ready draws its text at once, and the figures
+        follow (plotly draws for most of a second).
+        """
+        with self._pending_lock:
+            if not self._displayed.is_set():
+                self._pending.append(action)
+                return
+        action()
 
     @property
     def displayed(self) -> bool:
@@ -298,6 +327,14 @@ class BackgroundWork:
         """Block until a browser has displayed the page, at most ``display_timeout`` seconds."""
         return self.page_ready.wait(self.display_timeout)
 
+    def after_display(self, action) -> None:
+        """``action()`` once a browser has displayed the page (:meth:`PageReady.when_displayed`);
+        at once when there is no page to wait for (``display_timeout`` 0: a notebook)."""
+        if self.display_timeout:
+            self.page_ready.when_displayed(action)
+        else:
+            action()
+
 
 class BackgroundApp(widgets.VBox):
     """Base class of srdash's apps: slow work in a background thread, a busy state, one log.
@@ -340,6 +377,14 @@ class BackgroundApp(widgets.VBox):
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background work; True when it has finished."""
         return self._work.wait(timeout)
+
+    def _show_figure(self, panel: "FigurePanel", figure: go.Figure, *, drawing: str = "Drawing the figure…") -> None:
+        """Show ``figure`` in ``panel`` once the page is displayed (progressive display: the page's
+        text first, then its figures, which plotly draws for most of a second); in a notebook at once.
+        Meanwhile the panel says ``drawing``."""
+        if self._work.display_timeout and not self.page_ready.displayed:
+            panel.message(drawing)
+        self._work.after_display(lambda: panel.show(figure))
 
     def _load(self, loader, *, done, failed, context: str) -> None:
         """The usual background work: ``done(loader())``, or ``failed()`` and the error in the log.

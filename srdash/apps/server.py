@@ -35,11 +35,11 @@ __all__ = [
     "ENVIRONMENT",
     "notebook_path",
     "free_port",
-    "trust_notebook",
     "voila_command",
     "app_environment",
     "wait_until_ready",
     "serve_dashboard",
+    "prepare_for_visitors",
 ]
 
 #: The environment variables srdash's apps read: each holds one serialised object.
@@ -97,33 +97,9 @@ def free_port(host: str = LOCALHOST) -> int:
         return int(sock.getsockname()[1])
 
 
-def trust_notebook(notebook: str | Path) -> Path:
-    """Sign one of srdash's own notebooks; the folder of the signatures, for Voilà.
-
-    Voilà (jupyter_server) warns in the terminal that a notebook "is not
-    trusted" unless its signature is in the notary's database. The notebooks
-    are srdash's own code: they are signed with a notary kept beside srdash's
-    cache (``notary`` in the folder of :func:`srdash.expressions.cache.default_cache_path`),
-    which Voilà is then told to use (``voila_command(notary_dir=...)``). The
-    notebook file is not changed.
-    """
-    import nbformat
-    from nbformat.sign import NotebookNotary
-
-    from srdash.expressions.cache import default_cache_path
-
-    folder = default_cache_path().parent / "notary"
-    folder.mkdir(parents=True, exist_ok=True)
-    notary = NotebookNotary(data_dir=str(folder))
-    notebook_node = nbformat.read(str(notebook), as_version=4)
-    if not notary.check_signature(notebook_node):
-        notary.sign(notebook_node)
-    return folder
-
-
 def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, preheat: bool = False,
                   python: str | None = None, cull_idle_timeout: float = CULL_IDLE_TIMEOUT,
-                  cull_interval: float = CULL_INTERVAL, notary_dir: str | Path | None = None) -> list[str]:
+                  cull_interval: float = CULL_INTERVAL) -> list[str]:
     """The Voilà command line serving ``notebook``.
 
     Parameters
@@ -134,10 +110,10 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         Address to listen on; the default serves this machine only.
     preheat : bool
         Keep one kernel that has already run the notebook waiting for the next
-        visitor (``--preheat_kernel``, pool of 1). Off by default: the notebook
-        starts simplifying every model at once, so the waiting kernel would do
-        that work at the same time as the current visitor's kernel, on the
-        same cores. Worth it when models come with their ``components``.
+        visitor (``--preheat_kernel``, pool of 1): the visitor's page only has
+        to be drawn. ``srdash serve`` does (its kernels read the competition
+        prepared once, :func:`prepare_for_visitors`, so the waiting kernel does
+        no sympy work); the review does not (its page depends on who opens it).
     python : str, optional
         Python interpreter (default: the running one, so the same environment).
     cull_idle_timeout, cull_interval : float
@@ -145,33 +121,31 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         ``cull_idle_timeout`` seconds is shut down (checked every
         ``cull_interval`` seconds): a dashboard kernel (several hundred MB)
         does not outlive its visitor's tab. 0 disables culling.
-    notary_dir : path, optional
-        The notary that signed the notebook (:func:`trust_notebook`).
-
-    Voilà logs warnings and errors only, and its kernels talk to it over local
-    sockets (``ipc``) rather than TCP ports (no "running over TCP without
-    encryption" warning: nothing listens on the network but Voilà itself).
+    Voilà logs errors only: its warnings are about its own set-up, not about
+    the competition (that srdash's notebooks are not signed, a notary that
+    only matters for stored outputs, which they have none of; a websocket
+    ping setting). srdash says what it does itself. Its kernels talk to it
+    over local sockets (``ipc``) rather than TCP ports (nothing listens on the
+    network but Voilà itself).
 
     Examples
     --------
     >>> voila_command("nb.ipynb", port=9000, python="python")[:7]
     ['python', '-m', 'voila', 'nb.ipynb', '--no-browser', '--port=9000', '--Voila.ip=127.0.0.1']
     >>> voila_command("nb.ipynb", port=9000, python="python")[7:9]
-    ['--Voila.log_level=WARN', '--KernelManager.transport=ipc']
+    ['--Voila.log_level=ERROR', '--KernelManager.transport=ipc']
     >>> voila_command("nb.ipynb", port=9000, python="python")[9:]
     ['--MappingKernelManager.cull_idle_timeout=300', '--MappingKernelManager.cull_interval=60']
-    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True, notary_dir="/n")[11:]
-    ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1', '--NotebookNotary.data_dir=/n']
+    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[11:]
+    ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1']
     """
     command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
-               f"--Voila.ip={ip}", "--Voila.log_level=WARN", "--KernelManager.transport=ipc"]
+               f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc"]
     if cull_idle_timeout:
         command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_timeout)}",
                     f"--MappingKernelManager.cull_interval={max(1, int(cull_interval))}"]
     if preheat:
         command += ["--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1"]
-    if notary_dir is not None:
-        command.append(f"--NotebookNotary.data_dir={notary_dir}")
     return command
 
 
@@ -251,7 +225,7 @@ def _stop(process: subprocess.Popen, *, grace: float = 15.0) -> int:
 
 
 def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
-                    ready_timeout: float = 120.0) -> int:
+                    ready_timeout: float = 120.0, started=None) -> int:
     """Run Voilà until it stops or this process gets Ctrl-C or SIGTERM.
 
     Parameters
@@ -264,6 +238,9 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         Where the server will answer; announced once it does.
     announce : callable
         Called with one line of text for the user.
+    started : callable, optional
+        Called once Voilà's process has started (e.g. :func:`prepare_for_visitors`,
+        so that its work does not delay Voilà's own start).
 
     Returns
     -------
@@ -271,6 +248,8 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         0 after Ctrl-C / SIGTERM, else Voilà's exit code.
     """
     process = subprocess.Popen(list(command), env=dict(env), preexec_fn=_die_with(os.getpid()))
+    if started is not None:
+        started()
 
     def _terminate(signum, frame):  # SIGTERM: stop Voilà cleanly too
         raise KeyboardInterrupt
@@ -288,3 +267,42 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         signal.signal(signal.SIGTERM, previous)
         if process.poll() is None:
             _stop(process)
+
+
+def prepare_for_visitors(competition, *, announce=print, every: float = 10.0):
+    """Prepare ``competition`` once, in a thread of this process, while Voilà starts; the thread.
+
+    The prepared competition is kept whole in srdash's cache
+    (:mod:`srdash.judging.snapshot`): every visitor's kernel then reads it
+    instead of preparing it again, and a kernel that starts while this runs
+    waits for it (the preparation lock). What it does is announced, with the
+    models done every ``every`` seconds. An error is announced too; the
+    dashboard then reports it in its own log as well.
+    """
+    import threading
+
+    from srdash.judging.pipeline import prepare_competition
+
+    last = [time.monotonic()]
+
+    def progress(done: int, total: int, counts) -> None:
+        if time.monotonic() - last[0] >= every:
+            last[0] = time.monotonic()
+            announce(f"  preparing: {done} / {total} models")
+
+    def work() -> None:
+        started = time.monotonic()
+        try:
+            prepared = prepare_competition(competition, progress=progress)
+        except Exception as error:  # noqa: BLE001 - told to the user; the dashboard shows it too
+            announce(f"Could not prepare the competition: {error}")
+            return
+        runs = prepared.runs
+        what = f"{len(runs)} runs" if runs is not None else "the submissions"
+        reused = "snapshot" in prepared.cache_stats
+        announce(f"Competition prepared for every visitor ({what}, {time.monotonic() - started:.1f} s"
+                 f"{', read from the cache' if reused else ''}).")
+
+    thread = threading.Thread(target=work, name="srdash-prepare-for-visitors", daemon=True)
+    thread.start()
+    return thread

@@ -87,19 +87,18 @@ def prepare_options(command):
 
 
 def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat: bool = False,
-                   print_command: bool = False, what: str = "dashboard", variables=None) -> None:
+                   print_command: bool = False, what: str = "dashboard", variables=None, started=None) -> None:
     """Serve one of srdash's notebooks with Voilà until Ctrl-C (``env`` from :func:`srdash.apps.server.app_environment`).
 
     With ``print_command``, print the notebook's environment ``variables``
     (default: all of :data:`srdash.apps.server.ENVIRONMENT`) and the Voilà command
-    line instead.
+    line instead. ``started()`` is called once Voilà's process has started.
     """
     from srdash.apps import server as app
 
     chosen_port = port or app.free_port(ip)
     notebook = app.notebook_path(notebook_name)
-    command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat,
-                                notary_dir=None if print_command else app.trust_notebook(notebook))
+    command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat)
     url = f"http://{ip}:{chosen_port}/"
     if print_command:
         for name in app.ENVIRONMENT if variables is None else variables:
@@ -111,7 +110,7 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
         click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the {what}.",
                     fg="yellow", err=True)
     click.echo(f"Starting Voilà on {url} ...", err=True)
-    code = app.serve_dashboard(command, env, url=url, announce=click.echo)
+    code = app.serve_dashboard(command, env, url=url, announce=click.echo, started=started)
     if code:
         raise click.ClickException(f"Voilà stopped with exit code {code}.")
 

@@ -15,8 +15,9 @@ from srdash.cli._common import competition_input, fail_cleanly, serve_notebook
                    "one for normalised, weighted rules such as evalrs2022).")
 @click.option("--port", default=0, type=click.IntRange(0, 65535),
               help="Port to listen on. Default: a free port.")
-@click.option("--preheat", is_flag=True,
-              help="Keep a kernel that has already run the dashboard waiting for the next visitor.")
+@click.option("--preheat/--no-preheat", default=True, show_default=True,
+              help="Keep a kernel that has already opened the dashboard waiting for the next visitor "
+                   "(about 350 MB of memory while it waits).")
 @click.option("--ip", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default serves this machine only; the dashboard has no "
                    "login, so only change it on a trusted network.")
@@ -30,9 +31,11 @@ def serve(competition, view, port, preheat, ip, print_command):
     descriptions and qualification stage: the property and qualification views
     are under "More views".
 
-    The competition is checked first, so a bad file is reported here. Then
-    Voilà serves the dashboard notebook at http://IP:PORT/ (the URL is printed
-    when it answers) until you press Ctrl-C. The app receives the competition
+    The competition is checked first, so a bad file is reported here. Then,
+    while Voilà starts, srdash prepares the competition once (simplifies,
+    evaluates and checks the models, or reads them from its cache) for every
+    visitor, and Voilà serves the dashboard notebook at http://IP:PORT/ (the
+    URL is printed when it answers) until you press Ctrl-C. The app receives the competition
     as one serialised object and judges it through the same pipeline as
     `srdash score`: the leaderboard and its verdict fingerprint are the same.
     """
@@ -55,8 +58,12 @@ def serve(competition, view, port, preheat, ip, print_command):
             click.echo(f"{', '.join(map(str, competition.results))}: {len(results.table)} runs of "
                        f"{results.table['method'].nunique()} methods on {results.table['dataset'].nunique()} "
                        "datasets.", err=True)
-        click.echo(f"{competition.simplification.jobs} worker processes per page for the models (--jobs to "
-                   "change).", err=True)
         env = app.app_environment(competition=competition)
+
+        def prepare() -> None:  # once Voilà is starting: the two then share the cores
+            click.echo(f"Preparing the competition once for every visitor ({competition.simplification.jobs} "
+                       "worker processes for the models; --jobs to change)...", err=True)
+            app.prepare_for_visitors(competition, announce=lambda text: click.echo(text, err=True))
+
         serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env, port=port, ip=ip,
-                       preheat=preheat, print_command=print_command)
+                       preheat=preheat, print_command=print_command, started=prepare)

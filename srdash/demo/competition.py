@@ -951,7 +951,8 @@ def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None, seed_prep
     With ``seed_prepared`` (default), when the files are first written, the
     demo's prepared results shipped with srdash (:mod:`srdash.demo.prepared`)
     are added to the cache in the same folder, so judging the demo (seed 0)
-    does no sympy work.
+    does no sympy work, and the files themselves are the shipped ones (the
+    generator's output for seed 0, without its two seconds of work).
 
     Returns
     -------
@@ -996,6 +997,12 @@ def _exclusive(path: Path):
     return locked()
 
 
+def _shipped_files():
+    from srdash.demo.prepared import shipped_demo_files
+
+    return shipped_demo_files()
+
+
 def _write_cached_demo(folder: Path, manifest: Path, *, seed: int, seed_prepared: bool) -> dict:
     import json
     import os
@@ -1016,7 +1023,14 @@ def _write_cached_demo(folder: Path, manifest: Path, *, seed: int, seed_prepared
     except OSError as exc:
         raise SrdashError(f"Cannot write the demo competition to {str(folder.parent)!r}: {exc}") from exc
     try:
-        paths = write_demo(scratch, seed=seed)
+        shipped = _shipped_files() if seed_prepared and seed == 0 else None
+        if shipped is not None:  # the files srdash generated for seed 0, shipped with it (srdash.demo.prepared)
+            names, files = shipped
+            for name, data in files.items():
+                (scratch / name).write_bytes(data)
+            paths = {name: scratch / file for name, file in names.items()}
+        else:
+            paths = write_demo(scratch, seed=seed)
         (scratch / "paths.json").write_text(json.dumps({name: path.name for name, path in paths.items()}),
                                             encoding="utf-8")
         try:

@@ -9,7 +9,12 @@ changes a result: the simplification, the evaluation, the equivalence check,
 the demo's data, or the supported sympy version), and ships them as
 ``prepared.json.gz`` beside this module. :func:`seed_cache` copies them into
 a user's cache (signed with that cache's own key) when the demo's files are
-written, so a first visitor waits for none of that work.
+written, so a first visitor waits for none of that work. The demo's files
+themselves (seed 0), as :func:`srdash.demo.competition.write_demo` writes them,
+are in the same document (:func:`shipped_demo_files`): generating them takes
+two seconds (scikit-learn's import and fits), writing them a few
+milliseconds. ``tests/test_cache_demo.py`` checks that the generator still
+writes exactly these bytes.
 
 The rows are only reused for the very same questions: the cache keys cover the
 model, the features, the data files' SHA-256, the settings and the sympy
@@ -25,7 +30,7 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["PREPARED_FILE", "load_prepared", "seed_cache", "regenerate"]
+__all__ = ["PREPARED_FILE", "load_prepared", "seed_cache", "shipped_demo_files", "regenerate"]
 
 #: The shipped rows (:meth:`srdash.expressions.cache.ResultCache.export_rows`) and what produced them.
 PREPARED_FILE = Path(__file__).with_name("prepared.json.gz")
@@ -44,6 +49,31 @@ def load_prepared(path: str | Path = PREPARED_FILE) -> dict:
     """
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         return json.load(handle)
+
+
+def shipped_demo_files(path: str | Path = PREPARED_FILE) -> tuple[dict, dict] | None:
+    """The demo's files (seed 0) as shipped: ``({name: file name}, {file name: bytes})``, or None when the
+    document has none or was made by another srdash version (the demo is then generated).
+
+    Examples
+    --------
+    >>> names, files = shipped_demo_files()
+    >>> names["results"], files["results.csv"][:13]
+    ('results.csv', b'method,datase')
+    """
+    from srdash import __version__
+
+    try:
+        document = load_prepared(path)
+        if document.get("srdash") != __version__:
+            return None
+        names = {str(k): str(v) for k, v in document["paths"].items()}
+        files = {str(k): str(v).encode("utf-8") for k, v in document["files"].items()}
+    except (OSError, ValueError, KeyError, EOFError, AttributeError):
+        return None
+    if not set(names.values()) <= set(files) or any("/" in f or "\\" in f or f.startswith(".") for f in files):
+        return None
+    return names, files
 
 
 def seed_cache(cache=None, *, path: str | Path = PREPARED_FILE) -> int:
@@ -129,8 +159,10 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
                           jobs=jobs or default_jobs(), cache=cache, stage=lambda text: announce(f"{text}..."))
             rows = cache.export_rows()
             announce(f"Prepared {len(rows)} results.")
+        names = {name: file.name for name, file in paths.items()}
+        files = {file.name: file.read_bytes().decode("utf-8") for file in paths.values()}
     document = {"srdash": __version__, "sympy": sys.modules["sympy"].__version__, "seed": 0,
-                "timeout": DEMO_TIMEOUT, "rows": rows}
+                "timeout": DEMO_TIMEOUT, "rows": rows, "paths": names, "files": files}
     # mtime=0: the same results give the same bytes.
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
         handle.write(json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))

@@ -19,6 +19,10 @@ kept beside the database (``<file>.key``, created on first use, readable by its
 owner only): a row changed by anything but this module is not used (it counts
 as ``tampered`` and is computed again and overwritten).
 
+Beside the rows, the cache keeps whole *snapshots* (:meth:`ResultCache.put_snapshot`):
+one opaque, signed blob per key with a manifest of the files it was computed
+from (:mod:`srdash.judging.snapshot` keeps a prepared competition there).
+
 Each :class:`ResultCache` counts what it answered (:attr:`ResultCache.stats`):
 pass one cache object to every step of a judging and put ``cache.stats.as_dict()``
 in the verdict's provenance.
@@ -50,6 +54,9 @@ __all__ = ["CACHE_FILE_NAME", "CacheStats", "ComplexityCache", "ResultCache", "c
 
 CACHE_FILE_NAME = "complexity.sqlite"
 _TABLE = "results_v2"
+_SNAPSHOTS = "snapshots_v1"
+#: Snapshots not written again for this many days are removed when another one is written.
+SNAPSHOT_MAX_AGE_DAYS = 30
 _FIELDS = ("model", "status", "components", "simplified", "reason", "features_used", "seconds")
 # Outcomes that do not depend on how fast or loaded the machine was.
 _DETERMINISTIC = frozenset({"ok", "rejected", "parse_error", "simplify_error"})
@@ -251,6 +258,9 @@ class ResultCache:
                     f"CREATE TABLE IF NOT EXISTS {_TABLE} (kind TEXT NOT NULL, key TEXT NOT NULL, "
                     f"status TEXT, value TEXT, time_limit REAL, cpu_seconds REAL, created REAL, mac TEXT, "
                     f"PRIMARY KEY (kind, key))")
+                connection.execute(
+                    f"CREATE TABLE IF NOT EXISTS {_SNAPSHOTS} (key TEXT PRIMARY KEY, manifest TEXT NOT NULL, "
+                    f"value BLOB NOT NULL, created REAL, mac TEXT)")
                 connection.commit()
             except sqlite3.Error:
                 connection.close()
@@ -408,16 +418,68 @@ class ResultCache:
                     f"time_limit, cpu_seconds, created, mac) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", signed)
             return connection.total_changes - before
 
+    # ------------------------------------------------------------------ snapshots
+
+    def _snapshot_mac(self, key: str, manifest: str, value: bytes) -> str:
+        message = json.dumps([_SNAPSHOTS, key, manifest, hashlib.sha256(value).hexdigest()], separators=(",", ":"))
+        return hmac.new(self._secret, message.encode("utf-8"), hashlib.sha256).hexdigest()
+
+    def put_snapshot(self, key: str, manifest: Mapping[str, str], value: bytes) -> None:
+        """Store one signed blob under ``key``, with ``manifest`` (e.g. file -> SHA-256) beside it.
+
+        Replaces the blob of the same key; snapshots older than
+        :data:`SNAPSHOT_MAX_AGE_DAYS` are removed.
+        """
+        text = json.dumps(dict(manifest), sort_keys=True, separators=(",", ":"))
+        now = time.time()
+        with self._lock:
+            connection = self._connect()
+            with connection:
+                connection.execute(f"DELETE FROM {_SNAPSHOTS} WHERE created < ?",
+                                   (now - SNAPSHOT_MAX_AGE_DAYS * 86400,))
+                connection.execute(f"INSERT OR REPLACE INTO {_SNAPSHOTS} (key, manifest, value, created, mac) "
+                                   f"VALUES (?, ?, ?, ?, ?)",
+                                   (key, text, sqlite3.Binary(value), now, self._snapshot_mac(key, text, value)))
+        self.stats.add("snapshot", stored=1)
+
+    def get_snapshot(self, key: str) -> tuple[dict, bytes] | None:
+        """``(manifest, blob)`` stored under ``key``, or None (absent, or failing its integrity check:
+        counted as ``tampered`` and removed)."""
+        with self._lock:
+            connection = self._connect()
+            row = connection.execute(f"SELECT manifest, value, mac FROM {_SNAPSHOTS} WHERE key = ?",
+                                     (key,)).fetchone()
+            if row is None:
+                return None
+            manifest, value, mac = row[0], bytes(row[1]), row[2] or ""
+            if not hmac.compare_digest(mac, self._snapshot_mac(key, manifest, value)):
+                self.stats.add("snapshot", tampered=1)
+                with connection:
+                    connection.execute(f"DELETE FROM {_SNAPSHOTS} WHERE key = ?", (key,))
+                return None
+        try:
+            return json.loads(manifest), value
+        except ValueError:
+            return None
+
+    def forget_snapshot(self, key: str) -> None:
+        """Remove the snapshot stored under ``key`` (if any)."""
+        with self._lock:
+            connection = self._connect()
+            with connection:
+                connection.execute(f"DELETE FROM {_SNAPSHOTS} WHERE key = ?", (key,))
+
     def __len__(self) -> int:
         with self._lock:
             return self._connect().execute(f"SELECT COUNT(*) FROM {_TABLE}").fetchone()[0]
 
     def clear(self) -> None:
-        """Remove every stored result."""
+        """Remove every stored result and snapshot."""
         with self._lock:
             connection = self._connect()
             with connection:
                 connection.execute(f"DELETE FROM {_TABLE}")
+                connection.execute(f"DELETE FROM {_SNAPSHOTS}")
 
     def close(self) -> None:
         """Close the database connection (it reopens on next use)."""

@@ -21,6 +21,8 @@ Examples
 
 from __future__ import annotations
 
+import time
+import warnings
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
@@ -39,7 +41,7 @@ if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at 
     from srdash.judging.properties import PropertyScores
     from srdash.judging.qualification import FilteredRuns, Qualification
 
-__all__ = ["judge_competition", "prepare_competition", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
+__all__ = ["judge_competition", "prepare_competition", "prepared_from_snapshot", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
            "CompetitionResult", "verdict_fingerprint", "realworld_track", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
            "qualified_results", "with_qualification", "with_track_problems"]
 
@@ -561,30 +563,88 @@ def prepare_competition(
                               f"{len(competition.results)} results.")
         say("Loading the submissions")
         return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules))
+    from srdash.judging import snapshot
+
     cache = competition.simplification.open_cache()  # one object for every step: it counts what it answered
     try:
-        results, qualification, filtered = qualified_competition_results(competition, stage=say, cache=cache)
-        options = {**competition.simplification.options(), "cache": cache}
-        track_problems = properties = None
-        say(f"Simplifying models ({len(results.table)})")
-        if competition.descriptions is not None:
-            from srdash.io.datasets import load_dataset_table
-
-            track = prepare_track(results, load_dataset_table(competition.descriptions), progress=progress,
-                                  stage=say, **options)
-            runs, track_problems, properties = track.runs, track.problems, track.scores
-        else:
-            runs = prepare_runs(results, progress=progress, **options)
+        found = snapshot.load_snapshot(competition, cache)
+        if found is None:
+            waiting = (lambda: say("Waiting for another srdash process that is preparing this competition"))
+            with snapshot.preparing(competition, cache, waiting=waiting):
+                found = snapshot.load_snapshot(competition, cache)  # it may have just been prepared
+                if found is None:
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        prepared, data_files = _prepare_competition(competition, cache, progress=progress, say=say)
+                    snapshot.store_snapshot(competition, prepared, cache, data_files=data_files, caught=caught)
+                    _raise_again(caught)
+                    return prepared
+        say("Reading the prepared competition")
+        snapshot.replay_warnings(found.warnings)
+        return found.prepared
     finally:
         if cache is not False:
             cache.close()
+
+
+def _raise_again(caught) -> None:
+    for message in caught:
+        warnings.warn_explicit(message.message, message.category, message.filename, message.lineno)
+
+
+def prepared_from_snapshot(competition: "Competition", *, wait: float = 0.0):
+    """The competition, prepared, if its snapshot is in the cache (:mod:`srdash.judging.snapshot`); else None.
+
+    Cheap (no model is touched): apps call it first, to show a prepared
+    competition at once. With ``wait`` > 0, when another process is
+    preparing the competition right now (``srdash serve`` does, for its
+    visitors), wait for it up to ``wait`` seconds first.
+
+    Returns
+    -------
+    Snapshot or None
+    """
+    from srdash.judging import snapshot
+
+    cache = competition.simplification.open_cache()
+    if cache is False:
+        return None
+    try:
+        deadline = time.monotonic() + wait
+        found = snapshot.load_snapshot(competition, cache)
+        while found is None and time.monotonic() < deadline and snapshot.being_prepared(competition, cache):
+            time.sleep(0.1)
+            found = snapshot.load_snapshot(competition, cache)
+        return found
+    finally:
+        cache.close()
+
+
+def _prepare_competition(competition: "Competition", cache, *, progress, say) -> tuple[PreparedCompetition, list]:
+    """The work behind :func:`prepare_competition`; also returns the data files it read."""
+    data_files: list = []
+    results, qualification, filtered = qualified_competition_results(competition, stage=say, cache=cache)
+    options = {**competition.simplification.options(), "cache": cache}
+    track_problems = properties = None
+    say(f"Simplifying models ({len(results.table)})")
+    if competition.descriptions is not None:
+        from srdash.io.datasets import load_dataset_table
+
+        table = load_dataset_table(competition.descriptions)
+        data_files = [path for spec in table for path in spec.files.values() if path]
+        track = prepare_track(results, table, progress=progress, stage=say, **options)
+        runs, track_problems, properties = track.runs, track.problems, track.scores
+    else:
+        runs = prepare_runs(results, progress=progress, **options)
     trust_entries = None
     if competition.realworld is not None:
         trust_entries = _trust_entries(competition.realworld.store)
     stats = cache.stats.as_dict() if cache is not False else {}
-    return PreparedCompetition(competition=competition, input=runs, results=results, track_problems=track_problems,
-                               properties=properties, qualification=qualification, filtered=filtered,
-                               trust_entries=trust_entries, cache_stats=MappingProxyType(stats))
+    prepared = PreparedCompetition(competition=competition, input=runs, results=results,
+                                   track_problems=track_problems, properties=properties,
+                                   qualification=qualification, filtered=filtered,
+                                   trust_entries=trust_entries, cache_stats=MappingProxyType(stats))
+    return prepared, data_files
 
 
 def _trust_entries(store_path) -> pd.DataFrame:
@@ -637,6 +697,9 @@ def _cache_provenance(stats: Mapping) -> dict[str, str]:
     fingerprint: a warm and a cold run give the same verdict)."""
     if not stats:
         return {}
+    if "snapshot" in stats:  # srdash.judging.snapshot.load_snapshot
+        return {"cache_snapshot": f"the whole prepared competition, prepared {stats.get('snapshot_prepared_at', '')}, "
+                                  "reused (its input files checked by SHA-256)"}
     entries = {f"cache_{name}": str(stats[name]) for name in ("hits", "misses", "timeouts_reused",
                                                               "timeouts_retried", "tampered") if name in stats}
     for kind, counts in stats.get("by_kind", {}).items():

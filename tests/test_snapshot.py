@@ -1,0 +1,185 @@
+"""A competition prepared once (srdash.judging.snapshot): reused whole, checked, never stale, never trusted blindly."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import sqlite3
+import threading
+import time
+import warnings
+
+import pandas as pd
+import pytest
+
+from srdash import expressions
+from srdash.expressions.cache import ResultCache
+from srdash.judging import snapshot
+from srdash.judging.competition import competition_from_options
+from srdash.judging.pipeline import judge_prepared, prepare_competition, prepared_from_snapshot
+
+# Two methods on two datasets, one run each; the models are simplified by sympy (no components given).
+RESULTS = pd.DataFrame({
+    "method": ["a", "b", "a", "b"],
+    "dataset": ["d1", "d1", "d2", "d2"],
+    "r2_test": [0.91, 0.85, 0.72, 0.80],
+    "model": ["x1 + x1", "0.5*x1*x1 + 1", "x1*x2", "x1 + x2 + x1*x2*x2"],
+})
+
+
+class _NoWorkers:
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("a worker pool was started: the snapshot was not used")
+
+
+@pytest.fixture
+def competition(tmp_path):
+    results = tmp_path / "results.csv"
+    RESULTS.to_csv(results, index=False)
+    return competition_from_options(results, jobs=1, cache=str(tmp_path / "cache"))
+
+
+def _cache(competition) -> ResultCache:
+    return ResultCache(competition.simplification.cache)
+
+
+def test_a_second_preparation_reads_the_snapshot_and_gives_the_same_verdict(competition, monkeypatch):
+    first = judge_prepared(prepare_competition(competition))
+    assert first.provenance["cache_misses"] == "4"  # the first preparation did the work (4 distinct models)
+    monkeypatch.setattr(expressions, "WorkerPool", _NoWorkers)
+    again = prepare_competition(competition)
+    second = judge_prepared(again)
+    assert second.fingerprint == first.fingerprint
+    pd.testing.assert_frame_equal(again.runs, first.runs)
+    assert "reused" in second.provenance["cache_snapshot"] and "cache_misses" not in second.provenance
+    # the competition is the caller's (its workers and cache), not the one that prepared it
+    assert again.competition is competition
+
+
+def test_workers_and_cache_folder_do_not_change_the_key_but_the_time_limit_does(competition):
+    more_workers = dataclasses.replace(competition, simplification=dataclasses.replace(
+        competition.simplification, jobs=4))
+    longer = dataclasses.replace(competition, simplification=dataclasses.replace(
+        competition.simplification, timeout=20.0))
+    assert snapshot.snapshot_key(more_workers) == snapshot.snapshot_key(competition)
+    assert snapshot.snapshot_key(longer) != snapshot.snapshot_key(competition)
+
+
+def test_one_changed_byte_of_an_input_means_a_new_preparation(competition, tmp_path):
+    prepare_competition(competition)
+    assert prepared_from_snapshot(competition) is not None
+    path = tmp_path / "results.csv"
+    path.write_text(path.read_text().replace("0.91", "0.95"))  # a's R2 on d1
+    assert prepared_from_snapshot(competition) is None
+    prepared = prepare_competition(competition)
+    assert prepared.runs.loc[prepared.runs["method"].eq("a") & prepared.runs["dataset"].eq("d1"),
+                             "r2_test"].item() == 0.95
+    assert "snapshot" not in prepared.cache_stats  # prepared again (its rows came from the cache)
+
+
+def test_a_changed_snapshot_is_not_used(competition):
+    prepare_competition(competition)
+    store = _cache(competition)
+    with sqlite3.connect(store.path) as connection:
+        (blob,) = connection.execute("SELECT value FROM snapshots_v1").fetchone()
+        connection.execute("UPDATE snapshots_v1 SET value = ?", (bytes(blob)[:-1] + b"\0",))
+    with store:
+        assert snapshot.load_snapshot(competition, store) is None
+        assert store.stats.as_dict()["by_kind"]["snapshot"]["tampered"] == 1
+        assert store.get_snapshot(snapshot.snapshot_key(competition)) is None  # removed
+    assert "snapshot" not in prepare_competition(competition).cache_stats
+
+
+def test_a_signed_blob_still_builds_only_allowed_objects(competition, tmp_path):
+    # Even a blob signed with the cache's own key (written through its API) may not call os.system.
+    import os
+    import zlib
+
+    class Hostile:
+        def __reduce__(self):
+            return os.system, (f"touch {tmp_path / 'pwned'}",)
+
+    key = snapshot.snapshot_key(competition)
+    manifest = {"format": snapshot.SNAPSHOT_FORMAT, "created": time.time(), "files": {}, "warnings": []}
+    with _cache(competition) as store:
+        store.put_snapshot(key, manifest, zlib.compress(pickle.dumps(Hostile())))
+        assert snapshot.load_snapshot(competition, store) is None
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_a_preparation_with_uncached_results_is_not_kept(competition):
+    prepared = prepare_competition(competition)
+    # e.g. a model killed by the wall clock (the machine's load): computed, not stored
+    partial = dataclasses.replace(prepared, cache_stats={"by_kind": {"complexity": {"misses": 4, "stored": 3}}})
+    with _cache(competition) as store:
+        store.forget_snapshot(snapshot.snapshot_key(competition))
+        assert not snapshot.store_snapshot(competition, partial, store)
+        assert snapshot.load_snapshot(competition, store) is None
+
+
+def test_retry_timeouts_never_uses_a_snapshot(competition):
+    prepare_competition(competition)
+    retrying = dataclasses.replace(competition, simplification=dataclasses.replace(
+        competition.simplification, retry_timeouts=True))
+    assert prepared_from_snapshot(retrying) is None
+    assert "snapshot" not in prepare_competition(retrying).cache_stats
+
+
+def test_warnings_of_the_preparation_are_raised_again(tmp_path):
+    # Method names that differ by surrounding spaces are merged, with a warning, at every preparation.
+    results = tmp_path / "results.csv"
+    RESULTS.assign(method=["a", "b ", "a", "b"]).to_csv(results, index=False)
+    competition = competition_from_options(results, jobs=1, cache=str(tmp_path / "cache"))
+    with warnings.catch_warnings(record=True) as first:
+        warnings.simplefilter("always")
+        prepare_competition(competition)
+    with warnings.catch_warnings(record=True) as second:
+        warnings.simplefilter("always")
+        reused = prepare_competition(competition)
+    assert "snapshot" in reused.cache_stats
+    assert [str(w.message) for w in first if "trimming" in str(w.message)]
+    assert [str(w.message) for w in second] == [str(w.message) for w in first]
+    assert [w.category for w in second] == [w.category for w in first]
+
+
+def test_one_preparer_at_a_time_the_other_waits_then_reads(competition):
+    store = _cache(competition)
+    waited = []
+    order = []
+
+    def second():
+        with snapshot.preparing(competition, _cache(competition), waiting=lambda: waited.append(True)):
+            order.append("second")
+
+    with snapshot.preparing(competition, store):
+        assert snapshot.being_prepared(competition, _cache(competition))
+        thread = threading.Thread(target=second)
+        thread.start()
+        time.sleep(0.3)
+        order.append("first")
+    thread.join(10)
+    assert order == ["first", "second"] and waited == [True]
+    assert not snapshot.being_prepared(competition, store)
+
+
+def test_a_dashboard_shows_a_prepared_competition_at_once(competition):
+    from srdash.apps.dashboard import Dashboard
+
+    expected = judge_prepared(prepare_competition(competition))
+    app = Dashboard.from_competition(competition)
+    # no background work: the verdict is there when the constructor returns
+    assert not app.busy and app.result.fingerprint == expected.fingerprint
+    assert "prepared competition read in" in app.progress.label.value
+    assert app.heatmap.outputs[0]["data"]["text/plain"].startswith("<plotly figure")
+
+
+def test_a_served_dashboard_draws_its_figures_once_the_page_is_displayed(competition):
+    from srdash.apps.dashboard import Dashboard
+
+    prepare_competition(competition)
+    app = Dashboard.from_competition(competition, display_timeout=30)
+    assert app.verdict is not None and "Ready in" in app.progress.label.value  # the text is complete
+    assert app.heatmap.outputs[0]["data"]["text/plain"] == "Drawing the per-dataset ranks…"
+    app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])  # the browser's beacon
+    assert app.heatmap.outputs[0]["data"]["text/plain"].startswith("<plotly figure")
+    assert app.curve.outputs[0]["data"]["text/plain"].startswith("<plotly figure")
