@@ -3,7 +3,6 @@ saying why a view is absent."""
 
 import re
 
-import pandas as pd
 import pytest
 
 from srdash.demo.competition import demo_competition

@@ -11,7 +11,6 @@ import json
 import re
 
 import pandas as pd
-import pytest
 
 from srdash.judging.predictions import PredictionResult, score_submissions
 from srdash.io.predictions import Targets
