@@ -134,13 +134,16 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     ['python', '-m', 'voila', 'nb.ipynb', '--no-browser', '--port=9000', '--Voila.ip=127.0.0.1']
     >>> voila_command("nb.ipynb", port=9000, python="python")[7:9]
     ['--Voila.log_level=ERROR', '--KernelManager.transport=ipc']
-    >>> voila_command("nb.ipynb", port=9000, python="python")[9:]
+    >>> voila_command("nb.ipynb", port=9000, python="python")[10:]
     ['--MappingKernelManager.cull_idle_timeout=300', '--MappingKernelManager.cull_interval=60']
-    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[11:]
+    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[12:]
     ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1']
     """
     command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
-               f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc"]
+               f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc",
+               # jupyter_server asks tornado for a pong timeout longer than its ping interval, which tornado
+               # refuses with a warning on every start: ask for the interval itself (30 s).
+               "--Voila.tornado_settings=ws_ping_timeout=30000"]
     if cull_idle_timeout:
         command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_timeout)}",
                     f"--MappingKernelManager.cull_interval={max(1, int(cull_interval))}"]
