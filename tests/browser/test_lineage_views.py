@@ -99,8 +99,9 @@ def test_report_srbench_section_renders_offline(browser, tmp_path):
 
 
 def test_the_terminal_shows_srdash_lines_not_voila_warnings(server, app_url, browser):
-    # Voila used to warn that the notebook "is not trusted" and its kernels that they ran "over TCP
-    # without encryption": srdash signs its own notebooks and the kernels use local sockets.
+    # Voila used to warn that the notebook "is not trusted", its kernels that they ran "over TCP without
+    # encryption", and tornado about its websocket ping timeout: Voila now logs errors only, the kernels
+    # use local sockets and the ping timeout is the interval.
     context = browser.new_context()
     try:
         page = context.new_page()
@@ -114,3 +115,5 @@ def test_the_terminal_shows_srdash_lines_not_voila_warnings(server, app_url, bro
     log = server.log()
     assert "srdash dashboard: http://127.0.0.1:" in log
     assert "WARNING" not in log and "not trusted" not in log and "without encryption" not in log, log
+    assert "websocket_ping_timeout" not in log, log
+    assert "Competition prepared for every visitor" in log  # srdash says what it does itself
