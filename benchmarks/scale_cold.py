@@ -16,7 +16,11 @@ local worker processes (``--jobs``, default 2), LocalCluster with 1 worker, with
 threaded; the cluster's start is not counted). Prints seconds, distinct models per second, and the
 peak memory of the process and of its children. No assertions.
 
-Usage: python benchmarks/scale_cold.py [--distinct 600] [--jobs 2]
+``--distinct 18000 --scale 2025 --paths local`` gives every run of the SRBench 2025 scale its own
+corpus row (8,007 distinct models): a cold run whose sympy work is that of a real competition with
+the demo's models (about ten minutes on 2 cores).
+
+Usage: python benchmarks/scale_cold.py [--distinct 600] [--jobs 2] [--scale 53k|2025] [--paths local,cluster1,cluster2]
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ table = pd.DataFrame({
 names = pd.Series([f"d{j:03d}" for j in range(datasets)])
 features = pd.DataFrame({"dataset": names, "features": " ".join(f"x{i}" for i in range(1, 11))})
 results = load_results(table, datasets=features)
-out = {"runs": n, "distinct": len(set(models))}
+out = {"runs": n, "distinct": len(set(models[i] for i in set(pick.tolist())))}
 scheduler, cluster = None, None
 if backend.startswith("cluster"):
     from distributed import LocalCluster
@@ -81,14 +85,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--distinct", type=int, default=600, help="corpus rows cycled over the runs")
     parser.add_argument("--jobs", type=int, default=2, help="local worker processes")
+    parser.add_argument("--scale", choices=["53k", "2025"], action="append", help="only this scale (repeatable)")
+    parser.add_argument("--paths", default="local,cluster1,cluster2", help="comma-separated paths to run")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    backends = {f"local, {args.jobs} jobs": "local", "LocalCluster, 1 worker": "cluster1",
-                "LocalCluster, 2 workers": "cluster2"}
+    wanted = args.paths.split(",")
+    backends = {label: backend for label, backend in {
+        f"local, {args.jobs} jobs": "local", "LocalCluster, 1 worker": "cluster1",
+        "LocalCluster, 2 workers": "cluster2"}.items() if backend in wanted}
+    scales = {label: sizes for label, sizes in SCALES.items()
+              if not args.scale or any(label.startswith("53k" if s == "53k" else "SRBench 2025") for s in args.scale)}
     print(f"{'scale':28s} {'path':24s} {'runs':>6s} {'cold s':>7s} {'warm s':>7s} {'models/s':>9s} "
           f"{'peak MB':>8s} {'worker peak MB':>15s}")
-    for label, sizes in SCALES.items():
+    for label, sizes in scales.items():
         for name, backend in backends.items():
             done = subprocess.run([sys.executable, "-c", ONE_PATH, *map(str, sizes), str(args.distinct), backend,
                                    str(REPO / "benchmarks"), str(args.jobs)], env=env, capture_output=True,
