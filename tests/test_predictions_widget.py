@@ -113,6 +113,7 @@ def test_weight_sensitivity_of_the_combined_final_verdict():
     app.sensitivity_button.click()
     (view,) = app.sensitivity_area.children
     assert view.rescorer.weight_names == ("rmse", "mae")
+    assert view.title.layout.display == "none"  # the app's section heading is the one heading
     assert view.order == ("c", "a", BOLD)
     view.weights = (0.0, 1.0)  # MAE alone
     assert view.order == ("a", "c", BOLD)

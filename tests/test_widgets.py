@@ -314,6 +314,7 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
     app.more.selected_index = 1
     view = app.more.children[1]
     assert type(view).__name__ == "SensitivityView"
+    assert view.title.layout.display == "none"  # under the accordion's own title "Weight sensitivity": one heading
     first = view.rescorer
     app.rank_method = "min"  # re-judging refreshes the opened view
     assert view.rescorer is not first

@@ -753,7 +753,7 @@ def _more_views(trust_store: str | None, app=None):
         from srdash.analysis.sensitivity import Rescorer
         from srdash.apps.sensitivity import SensitivityView
 
-        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs), log_panel=log)
+        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs), log_panel=log, show_title=False)
 
     def robustness(verdict, runs):
         from srdash.apps.integrity import RobustnessView

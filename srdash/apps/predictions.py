@@ -364,5 +364,6 @@ class PredictionsDashboard(BackgroundApp):
             rescorer = self.result.combined.rescorer("final")
             # teams and metrics, not methods and datasets
             view = SensitivityView(rescorer, samples=_SENSITIVITY_SAMPLES, source="the combined final leaderboard",
-                                   vocabulary=Vocabulary.of_prediction_metrics(rescorer), log_panel=self.log_panel)
+                                   vocabulary=Vocabulary.of_prediction_metrics(rescorer), log_panel=self.log_panel,
+                                   show_title=False)
         self.sensitivity_area.children = (view,)

@@ -77,6 +77,9 @@ class SensitivityView(BackgroundApp):
         Seed of the sampling.
     source : str
         What is being judged, shown under the title.
+    show_title : bool
+        Show the view's own heading (an app that embeds the view under a
+        heading of its own passes False: one heading, not two).
     display_timeout : float
         See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
 
@@ -126,14 +129,15 @@ class SensitivityView(BackgroundApp):
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
                  seed: int = 0, source: str = "", display_timeout: float = 0.0,
-                 log_panel: LogPanel | None = None, **kwargs):
+                 log_panel: LogPanel | None = None, show_title: bool = True, **kwargs):
         self._syncing = False
         self._init_app(display_timeout=display_timeout, log_panel=log_panel)
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: go.FigureWidget | None = None
         self._found_weights: Mapping[str, float] | None = None
 
-        self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>")
+        self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>",
+                                  layout=widgets.Layout(display=None if show_title else "none"))
         self.status = widgets.HTML("<div class='srdash-note'>Loading the competition…</div>")
         self.explanation = widgets.HTML()
         self.sliders = widgets.VBox([])
