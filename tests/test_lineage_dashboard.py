@@ -17,9 +17,12 @@ def test_dashboard_srbench_view():
     index = list(app.more.titles).index(LINEAGE_VIEW_TITLE)
     app.more.selected_index = index
     panels = app.more.children[index].children
-    titles = [panel.outputs[0]["data"][PLOTLY]["layout"]["title"]["text"] for panel in panels]
-    assert titles[0] == "Pareto fronts: median accuracy vs median size (value space)"
-    assert titles[1] == "Performance profiles (r2_test)"
-    assert titles[2] == "Wilcoxon signed-rank, Holm-corrected p-values"
+    # a short title on one line (it fits a phone), the details in the subtitle
+    titles = [(panel.outputs[0]["data"][PLOTLY]["layout"]["title"]["text"],
+               panel.outputs[0]["data"][PLOTLY]["layout"]["title"].get("subtitle", {}).get("text", ""))
+              for panel in panels]
+    assert titles[0] == ("Pareto fronts", "median accuracy vs median size (value space)")
+    assert titles[1] == ("Performance profiles (r2_test)", "")
+    assert titles[2] == ("Pairwise Wilcoxon signed-rank tests", "Holm-corrected p-values; * p &lt; 0.05")
     assert len(titles) == 4  # and the critical-difference diagram
     assert app.log_panel.text() == ""

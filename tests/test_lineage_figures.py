@@ -42,7 +42,8 @@ def test_profiles_and_heatmaps():
     heatmap = pairwise_heatmap(wilcoxon_holm(table()))
     assert heatmap.data[0].z.shape == (3, 3) and EVIL not in heatmap.to_json()
     conover = pairwise_heatmap(friedman_conover(table()))
-    assert conover.layout.title.text == "Conover post-hoc p-values (after Friedman)"
+    assert conover.layout.title.text == "Conover post-hoc tests"
+    assert conover.layout.title.subtitle.text == "p-values, after the Friedman test; * p &lt; 0.05"
     rates = solution_rates(pd.DataFrame({"method": [EVIL, "b"], "target_noise": 0.0, "solution": [True, False]}),
                            n_bootstrap=0)
     assert EVIL not in solution_rates_figure(rates).to_json()
@@ -52,7 +53,9 @@ def test_srbench_views_add_time_views_when_the_runs_carry_training_time():
     from srdash.figures.lineage import srbench_views
 
     runs = table().assign(**{"training time (s)": np.linspace(1, 100, 18)})
-    titles = [view.layout.title.text for view in srbench_views(runs, n_bootstrap=0)]
+    views = srbench_views(runs, n_bootstrap=0)
+    titles = [view.layout.title.text for view in views]
     assert titles[3].startswith("Training time per method")
-    assert titles[4] == "Pareto fronts: median accuracy vs median time (value space)"
+    assert (titles[4], views[4].layout.title.subtitle.text) == ("Pareto fronts",
+                                                                "median accuracy vs median time (value space)")
     assert len(srbench_views(table(), n_bootstrap=0)) == 3

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from srdash.demo.competition import demo_competition
+from srdash.figures.leaderboard import figure_title
 from srdash.io.loading import load_results
 from srdash.judging.pipeline import prepare_runs
 from srdash.judging.ranking import judge
@@ -26,10 +27,10 @@ def demo_runs():
 def test_report_has_the_srbench_views(demo_runs):
     report = build_report(judge(demo_runs, load_rules("srbench2022")), runs=demo_runs, samples=20,
                           generated_at="2024-05-01T12:00:00Z")
-    titles = [figure.layout.title.text for figure in report_figures(report)]
-    assert any(t.startswith("Pareto fronts: median accuracy vs median size") for t in titles)
+    titles = [figure_title(figure) for figure in report_figures(report)]
+    assert "Pareto fronts<br>median accuracy vs median size (value space)" in titles
     assert "Performance profiles (r2_test)" in titles
-    assert "Wilcoxon signed-rank, Holm-corrected p-values" in titles
+    assert "Pairwise Wilcoxon signed-rank tests<br>Holm-corrected p-values; * p &lt; 0.05" in titles
     page = render_html(report)
     section = page[page.index('id="lineage"'):]
     assert "SRBench views" in section[:2000]

@@ -275,7 +275,8 @@ def test_figures_escape_untrusted_names(scores):
     from srdash.figures.properties import noise_curve_figure, property_heatmap, unwanted_features_figure
 
     heatmap = property_heatmap(scores)
-    assert heatmap.layout.title.text == "Property score per dataset (higher is better)"
+    assert heatmap.layout.title.text == "Property score per dataset"
+    assert heatmap.layout.title.subtitle.text.startswith("higher is better, 1 = best")
     names = [trace.name for trace in noise_curve_figure(scores).data]
     assert names == ["a (sensitivity 0.75)", "b (sensitivity 1.25)", "c (sensitivity –)"]
     figure = unwanted_features_figure(unwanted_usage(scores), dataset="fs")

@@ -356,8 +356,9 @@ def test_place_probability_figure_shows_the_matrix_in_leaderboard_order():
     p_win = result.summary["p_win"].tolist()
     assert list(heatmap.y) == [f"{m} (P(win) {p:.2f})" for m, p in zip(result.summary["method"], p_win)]
     assert list(heatmap.x) == list(range(1, len(p_win) + 1))
-    title = place_probability_figure(result).layout.title.text
-    assert "200 bootstrap redraws of the datasets and runs (seed 0)" in title
+    title = place_probability_figure(result).layout.title
+    assert title.text == "Place probabilities"
+    assert "200 bootstrap redraws of the datasets and runs (seed 0)" in title.subtitle.text.replace("<br>", " ")
     intervals = score_interval_figure(result).data[0]
     np.testing.assert_allclose(np.asarray(intervals.x) - np.asarray(intervals.error_x.arrayminus),
                                result.summary["score_low"])

@@ -275,9 +275,10 @@ def test_cd_diagram_prints_the_test_alpha_and_cd_and_draws_them_to_scale():
 
     result = significance(dominated(20))
     figure = critical_difference_figure(result)
-    title = figure.layout.title.text
+    assert figure.layout.title.text == "Critical difference diagram"  # one line that fits a phone
+    title = figure.layout.title.subtitle.text.replace("<br>", " ")  # the test and the sentence, wrapped
     assert "Friedman chi2 = " in title and "Nemenyi post-hoc, alpha = 0.05" in title
-    assert f"CD = {result.critical_difference:.3f}" in title
+    assert f"CD = {result.critical_difference:.3f}" in title.replace("<br>", " ")
     assert html.escape(result.statement, quote=False) in title.replace("<br>", " ")
     cd_bar = [t for t in figure.data if t.y is not None and tuple(t.y) == (0.6, 0.6)][0]
     assert cd_bar.x[0] - cd_bar.x[1] == pytest.approx(result.critical_difference)

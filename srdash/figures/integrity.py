@@ -21,19 +21,19 @@ Examples
 >>> [t.type for t in place_probability_figure(result).data]
 ['heatmap']
 >>> fig = critical_difference_figure(significance(result.verdict))
->>> "CD = " in fig.layout.title.text
+>>> "CD = " in fig.layout.title.subtitle.text
 True
 """
 
 from __future__ import annotations
 
-import textwrap
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from srdash.figures.escape import plotly_text
+from srdash.figures.titles import title_layout, title_margin
 from srdash.analysis.audit import Audit
 from srdash.errors import SrdashError
 from srdash.analysis.robustness import Robustness
@@ -57,11 +57,6 @@ _HEADER_COLOUR = "#e8ecf1"
 _GROUP_COLOUR = "#d62728"
 
 
-
-
-def _wrapped(text: str, width: int = 110) -> str:
-    """Escaped text broken into lines of at most ``width`` characters (plotly does not wrap)."""
-    return "<br>".join(textwrap.wrap(plotly_text(text), width))
 
 
 def _bootstrap_caption(result: Robustness) -> str:
@@ -115,7 +110,8 @@ def place_probability_figure(result: Robustness, *, kind: str = "heatmap", title
         show_text = values.size <= _MAX_ANNOTATED_CELLS
         text = [[f"{v:.2f}" if v >= 0.005 else "" for v in row] for row in values] if show_text else None
         trace = go.Heatmap(z=values, x=places, y=labels, customdata=values, zmin=0, zmax=1,
-                           colorscale="Blues", colorbar={"title": "probability"},
+                           colorscale="Blues", colorbar={"title": {"text": "probability", "side": "right"},
+                                                         "thickness": 14},
                            text=text, texttemplate="%{text}" if show_text else None, hovertemplate=hover)
     else:
         xs, ys, sizes = [], [], []
@@ -128,15 +124,17 @@ def place_probability_figure(result: Robustness, *, kind: str = "heatmap", title
         trace = go.Scatter(x=xs, y=ys, mode="markers", customdata=sizes, hovertemplate=hover,
                            marker={"size": 40 * np.sqrt(sizes), "sizemode": "diameter", "color": sizes,
                                    "colorscale": "Blues", "cmin": 0, "cmax": 1, "showscale": True,
-                                   "colorbar": {"title": "probability"}, "line": {"width": 0.5, "color": "#555"}})
+                                   "colorbar": {"title": {"text": "probability", "side": "right"}, "thickness": 14},
+                                   "line": {"width": 0.5, "color": "#555"}})
     figure = go.Figure(trace)
+    heading = title_layout("Place probabilities", _bootstrap_caption(result)) if title is None else title
     figure.update_layout(
-        title=title if title is not None else f"Place probabilities<br><sup>{_bootstrap_caption(result)}</sup>",
+        title=heading,
         xaxis={"title": "place (1 = best)", "tickmode": "array", "tickvals": places, "range": [0.5, len(places) + 0.5]},
         yaxis={"title": "", "autorange": "reversed", "type": "category", "categoryorder": "array",
                "categoryarray": labels},
         height=max(300, 60 + 28 * len(labels)),
-        margin={"l": 10, "r": 10, "t": 80, "b": 50},
+        margin={"l": 10, "r": 10, "t": title_margin(heading) if title is None else 80, "b": 50},
     )
     return figure
 
@@ -169,13 +167,14 @@ def score_interval_figure(result: Robustness, *, title: str | None = None) -> go
                        "<extra></extra>"),
     )
     figure = go.Figure(trace)
+    heading = title_layout(f"Final score with its {level} interval", _bootstrap_caption(result)) \
+        if title is None else title
     figure.update_layout(
-        title=title if title is not None else
-        f"Final score with its {level} bootstrap interval<br><sup>{_bootstrap_caption(result)}</sup>",
+        title=heading,
         xaxis={"title": "final score (higher is better)"},
-        yaxis={"autorange": "reversed", "type": "category"},
+        yaxis={"autorange": "reversed", "type": "category", "automargin": True},
         height=max(300, 60 + 28 * len(labels)),
-        margin={"l": 10, "r": 10, "t": 80, "b": 50},
+        margin={"l": 10, "r": 10, "t": title_margin(heading) if title is None else 80, "b": 50},
     )
     return figure
 
@@ -194,19 +193,22 @@ def critical_difference_figure(result: Significance, *, title: str | None = None
     >>> from srdash.analysis.significance import significance
     >>> scores = pd.DataFrame({"a": [3.0, 3.0, 3.0, 2.0], "b": [2.0, 1.0, 2.0, 3.0], "c": [1.0, 2.0, 1.0, 1.0]})
     >>> fig = critical_difference_figure(significance(scores))
-    >>> print(fig.layout.title.text.split("<br>")[0])
+    >>> print(fig.layout.title.text)
+    Critical difference diagram
+    >>> print(fig.layout.title.subtitle.text.replace("<br>", " ").split(". ")[0])
     Friedman chi2 = 4.500, p = 0.105; Nemenyi post-hoc, alpha = 0.05, CD = 1.657 (k = 3, N = 4)
     >>> sorted(a.text for a in fig.layout.annotations if a.xref == "paper")
-    ['a (2.75)', 'b (2.00)', 'c (1.25)']
+    ['a<br>(2.75)', 'b<br>(2.00)', 'c<br>(1.25)']
     """
     ranks = result.mean_ranks
     k = result.n_methods
     names, values = list(ranks["method"]), ranks["mean_rank"].to_numpy()
     half = (len(names) + 1) // 2
-    step = 0.32
-    # room for the labels, as a share of the width, from the longest name on each side
-    left_room = min(0.35, 0.04 + 0.011 * max(len(n) for n in names[:half]))
-    right_room = min(0.35, 0.04 + 0.011 * max((len(n) for n in names[half:]), default=0))
+    step = 0.42
+    # Room for the labels (the name over its mean rank, 11 px type), as a share of the width, from the
+    # longest name on each side: enough on a 390 px phone (about 6.5 px per character of a 370 px plot).
+    left_room = min(0.36, 0.03 + 0.0175 * max(max(len(n) for n in names[:half]), 6))
+    right_room = min(0.36, 0.03 + 0.0175 * max(max((len(n) for n in names[half:]), default=0), 6))
     left_end, right_end = k + 0.1, 0.9
     figure = go.Figure()
     # the axis, with a tick per rank
@@ -225,8 +227,9 @@ def critical_difference_figure(result: Significance, *, title: str | None = None
                                     line={"color": "#444", "width": 1}, showlegend=False,
                                     hovertemplate=f"{plotly_text(name)}: mean rank {value:.3f}<extra></extra>"))
         figure.add_annotation(x=left_room - 0.01 if left else 1 - right_room + 0.01, xref="paper", y=level,
-                              text=f"{plotly_text(name)} ({value:.2f})", showarrow=False,
-                              xanchor="right" if left else "left", font={"size": 12})
+                              text=f"{plotly_text(name)}<br>({value:.2f})", showarrow=False,
+                              xanchor="right" if left else "left", align="right" if left else "left",
+                              font={"size": 11})
     # groups of methods not significantly different
     for g, group in enumerate(result.groups):
         members = ranks[ranks["method"].isin(group)]["mean_rank"]
@@ -243,15 +246,16 @@ def critical_difference_figure(result: Significance, *, title: str | None = None
                                 hoverinfo="skip", showlegend=False))
     figure.add_annotation(x=k - cd / 2, y=0.65, text=f"CD = {cd:.3f}", showarrow=False, yanchor="bottom")
     lowest = -(half + 1) * step
-    heading = title if title is not None else plotly_text(result.test_label)
+    heading = title_layout("Critical difference diagram" if title is None else title,
+                           f"{plotly_text(result.test_label)}. {plotly_text(result.statement)}")
     figure.update_layout(
-        title={"text": f"{heading}<br><sup>{_wrapped(result.statement)}</sup>", "font": {"size": 14}},
+        title=heading,
         xaxis={"range": [left_end, right_end], "domain": [left_room, 1 - right_room],
-               "title": f"mean rank over datasets ({k} = best, 1 = worst)",
+               "title": f"mean rank ({k} = best)",
                "showgrid": False, "zeroline": False, "showticklabels": False},
         yaxis={"range": [lowest, 1.0], "visible": False},
-        height=max(280, 170 + 36 * half),
-        margin={"l": 10, "r": 10, "t": 90, "b": 40},
+        height=max(280, 90 + title_margin(heading) + 44 * half),
+        margin={"l": 10, "r": 10, "t": title_margin(heading), "b": 40},
         plot_bgcolor="white",
     )
     return figure

@@ -13,8 +13,8 @@ Examples
 >>> t = pd.DataFrame({"method": ["a", "<b>", "a", "<b>"], "dataset": ["d1", "d1", "d2", "d2"],
 ...                   "r2_test": [0.9, 0.5, 0.8, 0.6], "model_size": [20, 5, 30, 5]})
 >>> fig = pareto_figure(pareto_fronts(t, n_bootstrap=20))
->>> fig.layout.title.text
-'Pareto fronts: median accuracy vs median size (value space)'
+>>> fig.layout.title.text, fig.layout.title.subtitle.text
+('Pareto fronts', 'median accuracy vs median size (value space)')
 >>> sorted(trace.name for trace in fig.data if trace.mode == "markers")
 ['&lt;b&gt;', 'a']
 """
@@ -26,6 +26,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from srdash.figures.escape import html_text
+from srdash.figures.titles import title_layout, title_margin
 from srdash.analysis.fronts import ParetoFronts
 from srdash.analysis.pairwise import PairwiseTests
 from srdash.analysis.profiles import PerformanceProfiles
@@ -87,8 +88,9 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
             hovertemplate=(f"<b>{name}</b><br>front {number}<br>{y_name}: %{{y:.4g}}<br>{x_name}: %{{x:.4g}}"
                            "<extra></extra>")))
     ranked = fronts.space == "rank"
+    title = title_layout("Pareto fronts", f"median {y_name} vs median {x_name} ({fronts.space} space)")
     figure.update_layout(
-        title=f"Pareto fronts: median {y_name} vs median {x_name} ({fronts.space} space)",
+        title=title, margin={"t": title_margin(title)},
         xaxis_title=f"median {x_name} rank (1 = best)" if ranked else f"median {x_name} ({fronts.columns[1]})",
         yaxis_title=f"median {y_name} rank (1 = best)" if ranked else f"median {y_name} ({fronts.columns[0]})",
         template="plotly_white", height=520)
@@ -121,7 +123,9 @@ def profiles_figure(profiles: PerformanceProfiles) -> go.Figure:
     figure.update_layout(title=f"Performance profiles ({profiles.value})",
                          xaxis_title=f"threshold on {profiles.value}",
                          yaxis_title=f"share of (dataset, run) pairs {reach} the threshold",
-                         yaxis=dict(range=[0, 1.02], tickformat=".0%"), template="plotly_white", height=480)
+                         # no "0%" tick: on a phone it runs into the threshold axis's first tick
+                         yaxis=dict(range=[0, 1.02], tickformat=".0%", tickvals=[0.25, 0.5, 0.75, 1.0]),
+                         template="plotly_white", height=480)
     return figure
 
 
@@ -134,24 +138,25 @@ def pairwise_heatmap(tests: PairwiseTests, *, alpha: float = 0.05) -> go.Figure:
     >>> from srdash.analysis.pairwise import wilcoxon_holm
     >>> t = pd.DataFrame({"method": list("aaabbb"), "dataset": list("xyzxyz"), "r2_test": [1, 2, 3, 2, 3, 5.0]})
     >>> fig = pairwise_heatmap(wilcoxon_holm(t))
-    >>> fig.data[0].type, fig.layout.title.text
-    ('heatmap', 'Wilcoxon signed-rank, Holm-corrected p-values')
+    >>> fig.data[0].type, fig.layout.title.text, fig.layout.title.subtitle.text
+    ('heatmap', 'Pairwise Wilcoxon signed-rank tests', 'Holm-corrected p-values; * p &lt; 0.05')
     """
     matrix = tests.p_values
     labels = [_escaped(m) for m in matrix.index]
     values = matrix.to_numpy(dtype=float)
     text = np.where(values < alpha, np.char.add(np.char.mod("%.2g", values), "*"), np.char.mod("%.2g", values))
     np.fill_diagonal(text, "")
-    title = {"wilcoxon-holm": "Wilcoxon signed-rank, Holm-corrected p-values",
-             "friedman-conover": "Conover post-hoc p-values (after Friedman)"}.get(tests.test, tests.test)
+    heading, subtitle = {"wilcoxon-holm": ("Pairwise Wilcoxon signed-rank tests", "Holm-corrected p-values"),
+                         "friedman-conover": ("Conover post-hoc tests", "p-values, after the Friedman test")
+                         }.get(tests.test, (tests.test, ""))
+    title = title_layout(heading, f"{subtitle}; * p &lt; {alpha:g}" if subtitle else f"* p &lt; {alpha:g}")
     figure = go.Figure(go.Heatmap(
         z=values, x=labels, y=labels, text=text, texttemplate="%{text}" if len(labels) <= 25 else None,
-        colorscale="Viridis", reversescale=True, zmin=0, zmax=1, colorbar=dict(title="p"),
+        colorscale="Viridis", reversescale=True, zmin=0, zmax=1, colorbar=dict(title="p", thickness=14),
         hovertemplate="%{y} vs %{x}: p = %{z:.3g}<extra></extra>"))
-    figure.update_layout(title=title, template="plotly_white", height=max(400, 26 * len(labels) + 160),
-                         yaxis=dict(autorange="reversed"),
-                         annotations=[dict(text=f"* p < {alpha:g}", showarrow=False, xref="paper", yref="paper",
-                                           x=1.0, y=-0.12, xanchor="right")])
+    figure.update_layout(title=title, margin={"t": title_margin(title)}, template="plotly_white",
+                         height=max(400, 26 * len(labels) + 160),
+                         xaxis=dict(automargin=True), yaxis=dict(autorange="reversed", automargin=True))
     return figure
 
 

@@ -32,6 +32,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from srdash.figures.escape import html_text, plotly_text
+from srdash.figures.titles import title_layout, title_margin
 from srdash.errors import SrdashError
 from srdash.judging.properties import PropertyScores
 from srdash.judging.qualification import Qualification
@@ -86,11 +87,12 @@ def property_heatmap(scores: PropertyScores) -> go.Figure:
     figure = go.Figure(go.Heatmap(
         z=colour, x=[plotly_text(m) for m in methods], y=[plotly_text(d) for d in datasets], text=text,
         texttemplate="%{text}", hovertext=hover, hoverinfo="text", zmin=0, zmax=1, colorscale="Viridis",
-        colorbar={"title": {"text": "score<br>(1 = best)"}},
+        colorbar={"title": {"text": "score (1 = best)", "side": "right"}, "thickness": 14},
     ))
-    figure.update_layout(title={"text": "Property score per dataset (higher is better)"},
-                         xaxis={"title": {"text": "method"}}, yaxis={"title": {"text": "dataset"},
-                                                                    "autorange": "reversed"},
+    title = title_layout("Property score per dataset", "higher is better, 1 = best; hover a cell for how it was scored")
+    figure.update_layout(title=title, margin={"t": title_margin(title)},
+                         xaxis={"title": {"text": "method"}, "automargin": True},
+                         yaxis={"title": {"text": "dataset"}, "autorange": "reversed", "automargin": True},
                          height=max(300, 40 * len(datasets) + 160))
     return figure
 
@@ -213,8 +215,10 @@ def qualification_figure(qualification: Qualification) -> go.Figure:
         figure.add_trace(go.Bar(x=table[column], y=labels, orientation="h", name=outcome,
                                 marker={"color": _OUTCOME_COLOURS[outcome]},
                                 hovertemplate=f"%{{y}}: %{{x}} {outcome}(s)<extra></extra>"))
+    title = title_layout("Qualification: head to head", f"each method against {plotly_text(qualification.baseline)}, "
+                                                        "per dataset and run")
     figure.update_layout(
-        barmode="stack", title={"text": f"Qualification: head to head against {plotly_text(qualification.baseline)}"},
+        barmode="stack", title=title, margin={"t": title_margin(title)},
         xaxis={"title": {"text": "comparisons (dataset × run)"}}, yaxis={"autorange": "reversed"},
         height=max(260, 32 * len(table) + 160), legend={"title": {"text": "outcome"}})
     return figure

@@ -368,7 +368,10 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
                                f"wins on {share:.0%} of the simplex)"))
     fig.update_layout(
         title=heading,
-        ternary={"aaxis": {"title": a_label}, "baxis": {"title": b_label}, "caxis": {"title": c_label}},
+        # no tick labels: on a phone-sized triangle those of two sides collide at every corner; the grid
+        # shows the tenths and the hover each point's weights
+        ternary={name: {"title": label, "showticklabels": False, "nticks": 10}
+                 for name, label in (("aaxis", a_label), ("baxis", b_label), ("caxis", c_label))},
         height=480, margin={"l": 40, "r": 40, "t": _top_margin(heading) + 30, "b": 40}, template="plotly_white")
     return fig
 

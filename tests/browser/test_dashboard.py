@@ -15,7 +15,7 @@ import pytest
 
 from srdash.demo.competition import HOSTILE_MODEL
 from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
-from voila_server import PLOT, figure_text_problems, plot_title, screenshot
+from voila_server import PLOT, figure_text_problems, layout_problems, plot_title, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -167,3 +167,35 @@ def test_qualification_view_names_the_baseline_and_who_failed(page, screenshot_d
     expect(failed).to_contain_text("not qualified")
     expect(page.locator(".srdash-qualification tr", has_text="ExactSR")).to_contain_text("qualified")
     screenshot(page, screenshot_dir, "dashboard-qualification")
+
+
+# What each view under "More views" shows once it is built: a figure's title, or a text of its table.
+_VIEWS = [(PROPERTY_VIEW_TITLE, "Property score per dataset"),
+          (QUALIFICATION_VIEW_TITLE, "Qualification: head to head"),
+          ("Rules compared: published, as run, draft", None),
+          ("Weight sensitivity", "Winner over all weights"),
+          ("Rank uncertainty and significance", "Critical difference diagram"),
+          ("Audit a published table", None),
+          ("SRBench views: Pareto front, performance profiles, pairwise tests", "Pareto fronts")]
+
+
+def test_every_view_under_more_views_is_legible_on_a_phone(browser, dashboard_url, screenshot_dir):
+    # At 390 px: no figure text clipped or overlapping (titles of one line, wrapped subtitles, colour bar
+    # titles beside their bars, the critical-difference labels in their room) and nothing past the window.
+    context = browser.new_context(viewport={"width": 390, "height": 6000})
+    try:
+        page = context.new_page()
+        page.goto(dashboard_url, timeout=120_000)
+        expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(
+            timeout=APP_READY_TIMEOUT_MS)
+        for title, shows in _VIEWS:
+            page.get_by_text(title, exact=True).click()
+            expect(page.locator(".srdash-computing")).to_have_count(0, timeout=120_000)
+            if shows is not None:
+                expect(plot_title(page, shows).first).to_be_visible(timeout=120_000)
+            page.wait_for_timeout(1200)                   # plotly's responsive resize
+            assert figure_text_problems(page) == [], title
+            assert layout_problems(page, ".srdash-dashboard") == [], title
+        screenshot(page, screenshot_dir, "dashboard-views-390px")
+    finally:
+        context.close()

@@ -20,8 +20,7 @@ pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect
 
 OFFLINE_OK = re.compile(r"font-?awesome|fontawesome", re.IGNORECASE)
-TITLES = ("Pareto fronts: median accuracy vs median size", "Performance profiles (r2_test)",
-          "Wilcoxon signed-rank, Holm-corrected p-values")
+TITLES = ("Pareto fronts", "Performance profiles (r2_test)", "Pairwise Wilcoxon signed-rank tests")
 
 
 def results_table() -> pd.DataFrame:
