@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from srdash.judging.pipeline import PreparedCompetition
 
 __all__ = ["SNAPSHOT_FORMAT", "Snapshot", "code_fingerprint", "snapshot_key", "input_manifest", "load_snapshot",
-           "store_snapshot", "preparing", "replay_warnings", "cacheable_preparation"]
+           "store_snapshot", "preparing", "being_prepared", "replay_warnings", "cacheable_preparation"]
 
 #: Changes when the snapshot's layout changes (old snapshots are then simply not found).
 SNAPSHOT_FORMAT = 1
@@ -115,10 +115,11 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
 def _versions() -> dict[str, str]:
     from importlib import metadata
 
-    versions = {"python": platform.python_version(), "srdash_code": code_fingerprint()}
+    versions = {"python": platform.python_version(), "srdash_code": code_fingerprint()}  # once per process
     for name in ("numpy", "pandas", "pyarrow", "sympy"):
         try:
             versions[name] = metadata.version(name)
@@ -148,36 +149,26 @@ def snapshot_key(competition: "Competition") -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _expand(paths: Iterable[str | Path]) -> list[Path]:
-    files = []
-    for source in paths:
-        path = Path(source)
-        if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.is_file())
-        elif path.is_file():
-            files.append(path)
-    return files
-
-
 def input_manifest(competition: "Competition", data_files: Sequence[str | Path] = ()) -> dict[str, str]:
-    """Path -> SHA-256 of every file a preparation reads: the competition's inputs (folders expanded)
-    except the trust store, and ``data_files`` (the datasets' files named by the descriptions)."""
-    from srdash.expressions.cache import file_digest
-
+    """Path -> SHA-256 of every file a preparation reads: the competition's inputs (folders expanded,
+    as in the provenance: :func:`srdash.judging.provenance.hash_inputs`) except the trust store, and
+    ``data_files`` (the datasets' files named by the descriptions)."""
     store = None if competition.realworld is None else Path(competition.realworld.store)
     sources = [s for s in competition.sources if store is None or Path(s) != store]
-    manifest = {}
-    for path in _expand([*sources, *data_files]):
-        manifest[str(path)] = file_digest(path)
-    return manifest
+    return _hashes([*sources, *data_files])
+
+
+def _hashes(paths: Iterable[str | Path]) -> dict[str, str]:
+    from srdash.judging.provenance import hash_inputs
+
+    prefix = "input_sha256:"
+    return {key[len(prefix):]: digest for key, digest in hash_inputs(paths).items() if key.startswith(prefix)}
 
 
 def _manifest_holds(manifest: dict) -> bool:
-    from srdash.expressions.cache import file_digest
-
     files = manifest.get("files", {})
     try:
-        return all(Path(path).is_file() and file_digest(path) == digest for path, digest in files.items())
+        return _hashes(files) == files
     except OSError:
         return False
 
@@ -310,6 +301,11 @@ def replay_warnings(recorded: Iterable[Sequence[str]]) -> None:
         warnings.warn(message, category, stacklevel=2)
 
 
+def _lock_path(competition: "Competition", cache) -> Path:
+    """The competition's preparation lock: a file beside the cache, one per snapshot key."""
+    return Path(cache.path).with_name(f".prepare-{snapshot_key(competition)[:24]}.lock")
+
+
 @contextlib.contextmanager
 def preparing(competition: "Competition", cache, *, waiting=None):
     """Hold the competition's preparation lock (one preparer per snapshot key, across processes).
@@ -323,7 +319,7 @@ def preparing(competition: "Competition", cache, *, waiting=None):
     try:
         import fcntl
 
-        path = Path(cache.path).with_name(f".prepare-{snapshot_key(competition)[:24]}.lock")
+        path = _lock_path(competition, cache)
         path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(path, "a+b")
     except (ImportError, OSError):
@@ -349,7 +345,7 @@ def being_prepared(competition: "Competition", cache) -> bool:
     try:
         import fcntl
 
-        path = Path(cache.path).with_name(f".prepare-{snapshot_key(competition)[:24]}.lock")
+        path = _lock_path(competition, cache)
         if not path.exists():
             return False
         with open(path, "a+b") as handle:
