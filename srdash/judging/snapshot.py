@@ -88,15 +88,12 @@ class Snapshot:
         With the caller's competition and fresh trust entries.
     warnings : tuple of (str, str, str)
         ``(module, class name, message)`` of the warnings its preparation raised.
-    created : float
-        When it was prepared (seconds since the epoch).
     seconds : float
         How long reading and checking it took.
     """
 
     prepared: "PreparedCompetition"
     warnings: tuple = ()
-    created: float = 0.0
     seconds: float = 0.0
 
 
@@ -266,7 +263,7 @@ def load_snapshot(competition: "Competition", cache) -> Snapshot | None:
     prepared = replace(prepared, competition=competition, trust_entries=trust, cache_stats=MappingProxyType(stats))
     cache.stats.add("snapshot", hits=1)
     return Snapshot(prepared=prepared, warnings=tuple(tuple(w) for w in manifest.get("warnings", ())),
-                    created=float(manifest.get("created", 0)), seconds=time.monotonic() - started)
+                    seconds=time.monotonic() - started)
 
 
 def store_snapshot(competition: "Competition", prepared: "PreparedCompetition", cache, *,
