@@ -218,8 +218,9 @@ def test_cli_audit_agrees(tmp_path):
     written = pd.read_csv(out)
     assert written["status"].tolist() == ["agrees"] * 3
     block = json.loads(Path(f"{out}.provenance.json").read_text())
-    assert f"input_sha256:{DATA / 'published_ok.csv'}" in block
-    assert f"input_sha256:{DATA / 'competition.csv'}" in block
+    # inputs are named by role and path relative to the competition's folder (never absolute)
+    assert "input_sha256:published:published_ok.csv" in block
+    assert "input_sha256:results:competition.csv" in block
     assert block["audit_tolerance"] == "0.005"
 
 

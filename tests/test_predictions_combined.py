@@ -441,7 +441,7 @@ def test_cli_report_writes_the_html_and_markdown(tmp_path):
     page = out.read_text()
     assert _table_places(_section(page, "combined"))[:3] == [(1, "c"), (2, "a"), (3, "&lt;b&gt;x&lt;/b&gt;")]
     assert "<b>x</b>" not in page
-    assert re.search(r"Wrote .*report.html \(html, [\d,]+ bytes, 3 teams, fingerprint [0-9a-f]{12}\)",
+    assert re.search(r"Wrote .*report.html \(html, [\d,]+ bytes, 3 teams, verdict fingerprint [0-9a-f]{12}\)",
                      result.stderr)
     # every submission file is fingerprinted
     assert page.count('data-key="input_sha256:') == 5  # two test files and three submissions

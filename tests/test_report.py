@@ -182,12 +182,12 @@ def test_reproducibility_block_changes_with_an_input_byte_and_a_rules_value(resu
     block = original.reproducibility
     key = f"input_sha256:{results_file}"
     assert set(block) >= {"generated_at", "srdash_version", "sympy_version", "rules", "rules_sha256", key,
-                          "fingerprint"}
+                          "block_sha256"}
     assert block["generated_at"] == FIXED_TIME and block["sympy_version"] == "1.14.0"
 
     # Same inputs, later: same fingerprint (the time is recorded but not fingerprinted).
     again = _file_report(results_file, rules, demo_generated_at="2030-01-01T00:00:00Z")
-    assert again.reproducibility["fingerprint"] == block["fingerprint"]
+    assert again.reproducibility["block_sha256"] == block["block_sha256"]
 
     # One byte of the input changes: r2 "0.9..." -> "0.8..." in the first data row.
     data = results_file.read_bytes()
@@ -198,7 +198,7 @@ def test_reproducibility_block_changes_with_an_input_byte_and_a_rules_value(resu
     changed_file.write_bytes(data[:digit] + b"8" + data[digit + 1:])
     changed_input = _file_report(changed_file, rules)
     assert changed_input.reproducibility[f"input_sha256:{changed_file}"] != block[key]
-    assert changed_input.reproducibility["fingerprint"] != block["fingerprint"]
+    assert changed_input.reproducibility["block_sha256"] != block["block_sha256"]
 
     # One value of the rules changes (the accuracy weight), in a rules file.
     text = rules.text.replace("weight = 1.0", "weight = 2.0", 1)
@@ -207,7 +207,7 @@ def test_reproducibility_block_changes_with_an_input_byte_and_a_rules_value(resu
     rules_path.write_text(text, encoding="utf-8")
     changed_rules = _file_report(results_file, load_rules(rules_path))
     assert changed_rules.reproducibility["rules_sha256"] != block["rules_sha256"]
-    assert changed_rules.reproducibility["fingerprint"] != block["fingerprint"]
+    assert changed_rules.reproducibility["block_sha256"] != block["block_sha256"]
 
     # The rendered block shows it, with the rules file in full.
     shown = {name: _section(render_html(report), "reproducibility")
@@ -314,7 +314,7 @@ def test_cli_report_writes_html_markdown_and_latex(results_file, tmp_path):
     assert result.exit_code == 0, result.output
     page = html_path.read_text(encoding="utf-8")
     assert "<title>Demo &lt;2024&gt;</title>" in page
-    assert f"input_sha256:{results_file}" in page
+    assert "input_sha256:results:results.csv" in page and str(results_file.parent) not in page
     assert "Wrote" in result.output and "fingerprint" in result.output
 
     md_path = tmp_path / "summary.md"
@@ -344,7 +344,13 @@ def test_cli_report_with_a_trust_store(results_file, tmp_path):
     text = output.read_text(encoding="utf-8")
     assert "## Leaderboard (real-world track)" in text
     hashed = [line for line in text.splitlines() if line.startswith("| input\\_sha256:")]
-    assert len(hashed) == 2 and hashed[1].endswith("trust.sqlite | `" + _sha256(store_path) + "` |")
+    assert len(hashed) == 1 and "results.csv" in hashed[0]
+    # the trust store enters by its entries (a store's bytes change with keys and events too)
+    from srdash.judging.pipeline import _entries_sha256
+    with TrustStore(store_path, read_only=True) as store:
+        expected = _entries_sha256(store.entries())
+    entries = [line for line in text.splitlines() if line.startswith("| input\\_entries\\_sha256:")]
+    assert len(entries) == 1 and entries[0].endswith("trust.sqlite | `" + expected + "` |")
 
 
 def _sha256(path) -> str:

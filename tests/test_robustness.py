@@ -292,7 +292,7 @@ def test_cli_writes_the_table_and_provenance(results_file, tmp_path):
     block = json.loads(Path(f"{out}.provenance.json").read_text())
     assert block["bootstrap_n"] == "200" and block["bootstrap_seed"] == "1"
     assert block["bootstrap_resample"] == "datasets and runs"
-    assert f"input_sha256:{results_file}" in block and "rules_sha256" in block
+    assert f"input_sha256:results:{results_file.name}" in block and "rules_sha256" in block
     assert "Friedman chi2 = " in result.output and "The winner, best, is" in result.output
     assert set(pd.read_csv(tmp_path / "pairs.csv").columns) == {"method_a", "method_b", "difference", "significant",
                                                                 "p_value"}

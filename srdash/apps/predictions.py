@@ -276,7 +276,10 @@ class PredictionsDashboard(BackgroundApp):
                              f"Metrics: {html_text(metrics)}. Counted submission per team: rule "
                              f"'{html_text(result.rule)}'"
                              + (f" by {html_text(result.metrics[0].label)}" if result.rule != "last" else "")
-                             + ".</div>")
+                             + ".</div>"
+                             "<div class='srdash-fingerprint'>Verdict fingerprint: <code class='srdash-fingerprint-"
+                             f"value'>{html_text(result.fingerprint[:12])}</code> (the same in <code>srdash "
+                             "predictions score</code> and the report for the same verdict)</div>")
         self.rejected.value = rejected_table_html(result.rejected)
         notes = list(result.warnings)
         if result.combined is not None:

@@ -36,13 +36,14 @@ def audit_command(competition, published_path, track, tolerance, output, strict)
     places are counted among the methods both tables list.
     """
     from srdash.analysis.audit import audit
-    from srdash.judging.provenance import hash_inputs, write_sidecar
+    from srdash.judging.provenance import hash_roles, write_sidecar
 
     judged_result = judged(competition)
     verdict = judged_result.verdict
     with fail_cleanly():
         result = audit(verdict, published_path, tolerance=tolerance, track=track)
-        block = {**verdict.provenance, **hash_inputs([published_path])}
+        block = {**verdict.provenance,
+                 **hash_roles([("published", published_path)], root=judged_result.competition.root)}
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     click.echo(result.comparison.drop(columns="flagged").to_string(index=False, na_rep="-",

@@ -187,6 +187,7 @@ def score(submissions, targets_preliminary, targets_final, targets_csv, metric_n
     click.echo(f"Final leaderboard ({what}; rule '{rule}'; {scored} of {len(result.submissions)} submissions "
                "scored):")
     click.echo(board.to_string(index=False))
+    click.echo(f"Verdict fingerprint: {result.fingerprint[:12]} (full: {result.fingerprint})", err=True)
 
 
 @predictions.command()
@@ -286,4 +287,4 @@ def report(submissions, targets_preliminary, targets_final, targets_csv, metric_
         path = write_report(built, output, format=chosen)
     _report_rejected(result)
     click.echo(f"Wrote {path} ({chosen}, {path.stat().st_size:,} bytes, {len(result.teams)} teams, "
-               f"fingerprint {built.reproducibility['fingerprint'][:12]}).", err=True)
+               f"verdict fingerprint {result.fingerprint[:12]}).", err=True)

@@ -63,5 +63,5 @@ def report_command(competition, output, output_format, title, samples, seed):
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     size = path.stat().st_size
     click.echo(f"Wrote {path} ({chosen}, {size:,} bytes, {verdict.n_methods} methods, "
-               f"fingerprint {report.reproducibility['fingerprint'][:12]}).", err=True)
+               f"verdict fingerprint {result.fingerprint[:12]}).", err=True)
     echo_fingerprint(result)

@@ -196,6 +196,47 @@ class Competition:
             paths.append(self.realworld.store)
         return tuple(str(p) for p in paths if p is not None)
 
+    @property
+    def inputs(self) -> tuple[tuple[str, Path], ...]:
+        """Every input as ``(role, path)``: ``results``, ``datasets``, ``descriptions``,
+        ``qualification.results``, ``qualification.data``, ``realworld.store``. The verdict
+        fingerprint names each input by its role and its path relative to :attr:`root`."""
+        roles: list[tuple[str, Path | None]] = [*(("results", p) for p in self.results),
+                                                ("datasets", self.datasets), ("descriptions", self.descriptions)]
+        if self.qualification is not None:
+            roles += [("qualification.results", self.qualification.results),
+                      ("qualification.data", self.qualification.data)]
+        if self.realworld is not None:
+            roles.append(("realworld.store", self.realworld.store))
+        return tuple((role, Path(p)) for role, p in roles if p is not None)
+
+    @property
+    def root(self) -> Path:
+        """The folder the competition's inputs are named relative to in every published output: the
+        competition file's folder, or (plain command-line arguments) the deepest folder holding every
+        input. Where that folder lies never enters the verdict fingerprint.
+
+        Examples
+        --------
+        >>> competition_from_options("/data/comp/results.csv", datasets="/data/comp/sets/table.csv").root
+        PosixPath('/data/comp')
+        """
+        if self.source != "<options>" and is_competition_file(self.source):
+            return Path(self.source).absolute().parent
+        parents = [str(path.absolute().parent) for _, path in self.inputs]
+        return Path(os.path.commonpath(parents)) if parents else Path.cwd()
+
+    def relative(self, path: str | Path) -> str:
+        """``path`` as published outputs name it: relative to :attr:`root`, with ``/`` separators.
+
+        Examples
+        --------
+        >>> c = competition_from_options("/data/comp/results.csv")
+        >>> c.relative("/data/comp/results.csv"), c.relative("/data/other/x.csv")
+        ('results.csv', '../other/x.csv')
+        """
+        return Path(os.path.relpath(Path(path).absolute(), self.root)).as_posix()
+
     def settings(self) -> dict[str, Any]:
         """The competition as plain data (what :meth:`fingerprint` hashes, and what apps receive).
 

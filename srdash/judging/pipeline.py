@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at 
     from srdash.judging.qualification import FilteredRuns, Qualification
 
 __all__ = ["judge_competition", "prepare_competition", "prepared_from_snapshot", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
-           "CompetitionResult", "verdict_fingerprint", "realworld_track", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
+           "CompetitionResult", "verdict_fingerprint", "competition_input_hashes", "realworld_track", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
            "qualified_results", "with_qualification", "with_track_problems"]
 
 #: Per-run model statuses: ``given`` means the input supplied ``components``.
@@ -288,7 +289,8 @@ def with_qualification(verdict: Verdict, qualification: "Qualification", filtere
 def input_hashes(sources: Sequence[str]) -> dict[str, str]:
     """SHA-256 of every input file (every file of an input folder), keyed ``input_sha256:<path>``.
 
-    See :func:`srdash.judging.provenance.hash_inputs`.
+    For loose files outside a competition; a competition's inputs are named by role and relative
+    path (:func:`competition_input_hashes`). See :func:`srdash.judging.provenance.hash_inputs`.
 
     Examples
     --------
@@ -296,6 +298,58 @@ def input_hashes(sources: Sequence[str]) -> dict[str, str]:
     {}
     """
     return provenance.hash_inputs(sources)
+
+
+def competition_input_hashes(competition: "Competition", *, trust_entries: pd.DataFrame | None = None
+                             ) -> dict[str, str]:
+    """What the verdict depends on, by content: every input named by its role and its path relative to
+    the competition's folder (:attr:`~srdash.judging.competition.Competition.root`), never by where it lies.
+
+    - ``input_sha256:<role>:<path>``: the SHA-256 of each input file (every file of a folder), and of each
+      data file the dataset descriptions name (role ``data``);
+    - ``input_entries_sha256:realworld.store:<path>``: the trust store enters by the entries it holds (a
+      store's bytes also change with keys issued and events logged, which do not change a verdict).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from srdash.judging.competition import competition_from_options
+    >>> keys = []
+    >>> for _ in range(2):
+    ...     folder = pathlib.Path(tempfile.mkdtemp())
+    ...     _ = (folder / "results.csv").write_text("method,dataset,r2_test,components\\na,d,0.5,3\\n")
+    ...     keys.append(competition_input_hashes(competition_from_options(folder / "results.csv")))
+    >>> keys[0] == keys[1], list(keys[0])
+    (True, ['input_sha256:results:results.csv'])
+    """
+    root = competition.root
+    inputs = [(role, path) for role, path in competition.inputs if role != "realworld.store"]
+    if competition.descriptions is not None:
+        try:
+            from srdash.io.datasets import load_dataset_table
+
+            table = load_dataset_table(competition.descriptions)
+            inputs += sorted({("data", Path(path)) for spec in table for path in spec.files.values() if path})
+        except SrdashError:  # reported where the descriptions are read; nothing more to hash here
+            pass
+    hashes = provenance.hash_roles(inputs, root=root)
+    if competition.realworld is not None:
+        hashes[f"input_entries_sha256:realworld.store:{competition.relative(competition.realworld.store)}"] = (
+            _entries_sha256(trust_entries))
+    return hashes
+
+
+def _entries_sha256(entries: pd.DataFrame | None) -> str:
+    """SHA-256 of trust entries, in a canonical order (the order a store returns them in does not count)."""
+    import hashlib
+
+    columns = ["judge", "dataset", "method", "kind", "value"]
+    if entries is None or entries.empty:
+        text = ""
+    else:
+        frame = entries.reindex(columns=columns).astype(str).sort_values(columns)
+        text = frame.to_csv(index=False, lineterminator="\n")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def score(
@@ -675,19 +729,19 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None)
     """
     competition = prepared.competition
     rules = rules or competition.rules
-    sources = competition.sources
+    hashes = competition_input_hashes(competition, trust_entries=prepared.trust_entries)
     if rules.rule_kind.judges_submissions:
         verdict = rules.rule_kind.judge(prepared.input, rules)
-        verdict = verdict.with_provenance(**input_hashes(sources))
+        verdict = verdict.with_provenance(**hashes)
         result = CompetitionResult(competition=competition, prepared=prepared, verdict=verdict)
         return _fingerprinted(result)
     verdict = with_track_problems(rules.rule_kind.judge(prepared.input, rules), prepared.track_problems)
     if prepared.qualification is not None:
         verdict = with_qualification(verdict, prepared.qualification, prepared.filtered)
-    verdict = verdict.with_provenance(**input_hashes(sources), **_cache_provenance(prepared.cache_stats))
+    verdict = verdict.with_provenance(**hashes, **_cache_provenance(prepared.cache_stats))
     realworld = None
     if competition.realworld is not None:
-        realworld = realworld_track(prepared)
+        realworld = realworld_track(prepared).with_provenance(**hashes)
     return _fingerprinted(CompetitionResult(competition=competition, prepared=prepared, verdict=verdict,
                                             realworld=realworld))
 
@@ -724,8 +778,7 @@ def realworld_track(prepared: PreparedCompetition) -> Verdict | None:
     entries = prepared.trust_entries
     if entries is not None and not entries.empty:
         entries = entries[entries["method"].astype(str).isin(methods) & entries["dataset"].astype(str).isin(datasets)]
-    verdict = realworld_verdict(runs, entries, track.rules, methods=list(methods))
-    return verdict.with_provenance(**input_hashes([str(track.store)]))
+    return realworld_verdict(runs, entries, track.rules, methods=list(methods))
 
 
 def judge_competition(
@@ -757,11 +810,23 @@ def judge_competition(
 
 def _fingerprinted(result: CompetitionResult) -> CompetitionResult:
     fingerprint = verdict_fingerprint(result)
-    stamp = {"verdict_fingerprint": fingerprint, "competition_fingerprint": result.competition.fingerprint(),
-             "competition": result.competition.source}
-    realworld = None if result.realworld is None else result.realworld.with_provenance(**stamp)
-    return replace(result, verdict=result.verdict.with_provenance(**stamp), realworld=realworld,
+    competition = result.competition
+    stamp = {"verdict_fingerprint": fingerprint, "settings_sha256": competition.fingerprint()}
+    if competition.source != "<options>":
+        stamp["competition_file"] = Path(competition.source).name
+    realworld = None if result.realworld is None else result.realworld.with_provenance(
+        **_published_rules_source(result.realworld, competition), **stamp)
+    return replace(result, verdict=result.verdict.with_provenance(
+        **_published_rules_source(result.verdict, competition), **stamp), realworld=realworld,
                    fingerprint=fingerprint)
+
+
+def _published_rules_source(verdict, competition) -> dict[str, str]:
+    """A rules file is published under its path relative to the competition's folder, never absolute."""
+    source = str(verdict.provenance.get("rules_source", ""))
+    if source and not source.startswith("preset:") and Path(source).is_absolute():
+        return {"rules_source": competition.relative(source)}
+    return {}
 
 
 def _leaderboard_rows(verdict) -> list[tuple]:
@@ -772,18 +837,29 @@ def _leaderboard_rows(verdict) -> list[tuple]:
             for m, p, s in zip(board[name], board["place"], board[score])]
 
 
-def verdict_fingerprint(result: CompetitionResult) -> str:
-    """SHA-256 of every track's final leaderboard (method, place, score to 9 decimals), the competition's
-    fingerprint and the hashes of its inputs.
+#: The versions that can change a verdict's numbers (component counts differ between sympy versions).
+FINGERPRINTED_VERSIONS = ("srdash", "sympy")
 
-    Two outputs with the same fingerprint show the same verdict, whichever door
-    (CLI, app, report) made them. The first 12 characters are what outputs show.
+
+def verdict_fingerprint(result: CompetitionResult) -> str:
+    """The verdict's identity: SHA-256 of what the verdict depends on, and nothing else.
+
+    It hashes every track's final leaderboard (method, place, score to 9 decimals), the rules and
+    settings as applied (:meth:`~srdash.judging.competition.Competition.fingerprint`), the content of
+    every input by its role and its path relative to the competition's folder
+    (:func:`competition_input_hashes`) and the srdash and sympy versions. It does not depend on where
+    the files lie, on the cache, on the number of workers or on the time: the same files in any folder,
+    on any machine, give the same fingerprint, and a change of any input byte, rule or version gives
+    another. Every door (CLI, provenance, apps, report) shows this one value; the first 12 characters
+    are what outputs show.
     """
     import hashlib
     import json
 
     tracks = {name: _leaderboard_rows(verdict) for name, verdict in result.tracks.items()}
     inputs = {k: v for k, v in result.verdict.provenance.items() if k.startswith("input")}
+    running = provenance.versions()
     payload = {"tracks": tracks, "competition": result.competition.fingerprint(),
-               "inputs": sorted((k.split(":", 1)[1] if ":" in k else k, v) for k, v in inputs.items())}
+               "inputs": sorted(inputs.items()),
+               "versions": {name: running[name] for name in FINGERPRINTED_VERSIONS}}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

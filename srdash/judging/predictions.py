@@ -52,6 +52,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -152,6 +153,29 @@ class PredictionResult:
     def teams(self) -> tuple[str, ...]:
         """Every team that handed in a submission, sorted."""
         return tuple(sorted(map(str, self.submissions["team"].unique())))
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """The verdict fingerprint of this prediction competition: its identity.
+
+        SHA-256 of the final and preliminary leaderboards of every metric (and the combined ones),
+        the scoring settings (metrics, rule, decimals, the combining rules' SHA-256), every
+        submission (team, name, time, selection, status) with its file's content, the targets'
+        content, and the srdash version. Files enter by content and by their path relative to the
+        folder holding them all, so the same files in any folder give the same fingerprint.
+
+        Examples
+        --------
+        >>> targets = Targets.from_arrays([0.0, 0.0, 0.0, 0.0], ["preliminary"] * 2 + ["final"] * 2)
+        >>> listing = pd.DataFrame({"team": ["a", "b"], "file": ["a.txt", "b.txt"]})
+        >>> one = score_submissions(listing, targets, metric="rmse",
+        ...                         predictions={"a.txt": [0, 3, 0, 3], "b.txt": [2, 2, 2, 2]})
+        >>> two = score_submissions(listing, targets, metric="rmse",
+        ...                         predictions={"a.txt": [0, 3, 0, 3], "b.txt": [2, 2, 2, 1]})
+        >>> len(one.fingerprint), one.fingerprint == two.fingerprint
+        (64, False)
+        """
+        return _prediction_fingerprint(self)
 
     def ranked_by(self, metric: str | Metric) -> "PredictionResult":
         """The same result with its leaderboards and shake-up ranked by another scored metric.
@@ -872,3 +896,37 @@ def score_from_options(options: Mapping[str, object], *,
                              progress=progress)
 
 
+def _prediction_fingerprint(result: PredictionResult) -> str:
+    import hashlib
+    import json
+
+    from srdash._version import __version__
+    from srdash.judging.provenance import hash_roles
+
+    files = [("targets", Path(p)) for p in result.sources if Path(p).is_file()]
+    files += [("submissions", Path(f)) for f in map(str, result.submissions["file"]) if f and Path(f).is_file()]
+    parents = [str(path.absolute().parent) for _, path in files]
+    root = Path(os.path.commonpath(parents)) if parents else Path.cwd()
+    hashes = hash_roles(files, root=root)
+
+    def board(frame: pd.DataFrame) -> list:
+        columns = [c for c in ("place", "team", "score", "submission") if c in frame.columns]
+        return frame[columns].astype(str).values.tolist()
+
+    boards = {}
+    for metric in result.metrics:
+        ranked = result.ranked_by(metric)
+        boards[metric.name] = {"final": board(ranked.final_leaderboard),
+                               "preliminary": board(ranked.preliminary_leaderboard)}
+    if result.combined is not None:
+        for subset, verdict in result.combined.verdicts.items():
+            boards[f"combined:{subset}"] = board(verdict.leaderboard)
+    listing = result.submissions
+    columns = [c for c in ("team", "submission", "submitted_at", "selected", "status") if c in listing]
+    submissions = sorted(listing[columns].astype(str).values.tolist())
+    settings = {"metrics": [m.name for m in result.metrics], "rule": result.rule, "max_selected": result.max_selected,
+                "decimals": result.decimals,
+                "combine_rules": None if result.combined is None else result.combined.rules.sha256}
+    payload = {"boards": boards, "settings": settings, "submissions": submissions,
+               "inputs": sorted(hashes.items()), "versions": {"srdash": __version__}}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()

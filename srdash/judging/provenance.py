@@ -54,6 +54,7 @@ from srdash.judging.rules import Rules
 __all__ = [
     "versions",
     "hash_inputs",
+    "hash_roles",
     "provenance_block",
     "sympy_version_warning",
     "block_sha256",
@@ -142,9 +143,57 @@ def hash_inputs(sources: Iterable[str | Path]) -> dict[str, str]:
     return hashes
 
 
+def hash_roles(inputs: Iterable[tuple[str, str | Path]], *, root: str | Path) -> dict[str, str]:
+    """SHA-256 of every input, named by its role and its path relative to ``root``.
+
+    What the verdict fingerprint and every published output use: the same files
+    in another folder, or on another machine, give the same entries.
+
+    Parameters
+    ----------
+    inputs : iterable of (role, path)
+        E.g. :attr:`srdash.judging.competition.Competition.inputs`.
+    root : path, keyword-only
+        The folder paths are named relative to (the competition file's folder).
+
+    Returns
+    -------
+    dict
+        ``"input_sha256:<role>:<relative path>"`` -> hex digest (every file of a
+        folder, in sorted order, ``/`` separators); an input that is not a file
+        or folder is ``"input:<role>:<relative path>"`` -> ``"not a file; not hashed"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+    ...     for folder in (a, b):
+    ...         _ = (Path(folder) / "results.csv").write_text("method,dataset\\nm,d\\n")
+    ...     hash_roles([("results", Path(a) / "results.csv")], root=a) == hash_roles(
+    ...         [("results", Path(b) / "results.csv")], root=b)
+    True
+    """
+    import os
+
+    root = Path(root).absolute()
+    hashes: dict[str, str] = {}
+    for role, source in inputs:
+        path = Path(source).absolute()
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file())
+        elif path.is_file():
+            files = [path]
+        else:
+            hashes[f"input:{role}:{Path(os.path.relpath(path, root)).as_posix()}"] = "not a file; not hashed"
+            continue
+        for file in files:
+            hashes[f"input_sha256:{role}:{Path(os.path.relpath(file, root)).as_posix()}"] = _file_sha256(file)
+    return hashes
+
+
 def _file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(_CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()

@@ -95,8 +95,8 @@ __all__ = [
 FORMATS = ("html", "md", "latex")
 
 _TEMPLATE = "report.html.j2"
-# Entries of the reproducibility block that are not part of its fingerprint.
-_UNFINGERPRINTED = ("generated_at", "fingerprint")
+# Entries of the reproducibility block that its own hash (``block_sha256``) does not cover.
+_UNFINGERPRINTED = ("generated_at", "block_sha256", "verdict_fingerprint")
 # The report's plots are interactive but do not offer "edit in Chart Studio" (a network link).
 _PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
@@ -212,8 +212,10 @@ def reproducibility_block(
         ``numpy_version``, ``pandas_version``, ``python_version``; ``rules``,
         ``rules_source``, ``rules_sha256`` (and ``competition_sympy_version``
         when the rules state it); ``input_sha256:<path>`` per input file; then
-        ``fingerprint``: the SHA-256 of every other entry but the time, which
-        changes when any input byte, rules value or version changes.
+        ``block_sha256``: the SHA-256 of every other entry but the time, which
+        changes when any input byte, rules value or version changes. (A judged
+        competition's report shows its verdict fingerprint instead:
+        :func:`build_competition_report`.)
 
     Examples
     --------
@@ -221,10 +223,10 @@ def reproducibility_block(
     >>> rules = load_rules("srbench2022")
     >>> a = reproducibility_block(rules, generated_at="2024-01-01T00:00:00Z")
     >>> b = reproducibility_block(rules.with_options(weights={"accuracy": 2}), generated_at="2024-01-01T00:00:00Z")
-    >>> a["rules_sha256"] != b["rules_sha256"], a["fingerprint"] != b["fingerprint"]
+    >>> a["rules_sha256"] != b["rules_sha256"], a["block_sha256"] != b["block_sha256"]
     (True, True)
     >>> c = reproducibility_block(rules, generated_at="2030-01-01T00:00:00Z")
-    >>> a["fingerprint"] == c["fingerprint"]
+    >>> a["block_sha256"] == c["block_sha256"]
     True
     """
     from srdash.judging.provenance import block_sha256, provenance_block
@@ -239,7 +241,7 @@ def reproducibility_block(
                  if key not in computed and key not in _UNFINGERPRINTED and not key.startswith("cache_")}
     block.update(computed)
     block.update(inherited)
-    block["fingerprint"] = block_sha256({k: v for k, v in block.items() if k not in _UNFINGERPRINTED})
+    block["block_sha256"] = block_sha256({k: v for k, v in block.items() if k not in _UNFINGERPRINTED})
     return block
 
 
@@ -351,7 +353,8 @@ def build_competition_report(
     from dataclasses import replace as _replace
 
     verdict = result.verdict
-    report = build_report(verdict, runs=result.runs, sources=result.competition.sources, realworld=result.realworld,
+    # the verdict's provenance names every input by role and relative path (no absolute path is published)
+    report = build_report(verdict, runs=result.runs, sources=(), realworld=result.realworld,
                           properties=result.properties, title=result.competition.title, samples=samples, seed=seed,
                           ternary_resolution=ternary_resolution, generated_at=generated_at)
     notes = list(report.notes)
@@ -372,8 +375,11 @@ def build_competition_report(
                 notes.append(f"Rank uncertainty is not shown: {exc}")
     else:
         notes.append("Significance and rank uncertainty need at least two methods and two datasets.")
-    block = dict(report.reproducibility)
-    block["verdict_fingerprint"] = result.fingerprint
+    competition = result.competition
+    block = {key: (competition.relative(value) if key.endswith("_source") and Path(str(value)).is_absolute()
+                   else value)   # a rules file is named as the competition file names it
+             for key, value in report.reproducibility.items() if key != "block_sha256"}
+    block["verdict_fingerprint"] = result.fingerprint  # the one identity of the verdict
     return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
                     verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
                     notes=tuple(notes))
@@ -458,13 +464,31 @@ def build_prediction_report(
     files = [str(s) for s in result.sources] + [str(s) for s in sources]
     files += [f for f in map(str, result.submissions["file"]) if Path(f).is_file() and f not in files]
     block = reproducibility_block(rules, sources=files, provenance=verdict.provenance, generated_at=generated_at)
+    block = _relative_inputs(block)
+    block.pop("block_sha256", None)
+    block["verdict_fingerprint"] = result.fingerprint  # the one identity of the verdict
     metrics = ", ".join(m.label for m in result.metrics)
     return Report(
         title=title or f"Prediction competition: {metrics}", verdict=verdict, runs=None, predictions=result,
         place_probabilities=probabilities, ternary=ternary, alternatives=alternatives,
         reproducibility=MappingProxyType(block), rules_texts=MappingProxyType({rules.name: rules.text}),
-        notes=tuple(notes), kind=PREDICTIONS_REPORT,
+        notes=tuple(notes), kind=PREDICTIONS_REPORT, verdict_fingerprint=result.fingerprint,
     )
+
+
+def _relative_inputs(block: dict) -> dict:
+    """The block with its ``input_sha256:<path>`` keys relative to the folder holding every input (a
+    published report names no absolute path)."""
+    import os
+
+    prefix = "input_sha256:"
+    paths = [key[len(prefix):] for key in block if key.startswith(prefix) and Path(key[len(prefix):]).is_absolute()]
+    if not paths:
+        return block
+    root = os.path.commonpath([str(Path(p).parent) for p in paths])
+    return {(f"{prefix}{Path(os.path.relpath(key[len(prefix):], root)).as_posix()}"
+             if key.startswith(prefix) and Path(key[len(prefix):]).is_absolute() else key): value
+            for key, value in block.items()}
 
 
 def _rescorer_sensitivity(rescorer, *, samples: int, seed: int, resolution: int, notes: list[str],
@@ -916,7 +940,7 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
         lines += ["## Problems", "", ", ".join(f"{n} {_md(kind)}" for kind, n in counts.items())
                   + ". Failed or missing values count as the worst value; DNF cells rank last.", ""]
     lines += ["## Reproducibility", "", "| Entry | Value |", "|---|---|"]
-    lines += [f"| {_md(key)} | `{value}` |" if key.endswith(("sha256", "fingerprint")) or key.startswith("input_sha256")
+    lines += [f"| {_md(key)} | `{value}` |" if key.endswith(("sha256", "fingerprint")) or key.startswith("input")
               else f"| {_md(key)} | {_md(value)} |" for key, value in report.reproducibility.items()]
     return "\n".join(lines) + "\n"
 
