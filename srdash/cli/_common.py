@@ -303,6 +303,7 @@ def write_leaderboard(verdict, output, *, entity: str = "methods") -> None:
     if output is None:
         click.echo(verdict.leaderboard.to_string(index=False))
         return
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
     verdict.leaderboard.to_csv(output, index=False)
     Path(f"{output}.provenance.json").write_text(json.dumps(dict(verdict.provenance), indent=2) + "\n")
     click.echo(f"Wrote {output} ({len(verdict.leaderboard)} {entity}) and {output}.provenance.json", err=True)
@@ -311,6 +312,7 @@ def write_leaderboard(verdict, output, *, entity: str = "methods") -> None:
 def write_table(table, path, *, what: str = "") -> None:
     """Write one more table the user asked for (``--per-dataset``, ``--problems``...), if asked."""
     if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(path, index=False)
         click.echo(f"Wrote {path}" + (f" ({what})" if what else ""), err=True)
 

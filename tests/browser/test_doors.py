@@ -176,3 +176,34 @@ def test_the_trust_store_changes_the_fingerprint(competitions):
     with_trust = judge_competition(load_competition(competitions["with-trust"]))
     assert list(plain.verdict.leaderboard["method"]) == list(with_trust.verdict.leaderboard["method"])
     assert plain.fingerprint != with_trust.fingerprint
+
+
+def test_the_same_files_in_any_folder_give_one_fingerprint(competitions, start_server, browser):
+    """The verdict fingerprint is an identity: byte-identical competition folders (one deeper, one with a
+    space in its name) give one fingerprint in `srdash score`, `srdash report` and the dashboard, equal to
+    the built-in demo's; the report publishes no absolute path."""
+    import shutil
+
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import judge_competition
+
+    source = competitions["plain"].parent
+    root = competitions["folder"] / "moved"
+    copies = [root / "a", root / "one" / "level" / "deeper", root / "with a space"]
+    for copy in copies:
+        shutil.copytree(source, copy, ignore=shutil.ignore_patterns("trust.sqlite", "with-trust.toml"))
+    expected = judge_competition(load_competition(competitions["plain"])).fingerprint[:12]
+    seen = set()
+    for copy in copies:
+        out = copy / "out"
+        _cli("score", copy / "competition.toml", "-o", out / "lb.csv", "--jobs", "2")
+        seen.add(json.loads((out / "lb.csv.provenance.json").read_text())["verdict_fingerprint"][:12])
+        _cli("report", copy / "competition.toml", "-o", out / "report.html", "--samples", "20")
+        html = (out / "report.html").read_text()
+        seen.add(_FINGERPRINT.search(html).group(1))
+        for absolute in (str(copy), str(competitions["folder"]), str(Path.home())):
+            assert absolute not in html  # inputs are named relative to the competition's folder
+        assert 'data-key="input_sha256:results:results.csv"' in html
+    assert seen == {expected}
+    _, fingerprint, _ = _dashboard(start_server, browser, copies[2] / "competition.toml", competitions["cache"])
+    assert fingerprint == expected
