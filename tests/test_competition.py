@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from srdash.cli import main
-from srdash.errors import CompetitionError
+from srdash.errors import CompetitionError, SrdashError
 from srdash.judging.competition import (competition_from_json, competition_from_options, load_competition,
                                         parse_competition)
 from srdash.judging.kinds import KINDS
@@ -239,3 +239,48 @@ def test_the_provenance_says_how_many_results_came_from_the_cache(folder):
     assert (warm.provenance["cache_hits"], warm.provenance["cache_misses"]) == ("2", "0")
     assert warm.provenance["cache_hits:complexity"] == "2 of 2"
     assert warm.fingerprint == whole.fingerprint == cold.fingerprint
+
+
+def _store_entries(path: Path, entries) -> None:
+    from srdash.judging.trust import TrustStore
+
+    path.unlink(missing_ok=True)
+    with TrustStore(path, seed=1) as store:
+        for dataset, method, value in entries:
+            store.record("judge", dataset, method, kind="rank", value=float(value))
+
+
+def test_trust_entries_that_match_nothing_under_review_are_counted_and_named(tmp_path):
+    competition = _small_competition(tmp_path)
+    # 6 entries under review (d1, d2 x a, b, c); 4 more: d3 is not under review (2 entries), 'weak' did not
+    # qualify (1), 'ghost' is no method (1): 4 of 10 are left out, each reason named.
+    _store_entries(tmp_path / "trust.sqlite",
+                   [(d, m, r) for d in ("d1", "d2") for r, m in enumerate(["b", "a", "c"], start=1)]
+                   + [("d3", "a", 1), ("d3", "b", 2), ("d1", "weak", 4), ("d2", "ghost", 4)])
+    result = judge_competition(load_competition(competition))
+    notes = [w for w in result.realworld.warnings if "trust entries name no" in w]
+    assert notes == ["4 of 10 trust entries name no (dataset, method) under review and are left out (datasets not "
+                     "under review: d3; methods not under review: ghost, weak (did not qualify))."]
+    assert sorted(result.realworld.leaderboard["method"]) == ["a", "b", "c"]
+
+
+def test_a_real_world_track_without_a_matching_entry_is_refused(tmp_path):
+    competition = _small_competition(tmp_path)
+    _store_entries(tmp_path / "trust.sqlite", [("D1", "A", 1), ("D1", "B", 2)])  # names in another case
+    with pytest.raises(SrdashError, match=r"none of the 2 trust entries in .*trust.sqlite names a \(dataset, "
+                                          r"method\) under review.*The entries name datasets D1 and methods A, B"):
+        judge_competition(load_competition(competition))
+    result = CliRunner().invoke(main, ["score", str(competition)])
+    assert result.exit_code != 0 and "none of the 2 trust entries" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_real_world_track_with_an_empty_or_absent_store_is_refused(tmp_path):
+    competition = _small_competition(tmp_path)
+    (tmp_path / "trust.sqlite").unlink()
+    with pytest.raises(SrdashError, match=r"trust store .*trust.sqlite does not exist\. Collect the experts' "
+                                          r"entries with `srdash review"):
+        judge_competition(load_competition(competition))
+    _store_entries(tmp_path / "trust.sqlite", [])
+    with pytest.raises(SrdashError, match=r"trust store .*trust.sqlite holds no trust entries"):
+        judge_competition(load_competition(competition))

@@ -128,7 +128,7 @@ def test_filter_qualified_removes_visibly():
     filtered = filter_qualified(track, q)
     assert filtered.runs["method"].tolist() == ["good", "newcomer"]
     assert filtered.excluded == ("flat",) and filtered.unknown == ("newcomer",)
-    assert filtered.notes == ("Excluded from the track (did not qualify against LinearRegression): flat.",
+    assert filtered.notes == ("Excluded from the track (did not qualify against LinearRegression): flat (1 run left out).",
                               "Kept without qualification results: newcomer.")
     kept = filter_qualified(track, q, exclude=False, unknown="exclude")
     assert kept.runs["method"].tolist() == ["good", "flat"] and kept.flagged == ("flat",)
@@ -205,7 +205,7 @@ def test_cli_fits_the_baseline_and_filters_a_track(tmp_path):
     assert len(pd.read_csv(tmp_path / "h.csv")) == 8
     assert pd.read_csv(tmp_path / "kept.csv")["method"].tolist() == ["good"]
     assert "Rule: A method qualifies when" in out.stderr
-    assert "Excluded from the track (did not qualify against LinearRegression): flat." in out.stderr
+    assert "Excluded from the track (did not qualify against LinearRegression): flat (1 run left out)." in out.stderr
     # without the data, the baseline's rows must be in the results
     refused = runner.invoke(main, ["qualify", str(tmp_path / "results.csv")])
     assert refused.exit_code == 1 and "have no r2_test column. Give the qualification data (`srdash qualify --data`" \

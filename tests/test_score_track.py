@@ -71,7 +71,7 @@ def test_score_runs_the_qualification_first_and_excludes_who_fails(tmp_path):
     assert leaderboard["method"].tolist() == ["Good", "LinearRegression"]
     # the verdicts and the rule are printed, the exclusion stated on stderr
     assert "not qualified" in result.stderr and "Rule: A method qualifies when" in result.stderr
-    assert ("Warning: Excluded from the track (did not qualify against LinearRegression): Flat. "
+    assert ("Warning: Excluded from the track (did not qualify against LinearRegression): Flat (2 runs left out). "
             "Qualification rule: A method qualifies when") in result.stderr
     provenance = json.loads((tmp_path / "lb.csv.provenance.json").read_text())
     assert provenance["qualification_excluded"] == "Flat"
@@ -107,7 +107,7 @@ def test_score_fits_the_qualification_baseline_from_the_data(tmp_path):
     result = CliRunner().invoke(main, ["score", str(tmp_path / "track.csv"), "--qualification",
                                        str(tmp_path / "qmodels.csv"), "--qualification-data", str(data)])
     assert result.exit_code == 0, result.output
-    assert "Excluded from the track (did not qualify against LinearRegression): Flat." in result.stderr
+    assert "Excluded from the track (did not qualify against LinearRegression): Flat (2 runs left out)." in result.stderr
     assert "Flat" not in result.stdout and "Good" in result.stdout
     verdicts = {line.split()[0]: line for line in result.stderr.splitlines() if line.split()[:1] in (["Good"], ["Flat"])}
     assert verdicts["Good"].split()[3:6] == ["2", "0", "0"] and verdicts["Good"].endswith(" qualified")

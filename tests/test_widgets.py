@@ -403,7 +403,7 @@ def test_dashboard_with_descriptions_shows_the_property_scores(described_track):
                                          dashboard_module.QUALIFICATION_VIEW_TITLE]
     # Constant did not qualify: not judged, and the warning names it and the rule
     assert sorted(app.verdict.leaderboard["method"]) == ["Line", "Truth"]
-    assert "Excluded from the track (did not qualify against LinearRegression): Constant." in app.warnings.value
+    assert "Excluded from the track (did not qualify against LinearRegression): Constant (2 runs left out)." in app.warnings.value
     assert "Qualification rule: A method qualifies when" in app.warnings.value
     assert app.verdict.provenance["qualification_excluded"] == "Constant"
 

@@ -775,10 +775,60 @@ def realworld_track(prepared: PreparedCompetition) -> Verdict | None:
     datasets = set(prepared.datasets_under_review)
     methods = prepared.methods_under_review
     runs = prepared.runs[prepared.runs["dataset"].astype(str).isin(datasets)]
+    entries, notes = _entries_under_review(prepared, datasets, methods)
+    verdict = realworld_verdict(runs, entries, track.rules, methods=list(methods))
+    return replace(verdict, warnings=tuple(notes) + verdict.warnings)
+
+
+def _entries_under_review(prepared: PreparedCompetition, datasets: set, methods: Sequence[str]
+                          ) -> tuple[pd.DataFrame, list[str]]:
+    """The trust entries of the (dataset, method) pairs under review, and a sentence on those left out.
+
+    Raises
+    ------
+    SrdashError
+        When no entry matches (an empty or absent store, or entries of other datasets or methods): a
+        real-world track without a single trust entry would be published as an expert verdict that no
+        expert gave.
+    """
+    competition = prepared.competition
+    store = competition.realworld.store
     entries = prepared.trust_entries
-    if entries is not None and not entries.empty:
-        entries = entries[entries["method"].astype(str).isin(methods) & entries["dataset"].astype(str).isin(datasets)]
-    return realworld_verdict(runs, entries, track.rules, methods=list(methods))
+    if entries is None or entries.empty:
+        state = "does not exist" if not Path(store).exists() else "holds no trust entries"
+        raise SrdashError(
+            f"The real-world track cannot be judged: its trust store {store} {state}. Collect the experts' "
+            f"entries with `srdash review {competition.source if competition.source != '<options>' else 'RESULTS'} "
+            "--judge NAME` (or import them with `srdash trust import`), or remove the [realworld] table.")
+    in_datasets = entries["dataset"].astype(str).isin(datasets)
+    in_methods = entries["method"].astype(str).isin(methods)
+    kept = entries[in_datasets & in_methods]
+    left_out = entries[~(in_datasets & in_methods)]
+    if kept.empty:
+        raise SrdashError(
+            f"The real-world track cannot be judged: none of the {len(entries)} trust entries in {store} names a "
+            f"(dataset, method) under review. Datasets under review: {', '.join(sorted(datasets))}; methods: "
+            f"{', '.join(methods)}. The entries name datasets "
+            f"{', '.join(sorted(set(entries['dataset'].astype(str))))} and methods "
+            f"{', '.join(sorted(set(entries['method'].astype(str))))}: check the names, or [realworld] datasets.")
+    notes = []
+    if not left_out.empty:
+        excluded = set()
+        if prepared.filtered is not None:
+            excluded = set(map(str, getattr(prepared.filtered, "excluded", ()) or ()))
+        reasons = []
+        other_datasets = sorted(set(left_out.loc[~in_datasets[~(in_datasets & in_methods)].values, "dataset"]
+                                    .astype(str)))
+        if other_datasets:
+            reasons.append(f"datasets not under review: {', '.join(other_datasets)}")
+        other_methods = sorted(set(left_out.loc[~in_methods[~(in_datasets & in_methods)].values, "method"]
+                                   .astype(str)))
+        if other_methods:
+            named = [f"{m} (did not qualify)" if m in excluded else m for m in other_methods]
+            reasons.append(f"methods not under review: {', '.join(named)}")
+        notes.append(f"{len(left_out)} of {len(entries)} trust entries name no (dataset, method) under review and "
+                     f"are left out ({'; '.join(reasons)}).")
+    return kept, notes
 
 
 def judge_competition(

@@ -616,7 +616,7 @@ def filter_qualified(runs: pd.DataFrame, qualification: Qualification, *, exclud
     >>> filtered.runs["method"].tolist(), filtered.excluded, filtered.unknown
     (['a', 'c'], ('b',), ('c',))
     >>> print(filtered.notes[0])
-    Excluded from the track (did not qualify against LinearRegression): b.
+    Excluded from the track (did not qualify against LinearRegression): b (1 run left out).
     """
     if unknown not in _UNKNOWN:
         raise SrdashError(f"The 'unknown' option must be one of 'keep', 'exclude'. Got {unknown!r}.")
@@ -629,15 +629,20 @@ def filter_qualified(runs: pd.DataFrame, qualification: Qualification, *, exclud
     strangers = tuple(m for m in methods if m not in known)
     removed = set(not_qualified if exclude else ()) | set(strangers if unknown == "exclude" else ())
     notes = []
+    counts = runs["method"].value_counts()
+
+    def with_runs(names) -> str:  # every dropped row is counted where it is dropped
+        return ", ".join(f"{m} ({counts[m]} run{'s' if counts[m] != 1 else ''} left out)" for m in names)
+
     if not_qualified and exclude:
         notes.append(f"Excluded from the track (did not qualify against {qualification.baseline}): "
-                     f"{', '.join(not_qualified)}.")
+                     f"{with_runs(not_qualified)}.")
     elif not_qualified:
         notes.append(f"Did not qualify against {qualification.baseline} but kept in the track: "
                      f"{', '.join(not_qualified)}.")
     if strangers:
         notes.append(f"{'Excluded' if unknown == 'exclude' else 'Kept'} without qualification results: "
-                     f"{', '.join(strangers)}.")
+                     f"{with_runs(strangers) if unknown == 'exclude' else ', '.join(strangers)}.")
     kept = runs[~runs["method"].isin(removed)].reset_index(drop=True)
     return FilteredRuns(runs=kept, excluded=tuple(m for m in methods if m in removed and m in failing),
                         flagged=not_qualified if not exclude else (), unknown=strangers, notes=tuple(notes))

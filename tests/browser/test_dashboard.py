@@ -66,7 +66,7 @@ def test_leaderboard_shows_methods_and_scores(page):
 def test_the_excluded_method_and_the_rule_are_stated(page):
     warnings = page.locator(".srdash-warnings")
     expect(warnings).to_contain_text("Excluded from the track (did not qualify against LinearRegression): "
-                                     "MeanBaseline.")
+                                     "MeanBaseline (100 runs left out).")
     expect(warnings).to_contain_text("Qualification rule: A method qualifies when")
 
 
