@@ -323,13 +323,33 @@ def test_cli_review_refuses_other_addresses_without_a_token_and_bad_rules(tmp_pa
         in result.output
     result = CliRunner().invoke(main, ["review", "--judge", "ann", "--rules", "nope"])
     assert result.exit_code == 2 and "No rules preset or file called 'nope'" in result.output
-    result = CliRunner().invoke(main, ["review", "--store", str(tmp_path / "t.sqlite")])
+    results = tmp_path / "results.csv"
+    pd.DataFrame({"method": ["a", "b"], "dataset": "d1", "model": ["x1", "2*x1"],
+                  "r2_test": [0.5, 0.6]}).to_csv(results, index=False)
+    result = CliRunner().invoke(main, ["review", str(results), "--store", str(tmp_path / "t.sqlite")])
     assert result.exit_code == 1 and "There is no trust store at" in result.output
     assert not (tmp_path / "t.sqlite").exists()           # a mistyped path never becomes a new store
     result = CliRunner().invoke(main, ["trust", "init", "--store", str(tmp_path / "t.sqlite")])
     assert result.exit_code == 0, result.output
-    result = CliRunner().invoke(main, ["review", "--store", str(tmp_path / "t.sqlite")])
+    result = CliRunner().invoke(main, ["review", str(results), "--store", str(tmp_path / "t.sqlite")])
     assert result.exit_code == 2 and "Missing option '--judge'" in result.output
+    # without INPUT: the demo competition's real-world track, whose [realworld] table names its own store
+    result = CliRunner().invoke(main, ["review", "--store", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 2 and "its [realworld] table already says what --store would" in result.output
+
+
+def test_cli_review_without_input_reviews_the_demo_competitions_real_world_track(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    result = CliRunner().invoke(main, ["review", "--judge", "ann", "--print-command"],
+                                env={"SRDASH_CACHE_DIR": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    # the six qualified methods (MeanBaseline did not qualify) on the track's three datasets, its own store
+    assert ("6 methods under review (BloatGP, ExactSR, GreedyGP, LassoSR, LinearRegression, PolyRidge) on 3 "
+            "datasets") in result.output
+    assert "trust.sqlite (18 entries)" in result.output      # the demo expert's ranks
 
 
 # --------------------------------------------------------------------------- organiser and roles

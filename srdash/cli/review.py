@@ -39,12 +39,15 @@ def _review_competition(path: Path, *, rules: str, store_path, datasets_path):
     from srdash.judging.competition import load_competition
     from srdash.judging.pipeline import results_under_review
 
+    competition = load_competition(path)
+    if competition.realworld is None:
+        raise click.UsageError(f"{path} has no real-world track to review: add a [realworld] table naming the "
+                               "trust store and the datasets under review (docs/competition.md).")
     clashing = [name for name, value in (("--rules", rules != "srbench2022-realworld" and rules),
                                          ("--store", store_path), ("--datasets", datasets_path)) if value]
     if clashing:
         raise click.UsageError(f"{path} is a competition file: its [realworld] table already says what "
                                f"{', '.join(clashing)} would. Change the competition file instead.")
-    competition = load_competition(path)
     results = results_under_review(competition)
     table = results.table
     click.echo(f"{path}: {table['method'].nunique()} methods under review "
@@ -135,7 +138,8 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     which run); the judge sees them blinded as Model A, B, ... and enters a
     trust rank (1 = most trusted) or a 1-5 rating, plus an optional comment.
     Every change is saved at once to the trust store; stop at any time and
-    come back later. Without INPUT, three datasets of the built-in demo.
+    come back later. Without INPUT, the real-world track of the built-in demo
+    competition (its qualified methods on three datasets, its own trust store).
 
     The page is served by Voilà at http://IP:PORT/ (printed when ready) until
     you press Ctrl-C.
@@ -149,6 +153,13 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     competition = None
     with fail_cleanly():
         from srdash.judging.competition import is_competition_file
+
+        if input_path is None:  # the built-in demo competition's real-world track, with its own trust store
+            from srdash.demo.competition import cached_demo
+
+            input_path = cached_demo()["competition"]
+            click.echo(f"No INPUT: the real-world track of the built-in demo competition ({input_path}).",
+                       err=True)
 
         if input_path is not None and is_competition_file(input_path):
             competition, store_path = _review_competition(input_path, rules=rules, store_path=store_path,

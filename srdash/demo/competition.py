@@ -864,7 +864,9 @@ def write_demo(directory, *, seed: int = 0) -> dict:
         ``"qualification"``: ``qualification.csv``, the qualification stage
         (:func:`demo_qualification`; ``srdash score --qualification``); then
         ``"<dataset>_train"`` and ``"<dataset>_test"``: the data, one column per
-        feature and the target ``y``.
+        feature and the target ``y``; ``"competition"``: ``competition.toml``;
+        ``"trust"``: ``trust.sqlite``, the real-world track's trust store with the
+        demo expert's ranks (:func:`write_demo_store`).
 
     Examples
     --------
@@ -898,6 +900,7 @@ def write_demo(directory, *, seed: int = 0) -> dict:
                            comment="The datasets of the demo competition, written by srdash.demo.competition.")
         paths["competition"] = folder / "competition.toml"
         paths["competition"].write_text(DEMO_COMPETITION_FILE.format(seed=seed), encoding="utf-8")
+        paths["trust"] = write_demo_store(folder / "trust.sqlite", seed=seed)
     except OSError as exc:
         raise SrdashError(f"Cannot write the demo competition to {str(folder)!r}: {exc}") from exc
     return paths
@@ -919,7 +922,43 @@ results = "qualification.csv"
 
 [simplification]
 timeout = 10    # seconds of CPU time per model
+
+[realworld]
+# The real-world track: experts rank each qualified method's representative model by trust, blinded
+# (`srdash review competition.toml --judge NAME`). The store holds a demo expert's ranks to start with.
+store = "trust.sqlite"
+datasets = ["exact_formula_easy", "extrapolation_easy", "noise_base"]
 """
+
+#: The demo's real-world track: its datasets and its demo expert's trust ranks (1 = most trusted), the same on
+#: every dataset, of the methods that qualify (MeanBaseline does not).
+DEMO_REALWORLD_DATASETS = ("exact_formula_easy", "extrapolation_easy", "noise_base")
+DEMO_EXPERT = "demo-expert"
+DEMO_EXPERT_RANKS = {"ExactSR": 1, "LassoSR": 2, "LinearRegression": 3, "PolyRidge": 4, "GreedyGP": 5, "BloatGP": 6}
+
+
+def write_demo_store(path, *, seed: int = 0) -> Path:
+    """Write the demo's trust store (the demo expert's ranks) unless it exists; returns its path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from srdash.judging.trust import TrustStore
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     with TrustStore(write_demo_store(Path(folder) / "trust.sqlite"), read_only=True) as store:
+    ...         len(store.entries()), sorted(set(store.entries()["judge"]))
+    (18, ['demo-expert'])
+    """
+    from srdash.judging.trust import TrustStore
+
+    path = Path(path)
+    if path.exists():
+        return path
+    with TrustStore(path, seed=seed) as store:
+        for dataset in DEMO_REALWORLD_DATASETS:
+            for method, rank in DEMO_EXPERT_RANKS.items():
+                store.record(DEMO_EXPERT, dataset, method, kind="rank", value=float(rank))
+    return path
 
 
 def demo_folder(seed: int = 0, *, cache_dir: str | Path | None = None) -> Path:
@@ -937,7 +976,12 @@ def demo_folder(seed: int = 0, *, cache_dir: str | Path | None = None) -> Path:
     from srdash.expressions.cache import default_cache_path
 
     parent = Path(cache_dir) if cache_dir else default_cache_path().parent
-    return parent / f"demo-{__version__}-seed{int(seed)}"
+    return parent / f"demo-{__version__}-f{DEMO_FORMAT}-seed{int(seed)}"
+
+
+#: Bumped whenever the demo's files change within one srdash version (2: a real-world track and its store),
+#: so a demo written by an older checkout is never mistaken for the current one.
+DEMO_FORMAT = 2
 
 
 def cached_demo(seed: int = 0, *, cache_dir: str | Path | None = None, seed_prepared: bool = True) -> dict:
@@ -1029,6 +1073,7 @@ def _write_cached_demo(folder: Path, manifest: Path, *, seed: int, seed_prepared
             for name, data in files.items():
                 (scratch / name).write_bytes(data)
             paths = {name: scratch / file for name, file in names.items()}
+            paths["trust"] = write_demo_store(scratch / "trust.sqlite", seed=seed)
         else:
             paths = write_demo(scratch, seed=seed)
         (scratch / "paths.json").write_text(json.dumps({name: path.name for name, path in paths.items()}),

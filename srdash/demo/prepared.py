@@ -159,8 +159,10 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
                           jobs=jobs or default_jobs(), cache=cache, stage=lambda text: announce(f"{text}..."))
             rows = cache.export_rows()
             announce(f"Prepared {len(rows)} results.")
-        names = {name: file.name for name, file in paths.items()}
-        files = {file.name: file.read_bytes().decode("utf-8") for file in paths.values()}
+        # the trust store (binary, SQLite) is written by srdash when the demo is written, not shipped
+        shipped = {name: file for name, file in paths.items() if name != "trust"}
+        names = {name: file.name for name, file in shipped.items()}
+        files = {file.name: file.read_bytes().decode("utf-8") for file in shipped.values()}
     document = {"srdash": __version__, "sympy": sys.modules["sympy"].__version__, "seed": 0,
                 "timeout": DEMO_TIMEOUT, "rows": rows, "paths": names, "files": files}
     # mtime=0: the same results give the same bytes.

@@ -32,26 +32,10 @@ APP_READY_TIMEOUT_MS = 900_000
 _FINGERPRINT = re.compile(r"Verdict fingerprint: ([0-9a-f]{12})")
 
 
-def _write_trust_store(path: Path, competition_file: Path) -> None:
-    """Two judges' trust ranks on two datasets, for every method under review (qualified methods only)."""
-    from srdash.judging.competition import load_competition
-    from srdash.judging.pipeline import check_competition
-    from srdash.judging.trust import TrustStore
-
-    competition = load_competition(competition_file)
-    methods = sorted(check_competition(competition).table["method"].unique())
-    methods.remove("MeanBaseline")  # did not qualify: not under review
-    with TrustStore(path, seed=1) as store:
-        for judge, shift in (("ada", 0), ("bo", 1)):
-            for dataset in ("exact_formula_easy", "noise_base"):
-                for position, method in enumerate(methods):
-                    store.record(judge, dataset, method, kind="rank",
-                                 value=float((position + shift) % len(methods) + 1))
-
-
 @pytest.fixture(scope="module")
 def competitions(tmp_path_factory):
-    """The demo competition file, and the same with a real-world track; one shared cache folder.
+    """The demo competition file (with its real-world track: the demo expert's trust ranks), and the same
+    without the real-world track; one shared cache folder.
 
     The demo comes from :func:`srdash.demo.competition.cached_demo`, which seeds the cache with the
     demo's prepared results (shipped with srdash): no door waits for sympy.
@@ -61,11 +45,10 @@ def competitions(tmp_path_factory):
     folder = tmp_path_factory.mktemp("doors")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SRDASH_CACHE_DIR", str(folder / "cache"))
-        plain = cached_demo()["competition"]
-        _write_trust_store(plain.parent / "trust.sqlite", plain)
-        with_trust = plain.parent / "with-trust.toml"
-        with_trust.write_text(plain.read_text() + '\n[realworld]\nstore = "trust.sqlite"\n'
-                              'datasets = ["exact_formula_easy", "noise_base"]\n')
+        with_trust = cached_demo()["competition"]
+        plain = with_trust.parent / "plain.toml"
+        text = with_trust.read_text()
+        plain.write_text(text[:text.index("\n[realworld]")] + "\n")
         yield {"plain": plain, "with-trust": with_trust, "cache": folder / "cache", "folder": folder}
 
 
@@ -123,7 +106,7 @@ def _sensitivity_app_order(competition: Path) -> list[str]:
 
 
 def _dashboard(start_server, browser, competition: Path, cache: Path) -> tuple[list[str], str, list[str]]:
-    server = start_server(["serve", str(competition), "--jobs", "2"], name=competition.stem,
+    server = start_server(["serve", str(competition), "--jobs", "2"], name=f"{competition.parent.name}-{competition.stem}",
                           env={"SRDASH_CACHE_DIR": str(cache)})
     context = browser.new_context(viewport={"width": 1400, "height": 3000})
     page = context.new_page()
@@ -191,8 +174,8 @@ def test_the_same_files_in_any_folder_give_one_fingerprint(competitions, start_s
     root = competitions["folder"] / "moved"
     copies = [root / "a", root / "one" / "level" / "deeper", root / "with a space"]
     for copy in copies:
-        shutil.copytree(source, copy, ignore=shutil.ignore_patterns("trust.sqlite", "with-trust.toml"))
-    expected = judge_competition(load_competition(competitions["plain"])).fingerprint[:12]
+        shutil.copytree(source, copy, ignore=shutil.ignore_patterns("plain.toml", "out-*"))
+    expected = judge_competition(load_competition(competitions["with-trust"])).fingerprint[:12]
     seen = set()
     for copy in copies:
         out = copy / "out"
