@@ -557,3 +557,36 @@ def test_personal_links_say_who_the_visitor_is(servers, seven, context, tmp_path
     expect(page.locator(".srdash-organiser")).to_be_visible()
     page.close()
     server.stop()
+
+
+def _readme_commands() -> dict[str, list[str]]:
+    """The README's commands for the demo competition, verbatim (comments dropped), by subcommand."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    commands = {}
+    for line in readme.splitlines():
+        words = line.split("#", 1)[0].split()
+        if len(words) >= 3 and words[0] == "srdash" and words[1] in ("demo", "review") and "demo" in " ".join(words):
+            commands.setdefault(words[1], words[1:])
+    return commands
+
+
+def test_the_readmes_judge_commands_open_the_review_of_the_demo(browser, tmp_path):
+    """`srdash demo -o demo/` then `srdash review demo/competition.toml --judge ann`, as the README writes them:
+    the judge sees the demo's real-world track (its six qualified methods, blinded)."""
+    commands = _readme_commands()
+    assert commands["demo"] == ["demo", "-o", "demo/"]
+    assert commands["review"] == ["review", "demo/competition.toml", "--judge", "ann"]
+    subprocess.run([sys.executable, "-m", "srdash", *commands["demo"]], cwd=tmp_path, check=True,
+                   capture_output=True, env={**os.environ, "SRDASH_CACHE_DIR": str(tmp_path / "cache")})
+    server = VoilaServer(commands["review"], tmp_path, name="readme-review")
+    context = browser.new_context(viewport={"width": 1300, "height": 3000})
+    try:
+        page = context.new_page()
+        page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
+        expect(page.locator(".srdash-card")).to_have_count(6, timeout=PAGE_TIMEOUT_MS)  # MeanBaseline left out
+        page_text = page.locator("body").inner_text()
+        assert "MeanBaseline" not in page_text and "ExactSR" not in page_text   # blinded
+        assert "Model A" in page_text
+    finally:
+        context.close()
+        server.stop()
