@@ -534,7 +534,9 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
                 oriented = oriented.where(~no_value, -np.inf)
             rank = rank_within_dataset(oriented, per_dataset["dataset"], method=rules.rank_method,
                                        n_methods=n_methods, tolerance=rules.tie_tolerance, missing="unranked")
-            per_dataset[f"{c.name}_rank"] = rank.where(~no_value, float(n_methods))  # missing_rank = "best": K
+            if rules.missing_rank == "best":  # not ranked; counts as K (the SRBench 2022 notebook)
+                rank = rank.where(~no_value, float(n_methods))
+            per_dataset[f"{c.name}_rank"] = rank
         if rules.ties == "exact":
             notes.extend(_float_noise_ties(per_dataset, criteria))
     ranks = [per_dataset[f"{c.name}_rank"].to_numpy() for c in criteria]
