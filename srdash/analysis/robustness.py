@@ -485,13 +485,13 @@ def _over_datasets(dataset_scores: np.ndarray, rules) -> np.ndarray:
     # A NaN dataset score is a DNF left out (``dnf = "left-out"``): the mean is over the other datasets.
     kept = (~np.isnan(dataset_scores)).sum(axis=1)
     if rules.score != "harmonic-over-all":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.nansum(dataset_scores, axis=1) / kept
+        with np.errstate(invalid="ignore", divide="ignore"):  # no drawn dataset with a result: 0, as judge says
+            return np.where(kept > 0, np.nansum(dataset_scores, axis=1) / kept, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         inverse = np.where(dataset_scores > 0, 1.0 / np.where(dataset_scores > 0, dataset_scores, 1.0),
                            np.where(np.isnan(dataset_scores), 0.0, np.inf))
         total = inverse.sum(axis=1)
-        return np.where(np.isinf(total), 0.0, kept / total)
+        return np.where(np.isinf(total) | (kept == 0), 0.0, kept / total)
 
 
 def _dataset_scores(aggregated, rules) -> np.ndarray:

@@ -196,8 +196,8 @@ def scores_from_ranks(rank_matrix: np.ndarray, weights: np.ndarray) -> np.ndarra
     if not left_out.any():
         return dataset_scores.mean(axis=-1)
     kept = (~left_out).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(left_out, 0.0, dataset_scores).sum(axis=-1) / kept
+    with np.errstate(invalid="ignore", divide="ignore"):  # no dataset with ranks at all: 0 (as judge scores it)
+        return np.where(kept > 0, np.where(left_out, 0.0, dataset_scores).sum(axis=-1) / kept, 0.0)
 
 
 def scores_over_all(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarray:
@@ -230,7 +230,7 @@ def scores_over_all(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.nd
     hits_zero = np.einsum("nc,mc->nm", (weights > 0).astype(float), zero) > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         scores = kept[None, :] * weights.sum(axis=1)[:, None] / total
-    return np.where(hits_zero, 0.0, scores)
+    return np.where(hits_zero | (kept[None, :] == 0), 0.0, scores)
 
 
 def scores_many(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarray:
@@ -272,7 +272,8 @@ def scores_many(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarra
         if left_out.any():  # DNFs left out: the mean over the datasets each method has ranks on
             hmean[left_out] = 0.0
             with np.errstate(invalid="ignore", divide="ignore"):
-                out[start:start + len(block)] = (hmean.reshape(n_methods, n_datasets, -1).sum(axis=1) / kept[:, None]).T
+                mean = hmean.reshape(n_methods, n_datasets, -1).sum(axis=1) / kept[:, None]
+            out[start:start + len(block)] = np.where(kept[:, None] > 0, mean, 0.0).T
         else:
             out[start:start + len(block)] = hmean.reshape(n_methods, n_datasets, -1).mean(axis=1).T
     return out

@@ -555,6 +555,11 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     if rules.score == "harmonic-over-all":
         scored = per_dataset[per_dataset["dataset_score"].notna()]
         leaderboard["score"] = harmonic_over_all(scored, criteria).reindex(leaderboard["method"]).to_numpy()
+    nowhere = leaderboard["score"].isna()  # dnf = "left-out" and no result on any dataset
+    if nowhere.any():
+        leaderboard.loc[nowhere, "score"] = 0.0
+        notes.append(f"No result on any dataset: {', '.join(map(str, leaderboard.loc[nowhere, 'method']))}; with "
+                     "DNFs left out of the mean there is nothing to average, so the score is 0.")
     leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
     leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
 
