@@ -7,11 +7,12 @@ One implementation of the arithmetic of rank-harmonic judging, shared by
 
 - :func:`rank_higher_better` ranks along the last axis (1 = worst, K = best)
   under the tie rules ``average``, ``min``, ``max``, ``dense`` and
-  ``k-minus-dense``; ``-inf`` (a missing value, a failed run or a DNF) ranks
-  last, tied;
+  ``k-minus-dense`` and ``dense-from-best``, comparing values exactly or within a
+  tolerance; ``-inf`` (a missing value, a failed run or a DNF) ranks last, tied;
 - :func:`weighted_harmonic_mean` combines criteria ranks into a dataset score;
 - :func:`scores_from_ranks` and :func:`scores_many` average dataset scores into
-  final scores, for one or many weight vectors.
+  final scores, for one or many weight vectors; a (method, dataset) whose ranks are
+  all NaN (a DNF left out) is left out of the method's mean.
 
 It is tested against the reference definitions (``scipy.stats.rankdata``, the
 harmonic-mean formula) in ``tests/test_kernel.py``, not checked at run time.

@@ -18,6 +18,13 @@ parsed) counts as the worst possible value (-inf once oriented so that higher is
 better) and takes part in the median like any other value. A criterion with no
 value at all in the input is left out of the harmonic mean, with a warning.
 
+Those are the defaults. The rules' options (docs/rules.md) can normalise a criterion over the
+whole table before aggregation, round only per run or only after aggregation, compare values
+within a tolerance, leave DNFs out of a method's mean or give them the worst value of the
+table, skip missing run values, and count a missing rank as K (``srbench2022-as-run`` uses
+these to compute what the SRBench 2022 organisers' notebook computed). With exact comparison,
+values equal to 12 significant digits but ranked apart are listed in the verdict's warnings.
+
 Examples
 --------
 >>> import pandas as pd
@@ -90,14 +97,15 @@ class Verdict:
     leaderboard : DataFrame
         One row per method, best first: ``place`` (1 = best; tied scores share
         the smallest place), ``method``, ``score`` (mean over datasets of the
-        dataset scores; higher is better), ``<criterion>_rank`` (mean rank over
-        datasets; higher is better, K = best), ``datasets`` (number of
+        dataset scores; higher is better; with ``dnf = "left-out"`` over the
+        datasets the method has results for), ``<criterion>_rank`` (mean rank
+        over datasets; higher is better, K = best), ``datasets`` (number of
         datasets) and ``dnf`` (datasets without any result).
     per_dataset : DataFrame
         One row per (dataset, method): ``status`` ('ok' or 'DNF'), ``runs``,
         the aggregated ``<criterion>`` value (in its own direction; NaN for
         DNF, -inf/+inf when every run failed), ``<criterion>_rank`` and
-        ``dataset_score``.
+        ``dataset_score`` (both NaN for a DNF left out by ``dnf = "left-out"``).
     problems : DataFrame
         ``kind``, ``method``, ``dataset``, ``run``, ``detail``: rejected or
         failed models, timeouts, missing values and DNF cells.
@@ -105,7 +113,7 @@ class Verdict:
         The criteria actually ranked (those with data).
     warnings : tuple of str
         Things the reader of the verdict must know (dropped criteria, version
-        mismatches, ...).
+        mismatches, float-noise ties ranked apart, ...).
     rules : Rules
     n_methods : int
         K, the number of methods ranked.
