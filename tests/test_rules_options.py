@@ -222,6 +222,12 @@ def test_criterion_option_errors(line, message):
         parse_rules(rules_text(criterion=line))
 
 
+def test_rank_mean_refuses_the_dnf_and_missing_value_options():
+    with pytest.raises(RulesError, match="run_aggregation = 'rank-mean' ranks each run, a missing run or DNF as the "
+                                         "worst; it cannot be combined with dnf other than the default."):
+        load_rules("srbench2022-draft").with_options(dnf="left-out")
+
+
 def test_with_options_rejects_unknown_options():
     with pytest.raises(RulesError, match="Unknown option"):
         load_rules("srbench2022").with_options(dnfs="last")

@@ -255,6 +255,13 @@ class Rules:
             raise RulesError(f"{where}: a 'tie_tolerance' ({tolerance!r}) needs ties = 'tolerance'; "
                              "with ties = 'exact' values are compared exactly.")
         object.__setattr__(self, "tie_tolerance", float(tolerance))
+        if self.run_aggregation == "rank-mean":
+            changed = [k for k in ("dnf", "missing_rank", "missing_run_value")
+                       if getattr(self, k) != _RANKING_DEFAULTS[k]]
+            if changed:  # rank-mean ranks every run slot, a missing run being the worst: these would do nothing
+                raise RulesError(f"{where}: run_aggregation = 'rank-mean' ranks each run, a missing run or DNF "
+                                 f"as the worst; it cannot be combined with {', '.join(changed)} other than the "
+                                 "default.")
         if not self.criteria:
             raise RulesError(f"{where}: at least one criterion is needed.")
         names = [c.name for c in self.criteria]
