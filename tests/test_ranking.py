@@ -53,18 +53,23 @@ def scores(verdict) -> dict[str, float]:
 # ---------------------------------------------------------------------------
 GOLDEN_BASIC_PUBLISHED = {"A": 2.596963, "B": 2.688963, "C": 2.114943, "D": 1.7}
 
-# The same file under srbench2022-as-run (mean over runs, rank = K - dense rank
-# with dense rank 1 = best, K = 4):
-# d1: A r2 mean(.9,.95,.92)=.923  simp mean=-1.0667->-1.1  prop .667
-#     B r2 mean(.92,.92,.5)=.78   simp -0.5  prop 0;  C .99, -2.0, 1;  D DNF
-#     accuracy C3 A2 B1 D0; simplicity B3 A2 C1 D0; property C3 A2 B1 D0
-#     A (2,2,2)=2; B (1,3,1)=3/(1+1/3+1)=1.285714; C (3,1,3)=3/(1/3+1+1/3)=1.8; D 0
-# d2: the mean of a run set with a missing value is -inf (worst):
-#     A r2 -inf, simp -1, prop .5; B .86,-0.7,.5; C .7,-inf,1; D .96,-1.3,.5
-#     accuracy D3 B2 C1 A0; simplicity B3 A2 D1 C0; property C3, A/B/D dense 2 -> 2
-#     A (0,2,2)=0; B (2,3,2)=2.25; C (1,0,3)=0; D (3,1,2)=3/(1/3+1+1/2)=1.636364
-# final: A 1.0, B 1.767857, C 0.9, D 0.818182 -> B, A, C, D
-GOLDEN_BASIC_AS_RUN = {"A": 1.0, "B": 1.767857, "C": 0.9, "D": 0.818182}
+# The same file under srbench2022-as-run (the organisers' notebook: simplicity min-max
+# normalised over the whole table, mean over runs with missing run values skipped, only the
+# mean R2 rounded, rank = K - dense rank with dense rank 1 = best, K = 4, a DNF left out):
+# simplicity over the table: min -2.1, max -0.5, n(s) = (s + 2.1) / 1.6
+# d1 (D DNF: not ranked, d1 not in D's mean):
+#     A r2 mean(.9,.95,.92)=.923  simp n(-1.0667)=.6458  prop .667
+#     B r2 mean(.9204,.9196,.5)=.78  simp n(-.5)=1  prop 0;  C .99, n(-2)=.0625, 1
+#     accuracy C3 A2 B1; simplicity B3 A2 C1; property C3 A2 B1
+#     A (2,2,2)=2; B (1,3,1)=3/(1+1/3+1)=1.285714; C (3,1,3)=3/(1/3+1+1/3)=1.8
+# d2: the missing run values are skipped by the mean:
+#     A r2 .8, simp n(-1)=.6875, prop .5; B .86, n(-.7)=.875, .5; C .7, n(-1.5)=.375, 1;
+#     D .96, mean(n(-1.2), n(-1.4))=.5, .5
+#     accuracy D3 B2 A1 C0; simplicity B3 A2 D1 C0; property C3, A/B/D dense 2 -> 2
+#     A (1,2,2)=1.5; B (2,3,2)=2.25; C (0,0,3)=0; D (3,1,2)=3/(1/3+1+1/2)=1.636364
+# final (mean over the datasets with results): A 1.75, B 1.767857, C 0.9, D 1.636364 (d2 only)
+#     -> B, A, D, C
+GOLDEN_BASIC_AS_RUN = {"A": 1.75, "B": 1.767857, "C": 0.9, "D": 1.636364}
 
 
 def test_golden_basic_published_criteria():
@@ -91,12 +96,14 @@ def test_golden_basic_per_dataset_ranks_and_dnf():
 
 def test_golden_basic_as_run_preset():
     verdict = judge(golden_basic(), load_rules("srbench2022-as-run"))
-    assert list(verdict.leaderboard["method"]) == ["B", "A", "C", "D"]
+    assert list(verdict.leaderboard["method"]) == ["B", "A", "D", "C"]
     for method, expected in GOLDEN_BASIC_AS_RUN.items():
         assert scores(verdict)[method] == pytest.approx(expected, abs=1e-6)
     per = verdict.per_dataset.set_index(["dataset", "method"])
-    assert per.loc[("d1", "D"), "accuracy_rank"] == 0  # the last method gets 0 ...
-    assert per.loc[("d1", "D"), "dataset_score"] == 0  # ... and with it a harmonic mean of 0
+    assert per.loc[("d2", "C"), "accuracy_rank"] == 0  # the last method gets 0 ...
+    assert per.loc[("d2", "C"), "dataset_score"] == 0  # ... and with it a harmonic mean of 0
+    assert np.isnan(per.loc[("d1", "D"), "accuracy_rank"])  # a DNF is left out, not ranked last
+    assert np.isnan(per.loc[("d1", "D"), "dataset_score"])
 
 
 def test_golden_basic_problems_list_dnf_and_missing_values():

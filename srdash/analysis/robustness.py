@@ -355,7 +355,8 @@ def _run_bootstrap(table, rules, verdict, layout, drawn, rng, methods, progress,
     used_rules = rules if len(criteria) == len(rules.criteria) else replace(rules, criteria=tuple(criteria))
     block = max(1, _BLOCK_ELEMENTS // (n_datasets * len(methods) * len(criteria) * layout.max_runs))
     engine, notes, values = "judge per resample", [], None
-    fast_rules = rules.run_aggregation in ("median", "mean") and getattr(rules, "min_relative", None) is None
+    fast_rules = (rules.run_aggregation in ("median", "mean") and getattr(rules, "min_relative", None) is None
+                  and not rules.uses_extended_options)
     if fast_rules and not force_judge:
         # The vectorised engine is tested against judging every redraw (tests/test_robustness.py), not checked
         # against it here.
@@ -481,12 +482,16 @@ def _over_datasets(dataset_scores: np.ndarray, rules) -> np.ndarray:
     criterion) rank, which is the harmonic mean over datasets of the dataset scores (each
     dataset's weighted harmonic mean of its ranks); a dataset score of 0 gives 0.
     """
+    # A NaN dataset score is a DNF left out (``dnf = "left-out"``): the mean is over the other datasets.
+    kept = (~np.isnan(dataset_scores)).sum(axis=1)
     if rules.score != "harmonic-over-all":
-        return dataset_scores.mean(axis=1)
-    with np.errstate(divide="ignore"):
-        inverse = np.where(dataset_scores > 0, 1.0 / np.where(dataset_scores > 0, dataset_scores, 1.0), np.inf)
-    total = inverse.sum(axis=1)
-    return np.where(np.isinf(total), 0.0, dataset_scores.shape[1] / total)
+        with np.errstate(invalid="ignore", divide="ignore"):  # no drawn dataset with a result: 0, as judge says
+            return np.where(kept > 0, np.nansum(dataset_scores, axis=1) / kept, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = np.where(dataset_scores > 0, 1.0 / np.where(dataset_scores > 0, dataset_scores, 1.0),
+                           np.where(np.isnan(dataset_scores), 0.0, np.inf))
+        total = inverse.sum(axis=1)
+        return np.where(np.isinf(total) | (kept == 0), 0.0, kept / total)
 
 
 def _dataset_scores(aggregated, rules) -> np.ndarray:

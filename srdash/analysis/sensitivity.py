@@ -391,7 +391,8 @@ class Rescorer:
             return Rescorer.from_verdict(reduced)
         verdict = self.verdict
         rules = verdict.rules
-        if rules.run_aggregation in ("median", "mean") and getattr(rules, "min_relative", None) is None:
+        if (rules.run_aggregation in ("median", "mean") and getattr(rules, "min_relative", None) is None
+                and not rules.uses_extended_options):
             # Ranks depend only on the per-dataset values: rank them again without the method.
             per_dataset = verdict.per_dataset[verdict.per_dataset["method"] != method].reset_index(drop=True)
             reranked = per_dataset[["dataset", "method"]].copy()
@@ -405,7 +406,8 @@ class Rescorer:
                             fixed_scores=_frozen(np.full(len(others), np.nan)))
         if self.runs is None:
             raise SrdashError(f"Removing a method under the rules '{rules.name}' (run aggregation "
-                              f"'{rules.run_aggregation}' or a relative threshold) means judging again from the "
+                              f"'{rules.run_aggregation}', a relative threshold or options on ties, DNFs, missing "
+                              "values, rounding or normalisation) means judging again from the "
                               "per-run table: build the Rescorer with runs=...")
         reduced = judge(self.runs[self.runs["method"] != method], rules.with_options(
             weights=dict(zip(self.weight_names, self.official_weights))), methods=others)

@@ -7,11 +7,12 @@ One implementation of the arithmetic of rank-harmonic judging, shared by
 
 - :func:`rank_higher_better` ranks along the last axis (1 = worst, K = best)
   under the tie rules ``average``, ``min``, ``max``, ``dense`` and
-  ``k-minus-dense``; ``-inf`` (a missing value, a failed run or a DNF) ranks
-  last, tied;
+  ``k-minus-dense`` and ``dense-from-best``, comparing values exactly or within a
+  tolerance; ``-inf`` (a missing value, a failed run or a DNF) ranks last, tied;
 - :func:`weighted_harmonic_mean` combines criteria ranks into a dataset score;
 - :func:`scores_from_ranks` and :func:`scores_many` average dataset scores into
-  final scores, for one or many weight vectors.
+  final scores, for one or many weight vectors; a (method, dataset) whose ranks are
+  all NaN (a DNF left out) is left out of the method's mean.
 
 It is tested against the reference definitions (``scipy.stats.rankdata``, the
 harmonic-mean formula) in ``tests/test_kernel.py``, not checked at run time.
@@ -39,7 +40,8 @@ RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense", "dense-from-b
 _BLOCK = 128
 
 
-def rank_higher_better(values: np.ndarray, method: str = "average", *, n_methods: int | None = None) -> np.ndarray:
+def rank_higher_better(values: np.ndarray, method: str = "average", *, n_methods: int | None = None,
+                       tolerance: float = 0.0) -> np.ndarray:
     """Ranks along the last axis, higher values better: 1 = worst, K = best.
 
     Parameters
@@ -56,6 +58,10 @@ def rank_higher_better(values: np.ndarray, method: str = "average", *, n_methods
         (the best gets K).
     n_methods : int, optional
         K for ``k-minus-dense`` (default: the length of the last axis).
+    tolerance : float
+        0 (the default): values tie only when they are equal as floats.
+        Otherwise a value ties with its neighbour in sorted order when they are
+        at most ``tolerance`` apart, so a chain of close values is one tie.
 
     Returns
     -------
@@ -65,13 +71,25 @@ def rank_higher_better(values: np.ndarray, method: str = "average", *, n_methods
     -----
     One sort per row: tied values form runs of the sorted row; ``min`` is the
     run's first position, ``max`` its last, ``dense`` the run's number.
+
+    Examples
+    --------
+    >>> rank_higher_better(np.array([0.3, 0.1 + 0.2, 0.5]), "dense").tolist()
+    [1.0, 2.0, 3.0]
+    >>> rank_higher_better(np.array([0.3, 0.1 + 0.2, 0.5]), "dense", tolerance=1e-9).tolist()
+    [1.0, 1.0, 2.0]
     """
     values = np.asarray(values, dtype=float)
     order = np.argsort(values, axis=-1, kind="stable")
     ordered = np.take_along_axis(values, order, axis=-1)
     width = values.shape[-1]
     starts = np.ones(values.shape, dtype=bool)
-    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]      # -inf == -inf: one run
+    if tolerance > 0:
+        with np.errstate(invalid="ignore"):
+            gap = ordered[..., 1:] - ordered[..., :-1]               # -inf - -inf is NaN: one run
+        starts[..., 1:] = (gap > tolerance) | (np.isinf(ordered[..., 1:]) & (ordered[..., 1:] != ordered[..., :-1]))
+    else:
+        starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]  # -inf == -inf: one run
     ends = np.ones(values.shape, dtype=bool)
     ends[..., :-1] = starts[..., 1:]
     position = np.broadcast_to(np.arange(width), values.shape)
@@ -152,18 +170,35 @@ def weighted_harmonic_mean(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray
     return np.where(np.isinf(total), 0.0, w.sum() / total)
 
 
+def _left_out(ranks: np.ndarray) -> np.ndarray:
+    """(methods, datasets) mask of the cells left out (every rank NaN: a DNF under ``dnf = "left-out"``)."""
+    return np.isnan(ranks).all(axis=-1)
+
+
 def scores_from_ranks(rank_matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Final scores from a (methods, datasets, criteria) array of ranks.
 
-    The mean over datasets of the weighted harmonic mean over criteria.
+    The mean over datasets of the weighted harmonic mean over criteria. A
+    (method, dataset) whose ranks are all NaN is left out (the rules'
+    ``dnf = "left-out"``): the mean is over the datasets the method has ranks on.
 
     Examples
     --------
     >>> ranks = np.array([[[2.0, 1.0]], [[1.0, 2.0]]])  # 2 methods, 1 dataset, 2 criteria
     >>> scores_from_ranks(ranks, np.array([1.0, 1.0])).round(4).tolist()
     [1.3333, 1.3333]
+    >>> ranks = np.array([[[2.0, 2.0], [np.nan, np.nan]]])  # the second dataset left out
+    >>> scores_from_ranks(ranks, np.array([1.0, 1.0])).tolist()
+    [2.0]
     """
-    return weighted_harmonic_mean(rank_matrix, weights).mean(axis=-1)
+    rank_matrix = np.asarray(rank_matrix, dtype=float)
+    dataset_scores = weighted_harmonic_mean(rank_matrix, weights)
+    left_out = _left_out(rank_matrix)
+    if not left_out.any():
+        return dataset_scores.mean(axis=-1)
+    kept = (~left_out).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):  # no dataset with ranks at all: 0 (as judge scores it)
+        return np.where(kept > 0, np.where(left_out, 0.0, dataset_scores).sum(axis=-1) / kept, 0.0)
 
 
 def scores_over_all(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarray:
@@ -189,13 +224,14 @@ def scores_over_all(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.nd
     """
     ranks = np.asarray(rank_matrix, dtype=float)
     weights = np.asarray(weight_matrix, dtype=float)
+    kept = (~_left_out(ranks)).sum(axis=1)  # (methods,): datasets with ranks (all, unless DNFs are left out)
     inverse = np.where(ranks > 0, 1.0 / np.where(ranks > 0, ranks, 1.0), 0.0).sum(axis=1)  # (methods, criteria)
     zero = (ranks <= 0).any(axis=1).astype(float)
     total = np.einsum("nc,mc->nm", weights, inverse)
     hits_zero = np.einsum("nc,mc->nm", (weights > 0).astype(float), zero) > 0
-    with np.errstate(divide="ignore"):
-        scores = ranks.shape[1] * weights.sum(axis=1)[:, None] / total
-    return np.where(hits_zero, 0.0, scores)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = kept[None, :] * weights.sum(axis=1)[:, None] / total
+    return np.where(hits_zero | (kept[None, :] == 0), 0.0, scores)
 
 
 def scores_many(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarray:
@@ -218,6 +254,8 @@ def scores_many(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarra
     [[2.0, 1.0], [1.3333, 1.3333]]
     """
     n_methods, n_datasets, n_criteria = rank_matrix.shape
+    left_out = _left_out(rank_matrix).reshape(-1)
+    kept = (~left_out).reshape(n_methods, n_datasets).sum(axis=1)
     ranks = rank_matrix.reshape(-1, n_criteria)
     inverse = np.where(ranks > 0, 1.0 / np.where(ranks > 0, ranks, 1.0), 0.0)
     zero = (ranks <= 0).astype(float)
@@ -232,5 +270,11 @@ def scores_many(rank_matrix: np.ndarray, weight_matrix: np.ndarray) -> np.ndarra
             hmean = block.sum(axis=1) / denominator
         if has_zero:  # a rank 0 with a positive weight makes the harmonic mean 0 (its limit)
             hmean[np.einsum("ic,nc->in", zero, (block > 0).astype(float)) > 0] = 0.0
-        out[start:start + len(block)] = hmean.reshape(n_methods, n_datasets, -1).mean(axis=1).T
+        if left_out.any():  # DNFs left out: the mean over the datasets each method has ranks on
+            hmean[left_out] = 0.0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = hmean.reshape(n_methods, n_datasets, -1).sum(axis=1) / kept[:, None]
+            out[start:start + len(block)] = np.where(kept[:, None] > 0, mean, 0.0).T
+        else:
+            out[start:start + len(block)] = hmean.reshape(n_methods, n_datasets, -1).mean(axis=1).T
     return out

@@ -18,6 +18,13 @@ parsed) counts as the worst possible value (-inf once oriented so that higher is
 better) and takes part in the median like any other value. A criterion with no
 value at all in the input is left out of the harmonic mean, with a warning.
 
+Those are the defaults. The rules' options (docs/rules.md) can normalise a criterion over the
+whole table before aggregation, round only per run or only after aggregation, compare values
+within a tolerance, leave DNFs out of a method's mean or give them the worst value of the
+table, skip missing run values, and count a missing rank as K (``srbench2022-as-run`` uses
+these to compute what the SRBench 2022 organisers' notebook computed). With exact comparison,
+values equal to 12 significant digits but ranked apart are listed in the verdict's warnings.
+
 Examples
 --------
 >>> import pandas as pd
@@ -90,14 +97,15 @@ class Verdict:
     leaderboard : DataFrame
         One row per method, best first: ``place`` (1 = best; tied scores share
         the smallest place), ``method``, ``score`` (mean over datasets of the
-        dataset scores; higher is better), ``<criterion>_rank`` (mean rank over
-        datasets; higher is better, K = best), ``datasets`` (number of
+        dataset scores; higher is better; with ``dnf = "left-out"`` over the
+        datasets the method has results for), ``<criterion>_rank`` (mean rank
+        over datasets; higher is better, K = best), ``datasets`` (number of
         datasets) and ``dnf`` (datasets without any result).
     per_dataset : DataFrame
         One row per (dataset, method): ``status`` ('ok' or 'DNF'), ``runs``,
         the aggregated ``<criterion>`` value (in its own direction; NaN for
         DNF, -inf/+inf when every run failed), ``<criterion>_rank`` and
-        ``dataset_score``.
+        ``dataset_score`` (both NaN for a DNF left out by ``dnf = "left-out"``).
     problems : DataFrame
         ``kind``, ``method``, ``dataset``, ``run``, ``detail``: rejected or
         failed models, timeouts, missing values and DNF cells.
@@ -105,7 +113,7 @@ class Verdict:
         The criteria actually ranked (those with data).
     warnings : tuple of str
         Things the reader of the verdict must know (dropped criteria, version
-        mismatches, ...).
+        mismatches, float-noise ties ranked apart, ...).
     rules : Rules
     n_methods : int
         K, the number of methods ranked.
@@ -144,10 +152,24 @@ def _round(values: pd.Series, decimals: int | None) -> pd.Series:
     return values if decimals is None else values.round(decimals)
 
 
-def _per_run_values(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criterion]) -> pd.DataFrame:
-    """dataset, method, run and each criterion rounded and oriented (higher = better, missing = -inf).
+def _normalised(values: pd.Series, criterion: Criterion) -> pd.Series:
+    """Min-max normalised over every finite value of the table (``normalisation = "min-max-table"``)."""
+    if criterion.normalisation == "none":
+        return values
+    finite = values[np.isfinite(values)]
+    if finite.empty:
+        return values
+    low, high = finite.min(), finite.max()
+    if high == low:  # one value: every finite value becomes 0 (rather than 0/0)
+        return values.where(~np.isfinite(values), 0.0)
+    return (values - low) / (high - low)
 
-    Runs failing the rules' ``min_relative`` threshold get -inf on every criterion.
+
+def _per_run_values(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criterion]) -> pd.DataFrame:
+    """dataset, method, run and each criterion rounded, normalised and oriented (higher = better).
+
+    Missing values become -inf (the worst), or stay NaN when the rules' ``missing_run_value`` is
+    ``"skipped"``. Runs failing the rules' ``min_relative`` threshold get -inf on every criterion.
     """
     # A canonical row order: a float mean summed in another order can round
     # differently at the decimals' boundary, and a permuted input must not.
@@ -160,7 +182,13 @@ def _per_run_values(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criter
     })
     for c in criteria:
         values = pd.to_numeric(table[c.column], errors="coerce").astype(float)
-        per_run[c.name] = _oriented(_round(values, c.decimals), c).to_numpy()
+        if c.rounding in ("both", "per-run"):
+            values = _round(values, c.decimals)
+        values = _normalised(values, c)
+        oriented = values if c.direction == "higher" else -values
+        if rules.missing_run_value == "worst":
+            oriented = oriented.fillna(-np.inf)
+        per_run[c.name] = oriented.to_numpy()
     if rules.min_relative is not None:
         column, ratio = rules.min_relative
         if column not in table.columns:
@@ -194,7 +222,8 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     DataFrame
         One row per (dataset, method) of the full grid, sorted: ``status``,
         ``runs`` and one column per criterion (oriented back to the
-        criterion's own direction; NaN for DNF).
+        criterion's own direction; NaN for DNF, unless the rules'
+        ``dnf = "worst-value"`` fills it).
 
     Examples
     --------
@@ -223,7 +252,12 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     out["runs"] = out["runs"].fillna(0).astype(int)
     out["status"] = np.where(out["runs"] > 0, "ok", "DNF")
     for c in criteria:
-        back = _round(out[c.name], c.decimals)
+        back = _round(out[c.name], c.decimals) if c.rounding in ("both", "after-aggregation") else out[c.name]
+        if rules.dnf == "worst-value":
+            # SRBench 2025: a DNF gets the worst value measured (finite) of the criterion in the whole table
+            measured = per_run[c.name][np.isfinite(per_run[c.name])]
+            worst = measured.min() if len(measured) else -np.inf
+            back = back.where(out["status"] == "ok", worst)
         out[c.name] = back if c.direction == "higher" else -back
     out = out.reset_index()
     return out[["dataset", "method", "status", "runs"] + [c.name for c in criteria]]
@@ -241,12 +275,13 @@ def _rank_mean(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criterion],
     for c in criteria:
         values = full[c.name].fillna(-np.inf)  # a missing run of a method: worst
         ranked[f"{c.name}_rank"] = rank_within_dataset(values, slot_key, method=rules.rank_method,
-                                                       n_methods=n_methods)
+                                                       n_methods=n_methods, tolerance=rules.tie_tolerance)
     return ranked.groupby(["dataset", "method"], sort=True).mean().reset_index()
 
 
 def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: str = "higher",
-                        method: str = "average", n_methods: int | None = None) -> pd.Series:
+                        method: str = "average", n_methods: int | None = None, tolerance: float = 0.0,
+                        missing: str = "worst") -> pd.Series:
     """Rank methods within each dataset, higher rank = better.
 
     Parameters
@@ -265,6 +300,12 @@ def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: st
         ``dense-from-best``: K + 1 minus that dense rank (the best gets K).
     n_methods : int, optional
         K for ``k-minus-dense`` (default: the group size).
+    tolerance : float
+        Values at most this far apart tie (see :func:`srdash.judging.kernel.rank_higher_better`);
+        0: exact comparison.
+    missing : {'worst', 'unranked'}
+        NaN values rank lowest (tied), or are not ranked (their rank is NaN and
+        they take no position).
 
     Examples
     --------
@@ -276,15 +317,22 @@ def rank_within_dataset(values: pd.Series, datasets: pd.Series, *, direction: st
     [3.0, 3.0, 2.0, 1.0]
     >>> rank_within_dataset(v, d, direction="lower", method="min").tolist()
     [2.0, 2.0, 4.0, 1.0]
+    >>> rank_within_dataset(v, d, method="k-minus-dense", missing="unranked").tolist()
+    [3.0, 3.0, 2.0, nan]
     """
-    oriented = (values if direction == "higher" else -values).astype(float).fillna(-np.inf).to_numpy()
+    oriented = (values if direction == "higher" else -values).astype(float)
+    if missing == "worst":
+        oriented = oriented.fillna(-np.inf)
+    oriented = oriented.to_numpy()
     codes, _ = pd.factorize(datasets.to_numpy(), sort=False)
-    out = np.empty(len(oriented))
+    out = np.full(len(oriented), np.nan)
     order = np.argsort(codes, kind="stable")
     boundaries = np.flatnonzero(np.diff(codes[order])) + 1
     for rows in np.split(order, boundaries):
+        k = n_methods or len(rows)
+        rows = rows[~np.isnan(oriented[rows])]
         if len(rows):
-            out[rows] = rank_higher_better(oriented[rows], method, n_methods=n_methods or len(rows))
+            out[rows] = rank_higher_better(oriented[rows], method, n_methods=k, tolerance=tolerance)
     return pd.Series(out, index=values.index)
 
 
@@ -338,7 +386,15 @@ def place_from_scores(scores: Sequence[float]) -> np.ndarray:
     return rounded.rank(method="min", ascending=False).astype(int).to_numpy()
 
 
-def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.DataFrame:
+_DNF_DETAIL = {
+    "last": "no result on this dataset; ranked last on every criterion",
+    "left-out": "no result on this dataset; left out of the ranking there and of the method's mean",
+    "worst-value": "no result on this dataset; counted as the worst value of the table on every criterion",
+}
+
+
+def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[Criterion],
+              rules: Rules) -> pd.DataFrame:
     rows = []
     if "status" in table.columns:
         bad = table[~table["status"].isin(["ok", "given"]) & table["status"].notna()]
@@ -351,12 +407,55 @@ def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[
         for _, row in missing.iterrows():
             rows.append({"kind": "missing value", "method": row["method"], "dataset": row["dataset"],
                          "run": row.get("run"),
-                         "detail": f"no {c.label} ({c.column}); counted as the worst value"})
+                         "detail": f"no {c.label} ({c.column}); " + (
+                             "counted as the worst value" if rules.missing_run_value == "worst"
+                             else "left out of the aggregation over runs")})
     for _, row in aggregated[aggregated["status"] == "DNF"].iterrows():
         rows.append({"kind": "DNF", "method": row["method"], "dataset": row["dataset"], "run": None,
-                     "detail": "no result on this dataset; ranked last on every criterion"})
+                     "detail": _DNF_DETAIL[rules.dnf]})
     problems = pd.DataFrame(rows, columns=["kind", "method", "dataset", "run", "detail"])
     return problems.sort_values(["kind", "dataset", "method"], kind="stable").reset_index(drop=True)
+
+
+def _domain_problems_as_worst(original: pd.DataFrame, checked: pd.DataFrame, rules: Rules) -> pd.DataFrame:
+    """Values the domain check removed, set to the worst value (so that ``missing_run_value = "skipped"``
+    does not skip them: a value outside its domain is a problem, not a missing value)."""
+    out = checked
+    for c in rules.criteria:
+        if c.domain is None or c.column not in original.columns:
+            continue
+        removed = (pd.to_numeric(original[c.column], errors="coerce").notna()
+                   & pd.to_numeric(checked[c.column], errors="coerce").isna())
+        if removed.any():
+            out = out.copy() if out is checked else out
+            out[c.column] = pd.to_numeric(out[c.column], errors="coerce")
+            out.loc[removed, c.column] = -np.inf if c.direction == "higher" else np.inf
+    return out
+
+
+#: Two values equal to this many significant digits are "the same number" to a reader.
+_NOISE_DIGITS = 12
+
+
+def _float_noise_ties(per_dataset: pd.DataFrame, criteria: Sequence[Criterion]) -> list[str]:
+    """Warnings for values equal to 12 significant digits that exact comparison ranked apart."""
+    notes = []
+    for c in criteria:
+        ranked = per_dataset[per_dataset[f"{c.name}_rank"].notna() & np.isfinite(per_dataset[c.name].astype(float))]
+        if ranked.empty:
+            continue
+        values = ranked[c.name].astype(float).to_numpy()
+        shown = np.array([float(f"{v:.{_NOISE_DIGITS}g}") for v in values])
+        frame = pd.DataFrame({"dataset": ranked["dataset"].to_numpy(), "shown": shown, "value": values,
+                              "method": ranked["method"].to_numpy(),
+                              "rank": ranked[f"{c.name}_rank"].to_numpy()})
+        distinct = frame.groupby(["dataset", "shown"], sort=True)["value"].transform("nunique")
+        for (dataset, _), group in frame[distinct > 1].groupby(["dataset", "shown"], sort=True):
+            group = group.sort_values(["rank", "method"], ascending=[False, True], kind="stable")
+            listed = ", ".join(f"'{row.method}' {row.value!r} (rank {row.rank:g})" for row in group.itertuples())
+            notes.append(f"Float-noise tie ranked apart on dataset '{dataset}', criterion '{c.name}': values equal "
+                         f"to {_NOISE_DIGITS} significant digits were compared exactly: {listed}.")
+    return notes
 
 
 def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = None) -> Verdict:
@@ -398,7 +497,11 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
                           "which judges submissions.")
     # Values outside a criterion's domain (R2 > 1, inf, ...) are problems counted as the worst value.
     checked = check_domains(table, rules)
-    table, notes = checked.table, list(checked.problems)
+    if rules.missing_run_value == "skipped":
+        checked_table = _domain_problems_as_worst(table, checked.table, rules)
+    else:
+        checked_table = checked.table
+    table, notes = checked_table, list(checked.problems)
     criteria = []
     for c in rules.criteria:
         if c.column in table.columns and pd.to_numeric(table[c.column], errors="coerce").notna().any():
@@ -427,14 +530,28 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         # positions (tied with runs that failed the threshold) in every run
         per_dataset = per_dataset.merge(run_ranks, on=["dataset", "method"], how="left")
     else:
+        ok = per_dataset["status"] == "ok"
         for c in criteria:
-            values = per_dataset[c.name].where(per_dataset["status"] == "ok")
-            per_dataset[f"{c.name}_rank"] = rank_within_dataset(
-                values, per_dataset["dataset"], direction=c.direction, method=rules.rank_method,
-                n_methods=n_methods)
+            oriented = per_dataset[c.name] if c.direction == "higher" else -per_dataset[c.name]
+            if rules.dnf == "last":
+                oriented = oriented.where(ok, -np.inf)
+            elif rules.dnf == "left-out":
+                oriented = oriented.where(ok, np.nan)
+            no_value = ok & oriented.isna()  # every run missing, with missing_run_value = "skipped"
+            if rules.missing_rank == "worst":
+                oriented = oriented.where(~no_value, -np.inf)
+            rank = rank_within_dataset(oriented, per_dataset["dataset"], method=rules.rank_method,
+                                       n_methods=n_methods, tolerance=rules.tie_tolerance, missing="unranked")
+            if rules.missing_rank == "best":  # not ranked; counts as K (the SRBench 2022 notebook)
+                rank = rank.where(~no_value, float(n_methods))
+            per_dataset[f"{c.name}_rank"] = rank
+        if rules.ties == "exact":
+            notes.extend(_float_noise_ties(per_dataset, criteria))
     ranks = [per_dataset[f"{c.name}_rank"].to_numpy() for c in criteria]
     weights = np.array([c.weight for c in criteria], dtype=float)
     per_dataset["dataset_score"] = weighted_harmonic_mean(np.column_stack(ranks), weights)
+    if rules.dnf == "left-out":  # not ranked there: the final score is the mean over the other datasets
+        per_dataset.loc[per_dataset["status"] != "ok", "dataset_score"] = np.nan
 
     grouped = per_dataset.groupby("method", sort=True)
     leaderboard = pd.DataFrame({
@@ -444,7 +561,13 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
     }).reset_index()
     if rules.score == "harmonic-over-all":
-        leaderboard["score"] = harmonic_over_all(per_dataset, criteria).reindex(leaderboard["method"]).to_numpy()
+        scored = per_dataset[per_dataset["dataset_score"].notna()]
+        leaderboard["score"] = harmonic_over_all(scored, criteria).reindex(leaderboard["method"]).to_numpy()
+    nowhere = leaderboard["score"].isna()  # dnf = "left-out" and no result on any dataset
+    if nowhere.any():
+        leaderboard.loc[nowhere, "score"] = 0.0
+        notes.append(f"No result on any dataset: {', '.join(map(str, leaderboard.loc[nowhere, 'method']))}; with "
+                     "DNFs left out of the mean there is nothing to average, so the score is 0.")
     leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
     leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
 
@@ -452,7 +575,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     return Verdict(
         leaderboard=leaderboard,
         per_dataset=per_dataset,
-        problems=_problems(table, aggregated, criteria),
+        problems=_problems(table, aggregated, criteria, rules),
         criteria=tuple(criteria),
         warnings=tuple(notes),
         rules=rules,

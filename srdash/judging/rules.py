@@ -38,6 +38,12 @@ __all__ = [
     "RANK_METHODS",
     "DIRECTIONS",
     "SCORES",
+    "TIES",
+    "DNF_RULES",
+    "MISSING_RANKS",
+    "MISSING_RUN_VALUES",
+    "NORMALISATIONS",
+    "ROUNDINGS",
 ]
 
 RUN_AGGREGATIONS = ("median", "mean", "rank-mean")
@@ -47,10 +53,29 @@ RANK_METHODS = ("average", "min", "max", "dense", "k-minus-dense", "dense-from-b
 #: all the (dataset, criterion) ranks (SRBench 2023 track 1).
 SCORES = ("dataset-mean", "harmonic-over-all")
 DIRECTIONS = ("higher", "lower")
+#: How values are compared when ranked (``[ranking] ties``): exactly (values that differ in the last
+#: binary digit are ranked apart), or within ``tie_tolerance``.
+TIES = ("exact", "tolerance")
+#: What a method without any run on a dataset counts as (``[ranking] dnf``): last on every criterion;
+#: left out (not ranked there, and its final score is the mean over the datasets it has results for);
+#: or the worst per-run value of the criterion in the whole table.
+DNF_RULES = ("last", "left-out", "worst-value")
+#: What a criterion a method has no value for on a dataset (every run missing, with
+#: ``missing_run_value = "skipped"``) counts as in the harmonic mean (``[ranking] missing_rank``):
+#: ranked as the worst value, or rank K (the best), as the SRBench 2022 notebook did.
+MISSING_RANKS = ("worst", "best")
+#: What a run with a missing value counts as (``[ranking] missing_run_value``): the worst value, or
+#: left out of the aggregation over runs (a mean or median of the other runs).
+MISSING_RUN_VALUES = ("worst", "skipped")
+#: How a criterion's per-run values are normalised before aggregation (criterion key ``normalisation``):
+#: not at all, or min-max over every run of every method and dataset of the table.
+NORMALISATIONS = ("none", "min-max-table")
+#: When a criterion with ``decimals`` is rounded (criterion key ``rounding``).
+ROUNDINGS = ("both", "per-run", "after-aggregation", "never")
 
 
 def _one_of(option: str, value: Any, allowed: tuple[str, ...], where: str) -> None:
-    if value not in allowed:
+    if not isinstance(value, str) or value not in allowed:
         listed = ", ".join(f"'{a}'" for a in allowed)
         raise RulesError(f"{where}: the '{option}' option must be one of {listed}. Got {value!r}.")
 
@@ -68,8 +93,8 @@ class Criterion:
     direction : {'higher', 'lower'}
         Which values are better.
     decimals : int or None
-        Values are rounded to this many decimals per run and again after
-        aggregating the runs, so that near-equal values tie. None: no rounding.
+        Values are rounded to this many decimals (when: ``rounding``), so that
+        near-equal values tie. None: no rounding.
     weight : float
         Weight in the (weighted) harmonic mean of ranks.
     label : str
@@ -81,6 +106,15 @@ class Criterion:
         ``domain = [-inf, 1.0]`` for R2). Values outside it, and infinite
         values, are problems counted as the worst value (see
         :mod:`srdash.judging.domains`). None: any finite value.
+    rounding : {'both', 'per-run', 'after-aggregation', 'never'}
+        When ``decimals`` applies: to each run's value and again after
+        aggregating the runs (the default), only per run, only after
+        aggregating, or never.
+    normalisation : {'none', 'min-max-table'}
+        ``min-max-table``: each run's value becomes ``(v - min) / (max - min)``,
+        min and max over the finite values of every run of every method and
+        dataset of the table (0 when they are equal), after the per-run
+        rounding and before the aggregation over runs.
     """
 
     name: str
@@ -91,10 +125,14 @@ class Criterion:
     label: str = ""
     description: str = ""
     domain: tuple[float, float] | None = None
+    rounding: str = "both"
+    normalisation: str = "none"
 
     def __post_init__(self) -> None:
         where = f"criterion '{self.name}'"
         _one_of("direction", self.direction, DIRECTIONS, where)
+        _one_of("rounding", self.rounding, ROUNDINGS, where)
+        _one_of("normalisation", self.normalisation, NORMALISATIONS, where)
         if self.decimals is not None and (not isinstance(self.decimals, int) or self.decimals < 0):
             raise RulesError(f"{where}: 'decimals' must be a non-negative integer. Got {self.decimals!r}.")
         if not isinstance(self.weight, (int, float)) or isinstance(self.weight, bool) or self.weight < 0:
@@ -148,6 +186,25 @@ class Rules:
         number of methods; ``k-minus-dense`` is K minus the dense rank counted
         from the best value (best gets K - 1, and the worst can get 0);
         ``dense-from-best`` is K + 1 minus that dense rank (best gets K).
+    ties : {'exact', 'tolerance'}
+        ``exact``: values are compared as floats (0.1 + 0.2 and 0.3 are ranked
+        apart; the verdict warns where that happened); ``tolerance``: sorted
+        values closer than ``tie_tolerance`` to their neighbour tie (a chain of
+        close values is one tie).
+    tie_tolerance : float
+        The absolute tolerance of ``ties = 'tolerance'`` (0 with exact ties).
+    dnf : {'last', 'left-out', 'worst-value'}
+        A method without any run on a dataset: tied last on every criterion;
+        left out (not ranked there; its final score is the mean over the
+        datasets it has results for); or given the worst per-run value of the
+        criterion in the whole table.
+    missing_rank : {'worst', 'best'}
+        A criterion a method has no value for on a dataset where it has runs
+        (possible with ``missing_run_value = 'skipped'``): ranked as the worst
+        value, or not ranked and counted as rank K in the harmonic mean.
+    missing_run_value : {'worst', 'skipped'}
+        A run's missing value counts as the worst value, or is left out of the
+        aggregation over runs.
     competition_sympy_version : str or None
         The sympy version the competition itself used, if stated. Component
         counts depend on it.
@@ -169,6 +226,11 @@ class Rules:
     competition_sympy_version: str | None = None
     min_relative: tuple[str, float] | None = None
     score: str = "dataset-mean"
+    ties: str = "exact"
+    tie_tolerance: float = 0.0
+    dnf: str = "last"
+    missing_rank: str = "worst"
+    missing_run_value: str = "worst"
     text: str = ""
     source: str = ""
     sections: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -179,6 +241,27 @@ class Rules:
         _one_of("run_aggregation", self.run_aggregation, RUN_AGGREGATIONS, where)
         _one_of("rank_method", self.rank_method, RANK_METHODS, where)
         _one_of("score", self.score, SCORES, where)
+        _one_of("ties", self.ties, TIES, where)
+        _one_of("dnf", self.dnf, DNF_RULES, where)
+        _one_of("missing_rank", self.missing_rank, MISSING_RANKS, where)
+        _one_of("missing_run_value", self.missing_run_value, MISSING_RUN_VALUES, where)
+        tolerance = self.tie_tolerance
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not tolerance >= 0 \
+                or tolerance == float("inf"):
+            raise RulesError(f"{where}: 'tie_tolerance' must be a finite number >= 0. Got {tolerance!r}.")
+        if self.ties == "tolerance" and tolerance <= 0:
+            raise RulesError(f"{where}: ties = 'tolerance' needs a 'tie_tolerance' > 0. Got {tolerance!r}.")
+        if self.ties == "exact" and tolerance != 0:
+            raise RulesError(f"{where}: a 'tie_tolerance' ({tolerance!r}) needs ties = 'tolerance'; "
+                             "with ties = 'exact' values are compared exactly.")
+        object.__setattr__(self, "tie_tolerance", float(tolerance))
+        if self.run_aggregation == "rank-mean":
+            changed = [k for k in ("dnf", "missing_rank", "missing_run_value")
+                       if getattr(self, k) != _RANKING_DEFAULTS[k]]
+            if changed:  # rank-mean ranks every run slot, a missing run being the worst: these would do nothing
+                raise RulesError(f"{where}: run_aggregation = 'rank-mean' ranks each run, a missing run or DNF "
+                                 f"as the worst; it cannot be combined with {', '.join(changed)} other than the "
+                                 "default.")
         if not self.criteria:
             raise RulesError(f"{where}: at least one criterion is needed.")
         names = [c.name for c in self.criteria]
@@ -202,9 +285,28 @@ class Rules:
             self.rank_method,
             self.min_relative,
             *(() if self.score == "dataset-mean" else (self.score,)),  # hashes of older rules unchanged
+            *((("ranking", tuple((k, getattr(self, k)) for k in _RANKING_DEFAULTS)),)
+              if self.uses_extended_options else ()),
             tuple((c.name, c.column, c.direction, c.decimals, float(c.weight))
-                  + ((c.domain,) if c.domain is not None else ()) for c in self.criteria),
+                  + ((c.domain,) if c.domain is not None else ())
+                  + ((c.rounding, c.normalisation) if (c.rounding, c.normalisation) != ("both", "none") else ())
+                  for c in self.criteria),
         )
+
+    @property
+    def uses_extended_options(self) -> bool:
+        """True when an option on ties, DNFs, missing values, rounding or normalisation is not its default.
+
+        Such rules are judged by :func:`srdash.judging.ranking.judge` only: the fast paths of the bootstrap
+        and of weight sensitivity judge again instead.
+
+        Examples
+        --------
+        >>> load_rules("srbench2022").uses_extended_options, load_rules("srbench2022-as-run").uses_extended_options
+        (False, True)
+        """
+        return (any(getattr(self, k) != v for k, v in _RANKING_DEFAULTS.items())
+                or any((c.rounding, c.normalisation) != ("both", "none") for c in self.criteria))
 
     @property
     def rule_kind(self) -> RuleKind:
@@ -230,6 +332,7 @@ class Rules:
         run_aggregation: str | None = None,
         rank_method: str | None = None,
         weights: Mapping[str, float] | None = None,
+        **ranking: Any,
     ) -> "Rules":
         """A copy with other options; unchanged when every option is None.
 
@@ -239,6 +342,9 @@ class Rules:
             See the class attributes.
         weights : mapping of criterion name to weight, optional
             Criteria not named keep their weight.
+        **ranking
+            ``ties``, ``tie_tolerance``, ``dnf``, ``missing_rank``, ``missing_run_value``
+            (see the class attributes); None leaves one unchanged.
 
         Examples
         --------
@@ -259,12 +365,22 @@ class Rules:
                     f"Unknown criterion in weights: {', '.join(unknown)}. Criteria: {', '.join(sorted(known))}."
                 )
             criteria = tuple(replace(c, weight=float(weights.get(c.name, c.weight))) for c in criteria)
+        unknown = sorted(set(ranking) - set(_RANKING_DEFAULTS))
+        if unknown:
+            raise RulesError(f"Unknown option(s) {', '.join(unknown)}. Options: run_aggregation, rank_method, "
+                             f"weights, {', '.join(_RANKING_DEFAULTS)}.")
         return replace(
             self,
             criteria=criteria,
             run_aggregation=run_aggregation if run_aggregation is not None else self.run_aggregation,
             rank_method=rank_method if rank_method is not None else self.rank_method,
+            **{k: v for k, v in ranking.items() if v is not None},
         )
+
+
+#: The options on ties, DNFs and missing values, with the defaults that keep older rules' behaviour.
+_RANKING_DEFAULTS = {"ties": "exact", "tie_tolerance": 0.0, "dnf": "last", "missing_rank": "worst",
+                     "missing_run_value": "worst"}
 
 
 def list_presets() -> list[str]:
@@ -327,7 +443,9 @@ def load_rules(name_or_path: str | Path | Rules) -> Rules:
     )
 
 
-_CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description", "domain"}
+_CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description", "domain",
+                   "rounding", "normalisation"}
+_RANKING_KEYS = {"run_aggregation", "rank_method", "score", *_RANKING_DEFAULTS}
 
 
 def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules") -> Rules:
@@ -346,7 +464,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
     >>> parse_rules('[[criteria]]\\nname = "a"\\ncolumn = "b"\\ncolour = "red"')
     Traceback (most recent call last):
     ...
-    srdash.errors.RulesError: <text>: unknown key 'colour' in criterion 'a'. Allowed keys: column, decimals, description, direction, domain, label, name, weight.
+    srdash.errors.RulesError: <text>: unknown key 'colour' in criterion 'a'. Allowed keys: column, decimals, description, direction, domain, label, name, normalisation, rounding, weight.
     """
     try:
         data = tomllib.loads(text)
@@ -377,6 +495,10 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
             raise RulesError(f"{source}: criterion '{label}' needs the key(s) {', '.join(missing)}.")
         criteria.append(Criterion(**raw))
     ranking = data.get("ranking", {})
+    unknown = sorted(set(ranking) - _RANKING_KEYS)
+    if unknown:
+        raise RulesError(f"{source}: unknown key '{unknown[0]}' in [ranking]. "
+                         f"Allowed keys: {', '.join(sorted(_RANKING_KEYS))}.")
     min_relative = None
     threshold = data.get("filters", {}).get("min_relative")
     if threshold is not None:
@@ -395,6 +517,11 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         competition_sympy_version=data.get("competition_sympy_version"),
         min_relative=min_relative,
         score=ranking.get("score", "dataset-mean"),
+        ties=ranking.get("ties", "exact"),
+        tie_tolerance=ranking.get("tie_tolerance", 0.0),
+        dnf=ranking.get("dnf", "last"),
+        missing_rank=ranking.get("missing_rank", "worst"),
+        missing_run_value=ranking.get("missing_run_value", "worst"),
         text=text,
         source=source,
         sections=MappingProxyType({k: v for k, v in data.items() if isinstance(v, dict)}),
