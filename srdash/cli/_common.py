@@ -104,6 +104,7 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
         for name in app.ENVIRONMENT if variables is None else variables:
             if name in env:
                 click.echo(f"{name}={env[name]}")
+        click.echo(f"JUPYTER_PATH={app.template_environment(env)['JUPYTER_PATH']}")
         click.echo(" ".join(command))
         return
     if ip not in ("127.0.0.1", "localhost", "::1"):
