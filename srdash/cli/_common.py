@@ -138,6 +138,8 @@ def progress_bar(description: str):
 
     def update(done: int, total: int, counts: dict) -> None:
         nonlocal bar
+        if bar is None and done >= total:  # nothing to wait for (models given, or all from the cache): no bar
+            return
         if bar is None:
             bar = tqdm(total=total, desc=title, file=sys.stderr, unit="model",
                        disable=total == 0, leave=False)
