@@ -100,3 +100,19 @@ def test_the_demo_dashboard_and_the_demo_report_carry_the_same_title():
     app = Dashboard.from_competition(competition, start=False)
     assert competition.title != competition.rules.title
     assert f">{competition.title}</h2>" in app.title.value
+
+
+def test_the_dashboard_explains_the_score_behind_a_closed_disclosure(tmp_path):
+    from srdash.apps.dashboard import Dashboard
+
+    competition = competition_from_options(_results(tmp_path))
+    app = Dashboard.from_competition(competition, start=False)
+    assert competition.rules.description.split()[0] not in app.title.value    # the title is only the title
+    children = list(app.children)
+    board = next(i for i, c in enumerate(children) if app.leaderboard in getattr(c, "children", ()))
+    assert board < children.index(app.scoring) < children.index(app.warnings) + 2   # below the leaderboard
+    from srdash.figures.leaderboard import scoring_html
+
+    page = scoring_html(judge(pd.read_csv(tmp_path / "results.csv"), competition.rules))
+    assert "<details class='srdash-scoring'>" in page and " open" not in page.split(">")[0]
+    assert "Accuracy" in page and "Simplicity" not in page      # only the criteria with data (no model column)
