@@ -116,3 +116,13 @@ def test_the_dashboard_explains_the_score_behind_a_closed_disclosure(tmp_path):
     page = scoring_html(judge(pd.read_csv(tmp_path / "results.csv"), competition.rules))
     assert "<details class='srdash-scoring'>" in page and " open" not in page.split(">")[0]
     assert "Accuracy" in page and "Simplicity" not in page      # only the criteria with data (no model column)
+
+
+def test_a_refused_models_worst_value_is_not_warned_about_again():
+    from srdash.judging.domains import check_domains
+
+    table = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "run": 0, "r2_test": [0.9, float("-inf"), 1.5],
+                          "status": ["ok", "rejected", "ok"]})
+    checked = check_domains(table, load_rules("srbench2022"))
+    assert checked.table["r2_test"].isna().tolist() == [False, True, True]   # both count as the worst value
+    assert len(checked.problems) == 1 and "method 'c'" in checked.problems[0]  # only c's is news

@@ -49,6 +49,7 @@ import pandas as pd
 
 from srdash.io.datasets import DatasetTable
 from srdash.errors import ModelRejected, SrdashError
+from srdash.judging.domains import REFUSED_STATUSES
 
 __all__ = [
     "METRICS",
@@ -406,8 +407,7 @@ class MergedMetrics:
 
 
 _PREFER = ("recomputed", "supplied")
-#: Statuses of runs whose model srdash refused to read: nothing was computed from them.
-REFUSED_STATUSES = ("rejected", "parse_error")
+
 
 
 def merge_metrics(runs: pd.DataFrame, evaluation: Evaluation, *, prefer: str = "recomputed",
