@@ -522,7 +522,7 @@ def scoring_html(verdict: Verdict) -> str:
     return ("<details class='srdash-scoring'><summary>How is this scored?</summary>"
             + (f"<p class='srdash-note'>{description}</p>" if description else "")
             + f"<div class='srdash-note'>Criteria with data:</div><ul class='srdash-note'>{criteria}</ul>"
-            + f"<p class='srdash-note'>Score: {_score_note(verdict)[0].upper() + _score_note(verdict)[1:]}</p>"
+            + f"<p class='srdash-note'>{_score_note(verdict)[0].upper() + _score_note(verdict)[1:]}</p>"
             + "</details>")
 
 
