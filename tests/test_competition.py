@@ -286,3 +286,13 @@ def test_init_without_results_writes_nothing_and_exits_2(tmp_path):
     assert not (tmp_path / "competition.toml").exists()
     assert "no results in" in result.output and "nothing written" in result.output
     assert "Not found: results" in result.output
+
+
+def test_init_finds_a_flat_folder_of_srbench_json_files_one_level_down(tmp_path):
+    for algorithm in ("a", "b"):
+        _srbench_json(tmp_path / "blackbox" / f"{algorithm}_d1_0.json", algorithm, "d1", 0)
+    (tmp_path / "README.md").write_text("results of the black-box track")
+    result = CliRunner().invoke(main, ["init", str(tmp_path), "--title", "srbench_results"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "competition.toml").read_text()
+    assert 'results = "blackbox"' in text and 'title = "srbench_results"' in text
