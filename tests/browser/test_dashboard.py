@@ -7,6 +7,7 @@ Set SRDASH_SCREENSHOT_DIR to keep the full-page screenshots somewhere.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -106,6 +107,13 @@ _TEXT_BOX_JS = """element => {
 }"""
 
 
+def _screen_path(folder, name: str) -> Path:
+    """Where a first-screen screenshot goes: $SRDASH_SCREENSHOT_DIR, else ``folder`` (as voila_server.screenshot)."""
+    folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{name}.png"
+
+
 def _first_screen_problems(page, width: int, height: int) -> list[str]:
     """What of the title, the leaderboard's first row (place, method, score) and the fingerprint lies outside."""
     first_row = ".srdash-leaderboard tbody tr:first-child"
@@ -127,7 +135,7 @@ def test_on_a_desk_the_title_the_leaderboard_and_its_fingerprint_fill_the_first_
         page.evaluate("document.querySelectorAll('*').forEach(e => { if (e.scrollTop) e.scrollTop = 0; })")
         page.wait_for_timeout(300)
         problems = _first_screen_problems(page, 1400, 900)
-        path = Path(screenshot_dir) / "dashboard-first-screen-1400x900.png"
+        path = _screen_path(screenshot_dir, "dashboard-first-screen-1400x900")
         page.screenshot(path=str(path))
         print(f"screenshot: {path}")
         assert problems == []
@@ -149,7 +157,7 @@ def test_on_a_phone_the_title_the_leaderboard_and_its_fingerprint_fill_the_first
         scroll = page.locator(".srdash-leaderboard-panel .srdash-scroll").first
         assert scroll.evaluate("e => e.scrollWidth > e.clientWidth")
         assert scroll.evaluate("e => getComputedStyle(e).overflowX") == "auto"
-        path = Path(screenshot_dir) / "dashboard-first-screen-390x844.png"
+        path = _screen_path(screenshot_dir, "dashboard-first-screen-390x844")
         page.screenshot(path=str(path))
         print(f"screenshot: {path}")
         assert problems == []
