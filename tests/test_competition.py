@@ -284,3 +284,60 @@ def test_a_real_world_track_with_an_empty_or_absent_store_is_refused(tmp_path):
     _store_entries(tmp_path / "trust.sqlite", [])
     with pytest.raises(SrdashError, match=r"trust store .*trust.sqlite holds no trust entries"):
         judge_competition(load_competition(competition))
+
+
+def _srbench_json(path: Path, algorithm: str, dataset: str, seed: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'{{"algorithm": "{algorithm}", "dataset": "{dataset}", "random_state": {seed}, '
+                    f'"r2_test": 0.9, "symbolic_model": "x1 + 1"}}')
+
+
+def test_init_finds_srbench_json_results_one_level_down(tmp_path):
+    """SRBench's layout: one folder per dataset of JSON result files, under a results folder."""
+    for dataset in ("d1", "d2"):
+        for algorithm in ("a", "b"):
+            _srbench_json(tmp_path / "results" / dataset / f"{algorithm}_0.json", algorithm, dataset, 0)
+    result = CliRunner().invoke(main, ["init", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "competition.toml").read_text()
+    assert 'results = "results"\n' in text and "NOT FOUND" not in text.split("[qualification]")[0]
+    assert "Found: results/ holds JSON files" in result.output
+    assert "Not found: a trust store" in result.output and "Wrote" in result.output
+    assert load_competition(tmp_path / "competition.toml").results == (tmp_path / "results",)
+
+
+def test_init_finds_a_results_table_two_levels_down_and_ignores_links(tmp_path):
+    (tmp_path / "runs" / "2022").mkdir(parents=True)
+    pd.DataFrame({"algorithm": ["a", "b"], "dataset": "d", "random_state": 0, "r2_test": [0.9, 0.5]}).to_csv(
+        tmp_path / "runs" / "2022" / "results.csv", index=False)
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    pd.DataFrame({"method": ["x"], "dataset": "d", "r2_test": [0.1]}).to_csv(outside / "other.csv", index=False)
+    (tmp_path / "linked").symlink_to(outside, target_is_directory=True)
+    (tmp_path / "linked.csv").symlink_to(outside / "other.csv")
+    result = CliRunner().invoke(main, ["init", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "competition.toml").read_text()
+    assert 'results = "runs/2022/results.csv"' in text and "linked" not in text and "NOT FOUND: the results" not in text
+    assert load_competition(tmp_path / "competition.toml").results == (tmp_path / "runs" / "2022" / "results.csv",)
+
+
+def test_init_without_results_writes_nothing_and_exits_2(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "readme.txt").write_text("nothing to judge here")
+    (tmp_path / "trust.sqlite").write_bytes(b"")
+    result = CliRunner().invoke(main, ["init", str(tmp_path)])
+    assert result.exit_code == 2
+    assert not (tmp_path / "competition.toml").exists()
+    assert "no results in" in result.output and "nothing written" in result.output
+    assert "Not found: results" in result.output
+
+
+def test_init_finds_a_flat_folder_of_srbench_json_files_one_level_down(tmp_path):
+    for algorithm in ("a", "b"):
+        _srbench_json(tmp_path / "blackbox" / f"{algorithm}_d1_0.json", algorithm, "d1", 0)
+    (tmp_path / "README.md").write_text("results of the black-box track")
+    result = CliRunner().invoke(main, ["init", str(tmp_path), "--title", "srbench_results"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "competition.toml").read_text()
+    assert 'results = "blackbox"' in text and 'title = "srbench_results"' in text

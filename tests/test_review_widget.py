@@ -579,3 +579,55 @@ def test_the_organiser_sees_each_jurors_calibration_offset(store, tmp_path):
     org = ReviewApp(representatives(), store, judge="org", rules=rules, organiser=True)
     # the jury's mean of the calibration entry is 3: ann -1 (severe), bob +1 (lenient)
     assert "ann on d1 -1.00, bob on d1 +1.00" in org.organiser_status.value
+
+
+def test_after_the_reveal_nothing_says_entries_can_still_change(store):
+    ann = ReviewApp(representatives(), store, judge="ann")
+    for dataset in ("d1", "d2"):
+        ann.dataset_picker.value = dataset
+        for card, rank in zip(ann.cards[dataset], (1, 2, 3)):
+            card.trust.value = rank
+    assert "You can still change any entry" in ann.progress.value
+    org = ReviewApp(representatives(), store, judge="org", organiser=True)
+    org.confirm_reveal.value = "REVEAL"
+    org.reveal_button.click()
+    later = ReviewApp(representatives(), store, judge="ann")
+    assert "entries are read-only" in later.progress.value
+    assert "still change" not in later.progress.value and "Still to do" not in later.progress.value
+    bob = ReviewApp(representatives(), store, judge="bob")          # closed before bob finished
+    assert "0 of 2 datasets reviewed" in bob.progress.value and "Still to do" not in bob.progress.value
+
+
+def test_a_repeated_rank_is_named_in_the_overview_line(store):
+    app = ReviewApp(representatives(), store, judge="ann")
+    first, second, third = app.cards["d1"]
+    first.trust.value, second.trust.value, third.trust.value = 1, 1, 3
+    order = app.comparisons["d1"].order.value
+    assert "every model has a value" not in order
+    assert f"rank 1 is given to {first.label} and {second.label} (each rank once)" in order
+    second.trust.value = 2
+    assert "every model has a value" in app.comparisons["d1"].order.value
+
+
+def test_the_organisers_page_puts_the_judges_progress_before_their_own(store):
+    org = ReviewApp(representatives(), store, judge="org", organiser=True)
+    assert org.children.index(org.organiser_panel) < org.children.index(org.progress)
+    assert "datasets reviewed" not in org.progress.value           # the organiser has entered nothing
+    assert "no entry as a judge yourself" in org.progress.value
+    org.cards["d1"][0].trust.value = 1
+    assert "Your own entries as a judge</b> (org)" in org.progress.value
+
+
+def test_after_the_reveal_the_overview_names_the_methods_like_the_cards(store):
+    org = ReviewApp(representatives(), store, judge="org", organiser=True)
+    view = org.comparisons["d1"]
+    summaries = lambda: " ".join(child.children[0].value for child in view.children[1:-1])  # noqa: E731
+    assert "plain" not in summaries() and "srdash-revealed-name" not in summaries()
+    org.cards["d1"][0].trust.value = 1
+    org.confirm_reveal.value = "REVEAL"
+    org.reveal_button.click()
+    assert ">plain<" in summaries() and ">scaled<" in summaries() and "&lt;b&gt;evil&lt;/b&gt;" in summaries()
+    assert f"1 {org.cards['d1'][0].label} ({org.cards['d1'][0].method})".replace("<", "&lt;").replace(
+        ">", "&gt;") in view.order.value
+    org.dataset_picker.value = "d2"                                 # built after the reveal: named too
+    assert ">plain<" in " ".join(c.children[0].value for c in org.comparisons["d2"].children[1:-1])

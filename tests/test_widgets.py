@@ -76,7 +76,7 @@ def test_changing_the_aggregation_rejudges_the_cached_runs(runs, monkeypatch):
     assert app.verdict.rules.run_aggregation == "mean"
     assert app.verdict.winner == "steady"   # mean: 0.6 < 0.8
     assert app.leaderboard.value != before
-    assert "combined with the mean" in app.leaderboard.value
+    assert "combined with the mean" in app.scoring.value           # "How is this scored?"
     assert prepared == []                   # nothing recomputed, only re-judged
     assert app.runs is not None and app.runs.equals(runs)
 
@@ -88,10 +88,10 @@ def test_the_significance_sentence_says_how_it_stands_beside_p_win(runs):
 
 
 def test_the_page_says_when_the_options_differ_from_the_rules_description(runs):
-    # The title keeps the rules file's description ("Runs are combined with the median ... ties
+    # "How is this scored?" keeps the rules file's description ("Runs are combined with the median ... ties
     # share the average position"); once a control changes an option, a note says what is applied.
     app = Dashboard(runs=runs)
-    assert "combined with the median" in app.title.value
+    assert "combined with the median" in app.scoring.value
     assert app.options_note.value == ""
     app.run_aggregation = "mean"
     assert "runs combined by the mean (the rules say: the median)" in app.options_note.value
@@ -114,7 +114,7 @@ def test_every_option_judges_and_draws(runs, aggregation, rank_method):
         app.run_aggregation, app.rank_method = aggregation, rank_method
     assert app.log_panel.text() == ""
     assert (app.verdict.rules.run_aggregation, app.verdict.rules.rank_method) == (aggregation, rank_method)
-    assert f"ties: {rank_method}" in app.leaderboard.value
+    assert f"ties: {rank_method}" in app.scoring.value
     assert app.heatmap.outputs[0]["data"][PLOTLY]["data"][0]["type"] == "heatmap"
 
 

@@ -34,7 +34,7 @@ import traitlets
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.assets import stylesheet
-from srdash.figures.leaderboard import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
+from srdash.figures.leaderboard import leaderboard_html, problems_html, scoring_html, rank_heatmap, simplicity_curve, warnings_html
 from srdash.io.loading import Results
 from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.judging.ranking import Verdict, judge
@@ -243,6 +243,9 @@ class Dashboard(BackgroundApp):
         self.options_note = widgets.HTML()
         self.options_note.add_class("srdash-options-note")
         self.warnings = widgets.HTML()
+        # "How is this scored?": the rules' description and the criteria with data, closed, under the leaderboard
+        self.scoring = widgets.HTML()
+        self.scoring.add_class("srdash-scoring-panel")
         self.leaderboard = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>")
         self.leaderboard.add_class("srdash-leaderboard-panel")
         self.problems = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>",
@@ -300,20 +303,25 @@ class Dashboard(BackgroundApp):
         if isinstance(rules, Rules):
             self._rules = rules
 
-        source_line = f"<div style='color:#555'>Judging: {html_text(source)}</div>" if source else ""
+        source_line = (f"<div class='srdash-source' title='{html_text(source)}'>Judging: {html_text(source)}</div>"
+                       if source else "")
         self._source_line = source_line
         super().__init__(
             [
                 widgets.HTML(f"<style>{stylesheet()}</style>"),
+                # The first screen (a phone's too): the title, the leaderboard and its fingerprint; then what
+                # excluded whom, how it is scored, and the controls to judge it otherwise.
                 self.title,
+                self.progress,
+                self.page_ready,
+                _section("Leaderboard", self.leaderboard, self.provenance),
+                self.options_note,
+                self.warnings,
+                self.scoring,
                 widgets.HBox([self._rules_picker, _labelled("Runs combined by", self._aggregation_picker),
                               self._rank_method_picker],
                              layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
-                self.options_note,
-                self.progress,
-                self.page_ready,
-                self.warnings,
-                _section("Leaderboard", self.leaderboard, self.significance, self.provenance),
+                self.significance,
                 _section("Per-dataset ranks", _labelled("Show", self._criterion_picker), self.heatmap,
                          note="Hover a cell for the raw values and ranks of every criterion; grey = DNF."),
                 _section("Simplicity", self.curve),
@@ -551,6 +559,13 @@ class Dashboard(BackgroundApp):
         for control in self._controls:
             control.disabled = change["new"]
 
+    def _title_of(self, rules) -> str:
+        """The competition's own title (as the report shows it), else the title of the rules in use."""
+        competition = self._competition
+        if competition is not None and competition.title != (competition.rules.title or competition.rules.name):
+            return competition.title
+        return rules.title or rules.name
+
     @traitlets.observe("rules_name")
     @logged("loading the rules")
     def _on_rules_name_change(self, change) -> None:
@@ -563,9 +578,8 @@ class Dashboard(BackgroundApp):
                                       "choose a preset above.</div>")
             raise
         self._rules = rules
-        self.title.value = (f"<h2 style='margin:4px 0'>{html_text(rules.title)}</h2>{self._source_line}"
-                            f"<div style='color:#555;font-size:12px;line-height:1.4;max-width:70em'>"
-                            f"{html_text(' '.join(rules.description.split()))}</div>")
+        # the rules' description is under "How is this scored?" (self.scoring), below the leaderboard
+        self.title.value = f"<h2 style='margin:4px 0'>{html_text(self._title_of(rules))}</h2>{self._source_line}"
         with self._one_rejudge():
             # The rules file's own options become the starting point of the controls.
             self.run_aggregation = rules.run_aggregation
@@ -642,7 +656,8 @@ class Dashboard(BackgroundApp):
             self._show_verdict(verdict)
 
     def _show_verdict(self, verdict: Verdict) -> None:
-        self.leaderboard.value = leaderboard_html(verdict)
+        self.leaderboard.value = leaderboard_html(verdict, explain=False)
+        self.scoring.value = scoring_html(verdict)
         self.significance.value = _significance_html(verdict)
         self.provenance.value = _provenance_html(verdict, self.result)
         self._refresh_views()

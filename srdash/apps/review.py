@@ -440,14 +440,32 @@ class ComparisonView(widgets.VBox):
             buttons.observe(functools.partial(self._on_button_change, card), "value")
             card.trust.observe(functools.partial(self._on_card_change, buttons), "value")
             card.rank_buttons = buttons
-            children.append(_compare_row(self._summary_html(card.label, row, text, thumbnail), buttons))
+            children.append(self._row(card, row, text, thumbnail, buttons))
         children.append(self.order)
         super().__init__(children, **kwargs)
         self.add_class("srdash-compare")
         self.refresh()
 
+    def _row(self, card: ModelCard, row: Mapping, text: str, thumbnail: str, control) -> widgets.HBox:
+        line = _compare_row(self._summary_html(card.label, row, text, thumbnail), control)
+        self._summaries = getattr(self, "_summaries", [])
+        self._summaries.append((line.children[0], card, row, text, thumbnail))
+        return line
+
+    def reveal(self, revealed: bool) -> None:
+        """Show (or hide) each method's name beside its blinded label, as the cards do."""
+        self.revealed = revealed
+        for summary, card, row, text, thumbnail in getattr(self, "_summaries", []):
+            summary.value = self._summary_html(card.label, row, text, thumbnail,
+                                               method=card.method if revealed else None)
+        self.refresh()
+
+    def _name(self, card: ModelCard) -> str:
+        """The card's label, with the method's name once revealed (plain text)."""
+        return f"{card.label} ({card.method})" if getattr(self, "revealed", False) else card.label
+
     @staticmethod
-    def _summary_html(label: str, row: Mapping, text: str, thumbnail: str) -> str:
+    def _summary_html(label: str, row: Mapping, text: str, thumbnail: str, *, method: str | None = None) -> str:
         status = str(row.get("status", "ok"))
         simplicity = (f"{_number(row.get('simplicity'), 1)} ({_components(row.get('components'))})"
                       if status in _OK_STATUSES else "not available")
@@ -456,7 +474,10 @@ class ComparisonView(widgets.VBox):
             "<div style='width:96px;height:96px;border:1px dashed #ccc;font-size:10px;color:#777;display:flex;"
             f"align-items:center;justify-content:center;text-align:center'>{_text(thumbnail or 'no test data')}</div>")
         return ("<table style='width:100%;table-layout:fixed'><tr>"
-                f"<td style='width:80px'><b>{_text(label)}</b></td><td style='width:104px'>{plot}</td>"
+                f"<td style='width:80px'><b>{_text(label)}</b>"
+                + (f"<div class='srdash-revealed-name' style='color:#555;overflow-wrap:anywhere'>{_text(method)}</div>"
+                   if method is not None else "")
+                + f"</td><td style='width:104px'>{plot}</td>"
                 f"<td><div class='srdash-compare-formula' title='{html_text(text)}'>"
                 f"ŷ = {html_text(short) or '—'}</div>"
                 f"<div>Accuracy (test R²) <b>{_number(row.get('r2_test'), 3)}</b> · Simplicity <b>{simplicity}</b>"
@@ -474,7 +495,7 @@ class ComparisonView(widgets.VBox):
             self._score_labels[card.label] = label
             for buttons in card.criterion_buttons.values():
                 buttons.observe(lambda change: self.refresh(), "value")
-            children.append(_compare_row(self._summary_html(card.label, row, text, thumbnail), label))
+            children.append(self._row(card, row, text, thumbnail, label))
         children.append(self.order)
         super().__init__(children, **kwargs)
         self.add_class("srdash-compare")
@@ -492,25 +513,35 @@ class ComparisonView(widgets.VBox):
         """Say the judge's current order and what is left."""
         if self._kind == "rubric":
             return self._refresh_rubric()
-        given = sorted(((c.trust.value, c.label) for c in self.cards if c.trust.value != _NO_VALUE),
+        given = sorted(((c.trust.value, self._name(c)) for c in self.cards if c.trust.value != _NO_VALUE),
                        key=lambda pair: (pair[0] if self._kind == "rank" else -pair[0], pair[1]))
-        missing = [c.label for c in self.cards if c.trust.value == _NO_VALUE]
+        missing = [self._name(c) for c in self.cards if c.trust.value == _NO_VALUE]
         noun = "order" if self._kind == "rank" else "ratings"
         shown = " · ".join(f"{value} {_text(label)}" for value, label in given) or "nothing yet"
-        left = (f" — <span style='color:#a35200'>still to {'rank' if self._kind == 'rank' else 'rate'}: "
-                f"{', '.join(_text(m) for m in missing)}</span>" if missing else " — <span style='color:#2e8b57'>"
-                "every model has a value</span>")
+        to_fix = []
+        if missing:
+            to_fix.append(f"still to {'rank' if self._kind == 'rank' else 'rate'}: "
+                          f"{', '.join(_text(m) for m in missing)}")
+        if self._kind == "rank":
+            holders: dict = {}
+            for value, label in given:
+                holders.setdefault(value, []).append(label)
+            to_fix += [f"rank {value} is given to {' and '.join(_text(label) for label in labels)} "
+                       "(each rank once)" for value, labels in sorted(holders.items()) if len(labels) > 1]
+        left = (f" — <span style='color:#a35200'>{'; '.join(to_fix)}</span>" if to_fix else
+                " — <span style='color:#2e8b57'>every model has a value</span>")
         self.order.value = f"<div style='margin:6px 0'><b>Your {noun}:</b> {shown}{left}</div>"
 
     def _refresh_rubric(self) -> None:
         scored, missing = [], []
         for card in self.cards:
+            label_of_card = self._name(card)
             score = card.rubric_score(self.rubric)
             done = sum(1 for b in card.criterion_buttons.values() if b.value is not None)
             self._score_labels[card.label].value = (
                 f"Your score <b>{score:.2f}</b>" if score is not None else
                 f"<span style='color:#a35200'>{done} of {len(card.criterion_buttons)} criteria scored</span>")
-            (scored if score is not None else missing).append((score, card.label))
+            (scored if score is not None else missing).append((score, label_of_card))
         shown = " · ".join(f"{_text(label)} {score:.2f}" for score, label in sorted(
             scored, key=lambda pair: (-pair[0], pair[1]))) or "nothing yet"
         left = (f" — <span style='color:#a35200'>still to score: {', '.join(_text(m) for _, m in missing)}</span>"
@@ -614,11 +645,12 @@ class ReviewApp(widgets.VBox):
         navigation = widgets.HBox([self.previous_button, self.dataset_picker, self.next_button,
                                    self.saved_indicator], layout=widgets.Layout(align_items="center",
                                                                                 flex_flow="row wrap"))
-        children = [widgets.HTML(_CSS), self.header, self.instructions, self.progress]
+        children = [widgets.HTML(_CSS), self.header, self.instructions]
         if organiser:
+            # the judges' progress first; the organiser's own entries (self.progress) come after it
             self._build_organiser_panel()
             children.append(self.organiser_panel)
-        children += [navigation, self.dataset_info, self.cards_box, self.log_panel]
+        children += [self.progress, navigation, self.dataset_info, self.cards_box, self.log_panel]
         super().__init__(children, **kwargs)
         self.add_class("srdash-review")
 
@@ -753,6 +785,7 @@ class ReviewApp(widgets.VBox):
                               else "no test data" if test_data is None else "no predictions")
         self.comparisons[dataset] = ComparisonView(cards, shown_rows, texts, thumbnails,
                                                    kind=self.settings.trust_input, rubric=self.rubric)
+        self.comparisons[dataset].reveal(self.revealed)
         for card in cards:
             card.lock(self.store.closed is not None)
         return cards
@@ -907,14 +940,28 @@ class ReviewApp(widgets.VBox):
                     "a rank" if self.settings.trust_input == "rank" else "a rating")
             left.append(f"{_text(dataset)} ({missing} model{'s' if missing != 1 else ''} without {noun})"
                         if missing else f"{_text(dataset)} (fix the repeated ranks)")
-        summary = (f"<b>Your progress: {len(done)} of {len(self.datasets)} datasets reviewed.</b> "
-                   f"Still to do: {'; '.join(left)}.<br>"
-                   if len(done) < len(self.datasets) else
-                   f"<b style='color:#2e8b57'>All {len(self.datasets)} datasets reviewed — thank you. "
-                   "You can still change any entry.</b> ")
-        if self.store.closed is not None:
-            at, by = self.store.closed
+        closed = self.store.closed
+        if len(done) < len(self.datasets):
+            summary = f"<b>Your progress: {len(done)} of {len(self.datasets)} datasets reviewed.</b> "
+            # once the review is closed nothing is left to do: entries cannot change
+            summary += f"Still to do: {'; '.join(left)}.<br>" if closed is None else ""
+        else:
+            summary = (f"<b style='color:#2e8b57'>All {len(self.datasets)} datasets reviewed — thank you."
+                       + (" You can still change any entry." if closed is None else "") + "</b> ")
+        if closed is not None:
+            at, by = closed
             summary += f"<b>The review was closed by {_text(by)} ({_text(at[:16])}); entries are read-only.</b> "
+        if self.organiser:
+            # the organiser's own entries (if any) are not the judges' progress, which is in the panel above
+            given_any = any(v is not None for d in self.datasets for v in self._values[d].values()) or any(
+                self._scores[d] for d in self.datasets)
+            summary = (f"<b>Your own entries as a judge</b> ({_text(self.judge)}): " + summary if given_any else
+                       "<span class='srdash-explain'>You have made no entry as a judge yourself; the judges' "
+                       "progress is in the organiser's panel above.</span> "
+                       + (f"<b>The review was closed by {_text(closed[1])} ({_text(closed[0][:16])}); entries are "
+                          "read-only.</b> " if closed is not None else ""))
+            if not given_any:
+                items = []
         self.progress.value = f"<div style='margin:6px 0'>{summary}{''.join(items)}</div>"
         if self.organiser:
             self._refresh_organiser_panel()
@@ -926,6 +973,8 @@ class ReviewApp(widgets.VBox):
         for cards in self.cards.values():
             for card in cards:
                 card.reveal(change["new"])
+        for comparison in self.comparisons.values():
+            comparison.reveal(change["new"])
 
     def _build_organiser_panel(self) -> None:
         self.confirm_reveal = widgets.Text(value="", placeholder=f"type {REVEAL_CONFIRMATION} to confirm",

@@ -40,6 +40,8 @@ __all__ = [
     "wait_until_ready",
     "serve_dashboard",
     "prepare_for_visitors",
+    "TEMPLATE",
+    "template_environment",
 ]
 
 #: The environment variables srdash's apps read: each holds one serialised object.
@@ -51,6 +53,11 @@ ENVIRONMENT = {
 }
 
 NOTEBOOK_NAME = "dashboard.ipynb"
+#: srdash's Voilà template (``apps/jupyter/voila/templates/srdash``): Voilà's lab template without its links
+#: to Font Awesome on a public CDN (Voilà serves the same Font Awesome itself), so a page asks nothing of
+#: any machine but the server.
+TEMPLATE = "srdash"
+_TEMPLATE_ROOT = Path(__file__).resolve().parent / "jupyter"
 LOCALHOST = "127.0.0.1"
 #: A kernel with no page connected and no work for this many seconds is shut down (its visitor left).
 CULL_IDLE_TIMEOUT = 300
@@ -126,7 +133,8 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     only matters for stored outputs, which they have none of; a websocket
     ping setting). srdash says what it does itself. Its kernels talk to it
     over local sockets (``ipc``) rather than TCP ports (nothing listens on the
-    network but Voilà itself).
+    network but Voilà itself). Pages use srdash's template (:data:`TEMPLATE`;
+    Voilà finds it through :func:`template_environment`).
 
     Examples
     --------
@@ -135,15 +143,15 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     >>> voila_command("nb.ipynb", port=9000, python="python")[7:9]
     ['--Voila.log_level=ERROR', '--KernelManager.transport=ipc']
     >>> voila_command("nb.ipynb", port=9000, python="python")[10:]
-    ['--MappingKernelManager.cull_idle_timeout=300', '--MappingKernelManager.cull_interval=60']
-    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[12:]
+    ['--template=srdash', '--MappingKernelManager.cull_idle_timeout=300', '--MappingKernelManager.cull_interval=60']
+    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[13:]
     ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1']
     """
     command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
                f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc",
                # jupyter_server asks tornado for a pong timeout longer than its ping interval, which tornado
                # refuses with a warning on every start: ask for the interval itself (30 s).
-               "--Voila.tornado_settings=ws_ping_timeout=30000"]
+               "--Voila.tornado_settings=ws_ping_timeout=30000", f"--template={TEMPLATE}"]
     if cull_idle_timeout:
         command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_timeout)}",
                     f"--MappingKernelManager.cull_interval={max(1, int(cull_interval))}"]
@@ -169,6 +177,19 @@ def app_environment(*, competition=None, predictions: Mapping[str, object] | Non
     if predictions is not None:
         env["SRDASH_PREDICTIONS"] = json.dumps(dict(predictions), sort_keys=True, default=str)
     return env
+
+
+def template_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` with srdash's Voilà template on ``JUPYTER_PATH`` (first), for a command from :func:`voila_command`.
+
+    Examples
+    --------
+    >>> template_environment({"JUPYTER_PATH": "/elsewhere"})["JUPYTER_PATH"].endswith("jupyter:/elsewhere")
+    True
+    """
+    paths = [str(_TEMPLATE_ROOT)] + [p for p in env.get("JUPYTER_PATH", "").split(os.pathsep)
+                                     if p and p != str(_TEMPLATE_ROOT)]
+    return {**env, "JUPYTER_PATH": os.pathsep.join(paths)}
 
 
 def wait_until_ready(url: str, *, timeout: float = 60.0, process: subprocess.Popen | None = None) -> None:
@@ -250,7 +271,7 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
     int
         0 after Ctrl-C / SIGTERM, else Voilà's exit code.
     """
-    process = subprocess.Popen(list(command), env=dict(env), preexec_fn=_die_with(os.getpid()))
+    process = subprocess.Popen(list(command), env=template_environment(env), preexec_fn=_die_with(os.getpid()))
     if started is not None:
         started()
 

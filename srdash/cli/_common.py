@@ -104,6 +104,7 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
         for name in app.ENVIRONMENT if variables is None else variables:
             if name in env:
                 click.echo(f"{name}={env[name]}")
+        click.echo(f"JUPYTER_PATH={app.template_environment(env)['JUPYTER_PATH']}")
         click.echo(" ".join(command))
         return
     if ip not in ("127.0.0.1", "localhost", "::1"):
@@ -137,6 +138,8 @@ def progress_bar(description: str):
 
     def update(done: int, total: int, counts: dict) -> None:
         nonlocal bar
+        if bar is None and done >= total:  # nothing to wait for (models given, or all from the cache): no bar
+            return
         if bar is None:
             bar = tqdm(total=total, desc=title, file=sys.stderr, unit="model",
                        disable=total == 0, leave=False)

@@ -201,6 +201,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
             for name in ENVIRONMENT:
                 if name in env:
                     click.echo(f"{name}={env[name]}")
+            click.echo(f"JUPYTER_PATH={app.template_environment(env)['JUPYTER_PATH']}")
             click.echo(" ".join(command) + (" (token in a private voila.json)" if token else ""))
             return
         config_dir = None

@@ -74,6 +74,9 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method):
         with fail_cleanly():
             click.echo(significance(verdict).statement, err=True)
     write_leaderboard(verdict, output)
+    if output is not None:  # the file has it; the terminal shows it too, as it shows the real-world track
+        click.echo("Leaderboard:", err=True)
+        click.echo(verdict.leaderboard.to_string(index=False), err=True)
     write_table(verdict.per_dataset, per_dataset)
     write_table(verdict.problems, problems)
     if result.realworld is not None:

@@ -53,7 +53,7 @@ __all__ = [
     "rank_heatmap",
     "simplicity_curve",
     "simplicity_score",
-    "leaderboard_html",
+    "leaderboard_html", "scoring_html",
     "problems_html",
     "warnings_html",
     "figure_title",
@@ -440,7 +440,7 @@ _TABLE_STYLE = """<style>
 </style>"""
 
 
-def leaderboard_html(verdict: Verdict, *, decimals: int = 3) -> str:
+def leaderboard_html(verdict: Verdict, *, decimals: int = 3, explain: bool = True) -> str:
     """The leaderboard as an HTML table (all text escaped).
 
     Columns: place (1 = best), method, score (mean of the dataset scores) and
@@ -452,6 +452,10 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3) -> str:
     verdict : Verdict
     decimals : int
         Decimals shown for the score and the mean ranks.
+    explain : bool
+        The whole note under the table (how the score is made). Without it,
+        only which end of the ranks is best: the dashboard says the rest under
+        "How is this scored?" (:func:`scoring_html`).
 
     Examples
     --------
@@ -473,16 +477,53 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3) -> str:
         cells = [Cell(int(row["place"]), "num srdash-place"), Cell(row["method"], "srdash-method"),
                  Cell(f"{row['score']:.{decimals}f}", "num srdash-score")]
         cells += [Cell(f"{row[f'{c.name}_rank']:.{decimals}f}", "num") for c in verdict.criteria]
-        cells += [Cell(int(row["datasets"]), "num"), Cell(int(row["dnf"]), "num")]
+        # datasets with a result; the DNF cells are counted on their own
+        cells += [Cell(int(row["datasets"]) - int(row["dnf"]), "num"), Cell(int(row["dnf"]), "num")]
         rows.append(cells)
+    note = _score_note(verdict) if explain else (
+        f"Place 1 = best. Mean ranks: higher is better, {verdict.n_methods} = best, 1 = worst.")
+    # a table wider than the screen scrolls sideways inside its own box (assets/srdash.css: scroll cue)
+    return (_TABLE_STYLE + "<div class='srdash-scroll'>"
+            + table_html(header, rows, css="srdash-table srdash-leaderboard") + "</div>"
+            + f"<div class='srdash-note'>{note}</div>")
+
+
+def _score_note(verdict: Verdict) -> str:
     rules = verdict.rules
-    note = (f"ranks: higher is better, {verdict.n_methods} = best, 1 = worst "
+    return (f"ranks: higher is better, {verdict.n_methods} = best, 1 = worst "
             f"({verdict.n_methods} methods). Score (higher is better) = mean over datasets of the "
             f"{'weighted ' if len(set(c.weight for c in verdict.criteria)) > 1 else ''}harmonic mean of the "
             f"criteria ranks. Rules: {html_text(rules.name)}; runs combined with the {html_text(rules.run_aggregation)}; "
-            f"ties: {html_text(rules.rank_method)}. DNF = datasets without any result (ranked last there).")
-    return (_TABLE_STYLE + table_html(header, rows, css="srdash-table srdash-leaderboard")
-            + f"<div class='srdash-note'>{note}</div>")
+            f"ties: {html_text(rules.rank_method)}. Datasets = datasets with a result; DNF = datasets without any "
+            "result (ranked last there).")
+
+
+def scoring_html(verdict: Verdict) -> str:
+    """ "How is this scored?": a closed disclosure with the rules' description and the criteria that have data.
+
+    Examples
+    --------
+    >>> from srdash.judging.ranking import judge
+    >>> from srdash.judging.rules import load_rules
+    >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
+    >>> page = scoring_html(judge(t, load_rules("srbench2022")))
+    >>> page.startswith("<details class='srdash-scoring'><summary>How is this scored?</summary>")
+    True
+    >>> "Accuracy" in page and "higher is better" in page
+    True
+    """
+    rules = verdict.rules
+    criteria = "".join(
+        f"<li><b>{html_text(c.label)}</b> (<code>{html_text(c.column)}</code>): {html_text(c.direction)} is better"
+        + (f"; weight {c.weight:g}" if len(set(x.weight for x in verdict.criteria)) > 1 else "")
+        + (f". {html_text(' '.join(c.description.split()))}" if getattr(c, "description", "") else "")
+        + "</li>" for c in verdict.criteria)
+    description = html_text(" ".join((rules.description or "").split()))
+    return ("<details class='srdash-scoring'><summary>How is this scored?</summary>"
+            + (f"<p class='srdash-note'>{description}</p>" if description else "")
+            + f"<div class='srdash-note'>Criteria with data:</div><ul class='srdash-note'>{criteria}</ul>"
+            + f"<p class='srdash-note'>{_score_note(verdict)[0].upper() + _score_note(verdict)[1:]}</p>"
+            + "</details>")
 
 
 def warnings_html(verdict: Verdict) -> str:

@@ -22,7 +22,7 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Found", "find_competition_files", "draft_competition"]
+__all__ = ["Found", "find_competition_files", "missing_competition_files", "draft_competition"]
 
 _METHOD = {"method", "algorithm", "team", "participant_id"}
 _SUBMISSION = {"participant_id", "team", "submission"}
@@ -60,50 +60,158 @@ def _header(path: Path) -> set[str]:
     return {cell.strip().lower() for cell in next(csv.reader([first], delimiter=delimiter), [])}
 
 
-def find_competition_files(folder: str | Path) -> Found:
-    """Recognise a competition's files in ``folder`` (regular files only; links are not followed)."""
+MAX_DEPTH = 3
+"""How many folder levels below the given folder :func:`find_competition_files` searches."""
+
+_SKIPPED_FOLDERS = {"node_modules", "site-packages", "__pycache__", "venv", ".venv", "env"}
+
+
+def _children(folder: Path) -> list[Path]:
+    """Entries of ``folder`` that are not links (links could lead outside it), sorted; none if unreadable."""
+    try:
+        return sorted(p for p in folder.iterdir() if not p.is_symlink())
+    except OSError:
+        return []
+
+
+def _recognise_folder(path: Path, relative: str, found: Found) -> bool:
+    """Recognise a folder of datasets or of JSON results; True when it was (its contents are not searched)."""
+    children = [c for c in _children(path) if c.is_file()]
+    if any(c.name.endswith((".tsv.gz", ".tsv")) for c in children) and found.qualification_data is None:
+        found.qualification_data = relative
+        found.notes.append(f"{relative}/ holds tab-separated datasets (SRBench 2022's stage0_pmlb "
+                           "layout): used as the qualification data.")
+        return True
+    if any(c.suffix == ".json" for c in children):
+        found.results.append(relative)
+        return True
+    if any(c.name.endswith(("_train.csv", "_test.csv")) for c in children):
+        found.notes.append(f"{relative}/ holds train/test CSV files: describe them in a descriptions file "
+                           "(see `srdash datasets --help`; SRBench 2022's stage 1 is described by the "
+                           "shipped srdash/data/srbench2022_synthetic.yaml).")
+        return True
+    return False
+
+
+def _recognise_file(path: Path, relative: str, found: Found, tables: list[tuple[str, bool]]) -> None:
+    name = path.name.lower()
+    if name.endswith((".sqlite", ".sqlite3", ".db")):
+        found.trust_store = found.trust_store or relative
+    elif name.endswith((".yaml", ".yml")) and ("dataset" in name or "description" in name):
+        found.descriptions = found.descriptions or relative
+    elif path.suffix.lower() in _TABLE_SUFFIXES:
+        header = _header(path)
+        if "qualif" in name:
+            found.qualification = found.qualification or relative
+        elif {"dataset", "features"} <= header and not header & _METHOD:
+            found.datasets = found.datasets or relative
+        elif header & _METHOD and ("dataset" in header or header & _SUBMISSION):
+            tables.append((relative, "dataset" not in header))
+
+
+def find_competition_files(folder: str | Path, *, max_depth: int = MAX_DEPTH) -> Found:
+    """Recognise a competition's files in ``folder`` and its sub-folders.
+
+    Searches at most ``max_depth`` folder levels down, breadth first, regular
+    files and folders only: links are never followed (they could lead outside
+    the folder), hidden folders and virtual environments are skipped. Results
+    found at the shallowest level where there are any are used; results deeper
+    down are listed in ``notes`` as not used. A folder holding ``.json`` files
+    is a folder of SRBench result files (several such folders side by side
+    become their parent folder, which is read as one).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> (folder / "runs" / "2022").mkdir(parents=True)
+    >>> _ = (folder / "runs" / "2022" / "results.csv").write_text("method,dataset,r2_test\\n")
+    >>> find_competition_files(folder).results
+    ['runs/2022/results.csv']
+    """
     folder = Path(folder)
     found = Found()
-    entries = sorted(p for p in folder.iterdir() if not p.is_symlink())
-    for path in entries:
-        name = path.name.lower()
-        if path.is_dir():
-            children = [c for c in path.iterdir() if c.is_file() and not c.is_symlink()]
-            if any(c.name.endswith((".tsv.gz", ".tsv")) for c in children) and found.qualification_data is None:
-                found.qualification_data = path.name
-                found.notes.append(f"{path.name}/ holds tab-separated datasets (SRBench 2022's stage0_pmlb "
-                                   "layout): used as the qualification data.")
-            elif any(c.suffix == ".json" for c in children):
-                found.results.append(path.name)
-                found.notes.append(f"{path.name}/ holds JSON files: read as SRBench result files.")
-            elif any(c.name.endswith(("_train.csv", "_test.csv")) for c in children):
-                found.notes.append(f"{path.name}/ holds train/test CSV files: describe them in a descriptions file "
-                                   "(see `srdash datasets --help`; SRBench 2022's stage 1 is described by the "
-                                   "shipped srdash/data/srbench2022_synthetic.yaml).")
-            continue
-        if not path.is_file():
-            continue
-        if name.endswith((".sqlite", ".sqlite3", ".db")):
-            found.trust_store = path.name
-        elif name.endswith((".yaml", ".yml")) and ("dataset" in name or "description" in name):
-            found.descriptions = path.name
-        elif path.suffix.lower() in _TABLE_SUFFIXES:
-            header = _header(path)
-            if "qualif" in name:
-                found.qualification = path.name
-            elif {"dataset", "features"} <= header and not header & _METHOD:
-                found.datasets = path.name
-            elif header & _METHOD and ("dataset" in header or header & _SUBMISSION):
-                found.results.append(path.name)
-                found.submissions = found.submissions or ("dataset" not in header)
+    result_depth: dict[str, int] = {}
+    submissions: dict[str, bool] = {}
+    level = [(folder, "")]
+    for depth in range(max_depth + 1):
+        next_level = []
+        for directory, prefix in level:
+            for path in _children(directory):
+                relative = f"{prefix}{path.name}"
+                if path.is_dir():
+                    if path.name.startswith((".", "_")) or path.name in _SKIPPED_FOLDERS:
+                        continue
+                    before = len(found.results)
+                    if _recognise_folder(path, relative, found):
+                        if len(found.results) > before:
+                            result_depth[relative] = depth
+                        continue
+                    next_level.append((path, relative + "/"))
+                elif path.is_file():
+                    tables: list[tuple[str, bool]] = []
+                    _recognise_file(path, relative, found, tables)
+                    for table, is_submission in tables:
+                        found.results.append(table)
+                        result_depth[table] = depth
+                        submissions[table] = is_submission
+        level = next_level
+    found.results = _merge_json_folders(found.results, result_depth, submissions)
+    if found.results:
+        shallowest = min(result_depth[r] for r in found.results)
+        used = [r for r in found.results if result_depth[r] == shallowest]
+        unused = [r for r in found.results if result_depth[r] != shallowest]
+        found.results = used
+        for result in used:
+            found.notes.append(f"{result}/ holds JSON files: read as SRBench result files." if result not in submissions
+                               else f"{result} is a results table.")
+        for result in unused:
+            found.notes.append(f"{result} also looks like results (deeper down): not used; add it to "
+                               "`results` if it belongs to the competition.")
+        found.submissions = any(submissions.get(r, False) for r in used)
     return found
+
+
+def _merge_json_folders(results: list[str], depth: dict[str, int], tables: dict[str, bool]) -> list[str]:
+    """Several JSON result folders in one parent (one folder per dataset) become the parent."""
+    parents: dict[str, list[str]] = {}
+    for result in results:
+        if result not in tables and "/" in result:
+            parents.setdefault(result.rsplit("/", 1)[0], []).append(result)
+    merged = []
+    for result in results:
+        parent = result.rsplit("/", 1)[0] if "/" in result else None
+        if parent in parents and len(parents[parent]) > 1:
+            if parent not in merged:
+                merged.append(parent)
+                depth[parent] = depth[result] - 1
+        else:
+            merged.append(result)
+    return merged
+
+
+def missing_competition_files(found: Found) -> list[str]:
+    """What :func:`find_competition_files` did not find, one phrase each (for ``srdash init``)."""
+    missing = []
+    if not found.results:
+        missing.append("results (a table with method/algorithm and dataset columns, or a folder of SRBench "
+                       ".json result files)")
+    if not found.datasets:
+        missing.append("a datasets table (columns dataset, features)")
+    if not found.descriptions:
+        missing.append("dataset descriptions (*dataset*.yaml)")
+    if not (found.qualification or found.qualification_data):
+        missing.append("a qualification stage (*qualif*.csv, a folder of .tsv datasets)")
+    if not found.trust_store:
+        missing.append("a trust store of the expert review (*.sqlite)")
+    return missing
 
 
 def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def draft_competition(folder: str | Path, *, title: str = "") -> str:
+def draft_competition(folder: str | Path, *, title: str = "", found: Found | None = None) -> str:
     """The text of a commented ``competition.toml`` for the files in ``folder``.
 
     Parameters
@@ -112,6 +220,8 @@ def draft_competition(folder: str | Path, *, title: str = "") -> str:
         Where the competition's files are; the paths written are relative to it.
     title : str, optional
         Default: the folder's name.
+    found : Found, optional
+        What :func:`find_competition_files` found in ``folder`` (searched again when not given).
 
     Returns
     -------
@@ -120,7 +230,7 @@ def draft_competition(folder: str | Path, *, title: str = "") -> str:
         out (with its default) otherwise.
     """
     folder = Path(folder)
-    found = find_competition_files(folder)
+    found = found if found is not None else find_competition_files(folder)
     lines = ["# The competition: everything its verdict depends on (docs/competition.md).",
              "# Written by `srdash init`: check every line, then run `srdash score competition.toml`.",
              "# Paths are relative to this file.", ""]

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+#: Statuses of runs whose model srdash refused to read: nothing was computed from them.
+REFUSED_STATUSES = ("rejected", "parse_error")
+
 __all__ = ["DomainCheck", "check_domains"]
 
 # Problems listed per criterion before a count of the rest.
@@ -78,6 +81,8 @@ def check_domains(table: pd.DataFrame, rules) -> DomainCheck:
     """
     replaced: dict[str, pd.Series] = {}
     problems: list[str] = []
+    refused = (table["status"].isin(REFUSED_STATUSES).to_numpy() if "status" in table.columns
+               else np.zeros(len(table), dtype=bool))
     for criterion in rules.criteria:
         domain = getattr(criterion, "domain", None)
         if domain is None or criterion.column not in table.columns or criterion.column in replaced:
@@ -90,7 +95,8 @@ def check_domains(table: pd.DataFrame, rules) -> DomainCheck:
         if not bad.any():
             continue
         replaced[criterion.column] = values.mask(bad)
-        positions = np.flatnonzero(bad)
+        # a refused model's worst value is said once, by its refusal (a problem with its reason)
+        positions = np.flatnonzero(bad & ~refused)
         for position in positions[:_MAX_LISTED]:
             value = array[position]
             what = (f"has {value:g}, not a finite value" if np.isinf(value)

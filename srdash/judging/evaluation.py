@@ -49,6 +49,7 @@ import pandas as pd
 
 from srdash.io.datasets import DatasetTable
 from srdash.errors import ModelRejected, SrdashError
+from srdash.judging.domains import REFUSED_STATUSES
 
 __all__ = [
     "METRICS",
@@ -408,6 +409,7 @@ class MergedMetrics:
 _PREFER = ("recomputed", "supplied")
 
 
+
 def merge_metrics(runs: pd.DataFrame, evaluation: Evaluation, *, prefer: str = "recomputed",
                   rtol: float = 1e-3, atol: float = 1e-3) -> MergedMetrics:
     """Put recomputed metrics into a runs table, checking them against supplied values.
@@ -482,6 +484,10 @@ def merge_values(runs: pd.DataFrame, values: pd.DataFrame, *, prefer: str = "rec
         table["run"] = 0
     keys = ["method", "dataset", "run"]
     merged = table[keys].merge(values, on=keys, how="left", validate="many_to_one")
+    # A refused model was not evaluated: its worst value comes from the missing-value rule, and the
+    # refusal (one problem, with its reason) already says so; no mismatch is reported for it.
+    refused = (table["status"].isin(REFUSED_STATUSES).to_numpy() if "status" in table.columns
+               else np.zeros(len(table), dtype=bool))
     problems = []
     for column in [c for c in values.columns if c not in keys]:
         recomputed = pd.to_numeric(merged[column], errors="coerce").to_numpy(dtype=float)
@@ -492,7 +498,7 @@ def merge_values(runs: pd.DataFrame, values: pd.DataFrame, *, prefer: str = "rec
         both = ~np.isnan(supplied) & ~np.isnan(recomputed)
         with np.errstate(invalid="ignore"):
             agree = (supplied == recomputed) | np.isclose(supplied, recomputed, rtol=rtol, atol=atol)
-        differ = both & ~agree
+        differ = both & ~agree & ~refused
         table[f"{column}_supplied"] = supplied
         chosen = recomputed if prefer == "recomputed" else supplied
         fallback = supplied if prefer == "recomputed" else recomputed

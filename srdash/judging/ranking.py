@@ -396,14 +396,21 @@ _DNF_DETAIL = {
 def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[Criterion],
               rules: Rules) -> pd.DataFrame:
     rows = []
-    if "status" in table.columns:
-        bad = table[~table["status"].isin(["ok", "given"]) & table["status"].notna()]
-        reasons = bad["reason"] if "reason" in bad.columns else pd.Series("", index=bad.index)
-        for (_, row), reason in zip(bad.iterrows(), reasons):
-            rows.append({"kind": row["status"], "method": row["method"], "dataset": row["dataset"],
-                         "run": row.get("run"), "detail": str(reason)})
+    # A run whose model failed (refused, unreadable, timed out) is listed once, with its reason and the
+    # criteria it counts as worst on, rather than once more per missing value.
+    failed = (~table["status"].isin(["ok", "given"]) & table["status"].notna() if "status" in table.columns
+              else pd.Series(False, index=table.index))
+    missing_of = {c.column: pd.to_numeric(table[c.column], errors="coerce").isna() for c in criteria}
+    for index, row in table[failed].iterrows():
+        reason = str(row.get("reason", "") or "").strip()
+        worst = [c.label for c in criteria if missing_of[c.column].loc[index]]
+        if worst:
+            reason = (reason.rstrip(".") + "; " if reason else "") + \
+                f"counted as the worst value on {', '.join(worst)}"
+        rows.append({"kind": row["status"], "method": row["method"], "dataset": row["dataset"],
+                     "run": row.get("run"), "detail": reason})
     for c in criteria:
-        missing = table[pd.to_numeric(table[c.column], errors="coerce").isna()]
+        missing = table[missing_of[c.column] & ~failed]
         for _, row in missing.iterrows():
             rows.append({"kind": "missing value", "method": row["method"], "dataset": row["dataset"],
                          "run": row.get("run"),

@@ -540,14 +540,6 @@ def _sections(report: Report) -> list[_Section]:
     k = verdict.n_methods
     rank_note = f"Ranks: higher is better, {k} = best, 1 = worst. Places: 1 = best."
     sections = []
-    if report.qualification is not None:
-        from srdash.figures.properties import qualification_figure, qualification_html
-
-        sections.append(_Section("qualification", "Qualification stage",
-                                 "Each method head to head against LinearRegression before the tracks; methods that "
-                                 "do not qualify leave every track.",
-                                 (_Block("html", qualification_html(report.qualification)),
-                                  _figure(qualification_figure(report.qualification)))))
     blocks = [_Block("html", leaderboard_html(verdict))]
     if verdict.warnings:
         blocks.append(_Block("html", warnings_html(verdict)))
@@ -563,6 +555,15 @@ def _sections(report: Report) -> list[_Section]:
                                  realworld.rules.description.strip(), tuple(blocks)))
     if report.predictions is not None:
         sections.append(_predictions_section(report.predictions))
+    # The verdict first; the qualification stage that decided who took part comes right after it.
+    if report.qualification is not None:
+        from srdash.figures.properties import qualification_figure, qualification_html
+
+        sections.append(_Section("qualification", "Qualification stage",
+                                 "Each method head to head against LinearRegression before the tracks; methods that "
+                                 "do not qualify leave every track.",
+                                 (_Block("html", qualification_html(report.qualification)),
+                                  _figure(qualification_figure(report.qualification)))))
 
     heatmaps = [_figure(rank_heatmap(verdict))]
     heatmaps += [_figure(rank_heatmap(verdict, criterion=c.name)) for c in verdict.criteria
@@ -883,7 +884,7 @@ def _leaderboard_rows(verdict: Verdict, decimals: int) -> tuple[list[str], list[
     for row in verdict.leaderboard.to_dict("records"):
         rows.append([int(row["place"]), row["method"], f"{row['score']:.{decimals}f}"]
                     + [f"{row[f'{c.name}_rank']:.{decimals}f}" for c in verdict.criteria]
-                    + [int(row["datasets"]), int(row["dnf"])])
+                    + [int(row["datasets"]) - int(row["dnf"]), int(row["dnf"])])
     numeric = [True, False] + [True] * (len(header) - 2)
     return header, rows, numeric
 
@@ -1032,7 +1033,7 @@ def leaderboard_latex(verdict: Verdict, *, decimals: int = 3, caption: str | Non
     for row in verdict.leaderboard.to_dict("records"):
         cells = [str(int(row["place"])), _latex(row["method"]), f"{row['score']:.{decimals}f}"]
         cells += [f"{row[f'{c.name}_rank']:.{decimals}f}" for c in verdict.criteria]
-        cells += [str(int(row["datasets"])), str(int(row["dnf"]))]
+        cells += [str(int(row["datasets"]) - int(row["dnf"])), str(int(row["dnf"]))]
         lines.append(" & ".join(cells) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ Set SRDASH_SCREENSHOT_DIR to keep the full-page screenshots somewhere.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -15,14 +16,12 @@ import pytest
 
 from srdash.demo.competition import HOSTILE_MODEL
 from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
-from voila_server import PLOT, figure_text_problems, layout_problems, plot_title, screenshot
+from voila_server import PLOT, figure_text_problems, layout_problems, plot_title, refuse_other_machines, screenshot
 
 pytestmark = pytest.mark.browser
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
-# Only Font Awesome's CSS is fetched from the network by Voilà's lab template.
-_OFFLINE_OK = re.compile(r"font-?awesome|fontawesome", re.IGNORECASE)
 _HOSTILE_FILE = Path("/tmp/srdash-pwned")
 # Voilà start, then simplifying the demo's ~700 models on 2 cores with an empty
 # (hermetic) cache and a 1 s limit per model (see conftest): a few minutes on a
@@ -32,7 +31,7 @@ APP_READY_TIMEOUT_MS = 900_000
 
 @pytest.fixture(scope="module")
 def page_state():
-    return {"failed_requests": [], "dialogs": [], "page_errors": []}
+    return {"failed_requests": [], "dialogs": [], "page_errors": [], "outside": []}
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +39,7 @@ def page(browser, dashboard_url, page_state):
     # Tall viewport: the lab template scrolls inside its own container, so a
     # full-page screenshot only shows what fits in the viewport.
     context = browser.new_context(viewport={"width": 1400, "height": 4200})
+    refuse_other_machines(context, page_state["outside"])
     page = context.new_page()
     page.on("requestfailed", lambda request: page_state["failed_requests"].append(request.url))
     page.on("dialog", lambda dialog: (page_state["dialogs"].append(dialog.message), dialog.dismiss()))
@@ -90,12 +90,79 @@ def test_problems_panel_lists_the_hostile_model_as_text(page, page_state):
     assert page_state["dialogs"] == []
 
 
-def test_no_request_fails_except_font_awesome(page, page_state):
-    unexpected = [url for url in page_state["failed_requests"] if not _OFFLINE_OK.search(url)]
-    assert unexpected == []
+def test_nothing_leaves_the_machine_and_no_request_fails(page, page_state):
+    # srdash's Voilà template drops the lab template's Font Awesome links to a public CDN
+    assert page_state["outside"] == []
+    assert page_state["failed_requests"] == []
     assert page_state["page_errors"] == []
     expect(page.locator(".srdash-log")).to_be_visible()
     assert "Error" not in page.locator(".srdash-log").inner_text()
+
+
+_TEXT_BOX_JS = """element => {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    const box = range.getBoundingClientRect();
+    return {x: box.x, y: box.y, width: box.width, height: box.height};
+}"""
+
+
+def _screen_path(folder, name: str) -> Path:
+    """Where a first-screen screenshot goes: $SRDASH_SCREENSHOT_DIR, else ``folder`` (as voila_server.screenshot)."""
+    folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{name}.png"
+
+
+def _first_screen_problems(page, width: int, height: int) -> list[str]:
+    """What of the title, the leaderboard's first row (place, method, score) and the fingerprint lies outside."""
+    first_row = ".srdash-leaderboard tbody tr:first-child"
+    problems = []
+    for selector in (".srdash-dashboard h2", f"{first_row} td.srdash-place", f"{first_row} td.srdash-method",
+                     f"{first_row} td.srdash-score", ".srdash-fingerprint-value"):
+        box = page.locator(selector).first.evaluate(_TEXT_BOX_JS)  # the text itself, not its block's width
+        if box["x"] < 0 or box["y"] < 0 or box["x"] + box["width"] > width + 0.5 or box["y"] + box["height"] > height:
+            problems.append(f"{selector} at {box} is outside the first {width} x {height} screen")
+    # the explanations wait behind a closed disclosure, below the leaderboard
+    expect(page.locator("details.srdash-scoring summary", has_text="How is this scored?")).to_be_visible()
+    assert page.locator("details.srdash-scoring").get_attribute("open") is None
+    return problems
+
+
+def test_on_a_desk_the_title_the_leaderboard_and_its_fingerprint_fill_the_first_screen(page, screenshot_dir):
+    page.set_viewport_size({"width": 1400, "height": 900})   # the module's page, at a laptop's height
+    try:
+        page.evaluate("document.querySelectorAll('*').forEach(e => { if (e.scrollTop) e.scrollTop = 0; })")
+        page.wait_for_timeout(300)
+        problems = _first_screen_problems(page, 1400, 900)
+        path = _screen_path(screenshot_dir, "dashboard-first-screen-1400x900")
+        page.screenshot(path=str(path))
+        print(f"screenshot: {path}")
+        assert problems == []
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 4200})
+
+
+def test_on_a_phone_the_title_the_leaderboard_and_its_fingerprint_fill_the_first_screen(
+        browser, dashboard_url, screenshot_dir):
+    """A phone opens its own page (the layout of a page loaded at 390 px, as a judge's phone loads it)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(dashboard_url, timeout=120_000)
+        expect(page.locator(".srdash-fingerprint-value")).to_be_visible(timeout=APP_READY_TIMEOUT_MS)
+        problems = _first_screen_problems(page, 390, 844)
+        # the leaderboard is wider than a phone: it scrolls inside its own box (edge shadows), not the page
+        scroll = page.locator(".srdash-leaderboard-panel .srdash-scroll").first
+        assert scroll.evaluate("e => e.scrollWidth > e.clientWidth")
+        assert scroll.evaluate("e => getComputedStyle(e).overflowX") == "auto"
+        path = _screen_path(screenshot_dir, "dashboard-first-screen-390x844")
+        page.screenshot(path=str(path))
+        print(f"screenshot: {path}")
+        assert problems == []
+    finally:
+        context.close()
 
 
 def test_changing_the_aggregation_changes_the_leaderboard(page, screenshot_dir):
@@ -107,9 +174,9 @@ def test_changing_the_aggregation_changes_the_leaderboard(page, screenshot_dir):
 
     page.locator(".srdash-aggregation").get_by_role("button", name="mean", exact=True).click()
 
-    expect(page.locator(".srdash-note", has_text="runs combined with the mean").first).to_be_visible(
-        timeout=30_000)
-    # the title keeps the rules' description (median); a note says what the leaderboard is judged with
+    # "How is this scored?" says how this leaderboard was made (closed, so read its text)
+    expect(page.locator("details.srdash-scoring")).to_contain_text("runs combined with the mean", timeout=30_000)
+    # the rules' description stays (median); a visible note says what the leaderboard is judged with
     expect(page.locator(".srdash-options-note")).to_contain_text(
         "runs combined by the mean (the rules say: the median)")
     expect(board).not_to_have_text(before_board)

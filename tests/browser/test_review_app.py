@@ -33,7 +33,8 @@ import pandas as pd
 import pytest
 
 from srdash.apps.server import free_port
-from voila_server import CHROMIUM, PLOT, VoilaServer, figure_text_problems, plot_title, screenshot
+from voila_server import (CHROMIUM, PLOT, VoilaServer, figure_text_problems, plot_title, refuse_other_machines,
+                          screenshot)
 from srdash.judging.trust import TrustStore
 
 # No retry: a page that misses a card is a real failure (the review builds its widgets
@@ -117,10 +118,15 @@ def start(servers: dict, competition: dict, judge: str, *, organiser: bool = Fal
 # --------------------------------------------------------------------------- page helpers
 
 
+#: Requests of the module's pages to anything but the server (aborted): none expected.
+OUTSIDE: list[str] = []
+
+
 @pytest.fixture(scope="module")
 def context(browser):
     # Tall viewport: the lab template scrolls inside its own container.
     context = browser.new_context(viewport={"width": 1300, "height": 3000})
+    refuse_other_machines(context, OUTSIDE)
     yield context
     context.close()
 
@@ -200,6 +206,7 @@ def test_ann_ranks_both_datasets_and_a_reload_keeps_them(servers, competition, c
                 timeout=60_000)
             screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-ann-d1")
     expect(page.get_by_text("All 2 datasets reviewed")).to_be_visible()
+    assert OUTSIDE == [] and not state.get("failed"), (OUTSIDE, state.get("failed"))  # nothing left the machine
 
     page.reload()
     wait_for_cards(page)

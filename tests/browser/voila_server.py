@@ -24,6 +24,7 @@ import pytest
 from srdash.apps.server import free_port, wait_until_ready
 
 CHROMIUM = "/usr/bin/chromium"
+REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120.0
 
 # A plotly figure in the page (an output area or a FigureWidget). Look for figures only there: after drawing a
@@ -113,6 +114,19 @@ LAYOUT_PROBLEMS_JS = """(selector) => {
 }"""
 
 
+def refuse_other_machines(context, outside: list[str]) -> None:
+    """Abort (and record in ``outside``) every request of ``context`` to anything but 127.0.0.1 or a file."""
+    def route(route):
+        url = route.request.url
+        if url.startswith(("http://127.0.0.1:", "ws://127.0.0.1:", "file://", "data:", "blob:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    context.route("**/*", route)
+
+
 def layout_problems(page, selector: str) -> list[str]:
     """Elements matching ``selector`` that run past the window, unless they scroll inside a panel that fits."""
     return page.evaluate(LAYOUT_PROBLEMS_JS, selector)
@@ -156,6 +170,8 @@ class VoilaServer:
             "JUPYTER_DATA_DIR": str(folder / "data"),  # Voilà writes a notebook-signing key there
             "IPYTHONDIR": str(folder / "ipython"),
             "PYTHONUNBUFFERED": "1",
+            # the srdash under test (this checkout), not whichever one the environment has installed
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         })
         environment.update(env or {})
         self.log_path = folder / f"{name}-{self.port}.log"
