@@ -493,11 +493,8 @@ def load_rescorer(source=None, rules: Rules | str = "srbench2022", *, datasets=N
         results = demo_competition()
     else:
         results = load_results(source, datasets=datasets)
-    if any(c.column == "simplicity" for c in rules.criteria):
-        runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache)
-    else:
-        # No criterion uses the models' complexity: nothing to simplify.
-        runs = results.table
+    # the rules' measures, and only those (no model is simplified unless a criterion asks for it)
+    runs = prepare_runs(results, rules=rules, timeout=timeout, jobs=jobs, cache=cache)
     return Rescorer.from_verdict(judge(runs, rules), runs=runs)
 
 

@@ -341,7 +341,7 @@ def place_from_scores(scores: Sequence[float]) -> np.ndarray:
 def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.DataFrame:
     rows = []
     if "status" in table.columns:
-        bad = table[~table["status"].isin(["ok", "given"]) & table["status"].notna()]
+        bad = table[~table["status"].isin(["ok", "given", "measured"]) & table["status"].notna()]
         reasons = bad["reason"] if "reason" in bad.columns else pd.Series("", index=bad.index)
         for (_, row), reason in zip(bad.iterrows(), reasons):
             rows.append({"kind": row["status"], "method": row["method"], "dataset": row["dataset"],
