@@ -49,7 +49,7 @@ import pandas as pd
 from srdash.judging.domains import check_domains
 from srdash.judging import provenance
 from srdash.judging.kernel import rank_higher_better, scores_from_ranks, weighted_harmonic_mean
-from srdash.errors import SrdashError
+from srdash.errors import CriterionWithoutData, SrdashError
 from srdash.judging.rules import Criterion, Rules
 
 __all__ = [
@@ -338,6 +338,22 @@ def place_from_scores(scores: Sequence[float]) -> np.ndarray:
     return rounded.rank(method="min", ascending=False).astype(int).to_numpy()
 
 
+def _refuse_missing_criteria(table: pd.DataFrame, rules: Rules, with_data: Sequence[Criterion]) -> None:
+    """No silent gaps: a required criterion without any value stops the verdict, saying how to supply it."""
+    from srdash.judging.measures import measure
+
+    missing = [c for c in rules.criteria if c not in with_data and not c.optional]
+    if not missing:
+        return
+    lines = [f"Criterion '{c.name}' of the rules '{rules.name}' has no data: the column '{c.column}' is "
+             f"{'empty' if c.column in table.columns else 'missing'}. It is measured '{c.measure}' "
+             f"({measure(c.measure).summary.rstrip('.')}): {measure(c.measure).how_to_supply}."
+             for c in missing]
+    lines.append("A verdict without it would rank on the other criteria alone: give its data, choose rules "
+                 "without it, or mark it `optional = true` in the rules (docs/rules.md).")
+    raise CriterionWithoutData("\n".join(lines), criteria=[c.name for c in missing])
+
+
 def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[Criterion]) -> pd.DataFrame:
     rows = []
     if "status" in table.columns:
@@ -403,9 +419,10 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     for c in rules.criteria:
         if c.column in table.columns and pd.to_numeric(table[c.column], errors="coerce").notna().any():
             criteria.append(c)
-        else:
+        elif c.optional:
             notes.append(f"Criterion '{c.name}' has no data (column '{c.column}' is missing or empty); "
-                         "it is left out of the harmonic mean.")
+                         "it is optional and left out of the harmonic mean.")
+    _refuse_missing_criteria(table, rules, criteria)
     if not criteria:
         raise SrdashError(
             f"None of the criteria of the rules '{rules.name}' has data: expected column(s) "
