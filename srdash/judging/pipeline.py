@@ -7,16 +7,18 @@ Examples
 >>> from srdash.io.loading import load_results
 >>> from srdash.judging.rules import load_rules
 >>> results = load_results(pd.DataFrame({
-...     "method": ["a", "b"], "dataset": "d", "r2_test": [0.91, 0.95], "components": [3, 25]}))
->>> runs = prepare_runs(results)
+...     "method": ["a", "b"], "dataset": "d", "r2_test": [0.91, 0.95], "components": [3, 25],
+...     "property": [1.0, 1.0]}))
+>>> rules = load_rules("srbench2022")
+>>> runs = prepare_runs(results, rules=rules)
 >>> runs[["method", "components", "simplicity", "status"]]
   method  components  simplicity status
 0      a         3.0        -0.7  given
 1      b        25.0        -2.0  given
->>> judge(runs, load_rules("srbench2022")).leaderboard[["method", "score"]].round(4)
+>>> judge(runs, rules).leaderboard[["method", "score"]].round(4)  # ranks (1, 2, 1.5) and (2, 1, 1.5)
   method   score
-0      a  1.3333
-1      b  1.3333
+0      a  1.3846
+1      b  1.3846
 """
 
 from __future__ import annotations
@@ -324,8 +326,9 @@ def with_track_problems(verdict: Verdict, problems: pd.DataFrame | None) -> Verd
 
     Examples
     --------
+    >>> from srdash.demo.examples import accuracy_rules
     >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
-    >>> verdict = judge(runs, load_rules("srbench2022"))
+    >>> verdict = judge(runs, accuracy_rules())
     >>> extra = pd.DataFrame({"kind": ["non_finite"], "method": ["b"], "dataset": ["d"], "run": [0],
     ...                       "detail": ["predicts NaN"]})
     >>> len(with_track_problems(verdict, extra).problems) - len(verdict.problems)
@@ -387,7 +390,8 @@ def with_qualification(verdict: Verdict, qualification: "Qualification", filtere
     ...                           "r2_test": [0.5, 0.9, 0.1]}))
     >>> track = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.3, 0.9]})
     >>> filtered = filter_qualified(track, q)
-    >>> verdict = with_qualification(judge(filtered.runs, load_rules("srbench2022")), q, filtered)
+    >>> from srdash.demo.examples import accuracy_rules
+    >>> verdict = with_qualification(judge(filtered.runs, accuracy_rules()), q, filtered)
     >>> verdict.warnings[-1][:60]
     'Excluded from the track (did not qualify against LinearRegre'
     >>> verdict.provenance["qualification_excluded"]
@@ -876,7 +880,7 @@ def judge_competition(
     >>> from srdash.judging.competition import competition_from_options
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
-    ...               "r2_test": [0.9, 0.8, 0.7, 0.75], "components": [5, 9, 5, 30]}
+    ...               "r2_test": [0.9, 0.8, 0.7, 0.75], "components": [5, 9, 5, 30], "property": 1.0}
     ...              ).to_csv(folder / "results.csv", index=False)
     >>> result = judge_competition(competition_from_options(folder / "results.csv", jobs=1, cache=False))
     >>> result.verdict.winner, len(result.fingerprint)

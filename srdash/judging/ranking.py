@@ -16,7 +16,8 @@ run is *DNF* and takes the lowest positions (tied among DNFs) on every
 criterion; a run whose value is missing (NaN, e.g. a model that could not be
 parsed) counts as the worst possible value (-inf once oriented so that higher is
 better) and takes part in the median like any other value. A criterion with no
-value at all in the input is left out of the harmonic mean, with a warning.
+value at all in the input stops the verdict (:class:`srdash.errors.CriterionWithoutData`),
+unless the rules mark it ``optional``: then it is left out of the harmonic mean, with a warning.
 
 Examples
 --------
@@ -403,11 +404,16 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0,
     ...                   "r2_test": [0.9, 0.8], "simplicity": [-1.0, -0.5]})
-    >>> v = judge(t, load_rules("srbench2022"))
-    >>> v.leaderboard[["method", "accuracy_rank", "simplicity_rank"]].to_dict("list")
-    {'method': ['a', 'b'], 'accuracy_rank': [2.0, 1.0], 'simplicity_rank': [1.0, 2.0]}
-    >>> v.warnings[0]
-    "Criterion 'property' has no data (column 'property' is missing or empty); it is left out of the harmonic mean."
+    >>> v = judge(t.assign(property=[0.5, 0.7]), load_rules("srbench2022"))
+    >>> v.leaderboard[["method", "accuracy_rank", "simplicity_rank", "property_rank"]].to_dict("list")
+    {'method': ['b', 'a'], 'accuracy_rank': [1.0, 2.0], 'simplicity_rank': [2.0, 1.0], 'property_rank': [2.0, 1.0]}
+
+    A criterion without data stops the verdict, unless the rules mark it optional:
+
+    >>> judge(t, load_rules("srbench2022"))
+    Traceback (most recent call last):
+    ...
+    srdash.errors.CriterionWithoutData: Criterion 'property' of the rules 'srbench2022' has no data: the column 'property' is missing. ...
     """
     if not rules.rule_kind.judges_runs:
         raise SrdashError(f"judge() ranks per-run results; the rules '{rules.name}' are of kind '{rules.kind}', "
@@ -498,7 +504,7 @@ def compare_verdicts(verdicts: Sequence[Verdict]) -> pd.DataFrame:
     --------
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": list("PPPQQQ"), "dataset": "d", "run": [0, 1, 2] * 2,
-    ...                   "r2_test": [0.9, 0.9, 0.1, 0.8, 0.8, 0.8]})
+    ...                   "r2_test": [0.9, 0.9, 0.1, 0.8, 0.8, 0.8], "simplicity": -1.0, "property": 1.0})
     >>> table = compare_verdicts([judge(t, load_rules(p)) for p in ("srbench2022", "srbench2022-as-run")])
     >>> table[["method", "place:srbench2022", "place:srbench2022-as-run", "differs"]]
       method  place:srbench2022  place:srbench2022-as-run  differs
