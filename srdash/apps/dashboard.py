@@ -168,7 +168,7 @@ class Dashboard(BackgroundApp):
     --------
     >>> runs = pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
     ...                      "run": 0, "r2_test": [0.9, 0.8, 0.5, 0.7], "components": [3.0, 9, 5, 30],
-    ...                      "simplicity": [-0.7, -1.4, -1.0, -2.1], "status": "given"})
+    ...                      "simplicity": [-0.7, -1.4, -1.0, -2.1], "property": 1.0, "status": "given"})
     >>> app = Dashboard(runs=runs)
     >>> app.verdict.winner
     'a'
