@@ -750,7 +750,8 @@ def _prepare_competition(competition: "Competition", cache, *, progress, say) ->
     options = {**competition.simplification.options(), "cache": cache}
     track_problems = properties = None
     rules = competition.rules
-    say(f"Measuring models ({len(results.table)})")
+    simplifies = any(c.measure == "simplified-components" for c in rules.criteria)
+    say(f"{'Simplifying' if simplifies else 'Measuring'} models ({len(results.table)})")
     if competition.descriptions is not None:
         from srdash.io.datasets import load_dataset_table
 
