@@ -345,3 +345,17 @@ def test_pipeline_measures_agree_with_score_submitted_models(tmp_path, track1_ta
     expected = track1_table.set_index(["method", "dataset"])
     assert runs["size"].to_dict() == expected["size"].to_dict()
     assert runs["r2_test"].to_dict() == expected["r2_test"].to_dict()
+
+
+def test_cli_score_of_2023_models_without_their_data_files_is_refused(tmp_path):
+    # Before measures, this simplified every model and published a verdict on accuracy alone.
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    _golden_competition(tmp_path)
+    outcome = CliRunner().invoke(main, ["score", str(tmp_path / "models.csv"), "--rules", "srbench2023-track1",
+                                        "--no-cache"])
+    assert outcome.exit_code == 1 and "Traceback" not in outcome.output
+    assert "measure 'accuracy' (column 'r2_test') as 'r2-on-data'" in outcome.output
+    assert "simplifying" not in outcome.output
