@@ -2015,10 +2015,12 @@ def evaluate_expression(expression, columns: Mapping[str, np.ndarray]) -> np.nda
     if missing:
         raise ModelRejected(f"The model uses {', '.join(repr(m) for m in missing)} but the data has no such "
                             f"column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
+    with _bounded("Preparing the model for evaluation"):  # as evaluate_model: code generation is bounded too
+        function = _compiled(symbols, expression)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            values = np.asarray(_lambdify(symbols, expression)(*[arrays[s.name] for s in symbols]))
+            values = np.asarray(function(*[arrays[s.name] for s in symbols]))
         except Exception as exc:  # noqa: BLE001 - sympy/numpy refusing the expression
             raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
                                 f"{_short(exc, 200)}") from None
