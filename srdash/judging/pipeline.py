@@ -659,7 +659,8 @@ def prepare_competition(
     progress: Callable[[int, int, dict], None] | None = None,
     stage: Callable[[str], None] | None = None,
 ) -> PreparedCompetition:
-    """Do the expensive work of a competition once: load, qualify, simplify, evaluate, score properties.
+    """Do the expensive work of a competition once: load, qualify, measure (what the rules' criteria declare:
+    :mod:`srdash.judging.measures`), evaluate, score properties.
 
     Parameters
     ----------
