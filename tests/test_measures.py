@@ -161,3 +161,29 @@ def test_the_cli_refuses_a_criterion_without_data(tmp_path):
             "missing.") in outcome.output
     assert "add the column to the results" in outcome.output and "optional = true" in outcome.output
     assert not (tmp_path / "board.csv").exists()
+
+
+def test_r2_on_data_names_a_dataset_without_the_file(tmp_path):
+    from srdash.io.datasets import load_dataset_table
+    from srdash.judging.submitted import r2_on_data
+
+    # R2 of 2*x0 + 1 on y = 2*x0 + 1 is 1; of x0: 1 - sum((x0 + 1)^2) / sum((y - 3)^2) = 1 - 14/8 = -0.75
+    pd.DataFrame({"x0": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 5.0]}).to_csv(tmp_path / "d1.csv", index=False)
+    (tmp_path / "datasets.yaml").write_text(
+        "datasets:\n  - {name: d1, files: {test: d1.csv}, target: y, property: none}\n"
+        "  - {name: d2, files: {train: d1.csv}, target: y, property: none}\n")
+    table = load_dataset_table(tmp_path / "datasets.yaml")
+    runs = pd.DataFrame({"method": ["a", "b", "a", "c"], "dataset": ["d1", "d1", "d2", "d1"],
+                         "model": ["2*x0 + 1", "x0", "x0", "log(x0 - 5)"]})
+    measured = r2_on_data(runs, table, column="r2_test", cache=tmp_path / "cache.sqlite")
+    assert measured["value"].tolist()[:2] == pytest.approx([1.0, -0.75])
+    assert measured.loc[2, "status"] == "no_data"
+    assert measured.loc[2, "reason"].startswith("dataset 'd2' has no 'test' file in") and "files: train" in \
+        measured.loc[2, "reason"]
+    assert measured.loc[3, "status"] == "not finite" and np.isnan(measured.loc[3, "value"])
+    from srdash.expressions.cache import ResultCache
+
+    with ResultCache(tmp_path / "cache.sqlite") as store:
+        assert len(store) == 3   # the three distinct models evaluated on d1
+    again = r2_on_data(runs, table, column="r2_test", cache=tmp_path / "cache.sqlite")   # from the cache
+    pd.testing.assert_frame_equal(again, measured)
