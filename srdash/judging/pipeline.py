@@ -147,7 +147,7 @@ def prepare_runs(
     return table
 
 
-def _count(results: Results, criterion, **options) -> pd.DataFrame:
+def _count(results: Results, criterion, *, progress=None, **options) -> pd.DataFrame:
     """``nodes, status, reason`` of every run under a criterion's counting measure; a value the input gives
     is kept (status ``given``)."""
     from srdash.expressions.measures import measure_table
@@ -162,7 +162,8 @@ def _count(results: Results, criterion, **options) -> pd.DataFrame:
     todo = given.isna() & has_model
     if todo.any():
         features = [results.features.get(d) or None for d in table.loc[todo, "dataset"]]
-        computed = measure_table(table.loc[todo, "model"], measure=criterion.measure, features=features, **options)
+        computed = measure_table(table.loc[todo, "model"], measure=criterion.measure, features=features,
+                                 progress=progress, **options)
         out.loc[todo, "nodes"] = computed["nodes"].to_numpy()
         out.loc[todo, "status"] = np.where(computed["status"] == "ok", "measured", computed["status"])
         out.loc[todo, "reason"] = computed["reason"].to_numpy()
@@ -185,7 +186,7 @@ def _measured_runs(results: Results, counted, *, progress, **options) -> pd.Data
     status = pd.Series("given", index=table.index, dtype=object)
     reason = pd.Series("", index=table.index, dtype=object)
     for position, criterion in enumerate(counted):
-        measured = _count(results, criterion, **options)
+        measured = _count(results, criterion, progress=progress, **options)
         table[criterion.column] = measured["nodes"]
         if position == 0:
             status, reason = measured["status"].astype(object), measured["reason"].astype(object)
@@ -196,7 +197,7 @@ def _measured_runs(results: Results, counted, *, progress, **options) -> pd.Data
         if column not in table.columns:
             table[column] = value
     table["status"], table["reason"] = status, reason
-    if progress is not None:
+    if progress is not None and not counted:
         progress(n, n, status.value_counts().to_dict())
     return table
 
