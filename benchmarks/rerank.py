@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,9 @@ def report(name, table_source, repeat):
     print(f"  load + prepare (once):            {prepare * 1000:8.1f} ms   (1.00)")
     for preset in ("srbench2022", "srbench2022-as-run", "srbench2022-draft"):
         rules = load_rules(preset)
+        if "property" not in runs.columns:  # the black-box datasets test no property: the rules must say so
+            rules = replace(rules, criteria=tuple(replace(c, optional=True) if c.name == "property" else c
+                                                  for c in rules.criteria))
         t = _best_of(repeat, lambda: judge(runs, rules))
         print(f"  re-rank with {preset:20s} {t * 1000:8.1f} ms   ({t / prepare:.3f} of load + prepare)")
 

@@ -16,8 +16,9 @@ Examples
 >>> import srdash
 >>> results = srdash.load_results(pd.DataFrame({
 ...     "method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
-...     "r2_test": [0.9, 0.8, 0.7, 0.75], "components": [5, 9, 5, 30]}))
->>> verdict = srdash.judge(srdash.prepare_runs(results), srdash.load_rules("srbench2022"))
+...     "r2_test": [0.9, 0.8, 0.7, 0.75], "components": [5, 9, 5, 30], "property": 1.0}))
+>>> rules = srdash.load_rules("srbench2022")
+>>> verdict = srdash.judge(srdash.prepare_runs(results, rules=rules), rules)
 >>> verdict.winner
 'a'
 """

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SrdashError", "Problem", "ValidationError", "RulesError", "ModelRejected"]
+__all__ = ["SrdashError", "Problem", "ValidationError", "RulesError", "ModelRejected", "CriterionWithoutData"]
 
 
 class SrdashError(Exception):
@@ -79,3 +79,17 @@ class ModelRejected(SrdashError, ValueError):
 
 class CompetitionError(SrdashError):
     """A competition file that cannot be used; the message names the file, the key and its line."""
+
+
+class CriterionWithoutData(SrdashError, ValueError):
+    """A criterion the rules require has no value at all: no verdict is published without it.
+
+    Attributes
+    ----------
+    criteria : tuple of str
+        The names of the criteria without data.
+    """
+
+    def __init__(self, message: str, *, criteria=()):
+        self.criteria = tuple(criteria)
+        super().__init__(message)

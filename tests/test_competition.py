@@ -57,10 +57,11 @@ def folder(tmp_path) -> Path:
     # Two methods, two datasets. Ranks (srbench2022: average ties, higher = better):
     # d1: accuracy a 0.9 > b 0.8 -> a 2, b 1; simplicity (components 5 vs 9) a 2, b 1
     # d2: accuracy b 0.75 > a 0.7 -> a 1, b 2; simplicity (5 vs 30) a 2, b 1
-    # dataset scores (harmonic mean of accuracy and simplicity ranks; property has no data):
-    # a: d1 2, d2 2*1*2/(1+2) = 1.3333 -> mean 1.6667; b: d1 1, d2 1.3333 -> mean 1.1667
+    # property: all equal -> 1.5 each. Dataset scores (harmonic mean of the three ranks):
+    # a: d1 3/(1/2 + 1/2 + 1/1.5) = 1.8, d2 3/(1 + 1/2 + 1/1.5) = 1.3846 -> mean 1.5923
+    # b: d1 3/(1 + 1 + 1/1.5) = 1.125, d2 1.3846 -> mean 1.2548
     pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
-                  "r2_test": [0.9, 0.8, 0.7, 0.75], "components": [5, 9, 5, 30]}).to_csv(
+                  "r2_test": [0.9, 0.8, 0.7, 0.75], "components": [5, 9, 5, 30], "property": 0.5}).to_csv(
         tmp_path / "results.csv", index=False)
     return tmp_path
 
@@ -72,7 +73,7 @@ def test_a_competition_file_and_the_options_give_the_same_verdict(folder):
     from_options = judge_competition(competition_from_options(folder / "results.csv", cache=False))
     board = from_file.verdict.leaderboard
     assert board["method"].tolist() == ["a", "b"]
-    assert board["score"].round(4).tolist() == [1.6667, 1.1667]
+    assert board["score"].round(4).tolist() == [1.5923, 1.2548]
     assert from_file.fingerprint == from_options.fingerprint
     assert from_file.verdict.provenance["verdict_fingerprint"] == from_file.fingerprint
 
@@ -223,7 +224,7 @@ def test_the_review_lists_only_the_methods_under_review(tmp_path):
 
 def test_the_provenance_says_how_many_results_came_from_the_cache(folder):
     """Two runs on one cache: the first computes every model, the second reads them all; same fingerprint."""
-    pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8],
+    pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8], "property": 0.5,
                   "model": ["x1 + 1", "x1*x1 + x1"]}).to_csv(folder / "models.csv", index=False)
     competition = competition_from_options(folder / "models.csv", cache=str(folder / "cache.sqlite"), jobs=1)
     cold = judge_competition(competition)

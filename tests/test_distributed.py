@@ -165,7 +165,7 @@ def test_scheduler_from_the_environment(demo_models, cluster, client, monkeypatc
 def _results_csv(path):
     pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "run": 0,
                   "model": ["x1 + x2", "x1*x1/x1", "exp(x1) + 0.0001*x2"],
-                  "r2_test": [0.9, 0.8, 0.7]}).to_csv(path, index=False)
+                  "r2_test": [0.9, 0.8, 0.7], "property": 0.5}).to_csv(path, index=False)
     return path
 
 

@@ -21,7 +21,7 @@ from srdash.figures.leaderboard import (
     warnings_html,
 )
 from srdash.judging.ranking import judge
-from srdash.judging.rules import load_rules
+from srdash.judging.rules import load_rules, parse_rules
 
 HOSTILE = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -255,7 +255,8 @@ def test_leaderboard_html(verdict):
 
 
 def test_warnings_html(runs):
-    verdict = judge(runs.drop(columns="property"), load_rules("srbench2022"))
+    text = load_rules("srbench2022").text.replace('column = "property"\n', 'column = "property"\noptional = true\n')
+    verdict = judge(runs.drop(columns="property"), parse_rules(text))
     assert "Criterion &#x27;property&#x27; has no data" in warnings_html(verdict)
 
 

@@ -263,7 +263,7 @@ def test_out_of_domain_accuracy_is_the_worst_value_and_names_are_trimmed():
                                          r"merged: ' A ' and 'A' -> 'A'"):
         results = load_results(HOSTILE / "results_out_of_domain.csv")
     assert sorted(results.table["method"].unique()) == ["A", "B", "C", "D"]  # ' A ' is A, no extra method
-    table = results.table.assign(simplicity=-1.0)
+    table = results.table.assign(simplicity=-1.0, property=0.5)
     verdict = judge(table, load_rules("srbench2022"))
     problems = [w for w in verdict.warnings if "outside its domain" in w or "not a finite value" in w]
     assert len(problems) == 3, verdict.warnings

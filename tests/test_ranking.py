@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from srdash.errors import RulesError, SrdashError
+from dataclasses import replace
+
+from srdash.errors import CriterionWithoutData, RulesError, SrdashError
 from srdash.judging.ranking import judge, place_from_scores, rank_within_dataset, weighted_harmonic_mean
 from srdash.judging.rules import list_presets, load_rules, parse_rules
 
@@ -17,6 +19,12 @@ DATA = Path(__file__).parent / "data"
 
 def golden_basic() -> pd.DataFrame:
     return pd.read_csv(DATA / "golden_basic.csv")
+
+
+def accuracy_and_simplicity() -> "Rules":
+    """srbench2022's accuracy and simplicity criteria only: the rules of a table without a property."""
+    rules = load_rules("srbench2022")
+    return replace(rules, criteria=tuple(c for c in rules.criteria if c.name != "property"))
 
 
 def scores(verdict) -> dict[str, float]:
@@ -121,25 +129,49 @@ def test_harmonic_mean_punishes_one_bad_rank():
     # Z is worst on accuracy (1) and best on simplicity (3): 1.5.
     table = pd.DataFrame({"method": ["X", "Y", "Z"], "dataset": "d", "run": 0,
                           "r2_test": [0.9, 0.8, 0.7], "simplicity": [-2.0, -1.5, -1.0]})
-    rules = load_rules("srbench2022")
-    verdict = judge(table, rules)
+    verdict = judge(table, accuracy_and_simplicity())
     assert scores(verdict) == pytest.approx({"X": 1.5, "Y": 2.0, "Z": 1.5})
     assert list(verdict.leaderboard["place"]) == [1, 2, 2]
     assert list(verdict.leaderboard["method"]) == ["Y", "X", "Z"]
 
 
-def test_missing_criterion_is_left_out_with_a_warning():
+def test_missing_criterion_stops_the_verdict():
+    # No silent gaps: srbench2022 ranks the property; a table without it gets no verdict.
     table = golden_basic().drop(columns="property")
-    verdict = judge(table, load_rules("srbench2022"))
+    with pytest.raises(CriterionWithoutData, match=r"Criterion 'property' of the rules 'srbench2022' has no data: "
+                                                   r"the column 'property' is missing\. It is measured 'column' "
+                                                   r".*add the column to the results") as caught:
+        judge(table, load_rules("srbench2022"))
+    assert caught.value.criteria == ("property",)
+    with pytest.raises(CriterionWithoutData, match="(?s)the column 'property' is empty.*mark it `optional = true`"):
+        judge(table.assign(property=np.nan), load_rules("srbench2022"))
+
+
+def test_optional_criterion_is_left_out_with_a_warning():
+    table = golden_basic().drop(columns="property")
+    text = load_rules("srbench2022").text.replace('column = "property"\n', 'column = "property"\noptional = true\n')
+    verdict = judge(table, parse_rules(text))
     assert [c.name for c in verdict.criteria] == ["accuracy", "simplicity"]
     assert "property_rank" not in verdict.leaderboard.columns
-    assert any("Criterion 'property' has no data" in w for w in verdict.warnings)
+    assert any("Criterion 'property' has no data (column 'property' is missing or empty); it is optional"
+               in w for w in verdict.warnings)
+
+
+def test_measured_criterion_without_data_says_how_to_supply_it():
+    rules = load_rules("srbench2023-track1-as-run")
+    table = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.5, 0.6]})
+    with pytest.raises(CriterionWithoutData, match=r"Criterion 'size' .* measured 'tree-nodes' \(Nodes of the sympy "
+                                                   r"expression tree .*\): give the runs' model strings"):
+        judge(table, rules)
 
 
 def test_no_criterion_with_data_is_an_error():
     table = pd.DataFrame({"method": ["a"], "dataset": ["d"], "run": [0], "rmse": [1.0]})
-    with pytest.raises(SrdashError, match="None of the criteria of the rules 'srbench2022' has data"):
+    with pytest.raises(CriterionWithoutData, match="Criterion 'accuracy' of the rules 'srbench2022' has no data"):
         judge(table, load_rules("srbench2022"))
+    everything_optional = parse_rules('[[criteria]]\nname = "a"\ncolumn = "r2_test"\noptional = true\n')
+    with pytest.raises(SrdashError, match="None of the criteria of the rules 'rules' has data"):
+        judge(table, everything_optional)
 
 
 def test_sympy_version_warning_names_both_versions():
@@ -343,10 +375,12 @@ def test_three_presets_three_winners(preset, order, expected):
 
 
 def test_draft_threshold_needs_its_column():
-    table = pd.read_csv(DATA / "golden_presets.csv").rename(columns={"r2_test": "r2"})
+    table = pd.read_csv(DATA / "golden_presets.csv")
     table["simplicity"] = -1.0
-    with pytest.raises(SrdashError, match="min_relative uses the column 'r2_test', which the table does not have"):
-        judge(table, load_rules("srbench2022-draft"))
+    text = load_rules("srbench2022-draft").text.replace('min_relative = { column = "r2_test"',
+                                                        'min_relative = { column = "r2"')
+    with pytest.raises(SrdashError, match="min_relative uses the column 'r2', which the table does not have"):
+        judge(table, parse_rules(text))
 
 
 def test_min_relative_must_be_well_formed():

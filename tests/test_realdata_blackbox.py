@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from srdash.cli import main
 
-REALDATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata"
+REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 BLACKBOX = REALDATA / "srbench_results" / "blackbox_results.csv"
 
 pytestmark = [
@@ -20,11 +20,23 @@ pytestmark = [
 ]
 
 
+def blackbox_rules(folder: Path) -> Path:
+    """srbench2022 with its property criterion optional: the black-box datasets test no property, so the
+    rules must say that they are judged without one (srbench2022 itself refuses them)."""
+    from srdash.judging.rules import load_rules
+
+    text = load_rules("srbench2022").text.replace('column = "property"\n', 'column = "property"\noptional = true\n')
+    assert "optional = true" in text
+    path = folder / "srbench2022-blackbox.toml"
+    path.write_text(text)
+    return path
+
+
 @pytest.fixture(scope="module")
 def full_verdict(tmp_path_factory):
     out = tmp_path_factory.mktemp("blackbox")
     result = CliRunner().invoke(main, [
-        "score", str(BLACKBOX), "-o", str(out / "leaderboard.csv"),
+        "score", str(BLACKBOX), "--rules", str(blackbox_rules(out)), "-o", str(out / "leaderboard.csv"),
         "--per-dataset", str(out / "per_dataset.csv"), "--problems", str(out / "problems.csv")])
     assert result.exit_code == 0, result.output
     return (result, pd.read_csv(out / "leaderboard.csv"), pd.read_csv(out / "per_dataset.csv"),
@@ -39,7 +51,7 @@ def test_full_blackbox_scores_with_15_dnf_cells(full_verdict):
     assert leaderboard.set_index("method").loc["*AIFeynman", "dnf"] == 15
     assert (per_dataset["status"] == "DNF").sum() == 15
     assert (problems["kind"] == "DNF").sum() == 15
-    # no property column: left out with a visible warning
+    # no property column: the rules make it optional, so it is left out with a visible warning
     assert "Criterion 'property' has no data" in result.output
     assert list(leaderboard.columns) == ["place", "method", "score", "accuracy_rank", "simplicity_rank",
                                          "datasets", "dnf"]
@@ -68,7 +80,13 @@ def test_hand_checkable_subset(tmp_path):
                   & data["algorithm"].isin(["*AIFeynman", "*Operon", "Linear"])]
     path = tmp_path / "subset.csv"
     subset.to_csv(path, index=False)
-    result = CliRunner().invoke(main, ["score", str(path), "-o", str(tmp_path / "lb.csv")])
+    # srbench2022 ranks a property these results do not have: no verdict, a clear message
+    refused = CliRunner().invoke(main, ["score", str(path), "-o", str(tmp_path / "lb.csv")])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert "Criterion 'property' of the rules 'srbench2022' has no data" in refused.output
+    assert not (tmp_path / "lb.csv").exists()
+    result = CliRunner().invoke(main, ["score", str(path), "--rules", str(blackbox_rules(tmp_path)),
+                                       "-o", str(tmp_path / "lb.csv")])
     assert result.exit_code == 0, result.output
     leaderboard = pd.read_csv(tmp_path / "lb.csv")
     assert list(leaderboard["method"]) == ["Linear", "*Operon", "*AIFeynman"]

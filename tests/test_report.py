@@ -136,8 +136,8 @@ def hostile_report() -> Report:
         "dataset": [HOSTILE_DATASET, HOSTILE_DATASET, "d2", "d2"], "run": 0,
         "model": ["x1 </script><script>alert(2)</script>", "x1", "x1", None],
         "r2_test": [0.9, 0.8, 0.7, None], "components": [3.0, 9, 5, 30],
-        "simplicity": [-0.7, -1.4, -1.0, -2.1], "status": ["rejected", "ok", "ok", "ok"],
-        "reason": ["<b>bad</b>", "", "", ""]})
+        "simplicity": [-0.7, -1.4, -1.0, -2.1], "property": [0.5, 0.4, 0.3, 0.2],
+        "status": ["rejected", "ok", "ok", "ok"], "reason": ["<b>bad</b>", "", "", ""]})
     verdict = judge(runs, load_rules("srbench2022"))
     return build_report(verdict, runs=runs, samples=50, title="<i>Title</i>", generated_at=FIXED_TIME)
 

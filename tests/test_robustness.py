@@ -263,7 +263,7 @@ def test_nothing_to_resample():
 
 
 def test_judge_errors_pass_through():
-    with pytest.raises(SrdashError, match="None of the criteria of the rules 'srbench2022' has data"):
+    with pytest.raises(SrdashError, match="Criterion 'accuracy' of the rules 'srbench2022' has no data"):
         bootstrap(pd.DataFrame({"method": ["a"], "dataset": ["d"], "run": [0], "rmse": [1.0]}),
                   load_rules("srbench2022"))
 
@@ -341,7 +341,8 @@ def test_robustness_view_computes_redraws_and_logs_errors():
     view.run_button.click()
     assert view.result is not computed and view.result.seed == 3
     view.resample_input.value = "runs"
-    view.runs = trading_competition()          # single runs: resample='runs' has nothing to resample
+    # single runs: resample='runs' has nothing to resample
+    view.runs = trading_competition().assign(simplicity=-1.0, property=1.0)
     assert "Nothing to resample" in view.log_panel.text()
     assert not view.busy
 

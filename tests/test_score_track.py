@@ -59,6 +59,7 @@ def _stage(tmp_path):
     pd.DataFrame({
         "method": ["Good", "LinearRegression", "Flat"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3,
         "r2_test": [0.9, 0.7, 0.99, 0.8, 0.6, 0.99], "components": [5, 9, 1, 5, 9, 1],
+        "property": 0.5,  # the same for all: srbench2022 ranks it, and it decides nothing here
     }).to_csv(tmp_path / "track.csv", index=False)
 
 

@@ -24,6 +24,7 @@ RESULTS = pd.DataFrame({
     "dataset": ["d1", "d1", "d2", "d2"],
     "r2_test": [0.91, 0.85, 0.72, 0.80],
     "model": ["x1 + x1", "0.5*x1*x1 + 1", "x1*x2", "x1 + x2 + x1*x2*x2"],
+    "property": [0.5, 0.4, 0.3, 0.2],
 })
 
 

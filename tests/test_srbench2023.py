@@ -13,7 +13,7 @@ from srdash.judging.ranking import harmonic_over_all, judge
 from srdash.judging.rules import load_rules, parse_rules
 from srdash.judging.submitted import score_submitted_models
 
-REALDATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench2023"
+REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "srbench2023"
 
 
 def golden_table() -> pd.DataFrame:
@@ -238,3 +238,124 @@ def test_weight_sensitivity_and_bootstrap_follow_the_score_option():
     judged = bootstrap(two_runs, rules, n_bootstrap=30, seed=5, engine="judge")
     assert vectorised.engine == "vectorised"
     pd.testing.assert_frame_equal(vectorised.scores, judged.scores)
+
+
+# -- one pipeline: the rules declare the measures, `srdash score competition.toml` computes them ---------
+
+def _competition_file(folder: Path, models: Path, data_root: Path, names, *, rules="srbench2023-track1-as-run") -> Path:
+    """A competition file naming the models (results) and each dataset's file (descriptions, partition
+    'test', which the criterion's column r2_test names)."""
+    entries = "".join(f"  - {{name: {name}, files: {{test: {name}{suffix}}}}}\n" for name, suffix in names)
+    (folder / "datasets.yaml").write_text(f"root: {data_root}\ndefaults: {{target: y, property: none}}\n"
+                                          f"datasets:\n{entries}")
+    path = folder / "competition.toml"
+    path.write_text(f'results = "{models}"\nrules = "{rules}"\ndescriptions = "datasets.yaml"\n'
+                    "[simplification]\njobs = 1\ncache = false\n")
+    return path
+
+
+def _golden_competition(folder: Path) -> Path:
+    # the golden competition of test_cli_score_models_golden, as a competition file
+    pd.DataFrame({"x0": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 5.0]}).to_csv(folder / "d1.csv", index=False)
+    pd.DataFrame({"team": ["a", "b", "c"], "dataset": "d1",
+                  "model": ["2*x0 + 1", "x0", "__import__('os')"]}).to_csv(folder / "models.csv", index=False)
+    return _competition_file(folder, folder / "models.csv", folder, [("d1", ".csv")], rules="srbench2023-track1")
+
+
+def test_2023_presets_declare_their_measures():
+    for name in ("srbench2023-track1", "srbench2023-track1-as-run"):
+        rules = load_rules(name)
+        assert {c.name: c.measure for c in rules.criteria} == {"accuracy": "r2-on-data", "size": "tree-nodes"}
+
+
+def test_the_pipeline_measures_what_the_rules_declare_and_simplifies_nothing(tmp_path):
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import judge_competition
+
+    result = judge_competition(load_competition(_golden_competition(tmp_path)))
+    runs = result.runs.set_index("method")
+    # a: 2*x0 + 1 -> Add(Mul(2, x0), 1), 5 nodes, R2 1; b: x0, 1 node, R2 1 - 8/2 ... = -0.75 (as score-models)
+    assert runs.loc["a", "size"] == 5 and runs.loc["b", "size"] == 1
+    assert runs.loc["a", "r2_test"] == 1.0 and runs.loc["b", "r2_test"] == pytest.approx(-0.75)
+    assert runs.loc["c", "status"] == "rejected" and np.isnan(runs.loc["c", "size"])
+    # no model was simplified: no simplicity, no simplified text
+    assert runs["simplicity"].isna().all() and (runs["simplified"] == "").all()
+    assert runs.loc["a", "status"] == "measured"
+    board = result.verdict.leaderboard.set_index("method")
+    assert board["score"].to_dict() == pytest.approx({"a": 2.4, "b": 2.4, "c": 1.0})   # as score-models
+    # the only problems listed are the refused model's (refused; its missing values count as the worst)
+    problems = result.verdict.problems
+    assert set(problems["method"]) == {"c"} and "rejected" in set(problems["kind"])
+
+
+def test_cli_score_competition_file_golden(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    path = _golden_competition(tmp_path)
+    outcome = CliRunner().invoke(main, ["score", str(path), "-o", str(tmp_path / "board.csv")])
+    assert outcome.exit_code == 0, outcome.output
+    assert "has no data" not in outcome.output
+    board = pd.read_csv(tmp_path / "board.csv").set_index("method")
+    assert board["score"].to_dict() == pytest.approx({"a": 2.4, "b": 2.4, "c": 1.0})
+
+
+def test_r2_on_data_without_data_files_is_refused(tmp_path):
+    from srdash.errors import CompetitionError
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import judge_competition
+
+    _golden_competition(tmp_path)
+    path = tmp_path / "competition.toml"
+    path.write_text(path.read_text().replace('descriptions = "datasets.yaml"\n', ""))
+    with pytest.raises(CompetitionError, match=r"measure 'accuracy' \(column 'r2_test'\) as 'r2-on-data'.*"
+                                               r"names no data files: add `descriptions"):
+        judge_competition(load_competition(path))
+
+
+@pytest.mark.realdata
+def test_score_competition_file_reproduces_the_published_table(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    if not REALDATA.is_dir():
+        pytest.skip(f"real data absent: {REALDATA}")
+    path = _competition_file(tmp_path, REALDATA / "track1_models.csv", REALDATA,
+                             [(f"dataset_{i}", ".csv.gz") for i in (1, 2, 3)])
+    outcome = CliRunner().invoke(main, ["score", str(path), "-o", str(tmp_path / "board.csv")])
+    assert outcome.exit_code == 0, outcome.output
+    assert "has no data" not in outcome.output and "timeout=0" in outcome.output
+    board = pd.read_csv(tmp_path / "board.csv")
+    published = pd.read_csv(REALDATA / "published_track1.csv")
+    assert board["method"].tolist() == published["team"].tolist()
+    assert board["score"].round(6).tolist() == published["score"].tolist()
+    assert board["place"].tolist() == published["place"].tolist()
+
+
+@pytest.mark.realdata
+def test_pipeline_measures_agree_with_score_submitted_models(tmp_path, track1_table):
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import prepare_competition
+
+    path = _competition_file(tmp_path, REALDATA / "track1_models.csv", REALDATA,
+                             [(f"dataset_{i}", ".csv.gz") for i in (1, 2, 3)])
+    runs = prepare_competition(load_competition(path)).runs.set_index(["method", "dataset"])
+    expected = track1_table.set_index(["method", "dataset"])
+    assert runs["size"].to_dict() == expected["size"].to_dict()
+    assert runs["r2_test"].to_dict() == expected["r2_test"].to_dict()
+
+
+def test_cli_score_of_2023_models_without_their_data_files_is_refused(tmp_path):
+    # Before measures, this simplified every model and published a verdict on accuracy alone.
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    _golden_competition(tmp_path)
+    outcome = CliRunner().invoke(main, ["score", str(tmp_path / "models.csv"), "--rules", "srbench2023-track1",
+                                        "--no-cache"])
+    assert outcome.exit_code == 1 and "Traceback" not in outcome.output
+    assert "measure 'accuracy' (column 'r2_test') as 'r2-on-data'" in outcome.output
+    assert "simplifying" not in outcome.output

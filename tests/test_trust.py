@@ -438,6 +438,7 @@ def test_realworld_verdict_without_complete_review_warns():
     empty = realworld_verdict(realworld_runs(), entries_frame([]))
     assert [c.name for c in empty.criteria] == ["accuracy", "simplicity"]
     assert any("Criterion 'trust' has no data" in w for w in empty.warnings)
+    assert any("No trust entry yet: this real-world verdict is provisional" in w for w in empty.warnings)
 
 
 def test_ranking_engine_treats_trust_as_a_normal_lower_is_better_column():
@@ -487,6 +488,8 @@ def test_2022_expert_ratings_import_and_give_the_published_trust_ranks(tmp_path)
     for rank_method, transform in (("average", lambda r, dense: 10 - r),
                                    ("k-minus-dense", lambda r, dense: 9 - dense)):
         rules = load_rules("srbench2022-realworld").with_options(rank_method=rank_method)
+        # the trust criterion alone (the table has no accuracy or simplicity)
+        rules = replace(rules, criteria=(rules.criterion("trust"),))
         per = judge(table, rules).per_dataset
         for task, ranks in expected.items():
             dense = {m: d for d, m_group in enumerate(sorted(set(ranks.values())), start=1)

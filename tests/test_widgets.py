@@ -14,7 +14,7 @@ from srdash.demo.competition import demo_folder
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import simplicity_score
 from srdash.io.loading import load_results
-from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
+from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, load_rules
 from srdash.apps import Dashboard, LogPanel, ProgressPanel
 from srdash.judging.pipeline import judge_competition
 
@@ -172,7 +172,7 @@ def test_srdash_errors_in_callbacks_show_their_message_only(runs, tmp_path):
     bad.write_text("[[criteria]]\nname = 'a'\ncolumn = 'r2_test'\ncolour = 'red'\n")
     app = Dashboard(runs=runs, rules=str(bad))
     assert app.log_panel.text() == (f"Error while loading the rules: {bad}: unknown key 'colour' in criterion 'a'. "
-                                    "Allowed keys: column, decimals, description, direction, domain, label, name, weight.\n")
+                                    "Allowed keys: column, decimals, description, direction, domain, label, measure, name, optional, weight.\n")
     assert "Traceback" not in app.log_panel.text()
     assert "These rules could not be loaded (see the log)" in app.leaderboard.value
     app.rules_name = "srbench2022"  # a preset repairs it
@@ -295,7 +295,7 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
     runs = pd.DataFrame({
         "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
         "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
-        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "status": "given"})
+        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "property": 0.5, "status": "given"})
     app = Dashboard(runs=runs)
     assert "significantly" in app.significance.value
     # the provenance block travels with the verdict shown
@@ -345,7 +345,7 @@ def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
     runs = pd.DataFrame({
         "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
         "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
-        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "status": "given"})
+        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "property": 0.5, "status": "given"})
     store_path = tmp_path / "trust.sqlite"
     store = TrustStore(store_path)
     # the judge trusts c most on both datasets (rank 1), then b, then a
@@ -433,7 +433,12 @@ def test_dashboard_with_descriptions_shows_the_property_scores(described_track):
 
 def test_keep_unqualified_only_flags_them(described_track):
     results, _, qualification = described_track
-    app = Dashboard(results, qualification=qualification, keep_unqualified=True, cache=False)
+    from dataclasses import replace
+
+    # no descriptions, so neither accuracy nor property: the rules say so (simplicity only)
+    rules = load_rules("srbench2022")
+    rules = replace(rules, name="srbench2022-simplicity", criteria=(rules.criterion("simplicity"),))
+    app = Dashboard(results, rules=rules, qualification=qualification, keep_unqualified=True, cache=False)
     assert app.wait(120)
     assert sorted(app.verdict.leaderboard["method"]) == ["Constant", "Line", "Truth"]
     assert "Did not qualify against LinearRegression but kept in the track: Constant." in app.warnings.value

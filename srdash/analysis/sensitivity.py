@@ -34,11 +34,11 @@ share the smallest place. A method *wins* when it is alone in first place.
 Examples
 --------
 >>> import pandas as pd
+>>> from srdash.demo.examples import accuracy_and_simplicity_rules
 >>> from srdash.judging.ranking import judge
->>> from srdash.judging.rules import load_rules
 >>> runs = pd.DataFrame({"method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
 ...                      "r2_test": [0.9, 0.5, 0.7] * 2, "simplicity": [-2.0, -0.5, -1.0] * 2})
->>> rescorer = Rescorer.from_verdict(judge(runs, load_rules("srbench2022")), runs=runs)
+>>> rescorer = Rescorer.from_verdict(judge(runs, accuracy_and_simplicity_rules()), runs=runs)
 >>> rescorer.weight_names
 ('accuracy', 'simplicity')
 >>> rescorer.leaderboard()[["place", "method", "score"]].round(4)
@@ -355,11 +355,11 @@ class Rescorer:
         --------
         Ranks depend on who takes part: without ``c``, ``a`` and ``b`` tie.
 
+        >>> from srdash.demo.examples import accuracy_rules
         >>> from srdash.judging.ranking import judge
-        >>> from srdash.judging.rules import load_rules
         >>> runs = pd.DataFrame({"method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3,
         ...                      "r2_test": [0.9, 0.5, 0.7, 0.5, 0.9, 0.1]})
-        >>> rescorer = Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+        >>> rescorer = Rescorer.from_verdict(judge(runs, accuracy_rules()))
         >>> rescorer.scores().tolist(), rescorer.without("c").scores().tolist()
         ([2.5, 2.0, 1.5], [1.5, 1.5])
         """
@@ -495,11 +495,8 @@ def load_rescorer(source=None, rules: Rules | str = "srbench2022", *, datasets=N
         results = demo_competition()
     else:
         results = load_results(source, datasets=datasets)
-    if any(c.column == "simplicity" for c in rules.criteria):
-        runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache)
-    else:
-        # No criterion uses the models' complexity: nothing to simplify.
-        runs = results.table
+    # the rules' measures, and only those (no model is simplified unless a criterion asks for it)
+    runs = prepare_runs(results, rules=rules, timeout=timeout, jobs=jobs, cache=cache)
     return Rescorer.from_verdict(judge(runs, rules), runs=runs)
 
 
@@ -888,7 +885,8 @@ def find_winning_weights(rescorer: Rescorer, method: str, *, samples: int = 20_0
 
     >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "run": 0,
     ...                      "r2_test": [0.9, 0.4, 0.5], "simplicity": [-1.0, -0.5, -2.0]})
-    >>> rescorer = Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    >>> from srdash.demo.examples import accuracy_and_simplicity_rules
+    >>> rescorer = Rescorer.from_verdict(judge(runs, accuracy_and_simplicity_rules()))
     >>> rescorer.leaderboard()["method"].tolist()
     ['a', 'b', 'c']
     >>> answer = find_winning_weights(rescorer, "b", samples=200)
@@ -1051,7 +1049,8 @@ def irrelevant_alternatives(rescorer: Rescorer, *, weights=None) -> pd.DataFrame
     >>> runs = pd.DataFrame({"method": ["a", "b", "c", "a", "b", "c"], "run": 0,
     ...                      "dataset": ["d1", "d1", "d1", "d2", "d2", "d2"],
     ...                      "r2_test": [0.9, 0.8, 0.1, 0.9, 0.1, 0.8]})
-    >>> rules = load_rules("srbench2022")
+    >>> from srdash.demo.examples import accuracy_rules
+    >>> rules = accuracy_rules()
     >>> table = irrelevant_alternatives(Rescorer.from_verdict(judge(runs, rules)))
     >>> table[["removed", "winner", "winner_without", "swaps"]]
       removed winner winner_without  swaps

@@ -168,7 +168,7 @@ class Dashboard(BackgroundApp):
     --------
     >>> runs = pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
     ...                      "run": 0, "r2_test": [0.9, 0.8, 0.5, 0.7], "components": [3.0, 9, 5, 30],
-    ...                      "simplicity": [-0.7, -1.4, -1.0, -2.1], "status": "given"})
+    ...                      "simplicity": [-0.7, -1.4, -1.0, -2.1], "property": 1.0, "status": "given"})
     >>> app = Dashboard(runs=runs)
     >>> app.verdict.winner
     'a'
@@ -499,14 +499,15 @@ class Dashboard(BackgroundApp):
                 descriptions = load_dataset_table(descriptions)
             loaded = time.monotonic()
             self.timings["load"] = loaded - started
-            self.progress.stage(f"Simplifying {len(results.table)} models…")
+            self.progress.stage(f"Measuring {len(results.table)} models…")
             track = None
+            rules = self._rules  # its criteria's measures say what is computed (see srdash.judging.measures)
             if descriptions is not None:
-                track = prepare_track(results, descriptions, progress=self.progress.update,
+                track = prepare_track(results, descriptions, rules=rules, progress=self.progress.update,
                                       stage=lambda text: self.progress.stage(f"{text}…"), **self._prepare_options)
                 runs = track.runs
             else:
-                runs = prepare_runs(results, progress=self.progress.update, **self._prepare_options)
+                runs = prepare_runs(results, rules=rules, progress=self.progress.update, **self._prepare_options)
             self.timings["prepare"] = time.monotonic() - loaded
             self.progress.stage("Judging…")
             self._work.page_displayed()  # what follows changes the page (and builds widgets)

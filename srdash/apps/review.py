@@ -80,7 +80,7 @@ DEMO_DATASETS = ("exact_formula_medium", "featureselection_easy", "extrapolation
 _NO_VALUE = 0
 # The output areas need a height of their own: plotly's renderer sizes the plot to its container.
 _FIGURE_HEIGHT = 310
-_OK_STATUSES = ("ok", "given")
+_OK_STATUSES = ("ok", "given", "measured")
 _CSS = """
 <style>
 .srdash-card { border: 1px solid #ccc; border-radius: 6px; padding: 8px 14px; margin: 8px 0; background: #fff; }

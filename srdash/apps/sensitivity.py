@@ -109,7 +109,8 @@ class SensitivityView(BackgroundApp):
     >>> from srdash.judging.rules import load_rules
     >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "run": 0,
     ...                      "r2_test": [0.9, 0.4, 0.5], "simplicity": [-1.0, -0.5, -2.0]})
-    >>> view = SensitivityView(Rescorer.from_verdict(judge(runs, load_rules("srbench2022"))), samples=200)
+    >>> from srdash.demo.examples import accuracy_and_simplicity_rules
+    >>> view = SensitivityView(Rescorer.from_verdict(judge(runs, accuracy_and_simplicity_rules())), samples=200)
     >>> view.order
     ('a', 'b', 'c')
     >>> view.weights = (0.2, 1.0)

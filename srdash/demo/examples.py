@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["example_runs", "example_rescorer", "accuracy_or_simplicity", "accuracy_rules", "two_methods"]
+__all__ = ["example_runs", "example_rescorer", "accuracy_or_simplicity", "accuracy_rules",
+           "accuracy_and_simplicity_rules", "two_methods"]
 
 
 def example_runs() -> pd.DataFrame:
@@ -51,6 +52,25 @@ def accuracy_rules():
     return parse_rules('[[criteria]]\nname = "accuracy"\ncolumn = "r2_test"')
 
 
+def accuracy_and_simplicity_rules():
+    """``srbench2022`` without its property criterion: the rules a table without property data needs
+    (``srbench2022`` itself refuses such a table: its property criterion has no data).
+
+    Examples
+    --------
+    >>> rules = accuracy_and_simplicity_rules()
+    >>> rules.name, [c.name for c in rules.criteria]
+    ('srbench2022-without-property', ['accuracy', 'simplicity'])
+    """
+    from dataclasses import replace
+
+    from srdash.judging.rules import load_rules
+
+    rules = load_rules("srbench2022")
+    return replace(rules, name="srbench2022-without-property", title=f"{rules.title}, without the property",
+                   criteria=tuple(c for c in rules.criteria if c.name != "property"))
+
+
 def two_methods() -> pd.DataFrame:
     """One run each of ``a`` (R2 0.9) and ``b`` (R2 0.1) on one dataset ``d``."""
     return pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.1]})
@@ -58,7 +78,8 @@ def two_methods() -> pd.DataFrame:
 
 def accuracy_or_simplicity():
     """Two methods on one dataset, ``a`` more accurate (R2 0.9 against 0.5) and ``b`` simpler, judged by
-    ``srbench2022`` (no property data), as a :class:`srdash.analysis.sensitivity.Rescorer`.
+    ``srbench2022`` without the property (:func:`accuracy_and_simplicity_rules`), as a
+    :class:`srdash.analysis.sensitivity.Rescorer`.
 
     Examples
     --------
@@ -67,8 +88,7 @@ def accuracy_or_simplicity():
     """
     from srdash.analysis.sensitivity import Rescorer
     from srdash.judging.ranking import judge
-    from srdash.judging.rules import load_rules
 
     runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.5],
                          "simplicity": [-2.0, -0.5]})
-    return Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+    return Rescorer.from_verdict(judge(runs, accuracy_and_simplicity_rules()))

@@ -908,6 +908,9 @@ class _Settings:
     simplify: bool = True
     #: Replaces ``sympy.simplify`` (tests only); must be importable by the workers.
     simplifier: Callable | None = None
+    #: What is counted (:mod:`srdash.expressions.measures`): the SRBench 2022 components of the
+    #: simplified model, or the nodes of the tree as submitted or after rounding its floats.
+    measure: str = "simplified-components"
 
     @property
     def grace(self) -> float:
@@ -926,7 +929,7 @@ class _Settings:
 
     def cache_identity(self) -> dict:
         return {
-            "procedure": _PROCEDURE,
+            "procedure": _PROCEDURE if self.measure == "simplified-components" else f"srdash-measure/{self.measure}/1",
             "sympy": sympy.__version__,
             # not the time limit: each cached row records its own (srdash.expressions.cache)
             "decimals": self.decimals,
@@ -967,6 +970,9 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
         return max(0.05, budget_end - time.process_time())
 
     nan = math.nan
+    as_submitted = settings.measure != "simplified-components"
+    if as_submitted and isinstance(model, str):
+        model = model.replace("\n", "")  # as parse_submitted_model (and sympify) read it
     try:
         with soft_time_limit(remaining(), clock="cpu"):
             expression = _parse(model, features=features, max_length=settings.max_length,
@@ -976,6 +982,20 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
     except SoftTimeLimitExceeded:
         return ("timeout", nan, "", f"Building the expression took longer than "
                 f"{settings.timeout + settings.grace / 2:g} s.", "", False)
+    if as_submitted:
+        from srdash.expressions.measures import count_nodes
+
+        try:
+            with soft_time_limit(remaining(), clock="cpu"):
+                counted, nodes = count_nodes(expression, settings.measure)
+                text = str(counted)
+        except SoftTimeLimitExceeded:
+            return ("timeout", nan, "", f"Counting the nodes did not finish within {settings.timeout:g} s.",
+                    "", False)
+        except Exception as exc:  # noqa: BLE001 - RecursionError, MemoryError, sympy errors
+            return ("simplify_error", nan, "", _clip(f"Counting the nodes failed ({type(exc).__name__}: {exc})."),
+                    "", not isinstance(exc, MemoryError))
+        return ("ok", float(nodes), text, "", "", True)
     undefined = _undefined_reason(expression)
     if undefined:
         return ("rejected", nan, "", undefined, "", True)
@@ -1087,6 +1107,7 @@ def complexity_table(
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
     scheduler=None,
     retry_timeouts: bool = False,
+    _measure: str = "simplified-components",
 ):
     """SRBench 2022 complexity of each model string, under a hard time limit.
 
@@ -1184,7 +1205,7 @@ def complexity_table(
         raise ValueError(f"The 'timeout' option must be a positive number of seconds. Got {timeout!r}.")
     if not (isinstance(jobs, (int, np.integer)) and not isinstance(jobs, bool) and jobs >= 1):
         raise ValueError(f"The 'jobs' option must be a positive integer. Got {jobs!r}.")
-    settings = _Settings(timeout=float(timeout))
+    settings = _Settings(timeout=float(timeout), measure=_measure)
     outcomes = _compute(list(zip(texts, feature_lists)), settings, jobs=int(jobs), cache=cache,
                         progress=progress, memory_limit=memory_limit, scheduler=scheduler,
                         retry_timeouts=retry_timeouts)
@@ -1994,10 +2015,12 @@ def evaluate_expression(expression, columns: Mapping[str, np.ndarray]) -> np.nda
     if missing:
         raise ModelRejected(f"The model uses {', '.join(repr(m) for m in missing)} but the data has no such "
                             f"column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
+    with _bounded("Preparing the model for evaluation"):  # as evaluate_model: code generation is bounded too
+        function = _compiled(symbols, expression)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            values = np.asarray(_lambdify(symbols, expression)(*[arrays[s.name] for s in symbols]))
+            values = np.asarray(function(*[arrays[s.name] for s in symbols]))
         except Exception as exc:  # noqa: BLE001 - sympy/numpy refusing the expression
             raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
                                 f"{_short(exc, 200)}") from None

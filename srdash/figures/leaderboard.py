@@ -20,7 +20,8 @@ Examples
 >>> runs = pd.DataFrame({"method": ["a", "b", "a"], "dataset": ["d1", "d1", "d2"], "run": 0,
 ...                      "r2_test": [0.9, 0.8, 0.7], "components": [3.0, 30.0, 5.0],
 ...                      "simplicity": [-0.7, -2.1, -1.0]})
->>> verdict = judge(runs, load_rules("srbench2022"))
+>>> from srdash.demo.examples import accuracy_and_simplicity_rules
+>>> verdict = judge(runs, accuracy_and_simplicity_rules())
 >>> fig = rank_heatmap(verdict)
 >>> [trace.type for trace in fig.data]
 ['heatmap', 'heatmap']
@@ -211,10 +212,14 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
     >>> from srdash.judging.ranking import judge
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
-    >>> fig = rank_heatmap(judge(t, load_rules("srbench2022")), criterion="accuracy")
+    >>> from dataclasses import replace
+    >>> rules = load_rules("srbench2022")
+    >>> rules = replace(rules, criteria=(rules.criterion("accuracy"),))  # the table has accuracy only
+    >>> fig = rank_heatmap(judge(t, rules), criterion="accuracy")
     >>> fig.data[0].z, fig.layout.title.text, fig.layout.title.subtitle.text
     (([2.0], [1.0]), 'Accuracy (test R²) rank per dataset', 'higher is better, 2\xa0=\xa0best')
-    >>> rank_heatmap(judge(t, load_rules("srbench2022")), criterion="speed")
+    >>> from srdash.demo.examples import accuracy_rules
+    >>> rank_heatmap(judge(t, accuracy_rules()), criterion="speed")
     Traceback (most recent call last):
     ...
     srdash.errors.SrdashError: The verdict has no ranked criterion 'speed'. Ranked criteria: 'accuracy'; or use criterion=None for the dataset score.
@@ -462,7 +467,8 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3, explain: bool = Tru
     >>> from srdash.judging.ranking import judge
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": ["<b>a</b>", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
-    >>> page = leaderboard_html(judge(t, load_rules("srbench2022")))
+    >>> from srdash.demo.examples import accuracy_rules
+    >>> page = leaderboard_html(judge(t, accuracy_rules()))
     >>> "&lt;b&gt;a&lt;/b&gt;" in page and "<b>a</b>" not in page
     True
     >>> "ranks: higher is better, 2 = best" in page
@@ -534,7 +540,10 @@ def warnings_html(verdict: Verdict) -> str:
     >>> from srdash.judging.ranking import judge
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
-    >>> "Criterion &#x27;property&#x27; has no data" in warnings_html(judge(t, load_rules("srbench2022")))
+    >>> from srdash.judging.rules import parse_rules
+    >>> rules = parse_rules('[[criteria]]\\nname = "accuracy"\\ncolumn = "r2_test"\\n'
+    ...                     '[[criteria]]\\nname = "property"\\ncolumn = "property"\\noptional = true')
+    >>> "Criterion &#x27;property&#x27; has no data" in warnings_html(judge(t, rules))
     True
     """
     if not verdict.warnings:
@@ -574,7 +583,8 @@ def problems_html(verdict: Verdict, *, runs: pd.DataFrame | None = None, max_row
     >>> t = pd.DataFrame({"method": ["a", "b", "a"], "dataset": ["d", "d", "e"], "run": 0,
     ...                   "r2_test": [0.9, None, 0.5], "model": ["x", "x", "__import__('os')"],
     ...                   "status": ["ok", "ok", "rejected"], "reason": ["", "", "calls __import__"]})
-    >>> page = problems_html(judge(t, load_rules("srbench2022")), runs=t)
+    >>> from srdash.demo.examples import accuracy_rules
+    >>> page = problems_html(judge(t, accuracy_rules()), runs=t)
     >>> "1 rejected" in page and "__import__(&#x27;os&#x27;)" in page
     True
     """

@@ -15,7 +15,8 @@ Examples
 >>> from srdash.analysis.sensitivity import Rescorer, place_probabilities, weight_sweep
 >>> runs = pd.DataFrame({"method": ["a", "<b>"], "dataset": "d", "run": 0,
 ...                      "r2_test": [0.9, 0.5], "simplicity": [-2.0, -0.5]})
->>> rescorer = Rescorer.from_verdict(judge(runs, load_rules("srbench2022")))
+>>> from srdash.demo.examples import accuracy_and_simplicity_rules
+>>> rescorer = Rescorer.from_verdict(judge(runs, accuracy_and_simplicity_rules()))
 >>> fig = bump_chart(weight_sweep(rescorer, "accuracy", points=5))
 >>> [trace.name for trace in fig.data]
 ['&lt;b&gt;', 'a']

@@ -13,7 +13,8 @@ Column rule
   required), ``run`` (integer; 0 for every row when the input has none),
   ``model`` (text, the untrusted model string; missing allowed) and
   ``components`` (a positive number; missing allowed). The input needs a
-  ``model`` or a ``components`` column (or both).
+  ``model`` or a ``components`` column (or both). Without a method column,
+  ``team`` is the method (SRBench 2023's ``team, dataset, model`` files).
 * Known text columns (:data:`TEXT_COLUMNS`, e.g. ``features``, ``status``,
   ``team``, ``notes``) are kept as text.
 * Known metric columns (:data:`METRIC_COLUMNS`, e.g. ``r2_test``,
@@ -53,6 +54,9 @@ COLUMN_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "model": ("model", "symbolic_model"),
     "components": ("components", "model_size"),
 })
+
+#: Read as ``method`` when the input has no method column (SRBench 2023: ``team, dataset, model``).
+_TEAM = "team"
 
 #: Columns always kept as text, even when their values look like numbers.
 TEXT_COLUMNS: frozenset[str] = frozenset({
@@ -610,6 +614,8 @@ def _canonical_table(raw: _Raw):
                 f"the columns {' and '.join(map(repr, found))} all mean {canonical!r}; keep only one of them."))
         if found:
             input_name[canonical] = found[0]
+    if "method" not in input_name and _TEAM in present:  # SRBench 2023's model files name teams, not methods
+        input_name["method"] = _TEAM
     for required in ("method", "dataset"):
         if required not in input_name:
             problems.append(raw.problem(

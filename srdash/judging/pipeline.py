@@ -7,16 +7,18 @@ Examples
 >>> from srdash.io.loading import load_results
 >>> from srdash.judging.rules import load_rules
 >>> results = load_results(pd.DataFrame({
-...     "method": ["a", "b"], "dataset": "d", "r2_test": [0.91, 0.95], "components": [3, 25]}))
->>> runs = prepare_runs(results)
+...     "method": ["a", "b"], "dataset": "d", "r2_test": [0.91, 0.95], "components": [3, 25],
+...     "property": [1.0, 1.0]}))
+>>> rules = load_rules("srbench2022")
+>>> runs = prepare_runs(results, rules=rules)
 >>> runs[["method", "components", "simplicity", "status"]]
   method  components  simplicity status
 0      a         3.0        -0.7  given
 1      b        25.0        -2.0  given
->>> judge(runs, load_rules("srbench2022")).leaderboard[["method", "score"]].round(4)
+>>> judge(runs, rules).leaderboard[["method", "score"]].round(4)  # ranks (1, 2, 1.5) and (2, 1, 1.5)
   method   score
-0      a  1.3333
-1      b  1.3333
+0      a  1.3846
+1      b  1.3846
 """
 
 from __future__ import annotations
@@ -46,31 +48,42 @@ __all__ = ["judge_competition", "prepare_competition", "prepared_from_snapshot",
            "CompetitionResult", "verdict_fingerprint", "competition_input_hashes", "realworld_track", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
            "qualified_results", "with_qualification", "with_track_problems"]
 
-#: Per-run model statuses: ``given`` means the input supplied ``components``.
-RUN_STATUSES = ("ok", "given", "timeout", "simplify_error", "rejected", "parse_error")
+#: Per-run model statuses: ``given`` means the input supplied ``components``; ``measured`` that the model was
+#: measured as the rules ask (tree nodes, rounded nodes) and not simplified.
+RUN_STATUSES = ("ok", "given", "measured", "timeout", "simplify_error", "rejected", "parse_error")
 
 
 def prepare_runs(
     results: Results,
     *,
+    rules: Rules | None = None,
     timeout: float = 10.0,
     jobs: int = 1,
     cache=None,
     scheduler=None,
     progress: Callable[[int, int, dict], None] | None = None,
 ) -> pd.DataFrame:
-    """Add the model-derived columns to the per-run table.
+    """Add the model-derived columns the rules ask for to the per-run table.
 
-    Where the input gives ``components``, simplicity is computed from it and the
-    run's ``status`` is ``given``. Otherwise the model string is parsed safely and
-    simplified under a hard time limit (see :func:`srdash.expressions.complexity_table`);
-    a model that cannot be parsed keeps its row, with ``status`` saying why and a
-    missing simplicity, which ranks as the worst value.
+    Each criterion's ``measure`` (:mod:`srdash.judging.measures`) says what is
+    computed; nothing else is. ``simplified-components`` (the 2022 simplicity):
+    where the input gives ``components``, simplicity is computed from it and the
+    run's ``status`` is ``given``; otherwise the model string is parsed safely and
+    simplified under a hard time limit (see :func:`srdash.expressions.complexity_table`).
+    ``tree-nodes`` and ``rounded-nodes``: the criterion's column is counted on the
+    model as submitted (:func:`srdash.expressions.measures.measure_table`, the same
+    workers, limit and cache), where the input does not give it; no model is
+    simplified unless a criterion asks for it. A model that cannot be parsed keeps
+    its row, with ``status`` saying why and a missing value, which ranks as the
+    worst value.
 
     Parameters
     ----------
     results : Results
         Validated results (see :func:`srdash.io.loading.load_results`).
+    rules : Rules, optional
+        Whose criteria's measures are computed. None: the 2022 simplicity only
+        (``simplified-components``).
     timeout : float
         Hard time limit per simplification, in seconds.
     jobs : int
@@ -89,6 +102,16 @@ def prepare_runs(
         A new table with ``components``, ``simplicity``, ``simplified``,
         ``status``, ``reason`` and ``features_used``.
     """
+    from srdash.judging.measures import measure as measure_of
+
+    criteria = rules.criteria if rules is not None and rules.rule_kind.judges_runs else ()
+    counted = [c for c in criteria if measure_of(c.measure).from_model and c.measure != "simplified-components"]
+    simplify = rules is None or any(c.measure == "simplified-components" for c in criteria)
+    if not simplify:
+        return _measured_runs(results, counted, timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler,
+                              progress=progress)
+    table = _with_counted(results, counted, timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler)
+    results = replace(results, table=table)
     table = results.table.copy()
     if "simplicity" in table.columns and "components" not in table.columns:
         if "status" not in table.columns:
@@ -125,6 +148,61 @@ def prepare_runs(
     return table
 
 
+def _count(results: Results, criterion, *, progress=None, **options) -> pd.DataFrame:
+    """``nodes, status, reason`` of every run under a criterion's counting measure; a value the input gives
+    is kept (status ``given``)."""
+    from srdash.expressions.measures import measure_table
+
+    table = results.table
+    given = (pd.to_numeric(table[criterion.column], errors="coerce") if criterion.column in table.columns
+             else pd.Series(np.nan, index=table.index))
+    has_model = table["model"].notna() if "model" in table.columns else pd.Series(False, index=table.index)
+    out = pd.DataFrame({"nodes": given.astype(float), "status": np.where(given.notna(), "given", "parse_error"),
+                        "reason": np.where(given.notna() | has_model, "", "no model and no value given")},
+                       index=table.index)
+    todo = given.isna() & has_model
+    if todo.any():
+        features = [results.features.get(d) or None for d in table.loc[todo, "dataset"]]
+        computed = measure_table(table.loc[todo, "model"], measure=criterion.measure, features=features,
+                                 progress=progress, **options)
+        out.loc[todo, "nodes"] = computed["nodes"].to_numpy()
+        out.loc[todo, "status"] = np.where(computed["status"] == "ok", "measured", computed["status"])
+        out.loc[todo, "reason"] = computed["reason"].to_numpy()
+    return out
+
+
+def _with_counted(results: Results, counted, **options) -> pd.DataFrame:
+    """The table with each counting criterion's column filled in (beside the 2022 simplification)."""
+    table = results.table.copy()
+    for criterion in counted:
+        table[criterion.column] = _count(results, criterion, **options)["nodes"]
+    return table
+
+
+def _measured_runs(results: Results, counted, *, progress, **options) -> pd.DataFrame:
+    """The per-run table of rules that simplify no model: each counting criterion's column, and a run status
+    (``measured``, ``given`` or why the model was refused)."""
+    table = results.table.copy()
+    n = len(table)
+    status = pd.Series("given", index=table.index, dtype=object)
+    reason = pd.Series("", index=table.index, dtype=object)
+    for position, criterion in enumerate(counted):
+        measured = _count(results, criterion, progress=progress, **options)
+        table[criterion.column] = measured["nodes"]
+        if position == 0:
+            status, reason = measured["status"].astype(object), measured["reason"].astype(object)
+        else:  # a later measure's failure is kept when the first one succeeded
+            failed = ~measured["status"].isin(["measured", "given"]) & status.isin(["measured", "given"])
+            status, reason = status.where(~failed, measured["status"]), reason.where(~failed, measured["reason"])
+    for column, value in (("components", np.nan), ("simplicity", np.nan), ("simplified", ""), ("features_used", "")):
+        if column not in table.columns:
+            table[column] = value
+    table["status"], table["reason"] = status, reason
+    if progress is not None and not counted:
+        progress(n, n, status.value_counts().to_dict())
+    return table
+
+
 @dataclass(frozen=True)
 class PreparedTrack:
     """Per-run table of a track judged from raw model strings and dataset files.
@@ -150,10 +228,41 @@ class PreparedTrack:
     scores: "PropertyScores | None" = None
 
 
+def _on_data_criteria(rules: Rules | None) -> list:
+    if rules is None or not rules.rule_kind.judges_runs:
+        return []
+    from srdash.judging.measures import measure as measure_of
+
+    return [c for c in rules.criteria if measure_of(c.measure).needs_data]
+
+
+def _partition_of(criterion) -> str:
+    from srdash.judging.measures import DATA_PARTITION_PREFIX
+
+    column = criterion.column
+    return column[len(DATA_PARTITION_PREFIX):] if column.startswith(DATA_PARTITION_PREFIX) else column
+
+
+def _with_on_data(runs: pd.DataFrame, descriptions, criteria, *, cache) -> pd.DataFrame:
+    """The runs with each ``r2-on-data`` criterion's column computed from the data (a failure is the run's
+    status, unless an earlier step already refused the model)."""
+    from srdash.judging.submitted import r2_on_data
+
+    table = runs.copy()
+    for criterion in criteria:
+        measured = r2_on_data(table, descriptions, column=criterion.column, cache=cache)
+        table[criterion.column] = measured["value"]
+        failed = (measured["status"] != "ok") & table["status"].isin(["ok", "given", "measured"])
+        table.loc[failed, "status"] = measured.loc[failed, "status"]
+        table.loc[failed, "reason"] = measured.loc[failed, "reason"]
+    return table
+
+
 def prepare_track(
     results: Results,
     descriptions,
     *,
+    rules: Rules | None = None,
     timeout: float = 10.0,
     jobs: int = 1,
     cache=None,
@@ -175,6 +284,10 @@ def prepare_track(
         Loaded with the descriptions' features (``load_results(..., datasets=table.frame())``).
     descriptions : DatasetTable
         From :func:`srdash.io.datasets.load_dataset_table`.
+    rules : Rules, optional
+        Whose measures are computed (see :func:`prepare_runs`); a criterion measured
+        ``r2-on-data`` gets its column from the model and the dataset's file
+        (:func:`srdash.judging.submitted.r2_on_data`) instead of the evaluation.
     progress : callable, optional
         ``progress(done, total, counts)``: while simplifying the models, then
         while checking exact re-discovery (a new ``total``).
@@ -189,10 +302,18 @@ def prepare_track(
     from srdash.judging.properties import property_scores, with_property
 
     say = stage or (lambda text: None)
-    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler, progress=progress)
+    runs = prepare_runs(results, rules=rules, timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler,
+                        progress=progress)
+    on_data = _on_data_criteria(rules)
     say("Evaluating the models on the datasets")
-    evaluation = evaluate_runs(runs, descriptions, cache=cache)
+    # a partition whose R2 a criterion measures 'r2-on-data' is scored by that measure only
+    claimed = {_partition_of(c) for c in on_data}
+    partitions = None if not claimed else sorted({p for spec in descriptions for p in spec.files
+                                                  if p != "train" and p not in claimed})
+    evaluation = evaluate_runs(runs, descriptions, partitions=partitions, cache=cache)
     merged = merge_metrics(runs, evaluation)
+    if on_data:
+        merged = replace(merged, runs=_with_on_data(merged.runs, descriptions, on_data, cache=cache))
     say("Checking exact re-discovery")
     scores = property_scores(merged.runs, descriptions, evaluation=evaluation, timeout=timeout, jobs=jobs,
                              cache=cache, scheduler=scheduler, progress=progress)
@@ -207,8 +328,9 @@ def with_track_problems(verdict: Verdict, problems: pd.DataFrame | None) -> Verd
 
     Examples
     --------
+    >>> from srdash.demo.examples import accuracy_rules
     >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
-    >>> verdict = judge(runs, load_rules("srbench2022"))
+    >>> verdict = judge(runs, accuracy_rules())
     >>> extra = pd.DataFrame({"kind": ["non_finite"], "method": ["b"], "dataset": ["d"], "run": [0],
     ...                       "detail": ["predicts NaN"]})
     >>> len(with_track_problems(verdict, extra).problems) - len(verdict.problems)
@@ -270,7 +392,8 @@ def with_qualification(verdict: Verdict, qualification: "Qualification", filtere
     ...                           "r2_test": [0.5, 0.9, 0.1]}))
     >>> track = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.3, 0.9]})
     >>> filtered = filter_qualified(track, q)
-    >>> verdict = with_qualification(judge(filtered.runs, load_rules("srbench2022")), q, filtered)
+    >>> from srdash.demo.examples import accuracy_rules
+    >>> verdict = with_qualification(judge(filtered.runs, accuracy_rules()), q, filtered)
     >>> verdict.warnings[-1][:60]
     'Excluded from the track (did not qualify against LinearRegre'
     >>> verdict.provenance["qualification_excluded"]
@@ -372,8 +495,9 @@ def score(
         The prepared per-run table (re-judge it with other rules cheaply).
     """
     results = load_results(source, datasets=datasets)
-    runs = prepare_runs(results, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
-    verdict = judge(runs, load_rules(rules))
+    rules = load_rules(rules)
+    runs = prepare_runs(results, rules=rules, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
+    verdict = judge(runs, rules)
     return verdict.with_provenance(**input_hashes(results.sources)), runs
 
 
@@ -590,7 +714,8 @@ def prepare_competition(
     progress: Callable[[int, int, dict], None] | None = None,
     stage: Callable[[str], None] | None = None,
 ) -> PreparedCompetition:
-    """Do the expensive work of a competition once: load, qualify, simplify, evaluate, score properties.
+    """Do the expensive work of a competition once: load, qualify, measure (what the rules' criteria declare:
+    :mod:`srdash.judging.measures`), evaluate, score properties.
 
     Parameters
     ----------
@@ -680,16 +805,28 @@ def _prepare_competition(competition: "Competition", cache, *, progress, say) ->
     results, qualification, filtered = qualified_competition_results(competition, stage=say, cache=cache)
     options = {**competition.simplification.options(), "cache": cache}
     track_problems = properties = None
-    say(f"Simplifying models ({len(results.table)})")
+    rules = competition.rules
+    simplifies = any(c.measure == "simplified-components" for c in rules.criteria)
+    say(f"{'Simplifying' if simplifies else 'Measuring'} models ({len(results.table)})")
     if competition.descriptions is not None:
         from srdash.io.datasets import load_dataset_table
 
         table = load_dataset_table(competition.descriptions)
         data_files = [path for spec in table for path in spec.files.values() if path]
-        track = prepare_track(results, table, progress=progress, stage=say, **options)
+        track = prepare_track(results, table, rules=rules, progress=progress, stage=say, **options)
         runs, track_problems, properties = track.runs, track.problems, track.scores
     else:
-        runs = prepare_runs(results, progress=progress, **options)
+        on_data = _on_data_criteria(rules)
+        if on_data:
+            from srdash.errors import CompetitionError
+
+            named = ", ".join(f"'{c.name}' (column '{c.column}')" for c in on_data)
+            raise CompetitionError(
+                f"The rules '{rules.name}' measure {named} as 'r2-on-data': R² of each model on its dataset's "
+                f"file. The competition {competition.source} names no data files: add `descriptions = "
+                "\"datasets.yaml\"` naming each dataset's files (docs/competition.md), or give the column in the "
+                "results and declare `measure = \"column\"`.")
+        runs = prepare_runs(results, rules=rules, progress=progress, **options)
     trust_entries = None
     if competition.realworld is not None:
         trust_entries = _trust_entries(competition.realworld.store)
@@ -849,7 +986,7 @@ def judge_competition(
     >>> from srdash.judging.competition import competition_from_options
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
-    ...               "r2_test": [0.9, 0.8, 0.7, 0.75], "components": [5, 9, 5, 30]}
+    ...               "r2_test": [0.9, 0.8, 0.7, 0.75], "components": [5, 9, 5, 30], "property": 1.0}
     ...              ).to_csv(folder / "results.csv", index=False)
     >>> result = judge_competition(competition_from_options(folder / "results.csv", jobs=1, cache=False))
     >>> result.verdict.winner, len(result.fingerprint)

@@ -16,7 +16,8 @@ run is *DNF* and takes the lowest positions (tied among DNFs) on every
 criterion; a run whose value is missing (NaN, e.g. a model that could not be
 parsed) counts as the worst possible value (-inf once oriented so that higher is
 better) and takes part in the median like any other value. A criterion with no
-value at all in the input is left out of the harmonic mean, with a warning.
+value at all in the input stops the verdict (:class:`srdash.errors.CriterionWithoutData`),
+unless the rules mark it ``optional``: then it is left out of the harmonic mean, with a warning.
 
 Those are the defaults. The rules' options (docs/rules.md) can normalise a criterion over the
 whole table before aggregation, round only per run or only after aggregation, compare values
@@ -56,7 +57,7 @@ import pandas as pd
 from srdash.judging.domains import check_domains
 from srdash.judging import provenance
 from srdash.judging.kernel import rank_higher_better, scores_from_ranks, weighted_harmonic_mean
-from srdash.errors import SrdashError
+from srdash.errors import CriterionWithoutData, SrdashError
 from srdash.judging.rules import Criterion, Rules
 
 __all__ = [
@@ -386,6 +387,22 @@ def place_from_scores(scores: Sequence[float]) -> np.ndarray:
     return rounded.rank(method="min", ascending=False).astype(int).to_numpy()
 
 
+def _refuse_missing_criteria(table: pd.DataFrame, rules: Rules, with_data: Sequence[Criterion]) -> None:
+    """No silent gaps: a required criterion without any value stops the verdict, saying how to supply it."""
+    from srdash.judging.measures import measure
+
+    missing = [c for c in rules.criteria if c not in with_data and not c.optional]
+    if not missing:
+        return
+    lines = [f"Criterion '{c.name}' of the rules '{rules.name}' has no data: the column '{c.column}' is "
+             f"{'empty' if c.column in table.columns else 'missing'}. It is measured '{c.measure}' "
+             f"({measure(c.measure).summary.rstrip('.')}): {measure(c.measure).how_to_supply}."
+             for c in missing]
+    lines.append("A verdict without it would rank on the other criteria alone: give its data, choose rules "
+                 "without it, or mark it `optional = true` in the rules (docs/rules.md).")
+    raise CriterionWithoutData("\n".join(lines), criteria=[c.name for c in missing])
+
+
 _DNF_DETAIL = {
     "last": "no result on this dataset; ranked last on every criterion",
     "left-out": "no result on this dataset; left out of the ranking there and of the method's mean",
@@ -398,7 +415,7 @@ def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[
     rows = []
     # A run whose model failed (refused, unreadable, timed out) is listed once, with its reason and the
     # criteria it counts as worst on, rather than once more per missing value.
-    failed = (~table["status"].isin(["ok", "given"]) & table["status"].notna() if "status" in table.columns
+    failed = (~table["status"].isin(["ok", "given", "measured"]) & table["status"].notna() if "status" in table.columns
               else pd.Series(False, index=table.index))
     missing_of = {c.column: pd.to_numeric(table[c.column], errors="coerce").isna() for c in criteria}
     for index, row in table[failed].iterrows():
@@ -493,11 +510,16 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0,
     ...                   "r2_test": [0.9, 0.8], "simplicity": [-1.0, -0.5]})
-    >>> v = judge(t, load_rules("srbench2022"))
-    >>> v.leaderboard[["method", "accuracy_rank", "simplicity_rank"]].to_dict("list")
-    {'method': ['a', 'b'], 'accuracy_rank': [2.0, 1.0], 'simplicity_rank': [1.0, 2.0]}
-    >>> v.warnings[0]
-    "Criterion 'property' has no data (column 'property' is missing or empty); it is left out of the harmonic mean."
+    >>> v = judge(t.assign(property=[0.5, 0.7]), load_rules("srbench2022"))
+    >>> v.leaderboard[["method", "accuracy_rank", "simplicity_rank", "property_rank"]].to_dict("list")
+    {'method': ['b', 'a'], 'accuracy_rank': [1.0, 2.0], 'simplicity_rank': [2.0, 1.0], 'property_rank': [2.0, 1.0]}
+
+    A criterion without data stops the verdict, unless the rules mark it optional:
+
+    >>> judge(t, load_rules("srbench2022"))
+    Traceback (most recent call last):
+    ...
+    srdash.errors.CriterionWithoutData: Criterion 'property' of the rules 'srbench2022' has no data: the column 'property' is missing. ...
     """
     if not rules.rule_kind.judges_runs:
         raise SrdashError(f"judge() ranks per-run results; the rules '{rules.name}' are of kind '{rules.kind}', "
@@ -513,9 +535,10 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     for c in rules.criteria:
         if c.column in table.columns and pd.to_numeric(table[c.column], errors="coerce").notna().any():
             criteria.append(c)
-        else:
+        elif c.optional:
             notes.append(f"Criterion '{c.name}' has no data (column '{c.column}' is missing or empty); "
-                         "it is left out of the harmonic mean.")
+                         "it is optional and left out of the harmonic mean.")
+    _refuse_missing_criteria(table, rules, criteria)
     if not criteria:
         raise SrdashError(
             f"None of the criteria of the rules '{rules.name}' has data: expected column(s) "
@@ -611,7 +634,7 @@ def compare_verdicts(verdicts: Sequence[Verdict]) -> pd.DataFrame:
     --------
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": list("PPPQQQ"), "dataset": "d", "run": [0, 1, 2] * 2,
-    ...                   "r2_test": [0.9, 0.9, 0.1, 0.8, 0.8, 0.8]})
+    ...                   "r2_test": [0.9, 0.9, 0.1, 0.8, 0.8, 0.8], "simplicity": -1.0, "property": 1.0})
     >>> table = compare_verdicts([judge(t, load_rules(p)) for p in ("srbench2022", "srbench2022-as-run")])
     >>> table[["method", "place:srbench2022", "place:srbench2022-as-run", "differs"]]
       method  place:srbench2022  place:srbench2022-as-run  differs

@@ -28,6 +28,7 @@ from typing import Any, Mapping
 
 from srdash.errors import RulesError
 from srdash.judging.kinds import DEFAULT_KIND, KINDS, RuleKind, rule_kind
+from srdash.judging.measures import default_measure, measure as _measure
 
 __all__ = [
     "Criterion",
@@ -115,6 +116,15 @@ class Criterion:
         min and max over the finite values of every run of every method and
         dataset of the table (0 when they are equal), after the per-run
         rounding and before the aggregation over runs.
+    measure : str
+        How the value is obtained (see :mod:`srdash.judging.measures`):
+        ``column`` (given in the results), ``simplified-components``,
+        ``tree-nodes``, ``rounded-nodes`` (counted on the model) or
+        ``r2-on-data``. Default: ``simplified-components`` for the column
+        ``simplicity``, else ``column``.
+    optional : bool
+        A criterion with no value at all is left out of the harmonic mean (with
+        a warning) only when optional; otherwise the verdict is refused.
     """
 
     name: str
@@ -127,12 +137,22 @@ class Criterion:
     domain: tuple[float, float] | None = None
     rounding: str = "both"
     normalisation: str = "none"
+    measure: str = ""
+    optional: bool = False
 
     def __post_init__(self) -> None:
         where = f"criterion '{self.name}'"
         _one_of("direction", self.direction, DIRECTIONS, where)
         _one_of("rounding", self.rounding, ROUNDINGS, where)
         _one_of("normalisation", self.normalisation, NORMALISATIONS, where)
+        if not self.measure:
+            object.__setattr__(self, "measure", default_measure(self.column))
+        try:
+            _measure(self.measure)
+        except RulesError as exc:
+            raise RulesError(f"{where}: {exc}") from None
+        if not isinstance(self.optional, bool):
+            raise RulesError(f"{where}: 'optional' must be true or false. Got {self.optional!r}.")
         if self.decimals is not None and (not isinstance(self.decimals, int) or self.decimals < 0):
             raise RulesError(f"{where}: 'decimals' must be a non-negative integer. Got {self.decimals!r}.")
         if not isinstance(self.weight, (int, float)) or isinstance(self.weight, bool) or self.weight < 0:
@@ -290,7 +310,9 @@ class Rules:
             tuple((c.name, c.column, c.direction, c.decimals, float(c.weight))
                   + ((c.domain,) if c.domain is not None else ())
                   + ((c.rounding, c.normalisation) if (c.rounding, c.normalisation) != ("both", "none") else ())
-                  for c in self.criteria),
+                  # hashes of older rules unchanged: only a measure or optional other than the default counts
+                  + ((("measure", c.measure),) if c.measure != default_measure(c.column) else ())
+                  + ((("optional", True),) if c.optional else ()) for c in self.criteria),
         )
 
     @property
@@ -444,7 +466,7 @@ def load_rules(name_or_path: str | Path | Rules) -> Rules:
 
 
 _CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description", "domain",
-                   "rounding", "normalisation"}
+                   "rounding", "normalisation", "measure", "optional"}
 _RANKING_KEYS = {"run_aggregation", "rank_method", "score", *_RANKING_DEFAULTS}
 
 
@@ -464,7 +486,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
     >>> parse_rules('[[criteria]]\\nname = "a"\\ncolumn = "b"\\ncolour = "red"')
     Traceback (most recent call last):
     ...
-    srdash.errors.RulesError: <text>: unknown key 'colour' in criterion 'a'. Allowed keys: column, decimals, description, direction, domain, label, name, normalisation, rounding, weight.
+    srdash.errors.RulesError: <text>: unknown key 'colour' in criterion 'a'. Allowed keys: column, decimals, description, direction, domain, label, measure, name, normalisation, optional, rounding, weight.
     """
     try:
         data = tomllib.loads(text)

@@ -1429,8 +1429,14 @@ def realworld_verdict(runs: pd.DataFrame, entries: pd.DataFrame, rules: str | Ru
                                           decimals=accuracy.decimals if accuracy else 3)
     summary = trust_summary(entries, representatives, settings=settings)
     table = realworld_table(representatives, summary)
-    verdict = judge(table, rules, methods=methods if methods is not None else sorted(set(runs["method"])))
     notes = []
+    if "trust" not in table.columns or table["trust"].isna().all():
+        # Before the review's first entry the track can only be shown provisionally, and says so.
+        rules = replace(rules, criteria=tuple(replace(c, optional=True) if c.column == "trust" else c
+                                              for c in rules.criteria))
+        notes.append("No trust entry yet: this real-world verdict is provisional, ranked without trust until "
+                     "the review gives its entries.")
+    verdict = judge(table, rules, methods=methods if methods is not None else sorted(set(runs["method"])))
     unreviewed = sorted(set(table.loc[table["trust"].isna(), "dataset"]))
     if unreviewed and table["trust"].notna().any():
         notes.append(f"No complete trust review yet on {', '.join(unreviewed)}: there, every model gets the "

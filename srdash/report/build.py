@@ -774,7 +774,8 @@ def report_figures(report: Report) -> list:
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.8],
     ...                   "simplicity": [-1.0, -0.5]})
-    >>> figures = report_figures(build_report(judge(t, load_rules("srbench2022")), samples=50))
+    >>> from srdash.demo.examples import accuracy_and_simplicity_rules
+    >>> figures = report_figures(build_report(judge(t, accuracy_and_simplicity_rules()), samples=50))
     >>> [f.data[0].type for f in figures]
     ['heatmap', 'heatmap', 'heatmap', 'scatter', 'heatmap', 'histogram']
     """
@@ -1003,7 +1004,10 @@ def leaderboard_latex(verdict: Verdict, *, decimals: int = 3, caption: str | Non
     >>> from srdash.judging.ranking import judge
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": ["a_b & c", "d"], "dataset": "x", "r2_test": [0.9, 0.8]})
-    >>> print(leaderboard_latex(judge(t, load_rules("srbench2022"))))  # doctest: +NORMALIZE_WHITESPACE
+    >>> from dataclasses import replace
+    >>> rules = load_rules("srbench2022")
+    >>> rules = replace(rules, criteria=(rules.criterion("accuracy"),))  # the table has accuracy only
+    >>> print(leaderboard_latex(judge(t, rules)))  # doctest: +NORMALIZE_WHITESPACE
     % srdash ... leaderboard (rules srbench2022); needs \\usepackage{booktabs}
     \\begin{table}[ht]
     \\centering
@@ -1059,7 +1063,8 @@ def write_report(report: Report, path: str | Path, *, format: str = "html") -> P
     >>> from srdash.judging.ranking import judge
     >>> from srdash.judging.rules import load_rules
     >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
-    >>> report = build_report(judge(t, load_rules("srbench2022")), samples=50)
+    >>> from srdash.demo.examples import accuracy_rules
+    >>> report = build_report(judge(t, accuracy_rules()), samples=50)
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = write_report(report, Path(folder) / "board.tex", format="latex")
     ...     len(path.read_text().splitlines())  # 12 lines of frame and header, one row per method
