@@ -10,12 +10,15 @@ import csv
 import math
 import os
 import shutil
+import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 import sympy
 from sympy.parsing.sympy_parser import convert_xor, parse_expr, standard_transformations
 
@@ -151,12 +154,105 @@ def test_the_cpu_backstop_stops_work_in_the_main_thread_and_never_nests(monkeypa
     monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 0.001)
     with pytest.raises(ModelRejected, match=r"Parsing the model took more than 0\.001 s of CPU time"):
         parse_model(model)
-    # Off the main thread there is no timer (signals only reach the main thread): the work completes.
+    # It never nests: inside a worker task already under a CPU-time limit, no second timer is set.
+    from srdash.expressions._timelimit import soft_time_limit
+
+    with soft_time_limit(60, clock="cpu"):
+        assert isinstance(parse_model(model), sympy.Expr)
+
+
+@pytest.mark.parametrize("literal, message", [
+    ("2e9999999", r"has a decimal exponent of 9999999; number literals are limited to exponents from -1,000 "
+                  r"to 1,000"),
+    ("2_0E-9_999_999", r"has a decimal exponent of -9999999"),
+    ("0.0e1001", r"has a decimal exponent of 1,001"),
+    ("0.001e1002", r"has a decimal exponent of 1,002"),
+    ("0." + "0" * 1000 + "1", r"has a decimal exponent of -1,001"),
+    ("1" + "0" * 400 + ".5", r"has 402 significant digits; number literals are limited to 100"),
+    ("1." + "3" * 3000, r"has 3,001 significant digits"),
+])
+def test_number_literals_are_bounded_by_what_they_cost_before_sympy_sees_them(literal, message):
+    # Issue 24: sympy turns a float literal into an exact rational in C code no signal stops
+    # (2e9999999: an integer of ten million digits, > 400 s), and evaluates functions of
+    # thousands of digits at that precision.
+    for work in (parse_model, latex_of, lambda m: evaluate_model(m, {"x1": np.ones(2)})):
+        with pytest.raises(ModelRejected, match=message):
+            work(f"x1 + erf({literal})")
+
+
+@pytest.mark.parametrize("model", ["x1 + 1e-10", "3.14159265358979*x1", "6.02214076e23*x1", "1.7e308 + x1",
+                                   "4.9e-324*x1", "0.000_001*x1", "1_000.5e-3*x1", "0e400 + x1", "1e-1000*x1",
+                                   "1." + "1" * 99 + "*x1"])
+def test_real_number_literals_are_kept(model):
+    assert isinstance(parse_model(model), sympy.Expr)
+
+
+def _literal_model(whole: str, fraction: str | None, exponent: int | None, functions: list[str]) -> str:
+    literal = whole + ("" if fraction is None else "." + fraction) + ("" if exponent is None else f"e{exponent}")
+    if not any(c.isdigit() for c in literal.split("e")[0]):
+        literal = "1" + literal
+    model = f"x1*{literal}"
+    for name in functions:
+        model = f"{name}({model}) + {literal}"
+    return model
+
+
+_DIGITS = st.text("0123456789", min_size=0, max_size=4000)
+_LITERAL_MODELS = st.builds(
+    _literal_model, whole=st.text("0123456789", min_size=1, max_size=4000), fraction=st.none() | _DIGITS,
+    exponent=st.none() | st.integers(-1100, 1100) | st.integers(-10**7, 10**7),
+    functions=st.lists(st.sampled_from(["erf", "sin", "exp", "log", "sqrt", "tanh", "atan", "cosh"]), max_size=4))
+_LITERAL_BUDGET = 10.0  # seconds per model for all three, loosely (measured: benchmarks/hostile.py)
+
+
+def _parse_latex_evaluate(model: str) -> None:
+    for work in (parse_model, latex_of, lambda m: evaluate_model(m, {"x1": np.linspace(0.1, 1, 3)})):
+        try:
+            work(model)
+        except ModelRejected:
+            pass
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(model=_LITERAL_MODELS)
+def test_number_literals_cost_little_in_the_main_thread_and_in_a_worker_thread(model):
+    import threading
+
+    start = time.perf_counter()
+    _parse_latex_evaluate(model)
+    assert time.perf_counter() - start < _LITERAL_BUDGET, model[:200]
+    worker = threading.Thread(target=_parse_latex_evaluate, args=(model,), daemon=True)
+    worker.start()
+    worker.join(_LITERAL_BUDGET)
+    assert not worker.is_alive(), f"still working after {_LITERAL_BUDGET} s in a thread: {model[:200]}"
+
+
+def test_the_cpu_backstop_also_stops_work_in_a_worker_thread(monkeypatch):
+    import threading
+
+    import srdash.expressions as expressions
+
+    model = "factor_terms(" + "+".join(f"{i}*x{i}*y" for i in range(470)) + ")"  # ~0.1 s of honest work
+    monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 0.001)
     outcome = []
-    worker = threading.Thread(target=lambda: outcome.append(parse_model(model)))
+
+    def run():
+        try:
+            outcome.append(parse_model(model))
+        except ModelRejected as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run)
     worker.start()
     worker.join()
-    assert isinstance(outcome[0], sympy.Expr)
+    assert isinstance(outcome[0], ModelRejected)
+    assert "Parsing the model took more than 0.001 s of CPU time" in outcome[0].reason
+    # The thread's profile function is gone afterwards: later work runs unhindered.
+    monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 10.0)
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert isinstance(outcome[1], sympy.Expr)
 
 
 # --------------------------------------------------------------------------- class 3: files
