@@ -46,7 +46,7 @@ def literals() -> None:
     print("  sympy.Float('2e<k>') alone (what srdash no longer lets sympy do):")
     for k in (1_000, 10_000, 100_000, 300_000):
         print(f"    k = {k:>9,}: {_seconds(sympy.Float, f'2e{k}'):8.3f} s")
-    print("    (grows as k**1.6 or so: k = 9,999,999 takes more than 400 s)")
+    print("    (grows about as k**2: k = 9,999,999 takes more than 400 s)")
 
     def all_three(model: str) -> None:
         for work in (parse_model, latex_of, lambda m: evaluate_model(m, {"x1": np.linspace(0.1, 1, 3)})):
@@ -71,7 +71,7 @@ def literals() -> None:
     main = _seconds(parse_model, honest)
     sympy.core.cache.clear_cache()
     thread = _in_thread(parse_model, honest)
-    print(f"  CPU limit in a worker thread (profile hook), honest factor_terms of 1,900 nodes: "
+    print(f"  CPU limit in a worker thread (a watchdog thread), honest factor_terms of 1,900 nodes: "
           f"{main:.3f} s in the main thread, {thread:.3f} s in a thread ({thread / main:.1f}x)")
 
 
