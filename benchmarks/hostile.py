@@ -8,9 +8,15 @@ Classes measured (each prints one block):
    the hostile literals of the issue, in the main thread and in a worker thread;
    plus the overhead of the worker-thread CPU limit on an honest model.
 
+2. Decompression bombs: for each bomb of ``tests/data/hostile/make_bombs.py``, its
+   size on disk, the peak memory (RSS) and time of reading it whole the naive way
+   (``pandas.read_parquet(...).astype(str)`` / ``read_csv`` of the decompressed text; at a tenth of
+   the bomb's scale, in a subprocess) and those of srdash refusing it. Memory is the growth of
+   the peak RSS over the imports' peak: 0 means below that high-water mark.
+
 Timings on shared machines are noisy: compare the numbers of one run.
 
-Usage: python benchmarks/hostile.py [--classes 1]
+Usage: python benchmarks/hostile.py [--classes 1 2]
 """
 
 from __future__ import annotations
@@ -75,7 +81,61 @@ def literals() -> None:
           f"{main:.3f} s in the main thread, {thread:.3f} s in a thread ({thread / main:.1f}x)")
 
 
-CLASSES = {"1": literals}
+_MEASURE = """
+import resource, sys, time
+sys.path.insert(0, {root!r})
+import gzip, io
+import pandas as pd
+import pyarrow.parquet
+from srdash.io.loading import load_results
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+start = time.perf_counter()
+{work}
+print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before)
+"""
+
+
+def _measured(work: str) -> tuple[float, float]:
+    """Seconds and peak RSS growth (MB) of ``work`` in a fresh interpreter, after the imports."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    out = subprocess.run([sys.executable, "-c", _MEASURE.format(root=root, work=work)], capture_output=True,
+                         text=True).stdout.split()
+    return (float(out[0]), float(out[1])) if len(out) == 2 else (float("nan"), float("nan"))
+
+
+def bombs() -> None:
+    import importlib.util
+    import tempfile
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "make_bombs", Path(__file__).resolve().parents[1] / "tests" / "data" / "hostile" / "make_bombs.py")
+    make = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make)
+    refuse = "try:\n    load_results({path!r})\nexcept Exception as exc:\n    print(str(exc)[-90:], file=sys.stderr)"
+    naive = {"parquet": "pd.read_parquet({path!r}).astype(str)",  # text columns, as the results loader holds them
+             "csv": "pd.read_csv(io.BytesIO(gzip.decompress(open({path!r}, 'rb').read())), dtype=str)"}
+    scaled = {"rows.parquet": {"rows": 500_000}, "dictionary.parquet": {"rows": 20_000},
+              "pages.parquet": {"size": 30 * 2**20}, "big.csv.gz": {"size": 10 * 2**20},
+              "rows.csv.gz": {"rows": 200_000}}
+    print("class 2: decompression bombs (naive read at 1/10 scale; srdash at full scale)")
+    with tempfile.TemporaryDirectory() as folder:
+        for name, build in make.BOMBS.items():
+            kind = "parquet" if name.endswith(".parquet") else "csv"
+            full = build(Path(folder) / name)
+            small = build(Path(folder) / ("small-" + name), **scaled[name])
+            naive_s, naive_mb = _measured(naive[kind].format(path=str(small)))
+            srdash_s, srdash_mb = _measured(refuse.format(path=str(full)))
+            print(f"  {name:<20} {full.stat().st_size / 1024:8.0f} KB on disk; naive read of a tenth: "
+                  f"{naive_s:6.2f} s, {naive_mb:7.0f} MB; srdash refuses the whole: {srdash_s:5.2f} s, "
+                  f"{srdash_mb:5.0f} MB")
+
+
+CLASSES = {"1": literals, "2": bombs}
 
 
 def main() -> None:

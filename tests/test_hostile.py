@@ -319,6 +319,53 @@ def test_a_fifo_named_as_the_results_file_is_refused_not_waited_for(tmp_path):
         load_results(tmp_path / "results.csv")
 
 
+def _bombs():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_bombs", HOSTILE / "make_bombs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("make, message", [
+    ("parquet_rows", r"rows\.parquet': has 5,000,000 rows; the limit is 1,000,000"),
+    ("parquet_dictionary", r"dictionary\.parquet': holds 1\.9 GiB of values once its repeated strings are "
+                           r"written out; the limit for a Parquet file is 256\.0 MiB"),
+    ("gzip_csv", r"big\.csv\.gz': expands to more than 64 MiB of text \(the limit for a CSV, compressed or not\)"),
+    ("gzip_csv_rows", r"rows\.csv\.gz': has about 2,000,001 rows; the limit is 1,000,000"),
+])
+def test_decompression_bombs_are_refused_before_they_are_read_whole(tmp_path, make, message):
+    # Issue 24: a 2 KB Parquet expanding to 2 GB; a CSV.gz within 256 MiB still costing ~30x in pandas.
+    # Each file is under 1 MB on disk; what reading it whole would cost: benchmarks/hostile.py.
+    names = {"parquet_rows": "rows.parquet", "parquet_dictionary": "dictionary.parquet",
+             "gzip_csv": "big.csv.gz", "gzip_csv_rows": "rows.csv.gz"}
+    path = getattr(_bombs(), make)(tmp_path / names[make])
+    assert path.stat().st_size < 2**20
+    with pytest.raises(SrdashError, match=message):
+        load_results(path)
+
+
+def test_parquet_pages_expanding_beyond_the_limit_are_refused_from_the_metadata(tmp_path, monkeypatch):
+    import srdash.io.files as files
+
+    # The limit lowered to 1 MiB so that the bomb stays small to build: one 2 MiB model, compressed.
+    monkeypatch.setitem(files.MAX_EXPANDED_BYTES, "parquet", 2**20)
+    path = _bombs().parquet_pages(tmp_path / "pages.parquet", size=2 * 2**20)
+    with pytest.raises(SrdashError, match=r"pages\.parquet': expands to 2\.0 MiB of column data; the limit for a "
+                                          r"Parquet file is 1\.0 MiB"):
+        load_results(path)
+
+
+def test_a_string_repeated_through_a_parquet_dictionary_is_held_once(tmp_path):
+    from srdash.io.files import read_parquet_bytes
+
+    path = _bombs().parquet_dictionary(tmp_path / "d.parquet", rows=1_000, width=3_000)
+    frame = read_parquet_bytes(path.read_bytes(), path=path)
+    assert frame["model"].iloc[0] is frame["model"].iloc[999]  # one object, not 1,000 copies
+    assert load_results(path).table.shape[0] == 1_000  # and an honest-sized file still loads
+
+
 # --------------------------------------------------------------------------- class 4: CSV shape
 
 

@@ -41,7 +41,8 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import Problem, SrdashError, ValidationError
-from srdash.io.files import MAX_FILE_BYTES, FileRefused, read_file_bytes, read_file_text
+from srdash.io.files import (FileRefused, check_table_size, expanded_bytes, read_file_bytes, read_file_text,
+                             read_parquet_bytes)
 
 __all__ = ["Results", "load_results", "check_csv_shape", "COLUMN_ALIASES", "TEXT_COLUMNS", "METRIC_COLUMNS"]
 
@@ -294,6 +295,9 @@ def _read_table_file(path: Path, *, what: str) -> pd.DataFrame:
         if lower.endswith(_CSV_SUFFIXES + _TSV_SUFFIXES):
             sep = "\t" if lower.endswith(_TSV_SUFFIXES) else ","
             text = _decompressed(data, lower, str(path)).decode("utf-8-sig")
+            # Refused before pandas holds every cell as an object (~30x the text).
+            first_line = text[:text.find("\n")] if "\n" in text else text
+            check_table_size(path, text.count("\n"), first_line.count(sep) + 1, approximate=True)
             problems = check_csv_shape(text, source=str(path), sep=sep)
             if problems:
                 raise ValidationError(problems, header=f"The rows of {path} do not match its header")
@@ -304,7 +308,9 @@ def _read_table_file(path: Path, *, what: str) -> pd.DataFrame:
             # never take the first column as the row index.
             frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, index_col=False)
         else:
-            frame = pd.read_parquet(io.BytesIO(data))
+            frame = read_parquet_bytes(data, path=path)
+    except FileRefused as exc:
+        raise SrdashError(f"Cannot read the {what} file {str(path)!r}: {exc.reason}") from None
     except SrdashError:
         raise
     except pd.errors.EmptyDataError as exc:
@@ -319,37 +325,12 @@ def _read_table_file(path: Path, *, what: str) -> pd.DataFrame:
     return frame
 
 
-def _decompressed(data: bytes, lower: str, source: str, limit: int = 4 * MAX_FILE_BYTES) -> bytes:
-    """The bytes of a possibly compressed file, refusing more than ``limit`` once expanded."""
-    import bz2
-    import gzip
-    import lzma
-    import zipfile
-
-    if lower.endswith(".gz"):
-        handle = gzip.GzipFile(fileobj=io.BytesIO(data))
-    elif lower.endswith(".bz2"):
-        handle = bz2.BZ2File(io.BytesIO(data))
-    elif lower.endswith(".xz"):
-        handle = lzma.LZMAFile(io.BytesIO(data))
-    elif lower.endswith(".zip"):
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        names = archive.namelist()
-        if len(names) != 1:
-            raise SrdashError(f"Cannot read {source!r}: a .zip file must hold exactly one file; it holds "
-                              f"{len(names)}.")
-        handle = archive.open(names[0])
-    else:
-        return data
+def _decompressed(data: bytes, lower: str, source: str, limit: int | None = None) -> bytes | bytearray:
+    """The bytes of a possibly compressed file, refusing more than ``limit`` once expanded (:func:`expanded_bytes`)."""
     try:
-        with handle:
-            expanded = handle.read(limit + 1)
-    except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile) as exc:
-        raise SrdashError(f"Cannot read {source!r}: it is not a valid compressed file ({type(exc).__name__}).") \
-            from None
-    if len(expanded) > limit:
-        raise SrdashError(f"Cannot read {source!r}: it expands to more than {limit // 2**20} MiB; refused.")
-    return expanded
+        return expanded_bytes(data, path=source, name=lower, limit=limit)
+    except FileRefused as exc:
+        raise SrdashError(f"Cannot read {source!r}: {exc.reason}") from None
 
 
 _MAX_SHAPE_PROBLEMS = 10
