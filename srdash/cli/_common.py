@@ -183,8 +183,8 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
 
     @functools.wraps(command)
     def wrapper(input_path, rules, datasets, descriptions, qualification, qualification_data, keep_unqualified,
-                timeout, jobs, cache, no_cache, retry_timeouts, scheduler, trust_store=None, realworld_rules=None,
-                **kwargs):
+                timeout, jobs, cache, no_cache, retry_timeouts, scheduler, trust_competition_cache=False,
+                trust_store=None, realworld_rules=None, **kwargs):
         from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
 
         given = {"datasets": datasets, "descriptions": descriptions, "qualification": qualification,
@@ -210,7 +210,7 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
                     raise click.UsageError(f"{input_path} is a competition file: it already says what "
                                            f"{', '.join(clashing)} would. Change the competition file instead, or "
                                            "give a results file as INPUT.")
-                competition = load_competition(input_path)
+                competition = load_competition(input_path, trust_cache=trust_competition_cache)
                 if jobs is not None or no_cache or cache is not None or retry_timeouts:
                     competition = _with_simplification(competition, jobs=jobs, cache=False if no_cache else cache,
                                                        retry_timeouts=retry_timeouts)
@@ -265,6 +265,9 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
         click.option("--cache", "cache", type=click.Path(path_type=Path),
                      help="Complexity cache file (default: srdash's cache in your user cache directory)."),
         click.option("--no-cache", is_flag=True, help="Do not read or write the cache."),
+        click.option("--trust-competition-cache", is_flag=True,
+                     help="Use the cache a competition file names ([simplification] cache); without this option it "
+                          "is ignored with a warning (whoever can write it decides what its results say)."),
         click.option("--retry-timeouts", is_flag=True,
                      help="Compute again the models that timed out before under the same limit (a longer time "
                           "limit retries them anyway). The provenance says how many results came from the cache."),

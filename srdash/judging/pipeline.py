@@ -684,12 +684,22 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None)
     verdict = with_track_problems(rules.rule_kind.judge(prepared.input, rules), prepared.track_problems)
     if prepared.qualification is not None:
         verdict = with_qualification(verdict, prepared.qualification, prepared.filtered)
-    verdict = verdict.with_provenance(**input_hashes(sources), **_cache_provenance(prepared.cache_stats))
+    verdict = verdict.with_provenance(**input_hashes(sources), **_cache_provenance(prepared.cache_stats),
+                                      **_file_cache_provenance(competition))
     realworld = None
     if competition.realworld is not None:
         realworld = realworld_track(prepared)
     return _fingerprinted(CompetitionResult(competition=competition, prepared=prepared, verdict=verdict,
                                             realworld=realworld))
+
+
+def _file_cache_provenance(competition) -> dict[str, str]:
+    """A ``cache_named_by_competition_file`` entry when the competition file named a cache: used or not."""
+    named = competition.simplification.file_cache
+    if named is None:
+        return {}
+    used = competition.simplification.cache == named
+    return {"cache_named_by_competition_file": f"{named} ({'used, as confirmed by the user' if used else 'not used'})"}
 
 
 def _cache_provenance(stats: Mapping) -> dict[str, str]:
