@@ -503,3 +503,35 @@ def test_helpers_never_run_text():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert str(parse_model("Piecewise((1, True))")) == "1"
+
+
+# --------------------------------------------------------------------------- issue 24, class 4: silent merges
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"algorithm": "A", "dataset": "d", "random_state": 0, "r2_test": 0.1, "r2_test": 0.9, "symbolic_model": "x1"}',
+     r"run\.json: has repeated keys \('r2_test' twice\); each key may appear once in an object"),
+    ('{"algorithm": "A", "dataset": "d", "random_state": 0, "r2_test": 0.1, " r2_test ": 0.9, "symbolic_model": "x1"}',
+     r"run\.json: has repeated keys \('r2_test' and ' r2_test ', equal once trimmed\)"),
+])
+def test_a_json_result_with_a_repeated_key_is_a_problem_not_its_last_value(tmp_path, content, message):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "run.json").write_text(content)
+    (folder / "other.json").write_text('{"algorithm": "B", "dataset": "d", "random_state": 0, "r2_test": 0.5, '
+                                       '"symbolic_model": "x1"}')
+    with pytest.raises(ValidationError, match=message):
+        load_results(folder)
+
+
+def test_the_same_run_in_two_results_files_is_listed_not_pooled(tmp_path):
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import load_competition_results
+
+    (tmp_path / "a.csv").write_text("method,dataset,run,r2_test,components\nA,d,0,0.5,3\nA,d,1,0.6,3\n")
+    (tmp_path / "b.csv").write_text("method,dataset,run,r2_test,components\nB,d,0,0.7,3\nA,d,1,0.9,3\n")
+    (tmp_path / "competition.toml").write_text('results = ["a.csv", "b.csv"]\n[simplification]\ncache = false\n')
+    with pytest.raises(ValidationError, match=r"b\.csv: method 'A', dataset 'd', run 1 is also in .*a\.csv; each run "
+                                              r"may appear in one results file only") as info:
+        load_competition_results(load_competition(tmp_path / "competition.toml"))
+    assert len(info.value.problems) == 1

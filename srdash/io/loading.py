@@ -27,6 +27,7 @@ Column rule
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
@@ -36,6 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -449,13 +452,20 @@ def _read_json_folder(folder: Path) -> tuple[_Raw, list[Problem]]:
             f"The folder {str(folder)!r} contains no .json result files. Give {_SUPPORTED}.")
     records, row_sources, problems = [], [], []
     for file in files:
+        repeated: list[str] = []
         try:
-            content = json.loads(read_file_text(file, root=folder))
+            content = json.loads(read_file_text(file, root=folder),
+                                 object_pairs_hook=functools.partial(_object_noting_repeats, repeated=repeated))
         except FileRefused as exc:
             problems.append(Problem(str(file), None, None, exc.reason))
             continue
         except (ValueError, RecursionError) as exc:
             problems.append(Problem(str(file), None, None, f"is not a readable JSON file: {_short_error(exc)}"))
+            continue
+        if repeated:
+            # json keeps the last of two equal keys without a word: which r2_test was meant?
+            problems.append(Problem(str(file), None, None, f"has repeated keys ({'; '.join(repeated[:5])}); each "
+                                                           f"key may appear once in an object."))
             continue
         if not isinstance(content, dict):
             problems.append(Problem(
@@ -473,6 +483,20 @@ def _read_json_folder(folder: Path) -> tuple[_Raw, list[Problem]]:
     raw = _Raw(frame, str(folder), tuple(row_sources), (None,) * len(records),
                tuple(str(f) for f in files))
     return raw, problems
+
+
+def _object_noting_repeats(pairs: list[tuple[str, Any]], *, repeated: list[str]) -> dict:
+    """``object_pairs_hook`` of :func:`json.loads`: the object, noting keys that appear twice
+    (also once spaces are trimmed, as columns are compared)."""
+    seen: dict[str, str] = {}
+    for key, _ in pairs:
+        trimmed = key.strip()
+        if trimmed in seen:
+            first = seen[trimmed]
+            repeated.append(f"{key!r} twice" if first == key else f"{first!r} and {key!r}, equal once trimmed")
+        else:
+            seen[trimmed] = key
+    return dict(pairs)
 
 
 def _short_error(exc: Exception, limit: int = 120) -> str:
