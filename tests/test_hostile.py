@@ -535,3 +535,38 @@ def test_the_same_run_in_two_results_files_is_listed_not_pooled(tmp_path):
                                               r"may appear in one results file only") as info:
         load_competition_results(load_competition(tmp_path / "competition.toml"))
     assert len(info.value.problems) == 1
+
+
+# --------------------------------------------------------------------------- issue 24, class 5: outputs onto inputs
+
+
+def test_an_output_onto_an_input_is_refused_before_any_work(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\nb,d,0.6,4\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "r.csv")
+    runner = CliRunner()
+    for args in (["-o", "r.csv"], ["-o", "./link.csv"], ["-o", "lb.csv", "--problems", str(tmp_path / "r.csv")]):
+        result = runner.invoke(main, ["score", "r.csv", "--no-cache", *args])
+        assert result.exit_code == 2, result.output
+        assert "is the input" in result.output and "would overwrite what srdash reads" in result.output
+    assert (tmp_path / "r.csv").read_text().startswith("method,dataset")  # untouched
+
+
+def test_trust_export_onto_its_own_store_is_refused(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    store = tmp_path / "trust.sqlite"
+    runner = CliRunner()
+    assert runner.invoke(main, ["trust", "init", "--store", str(store)]).exit_code == 0
+    before = store.read_bytes()
+    for output in (store, tmp_path / "trust.sqlite-wal"):
+        result = runner.invoke(main, ["trust", "export", "--store", str(store), "-o", str(output)])
+        assert result.exit_code == 2, result.output
+        assert "would overwrite what srdash reads" in result.output
+    assert store.read_bytes() == before

@@ -508,6 +508,10 @@ def test_cli_trust_export_and_import(tmp_path):
     source.write_text("task,method,expert_score,comment\ncases,operon,5,clear\ncases,pysr,3,\n")
     store = tmp_path / "trust.sqlite"
     result = runner.invoke(main, ["trust", "import", str(source), "--store", str(store), "--judge", "expert"])
+    assert result.exit_code == 1  # issue 24: a mistyped store path never starts a new, empty store
+    assert "There is no trust store at" in result.output and not store.exists()
+    result = runner.invoke(main, ["trust", "import", str(source), "--store", str(store), "--judge", "expert",
+                                  "--create"])
     assert result.exit_code == 0, result.output
     assert f"Imported 2 entries from {source} into {store}" in result.output
     exported = tmp_path / "out.csv"

@@ -124,6 +124,46 @@ def fail_cleanly():
         raise click.ClickException(str(exc)) from exc
 
 
+def refuse_output_onto_input(outputs, inputs) -> None:
+    """Refuse (usage error, exit 2) an output path that is one of the inputs or lies inside an input folder.
+
+    ``outputs``: ``(option, path or None)`` pairs; ``inputs``: paths of files or
+    folders read. Paths are compared once resolved (links followed) and, for
+    files that exist, by device and inode, so ``./r.csv``, ``r.csv`` and a link
+    to it are one file. An SQLite store's ``-wal`` and ``-shm`` files count as
+    the store.
+    """
+    import os
+
+    def identity(path: Path):
+        try:
+            info = path.stat()
+        except OSError:
+            return None
+        return info.st_dev, info.st_ino
+
+    resolved_inputs = []
+    for path in inputs:
+        if path is None:
+            continue
+        path = Path(path).expanduser().resolve()
+        resolved_inputs.append((path, identity(path)))
+        for suffix in ("-wal", "-shm", "-journal"):
+            resolved_inputs.append((path.with_name(path.name + suffix), None))
+    for option, output in outputs:
+        if output is None:
+            continue
+        target = Path(output).expanduser().resolve()
+        target_identity = identity(target)
+        for path, path_identity in resolved_inputs:
+            same = target == path or (target_identity is not None and target_identity == path_identity)
+            inside = path.is_dir() and os.path.commonpath([str(target), str(path)]) == str(path)
+            if same or inside:
+                what = f"lies inside the input folder '{path}'" if inside and not same else f"is the input '{path}'"
+                raise click.UsageError(f"{option} '{output}' {what}; writing there would overwrite what srdash "
+                                       f"reads. Give another output path.")
+
+
 @contextlib.contextmanager
 def progress_bar(description: str):
     """A tqdm progress bar on stderr, fed by ``progress(done, total, counts)`` calls.
