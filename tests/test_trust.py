@@ -730,3 +730,37 @@ def test_read_only_sees_what_a_live_writer_just_saved(tmp_path):
         writer.record("ann", "d", "a", kind="rank", value=2)       # the writer is unaffected
     with TrustStore(path, read_only=True) as reader:
         assert reader.entries()["value"].tolist() == [2.0]
+
+
+def test_a_key_revoked_while_the_page_is_open_saves_nothing_more(tmp_path):
+    # Issue 24: the review identifies the visitor once; each save checks the key again.
+    path = tmp_path / "trust.sqlite"
+    key = TrustStore(path, seed=1).issue_key("ann")
+    page = TrustStore(path)
+    judge, _ = page.identify(key)
+    page.record(judge, "d1", "a", kind="rank", value=1)
+    with TrustStore(path) as organiser:
+        organiser.revoke_keys("ann")
+    with pytest.raises(TrustStoreError, match=r"This access key was revoked on .*: the change was NOT saved"):
+        page.record(judge, "d1", "a", kind="rank", value=2)
+    assert page.entries()["value"].tolist() == [1.0]
+    page.close()
+
+
+@pytest.mark.parametrize("how", ["deleted", "moved", "replaced"])
+def test_a_store_deleted_moved_or_replaced_while_judges_work_refuses_to_save(tmp_path, how):
+    import shutil
+
+    path = tmp_path / "trust.sqlite"
+    page = TrustStore(path, seed=1)
+    page.record("ann", "d1", "a", kind="rank", value=1)
+    if how == "deleted":
+        path.unlink()
+    elif how == "moved":
+        path.rename(tmp_path / "elsewhere.sqlite")
+    else:
+        shutil.copy(path, tmp_path / "copy.sqlite")
+        (tmp_path / "copy.sqlite").replace(path)
+    with pytest.raises(TrustStoreError, match=r"the change was NOT saved"):
+        page.record("ann", "d1", "a", kind="rank", value=2)
+    page.close()
