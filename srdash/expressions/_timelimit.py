@@ -264,8 +264,31 @@ def _limit_memory(limit: int) -> None:
         pass
 
 
-def _worker_main(conn, func: Callable, memory_limit: int | None) -> None:
+def _die_with_parent(parent: int | None) -> None:
+    """Ask Linux to kill this worker (SIGKILL) when the thread that started it ends.
+
+    A parent stopped by SIGTERM or SIGKILL runs no clean-up: without this, a
+    worker busy with a long simplification would run on, orphaned, until its
+    task ends. (The pipe closing only stops a worker waiting for a task.)
+    Elsewhere (macOS, Windows) nothing is done.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _worker_main(conn, func: Callable, memory_limit: int | None, parent: int | None = None) -> None:
     """Loop of a worker process: receive ``(task_id, args)``, send the outcome."""
+    _die_with_parent(parent)
     # Ctrl-C reaches the whole process group; the parent decides what to do.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if memory_limit:
@@ -341,7 +364,9 @@ class WorkerPool:
     sympy), paid once per worker since workers are reused. Workers run with
     ``PYTHONHASHSEED=0`` so that results cannot depend on which worker ran a
     task, and with one thread for numerical libraries. Their standard output is
-    discarded.
+    discarded. On Linux a worker is killed with its parent (``PR_SET_PDEATHSIG``:
+    when the thread that started it ends, e.g. the parent stopped by SIGTERM),
+    so no simplification outlives the command that asked for it.
 
     Parameters
     ----------
@@ -457,7 +482,7 @@ class WorkerPool:
         self._workers.append(worker)
         try:
             parent_conn.send(list(sys.path))
-            parent_conn.send((self.func, self.memory_limit))
+            parent_conn.send((self.func, self.memory_limit, os.getpid()))
         except (OSError, ValueError):
             pass  # it died at once; _collect() notices
         return worker
