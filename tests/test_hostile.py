@@ -570,3 +570,24 @@ def test_trust_export_onto_its_own_store_is_refused(tmp_path):
         assert result.exit_code == 2, result.output
         assert "would overwrite what srdash reads" in result.output
     assert store.read_bytes() == before
+
+
+# --------------------------------------------------------------------------- issue 24, class 6: low
+
+
+@pytest.mark.parametrize("text", ["١٢٣", "１２", "1_000", "0.5_0", "٠.٥"])
+def test_non_ascii_digits_and_underscores_are_refused_in_results_as_in_predictions(text):
+    from srdash.io.predictions import _parse_lines
+
+    assert np.isnan(_parse_lines(np.array([text], dtype=object))[0])  # the prediction files' rule
+    table = pd.DataFrame({"method": ["a"], "dataset": ["d"], "run": ["0"], "r2_test": [text], "components": ["3"]})
+    with pytest.raises(ValidationError, match=r"column 'r2_test': .* is not a number"):
+        load_results(table)
+    with pytest.raises(ValidationError, match=r"column 'run': .* is not an integer"):
+        load_results(table.assign(r2_test="0.5", run=text))
+
+
+def test_honest_numbers_still_read_in_results():
+    table = pd.DataFrame({"method": ["a", "b"], "dataset": ["d", "d"], "run": ["0", "+1"],
+                          "r2_test": ["-1.5e-3", ".5"], "components": ["3", "4.0"]})
+    assert load_results(table).table["r2_test"].tolist() == [-0.0015, 0.5]

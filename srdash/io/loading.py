@@ -32,6 +32,7 @@ import io
 import json
 import math
 import os
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -535,6 +536,14 @@ def _as_text(value) -> str | None:
     return text if text.strip() else None
 
 
+#: What a number in a results file may look like: ASCII digits, an optional sign, point and
+#: exponent, or inf/nan; no underscores, no other scripts' digits (Arabic-Indic, fullwidth),
+#: which Python's float() accepts. The same rule as prediction files, read by pandas' C parser.
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
+                          re.IGNORECASE | re.ASCII)
+_PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+
 def _as_number(value) -> tuple[float, bool]:
     """(number, ok); missing cells give (nan, True), non-numbers (nan, False)."""
     if _is_missing(value):
@@ -544,10 +553,10 @@ def _as_number(value) -> tuple[float, bool]:
     if isinstance(value, (int, float, np.integer, np.floating)):
         return float(value), True
     if isinstance(value, str):
-        try:
-            return float(value.strip()), True
-        except ValueError:
+        text = value.strip()
+        if not PLAIN_NUMBER.fullmatch(text):  # float() would read '١٢٣', '１２' and '1_000'
             return math.nan, False
+        return float(text), True
     return math.nan, False
 
 
@@ -556,11 +565,8 @@ def _as_integer(value) -> int | None:
         return None
     if isinstance(value, (int, np.integer)):
         return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
+    if isinstance(value, str) and _PLAIN_INTEGER.fullmatch(value.strip()):
+        return int(value.strip())
     number, ok = _as_number(value)
     if ok and math.isfinite(number) and number == int(number):
         return int(number)
