@@ -764,3 +764,14 @@ def test_a_store_deleted_moved_or_replaced_while_judges_work_refuses_to_save(tmp
     with pytest.raises(TrustStoreError, match=r"the change was NOT saved"):
         page.record("ann", "d1", "a", kind="rank", value=2)
     page.close()
+
+
+def test_a_comment_over_ten_thousand_characters_is_refused_with_a_message(tmp_path):
+    from srdash.judging.trust import MAX_COMMENT_CHARS
+
+    with TrustStore(tmp_path / "trust.sqlite", seed=1) as store:
+        store.record("ann", "d1", "a", kind="rank", value=1, comment="x" * MAX_COMMENT_CHARS)  # at the limit: kept
+        with pytest.raises(TrustStoreError, match=r"A comment may have at most 10,000 characters; this one has "
+                                                  r"10,001 \(a on d1\)\. Shorten it; it was not saved\."):
+            store.record("ann", "d1", "a", kind="rank", comment="x" * (MAX_COMMENT_CHARS + 1))
+        assert len(store.entries()["comment"].iloc[0]) == MAX_COMMENT_CHARS

@@ -190,6 +190,10 @@ _LATER_TABLES = ("jury_scores", "jury_history", "access_keys")
 ROLES = ("judge", "organiser")
 
 
+#: The longest comment a judge may keep with an entry (characters); longer ones are refused.
+MAX_COMMENT_CHARS = 10_000
+
+
 class TrustStoreError(SrdashError):
     """The trust store cannot be opened, or refuses a change (with the reason)."""
 
@@ -650,6 +654,9 @@ class TrustStore:
             return self._write(cursor, judge, dataset, method, kind, value, comment, source)
 
     def _write(self, cursor, judge, dataset, method, kind, value, comment, source) -> Entry:
+        if isinstance(comment, str) and len(comment) > MAX_COMMENT_CHARS:
+            raise TrustStoreError(f"A comment may have at most {MAX_COMMENT_CHARS:,} characters; this one has "
+                                  f"{len(comment):,} ({method} on {dataset}). Shorten it; it was not saved.")
         self._refuse_if_closed(cursor)
         current = cursor.execute("SELECT kind, value, comment FROM trust WHERE judge = ? AND dataset = ? "
                                  "AND method = ?", (judge, dataset, method)).fetchone()
