@@ -591,3 +591,13 @@ def test_honest_numbers_still_read_in_results():
     table = pd.DataFrame({"method": ["a", "b"], "dataset": ["d", "d"], "run": ["0", "+1"],
                           "r2_test": ["-1.5e-3", ".5"], "components": ["3", "4.0"]})
     assert load_results(table).table["r2_test"].tolist() == [-0.0015, 0.5]
+
+
+def test_names_that_display_alike_are_merged_with_a_warning_naming_the_spellings():
+    table = pd.DataFrame({"method": ["Operon", "Oper\u200bon", "\u202eOperon", "Ｏperon", "PySR"],
+                          "dataset": "d", "run": [0, 1, 2, 3, 0], "r2_test": 0.5, "components": 3})
+    with pytest.warns(UserWarning, match=r"method names are compared as they display .*merged: "
+                                         r"'Operon' and 'Oper\\u200bon' and '\\u202eOperon' and '\\uff2fperon' "
+                                         r"-> 'Operon'"):
+        results = load_results(table)
+    assert sorted(results.table["method"].unique()) == ["Operon", "PySR"]

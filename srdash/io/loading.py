@@ -581,10 +581,34 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _displayed_name(text: str) -> str:
+    """A name as it displays: Unicode NFKC (fullwidth and other look-alike forms folded), invisible
+    format characters (zero-width spaces and joiners, direction marks and overrides) removed,
+    surrounding spaces trimmed.
+
+    Examples
+    --------
+    >>> _displayed_name(" Ｏperon\u200b\u202e ")
+    'Operon'
+    """
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf").strip()
+
+
 def _warn_trimmed(canonical: str, spellings: dict[str, set[str]], source: str) -> None:
-    """Warn once when names had surrounding spaces, saying which spellings were merged."""
+    """Warn once when names had surrounding spaces or display alike, saying which spellings were merged."""
     changed = {name: sorted(found) for name, found in spellings.items() if found != {name}}
     if not changed:
+        return
+    if any(spelling.strip() != name for name, found in changed.items() for spelling in found):
+        shown = "; ".join(" and ".join(ascii(f) for f in found) + f" -> {name!r}"
+                          for name, found in sorted(changed.items())[:10])
+        more = f"; ... ({len(changed)} names in all)" if len(changed) > 10 else ""
+        warnings.warn(f"{source}: {canonical} names are compared as they display (surrounding spaces trimmed, "
+                      f"Unicode NFKC, invisible characters such as zero-width spaces and direction controls "
+                      f"removed); merged: {shown}{more}.", UserWarning, stacklevel=4)
         return
     shown = "; ".join(" and ".join(repr(f) for f in found) + f" -> {name!r}"
                       for name, found in sorted(changed.items())[:10])
@@ -651,9 +675,10 @@ def _canonical_table(raw: _Raw):
             if text is None:
                 report(position, name, f"is empty; every row needs a {canonical}.")
             else:
-                # Names are compared after trimming: 'A ' and 'A' are one method.
-                spellings.setdefault(text.strip(), set()).add(text)
-                text = text.strip()
+                # Names are compared as they display: 'A ', 'A\u200b' and 'Ａ' are one method.
+                shown = _displayed_name(text)
+                spellings.setdefault(shown, set()).add(text)
+                text = shown
             values.append(text)
         _warn_trimmed(canonical, spellings, raw.name)
         columns[canonical] = _text_series(values)
