@@ -601,3 +601,18 @@ def test_names_that_display_alike_are_merged_with_a_warning_naming_the_spellings
                                          r"-> 'Operon'"):
         results = load_results(table)
     assert sorted(results.table["method"].unique()) == ["Operon", "PySR"]
+
+
+@pytest.mark.parametrize("dataset", ["../private/secret", "/etc/passwd", "sub/../../private/secret", "..", "."])
+def test_a_dataset_name_that_is_a_path_never_reads_outside_the_data_folder(tmp_path, dataset):
+    from srdash.judging.representative import find_test_file
+
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "secret_test.csv").write_text("x,y\n1,2\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "honest_test.csv").write_text("x,y\n1,2\n")
+    (data / "leak_test.csv").symlink_to(tmp_path / "private" / "secret_test.csv")
+    assert find_test_file(data, dataset) is None
+    assert find_test_file(data, "leak") is None  # a link out of the folder
+    assert find_test_file(data, "honest") == data / "honest_test.csv"
