@@ -616,3 +616,19 @@ def test_a_dataset_name_that_is_a_path_never_reads_outside_the_data_folder(tmp_p
     assert find_test_file(data, dataset) is None
     assert find_test_file(data, "leak") is None  # a link out of the folder
     assert find_test_file(data, "honest") == data / "honest_test.csv"
+
+
+def test_a_model_stopped_by_the_wall_clock_is_cached_as_a_timeout_with_its_limit(tmp_path, monkeypatch):
+    import srdash.expressions as expressions
+    from srdash.expressions.cache import ResultCache
+
+    # Every worker killed by the wall clock at once (the hard limit made tiny), as a model stuck in C code.
+    monkeypatch.setattr(expressions._Settings, "hard_limit", property(lambda self: 0.01))
+    first = complexity_table(["x1 + x2"], timeout=5, cache=tmp_path / "c.sqlite")
+    assert first["status"].tolist() == ["timeout"]
+    with ResultCache(tmp_path / "c.sqlite") as store:
+        rows = store.export_rows(kind="complexity")
+    assert [(row[2], row[4]) for row in rows] == [("timeout", 5.0)]  # status and the limit it holds for
+    monkeypatch.setattr(expressions, "WorkerPool", None)  # a second scoring does no work: from the cache
+    again = complexity_table(["x1 + x2"], timeout=5, cache=tmp_path / "c.sqlite")
+    assert again["status"].tolist() == ["timeout"]

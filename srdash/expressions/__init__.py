@@ -1381,10 +1381,11 @@ def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_l
                         continue
                     outcome = _outcome_of(result, first_failure, first_seconds, settings)
                     record(pair, outcome)
-                    # A CPU-time timeout is kept (the same limit gives it again); a wall-clock kill is not:
-                    # it can be the machine's load rather than the model.
-                    hard_kill = first_failure is not None and first_failure.outcome == "killed"
-                    if store is not None and (outcome.cacheable or (outcome.status == "timeout" and not hard_kill)):
+                    # A timeout is kept with its limit, also a wall-clock kill (3x the CPU-time limit plus
+                    # a grace: work stuck where no signal reaches, e.g. in C): recomputing it would cost
+                    # the whole wall-clock limit on every scoring and every dashboard kernel. The cache
+                    # answers it under the same or a shorter limit only; --retry-timeouts computes it again.
+                    if store is not None and (outcome.cacheable or outcome.status == "timeout"):
                         pending_writes.append((keys[pair], {"model": pair[0], **outcome._asdict()}))
                         if len(pending_writes) >= 200:
                             _write(store, pending_writes, limit=settings.timeout)

@@ -24,8 +24,8 @@ every use (experts add entries while the competition is served).
 
 A snapshot is only written when the preparation's every expensive result is
 in the cache, that is, when preparing again would give the same prepared
-competition: a model killed by the wall clock (the machine's load, not the
-model) is not cached, so neither is a preparation that had one.
+competition (a model killed by the wall clock is cached as a timeout with its
+limit, like one stopped by its CPU-time limit).
 ``--retry-timeouts`` never uses a snapshot.
 
 Python warnings raised while preparing (a merged name, a constant target,
