@@ -549,8 +549,10 @@ def test_an_output_onto_an_input_is_refused_before_any_work(tmp_path, monkeypatc
     (tmp_path / "r.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\nb,d,0.6,4\n")
     (tmp_path / "link.csv").symlink_to(tmp_path / "r.csv")
     runner = CliRunner()
-    for args in (["-o", "r.csv"], ["-o", "./link.csv"], ["-o", "lb.csv", "--problems", str(tmp_path / "r.csv")]):
-        result = runner.invoke(main, ["score", "r.csv", "--no-cache", *args])
+    for command, args in (("score", ["-o", "r.csv"]), ("score", ["-o", "./link.csv"]),
+                          ("score", ["-o", "lb.csv", "--problems", str(tmp_path / "r.csv")]),
+                          ("report", ["-o", "link.csv"]), ("complexity", ["-o", "r.csv"])):
+        result = runner.invoke(main, [command, "r.csv", "--no-cache", *args])
         assert result.exit_code == 2, result.output
         assert "is the input" in result.output and "would overwrite what srdash reads" in result.output
     assert (tmp_path / "r.csv").read_text().startswith("method,dataset")  # untouched

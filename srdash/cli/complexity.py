@@ -65,6 +65,9 @@ def complexity(models_path, output, timeout, jobs, cache_path, no_cache, schedul
 
     A progress bar on stderr counts the done, failed and timed-out models.
     """
+    from srdash.cli._common import refuse_output_onto_input
+
+    refuse_output_onto_input([("-o/--output", output)], [models_path, cache_path])
     if cache_path is not None and no_cache:
         raise click.UsageError("Give either --cache PATH or --no-cache, not both.")
     import pandas as pd
