@@ -14,9 +14,13 @@ Classes measured (each prints one block):
    the bomb's scale, in a subprocess) and those of srdash refusing it. Memory is the growth of
    the peak RSS over the imports' peak: 0 means below that high-water mark.
 
+7. Work that outlives its command: the seconds between SIGTERM to a parent whose
+   simplification worker is busy and that worker's end (before issue 24: never,
+   until its task ended).
+
 Timings on shared machines are noisy: compare the numbers of one run.
 
-Usage: python benchmarks/hostile.py [--classes 1 2]
+Usage: python benchmarks/hostile.py [--classes 1 2 7]
 """
 
 from __future__ import annotations
@@ -135,7 +139,54 @@ def bombs() -> None:
                   f"{srdash_mb:5.0f} MB")
 
 
-CLASSES = {"1": literals, "2": bombs}
+_ORPHAN = """
+import sys, threading, time
+sys.path.insert(0, {root!r})
+from srdash.expressions._timelimit import WorkerPool
+pool = WorkerPool(time.sleep, processes=1, time_limit=None)
+pool.submit(0, 120)
+
+def announce():
+    while not pool._workers or pool._workers[0].task is None:
+        time.sleep(0.01)
+    print(pool._workers[0].process.pid, flush=True)
+
+threading.Thread(target=announce, daemon=True).start()
+list(pool.results())
+"""
+
+
+def orphans() -> None:
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN.format(root=root)], stdout=subprocess.PIPE, text=True)
+    worker = int(parent.stdout.readline())
+    start = time.perf_counter()
+    parent.send_signal(signal.SIGTERM)
+    parent.wait(10)
+    status = Path(f"/proc/{worker}/status")
+    while time.perf_counter() - start < 10:
+        try:
+            state = next(line for line in status.read_text().splitlines() if line.startswith("State:"))
+        except (FileNotFoundError, ProcessLookupError):
+            break
+        if "Z" in state.split()[1]:
+            break
+        time.sleep(0.001)
+    else:
+        import os
+
+        os.kill(worker, signal.SIGKILL)
+        print("class 7: the busy worker outlived its parent by more than 10 s (killed now)")
+        return
+    print(f"class 7: a busy worker ended {time.perf_counter() - start:.3f} s after SIGTERM to its parent")
+
+
+CLASSES = {"1": literals, "2": bombs, "7": orphans}
 
 
 def main() -> None:
