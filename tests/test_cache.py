@@ -242,3 +242,52 @@ def test_qualification_baseline_fits_are_cached(tmp_path, monkeypatch):
         other = frame.assign(target=frame["target"] + frame["x"])  # other data: fitted again
         with pytest.raises(AssertionError, match="a baseline was fitted"):
             fit_baseline({"line": other}, seeds=[0], cache=store)
+
+
+def _ok_row():
+    return ("k", {"model": "x", "status": "ok", "components": 1.0, "simplified": "x", "reason": "",
+                  "features_used": "x", "seconds": 0.01})
+
+
+def test_a_cache_folder_others_can_write_is_refused(tmp_path):
+    # Issue 24: whoever can write the folder can replace the key beside the database and sign rows.
+    import os
+
+    from srdash.expressions.cache import CacheRefused
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    os.chmod(folder, 0o777)
+    with pytest.raises(CacheRefused, match=r"The cache folder '.*shared' is writable by other users \(mode 777\); "
+                                           r"whoever can write it could replace the cache's key"):
+        ResultCache(folder).put_many([_ok_row()])
+    assert not (folder / "complexity.sqlite.key").exists()
+
+
+def test_a_key_file_others_can_write_or_a_linked_key_is_refused(tmp_path):
+    import os
+
+    from srdash.expressions.cache import CacheRefused
+
+    (tmp_path / "a").mkdir()
+    with ResultCache(tmp_path / "a") as cache:
+        cache.put_many([_ok_row()])
+    key = tmp_path / "a" / "complexity.sqlite.key"
+    os.chmod(key, 0o666)
+    with pytest.raises(CacheRefused, match=r"key file '.*complexity\.sqlite\.key' is not a private file of yours"):
+        ResultCache(tmp_path / "a").get_many(["k"])
+    os.chmod(key, 0o600)
+    key.rename(tmp_path / "elsewhere.key")
+    key.symlink_to(tmp_path / "elsewhere.key")  # a key swapped for a link to the writer's own file
+    with pytest.raises(CacheRefused, match=r"is not a private file of yours"):
+        ResultCache(tmp_path / "a").get_many(["k"])
+
+
+def test_a_new_cache_folder_is_private():
+    import stat
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as root, ResultCache(Path(root) / "new" / "cache" / "c.sqlite") as cache:
+        cache.put_many([_ok_row()])
+        assert stat.S_IMODE((Path(root) / "new" / "cache").stat().st_mode) == 0o700

@@ -10,12 +10,15 @@ import csv
 import math
 import os
 import shutil
+import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 import sympy
 from sympy.parsing.sympy_parser import convert_xor, parse_expr, standard_transformations
 
@@ -151,12 +154,105 @@ def test_the_cpu_backstop_stops_work_in_the_main_thread_and_never_nests(monkeypa
     monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 0.001)
     with pytest.raises(ModelRejected, match=r"Parsing the model took more than 0\.001 s of CPU time"):
         parse_model(model)
-    # Off the main thread there is no timer (signals only reach the main thread): the work completes.
+    # It never nests: inside a worker task already under a CPU-time limit, no second timer is set.
+    from srdash.expressions._timelimit import soft_time_limit
+
+    with soft_time_limit(60, clock="cpu"):
+        assert isinstance(parse_model(model), sympy.Expr)
+
+
+@pytest.mark.parametrize("literal, message", [
+    ("2e9999999", r"has a decimal exponent of 9999999; number literals are limited to exponents from -1,000 "
+                  r"to 1,000"),
+    ("2_0E-9_999_999", r"has a decimal exponent of -9999999"),
+    ("0.0e1001", r"has a decimal exponent of 1,001"),
+    ("0.001e1002", r"has a decimal exponent of 1,002"),
+    ("0." + "0" * 1000 + "1", r"has a decimal exponent of -1,001"),
+    ("1" + "0" * 400 + ".5", r"has 402 significant digits; number literals are limited to 100"),
+    ("1." + "3" * 3000, r"has 3,001 significant digits"),
+])
+def test_number_literals_are_bounded_by_what_they_cost_before_sympy_sees_them(literal, message):
+    # Issue 24: sympy turns a float literal into an exact rational in C code no signal stops
+    # (2e9999999: an integer of ten million digits, > 400 s), and evaluates functions of
+    # thousands of digits at that precision.
+    for work in (parse_model, latex_of, lambda m: evaluate_model(m, {"x1": np.ones(2)})):
+        with pytest.raises(ModelRejected, match=message):
+            work(f"x1 + erf({literal})")
+
+
+@pytest.mark.parametrize("model", ["x1 + 1e-10", "3.14159265358979*x1", "6.02214076e23*x1", "1.7e308 + x1",
+                                   "4.9e-324*x1", "0.000_001*x1", "1_000.5e-3*x1", "0e400 + x1", "1e-1000*x1",
+                                   "1." + "1" * 99 + "*x1"])
+def test_real_number_literals_are_kept(model):
+    assert isinstance(parse_model(model), sympy.Expr)
+
+
+def _literal_model(whole: str, fraction: str | None, exponent: int | None, functions: list[str]) -> str:
+    literal = whole + ("" if fraction is None else "." + fraction) + ("" if exponent is None else f"e{exponent}")
+    if not any(c.isdigit() for c in literal.split("e")[0]):
+        literal = "1" + literal
+    model = f"x1*{literal}"
+    for name in functions:
+        model = f"{name}({model}) + {literal}"
+    return model
+
+
+_DIGITS = st.text("0123456789", min_size=0, max_size=4000)
+_LITERAL_MODELS = st.builds(
+    _literal_model, whole=st.text("0123456789", min_size=1, max_size=4000), fraction=st.none() | _DIGITS,
+    exponent=st.none() | st.integers(-1100, 1100) | st.integers(-10**7, 10**7),
+    functions=st.lists(st.sampled_from(["erf", "sin", "exp", "log", "sqrt", "tanh", "atan", "cosh"]), max_size=4))
+_LITERAL_BUDGET = 10.0  # seconds per model for all three, loosely (measured: benchmarks/hostile.py)
+
+
+def _parse_latex_evaluate(model: str) -> None:
+    for work in (parse_model, latex_of, lambda m: evaluate_model(m, {"x1": np.linspace(0.1, 1, 3)})):
+        try:
+            work(model)
+        except ModelRejected:
+            pass
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(model=_LITERAL_MODELS)
+def test_number_literals_cost_little_in_the_main_thread_and_in_a_worker_thread(model):
+    import threading
+
+    start = time.perf_counter()
+    _parse_latex_evaluate(model)
+    assert time.perf_counter() - start < _LITERAL_BUDGET, model[:200]
+    worker = threading.Thread(target=_parse_latex_evaluate, args=(model,), daemon=True)
+    worker.start()
+    worker.join(_LITERAL_BUDGET)
+    assert not worker.is_alive(), f"still working after {_LITERAL_BUDGET} s in a thread: {model[:200]}"
+
+
+def test_the_cpu_backstop_also_stops_work_in_a_worker_thread(monkeypatch):
+    import threading
+
+    import srdash.expressions as expressions
+
+    model = "factor_terms(" + "+".join(f"{i}*x{i}*y" for i in range(470)) + ")"  # ~0.1 s of honest work
+    monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 0.001)
     outcome = []
-    worker = threading.Thread(target=lambda: outcome.append(parse_model(model)))
+
+    def run():
+        try:
+            outcome.append(parse_model(model))
+        except ModelRejected as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run)
     worker.start()
     worker.join()
-    assert isinstance(outcome[0], sympy.Expr)
+    assert isinstance(outcome[0], ModelRejected)
+    assert "Parsing the model took more than 0.001 s of CPU time" in outcome[0].reason
+    # The thread's profile function is gone afterwards: later work runs unhindered.
+    monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 10.0)
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert isinstance(outcome[1], sympy.Expr)
 
 
 # --------------------------------------------------------------------------- class 3: files
@@ -221,6 +317,53 @@ def test_a_fifo_named_as_the_results_file_is_refused_not_waited_for(tmp_path):
     os.mkfifo(tmp_path / "results.csv")
     with pytest.raises(SrdashError, match=r"is a FIFO \(named pipe\), not a regular file"):
         load_results(tmp_path / "results.csv")
+
+
+def _bombs():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_bombs", HOSTILE / "make_bombs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("make, message", [
+    ("parquet_rows", r"rows\.parquet': has 5,000,000 rows; the limit is 1,000,000"),
+    ("parquet_dictionary", r"dictionary\.parquet': holds 1\.9 GiB of values once its repeated strings are "
+                           r"written out; the limit for a Parquet file is 256\.0 MiB"),
+    ("gzip_csv", r"big\.csv\.gz': expands to more than 64 MiB of text \(the limit for a CSV, compressed or not\)"),
+    ("gzip_csv_rows", r"rows\.csv\.gz': has about 2,000,001 rows; the limit is 1,000,000"),
+])
+def test_decompression_bombs_are_refused_before_they_are_read_whole(tmp_path, make, message):
+    # Issue 24: a 2 KB Parquet expanding to 2 GB; a CSV.gz within 256 MiB still costing ~30x in pandas.
+    # Each file is under 1 MB on disk; what reading it whole would cost: benchmarks/hostile.py.
+    names = {"parquet_rows": "rows.parquet", "parquet_dictionary": "dictionary.parquet",
+             "gzip_csv": "big.csv.gz", "gzip_csv_rows": "rows.csv.gz"}
+    path = getattr(_bombs(), make)(tmp_path / names[make])
+    assert path.stat().st_size < 2**20
+    with pytest.raises(SrdashError, match=message):
+        load_results(path)
+
+
+def test_parquet_pages_expanding_beyond_the_limit_are_refused_from_the_metadata(tmp_path, monkeypatch):
+    import srdash.io.files as files
+
+    # The limit lowered to 1 MiB so that the bomb stays small to build: one 2 MiB model, compressed.
+    monkeypatch.setitem(files.MAX_EXPANDED_BYTES, "parquet", 2**20)
+    path = _bombs().parquet_pages(tmp_path / "pages.parquet", size=2 * 2**20)
+    with pytest.raises(SrdashError, match=r"pages\.parquet': expands to 2\.0 MiB of column data; the limit for a "
+                                          r"Parquet file is 1\.0 MiB"):
+        load_results(path)
+
+
+def test_a_string_repeated_through_a_parquet_dictionary_is_held_once(tmp_path):
+    from srdash.io.files import read_parquet_bytes
+
+    path = _bombs().parquet_dictionary(tmp_path / "d.parquet", rows=1_000, width=3_000)
+    frame = read_parquet_bytes(path.read_bytes(), path=path)
+    assert frame["model"].iloc[0] is frame["model"].iloc[999]  # one object, not 1,000 copies
+    assert load_results(path).table.shape[0] == 1_000  # and an honest-sized file still loads
 
 
 # --------------------------------------------------------------------------- class 4: CSV shape
@@ -360,3 +503,134 @@ def test_helpers_never_run_text():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert str(parse_model("Piecewise((1, True))")) == "1"
+
+
+# --------------------------------------------------------------------------- issue 24, class 4: silent merges
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"algorithm": "A", "dataset": "d", "random_state": 0, "r2_test": 0.1, "r2_test": 0.9, "symbolic_model": "x1"}',
+     r"run\.json: has repeated keys \('r2_test' twice\); each key may appear once in an object"),
+    ('{"algorithm": "A", "dataset": "d", "random_state": 0, "r2_test": 0.1, " r2_test ": 0.9, "symbolic_model": "x1"}',
+     r"run\.json: has repeated keys \('r2_test' and ' r2_test ', equal once trimmed\)"),
+])
+def test_a_json_result_with_a_repeated_key_is_a_problem_not_its_last_value(tmp_path, content, message):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "run.json").write_text(content)
+    (folder / "other.json").write_text('{"algorithm": "B", "dataset": "d", "random_state": 0, "r2_test": 0.5, '
+                                       '"symbolic_model": "x1"}')
+    with pytest.raises(ValidationError, match=message):
+        load_results(folder)
+
+
+def test_the_same_run_in_two_results_files_is_listed_not_pooled(tmp_path):
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import load_competition_results
+
+    (tmp_path / "a.csv").write_text("method,dataset,run,r2_test,components\nA,d,0,0.5,3\nA,d,1,0.6,3\n")
+    (tmp_path / "b.csv").write_text("method,dataset,run,r2_test,components\nB,d,0,0.7,3\nA,d,1,0.9,3\n")
+    (tmp_path / "competition.toml").write_text('results = ["a.csv", "b.csv"]\n[simplification]\ncache = false\n')
+    with pytest.raises(ValidationError, match=r"b\.csv: method 'A', dataset 'd', run 1 is also in .*a\.csv; each run "
+                                              r"may appear in one results file only") as info:
+        load_competition_results(load_competition(tmp_path / "competition.toml"))
+    assert len(info.value.problems) == 1
+
+
+# --------------------------------------------------------------------------- issue 24, class 5: outputs onto inputs
+
+
+def test_an_output_onto_an_input_is_refused_before_any_work(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\nb,d,0.6,4\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "r.csv")
+    runner = CliRunner()
+    for command, args in (("score", ["-o", "r.csv"]), ("score", ["-o", "./link.csv"]),
+                          ("score", ["-o", "lb.csv", "--problems", str(tmp_path / "r.csv")]),
+                          ("report", ["-o", "link.csv"]), ("complexity", ["-o", "r.csv"])):
+        result = runner.invoke(main, [command, "r.csv", "--no-cache", *args])
+        assert result.exit_code == 2, result.output
+        assert "is the input" in result.output and "would overwrite what srdash reads" in result.output
+    assert (tmp_path / "r.csv").read_text().startswith("method,dataset")  # untouched
+
+
+def test_trust_export_onto_its_own_store_is_refused(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    store = tmp_path / "trust.sqlite"
+    runner = CliRunner()
+    assert runner.invoke(main, ["trust", "init", "--store", str(store)]).exit_code == 0
+    before = store.read_bytes()
+    for output in (store, tmp_path / "trust.sqlite-wal"):
+        result = runner.invoke(main, ["trust", "export", "--store", str(store), "-o", str(output)])
+        assert result.exit_code == 2, result.output
+        assert "would overwrite what srdash reads" in result.output
+    assert store.read_bytes() == before
+
+
+# --------------------------------------------------------------------------- issue 24, class 6: low
+
+
+@pytest.mark.parametrize("text", ["١٢٣", "１２", "1_000", "0.5_0", "٠.٥"])
+def test_non_ascii_digits_and_underscores_are_refused_in_results_as_in_predictions(text):
+    from srdash.io.predictions import _parse_lines
+
+    assert np.isnan(_parse_lines(np.array([text], dtype=object))[0])  # the prediction files' rule
+    table = pd.DataFrame({"method": ["a"], "dataset": ["d"], "run": ["0"], "r2_test": [text], "components": ["3"]})
+    with pytest.raises(ValidationError, match=r"column 'r2_test': .* is not a number"):
+        load_results(table)
+    with pytest.raises(ValidationError, match=r"column 'run': .* is not an integer"):
+        load_results(table.assign(r2_test="0.5", run=text))
+
+
+def test_honest_numbers_still_read_in_results():
+    table = pd.DataFrame({"method": ["a", "b"], "dataset": ["d", "d"], "run": ["0", "+1"],
+                          "r2_test": ["-1.5e-3", ".5"], "components": ["3", "4.0"]})
+    assert load_results(table).table["r2_test"].tolist() == [-0.0015, 0.5]
+
+
+def test_names_that_display_alike_are_merged_with_a_warning_naming_the_spellings():
+    table = pd.DataFrame({"method": ["Operon", "Oper\u200bon", "\u202eOperon", "Ｏperon", "PySR"],
+                          "dataset": "d", "run": [0, 1, 2, 3, 0], "r2_test": 0.5, "components": 3})
+    with pytest.warns(UserWarning, match=r"method names are compared as they display .*merged: "
+                                         r"'Operon' and 'Oper\\u200bon' and '\\u202eOperon' and '\\uff2fperon' "
+                                         r"-> 'Operon'"):
+        results = load_results(table)
+    assert sorted(results.table["method"].unique()) == ["Operon", "PySR"]
+
+
+@pytest.mark.parametrize("dataset", ["../private/secret", "/etc/passwd", "sub/../../private/secret", "..", "."])
+def test_a_dataset_name_that_is_a_path_never_reads_outside_the_data_folder(tmp_path, dataset):
+    from srdash.judging.representative import find_test_file
+
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "secret_test.csv").write_text("x,y\n1,2\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "honest_test.csv").write_text("x,y\n1,2\n")
+    (data / "leak_test.csv").symlink_to(tmp_path / "private" / "secret_test.csv")
+    assert find_test_file(data, dataset) is None
+    assert find_test_file(data, "leak") is None  # a link out of the folder
+    assert find_test_file(data, "honest") == data / "honest_test.csv"
+
+
+def test_a_model_stopped_by_the_wall_clock_is_cached_as_a_timeout_with_its_limit(tmp_path, monkeypatch):
+    import srdash.expressions as expressions
+    from srdash.expressions.cache import ResultCache
+
+    # Every worker killed by the wall clock at once (the hard limit made tiny), as a model stuck in C code.
+    monkeypatch.setattr(expressions._Settings, "hard_limit", property(lambda self: 0.01))
+    first = complexity_table(["x1 + x2"], timeout=5, cache=tmp_path / "c.sqlite")
+    assert first["status"].tolist() == ["timeout"]
+    with ResultCache(tmp_path / "c.sqlite") as store:
+        rows = store.export_rows(kind="complexity")
+    assert [(row[2], row[4]) for row in rows] == [("timeout", 5.0)]  # status and the limit it holds for
+    monkeypatch.setattr(expressions, "WorkerPool", None)  # a second scoring does no work: from the cache
+    again = complexity_table(["x1 + x2"], timeout=5, cache=tmp_path / "c.sqlite")
+    assert again["status"].tolist() == ["timeout"]

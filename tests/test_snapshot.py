@@ -184,3 +184,29 @@ def test_a_served_dashboard_draws_its_figures_once_the_page_is_displayed(competi
     app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])  # the browser's beacon
     assert app.heatmap.outputs[0]["data"]["text/plain"].startswith("<plotly figure")
     assert app.curve.outputs[0]["data"]["text/plain"].startswith("<plotly figure")
+
+
+def test_a_signed_blob_cannot_call_a_function_of_an_allowed_library(competition, tmp_path):
+    # Issue 24: the allow-list names exact classes, not module roots: pandas.read_pickle (under the
+    # allowed 'pandas') would otherwise unpickle any file, with no allow-list at all.
+    import os
+    import zlib
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {tmp_path / 'pwned'}",)
+
+    (tmp_path / "payload.pkl").write_bytes(pickle.dumps(Payload()))
+
+    class ReadsAFile:
+        def __reduce__(self):
+            return pd.read_pickle, (str(tmp_path / "payload.pkl"),)
+
+    key = snapshot.snapshot_key(competition)
+    manifest = {"format": snapshot.SNAPSHOT_FORMAT, "created": time.time(), "files": {}, "warnings": []}
+    with _cache(competition) as store:
+        store.put_snapshot(key, manifest, zlib.compress(pickle.dumps(ReadsAFile())))
+        assert snapshot.load_snapshot(competition, store) is None
+    assert not (tmp_path / "pwned").exists()
+    with pytest.raises(pickle.UnpicklingError, match=r"a snapshot may not build pandas\.read_pickle"):
+        snapshot._loads(zlib.compress(pickle.dumps(ReadsAFile())))

@@ -125,6 +125,46 @@ def fail_cleanly():
         raise click.ClickException(str(exc)) from exc
 
 
+def refuse_output_onto_input(outputs, inputs) -> None:
+    """Refuse (usage error, exit 2) an output path that is one of the inputs or lies inside an input folder.
+
+    ``outputs``: ``(option, path or None)`` pairs; ``inputs``: paths of files or
+    folders read. Paths are compared once resolved (links followed) and, for
+    files that exist, by device and inode, so ``./r.csv``, ``r.csv`` and a link
+    to it are one file. An SQLite store's ``-wal`` and ``-shm`` files count as
+    the store.
+    """
+    import os
+
+    def identity(path: Path):
+        try:
+            info = path.stat()
+        except OSError:
+            return None
+        return info.st_dev, info.st_ino
+
+    resolved_inputs = []
+    for path in inputs:
+        if path is None:
+            continue
+        path = Path(path).expanduser().resolve()
+        resolved_inputs.append((path, identity(path)))
+        for suffix in ("-wal", "-shm", "-journal"):
+            resolved_inputs.append((path.with_name(path.name + suffix), None))
+    for option, output in outputs:
+        if output is None:
+            continue
+        target = Path(output).expanduser().resolve()
+        target_identity = identity(target)
+        for path, path_identity in resolved_inputs:
+            same = target == path or (target_identity is not None and target_identity == path_identity)
+            inside = path.is_dir() and os.path.commonpath([str(target), str(path)]) == str(path)
+            if same or inside:
+                what = f"lies inside the input folder '{path}'" if inside and not same else f"is the input '{path}'"
+                raise click.UsageError(f"{option} '{output}' {what}; writing there would overwrite what srdash "
+                                       f"reads. Give another output path.")
+
+
 @contextlib.contextmanager
 def progress_bar(description: str):
     """A tqdm progress bar on stderr, fed by ``progress(done, total, counts)`` calls.
@@ -186,8 +226,8 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
 
     @functools.wraps(command)
     def wrapper(input_path, rules, datasets, descriptions, qualification, qualification_data, keep_unqualified,
-                timeout, jobs, cache, no_cache, retry_timeouts, scheduler, trust_store=None, realworld_rules=None,
-                **kwargs):
+                timeout, jobs, cache, no_cache, retry_timeouts, scheduler, trust_competition_cache=False,
+                trust_store=None, realworld_rules=None, **kwargs):
         from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
 
         given = {"datasets": datasets, "descriptions": descriptions, "qualification": qualification,
@@ -213,7 +253,7 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
                     raise click.UsageError(f"{input_path} is a competition file: it already says what "
                                            f"{', '.join(clashing)} would. Change the competition file instead, or "
                                            "give a results file as INPUT.")
-                competition = load_competition(input_path)
+                competition = load_competition(input_path, trust_cache=trust_competition_cache)
                 if jobs is not None or no_cache or cache is not None or retry_timeouts:
                     competition = _with_simplification(competition, jobs=jobs, cache=False if no_cache else cache,
                                                        retry_timeouts=retry_timeouts)
@@ -268,6 +308,9 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
         click.option("--cache", "cache", type=click.Path(path_type=Path),
                      help="Complexity cache file (default: srdash's cache in your user cache directory)."),
         click.option("--no-cache", is_flag=True, help="Do not read or write the cache."),
+        click.option("--trust-competition-cache", is_flag=True,
+                     help="Use the cache a competition file names ([simplification] cache); without this option it "
+                          "is ignored with a warning (whoever can write it decides what its results say)."),
         click.option("--retry-timeouts", is_flag=True,
                      help="Compute again the models that timed out before under the same limit (a longer time "
                           "limit retries them anyway). The provenance says how many results came from the cache."),

@@ -38,7 +38,8 @@ def _feature_names(cell: str):
 @click.option("--cache", "cache_path", type=click.Path(path_type=Path),
               help="Complexity cache: an SQLite file, or an existing directory to hold complexity.sqlite. "
                    "Default: $SRDASH_CACHE_DIR, else srdash's folder in your user cache directory "
-                   "(~/.cache/srdash on Linux). Timeouts are not cached.")
+                   "(~/.cache/srdash on Linux). Timeouts (also wall-clock kills) are cached with their limit "
+                   "(a longer --timeout computes them again).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the complexity cache.")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run the simplifications on this Dask scheduler's workers (same results and time limits; "
@@ -64,6 +65,9 @@ def complexity(models_path, output, timeout, jobs, cache_path, no_cache, schedul
 
     A progress bar on stderr counts the done, failed and timed-out models.
     """
+    from srdash.cli._common import refuse_output_onto_input
+
+    refuse_output_onto_input([("-o/--output", output)], [models_path, cache_path])
     if cache_path is not None and no_cache:
         raise click.UsageError("Give either --cache PATH or --no-cache, not both.")
     import pandas as pd

@@ -255,6 +255,9 @@ def export_command(store_path, output, scores):
     """Write every judge's current trust entries (or rubric scores) to a CSV file; the store is only read."""
     from srdash.judging.trust import TrustStore
 
+    from srdash.cli._common import refuse_output_onto_input
+
+    refuse_output_onto_input([("-o/--output", output)], [_existing(store_path)])
     with fail_cleanly(), TrustStore(_existing(store_path), read_only=True) as store:
         count = store.export_scores_csv(output) if scores else store.export_csv(output)
         click.echo(f"Wrote {count} {'scores' if scores else 'entries'} from {store.path} to {output}", err=True)
@@ -333,7 +336,10 @@ def reopen_command(store_path, by, reason):
 @click.option("--kind", type=click.Choice(["rank", "rating"]),
               help="Whether the values are ranks (1 = most trusted) or 1-5 ratings, when FILE does not say "
                    "(a 'kind' column, or a value column called rank, rating or expert_score).")
-def import_command(csv_path, store_path, judge, kind):
+@click.option("--create", is_flag=True,
+              help="Create the store when it does not exist (otherwise a missing store is an error: a mistyped "
+                   "path must not start a new, empty store).")
+def import_command(csv_path, store_path, judge, kind, create):
     """Read trust entries from FILE into the store (all rows or none).
 
     FILE has columns dataset (or task), method and value (or expert_score,
@@ -342,7 +348,7 @@ def import_command(csv_path, store_path, judge, kind):
     """
     from srdash.judging.trust import TrustStore
 
-    with fail_cleanly(), TrustStore(store_path) as store:
+    with fail_cleanly(), TrustStore(_existing(store_path), create=create) as store:
         count = store.import_csv(csv_path, judge=judge, kind=kind)
         click.echo(f"Imported {count} entries from {csv_path} into {store.path}", err=True)
 

@@ -37,7 +37,8 @@ import numpy as np
 import sympy
 
 from srdash.expressions import cache as _cache
-from srdash.expressions._timelimit import DEFAULT_MEMORY_LIMIT, SoftTimeLimitExceeded, WorkerPool, soft_time_limit
+from srdash.expressions._timelimit import (DEFAULT_MEMORY_LIMIT, SoftTimeLimitExceeded, WorkerPool, soft_time_limit,
+                                          thread_cpu_limit)
 from srdash.errors import ModelRejected
 
 # pandas is imported inside the functions that build tables: worker processes
@@ -272,6 +273,50 @@ _MAX_CHAIN_WORK = 50_000  # about 0.15 s of left-to-right products (316 factors)
 
 _NUMBER_KEY = object()
 
+#: Float literals may have at most this many significant digits (float64 holds 17;
+#: real SR output has at most 17). Cost grows faster than linearly with them.
+MAX_LITERAL_DIGITS = 100
+#: Float literals' decimal exponents (as written, and of the value: ``0.001e1002``
+#: is 1e999) may lie between minus and plus this. sympy turns a literal into an
+#: exact rational first, in C code no signal stops: ``2e300000`` takes 6 s,
+#: ``2e9999999`` more than 400 s; ``1e1000`` takes 0.1 ms (float64 itself ends
+#: near 1e-324 and 1.8e308, so every float64 value is accepted, and more).
+MAX_LITERAL_EXPONENT = 1_000
+_FLOAT_LITERAL = re.compile(r"(?P<whole>[0-9_]*)(?:\.(?P<fraction>[0-9_]*))?(?:[eE](?P<exponent>[+-]?[0-9_]+))?")
+
+
+def _check_float_literal(text: str) -> None:
+    """Refuse a float literal whose exact value is costly to build (too many digits, huge exponent).
+
+    ``text`` is Python's float literal syntax (already accepted by :mod:`ast`):
+    digits with optional underscores, an optional fraction and exponent.
+    """
+    match = _FLOAT_LITERAL.fullmatch(text)
+    if match is None:  # cannot happen after ast; refuse rather than guess
+        raise ModelRejected(f"The number {_short(text)} is not a plain decimal literal.")
+    whole = match["whole"].replace("_", "").lstrip("0")
+    fraction = (match["fraction"] or "").replace("_", "")
+    exponent_text = (match["exponent"] or "0").replace("_", "")
+    significant = (whole + fraction).lstrip("0")
+    if len(exponent_text.lstrip("+-").lstrip("0")) > 6:
+        exponent = leading = math.inf
+    else:
+        exponent = int(exponent_text)
+        # Decimal exponent of the leading significant digit (as decimal.Decimal.adjusted()).
+        leading = (exponent + len(whole) - 1 if whole else
+                   exponent - (len(fraction) - len(fraction.lstrip("0"))) - 1 if significant else 0)
+    worst = max(exponent, leading, key=abs)
+    if abs(worst) > MAX_LITERAL_EXPONENT:
+        shown = _short(exponent_text, 20) if math.isinf(worst) else f"{worst:,}"
+        raise ModelRejected(
+            f"The number {_short(text)} has a decimal exponent of {shown}; number literals are "
+            f"limited to exponents from -{MAX_LITERAL_EXPONENT:,} to {MAX_LITERAL_EXPONENT:,} (float64 ranges "
+            f"over about 1e-324 to 1.8e308).")
+    if len(significant) > MAX_LITERAL_DIGITS:
+        raise ModelRejected(
+            f"The number {_short(text)} has {len(significant):,} significant digits; number literals are "
+            f"limited to {MAX_LITERAL_DIGITS} (float64 holds about 17).")
+
 
 def _short(value, limit: int = 40) -> str:
     text = str(value)
@@ -378,8 +423,12 @@ class _Builder:
             return sympy.Integer(value)
         if isinstance(value, float):
             # Float from the literal's own text, as parse_expr's auto_number does:
-            # the precision follows the number of digits written.
-            return sympy.Float(self._literal_text(node))
+            # the precision follows the number of digits written. sympy converts
+            # the text to an exact rational first (C big-integer code no signal
+            # stops): the literal's size is bounded before sympy sees it.
+            text = self._literal_text(node)
+            _check_float_literal(text)
+            return sympy.Float(text)
         raise self._node_rejected(node)
 
     def _literal_text(self, node: ast.AST) -> str:
@@ -669,19 +718,25 @@ BACKSTOP_SECONDS = 10.0
 
 @contextmanager
 def _bounded(what: str):
-    """Stop the work inside after :data:`BACKSTOP_SECONDS` of CPU time (main thread only).
+    """Stop the work inside after :data:`BACKSTOP_SECONDS` of CPU time, in any thread.
 
-    Off the main thread, or inside a worker whose task already runs under a
-    CPU-time limit, the work is bounded by the parser's structural limits alone
-    (node count, depth, digits, pairwise arguments): a second timer would
-    replace the outer one.
+    In a main thread the limit is a CPU-time signal (``soft_time_limit``); in
+    any other thread (a web server's or the review's worker threads) a watchdog
+    thread reading this thread's CPU clock (``thread_cpu_limit``).
+    Inside a worker whose task already runs under a CPU-time limit there is no
+    second timer (it would replace the outer one). Neither interrupts one long
+    C call: the parser's structural limits (node count, depth, digits, number
+    literals, pairwise arguments) keep every single step small.
     """
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getitimer(signal.ITIMER_PROF)[0] > 0):
+    if threading.current_thread() is not threading.main_thread():
+        limit = thread_cpu_limit(BACKSTOP_SECONDS)
+    elif signal.getitimer(signal.ITIMER_PROF)[0] > 0:
         yield
         return
+    else:
+        limit = soft_time_limit(BACKSTOP_SECONDS, clock="cpu")
     try:
-        with soft_time_limit(BACKSTOP_SECONDS, clock="cpu"):
+        with limit:
             yield
     except SoftTimeLimitExceeded:
         raise ModelRejected(f"{what} took more than {BACKSTOP_SECONDS:g} s of CPU time; the model is "
@@ -779,11 +834,29 @@ def parse_model(
     ...
     srdash.errors.ModelRejected: Unknown variable 'x9'. The features of this dataset are: x1, x2.
     """
+    read = _syntax_tree(text, features=features, max_length=max_length)
     with _bounded("Parsing the model"):
-        return _parse(text, features=features, max_length=max_length, max_nodes=max_nodes, printed=False)
+        return _build(read, max_nodes=max_nodes, printed=False)
 
 
 def _parse(text, *, features, max_length, max_nodes, printed):
+    return _build(_syntax_tree(text, features=features, max_length=max_length), max_nodes=max_nodes,
+                  printed=printed)
+
+
+class _SyntaxTree(NamedTuple):
+    text: str
+    tree: ast.Expression
+    features: frozenset | None
+
+
+def _syntax_tree(text, *, features, max_length) -> _SyntaxTree:
+    """Python's syntax tree of a model string (linear in its length, run outside any time limit).
+
+    The callers start their CPU-time limit after this step: an exception delivered
+    while CPython's compiler runs Python code (a garbage-collector callback) leaves
+    the compiler's state inconsistent (``SystemError``).
+    """
     if not isinstance(text, str):
         raise TypeError(f"A model must be a string. Got {type(text).__name__}.")
     feature_set = _feature_set(features)
@@ -811,8 +884,13 @@ def _parse(text, *, features, max_length, max_nodes, printed):
         raise ModelRejected("The model is nested too deeply for Python's parser.", status="parse_error") from None
     except ValueError as exc:  # null bytes, integer literals over 4300 digits
         raise ModelRejected(f"The model cannot be parsed: {_short(exc, 120)}.", status="parse_error") from None
-    builder = _Builder(text, feature_set, max_nodes, printed)
-    program = builder.compile(tree)
+    return _SyntaxTree(text, tree, feature_set)
+
+
+def _build(read: _SyntaxTree, *, max_nodes, printed):
+    """The sympy expression of a checked syntax tree (see :func:`parse_model`)."""
+    builder = _Builder(read.text, read.features, max_nodes, printed)
+    program = builder.compile(read.tree)
     try:
         return builder.execute(program)
     except ModelRejected:
@@ -1324,10 +1402,11 @@ def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_l
                         continue
                     outcome = _outcome_of(result, first_failure, first_seconds, settings)
                     record(pair, outcome)
-                    # A CPU-time timeout is kept (the same limit gives it again); a wall-clock kill is not:
-                    # it can be the machine's load rather than the model.
-                    hard_kill = first_failure is not None and first_failure.outcome == "killed"
-                    if store is not None and (outcome.cacheable or (outcome.status == "timeout" and not hard_kill)):
+                    # A timeout is kept with its limit, also a wall-clock kill (3x the CPU-time limit plus
+                    # a grace: work stuck where no signal reaches, e.g. in C): recomputing it would cost
+                    # the whole wall-clock limit on every scoring and every dashboard kernel. The cache
+                    # answers it under the same or a shorter limit only; --retry-timeouts computes it again.
+                    if store is not None and (outcome.cacheable or outcome.status == "timeout"):
                         pending_writes.append((keys[pair], {"model": pair[0], **outcome._asdict()}))
                         if len(pending_writes) >= 200:
                             _write(store, pending_writes, limit=settings.timeout)
@@ -1419,9 +1498,9 @@ def latex_of(simplified_text: str, *, features: Collection[str] | None = None) -
     >>> print(latex_of("Piecewise((0, Eq(x1, 0)), (x1/Abs(x1), True))"))
     \\begin{cases} 0 & \\text{for}\\: x_{1} = 0 \\\\\\frac{x_{1}}{\\left|{x_{1}}\\right|} & \\text{otherwise} \\end{cases}
     """
+    read = _syntax_tree(simplified_text, features=features, max_length=200_000)
     with _bounded("Writing the model as LaTeX"):
-        expression = _parse(simplified_text, features=features, max_length=200_000, max_nodes=50_000,
-                            printed=True)
+        expression = _build(read, max_nodes=50_000, printed=True)
         names = {symbol: _latex_name(symbol.name) for symbol in expression.free_symbols}
         try:
             return sympy.latex(expression, symbol_names={s: n for s, n in names.items() if n is not None})
@@ -1491,8 +1570,9 @@ def evaluate_model(
     if len(lengths) > 1:
         raise ValueError(f"All columns must have the same length. Got lengths {sorted(lengths)}.")
     length = lengths.pop() if lengths else 1
+    read = _syntax_tree(text, features=features, max_length=20_000)
     with _bounded("Preparing the model for evaluation"):
-        expression = _parse(text, features=features, max_length=20_000, max_nodes=10_000, printed=False)
+        expression = _build(read, max_nodes=10_000, printed=False)
         undefined = _undefined_reason(expression)
         if undefined:
             raise ModelRejected(undefined)

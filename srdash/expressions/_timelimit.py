@@ -39,6 +39,7 @@ __all__ = [
     "TaskResult",
     "WorkerPool",
     "soft_time_limit",
+    "thread_cpu_limit",
 ]
 
 #: Default cap on each worker's address space (``RLIMIT_AS``), in bytes.
@@ -127,6 +128,89 @@ class soft_time_limit:  # noqa: N801 - used like a function: ``with soft_time_li
         return False
 
 
+class thread_cpu_limit:  # noqa: N801 - used like a function: ``with thread_cpu_limit(5):``
+    """Context manager raising :class:`SoftTimeLimitExceeded` after ``seconds`` of this thread's CPU time.
+
+    Works in any thread, where :func:`soft_time_limit` (a signal) cannot: a
+    watchdog thread reads this thread's CPU clock (``pthread_getcpuclockid``;
+    the wall clock where there is none) every few milliseconds and, past the
+    deadline, raises the exception in this thread with
+    ``PyThreadState_SetAsyncExc``, again every 0.1 s until the block is left
+    (in case the code swallowed it). The limited code runs at full speed; like
+    a signal, the exception only arrives between two bytecodes: one long C call
+    (a big-integer conversion) is not stopped, which is why the callers also
+    bound the size of what they hand to such calls.
+
+    Examples
+    --------
+    >>> import threading
+    >>> def spin():
+    ...     try:
+    ...         with thread_cpu_limit(0.05):
+    ...             while True:
+    ...                 pass
+    ...     except SoftTimeLimitExceeded:
+    ...         print("stopped")
+    >>> worker = threading.Thread(target=spin); worker.start(); worker.join()
+    stopped
+    """
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._active = False
+        self._watchdog: threading.Thread | None = None
+
+    def __enter__(self):
+        if self.seconds is None or math.isinf(self.seconds):
+            return self
+        ident = threading.get_ident()
+        try:
+            clock = time.pthread_getcpuclockid(ident)
+            now = lambda: time.clock_gettime(clock)  # noqa: E731
+        except (AttributeError, OSError):  # no per-thread CPU clock on this platform
+            now = time.monotonic
+        deadline = now() + max(self.seconds, 0.0)
+        interval = min(0.02, max(self.seconds / 4, 0.001))
+        self._active = True
+        self._watchdog = threading.Thread(target=self._watch, args=(ident, now, deadline, interval),
+                                          name="srdash-cpu-limit", daemon=True)
+        self._watchdog.start()
+        return self
+
+    def _watch(self, ident: int, now: Callable[[], float], deadline: float, interval: float) -> None:
+        import ctypes
+
+        while not self._done.wait(interval):
+            try:
+                expired = now() > deadline
+            except OSError:  # the thread is gone
+                return
+            if not expired:
+                continue
+            with self._lock:
+                if not self._active:
+                    return
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident),
+                                                           ctypes.py_object(SoftTimeLimitExceeded))
+            interval = _REFIRE_INTERVAL
+
+    def __exit__(self, *exc_info):
+        if self._watchdog is None:
+            return False
+        import ctypes
+
+        with self._lock:
+            self._active = False
+            # Withdraw an exception fired but not yet delivered: it must not escape the block.
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()), None)
+        self._done.set()
+        self._watchdog.join()
+        self._watchdog = None
+        return False
+
+
 @dataclass(frozen=True)
 class TaskResult:
     """What became of one task.
@@ -180,8 +264,31 @@ def _limit_memory(limit: int) -> None:
         pass
 
 
-def _worker_main(conn, func: Callable, memory_limit: int | None) -> None:
+def _die_with_parent(parent: int | None) -> None:
+    """Ask Linux to kill this worker (SIGKILL) when the thread that started it ends.
+
+    A parent stopped by SIGTERM or SIGKILL runs no clean-up: without this, a
+    worker busy with a long simplification would run on, orphaned, until its
+    task ends. (The pipe closing only stops a worker waiting for a task.)
+    Elsewhere (macOS, Windows) nothing is done.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _worker_main(conn, func: Callable, memory_limit: int | None, parent: int | None = None) -> None:
     """Loop of a worker process: receive ``(task_id, args)``, send the outcome."""
+    _die_with_parent(parent)
     # Ctrl-C reaches the whole process group; the parent decides what to do.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if memory_limit:
@@ -257,7 +364,9 @@ class WorkerPool:
     sympy), paid once per worker since workers are reused. Workers run with
     ``PYTHONHASHSEED=0`` so that results cannot depend on which worker ran a
     task, and with one thread for numerical libraries. Their standard output is
-    discarded.
+    discarded. On Linux a worker is killed with its parent (``PR_SET_PDEATHSIG``:
+    when the thread that started it ends, e.g. the parent stopped by SIGTERM),
+    so no simplification outlives the command that asked for it.
 
     Parameters
     ----------
@@ -373,7 +482,7 @@ class WorkerPool:
         self._workers.append(worker)
         try:
             parent_conn.send(list(sys.path))
-            parent_conn.send((self.func, self.memory_limit))
+            parent_conn.send((self.func, self.memory_limit, os.getpid()))
         except (OSError, ValueError):
             pass  # it died at once; _collect() notices
         return worker

@@ -17,7 +17,11 @@ the limit it was computed under and the CPU seconds it used, and
 Every row carries an HMAC-SHA256 of its kind, key and content under a secret
 kept beside the database (``<file>.key``, created on first use, readable by its
 owner only): a row changed by anything but this module is not used (it counts
-as ``tampered`` and is computed again and overwritten).
+as ``tampered`` and is computed again and overwritten). Whoever can write the
+cache folder could replace that key and sign rows of their own, so a folder of
+another user or writable by group or others, and a key file that is not a
+private file of this user, are refused (:class:`CacheRefused`); the folder is
+created with mode 700.
 
 Beside the rows, the cache keeps whole *snapshots* (:meth:`ResultCache.put_snapshot`):
 one opaque, signed blob per key with a manifest of the files it was computed
@@ -43,13 +47,16 @@ import math
 import os
 import secrets
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CACHE_FILE_NAME", "CacheStats", "ComplexityCache", "ResultCache", "cache_key", "default_cache_path",
+from srdash.errors import SrdashError
+
+__all__ = ["CACHE_FILE_NAME", "CacheRefused", "CacheStats", "ComplexityCache", "ResultCache", "cache_key", "default_cache_path",
            "file_digest"]
 
 CACHE_FILE_NAME = "complexity.sqlite"
@@ -62,6 +69,10 @@ _FIELDS = ("model", "status", "components", "simplified", "reason", "features_us
 _DETERMINISTIC = frozenset({"ok", "rejected", "parse_error", "simplify_error"})
 # SQLite limits the number of parameters of one statement (999 in old versions).
 _CHUNK = 400
+
+
+class CacheRefused(SrdashError, OSError):
+    """A cache folder or key file that others could write: not used (see ``ResultCache``)."""
 
 
 def default_cache_path() -> Path:
@@ -229,8 +240,38 @@ class ResultCache:
 
     # ------------------------------------------------------------------ storage
 
+    def _check_private(self) -> None:
+        """Refuse a cache folder or key that someone else could write.
+
+        Whoever can write the folder can replace the key file beside the
+        database and sign rows and snapshots of their own: the folder must
+        belong to this user and be writable by no one else, and an existing key
+        must be a regular file of this user that no one else can read or write.
+        """
+        if not hasattr(os, "getuid"):  # no POSIX ownership (Windows): the folder's ACLs decide
+            return
+        folder = self.path.parent
+        info = folder.stat()
+        fix = f"use a folder of your own (chmod go-w '{folder}') or run without the cache (--no-cache)"
+        if info.st_uid != os.getuid():
+            raise CacheRefused(f"The cache folder '{folder}' belongs to another user (uid {info.st_uid}); whoever "
+                               f"can write it could replace the cache's key and forge its results: {fix}.")
+        if info.st_mode & 0o022:
+            raise CacheRefused(f"The cache folder '{folder}' is writable by other users (mode "
+                               f"{stat.S_IMODE(info.st_mode):o}); whoever can write it could replace the cache's "
+                               f"key and forge its results: {fix}.")
+        key_path = self.path.with_name(self.path.name + ".key")
+        try:
+            key = key_path.lstat()
+        except FileNotFoundError:
+            return
+        if not stat.S_ISREG(key.st_mode) or key.st_uid != os.getuid() or key.st_mode & 0o077:
+            raise CacheRefused(f"The cache's key file '{key_path}' is not a private file of yours (it must be a "
+                               f"regular file of your own with mode 600); delete it and the cache, or {fix}.")
+
     def _load_secret(self) -> bytes:
         """The HMAC secret beside the database (created with mode 0600 on first use)."""
+        self._check_private()
         key_path = self.path.with_name(self.path.name + ".key")
         try:
             descriptor = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -248,7 +289,7 @@ class ResultCache:
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._secret = self._load_secret()
             connection = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
             try:

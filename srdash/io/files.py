@@ -23,10 +23,21 @@ from pathlib import Path
 
 from srdash.errors import SrdashError
 
-__all__ = ["MAX_FILE_BYTES", "FileRefused", "check_file", "read_csv_file", "read_file_bytes", "read_file_text"]
+__all__ = ["MAX_EXPANDED_BYTES", "MAX_FILE_BYTES", "MAX_TABLE_CELLS", "MAX_TABLE_ROWS", "FileRefused", "check_file",
+           "check_table_size", "expanded_bytes", "read_csv_file", "read_file_bytes", "read_file_text", "read_parquet_bytes"]
 
 #: Default size limit of one input file (bytes): 64 MiB.
 MAX_FILE_BYTES = 64 * 2**20
+#: What a compressed results file may expand to, by format: a compressed CSV's text
+#: is limited like an uncompressed one (64 MiB: compression buys no extra room); a
+#: Parquet file's uncompressed column pages to 256 MiB (its strings are read once
+#: per distinct value, see :func:`read_parquet_bytes`).
+MAX_EXPANDED_BYTES = {"csv": MAX_FILE_BYTES, "parquet": 256 * 2**20}
+#: Rows and cells of one results table, whatever its format: pandas holds a text
+#: cell in about 60 bytes, so a table's memory is bounded by its cells, not its
+#: bytes on disk (a 64 MiB CSV of short fields is 2 GB in pandas).
+MAX_TABLE_ROWS = 1_000_000
+MAX_TABLE_CELLS = 5_000_000
 
 
 class FileRefused(SrdashError, OSError):
@@ -243,7 +254,149 @@ def read_csv_file(path, *, root=None, max_bytes: int | None = MAX_FILE_BYTES, **
 
     import pandas as pd
 
-    data = read_file_bytes(path, root=root, max_bytes=max_bytes)
-    name = str(path).lower()
-    compression = next((kind for suffix, kind in _COMPRESSIONS if name.endswith(suffix)), None)
-    return pd.read_csv(io.BytesIO(data), compression=compression, **options)
+    data = expanded_bytes(read_file_bytes(path, root=root, max_bytes=max_bytes), path=path)
+    first_line = data[:data.find(b"\n")]
+    check_table_size(path, data.count(b"\n"), first_line.count(str(options.get("sep", ",")).encode()) + 1,
+                     approximate=True)
+    return pd.read_csv(io.BytesIO(data), **options)
+
+
+def expanded_bytes(data: bytes, *, path, name: str | None = None, limit: int | None = None) -> bytes | bytearray:
+    """The content of a possibly compressed file (compression from its name), refusing too much.
+
+    Decompressed in chunks, counting, so that at most ``limit`` (default
+    ``MAX_EXPANDED_BYTES["csv"]``) plus one chunk of 1 MiB is ever held.
+
+    Raises
+    ------
+    FileRefused
+        If the content expands beyond ``limit``, is not valid compressed data,
+        or is a ``.zip`` holding other than one file.
+    """
+    import bz2
+    import gzip
+    import io
+    import lzma
+    import zipfile
+
+    lower = (str(path) if name is None else name).lower()
+    kind = next((kind for suffix, kind in _COMPRESSIONS if lower.endswith(suffix)), None)
+    if kind is None:
+        return data
+    if kind == "zstd":
+        raise FileRefused(path, "is compressed with zstd, which srdash does not read; use .gz, .bz2, .xz or .zip.")
+    limit = MAX_EXPANDED_BYTES["csv"] if limit is None else limit
+    expanded = bytearray()
+    try:
+        if kind == "zip":
+            archive = zipfile.ZipFile(io.BytesIO(data))
+            names = archive.namelist()
+            if len(names) != 1:
+                raise FileRefused(path, f"a .zip file must hold exactly one file; it holds {len(names)}.")
+            handle = archive.open(names[0])
+        else:
+            opener = {"gzip": gzip.GzipFile, "bz2": bz2.BZ2File, "xz": lzma.LZMAFile}[kind]
+            handle = opener(fileobj=io.BytesIO(data)) if kind == "gzip" else opener(io.BytesIO(data))
+        with handle:
+            while chunk := handle.read(2**20):
+                expanded += chunk
+                if len(expanded) > limit:
+                    raise FileRefused(path, f"expands to more than {limit / 2**20:g} MiB of text (the limit for a "
+                                            f"CSV, compressed or not); refused.")
+    except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile) as exc:
+        if isinstance(exc, FileRefused):
+            raise
+        raise FileRefused(path, f"is not a valid compressed file ({type(exc).__name__}).") from None
+    return expanded  # a bytearray: no second copy
+
+
+def check_table_size(path, rows: int, columns: int, *, approximate: bool = False) -> None:
+    """Refuse a table of more than :data:`MAX_TABLE_ROWS` rows or :data:`MAX_TABLE_CELLS` cells.
+
+    Raises
+    ------
+    FileRefused
+        Naming the count and the limit.
+    """
+    about = "about " if approximate else ""
+    if rows > MAX_TABLE_ROWS:
+        raise FileRefused(path, f"has {about}{rows:,} rows; the limit is {MAX_TABLE_ROWS:,}.")
+    if rows * columns > MAX_TABLE_CELLS:
+        raise FileRefused(path, f"has {about}{rows:,} rows of {columns:,} columns ({rows * columns:,} cells); "
+                                f"the limit is {MAX_TABLE_CELLS:,} cells.")
+
+
+def read_parquet_bytes(data: bytes, *, path, max_expanded: int | None = None):
+    """A Parquet file's table, refused from its metadata before the data is read if it would expand too far.
+
+    A few KiB of Parquet can hold gigabytes: a run-length-encoded column of
+    millions of rows, or one long string repeated through a dictionary. The
+    footer says how many rows and columns the file has and the uncompressed size
+    of each column chunk; those are checked first (:func:`check_table_size`,
+    ``max_expanded``), then string columns are read dictionary-encoded (a value
+    repeated on every row is held once) and the size they would take written out
+    row by row, as pandas holds text, is checked against ``max_expanded`` too.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content (already read by :func:`read_file_bytes`).
+    path : path-like, keyword-only
+        For messages.
+    max_expanded : int, keyword-only
+        Bytes of uncompressed column pages allowed (default
+        ``MAX_EXPANDED_BYTES["parquet"]``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        String columns as object columns.
+
+    Raises
+    ------
+    FileRefused
+        Too many rows or cells, or pages expanding beyond ``max_expanded``.
+    """
+    import io
+
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    limit = MAX_EXPANDED_BYTES["parquet"] if max_expanded is None else max_expanded
+    parquet = pq.ParquetFile(io.BytesIO(data))
+    metadata = parquet.metadata
+    check_table_size(path, metadata.num_rows, metadata.num_columns)
+    expanded = sum(metadata.row_group(g).column(c).total_uncompressed_size
+                   for g in range(metadata.num_row_groups) for c in range(metadata.num_columns))
+    if expanded > limit:
+        raise FileRefused(path, f"expands to {_size_text(expanded)} of column data; the limit for a Parquet "
+                                f"file is {_size_text(limit)}.")
+    schema = parquet.schema_arrow
+    def is_text(kind) -> bool:
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        return (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind)
+                or pa.types.is_large_binary(kind))
+
+    nested = [f.name for f in schema if pa.types.is_nested(f.type)]
+    if nested:  # their values could repeat through a dictionary unseen; results are flat tables
+        raise FileRefused(path, f"has nested columns (lists, structs or maps: {', '.join(nested[:5])}); a results "
+                                f"table has one value per cell.")
+    texts = [f.name for f in schema if is_text(f.type)]
+    table = pq.ParquetFile(io.BytesIO(data), read_dictionary=texts).read()
+    # What the strings take once written out row by row (pandas' text columns do that).
+    written = expanded - sum(table.column(name).nbytes for name in texts)
+    for name in texts:
+        for chunk in table.column(name).chunks:
+            lengths = pc.binary_length(chunk.dictionary)
+            written += (pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0) + 8 * len(chunk)
+    if written > limit:
+        raise FileRefused(path, f"holds {_size_text(written)} of values once its repeated strings are written "
+                                f"out; the limit for a Parquet file is {_size_text(limit)}.")
+    frame = table.to_pandas()
+    for name in frame.columns:
+        if isinstance(frame[name].dtype, pd.CategoricalDtype):
+            frame[name] = frame[name].astype(object)  # the categories' objects, shared between rows
+    return frame

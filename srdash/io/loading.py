@@ -28,21 +28,26 @@ Column rule
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
 import os
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from srdash.errors import Problem, SrdashError, ValidationError
-from srdash.io.files import MAX_FILE_BYTES, FileRefused, read_file_bytes, read_file_text
+from srdash.io.files import (FileRefused, check_table_size, expanded_bytes, read_file_bytes, read_file_text,
+                             read_parquet_bytes)
 
 __all__ = ["Results", "load_results", "check_csv_shape", "COLUMN_ALIASES", "TEXT_COLUMNS", "METRIC_COLUMNS"]
 
@@ -298,6 +303,9 @@ def _read_table_file(path: Path, *, what: str) -> pd.DataFrame:
         if lower.endswith(_CSV_SUFFIXES + _TSV_SUFFIXES):
             sep = "\t" if lower.endswith(_TSV_SUFFIXES) else ","
             text = _decompressed(data, lower, str(path)).decode("utf-8-sig")
+            # Refused before pandas holds every cell as an object (~30x the text).
+            first_line = text[:text.find("\n")] if "\n" in text else text
+            check_table_size(path, text.count("\n"), first_line.count(sep) + 1, approximate=True)
             problems = check_csv_shape(text, source=str(path), sep=sep)
             if problems:
                 raise ValidationError(problems, header=f"The rows of {path} do not match its header")
@@ -308,7 +316,9 @@ def _read_table_file(path: Path, *, what: str) -> pd.DataFrame:
             # never take the first column as the row index.
             frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, index_col=False)
         else:
-            frame = pd.read_parquet(io.BytesIO(data))
+            frame = read_parquet_bytes(data, path=path)
+    except FileRefused as exc:
+        raise SrdashError(f"Cannot read the {what} file {str(path)!r}: {exc.reason}") from None
     except SrdashError:
         raise
     except pd.errors.EmptyDataError as exc:
@@ -323,37 +333,12 @@ def _read_table_file(path: Path, *, what: str) -> pd.DataFrame:
     return frame
 
 
-def _decompressed(data: bytes, lower: str, source: str, limit: int = 4 * MAX_FILE_BYTES) -> bytes:
-    """The bytes of a possibly compressed file, refusing more than ``limit`` once expanded."""
-    import bz2
-    import gzip
-    import lzma
-    import zipfile
-
-    if lower.endswith(".gz"):
-        handle = gzip.GzipFile(fileobj=io.BytesIO(data))
-    elif lower.endswith(".bz2"):
-        handle = bz2.BZ2File(io.BytesIO(data))
-    elif lower.endswith(".xz"):
-        handle = lzma.LZMAFile(io.BytesIO(data))
-    elif lower.endswith(".zip"):
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        names = archive.namelist()
-        if len(names) != 1:
-            raise SrdashError(f"Cannot read {source!r}: a .zip file must hold exactly one file; it holds "
-                              f"{len(names)}.")
-        handle = archive.open(names[0])
-    else:
-        return data
+def _decompressed(data: bytes, lower: str, source: str, limit: int | None = None) -> bytes | bytearray:
+    """The bytes of a possibly compressed file, refusing more than ``limit`` once expanded (:func:`expanded_bytes`)."""
     try:
-        with handle:
-            expanded = handle.read(limit + 1)
-    except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile) as exc:
-        raise SrdashError(f"Cannot read {source!r}: it is not a valid compressed file ({type(exc).__name__}).") \
-            from None
-    if len(expanded) > limit:
-        raise SrdashError(f"Cannot read {source!r}: it expands to more than {limit // 2**20} MiB; refused.")
-    return expanded
+        return expanded_bytes(data, path=source, name=lower, limit=limit)
+    except FileRefused as exc:
+        raise SrdashError(f"Cannot read {source!r}: {exc.reason}") from None
 
 
 _MAX_SHAPE_PROBLEMS = 10
@@ -472,13 +457,20 @@ def _read_json_folder(folder: Path) -> tuple[_Raw, list[Problem]]:
             f"The folder {str(folder)!r} contains no .json result files. Give {_SUPPORTED}.")
     records, row_sources, problems = [], [], []
     for file in files:
+        repeated: list[str] = []
         try:
-            content = json.loads(read_file_text(file, root=folder))
+            content = json.loads(read_file_text(file, root=folder),
+                                 object_pairs_hook=functools.partial(_object_noting_repeats, repeated=repeated))
         except FileRefused as exc:
             problems.append(Problem(str(file), None, None, exc.reason))
             continue
         except (ValueError, RecursionError) as exc:
             problems.append(Problem(str(file), None, None, f"is not a readable JSON file: {_short_error(exc)}"))
+            continue
+        if repeated:
+            # json keeps the last of two equal keys without a word: which r2_test was meant?
+            problems.append(Problem(str(file), None, None, f"has repeated keys ({'; '.join(repeated[:5])}); each "
+                                                           f"key may appear once in an object."))
             continue
         if not isinstance(content, dict):
             problems.append(Problem(
@@ -496,6 +488,20 @@ def _read_json_folder(folder: Path) -> tuple[_Raw, list[Problem]]:
     raw = _Raw(frame, str(folder), tuple(row_sources), (None,) * len(records),
                tuple(str(f) for f in files))
     return raw, problems
+
+
+def _object_noting_repeats(pairs: list[tuple[str, Any]], *, repeated: list[str]) -> dict:
+    """``object_pairs_hook`` of :func:`json.loads`: the object, noting keys that appear twice
+    (also once spaces are trimmed, as columns are compared)."""
+    seen: dict[str, str] = {}
+    for key, _ in pairs:
+        trimmed = key.strip()
+        if trimmed in seen:
+            first = seen[trimmed]
+            repeated.append(f"{key!r} twice" if first == key else f"{first!r} and {key!r}, equal once trimmed")
+        else:
+            seen[trimmed] = key
+    return dict(pairs)
 
 
 def _short_error(exc: Exception, limit: int = 120) -> str:
@@ -534,6 +540,14 @@ def _as_text(value) -> str | None:
     return text if text.strip() else None
 
 
+#: What a number in a results file may look like: ASCII digits, an optional sign, point and
+#: exponent, or inf/nan; no underscores, no other scripts' digits (Arabic-Indic, fullwidth),
+#: which Python's float() accepts. The same rule as prediction files, read by pandas' C parser.
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
+                          re.IGNORECASE | re.ASCII)
+_PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+
 def _as_number(value) -> tuple[float, bool]:
     """(number, ok); missing cells give (nan, True), non-numbers (nan, False)."""
     if _is_missing(value):
@@ -543,10 +557,10 @@ def _as_number(value) -> tuple[float, bool]:
     if isinstance(value, (int, float, np.integer, np.floating)):
         return float(value), True
     if isinstance(value, str):
-        try:
-            return float(value.strip()), True
-        except ValueError:
+        text = value.strip()
+        if not PLAIN_NUMBER.fullmatch(text):  # float() would read '١٢٣', '１２' and '1_000'
             return math.nan, False
+        return float(text), True
     return math.nan, False
 
 
@@ -555,11 +569,8 @@ def _as_integer(value) -> int | None:
         return None
     if isinstance(value, (int, np.integer)):
         return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
+    if isinstance(value, str) and _PLAIN_INTEGER.fullmatch(value.strip()):
+        return int(value.strip())
     number, ok = _as_number(value)
     if ok and math.isfinite(number) and number == int(number):
         return int(number)
@@ -574,10 +585,34 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _displayed_name(text: str) -> str:
+    """A name as it displays: Unicode NFKC (fullwidth and other look-alike forms folded), invisible
+    format characters (zero-width spaces and joiners, direction marks and overrides) removed,
+    surrounding spaces trimmed.
+
+    Examples
+    --------
+    >>> _displayed_name(" Ｏperon\u200b\u202e ")
+    'Operon'
+    """
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf").strip()
+
+
 def _warn_trimmed(canonical: str, spellings: dict[str, set[str]], source: str) -> None:
-    """Warn once when names had surrounding spaces, saying which spellings were merged."""
+    """Warn once when names had surrounding spaces or display alike, saying which spellings were merged."""
     changed = {name: sorted(found) for name, found in spellings.items() if found != {name}}
     if not changed:
+        return
+    if any(spelling.strip() != name for name, found in changed.items() for spelling in found):
+        shown = "; ".join(" and ".join(ascii(f) for f in found) + f" -> {name!r}"
+                          for name, found in sorted(changed.items())[:10])
+        more = f"; ... ({len(changed)} names in all)" if len(changed) > 10 else ""
+        warnings.warn(f"{source}: {canonical} names are compared as they display (surrounding spaces trimmed, "
+                      f"Unicode NFKC, invisible characters such as zero-width spaces and direction controls "
+                      f"removed); merged: {shown}{more}.", UserWarning, stacklevel=4)
         return
     shown = "; ".join(" and ".join(repr(f) for f in found) + f" -> {name!r}"
                       for name, found in sorted(changed.items())[:10])
@@ -646,9 +681,10 @@ def _canonical_table(raw: _Raw):
             if text is None:
                 report(position, name, f"is empty; every row needs a {canonical}.")
             else:
-                # Names are compared after trimming: 'A ' and 'A' are one method.
-                spellings.setdefault(text.strip(), set()).add(text)
-                text = text.strip()
+                # Names are compared as they display: 'A ', 'A\u200b' and 'Ａ' are one method.
+                shown = _displayed_name(text)
+                spellings.setdefault(shown, set()).add(text)
+                text = shown
             values.append(text)
         _warn_trimmed(canonical, spellings, raw.name)
         columns[canonical] = _text_series(values)

@@ -54,6 +54,10 @@ __all__ = [
 ]
 
 
+#: The longest per-model time limit a competition file may set (seconds): one day.
+MAX_TIMEOUT = 86_400
+
+
 def default_jobs() -> int:
     """Worker processes used when a competition does not say: the cores this process may use.
 
@@ -82,6 +86,12 @@ class Simplification:
         Address of a Dask scheduler (``tcp://HOST:PORT``); None: local workers.
     cache : str, None or False
         Cache file; None: srdash's default cache; False: no cache.
+    file_cache : str or None
+        The cache the competition file named (``cache = ...``), whether used or
+        not: it is only used (``cache`` is then the same path) when the user
+        confirmed it (``trust_cache`` of :func:`load_competition`, CLI
+        ``--trust-competition-cache``), since whoever can write that folder
+        decides what its rows say; the verdict's provenance states its use.
     retry_timeouts : bool
         Compute again the models that timed out before under the same limit
         (a longer limit retries them anyway).
@@ -92,6 +102,7 @@ class Simplification:
     scheduler: str | None = None
     cache: str | None | bool = None
     retry_timeouts: bool = False
+    file_cache: str | None = None
 
     def options(self) -> dict[str, Any]:
         """Keyword options of :func:`srdash.judging.pipeline.prepare_runs`."""
@@ -436,7 +447,8 @@ def _where(source: str, text: str, section: str, key: str) -> str:
     return f"{source}, line {line}" if line else source
 
 
-def parse_competition(text: str, *, root: str | Path, source: str = "<text>") -> Competition:
+def parse_competition(text: str, *, root: str | Path, source: str = "<text>",
+                      trust_cache: bool = False) -> Competition:
     """Build a :class:`Competition` from the text of a competition file.
 
     Parameters
@@ -447,6 +459,11 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>") ->
         Folder that relative paths are relative to (the file's folder).
     source : str
         Name of the file, for messages.
+    trust_cache : bool, keyword-only
+        Use the cache the file names (``[simplification] cache``). Without it
+        such a cache is ignored with a warning and srdash's own cache is used:
+        a competition file comes from someone else, and whoever can write the
+        cache it names decides what its rows say.
 
     Raises
     ------
@@ -533,16 +550,26 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>") ->
                                    tuple(datasets))
     s = data.get("simplification", {})
     timeout = float(s.get("timeout", 10.0))
-    if timeout <= 0:
+    if not 0 < timeout <= MAX_TIMEOUT:  # also refuses nan (every comparison with it is False)
         raise CompetitionError(f"{_where(source, text, 'simplification', 'timeout')}: 'simplification.timeout' "
-                               f"must be a number of seconds > 0. Got {s['timeout']!r}.")
+                               f"must be a number of seconds > 0 and at most {MAX_TIMEOUT:,} (one day). "
+                               f"Got {s['timeout']!r}.")
     jobs = int(s.get("jobs", 0))
     if jobs < 0:
         raise CompetitionError(f"{_where(source, text, 'simplification', 'jobs')}: 'simplification.jobs' must be "
                                f"0 (every core) or a positive number of workers. Got {jobs!r}.")
     cache = s.get("cache")
+    file_cache = None
     if isinstance(cache, str):
-        cache = str(path("simplification", "cache", cache, must_exist=False))
+        file_cache = str(path("simplification", "cache", cache, must_exist=False))
+        cache = file_cache if trust_cache else None
+        if not trust_cache:
+            import warnings
+
+            warnings.warn(f"{_where(source, text, 'simplification', 'cache')}: the competition file names the cache "
+                          f"'{file_cache}'; it is not used (srdash's own cache is) unless you confirm it with "
+                          f"--trust-competition-cache: whoever can write that cache decides what its results say.",
+                          UserWarning, stacklevel=2)
     elif cache is True:
         cache = None
     title = data.get("report", {}).get("title") or data.get("title", "")
@@ -555,13 +582,14 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>") ->
         qualification=qualification,
         realworld=realworld,
         simplification=Simplification(timeout=timeout, jobs=jobs or default_jobs(),
-                                      scheduler=s.get("scheduler") or None, cache=cache),
+                                      scheduler=s.get("scheduler") or None, cache=cache,
+                                      file_cache=file_cache),
         source=source,
     )
 
 
-def load_competition(path: str | Path) -> Competition:
-    """Read and validate a ``competition.toml``.
+def load_competition(path: str | Path, *, trust_cache: bool = False) -> Competition:
+    """Read and validate a ``competition.toml`` (``trust_cache``: as in :func:`parse_competition`).
 
     Raises
     ------
@@ -576,7 +604,7 @@ def load_competition(path: str | Path) -> Competition:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CompetitionError(f"Cannot read the competition file '{path}': {exc}.") from exc
-    return parse_competition(text, root=path.resolve().parent, source=str(path))
+    return parse_competition(text, root=path.resolve().parent, source=str(path), trust_cache=trust_cache)
 
 
 def is_competition_file(path: str | Path) -> bool:

@@ -471,7 +471,7 @@ def scheme_from_rules(rules: Rules | str) -> Scheme:
 def _read_table(source) -> tuple[pd.DataFrame, str, tuple[str, ...]]:
     if isinstance(source, pd.DataFrame):
         return source, "<DataFrame>", ()
-    from srdash.io.files import FileRefused, read_file_bytes
+    from srdash.io.files import FileRefused, expanded_bytes, read_file_bytes, read_parquet_bytes
 
     path = Path(source)
     if not path.exists() and not path.is_symlink():
@@ -485,14 +485,14 @@ def _read_table(source) -> tuple[pd.DataFrame, str, tuple[str, ...]]:
         data = io.BytesIO(read_file_bytes(path))
     except FileRefused as exc:
         raise SrdashError(f"Cannot read the submissions file '{path}': {exc.reason}") from None
-    compression = next((c for z, c in ((".gz", "gzip"), (".bz2", "bz2"), (".zip", "zip"), (".xz", "xz"))
-                        if path.name.lower().endswith(z)), None)
     try:
         if kind == "parquet":
-            frame = pd.read_parquet(data)
+            frame = read_parquet_bytes(data.getvalue(), path=path)
         else:
-            frame = pd.read_csv(data, sep="\t" if kind == "tsv" else ",", dtype=str, keep_default_na=False,
-                                compression=compression)
+            frame = pd.read_csv(io.BytesIO(expanded_bytes(data.getvalue(), path=path)),
+                                sep="\t" if kind == "tsv" else ",", dtype=str, keep_default_na=False)
+    except FileRefused as exc:
+        raise SrdashError(f"Cannot read the submissions file '{path}': {exc.reason}") from None
     except Exception as exc:  # the readers raise many types; all mean "unreadable"
         raise SrdashError(f"Cannot read the submissions file '{path}': {exc}") from exc
     return frame, str(path), (str(path),)

@@ -626,12 +626,32 @@ def load_competition_results(competition: "Competition") -> Results:
     loaded = [load_results(path, datasets=features) for path in competition.results]
     if len(loaded) == 1:
         return loaded[0]
+    _refuse_runs_in_two_files(competition.results, loaded)
     merged_features = {}
     for part in loaded:
         merged_features.update(part.features)
     return Results(table=pd.concat([part.table for part in loaded], ignore_index=True),
                    features=merged_features,
                    sources=tuple(s for part in loaded for s in part.sources))
+
+
+def _refuse_runs_in_two_files(paths, loaded: Sequence[Results]) -> None:
+    """Refuse a (method, dataset, run) found in two of the competition's results files: pooling them
+    would keep both as if they were two runs, or one of them unseen."""
+    from srdash.errors import Problem, ValidationError
+
+    first: dict[tuple, str] = {}
+    problems = []
+    for path, part in zip(paths, loaded):
+        keys = zip(part.table["method"].tolist(), part.table["dataset"].tolist(), part.table["run"].tolist())
+        for method, dataset, run in dict.fromkeys(keys):
+            where = first.setdefault((method, dataset, run), str(path))
+            if where != str(path):
+                problems.append(Problem(str(path), None, None,
+                                        f"method {method!r}, dataset {dataset!r}, run {run} is also in {where}; "
+                                        f"each run may appear in one results file only."))
+    if problems:
+        raise ValidationError(problems[:50], header="The competition's results files overlap")
 
 
 def check_competition(competition: "Competition") -> Results | None:
@@ -875,12 +895,22 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None)
     verdict = with_track_problems(rules.rule_kind.judge(prepared.input, rules), prepared.track_problems)
     if prepared.qualification is not None:
         verdict = with_qualification(verdict, prepared.qualification, prepared.filtered)
-    verdict = verdict.with_provenance(**hashes, **_cache_provenance(prepared.cache_stats))
+    verdict = verdict.with_provenance(**hashes, **_cache_provenance(prepared.cache_stats),
+                                      **_file_cache_provenance(competition))
     realworld = None
     if competition.realworld is not None:
         realworld = realworld_track(prepared).with_provenance(**hashes)
     return _fingerprinted(CompetitionResult(competition=competition, prepared=prepared, verdict=verdict,
                                             realworld=realworld))
+
+
+def _file_cache_provenance(competition) -> dict[str, str]:
+    """A ``cache_named_by_competition_file`` entry when the competition file named a cache: used or not."""
+    named = competition.simplification.file_cache
+    if named is None:
+        return {}
+    used = competition.simplification.cache == named
+    return {"cache_named_by_competition_file": f"{named} ({'used, as confirmed by the user' if used else 'not used'})"}
 
 
 def _cache_provenance(stats: Mapping) -> dict[str, str]:

@@ -680,7 +680,9 @@ def read_qualification_results(path: str | Path) -> pd.DataFrame:
         # Regular files of bounded size only (srdash.io.files); index_col=False: a trailing comma
         # never turns the first column into the row index.
         if name.endswith((".parquet", ".pq")):
-            return pd.read_parquet(io.BytesIO(read_file_bytes(path)))
+            from srdash.io.files import read_parquet_bytes
+
+            return read_parquet_bytes(read_file_bytes(path), path=path)
         if ".csv" in name or ".tsv" in name:
             return read_csv_file(path, sep="\t" if ".tsv" in name else ",", index_col=False)
     except (OSError, ValueError) as exc:

@@ -227,7 +227,9 @@ def find_test_file(data_dir: str | Path, dataset: str) -> Path | None:
     ``.tsv``, ``.tsv.gz``), ``<dataset>/test.csv``, then the single file whose
     name contains both the dataset's name and ``test`` (so that the 2022 task
     ``cases`` finds ``135_NY_value_cases_14_14_test.csv``). Several such files:
-    None, since guessing could show the wrong data.
+    None, since guessing could show the wrong data. A dataset name that is a
+    path (``../x``, ``/x``, ``a/b``), or a file that is a link leading out of
+    ``data_dir``, finds nothing.
 
     Examples
     --------
@@ -238,17 +240,25 @@ def find_test_file(data_dir: str | Path, dataset: str) -> Path | None:
     ('135_NY_value_cases_14_14_test.csv', None)
     """
     folder = Path(data_dir)
-    if not folder.is_dir():
+    # A dataset name comes from the results (a competitor's file): one that is a path ('../x',
+    # '/etc/x', 'a/b') must not lead outside the data folder.
+    if (not dataset or dataset in (".", "..") or "\0" in dataset or "/" in dataset or "\\" in dataset
+            or Path(dataset).is_absolute() or not folder.is_dir()):
         return None
+    root = folder.resolve()
+
+    def inside(candidate: Path) -> bool:
+        return candidate.is_file() and candidate.resolve().is_relative_to(root)
+
     for suffix in _TEST_SUFFIXES:
         candidate = folder / f"{dataset}{suffix}"
-        if candidate.is_file():
+        if inside(candidate):
             return candidate
     candidate = folder / dataset / "test.csv"
-    if candidate.is_file():
+    if inside(candidate):
         return candidate
     matches = sorted(p for p in folder.iterdir()
-                     if p.is_file() and dataset in p.name and "test" in p.name.lower()
+                     if inside(p) and dataset in p.name and "test" in p.name.lower()
                      and p.name.lower().endswith(tuple(s[len("_test"):] for s in _TEST_SUFFIXES)))
     return matches[0] if len(matches) == 1 else None
 

@@ -24,8 +24,8 @@ every use (experts add entries while the competition is served).
 
 A snapshot is only written when the preparation's every expensive result is
 in the cache, that is, when preparing again would give the same prepared
-competition: a model killed by the wall clock (the machine's load, not the
-model) is not cached, so neither is a preparation that had one.
+competition (a model killed by the wall clock is cached as a timeout with its
+limit, like one stopped by its CPU-time limit).
 ``--retry-timeouts`` never uses a snapshot.
 
 Python warnings raised while preparing (a merged name, a constant target,
@@ -37,8 +37,9 @@ Integrity
 The blob is a pickle of srdash's, pandas' and numpy's own objects, signed
 (HMAC-SHA256) with the cache's secret like every cache row: a blob that was
 changed is not used (counted as ``tampered``, removed, prepared again). It is
-also read by an unpickler that only builds objects of an allow-list of
-modules (:class:`_Unpickler`), as a second line. Model strings inside are
+also read by an unpickler that only builds the exact classes a prepared
+competition is made of (an allow-list of names, not of modules:
+:class:`_Unpickler`), as a second line. Model strings inside are
 data, never code.
 
 Once per server
@@ -181,22 +182,46 @@ class _Pickler(pickle.Pickler):
     dispatch_table = {**copyreg.dispatch_table, MappingProxyType: lambda proxy: (_mapping_proxy, (dict(proxy),))}
 
 
-_ALLOWED_MODULES = ("numpy", "pandas", "pyarrow", "srdash", "datetime", "collections", "decimal", "zoneinfo")
-_ALLOWED_NAMES = {
-    "builtins": {"slice", "set", "frozenset", "complex", "bytearray", "range", "tuple", "list", "dict", "int",
-                 "float", "str", "bytes", "bool", "object"},
+# Exactly the classes and reconstruction helpers a prepared competition is made of (module,
+# name), never a whole module: under an allowed module root an attacker who can sign a blob
+# would find functions that read files or run code (``pandas.read_pickle``, ``numpy.load``,
+# ``numpy.testing``'s ``runstring``). A snapshot needing a name not listed here is not used
+# (the competition is prepared again): never wrong, at worst slower.
+_ALLOWED_NAMES: dict[str, frozenset[str]] = {module: frozenset(names) for module, names in {
+    "builtins": {"slice", "set", "frozenset", "complex", "range", "tuple", "list", "dict", "int", "float", "str",
+                 "bytes", "bool"},
+    "datetime": {"date", "datetime", "time", "timedelta", "timezone"},
     "pathlib": {"Path", "PosixPath", "PurePosixPath", "WindowsPath", "PureWindowsPath"},
-    "copyreg": {"_reconstructor"},
-}
+    "numpy": {"dtype", "ndarray"},
+    "numpy._core.multiarray": {"_reconstruct", "scalar"},
+    "numpy._core.numeric": {"_frombuffer"},
+    "numpy.core.multiarray": {"_reconstruct", "scalar"},
+    "numpy.core.numeric": {"_frombuffer"},
+    "pandas": {"BooleanDtype", "Categorical", "CategoricalDtype", "DataFrame", "DatetimeTZDtype", "Float64Dtype",
+               "Index", "Int64Dtype", "MultiIndex", "NA", "RangeIndex", "Series", "StringDtype"},
+    "pandas._libs.arrays": {"__pyx_unpickle_NDArrayBacked"},
+    "pandas._libs.internals": {"_unpickle_block"},
+    "pandas._libs.tslibs.timestamps": {"_unpickle_timestamp"},
+    "pandas.arrays": {"ArrowStringArray", "BooleanArray", "DatetimeArray", "FloatingArray", "IntegerArray"},
+    "pandas.core.indexes.base": {"_new_Index"},
+    "pandas.core.internals.managers": {"BlockManager", "SingleBlockManager"},
+    "pyarrow.lib": {"_restore_array", "py_buffer", "type_for_alias"},
+    "srdash.io.datasets": {"DatasetSpec", "DatasetTable"},
+    "srdash.io.loading": {"Results"},
+    "srdash.judging.multiobjective": {"Submissions"},
+    "srdash.judging.pipeline": {"PreparedCompetition"},
+    "srdash.judging.properties": {"PropertyScores"},
+    "srdash.judging.qualification": {"FilteredRuns", "Qualification"},
+    "srdash.judging.snapshot": {"_mapping_proxy"},
+}.items()}
 
 
 class _Unpickler(pickle.Unpickler):
-    """Builds only objects of numpy, pandas, pyarrow, srdash and a few plain types (a second line
-    behind the blob's signature)."""
+    """Builds only the listed classes of numpy, pandas, pyarrow and srdash and a few plain types
+    (:data:`_ALLOWED_NAMES`, exact names; a second line behind the blob's signature)."""
 
     def find_class(self, module: str, name: str):
-        root = module.split(".", 1)[0]
-        if root in _ALLOWED_MODULES or name in _ALLOWED_NAMES.get(module, ()):
+        if name in _ALLOWED_NAMES.get(module, ()):
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"a snapshot may not build {module}.{name}")
 

@@ -57,6 +57,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import hashlib
+import os
 import secrets
 import sqlite3
 from dataclasses import dataclass, replace
@@ -187,6 +188,10 @@ CREATE TABLE IF NOT EXISTS access_keys (
 _LATER_TABLES = ("jury_scores", "jury_history", "access_keys")
 #: Who holds an access key: a judge (their own entries only) or the organiser (every entry, unblinding).
 ROLES = ("judge", "organiser")
+
+
+#: The longest comment a judge may keep with an entry (characters); longer ones are refused.
+MAX_COMMENT_CHARS = 10_000
 
 
 class TrustStoreError(SrdashError):
@@ -399,6 +404,8 @@ class TrustStore:
         self.path = Path(path) if path is not None else default_store_path()
         self.read_only = bool(read_only)
         self._connection = None
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the file opened for writing
+        self._holder: str | None = None  # digest of the key identify() accepted: checked again on every write
         if (read_only or not create) and not self.path.is_file():
             what = "a folder" if self.path.is_dir() else "no such file"
             raise TrustStoreError(f"There is no trust store at '{self.path}' ({what}). Check the path; a new "
@@ -439,6 +446,9 @@ class TrustStore:
                 raise TrustStoreError(f"The trust store '{self.path}' has schema version "
                                       f"{meta.get('schema_version')!r}; this srdash reads version {SCHEMA_VERSION}.")
             self.seed = int(meta["seed"])
+            if not read_only:
+                info = os.stat(self.path)
+                self._identity = (info.st_dev, info.st_ino)
             if seed is not None and seed != self.seed:
                 raise TrustStoreError(f"The trust store '{self.path}' already has the blinding seed {self.seed}; "
                                       f"it cannot change to {seed} (every judge's order of models would change). "
@@ -479,13 +489,38 @@ class TrustStore:
         followed by a write cannot interleave with another writer's."""
         if self.read_only:
             raise TrustStoreError(f"The trust store '{self.path}' was opened read-only; it cannot change.")
+        self._check_same_file()
         self._connection.execute("BEGIN IMMEDIATE")
         try:
+            if self._holder is not None:  # a key revoked while the page was open saves nothing more
+                row = self._connection.execute("SELECT revoked_at FROM access_keys WHERE digest = ?",
+                                               (self._holder,)).fetchone()
+                if row is None or row[0] is not None:
+                    when = f" on {row[0]}" if row is not None else ""
+                    raise TrustStoreError(f"This access key was revoked{when}: the change was NOT saved. Ask "
+                                          f"the organiser for a new link.")
             yield self._connection.cursor()
         except BaseException:
             self._connection.execute("ROLLBACK")
             raise
         self._connection.execute("COMMIT")
+
+    def _check_same_file(self) -> None:
+        """Refuse to write when the store's path no longer leads to the file that was opened.
+
+        SQLite keeps writing into a deleted or moved file through its open
+        descriptor: every save would "succeed" into a file nobody will read.
+        """
+        if self._identity is None:
+            return
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            info = None
+        if info is None or (info.st_dev, info.st_ino) != self._identity:
+            what = "is gone (deleted or moved)" if info is None else "was replaced by another file"
+            raise TrustStoreError(f"The trust store '{self.path}' {what} since it was opened: the change was NOT "
+                                  f"saved. Tell the organiser; reopen the review once the store is back.")
 
     def close(self) -> None:
         """Close the database connection."""
@@ -619,6 +654,9 @@ class TrustStore:
             return self._write(cursor, judge, dataset, method, kind, value, comment, source)
 
     def _write(self, cursor, judge, dataset, method, kind, value, comment, source) -> Entry:
+        if isinstance(comment, str) and len(comment) > MAX_COMMENT_CHARS:
+            raise TrustStoreError(f"A comment may have at most {MAX_COMMENT_CHARS:,} characters; this one has "
+                                  f"{len(comment):,} ({method} on {dataset}). Shorten it; it was not saved.")
         self._refuse_if_closed(cursor)
         current = cursor.execute("SELECT kind, value, comment FROM trust WHERE judge = ? AND dataset = ? "
                                  "AND method = ?", (judge, dataset, method)).fetchone()
@@ -725,6 +763,10 @@ class TrustStore:
     def identify(self, key: str | None) -> tuple[str, str]:
         """``(judge, role)`` of the holder of ``key``.
 
+        Once a key is accepted, every later write through this store object
+        checks it again: a key revoked while the review page is open saves
+        nothing more.
+
         Raises
         ------
         TrustStoreError
@@ -741,6 +783,7 @@ class TrustStore:
                                   "new one.")
         if row[2] is not None:
             raise TrustStoreError(f"This access key was revoked on {row[2]}. Ask the organiser for a new one.")
+        self._holder = _digest(key)
         return row[0], row[1]
 
     def session(self, key: str) -> "ReviewSession":
