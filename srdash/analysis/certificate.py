@@ -769,7 +769,7 @@ def certificate_text(certificate: WinnerCertificate, *, variants: bool = True) -
     >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.5, 0.1]})
     >>> text = certificate_text(winner_certificate(runs, rules=accuracy_rules()), variants=False)
     >>> print(text.splitlines()[0])
-    Why this winner: a (score 3), rules 'unnamed', 3 methods, 1 dataset, 1 run per method and dataset.
+    Why this winner: a (score 3), rules 'rules', 3 methods, 1 dataset, 1 run per method and dataset.
     """
     c = certificate
     runs = f"{len(c.runs)} runs" if len(c.runs) > 1 else "1 run per method and dataset"
