@@ -194,3 +194,20 @@ def test_explain_finishes_on_the_srbench_blackbox_results():
     assert "Why this winner: *GP-GOMEA" in result.output
     assert "no set of up to 3 of the 122 datasets changes it" in result.output
     assert "Name- and order-invariant: yes" in result.output
+
+
+def test_report_shows_why_this_winner_after_the_leaderboard():
+    import dataclasses
+
+    from srdash.report.build import build_report, render_html
+
+    runs = one_dataset_decides()
+    rules = accuracy_rules()
+    certificate = winner_certificate(runs, rules=rules)
+    report = dataclasses.replace(build_report(judge(runs, rules), runs=runs, samples=20), certificate=certificate)
+    page = render_html(report)
+    assert page.index('id="leaderboard"') < page.index('id="why"') < page.index('id="ranks"')
+    section = page[page.index('id="why"'):]
+    section = section[:section.index("</section>")]
+    assert "Why this winner" in section and "without dataset d1, b is first alone" in section
+    assert "Name- and order-invariant: yes" in section
