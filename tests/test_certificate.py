@@ -94,7 +94,9 @@ def test_runs_search_names_the_seed_and_states_its_bound():
     # 3 more judgings fit the budget of 30)
     assert "re-judgings, budget 30" in finding.search
     bounded = winner_certificate(runs, rules=accuracy_rules(), budget=2).finding("runs", 1)
-    assert bounded.stays is True and "no exhaustive size fits" in bounded.search
+    assert bounded.stays is None and "no exhaustive size fits" in bounded.search
+    assert bounded.reason == "not searched: judging again each run removed would take 3 re-judgings, more than the " \
+        "budget of 2."
 
 
 def test_every_place_and_family_has_one_line():
@@ -133,9 +135,44 @@ def test_refusals_say_what_to_do():
         winner_certificate(one_dataset_decides())
     with pytest.raises(SrdashError, match="podium and max_removed must be >= 1 and budget >= 0. Got podium=0"):
         winner_certificate(one_dataset_decides(), rules=accuracy_rules(), podium=0)
+    from types import SimpleNamespace
+
+    submissions = SimpleNamespace(competition=SimpleNamespace(rules=load_rules("evalrs2022")), runs=None)
+    with pytest.raises(SrdashError, match="the rules 'evalrs2022' judge submissions. Use `srdash sensitivity`"):
+        winner_certificate(submissions)
     certificate = winner_certificate(one_dataset_decides(), rules=accuracy_rules())
     with pytest.raises(SrdashError, match="No finding for family 'money' and place 1. Families: data, runs"):
         certificate.finding("money")
+
+
+def _random_competition(seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = [{"method": m, "dataset": f"d{d}", "run": r, "r2_test": round(float(rng.uniform(0.3, 1.0)), 2),
+             "simplicity": round(float(rng.uniform(-3, -0.5)), 1), "property": round(float(rng.uniform()), 1),
+             "size": int(rng.integers(3, 9))}
+            for m in "abcd" for d in range(5) for r in range(2)]
+    return pd.DataFrame(rows[:-2])  # d's last dataset is a DNF
+
+
+@pytest.mark.parametrize(("preset", "seed"), [("srbench2022", 0), ("srbench2022", 1), ("srbench2022-as-run", 0),
+                                               ("srbench2023-track1", 1)])
+def test_each_removal_claim_is_what_judging_without_it_gives(preset, seed):
+    # srbench2022: the fast exact search; srbench2022-as-run (simplicity normalised over the whole
+    # table): each set judged again; srbench2023-track1: one harmonic mean of all ranks.
+    runs, rules = _random_competition(seed), load_rules(preset)
+    certificate = winner_certificate(runs, rules=rules, podium=1, max_removed=1, budget=5, weight_samples=50)
+    official = judge(runs, rules).leaderboard
+    winners = sorted(official.loc[official["place"] == 1, "method"])
+    data = certificate.finding("data", 1)
+    for dataset in sorted(runs["dataset"].unique()):
+        board = judge(runs[runs["dataset"] != dataset], rules, methods=sorted(runs["method"].unique())).leaderboard
+        after = sorted(board.loc[board["place"] == 1, "method"])
+        if data.stays:
+            assert after == winners, dataset
+        elif data.items == (dataset,):
+            assert after == list(data.changes_to) != winners
+    if data.stays is False:
+        assert data.items  # one named dataset
 
 
 def test_variants_skip_combinations_the_rules_refuse():

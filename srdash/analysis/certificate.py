@@ -505,8 +505,9 @@ def _exact_data_search(verdict, certified, who, names, datasets, without, *, max
                     scores = np.where(kept > 0, rest / kept, 0.0)
             scores = scores.T
             for place in pending:
-                margin = place.margin(scores)
-                if (margin <= 0).any():
+                changed = (place.holders_after(scores) != place.holder).any(axis=-1)
+                if changed.any():  # the most decisive change: the holder furthest behind
+                    margin = np.where(changed, place.margin(scores), np.inf)
                     i = int(np.argmin(margin))
                     if place.position not in best or margin[i] < best[place.position][0]:
                         best[place.position] = (float(margin[i]), start + i)
@@ -593,10 +594,16 @@ def _judged_search(family, noun, items, without, certified, who, names, *, max_r
         if place.position in found:
             subset, new, exhaustive, scores = found[place.position]
             plural = noun if len(subset) == 1 else f"{noun}s"
-            bound = "" if exhaustive else f" (greedy: a smaller set beyond {exact_upto} is not excluded)"
+            bound = "" if exhaustive else (" (found by the greedy search" + (
+                f"; every set of up to {exact_upto} was checked" if exact_upto else "") +
+                ": a smaller set is not excluded)")
             out.append(Finding(family, place.position, who(place.holder), False, who(new), subset,
                                f"without {plural} {', '.join(subset)}, {_describe_change(place, new, who, scores)} "
                                f"{_lead(scores, new, place, names)}{bound}.", search))
+        elif used == 0:
+            out.append(Finding(family, place.position, who(place.holder), None, (), (),
+                               f"not searched: judging again each {noun} removed would take {len(items)} "
+                               f"re-judgings, more than the budget of {budget}.", search))
         else:
             checked = (f"no set of up to {exact_upto} of the {len(items)} {noun}s changes it"
                        if exact_upto else f"no {noun} set searched changes it")
