@@ -368,6 +368,20 @@ def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, m
     SrdashError
         For rules that judge submissions (use ``srdash sensitivity``), or a per-run table
         given without rules.
+
+    Examples
+    --------
+    Three methods on one dataset (``srdash.demo.examples``): ``a`` ranks (3, 2, 2) on accuracy,
+    simplicity and the property, ``b`` (1, 3, 3), ``c`` (2, 1, 1). Without ``c``, ``a`` ranks
+    (2, 1, 1) and ``b`` (1, 2, 2): ``b`` wins, 1.5 to 1.2.
+
+    >>> from srdash.demo.examples import example_runs
+    >>> certificate = winner_certificate(example_runs(), rules=load_rules("srbench2022"), podium=1,
+    ...                                  weight_samples=200)
+    >>> certificate.winner, certificate.finding("data").outcome
+    (('a',), 'not applicable')
+    >>> print(certificate.finding("entrants").line())
+    entrants  changes to b: without c, the ranks of the others change and b is first alone (b 1.5 against a 1.2).
     """
     if isinstance(result, pd.DataFrame):
         if rules is None:
