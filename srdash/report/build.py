@@ -607,22 +607,13 @@ def _sections(report: Report) -> list[_Section]:
 
 
 def _certificate_section(certificate) -> _Section:
-    """Why this winner: one row per place and family of changes, the rules variants that change the winner."""
-    rows = pd.DataFrame([{"place": f.place, "held by": " = ".join(f.holder), "change": f.family,
-                          "outcome": f.outcome, "why": f.reason} for f in certificate.findings])
-    blocks = [_Block("table", _table_rows(rows))]
-    changing = certificate.variants[certificate.variants["changes"]]
-    if len(changing):
-        blocks.append(_Block("table", _table_rows(changing[["variant", "winner", "winner_score"]]),
-                             caption=f"Rules variants that change the winner ({len(changing)} of "
-                                     f"{len(certificate.variants)}, each judged directly)"))
-    checks = "; ".join(f"{name}: {'yes' if ok else 'no'}" for name, ok in certificate.invariance.items())
-    blocks.append(_Block("text", f"Name- and order-invariant: {'yes' if certificate.invariant else 'no'} "
-                                 f"({checks})."))
+    """Why this winner (the dashboard's view, same renderer)."""
+    from srdash.figures.certificate import certificate_html
+
     return _Section("why", "Why this winner",
                     "For the winner and each podium place, the smallest change of each kind that would change who "
                     "holds it: datasets or runs removed, another rules option or preset, other weights, one other "
-                    "method removed. Places: 1 = best.", tuple(blocks))
+                    "method removed. Places: 1 = best.", (_Block("html", certificate_html(certificate)),))
 
 
 def _integrity_sections(report: Report) -> list[_Section]:
