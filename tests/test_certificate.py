@@ -248,3 +248,15 @@ def test_report_shows_why_this_winner_after_the_leaderboard():
     section = section[:section.index("</section>")]
     assert "Why this winner" in section and "without dataset d1, b is first alone" in section
     assert "Name- and order-invariant: yes" in section
+
+
+def test_dashboard_view_follows_the_rules_and_shows_errors_in_its_log():
+    from srdash.apps.certificate import CertificateView
+
+    runs, rules = one_dataset_decides(), accuracy_rules()
+    view = CertificateView(runs, rules)
+    assert view.certificate.winner == ("a",) and "without dataset d1" in view.table.value
+    view.rules = rules.with_options(rank_method="min")
+    assert view.certificate.rules.rank_method == "min"
+    view.rules = load_rules("evalrs2022")  # judges submissions, not runs
+    assert "judge() ranks per-run results" in view.log_panel.text()
