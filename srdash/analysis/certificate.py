@@ -149,6 +149,8 @@ class WinnerCertificate:
         when the verdict (every method's place and score) is the same.
     rejudgings : int
         How many times the competition was judged again to build the certificate.
+    skipped_variants : tuple of str
+        Rules variants that could not be judged, each with the reason.
     """
 
     rules: Rules
@@ -161,6 +163,7 @@ class WinnerCertificate:
     variants: pd.DataFrame
     invariance: Mapping[str, bool]
     rejudgings: int
+    skipped_variants: tuple[str, ...] = ()
 
     @property
     def winner(self) -> tuple[str, ...]:
@@ -250,7 +253,9 @@ def rules_variants(rules: Rules) -> list[tuple[str, str, Rules]]:
     -------
     list of (name, description, Rules)
         Variants that the rules' own checks refuse (e.g. ``rank-mean`` with DNFs left out)
-        are not listed.
+        are not listed. The presets ``srbench2022``, ``srbench2022-as-run`` and
+        ``srbench2022-draft`` are variants of rules that rank the same columns as
+        ``srbench2022`` (r2_test, simplicity, property).
 
     Examples
     --------
@@ -396,7 +401,9 @@ def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, m
     if podium < 1 or max_removed < 1 or budget < 0:
         raise SrdashError(f"podium and max_removed must be >= 1 and budget >= 0. Got podium={podium!r}, "
                           f"max_removed={max_removed!r}, budget={budget!r}.")
-    verdict = judge(runs, rules)
+    # the verdict shown everywhere else, unless other rules are asked for
+    verdict = result.verdict if not isinstance(result, pd.DataFrame) and rules is result.competition.rules \
+        else judge(runs, rules)
     methods = tuple(sorted(verdict.leaderboard["method"].astype(str)))
     datasets = tuple(sorted(verdict.per_dataset["dataset"].astype(str).unique()))
     run_ids = tuple(sorted(pd.unique(runs["run"]).tolist())) if "run" in runs.columns else (0,)
@@ -422,7 +429,7 @@ def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, m
                                                  budget=budget))):
         for place, finding in zip(certified, found):
             findings[(family, place.position)] = finding
-    variants = _variant_table(judged, rules, certified, who, official)
+    variants, skipped = _variant_table(judged, rules, certified, who, official)
     for place in certified:
         findings[("rules", place.position)] = _rules_finding(variants, place, who)
     for place, finding in zip(certified, _weight_findings(verdict, runs, certified, who, official,
@@ -437,7 +444,7 @@ def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, m
         podium=tuple((p.position, who(p.holder)) for p in certified),
         scores=MappingProxyType(dict(zip(methods, official.tolist()))), findings=ordered,
         variants=variants.drop(columns=["_scores"]), invariance=MappingProxyType(invariance),
-        rejudgings=judged.count)
+        rejudgings=judged.count, skipped_variants=skipped)
 
 
 def _lead(scores: np.ndarray, new: np.ndarray, place: _Place, names: np.ndarray) -> str:
@@ -630,11 +637,16 @@ def _judged_search(family, noun, items, without, certified, who, names, *, max_r
 # --------------------------------------------------------------------------- rules
 
 
-def _variant_table(judged: _Judge, rules: Rules, certified, who, official) -> pd.DataFrame:
+def _variant_table(judged: _Judge, rules: Rules, certified, who, official) -> tuple[pd.DataFrame, tuple[str, ...]]:
     names = np.array(sorted(judged.methods), dtype=object)
     rows = []
+    skipped: list[str] = []
     for name, description, variant in rules_variants(rules):
-        scores = judged.scores(judged.runs, rules=variant, methods=None)
+        try:
+            scores = judged.scores(judged.runs, rules=variant)
+        except SrdashError as exc:  # e.g. every criterion with data weighted 0 under a preset
+            skipped.append(f"{name} ({exc})")
+            continue
         places = _places(scores)
         winner = who(places == 1)
         order = np.lexsort((names, -np.round(scores, _SCORE_DECIMALS)))
@@ -642,8 +654,9 @@ def _variant_table(judged: _Judge, rules: Rules, certified, who, official) -> pd
                      "winner_score": float(scores[places == 1].max()),
                      "podium": "; ".join(f"{places[i]} {names[i]}" for i in order[:3]),
                      "changes": winner != who(certified[0].holder), "rules": variant, "_scores": scores})
-    return pd.DataFrame(rows, columns=["variant", "description", "winner", "winner_score", "podium", "changes",
-                                       "rules", "_scores"])
+    table = pd.DataFrame(rows, columns=["variant", "description", "winner", "winner_score", "podium", "changes",
+                                        "rules", "_scores"])
+    return table, tuple(skipped)
 
 
 def _rules_finding(variants: pd.DataFrame, place: _Place, who) -> Finding:
@@ -809,6 +822,8 @@ def certificate_text(certificate: WinnerCertificate, *, variants: bool = True) -
         for row in c.variants.itertuples():
             mark = "changes" if row.changes else "stays"
             lines.append(f"  {row.variant:<{width}}  {mark:<7}  {row.winner} ({row.winner_score:.4g})")
+    if c.skipped_variants:
+        lines.append(f"  Not judged: {'; '.join(c.skipped_variants)}.")
     checks = "; ".join(f"{name}: {'yes' if ok else 'no'}" for name, ok in c.invariance.items())
     lines += ["", f"Name- and order-invariant: {'yes' if c.invariant else 'no'} ({checks})."]
     lines.append(f"Judged again {c.rejudgings} times. Places: 1 = best; scores compared to {_SCORE_DECIMALS} "

@@ -27,7 +27,8 @@ def explain_command(competition, podium, max_removed, budget, no_variants):
     each judged directly, the nearest weights under which another method
     wins, and whether removing one other method changes it. Then whether the
     verdict is the same with the rows shuffled and the methods renamed and
-    listed in another order. Places: 1 = best.
+    listed in another order. The main track is explained (not the real-world
+    track). Places: 1 = best.
     """
     from srdash.analysis.certificate import certificate_text, winner_certificate
 
