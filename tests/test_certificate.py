@@ -260,3 +260,81 @@ def test_dashboard_view_follows_the_rules_and_shows_errors_in_its_log():
     assert view.certificate.rules.rank_method == "min"
     view.rules = load_rules("evalrs2022")  # judges submissions, not runs
     assert "judge() ranks per-run results" in view.log_panel.text()
+
+
+# --------------------------------------------------------------------------- juries
+
+JURY_RULES = """
+name = "tiny-jury"
+kind = "rank-harmonic"
+
+[rubric]
+scale = [1, 5]
+normalisation = "none"
+
+[[rubric.criteria]]
+name = "pipeline"
+weight = 2.0
+
+[[rubric.criteria]]
+name = "insight"
+weight = 1.0
+
+[[criteria]]
+name = "jury"
+column = "jury_score"
+direction = "higher"
+"""
+
+# (pipeline, insight) per juror and entry (tests/test_jury.py's jury); weights 2:1, so a
+# juror's score is (2 * pipeline + insight) / 3:
+#   ann: a 3, b 3, c 5;  bob: a 4, b 3, c 1;  cy: a 5, b 4, c 4  -> means a 4, b 10/3, c 10/3: a first.
+JURY = {"ann": {"a": (4, 1), "b": (2, 5), "c": (5, 5)},
+        "bob": {"a": (5, 2), "b": (4, 1), "c": (1, 1)},
+        "cy": {"a": (5, 5), "b": (4, 4), "c": (5, 2)}}
+
+
+def _jury_scores() -> pd.DataFrame:
+    return pd.DataFrame([{"judge": j, "dataset": "d", "method": m, "criterion": c, "score": float(v)}
+                         for j, entries in JURY.items() for m, pair in entries.items()
+                         for c, v in zip(("pipeline", "insight"), pair)])
+
+
+def test_jury_certificate_names_the_juror_and_the_criterion():
+    from srdash.analysis.certificate import jury_certificate
+    from srdash.judging.jury import rubric_from_rules
+    from srdash.judging.rules import parse_rules
+
+    certificate = jury_certificate(_jury_scores(), rubric_from_rules(parse_rules(JURY_RULES)))
+    assert dict(certificate.winners) == {"d": ("a",)}
+    # without ann: a (4 + 5)/2 = 4.5, b 3.5, c 2.5 -> a; without bob: a (3 + 5)/2 = 4, b 3.5, c (5 + 4)/2 = 4.5 -> c
+    jurors = certificate.finding("jurors", "d")
+    assert jurors.items == ("bob",) and jurors.changes_to == ("c",)
+    assert jurors.line() == "jurors    changes to c: without juror bob, c is first (c 4.5 against a 4)."
+    # z-scores (tests/test_jury.py): a 0.592, b -0.382, c -0.210 -> a stays
+    assert certificate.finding("normalisation", "d").stays is True
+    # insight only: ann a 1, b 5, c 5; bob a 2, b 1, c 1; cy a 5, b 4, c 2 -> a 8/3, b 10/3, c 8/3: b;
+    # pipeline only: a 14/3, b 10/3, c 11/3 -> a; equal weights: a 11/3, b 10/3, c 9.5/3 -> a
+    rubric = certificate.finding("rubric", "d")
+    assert rubric.items == ("without pipeline",) and rubric.changes_to == ("b",)
+    with pytest.raises(SrdashError, match="No finding for family 'jurors' on dataset 'x'. Families: jurors"):
+        certificate.finding("jurors", "x")
+    with pytest.raises(SrdashError, match="max_removed must be >= 1. Got 0"):
+        jury_certificate(_jury_scores(), certificate.rubric, max_removed=0)
+
+
+def test_trust_jury_explain_prints_the_jury_certificate(tmp_path):
+    from srdash.judging.jury import rubric_from_rules
+    from srdash.judging.trust import TrustStore
+
+    rules = tmp_path / "jury.toml"
+    rules.write_text(JURY_RULES)
+    rubric = rubric_from_rules(load_rules(rules))
+    with TrustStore(tmp_path / "trust.sqlite", seed=5) as store:
+        for row in _jury_scores().itertuples():
+            store.record_score(row.judge, row.dataset, row.method, row.criterion, row.score, rubric=rubric)
+    result = CliRunner().invoke(main, ["trust", "jury", "--store", str(tmp_path / "trust.sqlite"), "--rules",
+                                       str(rules), "--explain"])
+    assert result.exit_code == 0, result.output
+    assert "Why the jury's choice, dataset d: a" in result.output
+    assert "jurors    changes to c: without juror bob" in result.output
