@@ -49,7 +49,6 @@ True
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
@@ -508,7 +507,7 @@ def _exact_data_search(verdict, certified, who, names, datasets, without, *, max
         values, zeros = dataset_scores, np.zeros_like(dataset_scores)
     totals = values.sum(axis=1), kept_cells.sum(axis=1), zeros.sum(axis=1)
     largest = min(max_removed, len(datasets) - 1)
-    found: dict[int, tuple[tuple[str, ...], np.ndarray, int]] = {}
+    found: dict[int, tuple[tuple[str, ...], int]] = {}  # position -> (datasets removed, their number)
     scored = 0
     for size in range(1, largest + 1):
         pending = [p for p in certified if p.position not in found]
@@ -538,13 +537,13 @@ def _exact_data_search(verdict, certified, who, names, datasets, without, *, max
         for place in pending:
             if place.position in best:
                 subset = tuple(datasets[j] for j in combos[best[place.position][1]])
-                found[place.position] = (subset, np.zeros(0), size)
+                found[place.position] = (subset, size)
     out = []
     search = (f"exact: every set of up to {largest} of the {len(datasets)} datasets, {scored:,} re-scorings of the "
               "verdict's dataset scores; the set reported judged again")
     for place in certified:
         if place.position in found:
-            subset, _, size = found[place.position]
+            subset, size = found[place.position]
             scores = without(subset)
             new = place.holders_after(scores)
             if (new == place.holder).all():  # a lead within rounding noise: the judge keeps the holder
@@ -583,7 +582,7 @@ def _judged_search(family, noun, items, without, certified, who, names, *, max_r
     """Judge each subset of ``items`` removed: exhaustively while ``budget`` allows, then greedily
     (extending the set that brought the winner closest to losing, one item at a time)."""
     largest = min(max_removed, len(items) - 1)
-    found: dict[int, tuple[tuple[str, ...], np.ndarray, bool]] = {}
+    found: dict[int, tuple] = {}  # position -> (items removed, new holders, exhaustive?, scores)
     used, exact_upto, best_set, greedy_to = 0, 0, (), 0
     winner = certified[0]
     for size in range(1, largest + 1):
@@ -600,7 +599,7 @@ def _judged_search(family, noun, items, without, certified, who, names, *, max_r
             for place in certified:
                 new = place.holders_after(scores)
                 if place.position not in found and not (new == place.holder).all():
-                    found[place.position] = (subset, new, exhaustive) + (scores,)
+                    found[place.position] = (subset, new, exhaustive, scores)
             margin = float(winner.margin(scores))
             if margin < best_margin:
                 best_margin, best_set = margin, subset
