@@ -183,7 +183,7 @@ def test_the_report_shows_every_section_the_dashboard_shows(tmp_path):
                                        "--samples", "50"])
     assert result.exit_code == 0, result.output
     html = (tmp_path / "r.html").read_text()
-    for section in ("qualification", "leaderboard", "realworld", "ranks", "simplicity", "properties",
+    for section in ("qualification", "leaderboard", "why", "realworld", "ranks", "simplicity", "properties",
                     "significance", "uncertainty", "sensitivity", "problems", "reproducibility"):
         assert f'id="{section}"' in html, section
     assert f"Verdict fingerprint: {fingerprint}" in html

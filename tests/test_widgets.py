@@ -303,7 +303,8 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
     titles = [app.more.get_title(i) for i in range(len(app.more.children))]
     assert titles == ["Rules compared: published, as run, draft", "Weight sensitivity",
                       "Rank uncertainty and significance", "Audit a published table",
-                      "SRBench views: Pareto front, performance profiles, pairwise tests"]
+                      "SRBench views: Pareto front, performance profiles, pairwise tests",
+                      "Why this winner: what would change the verdict"]
     assert all(isinstance(child, ipywidgets.HTML) for child in app.more.children)  # nothing computed yet
     shown = []  # what the accordion shows while a view is built: a note saying so, then the view
     app.more.observe(lambda change: shown.append(getattr(change["new"][0], "value", "")), names="children")

@@ -784,6 +784,11 @@ def _more_views(trust_store: str | None, app=None):
     def rules_compared(verdict, runs):
         return widgets.HTML(_rules_comparison(runs))
 
+    def why(verdict, runs):
+        from srdash.apps.certificate import CertificateView
+
+        return CertificateView(runs, verdict.rules, log_panel=log)
+
     def lineage(verdict, runs):
         return _lineage_view(verdict, runs)
 
@@ -801,6 +806,7 @@ def _more_views(trust_store: str | None, app=None):
 
         views.append(("Real-world track (expert trust)", realworld))
     views.append((LINEAGE_VIEW_TITLE, lineage))
+    views.append((CERTIFICATE_VIEW_TITLE, why))
     return views
 
 
@@ -836,6 +842,9 @@ def _aggregation_words(aggregation: str) -> str:
     return {"median": "the median", "mean": "the mean",
             "rank-mean": "the mean of per-run ranks"}.get(aggregation, aggregation)
 
+
+#: Title of the winner certificate's view in the "More views" accordion.
+CERTIFICATE_VIEW_TITLE = "Why this winner: what would change the verdict"
 
 #: Title of the SRBench-lineage view in the "More views" accordion.
 LINEAGE_VIEW_TITLE = "SRBench views: Pareto front, performance profiles, pairwise tests"

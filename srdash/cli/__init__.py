@@ -26,7 +26,7 @@ def main() -> None:
 def _register() -> None:
     # Every command module is imported here so that `srdash --help` lists it.
     # Each module defines one click command or group; add yours here.
-    from srdash.cli import (audit, complexity, datasets, demo, init, predictions, qualify, report, review,
+    from srdash.cli import (audit, complexity, datasets, demo, explain, init, predictions, qualify, report, review,
                             robustness, rules, score, sensitivity, serve)
 
     from srdash.cli import analyse, submitted  # SRBench-lineage analyses; SRBench 2023 track 1
@@ -37,7 +37,7 @@ def _register() -> None:
         score.score, init.init_command, complexity.complexity, demo.demo, serve.serve, rules.rules_command,
         datasets.datasets_command, qualify.qualify_command, review.review, review.trust,
         sensitivity.sensitivity, robustness.robustness_command, audit.audit_command,
-        report.report_command, predictions.predictions,
+        report.report_command, predictions.predictions, explain.explain_command,
     ):
         main.add_command(command)
 

@@ -391,7 +391,10 @@ def import_scores_command(csv_path, store_path, rules, judge):
               help="Rules preset or .toml file with the jury's [rubric] (e.g. srbench2023-track2).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the table (one row per entry) to this CSV file.")
-def jury_command(store_path, rules, output):
+@click.option("--explain", is_flag=True,
+              help="Also say what would change the jury's first choice on each dataset: the fewest jurors left "
+                   "out, the other normalisation, a rubric criterion left out.")
+def jury_command(store_path, rules, output, explain):
     """The jury's verdict: each entry's mean score and mean per-juror z-score, agreement and flags.
 
     The store is only read. The score the rules rank by (their
@@ -424,6 +427,10 @@ def jury_command(store_path, rules, output):
                        f"({row.offset:+g}, {lean})")
         for row in summary.problems.itertuples():
             click.echo(f"Left out: {row.judge} on {row.dataset} / {row.method}: {row.detail}", err=True)
+        if explain:
+            from srdash.analysis.certificate import jury_certificate, jury_certificate_text
+
+            click.echo(jury_certificate_text(jury_certificate(scores, rubric)))
         if output is not None:
             try:
                 table.to_csv(output, index=False)

@@ -133,6 +133,9 @@ class Report:
         The winner over the simplex (rules with exactly three weights).
     alternatives : DataFrame or None
         Which pairs swap places when one method is removed.
+    certificate : WinnerCertificate or None
+        Why this winner: what would change the winner and each podium place
+        (:func:`srdash.analysis.certificate.winner_certificate`; competition reports only).
     reproducibility : Mapping of str to str
         See :func:`reproducibility_block`.
     rules_texts : Mapping of str to str
@@ -163,6 +166,7 @@ class Report:
     significance: object = None
     robustness: object = None
     verdict_fingerprint: str = ""
+    certificate: object = None
 
     @property
     def is_prediction_competition(self) -> bool:
@@ -375,6 +379,14 @@ def build_competition_report(
                 notes.append(f"Rank uncertainty is not shown: {exc}")
     else:
         notes.append("Significance and rank uncertainty need at least two methods and two datasets.")
+    certificate = None
+    if result.runs is not None:
+        from srdash.analysis.certificate import winner_certificate
+
+        try:
+            certificate = winner_certificate(result, seed=seed)
+        except SrdashError as exc:
+            notes.append(f"Why this winner is not shown: {exc}")
     competition = result.competition
     block = {key: (competition.relative(value) if key.endswith("_source") and Path(str(value)).is_absolute()
                    else value)   # a rules file is named as the competition file names it
@@ -382,7 +394,7 @@ def build_competition_report(
     block["verdict_fingerprint"] = result.fingerprint  # the one identity of the verdict
     return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
                     verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
-                    notes=tuple(notes))
+                    notes=tuple(notes), certificate=certificate)
 
 
 def _sensitivity(verdict: Verdict, runs, *, samples: int, seed: int, resolution: int, notes: list[str]):
@@ -545,6 +557,8 @@ def _sections(report: Report) -> list[_Section]:
         blocks.append(_Block("html", warnings_html(verdict)))
     sections.append(_Section("leaderboard", "Leaderboard" + (" (synthetic track)" if report.realworld else ""),
                              verdict.rules.description.strip(), tuple(blocks)))
+    if report.certificate is not None:
+        sections.append(_certificate_section(report.certificate))
     if report.realworld is not None:
         realworld = report.realworld
         blocks = [_Block("html", leaderboard_html(realworld))]
@@ -591,6 +605,16 @@ def _sections(report: Report) -> list[_Section]:
     if report.notes:
         sections.append(_Section("notes", "Notes", "", tuple(_Block("text", note) for note in report.notes)))
     return sections
+
+
+def _certificate_section(certificate) -> _Section:
+    """Why this winner (the dashboard's view, same renderer)."""
+    from srdash.figures.certificate import certificate_html
+
+    return _Section("why", "Why this winner",
+                    "For the winner and each podium place, the smallest change of each kind that would change who "
+                    "holds it: datasets or runs removed, another rules option or preset, other weights, one other "
+                    "method removed. Places: 1 = best.", (_Block("html", certificate_html(certificate)),))
 
 
 def _integrity_sections(report: Report) -> list[_Section]:

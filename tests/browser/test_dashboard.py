@@ -243,7 +243,8 @@ _VIEWS = [(PROPERTY_VIEW_TITLE, "Property score per dataset"),
           ("Weight sensitivity", "Winner over all weights"),
           ("Rank uncertainty and significance", "Critical difference diagram"),
           ("Audit a published table", None),
-          ("SRBench views: Pareto front, performance profiles, pairwise tests", "Pareto fronts")]
+          ("SRBench views: Pareto front, performance profiles, pairwise tests", "Pareto fronts"),
+          ("Why this winner: what would change the verdict", None)]
 
 
 def test_every_view_under_more_views_is_legible_on_a_phone(browser, dashboard_url, screenshot_dir):

@@ -1,0 +1,1031 @@
+"""Why this winner: a certificate of what would change the verdict.
+
+An organiser defending a verdict is asked "would the winner still win if ...?". The
+certificate answers, for the winner and each podium place, the smallest change of each
+family that changes who holds the place, and the items responsible:
+
+* **data**: the fewest datasets whose removal changes it. Ranks are per dataset, so
+  (unless a criterion is normalised over the whole table or DNFs take the table's worst
+  value) removing datasets leaves the other datasets' ranks unchanged: every subset up to
+  ``max_removed`` datasets is scored exactly from the verdict's dataset scores
+  (:func:`srdash.judging.kernel.weighted_harmonic_mean`), and the subset reported is judged
+  again by :func:`srdash.judging.ranking.judge`. Otherwise subsets are judged one by one,
+  exhaustively while the number of re-judgings fits ``budget``, then greedily;
+* **runs**: the same for runs (seeds), when the table has several: every subset is judged
+  again (the aggregation over runs changes), within ``budget``;
+* **rules**: every preset variant and rules option (run aggregation, tie rule, final score,
+  ties, rounding, DNFs, missing values, normalisation; the SRBench 2022 presets when the
+  rules are SRBench-2022-like), each judged directly: a table of winners per variant;
+* **weights**: the nearest weight vector (L1 on the simplex) under which another method
+  wins, from :func:`srdash.analysis.sensitivity.find_winning_weights`;
+* **entrants**: whether removing one other method changes the place
+  (:meth:`srdash.analysis.sensitivity.Rescorer.without`, as
+  :func:`srdash.analysis.sensitivity.irrelevant_alternatives`).
+
+A place is *held* by the group of methods occupying that position of the leaderboard (one
+method, or a tie); the place *changes* when another group holds it. Places compare scores
+to 9 decimals, as the verdict does. The certificate also judges the competition again with
+its rows shuffled, its methods renamed (new names sorting in reverse) and listed in reverse
+order, and says whether the verdict is name- and order-invariant.
+
+Examples
+--------
+``a`` beats ``b`` on ``d1`` and ``d2``, ``b`` beats ``a`` on ``d3`` (ranks 2 and 1, one
+criterion): ``a`` wins 5/3 to 4/3; without ``d1`` they tie at 1.5:
+
+>>> import pandas as pd
+>>> from srdash.demo.examples import accuracy_rules
+>>> runs = pd.DataFrame({"method": ["a", "b"] * 3, "dataset": ["d1", "d1", "d2", "d2", "d3", "d3"],
+...                      "r2_test": [0.9, 0.8, 0.9, 0.8, 0.1, 0.9]})
+>>> certificate = winner_certificate(runs, rules=accuracy_rules())
+>>> certificate.podium
+((1, ('a',)), (2, ('b',)))
+>>> print(certificate.finding("data", 1).line())
+data      changes to a = b: without dataset d1, a = b tie for first (a 1.5 against b 1.5).
+>>> certificate.invariant
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from srdash.errors import RulesError, SrdashError
+from srdash.judging.kernel import rank_higher_better, weighted_harmonic_mean
+from srdash.judging.ranking import judge
+from srdash.judging.rules import (DNF_RULES, MISSING_RANKS, MISSING_RUN_VALUES, RANK_METHODS, ROUNDINGS,
+                                  RUN_AGGREGATIONS, SCORES, Rules, load_rules)
+
+__all__ = ["Finding", "WinnerCertificate", "winner_certificate", "rules_variants", "certificate_text",
+           "FAMILIES", "JuryCertificate", "jury_certificate", "jury_certificate_text", "JURY_FAMILIES"]
+
+#: The families of changes, in the order the certificate lists them.
+FAMILIES = ("data", "runs", "rules", "weights", "entrants")
+#: Scores are compared to this many decimals (as :func:`srdash.judging.ranking.place_from_scores`).
+_SCORE_DECIMALS = 9
+#: Presets judged as variants of rules that look like SRBench 2022's.
+_SRBENCH2022_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
+#: ``ties = "tolerance"`` variant of exact rules: merges float-noise ties only.
+_NOISE_TOLERANCE = 1e-9
+#: Subsets scored at once by the exact dataset search (bounds memory).
+_CHUNK = 20_000
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the certificate: one family of changes, one place.
+
+    Attributes
+    ----------
+    family : {'data', 'runs', 'rules', 'weights', 'entrants'}
+    place : int
+        The leaderboard position (1 = the winner).
+    holder : tuple of str
+        Who holds the place in the official verdict (several: a tie).
+    stays : bool or None
+        True: no change searched changes the holder; False: one does; None: the family
+        does not apply (``reason`` says why).
+    changes_to : tuple of str
+        Who holds the place after the change (empty when it stays).
+    items : tuple of str
+        What is responsible: the datasets or runs removed, the rules variants, the
+        weights, the method removed.
+    reason : str
+        One sentence for the reader.
+    search : str
+        How the family was searched, with its bound.
+    scope : str
+        Where the place is (a jury's dataset; empty for a competition's leaderboard).
+    """
+
+    family: str
+    place: int
+    holder: tuple[str, ...]
+    stays: bool | None
+    changes_to: tuple[str, ...]
+    items: tuple[str, ...]
+    reason: str
+    search: str
+    scope: str = ""
+
+    @property
+    def outcome(self) -> str:
+        """``stays``, ``changes to X`` or ``not applicable``."""
+        if self.stays is None:
+            return "not applicable"
+        return "stays" if self.stays else f"changes to {_group(self.changes_to)}"
+
+    def line(self) -> str:
+        """The finding as one line of text."""
+        return f"{self.family:<9} {self.outcome}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class WinnerCertificate:
+    """What would change the verdict (:func:`winner_certificate`).
+
+    Attributes
+    ----------
+    rules : Rules
+    methods, datasets : tuple of str
+    runs : tuple of int
+        The run ids (seeds) of the table.
+    podium : tuple of (int, tuple of str)
+        Each place certified and the group holding it.
+    scores : Mapping of str to float
+        The official scores.
+    findings : tuple of Finding
+        One per (place, family), places first.
+    variants : DataFrame
+        One row per rules variant, each judged directly: ``variant``, ``description``,
+        ``winner``, ``winner_score``, ``podium`` (text), ``changes`` (the winner is not
+        the official one) and ``rules`` (the Rules judged).
+    invariance : Mapping of str to bool
+        ``rows shuffled``, ``methods renamed``, ``methods listed in reverse order``: True
+        when the verdict (every method's place and score) is the same.
+    rejudgings : int
+        How many times the competition was judged again to build the certificate.
+    skipped_variants : tuple of str
+        Rules variants that could not be judged, each with the reason.
+    """
+
+    rules: Rules
+    methods: tuple[str, ...]
+    datasets: tuple[str, ...]
+    runs: tuple[int, ...]
+    podium: tuple[tuple[int, tuple[str, ...]], ...]
+    scores: Mapping[str, float]
+    findings: tuple[Finding, ...]
+    variants: pd.DataFrame
+    invariance: Mapping[str, bool]
+    rejudgings: int
+    skipped_variants: tuple[str, ...] = ()
+
+    @property
+    def winner(self) -> tuple[str, ...]:
+        """The group in first place."""
+        return self.podium[0][1]
+
+    @property
+    def invariant(self) -> bool:
+        """True when every invariance check holds."""
+        return all(self.invariance.values())
+
+    def finding(self, family: str, place: int = 1) -> Finding:
+        """The finding of ``family`` for ``place``."""
+        for f in self.findings:
+            if f.family == family and f.place == place:
+                return f
+        raise SrdashError(f"No finding for family '{family}' and place {place}. Families: {', '.join(FAMILIES)}; "
+                          f"places: {', '.join(str(p) for p, _ in self.podium)}.")
+
+
+# --------------------------------------------------------------------------- places
+
+
+def _group(methods: Sequence[str]) -> str:
+    return " = ".join(methods) if methods else "nobody"
+
+
+def _places(scores: np.ndarray) -> np.ndarray:
+    """Places (1 = best, ties share the smallest) along the last axis, from the ranking kernel:
+    place = K + 1 - the highest position a tied value occupies."""
+    rounded = np.round(np.asarray(scores, dtype=float), _SCORE_DECIMALS)
+    k = rounded.shape[-1]
+    return (k + 1 - rank_higher_better(rounded, "max")).astype(int)
+
+
+def _holder_mask(places: np.ndarray, position: int) -> np.ndarray:
+    """Which methods occupy ``position`` (the group whose place is the largest <= position)."""
+    capped = np.where(places <= position, places, 0).max(axis=-1, keepdims=True)
+    return places == capped
+
+
+@dataclass(frozen=True)
+class _Place:
+    """One certified place: its position, holder and the methods ahead of it, as masks over methods."""
+
+    position: int
+    holder: np.ndarray
+    ahead: np.ndarray
+
+    def margin(self, scores: np.ndarray) -> np.ndarray:
+        """How far the holder is from losing the place (<= 0: lost), along the last axis."""
+        scores = np.round(np.asarray(scores, dtype=float), _SCORE_DECIMALS)
+        behind = ~self.holder & ~self.ahead
+        low_holder = np.where(self.holder, scores, np.inf).min(axis=-1)
+        high_holder = np.where(self.holder, scores, -np.inf).max(axis=-1)
+        over_behind = low_holder - np.where(behind, scores, -np.inf).max(axis=-1)
+        under_ahead = np.where(self.ahead, scores, np.inf).min(axis=-1) - high_holder
+        return np.minimum(over_behind, under_ahead)
+
+    def holders_after(self, scores: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+        """Mask of the methods holding the place under ``scores`` (of the methods in ``keep``)."""
+        keep = np.ones(len(self.holder), bool) if keep is None else keep
+        position = 1 + int((self.ahead & keep).sum())
+        mask = np.zeros(scores.shape, bool)
+        mask[..., keep] = _holder_mask(_places(scores[..., keep]), position)
+        return mask
+
+
+# --------------------------------------------------------------------------- rules variants
+
+
+def _srbench2022_like(rules: Rules) -> bool:
+    reference = load_rules("srbench2022")
+    return rules.rule_kind.judges_runs and {c.column for c in rules.criteria} == {c.column for c in reference.criteria}
+
+
+def rules_variants(rules: Rules) -> list[tuple[str, str, Rules]]:
+    """Every variant of ``rules`` the certificate judges: one option changed at a time, and the
+    related presets.
+
+    Parameters
+    ----------
+    rules : Rules
+        Rules of a kind that judges runs.
+
+    Returns
+    -------
+    list of (name, description, Rules)
+        Variants that the rules' own checks refuse (e.g. ``rank-mean`` with DNFs left out)
+        are not listed. The presets ``srbench2022``, ``srbench2022-as-run`` and
+        ``srbench2022-draft`` are variants of rules that rank the same columns as
+        ``srbench2022`` (r2_test, simplicity, property).
+
+    Examples
+    --------
+    >>> names = [name for name, _, _ in rules_variants(load_rules("srbench2022"))]
+    >>> names[:3]
+    ['run_aggregation = mean', 'run_aggregation = rank-mean', 'rank_method = min']
+    >>> names[-2:]
+    ['preset srbench2022-as-run', 'preset srbench2022-draft']
+    """
+    candidates: list[tuple[str, str, Callable[[], Rules]]] = []
+    words = {"median": "the median of the runs", "mean": "the mean of the runs",
+             "rank-mean": "ranks per run averaged over the runs"}
+    for value in RUN_AGGREGATIONS:
+        if value != rules.run_aggregation:
+            candidates.append((f"run_aggregation = {value}", f"runs combined by {words[value]} instead of "
+                               f"{words[rules.run_aggregation]}",
+                               lambda v=value: rules.with_options(run_aggregation=v)))
+    for value in RANK_METHODS:
+        if value != rules.rank_method:
+            candidates.append((f"rank_method = {value}", f"ties ranked '{value}' instead of '{rules.rank_method}'",
+                               lambda v=value: rules.with_options(rank_method=v)))
+    for value in SCORES:
+        if value != rules.score:
+            candidates.append((f"score = {value}", f"final score '{value}' instead of '{rules.score}'",
+                               lambda v=value: replace(rules, score=v)))
+    if rules.ties == "exact":
+        candidates.append((f"ties = tolerance {_NOISE_TOLERANCE:g}",
+                           f"values within {_NOISE_TOLERANCE:g} tie instead of being compared exactly",
+                           lambda: rules.with_options(ties="tolerance", tie_tolerance=_NOISE_TOLERANCE)))
+    else:
+        candidates.append(("ties = exact", f"values compared exactly instead of within {rules.tie_tolerance:g}",
+                           lambda: rules.with_options(ties="exact", tie_tolerance=0.0)))
+    for option, values in (("dnf", DNF_RULES), ("missing_run_value", MISSING_RUN_VALUES),
+                           ("missing_rank", MISSING_RANKS)):
+        for value in values:
+            if value != getattr(rules, option):
+                candidates.append((f"{option} = {value}", f"{option.replace('_', ' ')} '{value}' instead of "
+                                   f"'{getattr(rules, option)}'", lambda o=option, v=value: rules.with_options(**{o: v})))
+    rounded = [c for c in rules.criteria if c.decimals is not None]
+    for value in ROUNDINGS if rounded else ():
+        if any(c.rounding != value for c in rounded):
+            candidates.append((f"rounding = {value}", f"rounding '{value}' for "
+                               f"{', '.join(c.name for c in rounded)}",
+                               lambda v=value: replace(rules, criteria=tuple(
+                                   replace(c, rounding=v) if c.decimals is not None else c for c in rules.criteria))))
+    for criterion in rules.criteria:
+        value = "none" if criterion.normalisation != "none" else "min-max-table"
+        candidates.append((f"{criterion.name}: normalisation = {value}",
+                           f"{criterion.name} normalised '{value}' instead of '{criterion.normalisation}'",
+                           lambda c=criterion, v=value: replace(rules, criteria=tuple(
+                               replace(x, normalisation=v) if x.name == c.name else x for x in rules.criteria))))
+    if _srbench2022_like(rules):
+        for preset in _SRBENCH2022_PRESETS:
+            if preset != rules.name:
+                candidates.append((f"preset {preset}", f"judged by the preset {preset}",
+                                   lambda p=preset: load_rules(p)))
+    variants = []
+    for name, description, build in candidates:
+        try:
+            variants.append((name, description, build()))
+        except RulesError:  # a combination the rules refuse (e.g. rank-mean with DNFs left out)
+            continue
+    return variants
+
+
+# --------------------------------------------------------------------------- the certificate
+
+
+class _Judge:
+    """Judges the competition again, counting."""
+
+    def __init__(self, runs: pd.DataFrame, rules: Rules, methods: Sequence[str]):
+        self.runs, self.rules, self.methods, self.count = runs, rules, list(methods), 0
+
+    def scores(self, table: pd.DataFrame, rules: Rules | None = None, methods: Sequence[str] | None = None
+               ) -> np.ndarray:
+        """Scores of :attr:`methods` (sorted) judging ``table``."""
+        self.count += 1
+        verdict = judge(table, rules or self.rules, methods=methods or self.methods)
+        board = verdict.leaderboard.set_index("method")["score"]
+        board.index = board.index.astype(str)
+        return board.reindex(sorted(self.methods)).to_numpy(dtype=float)
+
+
+def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, max_removed: int = 3,
+                       budget: int = 30, weight_samples: int = 2_000, seed: int = 0) -> WinnerCertificate:
+    """What would change the winner and each podium place of a verdict.
+
+    Parameters
+    ----------
+    result : CompetitionResult or DataFrame
+        A judged competition (:func:`srdash.judging.pipeline.judge_competition`; its
+        main track), or a prepared per-run table (then ``rules`` is required).
+    rules : Rules, optional
+        The rules of a per-run table.
+    podium : int
+        Places certified (1: the winner only).
+    max_removed : int
+        The largest set of datasets (or runs) searched.
+    budget : int
+        At most this many re-judgings per removal search that has to judge each subset
+        (runs; datasets when the fast exact search does not apply): exhaustive while it
+        fits, then greedy.
+    weight_samples : int
+        Weight vectors of each search of :func:`srdash.analysis.sensitivity.find_winning_weights`.
+    seed : int
+        Seed of the weight searches and of the shuffled rows.
+
+    Returns
+    -------
+    WinnerCertificate
+
+    Raises
+    ------
+    SrdashError
+        For rules that judge submissions (use ``srdash sensitivity``), or a per-run table
+        given without rules.
+
+    Examples
+    --------
+    Three methods on one dataset (``srdash.demo.examples``): ``a`` ranks (3, 2, 2) on accuracy,
+    simplicity and the property, ``b`` (1, 3, 3), ``c`` (2, 1, 1). Without ``c``, ``a`` ranks
+    (2, 1, 1) and ``b`` (1, 2, 2): ``b`` wins, 1.5 to 1.2.
+
+    >>> from srdash.demo.examples import example_runs
+    >>> certificate = winner_certificate(example_runs(), rules=load_rules("srbench2022"), podium=1,
+    ...                                  weight_samples=200)
+    >>> certificate.winner, certificate.finding("data").outcome
+    (('a',), 'not applicable')
+    >>> print(certificate.finding("entrants").line())
+    entrants  changes to b: without c, the ranks of the others change and b is first alone (b 1.5 against a 1.2).
+    """
+    if isinstance(result, pd.DataFrame):
+        if rules is None:
+            raise SrdashError("winner_certificate() of a per-run table needs its rules (rules=...).")
+        runs = result
+    else:
+        rules = result.competition.rules if rules is None else rules
+        runs = result.runs
+        if runs is None or not rules.rule_kind.judges_runs:
+            raise SrdashError(f"The certificate judges per-run results; the rules '{rules.name}' judge submissions. "
+                              "Use `srdash sensitivity` for their weights.")
+    if podium < 1 or max_removed < 1 or budget < 0:
+        raise SrdashError(f"podium and max_removed must be >= 1 and budget >= 0. Got podium={podium!r}, "
+                          f"max_removed={max_removed!r}, budget={budget!r}.")
+    # the verdict shown everywhere else, unless other rules are asked for
+    verdict = result.verdict if not isinstance(result, pd.DataFrame) and rules is result.competition.rules \
+        else judge(runs, rules)
+    methods = tuple(sorted(verdict.leaderboard["method"].astype(str)))
+    datasets = tuple(sorted(verdict.per_dataset["dataset"].astype(str).unique()))
+    run_ids = tuple(sorted(pd.unique(runs["run"]).tolist())) if "run" in runs.columns else (0,)
+    judged = _Judge(runs, rules, methods)
+    official = verdict.leaderboard.set_index(verdict.leaderboard["method"].astype(str))["score"] \
+        .reindex(list(methods)).to_numpy(dtype=float)
+    places = _places(official)
+    certified: list[_Place] = []
+    for position in range(1, min(podium, len(methods)) + 1):
+        holder = _holder_mask(places, position)
+        if certified and (certified[-1].holder == holder).all():
+            continue  # a tie spans this position too
+        certified.append(_Place(position, holder, places < places[holder].min()))
+    names = np.array(methods, dtype=object)
+
+    def who(mask: np.ndarray) -> tuple[str, ...]:
+        return tuple(names[mask].tolist())
+
+    findings: dict[tuple[str, int], Finding] = {}
+    for family, found in (("data", _data_findings(runs, verdict, judged, certified, who, datasets,
+                                                  max_removed=max_removed, budget=budget)),
+                          ("runs", _run_findings(runs, judged, certified, who, run_ids, max_removed=max_removed,
+                                                 budget=budget))):
+        for place, finding in zip(certified, found):
+            findings[(family, place.position)] = finding
+    variants, skipped = _variant_table(judged, rules, certified, who, official)
+    for place in certified:
+        findings[("rules", place.position)] = _rules_finding(variants, place, who)
+    for place, finding in zip(certified, _weight_findings(verdict, runs, certified, who, official,
+                                                          samples=weight_samples, seed=seed)):
+        findings[("weights", place.position)] = finding
+    for place, finding in zip(certified, _entrant_findings(verdict, runs, certified, who, official)):
+        findings[("entrants", place.position)] = finding
+    invariance = _invariance(runs, rules, judged, official, seed=seed)
+    ordered = tuple(findings[(family, place.position)] for place in certified for family in FAMILIES)
+    return WinnerCertificate(
+        rules=rules, methods=methods, datasets=datasets, runs=run_ids,
+        podium=tuple((p.position, who(p.holder)) for p in certified),
+        scores=MappingProxyType(dict(zip(methods, official.tolist()))), findings=ordered,
+        variants=variants.drop(columns=["_scores"]), invariance=MappingProxyType(invariance),
+        rejudgings=judged.count, skipped_variants=skipped)
+
+
+def _lead(scores: np.ndarray, new: np.ndarray, place: _Place, names: np.ndarray) -> str:
+    """``(x 2 against y 1)``: the new holders' scores against the official holder's."""
+    shown = [int(i) for i in np.flatnonzero(new)][:2]
+    shown += [int(i) for i in np.flatnonzero(place.holder) if i not in shown][:1]
+    return "(" + " against ".join(f"{names[i]} {scores[i]:.4g}" for i in shown) + ")"
+
+
+def _describe_change(place: _Place, new: np.ndarray, who, scores: np.ndarray) -> str:
+    holders = who(new)
+    if len(holders) > 1:
+        keep = np.isfinite(scores)
+        group_place = int(_places(scores[keep])[np.flatnonzero(new[keep])[0]])
+        rank = "first" if group_place == 1 else f"place {group_place}"
+        return f"{_group(holders)} tie for {rank}"
+    return f"{holders[0]} is " + ("first alone" if place.position == 1 else f"at place {place.position}")
+
+
+# --------------------------------------------------------------------------- data and runs
+
+
+def _data_findings(runs, verdict, judged: _Judge, certified, who, datasets, *, max_removed, budget) -> list[Finding]:
+    names = np.array(sorted(judged.methods), dtype=object)
+    if len(datasets) < 2:
+        return [Finding("data", p.position, who(p.holder), None, (), (), "one dataset: nothing to remove.", "")
+                for p in certified]
+    rules = verdict.rules
+    fast = rules.dnf != "worst-value" and all(c.normalisation == "none" for c in rules.criteria)
+    column = runs["dataset"].astype(str)
+
+    def without(subset: Sequence[str]) -> np.ndarray:
+        return judged.scores(runs[~column.isin(subset)])
+
+    if not fast:
+        return _judged_search("data", "dataset", datasets, without, certified, who, names,
+                              max_removed=max_removed, budget=budget,
+                              why="a criterion normalised over the whole table or DNFs given the table's worst "
+                                  "value make every dataset's ranks depend on the others")
+    return _exact_data_search(verdict, certified, who, names, datasets, without, max_removed=max_removed)
+
+
+def _exact_data_search(verdict, certified, who, names, datasets, without, *, max_removed) -> list[Finding]:
+    """Every subset of up to ``max_removed`` datasets, scored from the verdict's dataset scores."""
+    per_dataset = verdict.per_dataset
+    criteria = verdict.criteria
+    ranks = np.stack([per_dataset.pivot(index="method", columns="dataset", values=f"{c.name}_rank")
+                      .sort_index().sort_index(axis=1).to_numpy(dtype=float) for c in criteria], axis=-1)
+    weights = np.array([c.weight for c in criteria], dtype=float)
+    left_out = np.isnan(ranks).all(axis=-1)
+    dataset_scores = np.where(left_out, 0.0, weighted_harmonic_mean(np.nan_to_num(ranks, nan=1.0), weights))
+    harmonic = verdict.rules.score == "harmonic-over-all"
+    kept_cells = (~left_out).astype(float)
+    if harmonic:  # one harmonic mean of all ranks = the harmonic mean of the dataset scores
+        values = np.where(left_out | (dataset_scores <= 0), 0.0, 1.0 / np.where(dataset_scores > 0, dataset_scores, 1))
+        zeros = ((dataset_scores <= 0) & ~left_out).astype(float)
+    else:
+        values, zeros = dataset_scores, np.zeros_like(dataset_scores)
+    totals = values.sum(axis=1), kept_cells.sum(axis=1), zeros.sum(axis=1)
+    largest = min(max_removed, len(datasets) - 1)
+    found: dict[int, tuple[tuple[str, ...], int]] = {}  # position -> (datasets removed, their number)
+    scored = 0
+    for size in range(1, largest + 1):
+        pending = [p for p in certified if p.position not in found]
+        if not pending:
+            break
+        combos = np.array(list(itertools.combinations(range(len(datasets)), size)), dtype=np.intp)
+        scored += len(combos)
+        best: dict[int, tuple[float, int]] = {}
+        for start in range(0, len(combos), _CHUNK):
+            chunk = combos[start:start + _CHUNK]
+            removed = [part[:, chunk].sum(axis=-1) for part in (values, kept_cells, zeros)]  # (methods, n)
+            kept = totals[1][:, None] - removed[1]
+            rest = totals[0][:, None] - removed[0]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                if harmonic:
+                    scores = np.where((totals[2][:, None] - removed[2] > 0) | (kept <= 0), 0.0, kept / rest)
+                else:
+                    scores = np.where(kept > 0, rest / kept, 0.0)
+            scores = scores.T
+            for place in pending:
+                changed = (place.holders_after(scores) != place.holder).any(axis=-1)
+                if changed.any():  # the most decisive change: the holder furthest behind
+                    margin = np.where(changed, place.margin(scores), np.inf)
+                    i = int(np.argmin(margin))
+                    if place.position not in best or margin[i] < best[place.position][0]:
+                        best[place.position] = (float(margin[i]), start + i)
+        for place in pending:
+            if place.position in best:
+                subset = tuple(datasets[j] for j in combos[best[place.position][1]])
+                found[place.position] = (subset, size)
+    out = []
+    search = (f"exact: every set of up to {largest} of the {len(datasets)} datasets, {scored:,} re-scorings of the "
+              "verdict's dataset scores; the set reported judged again")
+    for place in certified:
+        if place.position in found:
+            subset, size = found[place.position]
+            scores = without(subset)
+            new = place.holders_after(scores)
+            if (new == place.holder).all():  # a lead within rounding noise: the judge keeps the holder
+                out.append(Finding("data", place.position, who(place.holder), True, (), (),
+                                   f"only sets of {size} datasets with a lead within rounding noise "
+                                   f"({', '.join(subset)}) come close; judged again the place holds.", search))
+                continue
+            plural = "dataset" if size == 1 else "datasets"
+            out.append(Finding("data", place.position, who(place.holder), False, who(new), subset,
+                               f"without {plural} {', '.join(subset)}, {_describe_change(place, new, who, scores)} "
+                               f"{_lead(scores, new, place, names)}.", search))
+        else:
+            out.append(Finding("data", place.position, who(place.holder), True, (), (),
+                               f"no set of up to {largest} of the {len(datasets)} datasets changes it "
+                               f"(all {scored:,} sets checked).", search))
+    return out
+
+
+def _run_findings(runs, judged: _Judge, certified, who, run_ids, *, max_removed, budget) -> list[Finding]:
+    names = np.array(sorted(judged.methods), dtype=object)
+    if len(run_ids) < 2:
+        return [Finding("runs", p.position, who(p.holder), None, (), (),
+                        "one run per method and dataset: no run to remove.", "") for p in certified]
+    column = runs["run"]
+    labels = tuple(str(r) for r in run_ids)
+
+    def without(subset: Sequence[str]) -> np.ndarray:
+        chosen = [r for r, label in zip(run_ids, labels) if label in subset]
+        return judged.scores(runs[~column.isin(chosen)])
+
+    return _judged_search("runs", "run", labels, without, certified, who, names, max_removed=max_removed,
+                          budget=budget, why="removing runs changes the aggregation over runs")
+
+
+def _judged_search(family, noun, items, without, certified, who, names, *, max_removed, budget, why) -> list[Finding]:
+    """Judge each subset of ``items`` removed: exhaustively while ``budget`` allows, then greedily
+    (extending the set that brought the winner closest to losing, one item at a time)."""
+    largest = min(max_removed, len(items) - 1)
+    found: dict[int, tuple] = {}  # position -> (items removed, new holders, exhaustive?, scores)
+    used, exact_upto, best_set, greedy_to = 0, 0, (), 0
+    winner = certified[0]
+    for size in range(1, largest + 1):
+        combos = list(itertools.combinations(items, size))
+        exhaustive = used + len(combos) <= budget
+        if not exhaustive:
+            combos = [tuple(sorted(best_set + (item,), key=items.index)) for item in items if item not in best_set]
+            if used + len(combos) > budget:
+                break
+        used += len(combos)
+        best_margin = np.inf
+        for subset in combos:
+            scores = without(subset)
+            for place in certified:
+                new = place.holders_after(scores)
+                if place.position not in found and not (new == place.holder).all():
+                    found[place.position] = (subset, new, exhaustive, scores)
+            margin = float(winner.margin(scores))
+            if margin < best_margin:
+                best_margin, best_set = margin, subset
+        if exhaustive:
+            exact_upto = size
+        else:
+            greedy_to = size
+        if all(p.position in found for p in certified):
+            break
+    search = f"{why}: each set judged again ({used} re-judgings, budget {budget}): " + \
+        (f"every set of up to {exact_upto} of the {len(items)} {noun}s" if exact_upto else "no exhaustive size fits") + \
+        (f", then greedy up to {greedy_to}" if greedy_to else "")
+    out = []
+    for place in certified:
+        if place.position in found:
+            subset, new, exhaustive, scores = found[place.position]
+            plural = noun if len(subset) == 1 else f"{noun}s"
+            bound = "" if exhaustive else (" (found by the greedy search" + (
+                f"; every set of up to {exact_upto} was checked" if exact_upto else "") +
+                ": a smaller set is not excluded)")
+            out.append(Finding(family, place.position, who(place.holder), False, who(new), subset,
+                               f"without {plural} {', '.join(subset)}, {_describe_change(place, new, who, scores)} "
+                               f"{_lead(scores, new, place, names)}{bound}.", search))
+        elif used == 0:
+            out.append(Finding(family, place.position, who(place.holder), None, (), (),
+                               f"not searched: judging again each {noun} removed would take {len(items)} "
+                               f"re-judgings, more than the budget of {budget}.", search))
+        else:
+            checked = (f"no set of up to {exact_upto} of the {len(items)} {noun}s changes it"
+                       if exact_upto else f"no {noun} set searched changes it")
+            extra = f"; the greedy search to {greedy_to} found none either" if greedy_to else ""
+            out.append(Finding(family, place.position, who(place.holder), True, (), (),
+                               f"{checked}{extra} ({used} re-judgings).", search))
+    return out
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _variant_table(judged: _Judge, rules: Rules, certified, who, official) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    names = np.array(sorted(judged.methods), dtype=object)
+    rows = []
+    skipped: list[str] = []
+    for name, description, variant in rules_variants(rules):
+        try:
+            scores = judged.scores(judged.runs, rules=variant)
+        except SrdashError as exc:  # e.g. every criterion with data weighted 0 under a preset
+            skipped.append(f"{name} ({exc})")
+            continue
+        places = _places(scores)
+        winner = who(places == 1)
+        order = np.lexsort((names, -np.round(scores, _SCORE_DECIMALS)))
+        rows.append({"variant": name, "description": description, "winner": _group(winner),
+                     "winner_score": float(scores[places == 1].max()),
+                     "podium": "; ".join(f"{places[i]} {names[i]}" for i in order[:3]),
+                     "changes": winner != who(certified[0].holder), "rules": variant, "_scores": scores})
+    table = pd.DataFrame(rows, columns=["variant", "description", "winner", "winner_score", "podium", "changes",
+                                        "rules", "_scores"])
+    return table, tuple(skipped)
+
+
+def _rules_finding(variants: pd.DataFrame, place: _Place, who) -> Finding:
+    names = np.array(who(np.ones(len(place.holder), bool)), dtype=object)
+    search = f"{len(variants)} variants, each judged directly"
+    changed = []
+    for row, scores in zip(variants.itertuples(), variants["_scores"]):
+        new = place.holders_after(scores)
+        if not (new == place.holder).all():
+            changed.append((row, new, scores))
+    if not changed:
+        return Finding("rules", place.position, who(place.holder), True, (), (),
+                       f"none of the {len(variants)} rules variants changes it.", search)
+    row, new, scores = changed[0]
+    others = f"; {len(changed) - 1} more variant(s) change it too" if len(changed) > 1 else ""
+    return Finding("rules", place.position, who(place.holder), False, who(new), tuple(r.variant for r, _, _ in changed),
+                   f"with {row.variant} ({row.description}), {_describe_change(place, new, who, scores)} "
+                   f"{_lead(scores, new, place, names)}{others}.", search)
+
+
+# --------------------------------------------------------------------------- weights and entrants
+
+
+def _weight_findings(verdict, runs, certified, who, official, *, samples, seed) -> list[Finding]:
+    from srdash.analysis.sensitivity import Rescorer, find_winning_weights
+
+    rescorer = Rescorer.from_verdict(verdict, runs=runs)
+    out = []
+    for place in certified:
+        holder = who(place.holder)
+        if place.position > 1:
+            out.append(Finding("weights", place.position, holder, None, (), (),
+                               "the weight search answers who can win; see place 1.", ""))
+            continue
+        if rescorer.n_weights < 2:
+            out.append(Finding("weights", 1, holder, None, (), (), "one weighted criterion: scaling it changes "
+                               "nothing.", ""))
+            continue
+        official_w = rescorer.official_weights / rescorer.official_weights.sum()
+        answers = [find_winning_weights(rescorer, m, samples=samples, seed=seed) for m in rescorer.methods
+                   if not (len(holder) == 1 and m == holder[0])]
+        found = [(float(np.abs(np.array(list(a.weights.values())) - official_w).sum()), a.method, a)
+                 for a in answers if a.status == "found"]
+        approach = answers[0].approach if answers else ""
+        search = f"find_winning_weights for each of the {len(answers)} other methods: {approach}"
+        if found:
+            distance, method, answer = min(found)
+            weights = ", ".join(f"{k} {v:.3f}" for k, v in answer.weights.items())
+            official_text = ", ".join(f"{k} {v:.3f}" for k, v in zip(rescorer.weight_names, official_w))
+            out.append(Finding("weights", 1, holder, False, (method,), (weights,),
+                               f"at weights {weights} (official {official_text}; L1 distance {distance:.3g} on the "
+                               f"simplex, the nearest of the {len(found)} method(s) that can win) {method} leads by "
+                               f"{answer.margin:.4g}.", search))
+        else:
+            proved = sum(a.status == "impossible" for a in answers)
+            out.append(Finding("weights", 1, holder, True, (), (),
+                               f"no weights make another method win ({proved} of {len(answers)} proved impossible, "
+                               f"{len(answers) - proved} not found by the search).", search))
+    return out
+
+
+def _entrant_findings(verdict, runs, certified, who, official) -> list[Finding]:
+    from srdash.analysis.sensitivity import Rescorer
+
+    rescorer = Rescorer.from_verdict(verdict, runs=runs)
+    methods = rescorer.methods
+    names = np.array(methods, dtype=object)
+    out = []
+    if len(methods) < 3:
+        return [Finding("entrants", p.position, who(p.holder), None, (), (),
+                        "fewer than three methods: removing one leaves no contest.", "") for p in certified]
+    reduced = {m: rescorer.without(m).scores() for m in methods}  # each computed once, as irrelevant_alternatives
+    search = f"each of the {len(methods)} methods removed in turn (Rescorer.without)"
+    for place in certified:
+        changed = []
+        for index, removed in enumerate(methods):
+            if place.holder[index]:
+                continue
+            keep = np.arange(len(methods)) != index
+            scores = np.full(len(methods), -np.inf)
+            scores[keep] = reduced[removed]
+            new = place.holders_after(scores, keep=keep)
+            if not (new == place.holder).all():
+                changed.append((float(place.margin(np.where(keep, scores, np.nan))), removed, new, scores))
+        others = int((~place.holder).sum())
+        if not changed:
+            rank = "first" if place.position == 1 else f"at place {place.position} among the rest"
+            out.append(Finding("entrants", place.position, who(place.holder), True, (), (),
+                               f"removing any one of the other {others} methods leaves {_group(who(place.holder))} "
+                               f"{rank}.", search))
+            continue
+        changed.sort(key=lambda item: (item[0], item[1]))
+        _, removed, new, scores = changed[0]
+        more = f"; removing {len(changed) - 1} other method(s) changes it too" if len(changed) > 1 else ""
+        out.append(Finding("entrants", place.position, who(place.holder), False, who(new), (removed,),
+                           f"without {removed}, the ranks of the others change and "
+                           f"{_describe_change(place, new, who, scores)} {_lead(scores, new, place, names)}{more}.", search))
+    return out
+
+
+# --------------------------------------------------------------------------- invariance
+
+
+def _invariance(runs: pd.DataFrame, rules: Rules, judged: _Judge, official: np.ndarray, *, seed: int
+                ) -> dict[str, bool]:
+    methods = sorted(judged.methods)
+    expected = np.round(official, _SCORE_DECIMALS)
+
+    def same(scores: np.ndarray) -> bool:
+        return bool(np.array_equal(np.round(scores, _SCORE_DECIMALS), expected)
+                    and np.array_equal(_places(scores), _places(official)))
+
+    checks = {}
+    shuffled = runs.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    checks["rows shuffled"] = same(judged.scores(shuffled))
+    width = len(str(len(methods)))
+    renamed = {m: f"method_{len(methods) - i:0{width}d}" for i, m in enumerate(methods)}  # sort in reverse
+    table = runs.assign(method=runs["method"].astype(str).map(renamed))
+    verdict = judge(table, rules, methods=list(renamed.values()))
+    judged.count += 1
+    board = verdict.leaderboard.set_index(verdict.leaderboard["method"].astype(str))["score"]
+    checks["methods renamed"] = same(board.reindex([renamed[m] for m in methods]).to_numpy(dtype=float))
+    reversed_rows = runs.sort_values("method", ascending=False, kind="stable").reset_index(drop=True)
+    checks["methods listed in reverse order"] = same(judged.scores(reversed_rows, methods=methods[::-1]))
+    return checks
+
+
+# --------------------------------------------------------------------------- text
+
+
+def certificate_text(certificate: WinnerCertificate, *, variants: bool = True) -> str:
+    """The certificate as plain text (``srdash explain`` prints it).
+
+    Parameters
+    ----------
+    certificate : WinnerCertificate
+    variants : bool
+        Also print the table of winners per rules variant.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.demo.examples import accuracy_rules
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.5, 0.1]})
+    >>> text = certificate_text(winner_certificate(runs, rules=accuracy_rules()), variants=False)
+    >>> print(text.splitlines()[0])
+    Why this winner: a (score 3), rules 'rules', 3 methods, 1 dataset, 1 run per method and dataset.
+    """
+    c = certificate
+    runs = f"{len(c.runs)} runs" if len(c.runs) > 1 else "1 run per method and dataset"
+    winner = _group(c.winner)
+    lines = [f"Why this winner: {winner} (score {c.scores[c.winner[0]]:.6g}), rules '{c.rules.name}', "
+             f"{len(c.methods)} methods, {len(c.datasets)} dataset{'s' if len(c.datasets) != 1 else ''}, {runs}."]
+    for position, holder in c.podium:
+        lines.append("")
+        lines.append(f"Place {position}: {_group(holder)}")
+        for finding in c.findings:
+            if finding.place == position:
+                lines.append("  " + finding.line())
+    if variants and len(c.variants):
+        lines += ["", f"Rules variants ({len(c.variants)}, each judged directly; winner per variant):"]
+        width = max(len(v) for v in c.variants["variant"])
+        for row in c.variants.itertuples():
+            mark = "changes" if row.changes else "stays"
+            lines.append(f"  {row.variant:<{width}}  {mark:<7}  {row.winner} ({row.winner_score:.4g})")
+    if c.skipped_variants:
+        lines.append(f"  Not judged: {'; '.join(c.skipped_variants)}.")
+    checks = "; ".join(f"{name}: {'yes' if ok else 'no'}" for name, ok in c.invariance.items())
+    lines += ["", f"Name- and order-invariant: {'yes' if c.invariant else 'no'} ({checks})."]
+    lines.append(f"Judged again {c.rejudgings} times. Places: 1 = best; scores compared to {_SCORE_DECIMALS} "
+                 "decimals.")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- juries
+
+#: The families of changes of a jury's verdict.
+JURY_FAMILIES = ("jurors", "normalisation", "rubric")
+
+
+@dataclass(frozen=True)
+class JuryCertificate:
+    """What would change a jury's choice on each dataset (:func:`jury_certificate`).
+
+    Attributes
+    ----------
+    rubric : Rubric
+    jurors : tuple of str
+    winners : Mapping of str to tuple of str
+        Per dataset, the entries ranked first by the jury (several: a tie).
+    findings : tuple of Finding
+        One per (dataset, family); ``scope`` is the dataset.
+    summaries : int
+        How many times the jury's scores were combined again.
+    """
+
+    rubric: object
+    jurors: tuple[str, ...]
+    winners: Mapping[str, tuple[str, ...]]
+    findings: tuple[Finding, ...]
+    summaries: int
+
+    def finding(self, family: str, dataset: str) -> Finding:
+        """The finding of ``family`` on ``dataset``."""
+        for f in self.findings:
+            if f.family == family and f.scope == dataset:
+                return f
+        raise SrdashError(f"No finding for family '{family}' on dataset '{dataset}'. Families: "
+                          f"{', '.join(JURY_FAMILIES)}; datasets: {', '.join(self.winners)}.")
+
+
+def _jury_winners(summary) -> dict[str, tuple[str, ...]]:
+    """Per dataset, the entries with the best (smallest) jury rank."""
+    table = summary.table
+    best = table.groupby("dataset")["rank"].transform("min")
+    first = table[table["rank"] == best]
+    return {str(d): tuple(sorted(g["method"].astype(str))) for d, g in first.groupby("dataset", sort=True)}
+
+
+def jury_certificate(scores: pd.DataFrame, rubric, *, models=None, max_removed: int = 2) -> JuryCertificate:
+    """What would change the jury's first choice on each dataset.
+
+    The jury's scores are combined by :func:`srdash.judging.jury.jury_summary` (the one
+    implementation) again under each change:
+
+    * **jurors**: the fewest jurors whose scores, left out, change the first choice
+      (exact: every set of up to ``max_removed`` jurors, leaving at least one);
+    * **normalisation**: ranking by the other score (mean score or mean per-juror z-score);
+    * **rubric**: each criterion left out of the rubric, and equal weights when the
+      weights differ.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        ``judge``, ``dataset``, ``method``, ``criterion``, ``score`` (as for ``jury_summary``).
+    rubric : Rubric
+    models : optional
+        The entries under review (see ``jury_summary``).
+    max_removed : int
+        The largest set of jurors left out.
+
+    Returns
+    -------
+    JuryCertificate
+
+    Examples
+    --------
+    Ann prefers a by 4 points, Bob and Cy prefer b by 1: the mean is a 3.33 against b 3;
+    without Ann, b leads; ranked by z-scores (each juror's spread counts the same), b leads.
+
+    >>> from srdash.judging.jury import Rubric, RubricCriterion
+    >>> rubric = Rubric((RubricCriterion("insight"),), scale=(1, 5))
+    >>> scores = pd.DataFrame({"judge": ["ann", "ann", "bob", "bob", "cy", "cy"], "dataset": "d",
+    ...                        "method": ["a", "b"] * 3, "criterion": "insight",
+    ...                        "score": [5.0, 1.0, 3.0, 4.0, 2.0, 3.0]})
+    >>> certificate = jury_certificate(scores, rubric)
+    >>> dict(certificate.winners)
+    {'d': ('a',)}
+    >>> print(certificate.finding("jurors", "d").line())
+    jurors    changes to b: without juror ann, b is first (b 3.5 against a 2.5).
+    >>> certificate.finding("normalisation", "d").outcome
+    'changes to b'
+    """
+    from srdash.judging.jury import NORMALISATIONS as JURY_NORMALISATIONS, Rubric, jury_summary
+
+    if max_removed < 1:
+        raise SrdashError(f"max_removed must be >= 1. Got {max_removed!r}.")
+    count = 0
+
+    def combined(table: pd.DataFrame, chosen: Rubric):
+        nonlocal count
+        count += 1
+        return jury_summary(table, chosen, models=models if models is not None else scores)
+
+    official = combined(scores, rubric)
+    winners = _jury_winners(official)
+    jurors = tuple(sorted(scores["judge"].astype(str).unique()))
+    per_family: dict[tuple[str, str], Finding] = {}
+
+    def lead(summary, dataset, new, old) -> str:
+        column = "score" if summary.rubric.normalisation == "none" else "score_z"
+        table = summary.table[summary.table["dataset"].astype(str) == dataset].set_index("method")[column]
+        shown = list(new[:1]) + [m for m in old if m not in new][:1]
+        return "(" + " against ".join(f"{m} {table.get(m, float('nan')):.3g}" for m in shown) + ")"
+
+    # jurors
+    largest = min(max_removed, len(jurors) - 1)
+    checked = 0
+    for size in range(1, largest + 1):
+        pending = [d for d in winners if ("jurors", d) not in per_family]
+        if not pending:
+            break
+        for subset in itertools.combinations(jurors, size):
+            checked += 1
+            summary = combined(scores[~scores["judge"].astype(str).isin(subset)], rubric)
+            after = _jury_winners(summary)
+            for dataset in pending:
+                new = after.get(dataset, ())
+                if ("jurors", dataset) not in per_family and new != winners[dataset]:
+                    plural = "juror" if size == 1 else "jurors"
+                    per_family[("jurors", dataset)] = Finding(
+                        "jurors", 1, winners[dataset], False, new, subset,
+                        f"without {plural} {', '.join(subset)}, {_group(new)} "
+                        f"{'is' if len(new) == 1 else 'are'} first {lead(summary, dataset, new, winners[dataset])}.",
+                        f"exact: every set of up to {largest} of the {len(jurors)} jurors", scope=dataset)
+    for dataset in winners:
+        if ("jurors", dataset) not in per_family:
+            reason = (f"no set of up to {largest} of the {len(jurors)} jurors changes it ({checked} sets checked)."
+                      if largest else "one juror: nobody to leave out.")
+            per_family[("jurors", dataset)] = Finding("jurors", 1, winners[dataset], True if largest else None, (),
+                                                      (), reason, f"exact: up to {largest} jurors", scope=dataset)
+
+    # normalisation and rubric: one variant each, combined again
+    variants = [(f"normalisation = {other}", f"ranked by the {'mean score' if other == 'none' else 'mean z-score'}",
+                 "normalisation", replace(rubric, normalisation=other))
+                for other in JURY_NORMALISATIONS if other != rubric.normalisation]
+    if len(rubric.criteria) > 1:
+        variants += [(f"without {c.name}", f"the rubric without '{c.name}'", "rubric",
+                      replace(rubric, criteria=tuple(x for x in rubric.criteria if x.name != c.name)))
+                     for c in rubric.criteria]
+        if len({c.weight for c in rubric.criteria}) > 1:
+            variants.append(("equal weights", "every rubric criterion weighted the same", "rubric",
+                             replace(rubric, criteria=tuple(replace(c, weight=1.0) for c in rubric.criteria))))
+    for family in ("normalisation", "rubric"):
+        mine = [v for v in variants if v[2] == family]
+        results = [(name, words, combined(scores, chosen)) for name, words, _, chosen in mine]
+        for dataset in winners:
+            changed = [(name, words, summary, _jury_winners(summary).get(dataset, ()))
+                       for name, words, summary in results]
+            changed = [c for c in changed if c[3] != winners[dataset]]
+            if not mine:
+                per_family[(family, dataset)] = Finding(family, 1, winners[dataset], None, (), (),
+                                                        "one rubric criterion: nothing to leave out.", "",
+                                                        scope=dataset)
+            elif not changed:
+                per_family[(family, dataset)] = Finding(
+                    family, 1, winners[dataset], True, (), (),
+                    f"none of {', '.join(name for name, *_ in mine)} changes it.",
+                    f"{len(mine)} variant(s), each combined again", scope=dataset)
+            else:
+                name, words, summary, new = changed[0]
+                per_family[(family, dataset)] = Finding(
+                    family, 1, winners[dataset], False, new, tuple(c[0] for c in changed),
+                    f"with {name} ({words}), {_group(new)} {'is' if len(new) == 1 else 'are'} first "
+                    f"{lead(summary, dataset, new, winners[dataset])}.",
+                    f"{len(mine)} variant(s), each combined again", scope=dataset)
+    findings = tuple(per_family[(family, dataset)] for dataset in winners for family in JURY_FAMILIES)
+    return JuryCertificate(rubric=rubric, jurors=jurors, winners=MappingProxyType(winners), findings=findings,
+                           summaries=count)
+
+
+def jury_certificate_text(certificate: JuryCertificate) -> str:
+    """The jury certificate as plain text (``srdash trust jury --explain`` prints it).
+
+    Examples
+    --------
+    >>> from srdash.judging.jury import Rubric, RubricCriterion
+    >>> scores = pd.DataFrame({"judge": ["ann", "ann"], "dataset": "d", "method": ["a", "b"],
+    ...                        "criterion": "insight", "score": [5.0, 1.0]})
+    >>> print(jury_certificate_text(jury_certificate(scores, Rubric((RubricCriterion("insight"),)))))
+    Why the jury's choice, dataset d: a
+      jurors    not applicable: one juror: nobody to leave out.
+      normalisation stays: none of normalisation = z-score changes it.
+      rubric    not applicable: one rubric criterion: nothing to leave out.
+    """
+    lines = []
+    for dataset, winners in certificate.winners.items():
+        lines.append(f"Why the jury's choice, dataset {dataset}: {_group(winners)}")
+        lines += ["  " + f.line() for f in certificate.findings if f.scope == dataset]
+    return "\n".join(lines)
