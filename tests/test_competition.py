@@ -373,3 +373,15 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_of_seconds_is_refused
     with pytest.raises(CompetitionError, match=r"'simplification\.timeout' must be a number of seconds > 0 and at "
                                                r"most 86,400 \(one day\)"):
         load_competition(tmp_path / "competition.toml")
+
+
+def test_the_dashboard_shows_the_main_track_while_the_real_world_track_awaits_its_entries(tmp_path):
+    # the dashboard judges with refused_realworld="warn": an organiser opens it before the review starts
+    from srdash.judging.pipeline import judge_prepared, prepare_competition
+
+    competition = _small_competition(tmp_path)
+    (tmp_path / "trust.sqlite").unlink()
+    result = judge_prepared(prepare_competition(load_competition(competition)), refused_realworld="warn")
+    assert result.realworld is None and sorted(result.verdict.leaderboard["method"]) == ["a", "b", "c"]
+    assert any(w.startswith("Not shown: The real-world track cannot be judged: its trust store")
+               for w in result.verdict.warnings)

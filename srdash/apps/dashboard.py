@@ -641,7 +641,8 @@ class Dashboard(BackgroundApp):
                 if self._prepared is not None:
                     from srdash.judging.pipeline import judge_prepared
 
-                    self.result = judge_prepared(self._prepared, rules=rules)
+                    # a real-world track without trust entries yet is left out, saying why, not the whole page
+                    self.result = judge_prepared(self._prepared, rules=rules, refused_realworld="warn")
                     verdict = self.result.verdict
                 else:
                     verdict = with_track_problems(judge(self.runs, rules), self._track_problems)

@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at 
     from srdash.judging.properties import PropertyScores
     from srdash.judging.qualification import FilteredRuns, Qualification
 
-__all__ = ["judge_competition", "prepare_competition", "prepared_from_snapshot", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
+__all__ = ["judge_competition", "RealWorldTrackRefused", "prepare_competition", "prepared_from_snapshot", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
            "CompetitionResult", "verdict_fingerprint", "competition_input_hashes", "realworld_track", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
            "qualified_results", "with_qualification", "with_track_problems"]
 
@@ -871,7 +871,12 @@ def _trust_entries(store_path) -> pd.DataFrame:
         return store.entries()
 
 
-def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None) -> CompetitionResult:
+class RealWorldTrackRefused(SrdashError):
+    """The real-world track cannot be judged (no trust entry of a (dataset, method) under review)."""
+
+
+def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None,
+                   refused_realworld: str = "raise") -> CompetitionResult:
     """Judge a prepared competition (cheap; the dashboard calls it for every change of option).
 
     Parameters
@@ -879,6 +884,11 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None)
     prepared : PreparedCompetition
     rules : Rules, optional
         Other rules than the competition's (e.g. the dashboard's controls).
+
+    refused_realworld : {'raise', 'warn'}
+        What a real-world track that cannot be judged does (no trust entry under review): stop the
+        verdict (commands, the report), or leave the track out with the reason as a warning of the main
+        track (the dashboard, where an organiser opens the competition before the review starts).
 
     Returns
     -------
@@ -899,7 +909,12 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None)
                                       **_file_cache_provenance(competition))
     realworld = None
     if competition.realworld is not None:
-        realworld = realworld_track(prepared).with_provenance(**hashes)
+        try:
+            realworld = realworld_track(prepared).with_provenance(**hashes)
+        except RealWorldTrackRefused as exc:
+            if refused_realworld != "warn":
+                raise
+            verdict = replace(verdict, warnings=tuple(verdict.warnings) + (f"Not shown: {exc}",))
     return _fingerprinted(CompetitionResult(competition=competition, prepared=prepared, verdict=verdict,
                                             realworld=realworld))
 
@@ -963,7 +978,7 @@ def _entries_under_review(prepared: PreparedCompetition, datasets: set, methods:
     entries = prepared.trust_entries
     if entries is None or entries.empty:
         state = "does not exist" if not Path(store).exists() else "holds no trust entries"
-        raise SrdashError(
+        raise RealWorldTrackRefused(
             f"The real-world track cannot be judged: its trust store {store} {state}. Collect the experts' "
             f"entries with `srdash review {competition.source if competition.source != '<options>' else 'RESULTS'} "
             "--judge NAME` (or import them with `srdash trust import`), or remove the [realworld] table.")
@@ -972,7 +987,7 @@ def _entries_under_review(prepared: PreparedCompetition, datasets: set, methods:
     kept = entries[in_datasets & in_methods]
     left_out = entries[~(in_datasets & in_methods)]
     if kept.empty:
-        raise SrdashError(
+        raise RealWorldTrackRefused(
             f"The real-world track cannot be judged: none of the {len(entries)} trust entries in {store} names a "
             f"(dataset, method) under review. Datasets under review: {', '.join(sorted(datasets))}; methods: "
             f"{', '.join(methods)}. The entries name datasets "
