@@ -116,7 +116,9 @@ def test_weights_give_the_nearest_winning_vector():
     # tilt makes one of them win alone.
     runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.5, 0.1],
                          "simplicity": [-2.0, -1.0, -3.0]})
-    certificate = winner_certificate(runs, rules=load_rules("srbench2022"), podium=1, weight_samples=200)
+    from srdash.demo.examples import accuracy_and_simplicity_rules
+
+    certificate = winner_certificate(runs, rules=accuracy_and_simplicity_rules(), podium=1, weight_samples=200)
     assert certificate.winner == ("a", "b")
     weights = certificate.finding("weights", 1)
     assert weights.stays is False and weights.changes_to in (("a",), ("b",))

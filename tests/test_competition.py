@@ -385,3 +385,17 @@ def test_the_dashboard_shows_the_main_track_while_the_real_world_track_awaits_it
     assert result.realworld is None and sorted(result.verdict.leaderboard["method"]) == ["a", "b", "c"]
     assert any(w.startswith("Not shown: The real-world track cannot be judged: its trust store")
                for w in result.verdict.warnings)
+
+
+def test_a_scheduler_named_by_the_competition_file_is_ignored_unless_confirmed(tmp_path):
+    # Issue 24: a competition folder from someone else must not choose where its models are computed.
+    (tmp_path / "results.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\n")
+    (tmp_path / "competition.toml").write_text('results = "results.csv"\n[simplification]\n'
+                                               'scheduler = "tcp://203.0.113.9:8786"\n')
+    with pytest.warns(UserWarning, match=r"line 3: the competition file names the Dask scheduler "
+                                         r"'tcp://203.0.113.9:8786'; it is not used .* unless you confirm it with "
+                                         r"--trust-competition-scheduler"):
+        ignored = load_competition(tmp_path / "competition.toml")
+    assert ignored.simplification.scheduler is None
+    confirmed = load_competition(tmp_path / "competition.toml", trust_scheduler=True)
+    assert confirmed.simplification.scheduler == "tcp://203.0.113.9:8786"

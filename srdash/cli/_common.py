@@ -74,6 +74,10 @@ def prepare_options(command):
         click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
                      help="Hard time limit in seconds (CPU time) for each model's simplification."),
         jobs_option(),
+        click.option("--trust-competition-scheduler", is_flag=True,
+                     help="Use the Dask scheduler a competition file names ([simplification] scheduler); without "
+                          "this option it is ignored with a warning (a competition folder from someone else must not "
+                          "choose where its models are computed, nor what comes back)."),
         click.option("--retry-timeouts", is_flag=True, is_eager=True, expose_value=False, callback=_remember_retry,
                      help="Compute again the results that timed out before under the same limit (a longer "
                           "--timeout retries them anyway)."),
@@ -227,6 +231,7 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
     @functools.wraps(command)
     def wrapper(input_path, rules, datasets, descriptions, qualification, qualification_data, keep_unqualified,
                 timeout, jobs, cache, no_cache, retry_timeouts, scheduler, trust_competition_cache=False,
+                trust_competition_scheduler=False,
                 trust_store=None, realworld_rules=None, **kwargs):
         from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
 
@@ -253,7 +258,8 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
                     raise click.UsageError(f"{input_path} is a competition file: it already says what "
                                            f"{', '.join(clashing)} would. Change the competition file instead, or "
                                            "give a results file as INPUT.")
-                competition = load_competition(input_path, trust_cache=trust_competition_cache)
+                competition = load_competition(input_path, trust_cache=trust_competition_cache,
+                                               trust_scheduler=trust_competition_scheduler)
                 if jobs is not None or no_cache or cache is not None or retry_timeouts:
                     competition = _with_simplification(competition, jobs=jobs, cache=False if no_cache else cache,
                                                        retry_timeouts=retry_timeouts)

@@ -448,7 +448,7 @@ def _where(source: str, text: str, section: str, key: str) -> str:
 
 
 def parse_competition(text: str, *, root: str | Path, source: str = "<text>",
-                      trust_cache: bool = False) -> Competition:
+                      trust_cache: bool = False, trust_scheduler: bool = False) -> Competition:
     """Build a :class:`Competition` from the text of a competition file.
 
     Parameters
@@ -572,6 +572,16 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>",
                           UserWarning, stacklevel=2)
     elif cache is True:
         cache = None
+    scheduler = s.get("scheduler") or None
+    if scheduler is not None and not trust_scheduler:
+        import warnings
+
+        # a competition folder from someone else must not choose where its models are computed
+        warnings.warn(f"{_where(source, text, 'simplification', 'scheduler')}: the competition file names the Dask "
+                      f"scheduler '{scheduler}'; it is not used (models are simplified on this machine) unless "
+                      "you confirm it with --trust-competition-scheduler.",
+                      UserWarning, stacklevel=2)
+        scheduler = None
     title = data.get("report", {}).get("title") or data.get("title", "")
     return Competition(
         title=title,
@@ -582,13 +592,13 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>",
         qualification=qualification,
         realworld=realworld,
         simplification=Simplification(timeout=timeout, jobs=jobs or default_jobs(),
-                                      scheduler=s.get("scheduler") or None, cache=cache,
+                                      scheduler=scheduler, cache=cache,
                                       file_cache=file_cache),
         source=source,
     )
 
 
-def load_competition(path: str | Path, *, trust_cache: bool = False) -> Competition:
+def load_competition(path: str | Path, *, trust_cache: bool = False, trust_scheduler: bool = False) -> Competition:
     """Read and validate a ``competition.toml`` (``trust_cache``: as in :func:`parse_competition`).
 
     Raises
@@ -604,7 +614,8 @@ def load_competition(path: str | Path, *, trust_cache: bool = False) -> Competit
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CompetitionError(f"Cannot read the competition file '{path}': {exc}.") from exc
-    return parse_competition(text, root=path.resolve().parent, source=str(path), trust_cache=trust_cache)
+    return parse_competition(text, root=path.resolve().parent, source=str(path), trust_cache=trust_cache,
+                             trust_scheduler=trust_scheduler)
 
 
 def is_competition_file(path: str | Path) -> bool:

@@ -925,7 +925,8 @@ def _file_cache_provenance(competition) -> dict[str, str]:
     if named is None:
         return {}
     used = competition.simplification.cache == named
-    return {"cache_named_by_competition_file": f"{named} ({'used, as confirmed by the user' if used else 'not used'})"}
+    return {"cache_named_by_competition_file": f"{competition.relative(named)} "
+                                               f"({'used, as confirmed by the user' if used else 'not used'})"}
 
 
 def _cache_provenance(stats: Mapping) -> dict[str, str]:
