@@ -216,7 +216,7 @@ def test_rules_variants_on_the_demo_equal_judging_each_variant(demo_result):
 
 def test_explain_prints_the_certificate(tmp_path):
     path = tmp_path / "results.csv"
-    one_dataset_decides().assign(components=3).to_csv(path, index=False)
+    one_dataset_decides().assign(components=3, property=0.5).to_csv(path, index=False)
     result = CliRunner().invoke(main, ["explain", str(path), "--no-cache"])
     assert result.exit_code == 0, result.output
     for line in ("Why this winner: a", "Place 1: a", "  data      changes to b: without dataset d1",
@@ -226,9 +226,12 @@ def test_explain_prints_the_certificate(tmp_path):
 
 @pytest.mark.realdata
 @pytest.mark.skipif(not BLACKBOX.exists(), reason=f"real data not found at {BLACKBOX}")
-def test_explain_finishes_on_the_srbench_blackbox_results():
-    # timed in benchmarks/explain.py, not here
-    result = CliRunner().invoke(main, ["explain", str(BLACKBOX), "--no-variants"])
+def test_explain_finishes_on_the_srbench_blackbox_results(tmp_path):
+    # timed in benchmarks/explain.py, not here; no property column: rules that say it is optional
+    from test_realdata_blackbox import blackbox_rules
+
+    result = CliRunner().invoke(main, ["explain", str(BLACKBOX), "--rules", str(blackbox_rules(tmp_path)),
+                                       "--no-variants"])
     assert result.exit_code == 0, result.output
     assert "Why this winner: *GP-GOMEA" in result.output
     assert "no set of up to 3 of the 122 datasets changes it" in result.output
