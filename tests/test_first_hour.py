@@ -8,6 +8,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from srdash.demo.examples import accuracy_rules
+
 from srdash.cli import main
 from srdash.judging.competition import competition_from_options, load_competition
 from srdash.judging.ranking import judge
@@ -18,7 +20,7 @@ def _results(folder, *, models: bool = True):
     # a, b on d1 and d2; c only on d1 (DNF on d2)
     rows = [("a", "d1", "x1 + 1", 0.9), ("b", "d1", "x1*x1", 0.8), ("c", "d1", "x1", 0.7),
             ("a", "d2", "x1 + 2", 0.9), ("b", "d2", "x1*x1 + 1", 0.95)]
-    table = pd.DataFrame(rows, columns=["method", "dataset", "model", "r2_test"])
+    table = pd.DataFrame(rows, columns=["method", "dataset", "model", "r2_test"]).assign(property=0.5)
     if not models:
         table = table.drop(columns="model").assign(model_size=[3, 5, 1, 3, 6])
     path = folder / "results.csv"
@@ -31,7 +33,7 @@ def test_the_datasets_column_counts_datasets_with_a_result_not_dnf_cells():
 
     table = pd.DataFrame({"method": ["a", "b", "c", "a", "b"], "dataset": ["d1", "d1", "d1", "d2", "d2"],
                           "r2_test": [0.9, 0.8, 0.7, 0.9, 0.95]})
-    verdict = judge(table, load_rules("srbench2022"))
+    verdict = judge(table, accuracy_rules())
     row_c = verdict.leaderboard.set_index("method").loc["c"]
     assert (row_c["datasets"], row_c["dnf"]) == (2, 1)                # the verdict's table: 2 cells, 1 of them DNF
     page = leaderboard_html(verdict)
@@ -58,7 +60,7 @@ def test_no_progress_bar_when_no_model_is_simplified(tmp_path):
 def test_a_refused_model_is_one_problem_with_its_reason(tmp_path):
     table = pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
                           "model": ["x1 + 1", "__import__('os').system('true')", "x1", "x1*x1"],
-                          "r2_test": [0.9, 0.999, 0.8, 0.7]})
+                          "r2_test": [0.9, 0.999, 0.8, 0.7], "property": 0.5})
     table.to_csv(tmp_path / "results.csv", index=False)
     result = CliRunner().invoke(main, ["score", str(tmp_path / "results.csv"), "--no-cache",
                                        "--problems", str(tmp_path / "problems.csv")])
@@ -113,7 +115,13 @@ def test_the_dashboard_explains_the_score_behind_a_closed_disclosure(tmp_path):
     assert board < children.index(app.scoring) < children.index(app.warnings) + 2   # below the leaderboard
     from srdash.figures.leaderboard import scoring_html
 
-    page = scoring_html(judge(pd.read_csv(tmp_path / "results.csv"), competition.rules))
+    from srdash.judging.rules import parse_rules
+
+    # simplicity and property optional: the raw results have neither (no simplification here)
+    optional = competition.rules.text.replace('column = "simplicity"\n', 'column = "simplicity"\noptional = true\n')
+    optional = optional.replace('column = "property"\n', 'column = "property"\noptional = true\n')
+    rules = parse_rules(optional, source="<test>")
+    page = scoring_html(judge(pd.read_csv(tmp_path / "results.csv").drop(columns="property"), rules))
     assert "<details class='srdash-scoring'>" in page and " open" not in page.split(">")[0]
     assert "Accuracy" in page and "Simplicity" not in page      # only the criteria with data (no model column)
 

@@ -384,8 +384,11 @@ def test_cli_serve_print_command_with_inputs(tmp_path):
                        "rule": "best-preliminary", "max_selected": 2, "order": "submitted_at",
                        "targets_preliminary": str((tmp_path / "p.txt").resolve()),
                        "targets_final": str((tmp_path / "f.txt").resolve())}
-    command = lines[1].split()
+    # srdash's Voilà template (no CDN links) is found through JUPYTER_PATH, printed before the command
+    assert lines[1].startswith("JUPYTER_PATH=") and lines[1].endswith("srdash/apps/jupyter")
+    command = lines[2].split()
     assert command[1:3] == ["-m", "voila"] and command[3].endswith("predictions.ipynb")
+    assert "--template=srdash" in command
     assert "--port=8123" in command and "--Voila.ip=127.0.0.1" in command
     assert "3 submissions of 3 teams; 4 test samples." in result.stderr
     # the options the app receives score the same competition
@@ -397,7 +400,8 @@ def test_cli_serve_without_inputs_serves_the_demo(monkeypatch):
     result = _cli("serve", "--print-command", "--port", "8124")
     assert result.exit_code == 0, result.output + result.stderr
     lines = result.stdout.strip().splitlines()
-    assert len(lines) == 1 and "predictions.ipynb" in lines[0]  # no SRDASH_PREDICTIONS: the demo
+    # no SRDASH_PREDICTIONS (the demo): the template's JUPYTER_PATH and the command
+    assert len(lines) == 2 and lines[0].startswith("JUPYTER_PATH=") and "predictions.ipynb" in lines[1]
 
 
 @pytest.mark.parametrize("args, code, message", [

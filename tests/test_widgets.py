@@ -172,7 +172,8 @@ def test_srdash_errors_in_callbacks_show_their_message_only(runs, tmp_path):
     bad.write_text("[[criteria]]\nname = 'a'\ncolumn = 'r2_test'\ncolour = 'red'\n")
     app = Dashboard(runs=runs, rules=str(bad))
     assert app.log_panel.text() == (f"Error while loading the rules: {bad}: unknown key 'colour' in criterion 'a'. "
-                                    "Allowed keys: column, decimals, description, direction, domain, label, measure, name, optional, weight.\n")
+                                    "Allowed keys: column, decimals, description, direction, domain, label, measure, name, normalisation, "
+                                    "optional, rounding, weight.\n")
     assert "Traceback" not in app.log_panel.text()
     assert "These rules could not be loaded (see the log)" in app.leaderboard.value
     app.rules_name = "srbench2022"  # a preset repairs it

@@ -511,11 +511,12 @@ def scoring_html(verdict: Verdict) -> str:
     --------
     >>> from srdash.judging.ranking import judge
     >>> from srdash.judging.rules import load_rules
+    >>> from srdash.demo.examples import accuracy_rules
     >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.8]})
-    >>> page = scoring_html(judge(t, load_rules("srbench2022")))
+    >>> page = scoring_html(judge(t, accuracy_rules()))
     >>> page.startswith("<details class='srdash-scoring'><summary>How is this scored?</summary>")
     True
-    >>> "Accuracy" in page and "higher is better" in page
+    >>> "accuracy" in page and "higher is better" in page
     True
     """
     rules = verdict.rules
