@@ -32,7 +32,10 @@ def results_table() -> pd.DataFrame:
                      ("B", dataset, run, 0.70 + 0.01 * run, 5.0),
                      ("C", dataset, run, 0.50 + 0.03 * d, 8.0)]
     # srbench2022 ranks a property: the same for everyone here
-    return pd.DataFrame(rows, columns=["method", "dataset", "run", "r2_test", "components"]).assign(property=0.5)
+    from srdash.expressions import simplicity_from_components
+
+    table = pd.DataFrame(rows, columns=["method", "dataset", "run", "r2_test", "components"]).assign(property=0.5)
+    return table.assign(simplicity=simplicity_from_components(table["components"]))
 
 
 @pytest.fixture(scope="module")
