@@ -67,7 +67,10 @@ def trading_competition(n_datasets=20) -> pd.DataFrame:
 @pytest.mark.parametrize("preset", ["srbench2022", "srbench2022-as-run"])
 @pytest.mark.parametrize("resample", ["both", "datasets", "runs"])
 def test_a_method_that_wins_every_dataset_by_a_margin_wins_every_redraw(preset, resample):
-    result = bootstrap(dominant_competition(), load_rules(preset), n_bootstrap=500, seed=3, resample=resample)
+    # the as-run rules use options the vectorised engine does not take: every redraw is judged again
+    # (about 25 ms each), so fewer redraws; a dominant method wins each of them either way
+    n_bootstrap = 500 if preset == "srbench2022" else 60
+    result = bootstrap(dominant_competition(), load_rules(preset), n_bootstrap=n_bootstrap, seed=3, resample=resample)
     summary = result.summary.set_index("method")
     assert summary.loc["best", "p_win"] == 1.0
     assert summary.loc["best", "expected_place"] == 1.0

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from srdash.errors import SrdashError
 from srdash.cli._common import fail_cleanly
 
 
@@ -33,6 +34,11 @@ def demo(output: Path, seed: int) -> None:
                               ground_truth, irrelevant_features, noise
       <dataset>_train.csv     the training data: one column per feature, target y
       <dataset>_test.csv      the test data, same columns
+      trust.sqlite            the real-world track's trust store (a demo
+                              expert's ranks; `srdash review` adds yours)
+
+    For seed 0, srdash's cache also receives the demo's results as srdash
+    prepared them (shipped with it), so judging and serving it start at once.
 
     Judge it with `srdash score OUTPUT/competition.toml`.
     """
@@ -40,6 +46,13 @@ def demo(output: Path, seed: int) -> None:
 
     with fail_cleanly():
         paths = write_demo(output, seed=seed)
+    if seed == 0:
+        from srdash.demo.prepared import seed_cache
+
+        try:
+            seed_cache()  # the models' results as srdash computed them: no sympy work for the demo
+        except (OSError, SrdashError):  # a cache that cannot be written: the results are computed when needed
+            pass
     click.echo(f"Wrote the demo competition (seed {seed}) to {output}:")
     for path in paths.values():
         click.echo(f"  {path}")
