@@ -777,10 +777,10 @@ def parse_model(
     ``sub``, ``mul``, ``div``, ``neg``, ``inv``, PySR's ``square``, ``cube``,
     sympy's ``factor_terms``. Line breaks are spaces; ``#`` is refused (a
     comment would silently cut the model short). The sympy
-    operations are applied in the same order as ``sympy.parse_expr(text,
-    local_dict={f: Symbol(f) for f in features})`` would apply them, so the
+    operations are applied in the same order as sympy's own string parser
+    (with each feature a ``Symbol``) would apply them, so the
     result is the expression SRBench built for the same string. Differences,
-    all on strings ``parse_expr`` could not read sensibly: ``^`` is a power,
+    all on strings sympy's parser could not read sensibly: ``^`` is a power,
     ``min``/``max`` are sympy's ``Min``/``Max``, ``arcsin`` & co. are aliases of
     ``asin`` & co., names that are sympy objects other than the constants below
     (e.g. ``S``, ``N``, ``gamma``) are plain variables.

@@ -130,12 +130,8 @@ def hash_inputs(sources: Iterable[str | Path]) -> dict[str, str]:
     """
     hashes: dict[str, str] = {}
     for source in sources:
-        path = Path(source)
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file())
-        elif path.is_file():
-            files = [path]
-        else:
+        files = _input_files(Path(source))
+        if files is None:
             hashes[f"input:{source}"] = "not a file; not hashed"
             continue
         for file in files:
@@ -179,16 +175,20 @@ def hash_roles(inputs: Iterable[tuple[str, str | Path]], *, root: str | Path) ->
     hashes: dict[str, str] = {}
     for role, source in inputs:
         path = Path(source).absolute()
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file())
-        elif path.is_file():
-            files = [path]
-        else:
+        files = _input_files(path)
+        if files is None:
             hashes[f"input:{role}:{Path(os.path.relpath(path, root)).as_posix()}"] = "not a file; not hashed"
             continue
         for file in files:
             hashes[f"input_sha256:{role}:{Path(os.path.relpath(file, root)).as_posix()}"] = _file_sha256(file)
     return hashes
+
+
+def _input_files(path: Path) -> list[Path] | None:
+    """The files an input stands for: itself, every file under a folder (sorted), or None (not a file)."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file())
+    return [path] if path.is_file() else None
 
 
 def _file_sha256(path: Path) -> str:
