@@ -36,7 +36,7 @@ import json, resource, sys, time
 import pandas as pd
 from srdash.demo.competition import cached_demo
 from srdash.expressions import complexity_table
-from srdash.expressions.cache import ResultCache
+from srdash.cache import ResultCache
 from srdash.io.datasets import load_dataset_table
 from srdash.io.loading import load_results
 from srdash.judging.pipeline import prepare_track, qualified_results

@@ -29,7 +29,7 @@ ONE_SCALE = r"""
 import json, resource, sys, tempfile, time
 from pathlib import Path
 import numpy as np, pandas as pd
-from srdash.expressions.cache import ResultCache, cache_key
+from srdash.cache import ResultCache, cache_key
 from srdash.io.loading import load_results
 from srdash.judging.pipeline import prepare_runs
 from srdash.judging.ranking import judge

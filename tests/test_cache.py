@@ -1,4 +1,4 @@
-"""The result cache (srdash.expressions.cache): timeouts with their limit, integrity, hit counts."""
+"""The result cache (srdash.cache): timeouts with their limit, integrity, hit counts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from srdash import expressions
 from srdash.expressions import complexity_table, equivalence_table
-from srdash.expressions.cache import ResultCache, cache_key
+from srdash.cache import ResultCache, cache_key
 
 # Takes several seconds of sympy.simplify: times out under a 1 s limit (as in tests/test_complexity.py).
 SLOW_MODEL = "(x1 + 0.5)**7*(x2 - 1.3)**5/(x1*x2 + 0.7)**3 + sin(x1*x2)**3*cos(x1 - x2)**2"
@@ -79,7 +79,9 @@ def test_a_cached_timeout_is_not_retried_under_the_same_limit_but_is_under_a_lon
     assert cold.attrs["cache"] == {"rows": 2, "from_cache": 0, "computed": 2}
     with ResultCache(path) as store:
         statuses = {status: (limit, cpu) for _, status, _, limit, cpu in _row(store)}
-    assert statuses["timeout"][0] == 1.0 and statuses["timeout"][1] >= 1.0  # the whole CPU budget was spent
+    # Kept with its limit and the CPU seconds it had used: the whole budget (1.0) on an idle machine; a
+    # little less when a loaded machine starved the worker until the wall-clock backstop stopped it.
+    assert statuses["timeout"][0] == 1.0 and 0.5 < statuses["timeout"][1] < 5.0
 
     monkeypatch.setattr(expressions, "WorkerPool", _NoWorkers)  # any computation would fail the test
     warm = complexity_table([SLOW_MODEL, "x1 + x2"], timeout=1.0, cache=path)
@@ -253,7 +255,7 @@ def test_a_cache_folder_others_can_write_is_refused(tmp_path):
     # Issue 24: whoever can write the folder can replace the key beside the database and sign rows.
     import os
 
-    from srdash.expressions.cache import CacheRefused
+    from srdash.cache import CacheRefused
 
     folder = tmp_path / "shared"
     folder.mkdir()
@@ -267,7 +269,7 @@ def test_a_cache_folder_others_can_write_is_refused(tmp_path):
 def test_a_key_file_others_can_write_or_a_linked_key_is_refused(tmp_path):
     import os
 
-    from srdash.expressions.cache import CacheRefused
+    from srdash.cache import CacheRefused
 
     (tmp_path / "a").mkdir()
     with ResultCache(tmp_path / "a") as cache:

@@ -23,7 +23,7 @@ import pytest
 from srdash import expressions
 from srdash.demo.competition import cached_demo
 from srdash.demo.prepared import load_prepared, seed_cache
-from srdash.expressions.cache import ResultCache
+from srdash.cache import ResultCache
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -229,7 +229,7 @@ def test_the_provenance_says_how_many_results_came_from_the_cache(folder):
     competition = competition_from_options(folder / "models.csv", cache=str(folder / "cache.sqlite"), jobs=1)
     cold = judge_competition(competition)
     whole = judge_competition(competition)  # the whole prepared competition is reused (srdash.judging.snapshot)
-    from srdash.expressions.cache import ResultCache
+    from srdash.cache import ResultCache
     from srdash.judging.snapshot import snapshot_key
 
     with ResultCache(folder / "cache.sqlite") as cache:

@@ -22,7 +22,7 @@ from sympy.parsing.sympy_parser import parse_expr
 
 import srdash.expressions as expressions
 from srdash.expressions._timelimit import WorkerPool
-from srdash.expressions.cache import ComplexityCache, default_cache_path
+from srdash.cache import ComplexityCache, default_cache_path
 from srdash.cli import main as cli_main
 from srdash.expressions import COLUMNS, STATUSES, complexity_table
 

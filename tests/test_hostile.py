@@ -622,7 +622,7 @@ def test_a_dataset_name_that_is_a_path_never_reads_outside_the_data_folder(tmp_p
 
 def test_a_model_stopped_by_the_wall_clock_is_cached_as_a_timeout_with_its_limit(tmp_path, monkeypatch):
     import srdash.expressions as expressions
-    from srdash.expressions.cache import ResultCache
+    from srdash.cache import ResultCache
 
     # Every worker killed by the wall clock at once (the hard limit made tiny), as a model stuck in C code.
     monkeypatch.setattr(expressions._Settings, "hard_limit", property(lambda self: 0.01))

@@ -181,7 +181,7 @@ def test_r2_on_data_names_a_dataset_without_the_file(tmp_path):
     assert measured.loc[2, "reason"].startswith("dataset 'd2' has no 'test' file in") and "files: train" in \
         measured.loc[2, "reason"]
     assert measured.loc[3, "status"] == "not finite" and np.isnan(measured.loc[3, "value"])
-    from srdash.expressions.cache import ResultCache
+    from srdash.cache import ResultCache
 
     with ResultCache(tmp_path / "cache.sqlite") as store:
         assert len(store) == 3   # the three distinct models evaluated on d1

@@ -103,8 +103,9 @@ def test_the_demo_is_served_on_localhost(served):
     assert command[1:3] == ["-m", "voila"] and command[3] == str(app.notebook_path())
     assert "--no-browser" in command and "--port=8999" in command
     assert "--Voila.ip=127.0.0.1" in command and not any("0.0.0.0" in part for part in command)
-    # one kernel that has already opened the dashboard waits for the next visitor
-    assert "--preheat_kernel=True" in command and "--VoilaConfiguration.default_pool_size=1" in command
+    # kernels that have already opened the dashboard wait for the next visitors: one per core here
+    assert "--preheat_kernel=True" in command
+    assert f"--VoilaConfiguration.default_pool_size={app.default_visitors()}" in command
     competition = competition_of(call)  # no input: the demo's competition file
     assert competition.source.endswith("competition.toml") and competition.rules.name == "srbench2022"
     assert competition.qualification is not None and competition.descriptions is not None
@@ -126,10 +127,26 @@ def test_options_reach_the_notebook_through_the_environment(served, results_csv,
     assert "results.csv: 2 runs of 2 methods on 1 datasets." in result.output
 
 
-def test_preheat_is_optional(served):
-    assert CliRunner().invoke(main, ["serve", "--preheat"]).exit_code == 0
-    assert "--preheat_kernel=True" in served[0]["command"]
-    assert "--VoilaConfiguration.default_pool_size=1" in served[0]["command"]
+def test_how_many_kernels_wait_for_visitors_is_an_option(served):
+    assert CliRunner().invoke(main, ["serve", "--visitors", "3"]).exit_code == 0
+    command = served[0]["command"]
+    assert "--preheat_kernel=True" in command and "--VoilaConfiguration.default_pool_size=3" in command
+    # the replacement of a kernel a visitor took starts later, not while a burst of visitors is being served
+    assert f"--VoilaKernelManager.fill_delay={app.FILL_DELAY}" in command
+
+
+def test_default_visitors_follow_cores_and_memory(monkeypatch):
+    # 2 cores, 8000 MB available: a quarter (2000 MB) holds 11 kernels of 180 MB -> 2 (the cores)
+    monkeypatch.setattr(app.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(app, "_available_memory_mb", lambda: 8000)
+    assert app.default_visitors() == 2
+    # 16 cores, 2000 MB available: a quarter (500 MB) holds 2 kernels of 180 MB -> 2 (the memory)
+    monkeypatch.setattr(app.os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(app, "_available_memory_mb", lambda: 2000)
+    assert app.default_visitors() == 2
+    # too little memory for even one: still 1 (a visitor needs a kernel anyway)
+    monkeypatch.setattr(app, "_available_memory_mb", lambda: 300)
+    assert app.default_visitors() == 1
 
 
 def test_a_free_port_is_chosen_by_default(served):

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from srdash import expressions
-from srdash.expressions.cache import ResultCache
+from srdash.cache import ResultCache
 from srdash.judging import snapshot
 from srdash.judging.competition import competition_from_options
 from srdash.judging.pipeline import judge_prepared, prepare_competition, prepared_from_snapshot

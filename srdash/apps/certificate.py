@@ -32,13 +32,17 @@ class CertificateView(widgets.VBox):
     rules : Rules, optional
     log_panel : LogPanel, optional
         Where errors are shown (default: a log of its own, below the view).
+    cache : path, None or False
+        Share what the view shows with every other visitor through srdash's cache (a folder or file;
+        None: the default one; False, the default: compute it here; see :mod:`srdash.apps.shared`).
 
     Attributes
     ----------
     runs, rules : traitlets
         Setting either computes the certificate again.
     certificate : traitlet (WinnerCertificate or None)
-        The last certificate.
+        The last certificate computed in this kernel (None when what is shown was computed for an
+        earlier visitor, see ``cache``).
 
     Examples
     --------
@@ -57,8 +61,9 @@ class CertificateView(widgets.VBox):
     certificate = traitlets.Instance(WinnerCertificate, allow_none=True, help="The last certificate.")
 
     def __init__(self, runs: pd.DataFrame | None = None, rules: Rules | None = None, *,
-                 log_panel: LogPanel | None = None, **kwargs):
+                 log_panel: LogPanel | None = None, cache=False, **kwargs):
         own_log = log_panel is None
+        self._cache = cache
         self.log_panel = log_panel or LogPanel()
         self.table = widgets.HTML()
         self.table.add_class("srdash-certificate-panel")
@@ -81,11 +86,18 @@ class CertificateView(widgets.VBox):
         if self._computed_for is not None and self._computed_for[0] is self.runs \
                 and self._computed_for[1] == self.rules:
             return  # the dashboard sets runs and rules together: one computation
+        from srdash.apps.shared import shared_view
+
         self.table.value = "<div class='srdash-note srdash-computing'>Explaining the winner…</div>"
-        self.certificate = winner_certificate(self.runs, rules=self.rules)
+        self.certificate = None
+
+        def compute() -> dict:
+            self.certificate = winner_certificate(self.runs, rules=self.rules)
+            return {"html": certificate_html(self.certificate)}
+
+        content = shared_view("winner certificate", self.runs, self.rules, compute, cache=self._cache)
         self._computed_for = (self.runs, self.rules)
-        self.table.value = (f"<div class='srdash-note'>{html_text(_NOTE)}</div>"
-                            + certificate_html(self.certificate))
+        self.table.value = f"<div class='srdash-note'>{html_text(_NOTE)}</div>" + content["html"]
 
 
 _NOTE = ("Why this winner: for the winner and each podium place, the smallest change of each kind that would "

@@ -788,10 +788,10 @@ def _more_views(trust_store: str | None, app=None):
     def why(verdict, runs):
         from srdash.apps.certificate import CertificateView
 
-        return CertificateView(runs, verdict.rules, log_panel=log)
+        return CertificateView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
 
     def lineage(verdict, runs):
-        return _lineage_view(verdict, runs)
+        return _lineage_view(verdict, runs, cache=_view_cache(app))
 
     views = [("Rules compared: published, as run, draft", rules_compared),
              ("Weight sensitivity", sensitivity),
@@ -851,18 +851,38 @@ CERTIFICATE_VIEW_TITLE = "Why this winner: what would change the verdict"
 LINEAGE_VIEW_TITLE = "SRBench views: Pareto front, performance profiles, pairwise tests"
 
 
-def _lineage_view(verdict: Verdict, runs: pd.DataFrame) -> widgets.VBox:
-    """The report's SRBench views (same figure functions), one figure panel each."""
+def _view_cache(app) -> object:
+    """Where the heavy views of ``app``'s competition are shared between visitors (:mod:`srdash.apps.shared`):
+    the competition's cache (None: srdash's default one), or False (not shared) without a competition or
+    when the competition turned the cache off."""
+    competition = getattr(app, "_competition", None)
+    if competition is None:
+        return False
+    cache = competition.simplification.cache
+    return None if cache is True else cache
+
+
+def _lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
+    """The report's SRBench views (same figure functions), one figure panel each; computed once for every
+    visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
+    import plotly.io as pio
+
     from srdash.apps.panels import FigurePanel
+    from srdash.apps.shared import shared_view
     from srdash.figures.lineage import srbench_views
 
+    def compute() -> dict:
+        return {"views": [view if isinstance(view, str) else {"figure": pio.to_json(view, validate=False)}
+                          for view in srbench_views(runs, verdict=verdict)]}
+
+    content = shared_view("srbench views", runs, verdict.rules, compute, cache=cache)
     panels = []
-    for view in srbench_views(runs, verdict=verdict):
+    for view in content["views"]:
         panel = FigurePanel()
         if isinstance(view, str):
             panel.message(view)
         else:
-            panel.show(view)
+            panel.show(pio.from_json(view["figure"], skip_invalid=True))
         panels.append(panel)
     return widgets.VBox(panels)
 

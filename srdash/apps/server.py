@@ -40,6 +40,7 @@ __all__ = [
     "wait_until_ready",
     "serve_dashboard",
     "prepare_for_visitors",
+    "default_visitors",
     "TEMPLATE",
     "template_environment",
 ]
@@ -63,6 +64,10 @@ LOCALHOST = "127.0.0.1"
 CULL_IDLE_TIMEOUT = 300
 #: How often Voilà looks for such kernels, in seconds.
 CULL_INTERVAL = 60
+#: Seconds between a visitor taking a waiting kernel and Voilà starting its replacement.
+FILL_DELAY = 5.0
+#: Resident memory of a dashboard kernel on the demo, in MB (measured; see docs/scaling.md).
+KERNEL_MEMORY_MB = 180
 
 
 def notebook_path(name: str = NOTEBOOK_NAME) -> Path:
@@ -104,9 +109,9 @@ def free_port(host: str = LOCALHOST) -> int:
         return int(sock.getsockname()[1])
 
 
-def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, preheat: bool = False,
+def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, preheat: int = 0,
                   python: str | None = None, cull_idle_timeout: float = CULL_IDLE_TIMEOUT,
-                  cull_interval: float = CULL_INTERVAL) -> list[str]:
+                  cull_interval: float = CULL_INTERVAL, fill_delay: float = FILL_DELAY) -> list[str]:
     """The Voilà command line serving ``notebook``.
 
     Parameters
@@ -115,12 +120,15 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     port : int
     ip : str
         Address to listen on; the default serves this machine only.
-    preheat : bool
-        Keep one kernel that has already run the notebook waiting for the next
-        visitor (``--preheat_kernel``, pool of 1): the visitor's page only has
-        to be drawn. ``srdash serve`` does (its kernels read the competition
-        prepared once, :func:`prepare_for_visitors`, so the waiting kernel does
-        no sympy work); the review does not (its page depends on who opens it).
+    preheat : int
+        Keep this many kernels that have already run the notebook waiting for
+        the next visitors (``--preheat_kernel``, a pool; 0: none): a visitor's
+        page only has to be drawn. ``srdash serve`` does (its kernels read the
+        competition prepared once, :func:`prepare_for_visitors`, so a waiting
+        kernel does no sympy work); the review does not (its page depends on
+        who opens it). A kernel taken from the pool is replaced
+        ``fill_delay`` seconds later, so that visitors arriving together are
+        not slowed by the kernels started for the next ones.
     python : str, optional
         Python interpreter (default: the running one, so the same environment).
     cull_idle_timeout, cull_interval : float
@@ -144,8 +152,8 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     ['--Voila.log_level=ERROR', '--KernelManager.transport=ipc']
     >>> voila_command("nb.ipynb", port=9000, python="python")[10:]
     ['--template=srdash', '--MappingKernelManager.cull_idle_timeout=300', '--MappingKernelManager.cull_interval=60']
-    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[13:]
-    ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1']
+    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=3)[13:]
+    ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=3', '--VoilaKernelManager.fill_delay=5.0']
     """
     command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
                f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc",
@@ -156,8 +164,38 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_timeout)}",
                     f"--MappingKernelManager.cull_interval={max(1, int(cull_interval))}"]
     if preheat:
-        command += ["--preheat_kernel=True", "--VoilaConfiguration.default_pool_size=1"]
+        command += ["--preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={int(preheat)}",
+                    f"--VoilaKernelManager.fill_delay={float(fill_delay)}"]
     return command
+
+
+def default_visitors(*, kernel_mb: int = KERNEL_MEMORY_MB) -> int:
+    """How many kernels ``srdash serve`` keeps waiting for visitors by default: one per core, and no more
+    than a quarter of the memory now available can hold (at least 1).
+
+    A waiting kernel costs its memory all the time (:data:`KERNEL_MEMORY_MB`, measured on the demo) and
+    saves a visitor the start of a kernel (about 2.5 s of one core). More waiting kernels than cores do not
+    make a burst of visitors faster by much: their refill competes with the pages being drawn.
+
+    Examples
+    --------
+    >>> 1 <= default_visitors() <= (os.cpu_count() or 1)
+    True
+    """
+    available = _available_memory_mb()
+    by_memory = (available // 4) // kernel_mb if available else 1
+    return max(1, min(os.cpu_count() or 1, by_memory))
+
+
+def _available_memory_mb() -> int:
+    """MemAvailable of /proc/meminfo in MB (0 where it cannot be read)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def app_environment(*, competition=None, predictions: Mapping[str, object] | None = None,

@@ -57,7 +57,7 @@ def _remember_retry(ctx, param, value):
 
 def _open_result_cache(ctx, param, value):
     """Click callback of ``--cache``: one cache object for the whole command (it counts its hits)."""
-    from srdash.expressions.cache import ResultCache
+    from srdash.cache import ResultCache
 
     return ResultCache(value, retry_timeouts=ctx.meta.get("srdash.retry_timeouts", False))
 
@@ -65,7 +65,7 @@ def _open_result_cache(ctx, param, value):
 def prepare_options(command):
     """The options of the expensive steps shared by every judging command.
 
-    ``cache`` arrives as a :class:`srdash.expressions.cache.ResultCache` (the
+    ``cache`` arrives as a :class:`srdash.cache.ResultCache` (the
     default file unless ``--cache`` names one; ``--retry-timeouts`` applied):
     pass it to every step, and ``cache.stats.as_dict()`` says how many results
     came from it. ``--no-cache`` makes the command pass False instead.
@@ -90,8 +90,9 @@ def prepare_options(command):
     return command
 
 
-def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat: bool = False,
-                   print_command: bool = False, what: str = "dashboard", variables=None, started=None) -> None:
+def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat: int = 0,
+                   print_command: bool = False, what: str = "dashboard", variables=None, started=None,
+                   cull_idle: float | None = None) -> None:
     """Serve one of srdash's notebooks with Voilà until Ctrl-C (``env`` from :func:`srdash.apps.server.app_environment`).
 
     With ``print_command``, print the notebook's environment ``variables``
@@ -102,7 +103,9 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
 
     chosen_port = port or app.free_port(ip)
     notebook = app.notebook_path(notebook_name)
-    command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat)
+    culling = {} if cull_idle is None else {"cull_idle_timeout": cull_idle,
+                                            "cull_interval": min(app.CULL_INTERVAL, max(1.0, cull_idle / 4))}
+    command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=preheat, **culling)
     url = f"http://{ip}:{chosen_port}/"
     if print_command:
         for name in app.ENVIRONMENT if variables is None else variables:

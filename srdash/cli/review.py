@@ -190,7 +190,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
         notebook = app.notebook_path(NOTEBOOK_NAME)
         chosen_port = port or app.free_port(ip if ip != "localhost" else "127.0.0.1")
         # No preheated kernel: it would run the notebook before the judge's latest entries.
-        command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=False)
+        command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=0)
         env = review_environment(judge=judge or "", store=store_path, rules=rules,
                                  input_path=None if competition is not None else input_path,
                                  data_dir=data_dir, datasets=datasets_path, trust_input=trust_input,

@@ -16,14 +16,20 @@ from srdash.cli._common import competition_input, fail_cleanly, serve_notebook
 @click.option("--port", default=0, type=click.IntRange(0, 65535),
               help="Port to listen on. Default: a free port.")
 @click.option("--preheat/--no-preheat", default=True, show_default=True,
-              help="Keep a kernel that has already opened the dashboard waiting for the next visitor "
-                   "(about 350 MB of memory while it waits).")
+              help="Keep kernels that have already opened the dashboard waiting for the next visitors "
+                   "(about 180 MB of memory each while they wait; see --visitors).")
+@click.option("--visitors", type=click.IntRange(1, 64), default=None,
+              help="How many such kernels wait (visitors who arrive together beyond them wait for a kernel "
+                   "to start). Default: one per core, within a quarter of the available memory.")
+@click.option("--cull-idle", "cull_idle", type=click.FloatRange(0), default=300, show_default=True,
+              help="Seconds after which a kernel no page is connected to any more (its visitor left) is shut "
+                   "down; 0: never.")
 @click.option("--ip", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default serves this machine only; the dashboard has no "
                    "login, so only change it on a trusted network.")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
-def serve(competition, view, port, preheat, ip, print_command):
+def serve(competition, view, port, preheat, visitors, cull_idle, ip, print_command):
     """Open the dashboard on the competition in INPUT (a competition file, or results and options).
 
     INPUT is what `srdash score` reads. Without INPUT the dashboard judges the
@@ -66,4 +72,5 @@ def serve(competition, view, port, preheat, ip, print_command):
             app.prepare_for_visitors(competition, announce=lambda text: click.echo(text, err=True))
 
         serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env, port=port, ip=ip,
-                       preheat=preheat, print_command=print_command, started=prepare)
+                       preheat=(visitors or app.default_visitors()) if preheat else 0,
+                       cull_idle=cull_idle, print_command=print_command, started=prepare)

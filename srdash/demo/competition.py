@@ -973,7 +973,7 @@ def demo_folder(seed: int = 0, *, cache_dir: str | Path | None = None) -> Path:
     True
     """
     from srdash import __version__
-    from srdash.expressions.cache import default_cache_path
+    from srdash.cache import default_cache_path
 
     parent = Path(cache_dir) if cache_dir else default_cache_path().parent
     return parent / f"demo-{__version__}-f{DEMO_FORMAT}-seed{int(seed)}"
@@ -1055,7 +1055,7 @@ def _write_cached_demo(folder: Path, manifest: Path, *, seed: int, seed_prepared
 
     if seed_prepared and seed == 0:
         from srdash.demo.prepared import seed_cache
-        from srdash.expressions.cache import CACHE_FILE_NAME
+        from srdash.cache import CACHE_FILE_NAME
 
         try:
             seed_cache(folder.parent / CACHE_FILE_NAME)

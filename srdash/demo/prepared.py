@@ -32,7 +32,7 @@ from pathlib import Path
 
 __all__ = ["PREPARED_FILE", "load_prepared", "seed_cache", "shipped_demo_files", "regenerate"]
 
-#: The shipped rows (:meth:`srdash.expressions.cache.ResultCache.export_rows`) and what produced them.
+#: The shipped rows (:meth:`srdash.cache.ResultCache.export_rows`) and what produced them.
 PREPARED_FILE = Path(__file__).with_name("prepared.json.gz")
 #: The time limit the demo is judged with by default (``srdash serve``: ``--timeout``).
 DEMO_TIMEOUT = 10.0
@@ -81,7 +81,7 @@ def seed_cache(cache=None, *, path: str | Path = PREPARED_FILE) -> int:
 
     Parameters
     ----------
-    cache : None, path or srdash.expressions.cache.ResultCache
+    cache : None, path or srdash.cache.ResultCache
         None: the default cache file.
     path : path
         The shipped document (:data:`PREPARED_FILE`).
@@ -95,14 +95,14 @@ def seed_cache(cache=None, *, path: str | Path = PREPARED_FILE) -> int:
     Examples
     --------
     >>> import tempfile
-    >>> from srdash.expressions.cache import ResultCache
+    >>> from srdash.cache import ResultCache
     >>> with tempfile.TemporaryDirectory() as folder, ResultCache(folder) as cache:
     ...     added = seed_cache(cache)
     ...     again = seed_cache(cache)
     >>> added == len(load_prepared()["rows"]), again
     (True, 0)
     """
-    from srdash.expressions.cache import ResultCache
+    from srdash.cache import ResultCache
 
     try:
         rows = load_prepared(path)["rows"]
@@ -132,7 +132,7 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
     from srdash import __version__
     from srdash.judging.competition import default_jobs
     from srdash.demo.competition import cached_demo
-    from srdash.expressions.cache import ResultCache
+    from srdash.cache import ResultCache
     from srdash.io.datasets import load_dataset_table
     from srdash.io.loading import load_results
     from srdash.judging.pipeline import prepare_track, qualified_results

@@ -12,7 +12,7 @@ whitelist and builds the sympy expression itself, without recursion.
 number of nodes of ``sympy.preorder_traversal`` of the result and
 ``simplicity = round(-log(components) / log(5), 1)``. The sympy work runs in
 worker processes (see :mod:`srdash.expressions._timelimit`) so the time limit is hard and
-holds from any thread, and results are cached on disk (see :mod:`srdash.expressions.cache`).
+holds from any thread, and results are cached on disk (see :mod:`srdash.cache`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import sympy
 
-from srdash.expressions import cache as _cache
+from srdash import cache as _cache
 from srdash.expressions._timelimit import (DEFAULT_MEMORY_LIMIT, SoftTimeLimitExceeded, WorkerPool, soft_time_limit,
                                           thread_cpu_limit)
 from srdash.errors import ModelRejected
@@ -1009,7 +1009,7 @@ class _Settings:
         return {
             "procedure": _PROCEDURE if self.measure == "simplified-components" else f"srdash-measure/{self.measure}/1",
             "sympy": sympy.__version__,
-            # not the time limit: each cached row records its own (srdash.expressions.cache)
+            # not the time limit: each cached row records its own (srdash.cache)
             "decimals": self.decimals,
             "max_length": self.max_length,
             "max_nodes": self.max_nodes,
@@ -1205,7 +1205,7 @@ def complexity_table(
     unsimplified expression, counted by a fresh worker (NaN if that fails too).
     Each worker's memory is capped (``memory_limit``). A failing model never
     stops the others. Identical (model, features) pairs are computed
-    once; results are cached on disk (see :mod:`srdash.expressions.cache`).
+    once; results are cached on disk (see :mod:`srdash.cache`).
 
     Parameters
     ----------
@@ -1218,7 +1218,7 @@ def complexity_table(
         Seconds allowed for ``sympy.simplify`` on one model (SRBench: 10).
     jobs : int, keyword-only
         Number of worker processes.
-    cache : None, False, path or srdash.expressions.cache.ComplexityCache, keyword-only
+    cache : None, False, path or srdash.cache.ComplexityCache, keyword-only
         None: the default cache file (``$SRDASH_CACHE_DIR`` or the user cache
         directory); a path: that SQLite file; False: no cache. Timeouts are
         cached with their limit: the same or a shorter limit reuses them, a
@@ -1797,7 +1797,7 @@ def equivalence_table(
         ``equivalent``, ``not equivalent`` and ``timeout``.
     memory_limit : int or None, keyword-only
         Address-space limit of each worker in bytes.
-    cache : False, None, path or srdash.expressions.cache.ResultCache, keyword-only
+    cache : False, None, path or srdash.cache.ResultCache, keyword-only
         Where verdicts are kept (kind ``equivalence``, keyed by model, truth,
         features and sympy version; a verdict reached under a limit is reused
         under a longer one, a timeout under the same or a shorter one). False

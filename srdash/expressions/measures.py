@@ -17,7 +17,7 @@ Three ways of measuring a model's size, each named by the rules' ``measure``:
 
 Every model string is parsed through the whitelist (never ``eval``/``sympify``) and
 measured in a worker process under the competition's time limit; results are cached
-(:mod:`srdash.expressions.cache`) under the measure's own procedure name.
+(:mod:`srdash.cache`) under the measure's own procedure name.
 
 Examples
 --------

@@ -109,11 +109,11 @@ class Simplification:
         return {"timeout": self.timeout, "jobs": self.jobs, "cache": self.cache, "scheduler": self.scheduler}
 
     def open_cache(self):
-        """One :class:`srdash.expressions.cache.ResultCache` for every step (it counts what it answered),
+        """One :class:`srdash.cache.ResultCache` for every step (it counts what it answered),
         or False without a cache."""
         if self.cache is False:
             return False
-        from srdash.expressions.cache import ResultCache
+        from srdash.cache import ResultCache
 
         return ResultCache(None if self.cache in (None, True) else self.cache, retry_timeouts=self.retry_timeouts)
 

@@ -203,7 +203,7 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
     partitions : sequence of str, optional
         Partitions to evaluate (a dataset lacking one skips it). Default:
         every partition of each dataset except ``train``.
-    cache : False, None, path or srdash.expressions.cache.ResultCache, keyword-only
+    cache : False, None, path or srdash.cache.ResultCache, keyword-only
         Keep each distinct model's metrics (kind ``evaluation``, keyed by the
         model, the features, the target and the SHA-256 of each partition's
         file): an unchanged competition is not evaluated twice. False (the
@@ -335,7 +335,7 @@ def _open_store(cache):
     """The ResultCache to use, or None (``cache`` False)."""
     if cache is False:
         return None
-    from srdash.expressions.cache import ResultCache
+    from srdash.cache import ResultCache
 
     return cache if isinstance(cache, ResultCache) else ResultCache(None if cache is True else cache)
 
@@ -349,7 +349,7 @@ def _cached_metrics(store, models, spec, wanted, failures) -> tuple[dict, dict]:
     import sqlite3
     import warnings
 
-    from srdash.expressions.cache import cache_key, file_digest
+    from srdash.cache import cache_key, file_digest
 
     try:
         settings = {"procedure": _EVALUATION_PROCEDURE, "target": str(spec.target), "partitions": list(wanted),

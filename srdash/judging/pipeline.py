@@ -445,20 +445,40 @@ def competition_input_hashes(competition: "Competition", *, trust_entries: pd.Da
     >>> keys[0] == keys[1], list(keys[0])
     (True, ['input_sha256:results:results.csv'])
     """
-    root = competition.root
-    inputs = [(role, path) for role, path in competition.inputs if role != "realworld.store"]
-    if competition.descriptions is not None:
-        try:
-            from srdash.io.datasets import load_dataset_table
-
-            table = load_dataset_table(competition.descriptions)
-            inputs += sorted({("data", Path(path)) for spec in table for path in spec.files.values() if path})
-        except SrdashError:  # reported where the descriptions are read; nothing more to hash here
-            pass
-    hashes = provenance.hash_roles(inputs, root=root)
+    hashes = _file_input_hashes(competition)
     if competition.realworld is not None:
         hashes[f"input_entries_sha256:realworld.store:{competition.relative(competition.realworld.store)}"] = (
             _entries_sha256(trust_entries))
+    return hashes
+
+
+def _file_input_hashes(competition: "Competition", data_files: Sequence[str | Path] | None = None) -> dict[str, str]:
+    """The ``input_sha256:<role>:<path>`` part of :func:`competition_input_hashes` (every input but the trust
+    store). ``data_files``: the data files the descriptions name, when the caller has read them already."""
+    inputs = [(role, path) for role, path in competition.inputs if role != "realworld.store"]
+    if data_files is None and competition.descriptions is not None:
+        try:
+            from srdash.io.datasets import load_dataset_table
+
+            data_files = [path for spec in load_dataset_table(competition.descriptions)
+                          for path in spec.files.values() if path]
+        except SrdashError:  # reported where the descriptions are read; nothing more to hash here
+            pass
+    inputs += sorted({("data", Path(path)) for path in data_files or ()})
+    return provenance.hash_roles(inputs, root=competition.root)
+
+
+def _prepared_input_hashes(prepared: "PreparedCompetition") -> dict[str, str]:
+    """:func:`competition_input_hashes` of a prepared competition: its files as hashed when it was prepared
+    (what it holds was read from them; reading the descriptions again would parse every ground truth), and
+    its trust entries as they are now."""
+    competition = prepared.competition
+    if not prepared.input_hashes:
+        return competition_input_hashes(competition, trust_entries=prepared.trust_entries)
+    hashes = dict(prepared.input_hashes)
+    if competition.realworld is not None:
+        hashes[f"input_entries_sha256:realworld.store:{competition.relative(competition.realworld.store)}"] = (
+            _entries_sha256(prepared.trust_entries))
     return hashes
 
 
@@ -529,7 +549,10 @@ class PreparedCompetition:
         The real-world track's trust entries (None: no real-world track).
     cache_stats : Mapping
         How many results came from the cache, per kind (``hits``, ``misses``,
-        ``timeouts_reused``, ...; see :class:`srdash.expressions.cache.CacheStats`).
+        ``timeouts_reused``, ...; see :class:`srdash.cache.CacheStats`).
+    input_hashes : Mapping
+        The SHA-256 of every input file (but the trust store) by role and relative path, taken when the
+        competition was prepared (see :func:`competition_input_hashes`; empty: hashed when judged).
     """
 
     competition: "Competition"
@@ -541,6 +564,7 @@ class PreparedCompetition:
     filtered: "FilteredRuns | None" = None
     trust_entries: pd.DataFrame | None = None
     cache_stats: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    input_hashes: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def runs(self) -> pd.DataFrame | None:
@@ -761,7 +785,8 @@ def prepare_competition(
             raise SrdashError(f"The rules '{rules.name}' judge one submissions file; the competition names "
                               f"{len(competition.results)} results.")
         say("Loading the submissions")
-        return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules))
+        return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules),
+                                   input_hashes=MappingProxyType(_file_input_hashes(competition)))
     from srdash.judging import snapshot
 
     cache = competition.simplification.open_cache()  # one object for every step: it counts what it answered
@@ -854,7 +879,8 @@ def _prepare_competition(competition: "Competition", cache, *, progress, say) ->
     prepared = PreparedCompetition(competition=competition, input=runs, results=results,
                                    track_problems=track_problems, properties=properties,
                                    qualification=qualification, filtered=filtered,
-                                   trust_entries=trust_entries, cache_stats=MappingProxyType(stats))
+                                   trust_entries=trust_entries, cache_stats=MappingProxyType(stats),
+                                   input_hashes=MappingProxyType(_file_input_hashes(competition, data_files)))
     return prepared, data_files
 
 
@@ -896,7 +922,7 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None,
     """
     competition = prepared.competition
     rules = rules or competition.rules
-    hashes = competition_input_hashes(competition, trust_entries=prepared.trust_entries)
+    hashes = _prepared_input_hashes(prepared)
     if rules.rule_kind.judges_submissions:
         verdict = rules.rule_kind.judge(prepared.input, rules)
         verdict = verdict.with_provenance(**hashes)

@@ -211,7 +211,7 @@ def fit_baseline(data: Mapping[str, pd.DataFrame], *, seeds: Sequence[int] | Map
         See :func:`qualification_split`.
     name : str
         The baseline's method name.
-    cache : False, None, path or srdash.expressions.cache.ResultCache
+    cache : False, None, path or srdash.cache.ResultCache
         Keep each fit's test R2 (kind ``qualification``, keyed by a digest of
         the data, the seed, the split settings and the scikit-learn version).
         False (default): no cache; None: the default cache file.
@@ -271,7 +271,7 @@ def _cached_fits(cache, data, wanted, settings):
     """(the cache or None, {(dataset, seed): key}, {(dataset, seed): r2 found})."""
     if cache is False:
         return None, {}, {}
-    from srdash.expressions.cache import ResultCache, cache_key
+    from srdash.cache import ResultCache, cache_key
 
     store = cache if isinstance(cache, ResultCache) else ResultCache(None if cache is True else cache)
     digests = {dataset: _frame_digest(data[dataset]) for dataset in dict.fromkeys(d for d, _ in wanted)}
@@ -715,7 +715,7 @@ def run_qualification(results, *, data=None, target: str = "target", baseline: s
         See :func:`qualification_split`.
     baseline, rule, decimals
         See :func:`qualify`.
-    cache : False, None, path or srdash.expressions.cache.ResultCache
+    cache : False, None, path or srdash.cache.ResultCache
         Keeps the baseline's fits (:func:`fit_baseline`). False (default): no cache.
 
     Returns

@@ -6,7 +6,7 @@ and checks every model. With a warm cache each of those answers is a cache
 row, yet reading and assembling them still takes a second for the demo and
 more for real competitions, in every kernel of every visitor. So the whole
 prepared competition is kept too, as one *snapshot* in srdash's cache
-(:meth:`srdash.expressions.cache.ResultCache.put_snapshot`), and the next
+(:meth:`srdash.cache.ResultCache.put_snapshot`), and the next
 preparation of the same competition, in any process, is a read of it.
 
 When a snapshot answers

@@ -190,7 +190,7 @@ def _cached_r2(store, models, spec, partition, read) -> dict:
     """{model: (R², status, reason)} for the distinct models; the cache first, the file read only if needed."""
     import sqlite3
 
-    from srdash.expressions.cache import cache_key, file_digest
+    from srdash.cache import cache_key, file_digest
 
     distinct = [m for m in dict.fromkeys(models) if isinstance(m, str)]
     results: dict = {None: (np.nan, "parse_error", "the run has no model")}

@@ -1,0 +1,143 @@
+"""N visitors at once: how long the last one waits, and how much memory the server then holds.
+
+Measured in one run, in headless Chromium (Debian's /usr/bin/chromium, Playwright), on
+``srdash serve`` (no INPUT: the built-in demo) with its defaults, or with ``--visitors K``:
+
+- one visitor: a page alone, once the server is warm (its waiting kernels started), until the
+  dashboard's status line "Ready in ..." is painted (as seen from the page, see serve_open.py);
+- N visitors: N pages (N browser contexts: N visitors, N kernels) opened at the same moment,
+  each until its status line is painted; the first and the last are printed, as a ratio to the
+  single visitor;
+- memory: the resident memory (RSS, and PSS, which counts shared pages once) of Voilà and
+  every kernel it runs, summed, after the N pages are ready.
+
+Targets (issue 25), for N = 10 on 2 cores: the last visitor within 2.5x a single visitor;
+server plus kernels at most 1.2 GB. No assertions: timings on a shared machine are noisy;
+compare the ratios of one run.
+
+Usage: python benchmarks/visitors.py [N ...] [--visitors K] [--settle 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serve_open import _SEEN, _environment, _free_port, _serve, _stop  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+READY = "Ready in"
+
+
+def _tree(pid: int) -> list[int]:
+    """pid and all its descendants (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def _memory_mb(pid: int) -> tuple[float, float, int]:
+    """(RSS, PSS) in MB summed over ``pid``'s process tree, and the number of processes."""
+    rss = pss = 0
+    pids = _tree(pid)
+    for each in pids:
+        try:
+            for line in Path(f"/proc/{each}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Rss:"):
+                    rss += int(line.split()[1])
+                elif line.startswith("Pss:"):
+                    pss += int(line.split()[1])
+        except OSError:
+            continue
+    return rss / 1024, pss / 1024, len(pids)
+
+
+async def _visit(browser, url: str, text: str) -> float:
+    """Seconds from navigation until ``text`` is painted, in a new context (a new visitor)."""
+    context = await browser.new_context(viewport={"width": 1400, "height": 900})
+    await context.add_init_script(f"({_SEEN})({json.dumps(text)})")
+    page = await context.new_page()
+    await page.goto(url, timeout=600_000)
+    await page.get_by_text(text).first.wait_for(state="visible", timeout=600_000)
+    seconds = await page.evaluate("window.__srdashSeen") / 1000.0
+    return seconds, context
+
+
+async def _together(browser, url: str, n: int) -> list[float]:
+    visits = await asyncio.gather(*(_visit(browser, url, READY) for _ in range(n)))
+    return [seconds for seconds, _ in visits], [context for _, context in visits]
+
+
+async def measure(counts: list[int], visitors: int | None, settle: float) -> None:
+    from playwright.async_api import async_playwright
+
+    from srdash.apps.server import wait_until_ready
+
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        env = _environment(folder)
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}/"
+        command = [sys.executable, "-m", "srdash", "serve", "--port", str(port)]
+        if visitors is not None:
+            command += ["--visitors", str(visitors)]
+        process, log = _serve(command, env, folder, port)
+        try:
+            wait_until_ready(url, timeout=300, process=process)
+            async with async_playwright() as playwright:
+                browser = await playwright.chromium.launch(executable_path=CHROMIUM,
+                                                           args=["--no-sandbox", "--disable-gpu"])
+                time.sleep(settle)
+                single, context = await _visit(browser, url, READY)
+                await context.close()
+                rss, pss, processes = _memory_mb(process.pid)
+                print(f"one visitor: {single:.2f} s; server idle: {rss:.0f} MB RSS, {pss:.0f} MB PSS, "
+                      f"{processes} processes")
+                print(f"\n{'N':>3s} {'first':>7s} {'last':>7s} {'last/one':>9s} {'RSS MB':>8s} {'PSS MB':>8s} "
+                      f"{'procs':>6s}")
+                for n in counts:
+                    time.sleep(settle)
+                    seconds, contexts = await _together(browser, url, n)
+                    rss, pss, processes = _memory_mb(process.pid)
+                    print(f"{n:3d} {min(seconds):7.2f} {max(seconds):7.2f} {max(seconds) / single:8.2f}x "
+                          f"{rss:8.0f} {pss:8.0f} {processes:6d}", flush=True)
+                    for context in contexts:
+                        await context.close()
+                await browser.close()
+        finally:
+            _stop(process, log)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("counts", nargs="*", type=int, default=[1, 5, 10])
+    parser.add_argument("--visitors", type=int, default=None, help="passed to `srdash serve --visitors`")
+    parser.add_argument("--settle", type=float, default=20.0,
+                        help="seconds to wait before each measurement (the server refills its waiting kernels)")
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    asyncio.run(measure(args.counts, args.visitors, args.settle))
+    print(f"load average now {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
