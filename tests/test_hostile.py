@@ -558,6 +558,59 @@ def test_an_output_onto_an_input_is_refused_before_any_work(tmp_path, monkeypatc
     assert (tmp_path / "r.csv").read_text().startswith("method,dataset")  # untouched
 
 
+@pytest.mark.parametrize("args, target", [
+    (["qualify", "r.csv", "-o", "r.csv"], "r.csv"),
+    (["qualify", "r.csv", "--track", "t.csv", "--track-output", "./t.csv"], "t.csv"),
+    (["audit", "r.csv", "--no-cache", "--published", "p.csv", "-o", "p.csv"], "p.csv"),
+    (["audit", "r.csv", "--no-cache", "--published", "p.csv", "-o", "r.csv"], "r.csv"),
+    (["sensitivity", "r.csv", "--no-cache", "-o", "link.csv"], "r.csv"),
+    (["robustness", "r.csv", "--no-cache", "-o", "out.csv", "--pairwise", "r.csv"], "r.csv"),
+    (["robustness", "r.csv", "--no-cache", "-o", "r.csv"], "r.csv"),
+    (["analyse", "pareto", "r.csv", "-o", "r.csv"], "r.csv"),
+    (["predictions", "score", "subs/submissions.csv", "--targets-preliminary", "subs/targets_preliminary.txt",
+      "--targets-final", "subs/targets_final.txt", "-m", "rmse", "-o", "subs/alpha/first.txt"], "subs/alpha/first.txt"),
+    (["predictions", "score", "subs/submissions.csv", "--targets-preliminary", "subs/targets_preliminary.txt",
+      "--targets-final", "subs/targets_final.txt", "-m", "rmse", "-o", "b.csv", "--shakeup",
+      "subs/targets_final.txt"], "subs/targets_final.txt"),
+    (["predictions", "report", "subs/submissions.csv", "--targets-csv", "subs/targets.csv", "-m", "rmse",
+      "-o", "subs/targets.csv"], "subs/targets.csv"),
+])
+def test_every_command_that_writes_refuses_an_output_onto_an_input(tmp_path, monkeypatch, args, target):
+    """Issue 24: qualify, audit, sensitivity, robustness, analyse and predictions refuse as score does (exit 2),
+    before any work, and the input is left as it was."""
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\nb,d,0.6,4\n"
+                                    "LinearRegression,d,0.4,2\n")
+    (tmp_path / "t.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\n")
+    (tmp_path / "p.csv").write_text("method,score\na,1\nb,2\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "r.csv")
+    shutil.copytree(Path(__file__).parent / "data" / "predictions" / "regression", tmp_path / "subs")
+    before = (tmp_path / target).read_bytes()
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert "would overwrite what srdash reads" in result.output
+    assert (tmp_path / target).read_bytes() == before
+
+
+def test_an_output_inside_a_submissions_folder_is_refused(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(Path(__file__).parent / "data" / "predictions" / "regression", tmp_path / "subs")
+    for output in ("subs/board.csv", "subs/alpha/board.csv"):
+        result = CliRunner().invoke(main, ["predictions", "score", "subs", "--targets-csv", "subs/targets.csv",
+                                           "-m", "rmse", "-o", output])
+        assert result.exit_code == 2, result.output
+        assert "lies inside the input folder" in result.output
+        assert not (tmp_path / output).exists()  # a leaderboard in the folder would be a team's submission
+
+
 def test_trust_export_onto_its_own_store_is_refused(tmp_path):
     from click.testing import CliRunner
 

@@ -400,9 +400,12 @@ def jury_command(store_path, rules, output, explain):
     The store is only read. The score the rules rank by (their
     [rubric] normalisation) gives the rank (1 = best).
     """
+    from srdash.cli._common import refuse_output_onto_input
     from srdash.judging.jury import jury_summary
     from srdash.judging.trust import TrustStore
 
+    refuse_output_onto_input([("-o/--output", output)],
+                             [_existing(store_path), rules if str(rules).endswith(".toml") else None])
     with fail_cleanly():
         rubric = _rubric(rules)
         with TrustStore(_existing(store_path), read_only=True) as store:
