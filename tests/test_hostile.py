@@ -687,3 +687,46 @@ def test_a_model_stopped_by_the_wall_clock_is_cached_as_a_timeout_with_its_limit
     monkeypatch.setattr(expressions, "WorkerPool", None)  # a second scoring does no work: from the cache
     again = complexity_table(["x1 + x2"], timeout=5, cache=tmp_path / "c.sqlite")
     assert again["status"].tolist() == ["timeout"]
+
+
+# --------------------------------------------------------------------------- issue 24: a [realworld] entry naming nothing
+
+
+def test_a_realworld_dataset_entry_naming_no_dataset_is_refused_not_dropped(tmp_path):
+    """`datasets = ["d1", "d9"]` where the results hold d1 and d2: judging d1 alone would publish a track its
+    author did not declare; the score, the review and the apps all say which entry of which file is wrong."""
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import (RealWorldTrackRefused, judge_competition, judge_prepared,
+                                         prepare_competition, results_under_review)
+    from srdash.judging.trust import TrustStore
+
+    rows = [{"method": m, "dataset": d, "run": 0, "r2_test": 0.9 - 0.1 * i, "components": 3 + i, "property": 0.5}
+            for d in ("d1", "d2") for i, m in enumerate("ab")]
+    pd.DataFrame(rows).to_csv(tmp_path / "results.csv", index=False)
+    with TrustStore(tmp_path / "trust.sqlite", seed=1) as store:
+        for rank, method in enumerate("ab", start=1):
+            store.record("judge", "d1", method, kind="rank", value=float(rank))
+    toml = tmp_path / "competition.toml"
+    toml.write_text('results = "results.csv"\n[realworld]\nstore = "trust.sqlite"\ndatasets = ["d1", "d9"]\n'
+                    '[simplification]\ncache = false\n')
+    competition = load_competition(toml)
+    message = r"competition\.toml: \[realworld\] datasets: entry 'd9' names no dataset of the competition's " \
+              r"results \(datasets: d1, d2\)"
+    with pytest.raises(RealWorldTrackRefused, match=message):
+        judge_competition(competition)
+    with pytest.raises(RealWorldTrackRefused, match=message):
+        results_under_review(competition)
+    result = CliRunner().invoke(main, ["score", str(toml)])
+    assert result.exit_code == 1 and "entry 'd9' names no dataset" in result.output, result.output
+    # the apps show the main track with the refusal as a warning, never a track without d9
+    shown = judge_prepared(prepare_competition(competition), refused_realworld="warn")
+    assert shown.realworld is None
+    assert any("entry 'd9' names no dataset" in note for note in shown.verdict.warnings)
+    # the same file with the name corrected is judged
+    toml.write_text(toml.read_text().replace('"d9"', '"d2"'))
+    with TrustStore(tmp_path / "trust.sqlite") as store:
+        store.record("judge", "d2", "a", kind="rank", value=1.0)
+    assert judge_competition(load_competition(toml)).realworld is not None
