@@ -7,6 +7,7 @@ against from ``tests/data/hostile/`` (see the README there).
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 import shutil
@@ -730,3 +731,151 @@ def test_a_realworld_dataset_entry_naming_no_dataset_is_refused_not_dropped(tmp_
     with TrustStore(tmp_path / "trust.sqlite") as store:
         store.record("judge", "d2", "a", kind="rank", value=1.0)
     assert judge_competition(load_competition(toml)).realworld is not None
+
+
+# --------------------------------------------------------------------------- issue 24: served review (keys, logs)
+
+
+def _review_app_with_key(tmp_path):
+    from srdash.apps.review import ReviewApp, review_inputs_from_environment
+    from srdash.judging.trust import TrustStore
+
+    path = tmp_path / "trust.sqlite"
+    with TrustStore(path, seed=3) as store:
+        key = store.issue_key("ann")
+    results = tmp_path / "results.csv"
+    pd.DataFrame({"method": ["a", "b"], "dataset": "d1", "model": ["x1", "2*x1"],
+                  "r2_test": [0.5, 0.6]}).to_csv(results, index=False)
+    environ = {"SRDASH_REVIEW": json.dumps({"store": str(path), "input": str(results)})}
+    return ReviewApp(**review_inputs_from_environment(environ, access_key=key)), path, key
+
+
+def test_a_judge_whose_key_is_revoked_while_the_review_is_open_can_no_longer_save(tmp_path):
+    from srdash.judging.trust import TrustStore
+
+    app, path, _ = _review_app_with_key(tmp_path)
+    first, second = app.cards["d1"]
+    first.trust.value = 1
+    assert "All changes saved" in app.saved_indicator.value
+    with TrustStore(path) as organiser:
+        assert organiser.revoke_keys("ann") == 1
+    second.trust.value = 1
+    assert "✗ not saved: This access key was revoked on" in second.saved.value
+    assert "1 change(s) NOT saved" in app.saved_indicator.value
+    first.comment.value = "a comment after the revocation"
+    assert "2 change(s) NOT saved" in app.saved_indicator.value
+    with TrustStore(path, read_only=True) as reader:  # only the entry made before the revocation
+        assert reader.entries()[["method", "value", "comment"]].values.tolist() == [[first.method, 1.0, ""]]
+    app.store.close()
+
+
+def test_query_values_never_reach_the_log():
+    import logging
+
+    from srdash.apps.gate import RedactQueries, log_request, redact_queries
+
+    assert redact_queries("GET /voila/render/x.ipynb?theme=dark&key=Zq9-s3cr3t&token=t0k") == \
+        "GET /voila/render/x.ipynb?theme=[hidden]&key=[hidden]&token=[hidden]"
+    record = logging.LogRecord("tornado.general", logging.WARNING, __file__, 1, "%d %s: %s",
+                               (403, "GET /?key=Zq9-s3cr3t (127.0.0.1)", "refused"), None)
+    RedactQueries().filter(record)
+    assert record.getMessage() == "403 GET /?key=[hidden] (127.0.0.1): refused"
+
+    class Handler:  # what tornado hands its log_function
+        class request:
+            method, uri, remote_ip = "GET", "/missing?key=Zq9-s3cr3t", "127.0.0.1"
+
+            @staticmethod
+            def request_time():
+                return 0.002
+
+        @staticmethod
+        def get_status():
+            return 404
+
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda rec: seen.append(rec.getMessage())
+    logger = logging.getLogger("tornado.access")
+    logger.addHandler(handler)
+    try:
+        log_request(Handler)
+    finally:
+        logger.removeHandler(handler)
+    assert seen == ["404 GET /missing?key=[hidden] (127.0.0.1) 2.00ms"]
+
+
+def test_the_voila_settings_are_numbers_and_no_config_of_the_current_folder_is_read(tmp_path):
+    from srdash.apps import server
+    from srdash.apps.gate import refuse_unknown_visitors, tornado_settings
+
+    assert tornado_settings()["ws_ping_timeout"] == 30000        # an int: tornado compares it with floats
+    command = server.voila_command("nb.ipynb", port=1, python="py", review=True, config_dirs=[tmp_path])
+    paths = [part.split("=", 1)[1] for part in command if part.startswith("--Voila.config_file_paths=")]
+    assert [Path(p).name for p in paths] == ["review", tmp_path.name]  # srdash's and the token's, not '.'
+    assert not any(part.startswith("--Voila.tornado_settings") for part in command)
+
+    class Config:  # what Voilà's get_config() returns, as far as configure() uses it
+        class Voila:
+            pass
+
+        class VoilaConfiguration:
+            prelaunch_hook = None
+
+    namespace = {"get_config": lambda: Config}
+    exec((Path(paths[0]) / "voila.py").read_text(), namespace)
+    assert Config.VoilaConfiguration.prelaunch_hook is refuse_unknown_visitors
+    assert Config.Voila.tornado_settings == tornado_settings()
+
+
+def test_a_wrong_review_key_is_refused_before_any_kernel_starts(tmp_path):
+    """The served review (a real Voilà): a missing, unknown or revoked key gets 403 and no kernel; the
+    keys in the links never reach the terminal. (A valid key's kernel is the browser tests' business.)"""
+    import signal
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    from srdash.apps.server import free_port, wait_until_ready
+    from srdash.judging.trust import TrustStore
+
+    path = tmp_path / "trust.sqlite"
+    with TrustStore(path, seed=3) as store:
+        store.issue_key("ann")
+        revoked = store.issue_key("bob")
+        store.revoke_keys("bob")
+    (tmp_path / "r.csv").write_text("method,dataset,model,r2_test\na,d1,x1,0.5\nb,d1,2*x1,0.6\n")
+    port = free_port()
+    env = {**os.environ, "SRDASH_CACHE_DIR": str(tmp_path / "cache"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    log = open(tmp_path / "server.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "srdash", "review", "r.csv", "--store", str(path),
+                                "--port", str(port)], cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        wait_until_ready(base, timeout=120, process=process)
+        pages = {}
+        for query in ("", "?key=Zq9-guessed-key", f"?key={revoked}"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(base + query, timeout=60)
+            assert refused.value.code == 403
+            pages[query] = refused.value.read().decode()
+        assert "This review needs your personal link" in pages[""]
+        assert "This access key is not valid" in pages["?key=Zq9-guessed-key"]
+        assert "This access key was revoked on" in pages[f"?key={revoked}"]
+        assert revoked not in pages[f"?key={revoked}"]
+        with pytest.raises(urllib.error.HTTPError):                   # a failing request, logged
+            urllib.request.urlopen(base + "voila/static/nothing.js?key=Zq9-in-a-mistyped-link", timeout=60)
+        voila = [int(p) for p in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()]
+        kernels = [child for pid in voila
+                   for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        assert kernels == []                                          # no kernel for any of them
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(30)
+        log.close()
+    output = (tmp_path / "server.log").read_text()
+    assert "403 GET /?key=[hidden]" in output
+    assert "Zq9" not in output and revoked not in output
