@@ -733,6 +733,25 @@ def test_a_realworld_dataset_entry_naming_no_dataset_is_refused_not_dropped(tmp_
     assert judge_competition(load_competition(toml)).realworld is not None
 
 
+@pytest.mark.parametrize("store, state", [("/dev/null", "is not a regular file"), ("fifo", "is not a regular file"),
+                                          ("folder", "is not a regular file"), ("nothing.sqlite", "does not exist")])
+def test_a_trust_store_naming_nothing_a_device_or_a_fifo_is_refused_not_a_track_without_trust(tmp_path, store,
+                                                                                               state):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    (tmp_path / "results.csv").write_text("method,dataset,run,r2_test,components,property\n"
+                                          "a,d1,0,0.9,3,0.5\nb,d1,0,0.8,4,0.5\n")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "competition.toml").write_text(f'results = "results.csv"\n[realworld]\nstore = "{store}"\n'
+                                               '[simplification]\ncache = false\n')
+    result = CliRunner().invoke(main, ["score", str(tmp_path / "competition.toml")])
+    assert result.exit_code == 1, result.output
+    assert f"The real-world track cannot be judged: its trust store" in result.output and state in result.output
+
+
 # --------------------------------------------------------------------------- issue 24: served review (keys, logs)
 
 

@@ -997,7 +997,9 @@ def _entries_under_review(prepared: PreparedCompetition, datasets: set, methods:
     store = competition.realworld.store
     entries = prepared.trust_entries
     if entries is None or entries.empty:
-        state = "does not exist" if not Path(store).exists() else "holds no trust entries"
+        state = ("does not exist" if not Path(store).exists() else
+                 "is not a regular file (a folder, device or FIFO)" if not Path(store).is_file() else
+                 "holds no trust entries")
         raise RealWorldTrackRefused(
             f"The real-world track cannot be judged: its trust store {store} {state}. Collect the experts' "
             f"entries with `srdash review {competition.source if competition.source != '<options>' else 'RESULTS'} "
