@@ -749,7 +749,7 @@ def test_a_trust_store_naming_nothing_a_device_or_a_fifo_is_refused_not_a_track_
                                                '[simplification]\ncache = false\n')
     result = CliRunner().invoke(main, ["score", str(tmp_path / "competition.toml")])
     assert result.exit_code == 1, result.output
-    assert f"The real-world track cannot be judged: its trust store" in result.output and state in result.output
+    assert "The real-world track cannot be judged: its trust store" in result.output and state in result.output
 
 
 # --------------------------------------------------------------------------- issue 24: served review (keys, logs)
