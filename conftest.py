@@ -13,6 +13,10 @@ import os
 import tempfile
 
 
+# Voilà's configuration files (voila.py, run by Voilà with get_config) are not modules to import for doctests.
+collect_ignore_glob = ["srdash/apps/jupyter/config/*"]
+
+
 def pytest_configure(config):
     if not os.environ.get("SRDASH_CACHE_DIR"):
         os.environ["SRDASH_CACHE_DIR"] = tempfile.mkdtemp(prefix="srdash-test-cache-")

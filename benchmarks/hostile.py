@@ -14,13 +14,21 @@ Classes measured (each prints one block):
    the bomb's scale, in a subprocess) and those of srdash refusing it. Memory is the growth of
    the peak RSS over the imports' peak: 0 means below that high-water mark.
 
+3. The cache trusted too much: reading the demo's kept preparation in its data format
+   (JSON + Parquet, format 2, which cannot run code) against a pickle of the same object
+   (what format 1 was), and its size.
+
 7. Work that outlives its command: the seconds between SIGTERM to a parent whose
    simplification worker is busy and that worker's end (before issue 24: never,
    until its task ended).
 
+8. A kernel per wrong key: a served review with keys issued gets 20 requests with wrong
+   keys; the time of each refusal, the kernels started (before issue 24: one per request,
+   about 140 MB each until culled) and the growth of the server's process tree in MB.
+
 Timings on shared machines are noisy: compare the numbers of one run.
 
-Usage: python benchmarks/hostile.py [--classes 1 2 7]
+Usage: python benchmarks/hostile.py [--classes 1 2 3 7 8]
 """
 
 from __future__ import annotations
@@ -186,7 +194,108 @@ def orphans() -> None:
     print(f"class 7: a busy worker ended {time.perf_counter() - start:.3f} s after SIGTERM to its parent")
 
 
-CLASSES = {"1": literals, "2": bombs, "7": orphans}
+def snapshots() -> None:
+    import copyreg
+    import io
+    import os
+    import pickle
+    import tempfile
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["SRDASH_CACHE_DIR"] = folder
+        from srdash.demo.competition import cached_demo
+        from srdash.judging import snapshot
+        from srdash.judging.competition import load_competition
+        from srdash.judging.pipeline import prepare_competition
+
+        prepared = prepare_competition(load_competition(cached_demo()["competition"]))
+        bare = replace(prepared, competition=None, trust_entries=None, cache_stats=MappingProxyType({}))
+        blob = snapshot._dumps(bare)
+        class Pickler(pickle.Pickler):  # format 1 kept mapping proxies the same way
+            dispatch_table = {**copyreg.dispatch_table, MappingProxyType: lambda proxy: (dict, (dict(proxy),))}
+
+        buffer = io.BytesIO()
+        Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(bare)
+        pickled = buffer.getvalue()
+        snapshot._loads(blob)  # imports
+        data = min(_seconds(snapshot._loads, blob) for _ in range(5))
+        unpickled = min(_seconds(pickle.loads, pickled) for _ in range(5))
+    print(f"class 3: the demo's kept preparation ({len(prepared.runs)} runs): data format {len(blob) / 1024:.0f} KB "
+          f"read in {data:.3f} s; a pickle {len(pickled) / 1024:.0f} KB read in {unpickled:.3f} s "
+          f"({data / unpickled:.1f}x, and it could run code)")
+
+
+def _tree_rss_mb(pid: int) -> float:
+    from pathlib import Path
+
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")) / 1024
+            pending += [int(c) for c in Path(f"/proc/{current}/task/{current}/children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError, StopIteration):
+            continue
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    from pathlib import Path
+
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except FileNotFoundError:
+        return []
+
+
+def wrong_keys() -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+    import urllib.error
+    import urllib.request
+    from pathlib import Path
+
+    from srdash.apps.server import free_port, wait_until_ready
+    from srdash.judging.trust import TrustStore
+
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        with TrustStore(folder / "trust.sqlite", seed=1) as store:
+            store.issue_key("ann")
+        (folder / "r.csv").write_text("method,dataset,model,r2_test\na,d1,x1,0.5\nb,d1,2*x1,0.6\n")
+        port = free_port()
+        env = {**os.environ, "SRDASH_CACHE_DIR": str(folder / "cache"),
+               "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        server = subprocess.Popen([sys.executable, "-m", "srdash", "review", "r.csv", "--store", "trust.sqlite",
+                                   "--port", str(port)], cwd=folder, env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            wait_until_ready(f"http://127.0.0.1:{port}/", timeout=120, process=server)
+            before = _tree_rss_mb(server.pid)
+            seconds = []
+            for i in range(20):
+                start = time.perf_counter()
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/?key=wrong-{i}", timeout=120)
+                except urllib.error.HTTPError as refused:
+                    assert refused.code == 403
+                seconds.append(time.perf_counter() - start)
+            kernels = sum(len(_children(voila)) for voila in _children(server.pid))
+            after = _tree_rss_mb(server.pid)
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(30)
+    print(f"class 8: 20 requests with wrong keys: refused in {np.median(seconds) * 1000:.0f} ms each (median; first "
+          f"{seconds[0] * 1000:.0f} ms), {kernels} kernels started, server tree {before:.0f} -> {after:.0f} MB")
+
+
+CLASSES = {"1": literals, "2": bombs, "3": snapshots, "7": orphans, "8": wrong_keys}
 
 
 def main() -> None:

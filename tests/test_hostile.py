@@ -7,6 +7,7 @@ against from ``tests/data/hostile/`` (see the README there).
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 import shutil
@@ -558,6 +559,59 @@ def test_an_output_onto_an_input_is_refused_before_any_work(tmp_path, monkeypatc
     assert (tmp_path / "r.csv").read_text().startswith("method,dataset")  # untouched
 
 
+@pytest.mark.parametrize("args, target", [
+    (["qualify", "r.csv", "-o", "r.csv"], "r.csv"),
+    (["qualify", "r.csv", "--track", "t.csv", "--track-output", "./t.csv"], "t.csv"),
+    (["audit", "r.csv", "--no-cache", "--published", "p.csv", "-o", "p.csv"], "p.csv"),
+    (["audit", "r.csv", "--no-cache", "--published", "p.csv", "-o", "r.csv"], "r.csv"),
+    (["sensitivity", "r.csv", "--no-cache", "-o", "link.csv"], "r.csv"),
+    (["robustness", "r.csv", "--no-cache", "-o", "out.csv", "--pairwise", "r.csv"], "r.csv"),
+    (["robustness", "r.csv", "--no-cache", "-o", "r.csv"], "r.csv"),
+    (["analyse", "pareto", "r.csv", "-o", "r.csv"], "r.csv"),
+    (["predictions", "score", "subs/submissions.csv", "--targets-preliminary", "subs/targets_preliminary.txt",
+      "--targets-final", "subs/targets_final.txt", "-m", "rmse", "-o", "subs/alpha/first.txt"], "subs/alpha/first.txt"),
+    (["predictions", "score", "subs/submissions.csv", "--targets-preliminary", "subs/targets_preliminary.txt",
+      "--targets-final", "subs/targets_final.txt", "-m", "rmse", "-o", "b.csv", "--shakeup",
+      "subs/targets_final.txt"], "subs/targets_final.txt"),
+    (["predictions", "report", "subs/submissions.csv", "--targets-csv", "subs/targets.csv", "-m", "rmse",
+      "-o", "subs/targets.csv"], "subs/targets.csv"),
+])
+def test_every_command_that_writes_refuses_an_output_onto_an_input(tmp_path, monkeypatch, args, target):
+    """Issue 24: qualify, audit, sensitivity, robustness, analyse and predictions refuse as score does (exit 2),
+    before any work, and the input is left as it was."""
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\nb,d,0.6,4\n"
+                                    "LinearRegression,d,0.4,2\n")
+    (tmp_path / "t.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\n")
+    (tmp_path / "p.csv").write_text("method,score\na,1\nb,2\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "r.csv")
+    shutil.copytree(Path(__file__).parent / "data" / "predictions" / "regression", tmp_path / "subs")
+    before = (tmp_path / target).read_bytes()
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert "would overwrite what srdash reads" in result.output
+    assert (tmp_path / target).read_bytes() == before
+
+
+def test_an_output_inside_a_submissions_folder_is_refused(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(Path(__file__).parent / "data" / "predictions" / "regression", tmp_path / "subs")
+    for output in ("subs/board.csv", "subs/alpha/board.csv"):
+        result = CliRunner().invoke(main, ["predictions", "score", "subs", "--targets-csv", "subs/targets.csv",
+                                           "-m", "rmse", "-o", output])
+        assert result.exit_code == 2, result.output
+        assert "lies inside the input folder" in result.output
+        assert not (tmp_path / output).exists()  # a leaderboard in the folder would be a team's submission
+
+
 def test_trust_export_onto_its_own_store_is_refused(tmp_path):
     from click.testing import CliRunner
 
@@ -634,3 +688,213 @@ def test_a_model_stopped_by_the_wall_clock_is_cached_as_a_timeout_with_its_limit
     monkeypatch.setattr(expressions, "WorkerPool", None)  # a second scoring does no work: from the cache
     again = complexity_table(["x1 + x2"], timeout=5, cache=tmp_path / "c.sqlite")
     assert again["status"].tolist() == ["timeout"]
+
+
+# --------------------------------------------------------------------------- issue 24: a [realworld] entry naming nothing
+
+
+def test_a_realworld_dataset_entry_naming_no_dataset_is_refused_not_dropped(tmp_path):
+    """`datasets = ["d1", "d9"]` where the results hold d1 and d2: judging d1 alone would publish a track its
+    author did not declare; the score, the review and the apps all say which entry of which file is wrong."""
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import (RealWorldTrackRefused, judge_competition, judge_prepared,
+                                         prepare_competition, results_under_review)
+    from srdash.judging.trust import TrustStore
+
+    rows = [{"method": m, "dataset": d, "run": 0, "r2_test": 0.9 - 0.1 * i, "components": 3 + i, "property": 0.5}
+            for d in ("d1", "d2") for i, m in enumerate("ab")]
+    pd.DataFrame(rows).to_csv(tmp_path / "results.csv", index=False)
+    with TrustStore(tmp_path / "trust.sqlite", seed=1) as store:
+        for rank, method in enumerate("ab", start=1):
+            store.record("judge", "d1", method, kind="rank", value=float(rank))
+    toml = tmp_path / "competition.toml"
+    toml.write_text('results = "results.csv"\n[realworld]\nstore = "trust.sqlite"\ndatasets = ["d1", "d9"]\n'
+                    '[simplification]\ncache = false\n')
+    competition = load_competition(toml)
+    message = r"competition\.toml: \[realworld\] datasets: entry 'd9' names no dataset of the competition's " \
+              r"results \(datasets: d1, d2\)"
+    with pytest.raises(RealWorldTrackRefused, match=message):
+        judge_competition(competition)
+    with pytest.raises(RealWorldTrackRefused, match=message):
+        results_under_review(competition)
+    result = CliRunner().invoke(main, ["score", str(toml)])
+    assert result.exit_code == 1 and "entry 'd9' names no dataset" in result.output, result.output
+    # the apps show the main track with the refusal as a warning, never a track without d9
+    shown = judge_prepared(prepare_competition(competition), refused_realworld="warn")
+    assert shown.realworld is None
+    assert any("entry 'd9' names no dataset" in note for note in shown.verdict.warnings)
+    # the same file with the name corrected is judged
+    toml.write_text(toml.read_text().replace('"d9"', '"d2"'))
+    with TrustStore(tmp_path / "trust.sqlite") as store:
+        store.record("judge", "d2", "a", kind="rank", value=1.0)
+    assert judge_competition(load_competition(toml)).realworld is not None
+
+
+@pytest.mark.parametrize("store, state", [("/dev/null", "is not a regular file"), ("fifo", "is not a regular file"),
+                                          ("folder", "is not a regular file"), ("nothing.sqlite", "does not exist")])
+def test_a_trust_store_naming_nothing_a_device_or_a_fifo_is_refused_not_a_track_without_trust(tmp_path, store,
+                                                                                               state):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    (tmp_path / "results.csv").write_text("method,dataset,run,r2_test,components,property\n"
+                                          "a,d1,0,0.9,3,0.5\nb,d1,0,0.8,4,0.5\n")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "competition.toml").write_text(f'results = "results.csv"\n[realworld]\nstore = "{store}"\n'
+                                               '[simplification]\ncache = false\n')
+    result = CliRunner().invoke(main, ["score", str(tmp_path / "competition.toml")])
+    assert result.exit_code == 1, result.output
+    assert "The real-world track cannot be judged: its trust store" in result.output and state in result.output
+
+
+# --------------------------------------------------------------------------- issue 24: served review (keys, logs)
+
+
+def _review_app_with_key(tmp_path):
+    from srdash.apps.review import ReviewApp, review_inputs_from_environment
+    from srdash.judging.trust import TrustStore
+
+    path = tmp_path / "trust.sqlite"
+    with TrustStore(path, seed=3) as store:
+        key = store.issue_key("ann")
+    results = tmp_path / "results.csv"
+    pd.DataFrame({"method": ["a", "b"], "dataset": "d1", "model": ["x1", "2*x1"],
+                  "r2_test": [0.5, 0.6]}).to_csv(results, index=False)
+    environ = {"SRDASH_REVIEW": json.dumps({"store": str(path), "input": str(results)})}
+    return ReviewApp(**review_inputs_from_environment(environ, access_key=key)), path, key
+
+
+def test_a_judge_whose_key_is_revoked_while_the_review_is_open_can_no_longer_save(tmp_path):
+    from srdash.judging.trust import TrustStore
+
+    app, path, _ = _review_app_with_key(tmp_path)
+    first, second = app.cards["d1"]
+    first.trust.value = 1
+    assert "All changes saved" in app.saved_indicator.value
+    with TrustStore(path) as organiser:
+        assert organiser.revoke_keys("ann") == 1
+    second.trust.value = 1
+    assert "✗ not saved: This access key was revoked on" in second.saved.value
+    assert "1 change(s) NOT saved" in app.saved_indicator.value
+    first.comment.value = "a comment after the revocation"
+    assert "2 change(s) NOT saved" in app.saved_indicator.value
+    with TrustStore(path, read_only=True) as reader:  # only the entry made before the revocation
+        assert reader.entries()[["method", "value", "comment"]].values.tolist() == [[first.method, 1.0, ""]]
+    app.store.close()
+
+
+def test_query_values_never_reach_the_log():
+    import logging
+
+    from srdash.apps.gate import RedactQueries, log_request, redact_queries
+
+    assert redact_queries("GET /voila/render/x.ipynb?theme=dark&key=Zq9-s3cr3t&token=t0k") == \
+        "GET /voila/render/x.ipynb?theme=[hidden]&key=[hidden]&token=[hidden]"
+    record = logging.LogRecord("tornado.general", logging.WARNING, __file__, 1, "%d %s: %s",
+                               (403, "GET /?key=Zq9-s3cr3t (127.0.0.1)", "refused"), None)
+    RedactQueries().filter(record)
+    assert record.getMessage() == "403 GET /?key=[hidden] (127.0.0.1): refused"
+
+    class Handler:  # what tornado hands its log_function
+        class request:
+            method, uri, remote_ip = "GET", "/missing?key=Zq9-s3cr3t", "127.0.0.1"
+
+            @staticmethod
+            def request_time():
+                return 0.002
+
+        @staticmethod
+        def get_status():
+            return 404
+
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda rec: seen.append(rec.getMessage())
+    logger = logging.getLogger("tornado.access")
+    logger.addHandler(handler)
+    try:
+        log_request(Handler)
+    finally:
+        logger.removeHandler(handler)
+    assert seen == ["404 GET /missing?key=[hidden] (127.0.0.1) 2.00ms"]
+
+
+def test_the_voila_settings_are_numbers_and_no_config_of_the_current_folder_is_read(tmp_path):
+    from srdash.apps import server
+    from srdash.apps.gate import refuse_unknown_visitors, tornado_settings
+
+    assert tornado_settings()["ws_ping_timeout"] == 30000        # an int: tornado compares it with floats
+    command = server.voila_command("nb.ipynb", port=1, python="py", review=True, config_dirs=[tmp_path])
+    paths = [part.split("=", 1)[1] for part in command if part.startswith("--Voila.config_file_paths=")]
+    assert [Path(p).name for p in paths] == ["review", tmp_path.name]  # srdash's and the token's, not '.'
+    assert not any(part.startswith("--Voila.tornado_settings") for part in command)
+
+    class Config:  # what Voilà's get_config() returns, as far as configure() uses it
+        class Voila:
+            pass
+
+        class VoilaConfiguration:
+            prelaunch_hook = None
+
+    namespace = {"get_config": lambda: Config}
+    exec((Path(paths[0]) / "voila.py").read_text(), namespace)
+    assert Config.VoilaConfiguration.prelaunch_hook is refuse_unknown_visitors
+    assert Config.Voila.tornado_settings == tornado_settings()
+
+
+def test_a_wrong_review_key_is_refused_before_any_kernel_starts(tmp_path):
+    """The served review (a real Voilà): a missing, unknown or revoked key gets 403 and no kernel; the
+    keys in the links never reach the terminal. (A valid key's kernel is the browser tests' business.)"""
+    import signal
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    from srdash.apps.server import free_port, wait_until_ready
+    from srdash.judging.trust import TrustStore
+
+    path = tmp_path / "trust.sqlite"
+    with TrustStore(path, seed=3) as store:
+        store.issue_key("ann")
+        revoked = store.issue_key("bob")
+        store.revoke_keys("bob")
+    (tmp_path / "r.csv").write_text("method,dataset,model,r2_test\na,d1,x1,0.5\nb,d1,2*x1,0.6\n")
+    port = free_port()
+    env = {**os.environ, "SRDASH_CACHE_DIR": str(tmp_path / "cache"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    log = open(tmp_path / "server.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "srdash", "review", "r.csv", "--store", str(path),
+                                "--port", str(port)], cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        wait_until_ready(base, timeout=120, process=process)
+        pages = {}
+        for query in ("", "?key=Zq9-guessed-key", f"?key={revoked}"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(base + query, timeout=60)
+            assert refused.value.code == 403
+            pages[query] = refused.value.read().decode()
+        assert "This review needs your personal link" in pages[""]
+        assert "This access key is not valid" in pages["?key=Zq9-guessed-key"]
+        assert "This access key was revoked on" in pages[f"?key={revoked}"]
+        assert revoked not in pages[f"?key={revoked}"]
+        with pytest.raises(urllib.error.HTTPError):                   # a failing request, logged
+            urllib.request.urlopen(base + "voila/static/nothing.js?key=Zq9-in-a-mistyped-link", timeout=60)
+        voila = [int(p) for p in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()]
+        kernels = [child for pid in voila
+                   for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        assert kernels == []                                          # no kernel for any of them
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(30)
+        log.close()
+    output = (tmp_path / "server.log").read_text()
+    assert "403 GET /?key=[hidden]" in output
+    assert "Zq9" not in output and revoked not in output

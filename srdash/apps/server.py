@@ -111,7 +111,8 @@ def free_port(host: str = LOCALHOST) -> int:
 
 def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, preheat: int = 0,
                   python: str | None = None, cull_idle_timeout: float = CULL_IDLE_TIMEOUT,
-                  cull_interval: float = CULL_INTERVAL, fill_delay: float = FILL_DELAY) -> list[str]:
+                  cull_interval: float = CULL_INTERVAL, fill_delay: float = FILL_DELAY, review: bool = False,
+                  config_dirs: Sequence[str | Path] = ()) -> list[str]:
     """The Voilà command line serving ``notebook``.
 
     Parameters
@@ -136,6 +137,16 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         ``cull_idle_timeout`` seconds is shut down (checked every
         ``cull_interval`` seconds): a dashboard kernel (several hundred MB)
         does not outlive its visitor's tab. 0 disables culling.
+    review : bool
+        Serve the trust review: once access keys are issued, a visitor without
+        a valid key is refused before a kernel starts
+        (:func:`srdash.apps.gate.refuse_unknown_visitors`).
+    config_dirs : sequence of paths
+        Further folders whose ``voila.json`` Voilà reads (e.g. a private one
+        holding a token). Voilà reads srdash's own configuration
+        (:mod:`srdash.apps.gate`: numeric tornado settings, an access log
+        without query values) and these, never a ``voila.py`` of the current
+        folder.
     Voilà logs errors only: its warnings are about its own set-up, not about
     the competition (that srdash's notebooks are not signed, a notary that
     only matters for stored outputs, which they have none of; a websocket
@@ -157,9 +168,9 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     """
     command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
                f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc",
-               # jupyter_server asks tornado for a pong timeout longer than its ping interval, which tornado
-               # refuses with a warning on every start: ask for the interval itself (30 s).
-               "--Voila.tornado_settings=ws_ping_timeout=30000", f"--template={TEMPLATE}"]
+               # srdash's configuration (srdash.apps.gate), and no voila.py of the current folder
+               *(f"--Voila.config_file_paths={folder}" for folder in (_config_dir(review), *config_dirs)),
+               f"--template={TEMPLATE}"]
     if cull_idle_timeout:
         command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_timeout)}",
                     f"--MappingKernelManager.cull_interval={max(1, int(cull_interval))}"]
@@ -196,6 +207,10 @@ def _available_memory_mb() -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0
+
+
+def _config_dir(review: bool) -> Path:
+    return _TEMPLATE_ROOT / "config" / ("review" if review else "app")
 
 
 def app_environment(*, competition=None, predictions: Mapping[str, object] | None = None,

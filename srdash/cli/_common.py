@@ -172,6 +172,28 @@ def refuse_output_onto_input(outputs, inputs) -> None:
                                        f"reads. Give another output path.")
 
 
+def competition_files(competition) -> list:
+    """Every file or folder a competition reads: its inputs, its competition file and the data files its
+    descriptions name (the inputs :func:`refuse_output_onto_input` protects)."""
+    if competition is None:
+        return []
+    files = [*competition.sources, None if str(competition.source).startswith("<") else competition.source]
+    if competition.descriptions is not None:
+        try:
+            from srdash.io.datasets import load_dataset_table
+
+            files += [path for spec in load_dataset_table(competition.descriptions).datasets
+                      for path in spec.files.values()]
+        except Exception:  # noqa: BLE001 - the judging reports a bad descriptions file itself
+            pass
+    return files
+
+
+def with_sidecar(option: str, output) -> list:
+    """``(option, path)`` pairs of an output and the ``<output>.provenance.json`` written beside it."""
+    return [(option, output), (option, None if output is None else Path(f"{output}.provenance.json"))]
+
+
 @contextlib.contextmanager
 def progress_bar(description: str):
     """A tqdm progress bar on stderr, fed by ``progress(done, total, counts)`` calls.

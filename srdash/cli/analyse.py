@@ -127,6 +127,9 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
     """
     from srdash.errors import SrdashError
 
+    from srdash.cli._common import refuse_output_onto_input
+
+    refuse_output_onto_input([("-o/--output", output)], [input_path])
     table = _read_table(input_path)
     try:
         result, summary = _compute(kind, table, accuracy=accuracy, size=size, time=time_column,

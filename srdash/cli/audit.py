@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
+from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
+                                refuse_output_onto_input, with_sidecar)
 
 #: Exit status of `srdash audit --strict` when the audit found something.
 FINDINGS_EXIT_CODE = 3
@@ -38,6 +39,7 @@ def audit_command(competition, published_path, track, tolerance, output, strict)
     from srdash.analysis.audit import audit
     from srdash.judging.provenance import hash_roles, write_sidecar
 
+    refuse_output_onto_input(with_sidecar("-o/--output", output), [*competition_files(competition), published_path])
     judged_result = judged(competition)
     verdict = judged_result.verdict
     with fail_cleanly():

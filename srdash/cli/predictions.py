@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, rules_reference, serve_notebook
+from srdash.cli._common import fail_cleanly, refuse_output_onto_input, rules_reference, serve_notebook
 
 _METRIC_NAMES = ("accuracy", "r2", "rmse", "mae")
 _out_path = click.Path(dir_okay=False, path_type=Path)
@@ -98,6 +98,21 @@ def _score(submissions, targets_preliminary, targets_final, targets_csv, metric_
                              rule=rule, max_selected=max_selected, order=order, combine_rules=combine_rules)
 
 
+def _inputs(submissions, targets_preliminary, targets_final, targets_csv, combine_rules, order) -> list:
+    """Every file or folder a prediction competition reads (outputs must not land on them)."""
+    inputs = [submissions, targets_preliminary, targets_final, targets_csv]
+    if combine_rules is not None and str(combine_rules).endswith(".toml"):
+        inputs.append(combine_rules)
+    if Path(submissions).is_file():  # a listing: the files it lists are inputs too (outside its folder as well)
+        from srdash.io.predictions import list_submissions
+
+        try:
+            inputs += list(list_submissions(submissions, order=order)["file"])
+        except Exception:  # noqa: BLE001 - scoring reports a bad listing itself
+            pass
+    return inputs
+
+
 def _write(table, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(path, index=False)
@@ -154,6 +169,12 @@ def score(submissions, targets_preliminary, targets_final, targets_csv, metric_n
     still scored. The exit code is 0 when scoring ran, even with rejected
     submissions, and 1 when an input (targets, listing, options) is invalid.
     """
+    refuse_output_onto_input(
+        [("-o/--output", output), ("--preliminary", preliminary_output), ("--shakeup", shakeup_output),
+         ("--per-metric", per_metric_output), ("--submissions-table", submissions_output),
+         *(("--per-metric", per_metric_output / f"{metric}_{kind}.csv") for metric in metric_names
+           for kind in ("final", "preliminary", "shakeup") if per_metric_output is not None)],
+        _inputs(submissions, targets_preliminary, targets_final, targets_csv, combine_rules, order))
     with fail_cleanly():
         result = _score(submissions, targets_preliminary, targets_final, targets_csv, metric_names, combine_rules,
                         rule, max_selected, order)
@@ -279,6 +300,8 @@ def report(submissions, targets_preliminary, targets_final, targets_csv, metric_
     """
     from srdash.report.build import build_prediction_report, write_report
 
+    refuse_output_onto_input([("-o/--output", output)], _inputs(submissions, targets_preliminary, targets_final,
+                                                                 targets_csv, combine_rules, order))
     chosen = output_format or ("md" if output.suffix.lower() in (".md", ".markdown") else "html")
     with fail_cleanly():
         result = _score(submissions, targets_preliminary, targets_final, targets_csv, metric_names, combine_rules,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly
+from srdash.cli._common import fail_cleanly, refuse_output_onto_input
 
 
 @click.command("qualify")
@@ -47,6 +47,8 @@ def qualify_command(results_path, data_path, target, baseline, rule, decimals, m
 
     if track_path is not None and track_output is None:
         raise click.UsageError("--track needs --track-output (where to write the filtered track results).")
+    refuse_output_onto_input([("-o/--output", output), ("--head-to-head", head_to_head),
+                              ("--track-output", track_output)], [results_path, data_path, track_path])
     with fail_cleanly():
         qualification = run_qualification(results_path, data=data_path, target=target, baseline=baseline,
                                           rule=rule, decimals=decimals, max_rows=max_rows)

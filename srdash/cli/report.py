@@ -45,13 +45,10 @@ def report_command(competition, output, output_format, title, samples, seed):
     """
     from dataclasses import replace
 
-    from srdash.cli._common import refuse_output_onto_input
-    from srdash.cli.score import _data_files
+    from srdash.cli._common import competition_files, refuse_output_onto_input
     from srdash.report.build import build_competition_report, write_report
 
-    refuse_output_onto_input([("-o/--output", output)], [
-        *competition.sources, None if str(competition.source).startswith("<") else competition.source,
-        *_data_files(competition)])
+    refuse_output_onto_input([("-o/--output", output)], competition_files(competition))
     chosen = _format_of(output, output_format)
     if not competition.rules.rule_kind.judges_runs:
         raise click.UsageError(f"`srdash report` covers rules that rank per-run results (SRBench style); the "

@@ -190,7 +190,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
         notebook = app.notebook_path(NOTEBOOK_NAME)
         chosen_port = port or app.free_port(ip if ip != "localhost" else "127.0.0.1")
         # No preheated kernel: it would run the notebook before the judge's latest entries.
-        command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=0)
+        command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=0, review=True)
         env = review_environment(judge=judge or "", store=store_path, rules=rules,
                                  input_path=None if competition is not None else input_path,
                                  data_dir=data_dir, datasets=datasets_path, trust_input=trust_input,
@@ -207,8 +207,8 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
         config_dir = None
         if token:
             config_dir = _token_config(token)
-            env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(config_dir),
-                                                                      env.get("JUPYTER_CONFIG_PATH")]))
+            command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=False, review=True,
+                                        config_dirs=[config_dir])
 
         def announce(line: str) -> None:
             if line.startswith("srdash dashboard:"):
@@ -400,9 +400,12 @@ def jury_command(store_path, rules, output, explain):
     The store is only read. The score the rules rank by (their
     [rubric] normalisation) gives the rank (1 = best).
     """
+    from srdash.cli._common import refuse_output_onto_input
     from srdash.judging.jury import jury_summary
     from srdash.judging.trust import TrustStore
 
+    refuse_output_onto_input([("-o/--output", output)],
+                             [_existing(store_path), rules if str(rules).endswith(".toml") else None])
     with fail_cleanly():
         rubric = _rubric(rules)
         with TrustStore(_existing(store_path), read_only=True) as store:

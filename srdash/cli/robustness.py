@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
+from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
+                                refuse_output_onto_input, with_sidecar)
 
 
 @click.command(name="robustness")
@@ -46,6 +47,8 @@ def robustness_command(competition, n_bootstrap, seed, resample, confidence, alp
     from srdash.analysis.significance import significance
     from srdash.judging.provenance import write_sidecar
 
+    refuse_output_onto_input([*with_sidecar("-o/--output", output), ("--pairwise", pairwise)],
+                             competition_files(competition))
     judged_result = judged(competition)
     with fail_cleanly():
         result = bootstrap(judged_result.runs, judged_result.verdict.rules, n_bootstrap=n_bootstrap, seed=seed,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import (competition_input, echo_fingerprint, echo_problems, fail_cleanly, judged,
-                                refuse_output_onto_input, write_leaderboard, write_table)
+from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, echo_problems, fail_cleanly,
+                                judged, refuse_output_onto_input, with_sidecar, write_leaderboard, write_table)
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
 
 
@@ -43,11 +43,8 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method):
     With a qualification stage, only the methods that beat LinearRegression
     there are judged, in every track.
     """
-    refuse_output_onto_input(
-        [("-o/--output", output), ("-o/--output", None if output is None else Path(f"{output}.provenance.json")),
-         ("--per-dataset", per_dataset), ("--problems", problems)],
-        [*competition.sources, None if str(competition.source).startswith("<") else competition.source,
-         *_data_files(competition)])
+    refuse_output_onto_input([*with_sidecar("-o/--output", output), ("--per-dataset", per_dataset),
+                              ("--problems", problems)], competition_files(competition))
     if competition.rules.rule_kind.judges_submissions and competition.qualification is not None:
         raise click.UsageError(f"The rules '{competition.rules.name}' score submissions with weighted "
                                "meta-scores; they have no qualification stage. Leave out --qualification.")
@@ -89,14 +86,3 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method):
         click.echo(result.realworld.leaderboard.to_string(index=False), err=True)
     echo_fingerprint(result)
 
-
-def _data_files(competition) -> list:
-    """The data files the competition's descriptions name (they are inputs too), or none if unreadable."""
-    if competition.descriptions is None:
-        return []
-    try:
-        from srdash.io.datasets import load_dataset_table
-
-        return [path for spec in load_dataset_table(competition.descriptions).datasets for path in spec.files.values()]
-    except Exception:  # noqa: BLE001 - the judging reports a bad descriptions file itself
-        return []

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import (competition_input, echo_fingerprint, echo_problems, fail_cleanly, judged,
-                                write_leaderboard, write_table)
+from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, echo_problems, fail_cleanly,
+                                judged, refuse_output_onto_input, write_leaderboard, write_table)
 
 
 def write_submissions_verdict(verdict, output: Path | None, per_submission: Path | None = None) -> None:
@@ -55,6 +55,7 @@ def sensitivity(competition, samples, seed, output, target):
     from srdash.analysis.sensitivity import (find_winning_weights, irrelevant_alternatives, place_probabilities,
                                              rescorer_of)
 
+    refuse_output_onto_input([("-o/--output", output)], competition_files(competition))
     judged_result = judged(competition)
     with fail_cleanly():
         rescorer = rescorer_of(judged_result)

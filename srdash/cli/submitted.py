@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import echo_fingerprint, fail_cleanly, judged
+from srdash.cli._common import echo_fingerprint, fail_cleanly, judged, refuse_output_onto_input
 
 _SUFFIXES = (".csv.gz", ".tsv.gz", ".csv", ".tsv", ".parquet")
 _OK = ("ok", "given", "measured")
@@ -76,6 +76,8 @@ def score_models(models_path, dataset_paths, rules, target, output, table_path, 
     """
     from srdash.judging.competition import competition_from_options
 
+    refuse_output_onto_input([("-o/--output", output), ("--table", table_path)],
+                             [models_path, *dataset_paths, None if no_cache else cache])
     cache_option = False if no_cache else cache
     with tempfile.TemporaryDirectory(prefix="srdash-score-models-") as folder:
         descriptions = _descriptions(Path(folder), dataset_paths, target)

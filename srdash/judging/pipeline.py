@@ -748,6 +748,7 @@ def results_under_review(competition: "Competition", *, stage: Callable[[str], N
     chosen = competition.realworld.datasets
     if not chosen:
         return results
+    _check_datasets_under_review(competition, results.table["dataset"])
     table = results.table[results.table["dataset"].astype(str).isin(chosen)].reset_index(drop=True)
     return replace(results, table=table)
 
@@ -981,12 +982,30 @@ def realworld_track(prepared: PreparedCompetition) -> Verdict | None:
     track = prepared.competition.realworld
     if track is None or prepared.runs is None:
         return None
+    _check_datasets_under_review(prepared.competition, prepared.runs["dataset"])
     datasets = set(prepared.datasets_under_review)
     methods = prepared.methods_under_review
     runs = prepared.runs[prepared.runs["dataset"].astype(str).isin(datasets)]
     entries, notes = _entries_under_review(prepared, datasets, methods)
     verdict = realworld_verdict(runs, entries, track.rules, methods=list(methods))
     return replace(verdict, warnings=tuple(notes) + verdict.warnings)
+
+
+def _check_datasets_under_review(competition: "Competition", datasets: pd.Series) -> None:
+    """Refuse a ``[realworld] datasets`` entry that names no dataset of the results.
+
+    Leaving it out would judge the track on fewer datasets than its author listed, with no word said
+    (a typo, or a dataset whose results are missing), so the verdict would not be the one declared.
+    """
+    present = sorted(set(datasets.astype(str)))
+    unknown = [name for name in competition.realworld.datasets if name not in present]
+    if unknown:
+        listed = ", ".join(repr(name) for name in unknown)
+        raise RealWorldTrackRefused(
+            f"{competition.source}: [realworld] datasets: {'entry' if len(unknown) == 1 else 'entries'} {listed} "
+            f"{'names' if len(unknown) == 1 else 'name'} no dataset of the competition's results (datasets: "
+            f"{', '.join(present) or 'none'}). The real-world track would be judged without "
+            f"{'it' if len(unknown) == 1 else 'them'}: correct the name, or remove the entry.")
 
 
 def _entries_under_review(prepared: PreparedCompetition, datasets: set, methods: Sequence[str]
@@ -1004,7 +1023,9 @@ def _entries_under_review(prepared: PreparedCompetition, datasets: set, methods:
     store = competition.realworld.store
     entries = prepared.trust_entries
     if entries is None or entries.empty:
-        state = "does not exist" if not Path(store).exists() else "holds no trust entries"
+        state = ("does not exist" if not Path(store).exists() else
+                 "is not a regular file (a folder, device or FIFO)" if not Path(store).is_file() else
+                 "holds no trust entries")
         raise RealWorldTrackRefused(
             f"The real-world track cannot be judged: its trust store {store} {state}. Collect the experts' "
             f"entries with `srdash review {competition.source if competition.source != '<options>' else 'RESULTS'} "

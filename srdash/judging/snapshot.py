@@ -34,13 +34,18 @@ re-opened dashboard shows the same notes.
 
 Integrity
 ---------
-The blob is a pickle of srdash's, pandas' and numpy's own objects, signed
-(HMAC-SHA256) with the cache's secret like every cache row: a blob that was
-changed is not used (counted as ``tampered``, removed, prepared again). It is
-also read by an unpickler that only builds the exact classes a prepared
-competition is made of (an allow-list of names, not of modules:
-:class:`_Unpickler`), as a second line. Model strings inside are
-data, never code.
+The blob is data, never a pickle: a JSON document (plain values, tagged
+tuples, sets, paths, numpy numbers and the exact dataclasses a prepared
+competition is made of, built field by field without calling anything the
+blob names) and Parquet files for the frames (object columns, such as model
+strings, as JSON lists, so ``None`` stays ``None``). What the writer keeps is
+read back and compared before it is stored; a prepared competition holding
+anything else is simply not kept. So a blob, even one signed with the cache's
+key by whoever can write the cache folder, can give wrong *data* but cannot
+run code or read files when srdash reads it. It is also signed (HMAC-SHA256)
+with the cache's secret like every cache row: a blob that was changed is not
+used (counted as ``tampered``, removed, prepared again), and its manifest of
+input hashes is checked before use. Model strings inside are data, never code.
 
 Once per server
 ---------------
@@ -52,13 +57,15 @@ waits for it and then reads the snapshot instead of doing the work again.
 from __future__ import annotations
 
 import contextlib
-import copyreg
+import dataclasses
 import functools
 import hashlib
+import importlib
 import io
 import json
-import pickle
+import math
 import platform
+import struct
 import sys
 import time
 import warnings
@@ -76,7 +83,7 @@ __all__ = ["SNAPSHOT_FORMAT", "Snapshot", "code_fingerprint", "snapshot_key", "i
            "store_snapshot", "preparing", "being_prepared", "replay_warnings", "cacheable_preparation"]
 
 #: Changes when the snapshot's layout changes (old snapshots are then simply not found).
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -171,69 +178,211 @@ def _manifest_holds(manifest: dict) -> bool:
         return False
 
 
-# --------------------------------------------------------------------------- pickling, with an allow-list
+# --------------------------------------------------------------------------- a data format, not a pickle
+
+#: The first bytes of a snapshot blob (after zlib): format 2 is JSON plus Parquet, never a pickle.
+_MAGIC = b"srdash-snapshot-2\n"
+_LENGTH = struct.Struct(">Q")
+#: Upper bound of a snapshot blob once decompressed (a signed blob is still bounded before it is read).
+MAX_SNAPSHOT_BYTES = 2 << 30
+
+# The dataclasses a prepared competition is made of, by exact name. Reading builds them field by field
+# (``object.__new__`` and ``object.__setattr__``: no constructor, no ``__post_init__``, no ``__reduce__``,
+# nothing named by the blob is called). A value of any other type is not kept (no snapshot is written:
+# the competition is prepared again next time; never wrong, at worst slower).
+_DATACLASSES = frozenset({
+    "srdash.io.datasets.DatasetSpec", "srdash.io.datasets.DatasetTable", "srdash.io.loading.Results",
+    "srdash.judging.multiobjective.Submissions", "srdash.judging.pipeline.PreparedCompetition",
+    "srdash.judging.properties.PropertyScores", "srdash.judging.qualification.FilteredRuns",
+    "srdash.judging.qualification.Qualification",
+})
 
 
-def _mapping_proxy(items: dict) -> MappingProxyType:
-    return MappingProxyType(items)
+_PLACEHOLDER = "__srdash_rows__"
 
 
-class _Pickler(pickle.Pickler):
-    dispatch_table = {**copyreg.dispatch_table, MappingProxyType: lambda proxy: (_mapping_proxy, (dict(proxy),))}
+class SnapshotFormatError(ValueError):
+    """A snapshot blob that is not format 2 or does not decode to a prepared competition's data."""
 
 
-# Exactly the classes and reconstruction helpers a prepared competition is made of (module,
-# name), never a whole module: under an allowed module root an attacker who can sign a blob
-# would find functions that read files or run code (``pandas.read_pickle``, ``numpy.load``,
-# ``numpy.testing``'s ``runstring``). A snapshot needing a name not listed here is not used
-# (the competition is prepared again): never wrong, at worst slower.
-_ALLOWED_NAMES: dict[str, frozenset[str]] = {module: frozenset(names) for module, names in {
-    "builtins": {"slice", "set", "frozenset", "complex", "range", "tuple", "list", "dict", "int", "float", "str",
-                 "bytes", "bool"},
-    "datetime": {"date", "datetime", "time", "timedelta", "timezone"},
-    "pathlib": {"Path", "PosixPath", "PurePosixPath", "WindowsPath", "PureWindowsPath"},
-    "numpy": {"dtype", "ndarray"},
-    "numpy._core.multiarray": {"_reconstruct", "scalar"},
-    "numpy._core.numeric": {"_frombuffer"},
-    "numpy.core.multiarray": {"_reconstruct", "scalar"},
-    "numpy.core.numeric": {"_frombuffer"},
-    "pandas": {"BooleanDtype", "Categorical", "CategoricalDtype", "DataFrame", "DatetimeTZDtype", "Float64Dtype",
-               "Index", "Int64Dtype", "MultiIndex", "NA", "RangeIndex", "Series", "StringDtype"},
-    "pandas._libs.arrays": {"__pyx_unpickle_NDArrayBacked"},
-    "pandas._libs.internals": {"_unpickle_block"},
-    "pandas._libs.tslibs.timestamps": {"_unpickle_timestamp"},
-    "pandas.arrays": {"ArrowStringArray", "BooleanArray", "DatetimeArray", "FloatingArray", "IntegerArray"},
-    "pandas.core.indexes.base": {"_new_Index"},
-    "pandas.core.internals.managers": {"BlockManager", "SingleBlockManager"},
-    "pyarrow.lib": {"_restore_array", "py_buffer", "type_for_alias"},
-    "srdash.io.datasets": {"DatasetSpec", "DatasetTable"},
-    "srdash.io.loading": {"Results"},
-    "srdash.judging.multiobjective": {"Submissions"},
-    "srdash.judging.pipeline": {"PreparedCompetition"},
-    "srdash.judging.properties": {"PropertyScores"},
-    "srdash.judging.qualification": {"FilteredRuns", "Qualification"},
-    "srdash.judging.snapshot": {"_mapping_proxy"},
-}.items()}
+def _qualified_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
-class _Unpickler(pickle.Unpickler):
-    """Builds only the listed classes of numpy, pandas, pyarrow and srdash and a few plain types
-    (:data:`_ALLOWED_NAMES`, exact names; a second line behind the blob's signature)."""
+class _Encoder:
+    """Turns a prepared competition into JSON-able data plus Parquet frames (see :func:`_dumps`)."""
 
-    def find_class(self, module: str, name: str):
-        if name in _ALLOWED_NAMES.get(module, ()):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"a snapshot may not build {module}.{name}")
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+
+    def encode(self, value):
+        import numpy as np
+        import pandas as pd
+
+        kind = type(value)
+        if value is None or kind in (bool, str, int):
+            return value
+        if kind is float:
+            return value if math.isfinite(value) else {"$float": repr(value)}
+        if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+            return {"$scalar": value.dtype.str, "value": self.encode(value.item())}
+        if kind is tuple:
+            return {"$tuple": [self.encode(v) for v in value]}
+        if kind is list:
+            return [self.encode(v) for v in value]
+        if kind in (set, frozenset):
+            return {f"${kind.__name__}": [self.encode(v) for v in value]}
+        if kind is dict:
+            return {"$dict": [[self.encode(k), self.encode(v)] for k, v in value.items()]}
+        if kind is MappingProxyType:
+            return {"$proxy": [[self.encode(k), self.encode(v)] for k, v in value.items()]}
+        if isinstance(value, Path):
+            return {"$path": str(value)}
+        if kind is pd.DataFrame:
+            return {"$frame": self._frame(value)}
+        if kind is pd.Series:
+            return {"$series": self._frame(value.to_frame(name="value")), "name": self.encode(value.name)}
+        if dataclasses.is_dataclass(value) and _qualified_name(kind) in _DATACLASSES:
+            return {"$dataclass": _qualified_name(kind),
+                    "fields": {f.name: self.encode(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+        raise TypeError(f"a snapshot does not keep {_qualified_name(kind)}")
+
+    def _frame(self, frame) -> dict:
+        """Keep ``frame``: its object columns as JSON lists (exact: None stays None), the others as one
+        Parquet file; checked to read back equal, else TypeError (no snapshot)."""
+        import pandas as pd
+
+        if frame.attrs or not frame.columns.is_unique:
+            raise TypeError("a snapshot does not keep frames with attrs or repeated column names")
+        objects = [i for i, dtype in enumerate(frame.dtypes) if dtype == object]
+        plain = frame.drop(columns=frame.columns[objects]) if objects else frame
+        placeholder = plain.shape[1] == 0  # Parquet keeps the rows (and index) of a frame with a column
+        if placeholder:
+            plain = plain.assign(**{_PLACEHOLDER: True})
+        buffer = io.BytesIO()
+        try:
+            plain.to_parquet(buffer, engine="pyarrow")
+        except Exception as exc:  # noqa: BLE001 - a column Parquet cannot hold: no snapshot
+            raise TypeError(f"a snapshot cannot keep this frame: {exc}") from None
+        self.frames.append(buffer.getvalue())
+        spec = {"parquet": len(self.frames) - 1, "placeholder": placeholder,
+                "objects": [[i, self.encode(frame.columns[i]), [self.encode(v) for v in frame.iloc[:, i]]]
+                            for i in objects]}
+        back = _decode_frame(spec, self.frames, _Decoder(self.frames))
+        try:
+            pd.testing.assert_frame_equal(frame, back, check_exact=True, check_column_type=True,
+                                          check_index_type=True, check_flags=True)
+        except AssertionError as exc:
+            raise TypeError(f"a snapshot cannot keep this frame exactly: {exc}") from None
+        return spec
+
+
+def _decode_frame(spec, frames, decoder):
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    frame = pq.read_table(io.BytesIO(frames[int(spec["parquet"])])).to_pandas()
+    if spec.get("placeholder"):
+        frame = frame.drop(columns=[_PLACEHOLDER])
+    for position, name, values in spec["objects"]:
+        column = pd.Series([decoder.decode(v) for v in values], dtype=object, index=frame.index)
+        frame.insert(int(position), decoder.decode(name), column)
+    return frame
+
+
+class _Decoder:
+    """The inverse of :class:`_Encoder`: builds plain data, frames and the listed dataclasses only."""
+
+    def __init__(self, frames: Sequence[bytes]) -> None:
+        self.frames = frames
+
+    def decode(self, value):
+        import numpy as np
+
+        if value is None or type(value) in (bool, str, int, float):
+            return value
+        if type(value) is list:
+            return [self.decode(v) for v in value]
+        if type(value) is not dict or len(value) not in (1, 2):
+            raise SnapshotFormatError(f"unexpected value of type {type(value).__name__}")
+        tag = next(iter(value))
+        body = value[tag]
+        if tag == "$float":
+            if body not in ("nan", "inf", "-inf"):
+                raise SnapshotFormatError(f"unexpected float {body!r}")
+            return float(body)
+        if tag == "$scalar":
+            dtype = np.dtype(str(body))
+            if dtype.kind not in "biuf":
+                raise SnapshotFormatError(f"unexpected scalar type {body!r}")
+            return dtype.type(self.decode(value["value"]))
+        if tag == "$tuple":
+            return tuple(self.decode(v) for v in body)
+        if tag in ("$set", "$frozenset"):
+            return (set if tag == "$set" else frozenset)(self.decode(v) for v in body)
+        if tag in ("$dict", "$proxy"):
+            items = {self.decode(k): self.decode(v) for k, v in body}
+            return items if tag == "$dict" else MappingProxyType(items)
+        if tag == "$path":
+            return Path(str(body))
+        if tag == "$frame":
+            return _decode_frame(body, self.frames, self)
+        if tag == "$series":
+            series = _decode_frame(body, self.frames, self).iloc[:, 0]
+            return series.rename(self.decode(value["name"]))
+        if tag == "$dataclass":
+            name = str(body)
+            if name not in _DATACLASSES:
+                raise SnapshotFormatError(f"a snapshot may not build {name}")
+            module, _, qualname = name.rpartition(".")
+            cls = getattr(importlib.import_module(module), qualname)
+            fields = value["fields"]
+            expected = {f.name for f in dataclasses.fields(cls)}
+            if set(fields) != expected:
+                raise SnapshotFormatError(f"the fields of {name} are not {sorted(expected)}")
+            instance = object.__new__(cls)
+            for field_name, field_value in fields.items():
+                object.__setattr__(instance, field_name, self.decode(field_value))
+            return instance
+        raise SnapshotFormatError(f"unknown tag {tag!r}")
 
 
 def _dumps(value) -> bytes:
-    buffer = io.BytesIO()
-    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-    return zlib.compress(buffer.getvalue(), 1)
+    """A snapshot blob: JSON of the data (frames by number) and the frames as Parquet files, zlib-compressed.
+
+    Raises TypeError for a value the format does not keep.
+    """
+    encoder = _Encoder()
+    document = json.dumps(encoder.encode(value), allow_nan=False, separators=(",", ":")).encode()
+    parts = [_MAGIC, _LENGTH.pack(len(document)), document]
+    for frame in encoder.frames:
+        parts += [_LENGTH.pack(len(frame)), frame]
+    return zlib.compress(b"".join(parts), 1)
 
 
 def _loads(blob: bytes):
-    return _Unpickler(io.BytesIO(zlib.decompress(blob))).load()
+    """Read a blob written by :func:`_dumps`. Nothing in it is executed: JSON, Parquet, listed dataclasses."""
+    inflater = zlib.decompressobj()
+    data = inflater.decompress(blob, MAX_SNAPSHOT_BYTES)
+    if inflater.unconsumed_tail:
+        raise SnapshotFormatError(f"the snapshot expands beyond {MAX_SNAPSHOT_BYTES:,} bytes")
+    if not data.startswith(_MAGIC):
+        raise SnapshotFormatError("not a format-2 snapshot (JSON and Parquet)")
+    offset = len(_MAGIC)
+    chunks = []
+    while offset < len(data):
+        if offset + _LENGTH.size > len(data):
+            raise SnapshotFormatError("a truncated snapshot")
+        (length,) = _LENGTH.unpack_from(data, offset)
+        offset += _LENGTH.size
+        if offset + length > len(data):
+            raise SnapshotFormatError("a truncated snapshot")
+        chunks.append(data[offset:offset + length])
+        offset += length
+    if not chunks:
+        raise SnapshotFormatError("an empty snapshot")
+    document = json.loads(chunks[0])
+    return _Decoder(chunks[1:]).decode(document)
 
 
 # --------------------------------------------------------------------------- reading and writing
@@ -275,7 +424,7 @@ def load_snapshot(competition: "Competition", cache) -> Snapshot | None:
         return None
     try:
         prepared = _loads(blob)
-    except Exception:  # noqa: BLE001 - signed but unreadable (another library's pickle layout): prepare again
+    except Exception:  # noqa: BLE001 - signed but unreadable (not format 2, another Parquet layout): prepare again
         cache.forget_snapshot(key)
         return None
     from srdash.judging.pipeline import PreparedCompetition, _trust_entries
@@ -299,7 +448,7 @@ def store_snapshot(competition: "Competition", prepared: "PreparedCompetition", 
     bare = replace(prepared, competition=None, trust_entries=None, cache_stats=MappingProxyType({}))
     try:
         blob = _dumps(bare)
-    except (pickle.PicklingError, TypeError, AttributeError):  # an input object that cannot be kept
+    except (TypeError, ValueError, OverflowError):  # a value the format does not keep
         return False
     manifest = {"format": SNAPSHOT_FORMAT, "created": time.time(),
                 "files": input_manifest(competition, data_files),

@@ -1,0 +1,142 @@
+"""What srdash's Voilà server does before any kernel: its settings, its log and, for the review, the door.
+
+Voilà reads these through srdash's own Voilà configuration files
+(``apps/jupyter/config/{app,review}/voila.py``, named on the command line by
+:func:`srdash.apps.server.voila_command`; no ``voila.py`` of the folder the
+server starts in is read). Nothing here imports Voilà or ipywidgets; tornado
+only inside the review's door.
+
+- Tornado settings are real numbers (the ping timeout given on the command
+  line reached jupyter_server as a string: a traceback on every ping).
+- The access log and tornado's own messages never show a query string's
+  values: a personal review key (``?key=...``) or a token in a mistyped link
+  stays out of the terminal and of any log file.
+- The review's door (:func:`refuse_unknown_visitors`, Voilà's prelaunch hook):
+  once access keys are issued, a visitor whose key is missing, unknown or
+  revoked is refused (403) before a kernel is started (each kernel holds
+  about 140 MB until culled).
+
+Examples
+--------
+>>> redact_queries("404 GET /voila/x?key=s3cr3t&theme=dark (127.0.0.1) 2.00ms")
+'404 GET /voila/x?key=[hidden]&theme=[hidden] (127.0.0.1) 2.00ms'
+>>> redact_queries("GET /?token=abc") == "GET /?token=[hidden]"
+True
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from pathlib import Path
+
+__all__ = ["redact_queries", "RedactQueries", "log_request", "tornado_settings", "refuse_unknown_visitors",
+           "configure", "LOGGERS"]
+
+#: jupyter_server's ping interval is 30 s; its pong timeout must not exceed it (tornado refuses it with a warning).
+WS_PING_TIMEOUT_MS = 30_000
+#: The loggers a request's URL can reach: tornado's access, application and general logs, Voilà's and the
+#: server's own.
+LOGGERS = ("tornado.access", "tornado.application", "tornado.general", "Voila", "VoilaApp", "ServerApp")
+
+# a query parameter's value: after ?name= or &name=, up to the next &, space, quote or bracket
+_QUERY_VALUE = re.compile(r"([?&][^=&\s\"'<>]{1,200}=)[^&\s\"'<>)]*")
+
+
+def redact_queries(text: str) -> str:
+    """``text`` with the value of every query parameter of every URL in it replaced by ``[hidden]``."""
+    return _QUERY_VALUE.sub(r"\1[hidden]", str(text))
+
+
+class RedactQueries(logging.Filter):
+    """A logging filter that hides query values in a record's message (and its arguments) before any
+    handler formats it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a badly formatted record stays as logging would show it
+            return True
+        redacted = redact_queries(message)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        return True
+
+
+def log_request(handler) -> None:
+    """Tornado's ``log_function``: a failed request (status >= 400) as ``STATUS METHOD PATH?NAME=[hidden] (IP)
+    TIME``; successful ones only at debug level. Query values are never written."""
+    status = handler.get_status()
+    request = handler.request
+    logger = logging.getLogger("tornado.access")
+    level = logging.DEBUG if status < 400 else logging.WARNING if status < 500 else logging.ERROR
+    if logger.isEnabledFor(level):
+        logger.log(level, "%d %s %s (%s) %.2fms", status, request.method, redact_queries(request.uri),
+                   request.remote_ip, 1000.0 * request.request_time())
+
+
+def tornado_settings() -> dict:
+    """The tornado settings of srdash's Voilà server (numbers as numbers, the redacting access log)."""
+    return {"ws_ping_timeout": WS_PING_TIMEOUT_MS, "log_function": log_request}
+
+
+def _review_store_path(environ) -> Path:
+    from srdash.judging.trust import default_store_path
+
+    try:
+        options = json.loads(environ.get("SRDASH_REVIEW") or "{}")
+    except ValueError:
+        options = {}
+    store = str(options.get("store") or "").strip() if isinstance(options, dict) else ""
+    return Path(store) if store else default_store_path()
+
+
+def refuse_unknown_visitors(handler, notebook=None, cwd=None, *, environ=None):
+    """Voilà's prelaunch hook for the review: refuse (403) a visitor without a valid key before a kernel starts.
+
+    Without issued keys (or before the store exists) every visitor passes: the
+    review then names its judge itself. The refusal page says what to do and
+    never repeats the key.
+
+    Returns
+    -------
+    None
+        The notebook is served as it is.
+
+    Raises
+    ------
+    tornado.web.HTTPError
+        403 when keys are issued and the request's ``key`` is missing, unknown or revoked.
+    """
+    from tornado.web import HTTPError
+
+    from srdash.judging.trust import TrustStore, TrustStoreError
+
+    path = _review_store_path(os.environ if environ is None else environ)
+    if not path.is_file():
+        return None
+    key = handler.get_query_argument("key", None)
+    try:
+        with TrustStore(path, read_only=True) as store:
+            if not store.keys_issued:
+                return None
+            store.identify(key)
+    except TrustStoreError as exc:
+        # the reason is the page's title and message (an HTTP reason: printable ASCII on one line)
+        reason = "".join(c if 32 <= ord(c) < 127 else "?" for c in str(exc))
+        raise HTTPError(403, "%s", reason, reason=reason) from None
+    return None
+
+
+def configure(c, *, review: bool = False) -> None:
+    """Apply srdash's settings to a Voilà configuration object ``c`` (what the ``voila.py`` files call)."""
+    c.Voila.tornado_settings = tornado_settings()
+    if review:
+        c.VoilaConfiguration.prelaunch_hook = refuse_unknown_visitors
+    redacting = RedactQueries()
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactQueries) for f in logger.filters):
+            logger.addFilter(redacting)
