@@ -50,8 +50,10 @@ def test_plackett_luce_with_a_prior_equals_choix_map_estimate():
     np.testing.assert_allclose(plackett_luce(rankings, 4, prior=0.1),
                                choix.mm_rankings(4, rankings, alpha=0.1, tol=1e-13, max_iter=200_000),
                                atol=1e-6, rtol=0)
-    with pytest.raises(SrdashError, match="did not converge.*give a prior above 0"):
-        plackett_luce(rankings, 4, max_iter=50)
+    with pytest.raises(SrdashError, match="no finite maximum-likelihood estimate.*Give a prior above 0"):
+        plackett_luce(rankings, 4)
+    with pytest.raises(SrdashError, match="The bootstrap needs a prior above 0"):
+        jury_model(_ranks({("ann", "d"): ["a", "b"], ("bob", "d"): ["b", "a"]}), prior=0.0)
 
 
 @pytest.mark.parametrize("prior", [0.0, 0.5])

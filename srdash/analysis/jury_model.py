@@ -11,7 +11,8 @@ scores. This module is the second opinion an organiser can show beside it:
   (their mean is 0; higher = more trusted).
 * **Bradley-Terry** (:func:`bradley_terry`): the pairwise preferences the same rankings
   imply (i above j in one ranking: one win of i over j; a tie: half a win each).
-* Both are fitted by Hunter's (2004) minorisation-maximisation, with choix's prior: ``prior``
+* Both are the maximum of a concave log-posterior, the fixed point of Hunter's (2004) minorisation-maximisation
+  with choix's prior (found by Newton's method): ``prior``
   pseudo-wins and pseudo-comparisons per method (``w_i = (wins_i + prior) / (denominator_i +
   prior)``, strengths scaled to sum to the number of methods), so a method every judge puts
   first keeps a finite strength. ``prior = 0`` is the maximum-likelihood estimate (it exists
@@ -64,9 +65,11 @@ LEVELS = ("nominal", "ordinal", "interval")
 #: Default prior (choix's ``alpha``): pseudo-wins and pseudo-comparisons per method.
 DEFAULT_PRIOR = 0.1
 _TOL = 1e-12
-_MAX_ITER = 100_000
+_MAX_ITER = 200
 _NOT_CONVERGED = ("The strengths did not converge in {max_iter} iterations; give a prior above 0 (a method every "
                   "judge puts first, or last, has no finite maximum-likelihood strength).")
+_NO_MAXIMUM = ("The strengths have no finite maximum-likelihood estimate: some method is never picked before "
+               "another that is picked before it (e.g. first, or last, in every ranking). Give a prior above 0.")
 _DECIMALS = 9  # strengths equal to this many decimals share a rank
 
 
@@ -104,39 +107,91 @@ def _stages(rankings: Sequence[Sequence], n_items: int) -> tuple[np.ndarray, np.
     return np.array(left_rows), np.array(picked_rows), np.array(owner)
 
 
-def _mm(left: np.ndarray, picked: np.ndarray, weights: np.ndarray, *, prior: float, tol: float,
-        max_iter: int) -> np.ndarray:
-    """Hunter's MM for many weightings at once.
+def _log_sums(theta: np.ndarray, left: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per fit and stage: log of the sum of the strengths left, and each item's share of it (B, S, n)."""
+    masked = np.where(left[None, :, :] > 0, theta[:, None, :], -np.inf)
+    top = masked.max(axis=2, keepdims=True)
+    exps = np.exp(masked - top)
+    total = exps.sum(axis=2, keepdims=True)
+    return (np.log(total) + top)[:, :, 0], exps / total
 
-    ``left`` (S, n): who is left at each stage; ``picked`` (S, n): how many picks each item gets
-    there; ``weights`` (B, S): how often each stage counts in each fit. Returns (B, n) centred
-    log-strengths. Per stage, every picked item has the same denominator (the sum of the
-    strengths left), so the update is choix's ``(wins + prior) / (denominators + prior)``.
+
+def _objective(theta, wins, cost, left, prior) -> np.ndarray:
+    log_sums, _ = _log_sums(theta, left)
+    return (wins * theta).sum(axis=1) - (cost * log_sums).sum(axis=1) + prior * (theta - np.exp(theta)).sum(axis=1)
+
+
+def _check_estimable(left: np.ndarray, picked: np.ndarray, weights: np.ndarray) -> None:
+    """Without a prior, the maximum-likelihood strengths exist only when every item can be reached from every
+    other through "was picked before" (Hunter 2004, assumption 1): the comparison graph is strongly connected."""
+    n_items = left.shape[1]
+    for row in weights:
+        counted = row > 0
+        # i -> j: i was picked while j was left (a tie: both ways, Breslow's term bounds their ratio)
+        beaten = (picked[counted] > 0).astype(float).T @ (left[counted] > 0).astype(float) > 0
+        reach = beaten | np.eye(n_items, dtype=bool)
+        for _ in range(max(1, int(np.ceil(np.log2(max(n_items, 2)))))):
+            reach = reach | ((reach.astype(float) @ reach.astype(float)) > 0)
+        if not reach.all():
+            raise SrdashError(_NO_MAXIMUM)
+
+
+def _fit(left: np.ndarray, picked: np.ndarray, weights: np.ndarray, *, prior: float, tol: float,
+         max_iter: int) -> np.ndarray:
+    """The strengths of many weightings at once: (B, n) centred log-strengths.
+
+    ``left`` (S, n): who is left at each stage; ``picked`` (S, n): who is picked there (a tie group:
+    several); ``weights`` (B, S): how often each stage counts in each fit. The log-posterior
+
+        sum_i wins_i theta_i - sum_s weight_s |picked_s| log sum_{j left at s} e^theta_j
+                            + prior sum_i (theta_i - e^theta_i)
+
+    is concave; its maximum is the fixed point of Hunter's MM with choix's prior,
+    ``w_i = (wins_i + prior) / (denominator_i + prior)`` (whose strengths sum to n). It is found by
+    Newton's method with a backtracking line search (a few iterations where MM takes thousands).
+    With ``prior = 0`` the strengths are defined up to a common shift; each step is taken
+    orthogonal to it.
     """
     n_fits, n_items = weights.shape[0], left.shape[1]
+    if prior == 0:
+        _check_estimable(left, picked, weights)
     wins = weights @ picked                                       # (B, n)
-    multiplicity = picked.sum(axis=1)                             # picks per stage (a tie group: several)
-    params = np.zeros((n_fits, n_items))
+    cost = weights * picked.sum(axis=1)[None, :]                  # (B, S): picks made at each stage
+    theta = np.zeros((n_fits, n_items))
+    value = _objective(theta, wins, cost, left, prior)
+    ones = np.ones((n_items, n_items))
     for _ in range(max_iter):
-        strengths = np.exp(params - params.mean(axis=1, keepdims=True))
-        strengths = strengths * (n_items / strengths.sum(axis=1, keepdims=True))
-        totals = strengths @ left.T                               # (B, S): strength left at each stage
-        denominators = (weights * multiplicity / totals) @ left   # (B, n)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            new = np.log((wins + prior) / (denominators + prior))
-            new -= new.mean(axis=1, keepdims=True)
-        if not np.isfinite(new).all():
-            break           # a method that never wins (prior 0): its strength is 0, no finite log-strength
-        change = np.abs(new - params).sum(axis=1).max()
-        params = new
-        if change <= tol * n_items:
-            return params
+        _, shares = _log_sums(theta, left)
+        strengths = np.exp(theta)
+        gradient = wins - np.einsum("bs,bsn->bn", cost, shares) + prior * (1.0 - strengths)
+        hessian = (np.einsum("bs,bsn,bsm->bnm", cost, shares, shares)
+                   - np.einsum("bs,bsn,nm->bnm", cost, shares, np.eye(n_items))
+                   - prior * strengths[:, :, None] * np.eye(n_items)[None])
+        if prior == 0:
+            hessian = hessian - ones[None]                        # steps orthogonal to the common shift
+        try:
+            step = -np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:
+            break
+        size = np.ones(n_fits)
+        for _ in range(60):                                       # backtracking: never go downhill
+            trial = theta + size[:, None] * step
+            new_value = _objective(trial, wins, cost, left, prior)
+            worse = ~(new_value >= value - 1e-12 * np.abs(value))
+            if not worse.any():
+                break
+            size = np.where(worse, size / 2, size)
+        theta, value = trial, new_value
+        if not np.isfinite(theta).all():
+            break
+        if np.abs(size[:, None] * step).max() <= tol:
+            return theta - theta.mean(axis=1, keepdims=True)
     raise SrdashError(_NOT_CONVERGED.format(max_iter=max_iter))
 
 
 def plackett_luce(rankings: Sequence[Sequence], n_items: int, *, prior: float = 0.0, tol: float = _TOL,
                   max_iter: int = _MAX_ITER) -> np.ndarray:
-    """Plackett-Luce log-strengths from rankings (partial, with ties), by minorisation-maximisation.
+    """Plackett-Luce log-strengths from rankings (partial, with ties): the fixed point of Hunter's MM.
 
     A strict ranking ``i1 > i2 > ... > ik`` has probability
     ``prod_j w_ij / (w_ij + ... + w_ik)``. A tied group (a tuple in the ranking) is picked
@@ -152,7 +207,7 @@ def plackett_luce(rankings: Sequence[Sequence], n_items: int, *, prior: float = 
         choix's ``alpha``: 0 gives the maximum-likelihood estimate (which exists only when each
         item is both above and below some other), above 0 a MAP estimate that stays finite.
     tol, max_iter : keyword-only
-        Convergence: the L1 change of the strengths per item below ``tol``.
+        Convergence: Newton's steps below ``tol`` (each strength).
 
     Returns
     -------
@@ -177,12 +232,12 @@ def plackett_luce(rankings: Sequence[Sequence], n_items: int, *, prior: float = 
     left, picked, _ = _stages(rankings, n_items)
     if not len(left):
         return np.zeros(n_items)
-    return _mm(left, picked, np.ones((1, len(left))), prior=prior, tol=tol, max_iter=max_iter)[0]
+    return _fit(left, picked, np.ones((1, len(left))), prior=prior, tol=tol, max_iter=max_iter)[0]
 
 
 def bradley_terry(comparisons: Sequence[Sequence], n_items: int, *, weights: Sequence[float] | None = None,
                   prior: float = 0.0, tol: float = _TOL, max_iter: int = _MAX_ITER) -> np.ndarray:
-    """Bradley-Terry log-strengths from pairwise comparisons, by minorisation-maximisation.
+    """Bradley-Terry log-strengths from pairwise comparisons: the fixed point of Hunter's MM.
 
     ``P(i beats j) = w_i / (w_i + w_j)``; each comparison is ``(winner, loser)``, counted
     ``weight`` times (a tie: the two orders, half a win each).
@@ -213,7 +268,7 @@ def bradley_terry(comparisons: Sequence[Sequence], n_items: int, *, weights: Seq
         return np.zeros(n_items)
     counts = np.ones(len(pairs)) if weights is None else np.asarray(weights, dtype=float)
     left, picked = _pair_stages(pairs, n_items)
-    return _mm(left, picked, counts[None, :], prior=prior, tol=tol, max_iter=max_iter)[0]
+    return _fit(left, picked, counts[None, :], prior=prior, tol=tol, max_iter=max_iter)[0]
 
 
 def _pair_stages(pairs: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
@@ -415,11 +470,11 @@ def _positions(strengths: np.ndarray) -> np.ndarray:
 def _fit_many(rankings: list, n_items: int, draws: np.ndarray, *, prior: float) -> tuple[np.ndarray, np.ndarray]:
     """Plackett-Luce and Bradley-Terry strengths for each row of ``draws`` (how often each ranking counts)."""
     left, picked, owner = _stages(rankings, n_items)
-    pl = _mm(left, picked, draws[:, owner], prior=prior, tol=1e-10, max_iter=_MAX_ITER)
+    pl = _fit(left, picked, draws[:, owner], prior=prior, tol=1e-10, max_iter=_MAX_ITER)
     pairs, pair_weights, pair_owner = _pairs(rankings, n_items)
     if len(pairs):
         pair_left, pair_picked = _pair_stages(pairs, n_items)
-        bt = _mm(pair_left, pair_picked, draws[:, pair_owner] * pair_weights, prior=prior, tol=1e-10,
+        bt = _fit(pair_left, pair_picked, draws[:, pair_owner] * pair_weights, prior=prior, tol=1e-10,
                  max_iter=_MAX_ITER)
     else:
         bt = np.zeros_like(pl)
@@ -464,6 +519,9 @@ def jury_model(ranks: pd.DataFrame, *, n_bootstrap: int = 200, seed: int = 0, pr
         raise SrdashError(f"The 'prior' option must be a number of at least 0. Got {prior!r}.")
     if level not in LEVELS:
         raise SrdashError(f"The 'level' option must be one of {', '.join(map(repr, LEVELS))}. Got {level!r}.")
+    if prior == 0 and n_bootstrap:
+        raise SrdashError("The bootstrap needs a prior above 0: a redraw of the rankings can leave a method "
+                          "without a defeat, and then without a finite maximum-likelihood strength.")
     table = _check_ranks(ranks)
     methods = sorted(set(table["method"]))
     index = {m: i for i, m in enumerate(methods)}
@@ -718,8 +776,8 @@ def jury_model_text(model: JuryModel) -> str:
     >>> print(jury_model_text(jury_model(ranks, n_bootstrap=0)))  # doctest: +NORMALIZE_WHITESPACE
     Jury model (a second opinion; the official verdict is the rules'): Plackett-Luce and Bradley-Terry
     strengths (centred log-strengths, higher = more trusted; prior 0.1, no bootstrap).
-      a: Plackett-Luce +1.522 (rank 1), Bradley-Terry +1.522 (rank 1); mean rank 1 over 2 rankings
-      b: Plackett-Luce -1.522 (rank 2), Bradley-Terry -1.522 (rank 2); mean rank 2 over 2 rankings
+      a: Plackett-Luce +1.522 (rank 1), Bradley-Terry +1.522 (rank 1); mean rank 1.00 over 2 rankings
+      b: Plackett-Luce -1.522 (rank 2), Bradley-Terry -1.522 (rank 2); mean rank 2.00 over 2 rankings
     Agreement on d: Kendall's W 1.000; Krippendorff's alpha (ordinal) 1.000 over 2 judges
     Judge ann: agreement with the others (Spearman) 1.00; without ann the model's first is a
     Judge bob: agreement with the others (Spearman) 1.00; without bob the model's first is a
@@ -734,7 +792,7 @@ def jury_model_text(model: JuryModel) -> str:
         first = f", first in {row.pl_first:.0%} of redraws" if np.isfinite(row.pl_first) else ""
         lines.append(f"  {row.method}: Plackett-Luce {row.pl_strength:+.3f}{interval(row.pl_low, row.pl_high)} "
                      f"(rank {row.pl_rank:g}{first}), Bradley-Terry {row.bt_strength:+.3f}"
-                     f"{interval(row.bt_low, row.bt_high)} (rank {row.bt_rank:g}); mean rank {row.mean_rank:g} over "
+                     f"{interval(row.bt_low, row.bt_high)} (rank {row.bt_rank:g}); mean rank {row.mean_rank:.2f} over "
                      f"{row.rankings} rankings")
     for row in model.agreement.itertuples():
         w = "undefined" if not np.isfinite(row.kendalls_w) else f"{row.kendalls_w:.3f}"
