@@ -27,7 +27,7 @@ import math
 import plotly.graph_objects as go
 
 from srdash.figures.escape import html_text, plotly_text
-from srdash.figures.tables import Cell, table_html
+from srdash.figures.tables import Cell, Markup, table_html
 from srdash.figures.titles import title_layout, title_margin
 
 __all__ = ["jury_model_html", "jury_agreement_html", "jury_strengths_figure", "JURY_MODEL_NOTE"]
@@ -55,6 +55,14 @@ def _interval(low, high, digits: int = 2, *, sign: bool = True) -> str:
     return f"[{_number(low, digits, sign=sign)}, {_number(high, digits, sign=sign)}]"
 
 
+def _with_interval(value: str, low, high, *, sign: bool = True) -> Markup:
+    """A value and, under it in small type, its interval: one column where a phone has room for few."""
+    interval = _interval(low, high, sign=sign)
+    if interval == "—":
+        return Markup("{}").format(value)
+    return Markup("{}<br><span class='srdash-interval'>{}</span>").format(value, interval)
+
+
 def jury_agreement_html(model) -> str:
     """Per dataset (and over all): judges, Kendall's W, Krippendorff's alpha and its interval.
 
@@ -67,11 +75,11 @@ def jury_agreement_html(model) -> str:
     str
         An HTML table; names no method.
     """
-    header = [Cell(text) for text in ("Dataset", "Judges", "Kendall's W", f"Krippendorff's α ({model.level})",
-                                      "95% interval")]
+    header = [Cell(text) for text in ("Dataset", "Judges", "Kendall's W",
+                                      f"Krippendorff's α ({model.level}), 95% interval")]
     rows = [[Cell("all datasets" if row.dataset == "all" else row.dataset), Cell(row.judges),
-             Cell(_number(row.kendalls_w)), Cell(_number(row.alpha)),
-             Cell(_interval(row.alpha_low, row.alpha_high, sign=False))]
+             Cell(_number(row.kendalls_w)),
+             Cell(_with_interval(_number(row.alpha), row.alpha_low, row.alpha_high, sign=False))]
             for row in model.agreement.itertuples()]
     return table_html(header, rows, css="srdash-table srdash-jury-agreement")
 
@@ -94,19 +102,20 @@ def jury_model_html(model, *, agreement: bool = True) -> str:
     boot = (f"95% intervals from {model.n_bootstrap} redraws of the judges' rankings" if model.n_bootstrap
             else "no bootstrap")
     parts = [f"<div class='srdash-caption'>{html_text(f'Consensus strengths (rank 1 = most trusted; {boot}; prior {model.prior:g})')}</div>"]
-    header = [Cell(text) for text in ("Method", "Plackett-Luce", "95% interval", "first in", "Bradley-Terry",
-                                      "95% interval", "mean rank")]
-    rows = [[Cell(row.method, "srdash-method"), Cell(f"{_number(row.pl_strength, sign=True)} (#{row.pl_rank:g})"),
-             Cell(_interval(row.pl_low, row.pl_high)),
+    header = [Cell(text) for text in ("Method", "Plackett-Luce (rank), 95% interval", "first in",
+                                      "Bradley-Terry (rank), 95% interval", "mean rank")]
+    rows = [[Cell(row.method, "srdash-method"),
+             Cell(_with_interval(f"{_number(row.pl_strength, sign=True)} (#{row.pl_rank:g})", row.pl_low, row.pl_high)),
              Cell("—" if not math.isfinite(row.pl_first) else f"{row.pl_first:.0%}"),
-             Cell(f"{_number(row.bt_strength, sign=True)} (#{row.bt_rank:g})"), Cell(_interval(row.bt_low, row.bt_high)),
+             Cell(_with_interval(f"{_number(row.bt_strength, sign=True)} (#{row.bt_rank:g})", row.bt_low, row.bt_high)),
              Cell(f"{row.mean_rank:.2f} of {row.rankings}")]
             for row in model.consensus.itertuples()]
     parts.append(table_html(header, rows, css="srdash-table srdash-jury-consensus"))
     if agreement:
         parts.append(f"<div class='srdash-caption'>{html_text('Agreement of the judges')}</div>")
         parts.append(jury_agreement_html(model))
-    header = [Cell(text) for text in ("Judge", "Rankings", "Agreement (Spearman ρ)", "Severity", "Model's first without them")]
+    header = [Cell(text) for text in ("Judge", "Rankings", "Spearman ρ with the others", "Severity",
+                                      "Model's first without them")]
     rows = [[Cell(row.judge), Cell(row.rankings), Cell(_number(row.agreement, 2)),
              Cell(_number(row.severity, 2, sign=True)),
              Cell(row.first_without or "—", "srdash-changes" if row.changes else "")]
@@ -124,7 +133,7 @@ def jury_model_html(model, *, agreement: bool = True) -> str:
                                 css="srdash-table srdash-jury-without"))
     for note in model.notes:
         parts.append(f"<div class='srdash-note'>{html_text(note)}</div>")
-    return "".join(parts)
+    return "<div class='srdash-jury-model'>" + "".join(parts) + "</div>"
 
 
 def jury_strengths_figure(model, *, title: str = "Jury model: strengths of the methods") -> go.Figure:
