@@ -201,3 +201,28 @@ def test_refusals_name_the_option_or_column():
     one_judge = jury_model(_ranks({("ann", "d"): ["a", "b"]}), n_bootstrap=10)
     assert any("One judge" in note for note in one_judge.notes)
     assert np.isnan(one_judge.agreement["alpha"].iloc[0])
+
+
+def test_trust_jury_model_prints_the_jury_model(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+    from srdash.judging.jury import rubric_from_rules
+    from srdash.judging.trust import TrustStore
+
+    rubric = rubric_from_rules("srbench2023-track2")
+    # ann scores a 5 and b 3 on every criterion, bob a 4 and b 2: both put a first
+    with TrustStore(tmp_path / "trust.sqlite", seed=5) as store:
+        for judge, values in (("ann", {"a": 5, "b": 3}), ("bob", {"a": 4, "b": 2})):
+            for method, value in values.items():
+                for criterion in rubric.criteria:
+                    store.record_score(judge, "d", method, criterion.name, value, rubric=rubric)
+    result = CliRunner().invoke(main, ["trust", "jury", "--store", str(tmp_path / "trust.sqlite"), "--rules",
+                                       "srbench2023-track2", "--model"])
+    assert result.exit_code == 0, result.output
+    assert "Jury model (a second opinion" in result.output
+    assert "  a: Plackett-Luce +" in result.output and "  b: Plackett-Luce -" in result.output
+    # ann is 1 above bob on both: severity +1 and -1; each agrees with the other (rho 1)
+    assert "Judge ann: agreement with the others (Spearman) 1.00; severity +1.00 (lenient" in result.output
+    assert "Judge bob: agreement with the others (Spearman) 1.00; severity -1.00 (severe" in result.output
+    assert "Agreement on d: Kendall's W 1.000; Krippendorff's alpha (ordinal) 1.000" in result.output
