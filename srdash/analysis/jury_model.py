@@ -694,8 +694,9 @@ def leave_one_judge_out(runs: pd.DataFrame, entries: pd.DataFrame, rules, *, set
     Returns
     -------
     DataFrame
-        ``left_out`` (``"nobody"`` first, then each judge), ``winner`` (``a = b``: a tie),
-        ``score`` and ``changes`` (the winner differs from the official one).
+        ``left_out`` (``"nobody"`` first, then each judge whose removal leaves entries: with one
+        judge, only the first row), ``winner`` (``a = b``: a tie), ``score`` and ``changes`` (the
+        winner differs from the official one).
 
     Examples
     --------
@@ -722,10 +723,9 @@ def leave_one_judge_out(runs: pd.DataFrame, entries: pd.DataFrame, rules, *, set
     rows = [("nobody", official, score, False)]
     for judge in sorted(set(entries["judge"].astype(str))):
         kept = entries[entries["judge"].astype(str) != judge]
-        if kept["value"].notna().any():
-            name, value = winner(kept)
-        else:
-            name, value = "(no entry left)", float("nan")
+        if not kept["value"].notna().any():
+            continue                      # the only judge: nobody's entries would be left
+        name, value = winner(kept)
         rows.append((judge, name, value, name != official))
     return pd.DataFrame(rows, columns=["left_out", "winner", "score", "changes"])
 

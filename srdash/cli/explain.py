@@ -53,7 +53,7 @@ def judges_text(result) -> str:
     official = table.iloc[0]["winner"]
     others = table.iloc[1:]
     changing = others[others["changes"]]
-    if len(others) < 2:
+    if others.empty:
         verdict = "not applicable: one judge, nobody to leave out."
     elif len(changing):
         verdict = "changes: " + "; ".join(f"without {r.left_out}, {r.winner}" for r in changing.itertuples()) + "."

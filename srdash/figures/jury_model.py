@@ -63,6 +63,11 @@ def _with_interval(value: str, low, high, *, sign: bool = True) -> Markup:
     return Markup("{}<br><span class='srdash-interval'>{}</span>").format(value, interval)
 
 
+def _scroll(table: str) -> str:
+    """A table that scrolls sideways inside its box when a phone is narrower than it."""
+    return f"<div class='srdash-scroll'>{table}</div>"
+
+
 def jury_agreement_html(model) -> str:
     """Per dataset (and over all): judges, Kendall's W, Krippendorff's alpha and its interval.
 
@@ -81,7 +86,7 @@ def jury_agreement_html(model) -> str:
              Cell(_number(row.kendalls_w)),
              Cell(_with_interval(_number(row.alpha), row.alpha_low, row.alpha_high, sign=False))]
             for row in model.agreement.itertuples()]
-    return table_html(header, rows, css="srdash-table srdash-jury-agreement")
+    return _scroll(table_html(header, rows, css="srdash-table srdash-jury-agreement"))
 
 
 def jury_model_html(model, *, agreement: bool = True) -> str:
@@ -101,16 +106,15 @@ def jury_model_html(model, *, agreement: bool = True) -> str:
     """
     boot = (f"95% intervals from {model.n_bootstrap} redraws of the judges' rankings" if model.n_bootstrap
             else "no bootstrap")
-    parts = [f"<div class='srdash-caption'>{html_text(f'Consensus strengths (rank 1 = most trusted; {boot}; prior {model.prior:g})')}</div>"]
-    header = [Cell(text) for text in ("Method", "Plackett-Luce (rank), 95% interval", "first in",
-                                      "Bradley-Terry (rank), 95% interval", "mean rank")]
+    parts = [f"<div class='srdash-caption'>{html_text(f'Consensus strengths: centred log-strength (#rank, 1 = most trusted) and, under it, its 95% interval ({boot}; prior {model.prior:g}); first in: share of redraws where the method is strongest')}</div>"]
+    header = [Cell(text) for text in ("Method", "Plackett-Luce", "first in", "Bradley-Terry", "mean rank")]
     rows = [[Cell(row.method, "srdash-method"),
              Cell(_with_interval(f"{_number(row.pl_strength, sign=True)} (#{row.pl_rank:g})", row.pl_low, row.pl_high)),
              Cell("—" if not math.isfinite(row.pl_first) else f"{row.pl_first:.0%}"),
              Cell(_with_interval(f"{_number(row.bt_strength, sign=True)} (#{row.bt_rank:g})", row.bt_low, row.bt_high)),
              Cell(f"{row.mean_rank:.2f} of {row.rankings}")]
             for row in model.consensus.itertuples()]
-    parts.append(table_html(header, rows, css="srdash-table srdash-jury-consensus"))
+    parts.append(_scroll(table_html(header, rows, css="srdash-table srdash-jury-consensus")))
     if agreement:
         parts.append(f"<div class='srdash-caption'>{html_text('Agreement of the judges')}</div>")
         parts.append(jury_agreement_html(model))
@@ -121,16 +125,18 @@ def jury_model_html(model, *, agreement: bool = True) -> str:
              Cell(row.first_without or "—", "srdash-changes" if row.changes else "")]
             for row in model.judges.itertuples()]
     parts.append(f"<div class='srdash-caption'>{html_text('Judges (severity: mean rating minus the other judges’ mean rating of the same entries; below 0 = severe; ratings only)')}</div>")
-    parts.append(table_html(header, rows, css="srdash-table srdash-jury-judges"))
-    if model.verdict_without is not None:
+    parts.append(_scroll(table_html(header, rows, css="srdash-table srdash-jury-judges")))
+    if model.verdict_without is not None and len(model.verdict_without) < 2:
+        parts.append(f"<div class='srdash-note'>{html_text('The official real-world winner with each judge left out: one judge, nobody to leave out.')}</div>")
+    elif model.verdict_without is not None:
         official = model.verdict_without.iloc[0]["winner"]
         rows = [[Cell(row.left_out), Cell(row.winner), Cell(_number(row.score, 4)),
                  Cell(f"changes to {row.winner}" if row.changes else "stays",
                       "srdash-changes" if row.changes else "")]
                 for row in model.verdict_without.iloc[1:].itertuples()]
         parts.append(f"<div class='srdash-caption'>{html_text(f'The official real-world winner ({official}) with each judge left out')}</div>")
-        parts.append(table_html([Cell("Judge left out"), Cell("Winner"), Cell("Score"), Cell("Outcome")], rows,
-                                css="srdash-table srdash-jury-without"))
+        parts.append(_scroll(table_html([Cell("Judge left out"), Cell("Winner"), Cell("Score"), Cell("Outcome")], rows,
+                                        css="srdash-table srdash-jury-without")))
     for note in model.notes:
         parts.append(f"<div class='srdash-note'>{html_text(note)}</div>")
     return "<div class='srdash-jury-model'>" + "".join(parts) + "</div>"
