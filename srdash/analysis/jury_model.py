@@ -107,17 +107,17 @@ def _stages(rankings: Sequence[Sequence], n_items: int) -> tuple[np.ndarray, np.
     return np.array(left_rows), np.array(picked_rows), np.array(owner)
 
 
-def _log_sums(theta: np.ndarray, left: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per fit and stage: log of the sum of the strengths left, and each item's share of it (B, S, n)."""
-    masked = np.where(left[None, :, :] > 0, theta[:, None, :], -np.inf)
-    top = masked.max(axis=2, keepdims=True)
-    exps = np.exp(masked - top)
-    total = exps.sum(axis=2, keepdims=True)
-    return (np.log(total) + top)[:, :, 0], exps / total
+def _log_sums(theta: np.ndarray, left_sets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per fit: the strengths scaled by the largest (B, n), the sums of the scaled strengths left in each
+    set (B, U) and the logs of the unscaled sums (B, U)."""
+    top = theta.max(axis=1, keepdims=True)
+    scaled = np.exp(theta - top)
+    totals = scaled @ left_sets.T
+    return scaled, totals, np.log(totals) + top
 
 
-def _objective(theta, wins, cost, left, prior) -> np.ndarray:
-    log_sums, _ = _log_sums(theta, left)
+def _objective(theta, wins, cost, left_sets, prior) -> np.ndarray:
+    _, _, log_sums = _log_sums(theta, left_sets)
     return (wins * theta).sum(axis=1) - (cost * log_sums).sum(axis=1) + prior * (theta - np.exp(theta)).sum(axis=1)
 
 
@@ -156,17 +156,26 @@ def _fit(left: np.ndarray, picked: np.ndarray, weights: np.ndarray, *, prior: fl
     if prior == 0:
         _check_estimable(left, picked, weights)
     wins = weights @ picked                                       # (B, n)
-    cost = weights * picked.sum(axis=1)[None, :]                  # (B, S): picks made at each stage
+    # stages with the same methods left share their log-sum term: one column per distinct set (the pairs
+    # of Bradley-Terry repeat across rankings)
+    left_sets, which = np.unique(left, axis=0, return_inverse=True)
+    which = np.asarray(which).reshape(-1)
+    members = np.zeros((len(left), len(left_sets)))
+    members[np.arange(len(left)), which] = 1.0
+    cost = (weights * picked.sum(axis=1)[None, :]) @ members      # (B, U): picks made from each set
+    pairs = (left_sets[:, :, None] * left_sets[:, None, :]).reshape(len(left_sets), n_items * n_items)
     theta = np.zeros((n_fits, n_items))
-    value = _objective(theta, wins, cost, left, prior)
+    value = _objective(theta, wins, cost, left_sets, prior)
     ones = np.ones((n_items, n_items))
+    eye = np.eye(n_items)
     for _ in range(max_iter):
-        _, shares = _log_sums(theta, left)
+        scaled, totals, _ = _log_sums(theta, left_sets)
         strengths = np.exp(theta)
-        gradient = wins - np.einsum("bs,bsn->bn", cost, shares) + prior * (1.0 - strengths)
-        hessian = (np.einsum("bs,bsn,bsm->bnm", cost, shares, shares)
-                   - np.einsum("bs,bsn,nm->bnm", cost, shares, np.eye(n_items))
-                   - prior * strengths[:, :, None] * np.eye(n_items)[None])
+        expected = scaled * ((cost / totals) @ left_sets)          # sum over sets of cost * share (B, n)
+        gradient = wins - expected + prior * (1.0 - strengths)
+        outer = ((cost / totals ** 2) @ pairs).reshape(n_fits, n_items, n_items)
+        hessian = (outer * scaled[:, :, None] * scaled[:, None, :]
+                   - (expected + prior * strengths)[:, :, None] * eye[None])
         if prior == 0:
             hessian = hessian - ones[None]                        # steps orthogonal to the common shift
         try:
@@ -176,7 +185,7 @@ def _fit(left: np.ndarray, picked: np.ndarray, weights: np.ndarray, *, prior: fl
         size = np.ones(n_fits)
         for _ in range(60):                                       # backtracking: never go downhill
             trial = theta + size[:, None] * step
-            new_value = _objective(trial, wins, cost, left, prior)
+            new_value = _objective(trial, wins, cost, left_sets, prior)
             worse = ~(new_value >= value - 1e-12 * np.abs(value))
             if not worse.any():
                 break
