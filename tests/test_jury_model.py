@@ -6,6 +6,8 @@ krippendorff (Krippendorff's alpha) are in the ``test`` extra; each comparison i
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -226,3 +228,22 @@ def test_trust_jury_model_prints_the_jury_model(tmp_path):
     assert "Judge ann: agreement with the others (Spearman) 1.00; severity +1.00 (lenient" in result.output
     assert "Judge bob: agreement with the others (Spearman) 1.00; severity -1.00 (severe" in result.output
     assert "Agreement on d: Kendall's W 1.000; Krippendorff's alpha (ordinal) 1.000" in result.output
+
+
+EXPERT_SCORES = Path("../shared/realdata/srbench2022/expert_scores.csv")
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not EXPERT_SCORES.exists(), reason=f"real data not found at {EXPERT_SCORES}")
+def test_the_model_of_the_2022_experts_ratings():
+    # one expert rating 9 finalists 1-5 on three tasks, with ties: QLattice has the best mean rank (1.83)
+    # and is the strongest; LassoCV is rated lowest on every task and is the weakest
+    table = pd.read_csv(EXPERT_SCORES)
+    entries = pd.DataFrame({"judge": "expert", "dataset": table["task"], "method": table["method"], "kind": "rating",
+                            "value": table["expert_score"].astype(float)})
+    model = trust_jury_model(entries, n_bootstrap=50)
+    consensus = model.consensus
+    assert model.first == ("QLattice",) and consensus["method"].iloc[-1] == "LassoCV"
+    assert consensus.sort_values("mean_rank")["method"].iloc[0] == "QLattice"
+    assert np.isfinite(consensus[["pl_low", "pl_high", "bt_low", "bt_high"]].to_numpy()).all()
+    assert model.agreement["alpha"].isna().all()          # one judge: no agreement to measure
