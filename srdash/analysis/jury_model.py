@@ -11,12 +11,13 @@ scores. This module is the second opinion an organiser can show beside it:
   (their mean is 0; higher = more trusted).
 * **Bradley-Terry** (:func:`bradley_terry`): the pairwise preferences the same rankings
   imply (i above j in one ranking: one win of i over j; a tie: half a win each).
-* Both are the maximum of a concave log-posterior, the fixed point of Hunter's (2004) minorisation-maximisation
-  with choix's prior (found by Newton's method): ``prior``
-  pseudo-wins and pseudo-comparisons per method (``w_i = (wins_i + prior) / (denominator_i +
-  prior)``, strengths scaled to sum to the number of methods), so a method every judge puts
-  first keeps a finite strength. ``prior = 0`` is the maximum-likelihood estimate (it exists
-  only when every method has been both above and below another).
+* Both estimates are the fixed point of Hunter's (2004) minorisation-maximisation with choix's
+  prior, ``w_i = (wins_i + prior) / (denominator_i + prior)`` (``prior`` pseudo-wins and
+  pseudo-comparisons per method; the strengths then sum to the number of methods): the maximum
+  of a concave log-posterior, found by Newton's method with a line search. With a prior, a
+  method every judge puts first keeps a finite strength; ``prior = 0`` is the maximum-likelihood
+  estimate, which exists only when every method is reachable from every other through "was
+  ranked above" (refused otherwise, with the reason).
 * **Intervals**: a bootstrap over the rankings (each judge's order on a dataset is drawn with
   replacement, ``n_bootstrap`` times, seeded): the 2.5 and 97.5 percentiles of each
   strength, and the share of redraws in which each method is the strongest.
