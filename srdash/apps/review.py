@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import leaderboard_html, warnings_html
@@ -645,7 +646,8 @@ class ReviewApp(widgets.VBox):
         navigation = widgets.HBox([self.previous_button, self.dataset_picker, self.next_button,
                                    self.saved_indicator], layout=widgets.Layout(align_items="center",
                                                                                 flex_flow="row wrap"))
-        children = [widgets.HTML(_CSS), self.header, self.instructions]
+        # srdash's stylesheet too: the organiser's leaderboard and jury model are the report's tables
+        children = [widgets.HTML(_CSS + f"<style>{stylesheet()}</style>"), self.header, self.instructions]
         if organiser:
             # the judges' progress first; the organiser's own entries (self.progress) come after it
             self._build_organiser_panel()
@@ -1190,7 +1192,10 @@ class ReviewApp(widgets.VBox):
     def _alpha_html(self, entries: pd.DataFrame, jury=None) -> str:
         """Krippendorff's alpha per dataset beside Kendall's W, while the review runs (no method named; no
         interval: the panel follows every entry, the intervals come with the jury model once revealed)."""
-        model = self._jury_model(entries, jury, n_bootstrap=0)
+        try:
+            model = self._jury_model(entries, jury, n_bootstrap=0)
+        except SrdashError:
+            return ""     # the rest of the panel still updates; the reason shows with the model once revealed
         rows = model.agreement[model.agreement["judges"] >= 2]
         if rows.empty:
             return ""
@@ -1202,7 +1207,10 @@ class ReviewApp(widgets.VBox):
     def _jury_model_html(self, entries: pd.DataFrame, jury=None) -> str:
         from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html
 
-        model = self._jury_model(entries, jury, n_bootstrap=200, verdict=jury is None)
+        try:
+            model = self._jury_model(entries, jury, n_bootstrap=200, verdict=jury is None)
+        except SrdashError as exc:
+            return f"<div class='srdash-explain'>{_text(f'No jury model: {exc}')}</div>"
         return ("<h3 style='margin:12px 0 4px 0'>Jury model (a second opinion)</h3>"
                 f"<div class='srdash-explain'>{_text(JURY_MODEL_NOTE)}</div>{jury_model_html(model)}")
 
