@@ -104,9 +104,10 @@ def jury_model_html(model, *, agreement: bool = True) -> str:
     str
         An HTML fragment; every text escaped.
     """
-    boot = (f"95% intervals from {model.n_bootstrap} redraws of the judges' rankings" if model.n_bootstrap
-            else "no bootstrap")
-    parts = [f"<div class='srdash-caption'>{html_text(f'Consensus strengths: centred log-strength (#rank, 1 = most trusted) and, under it, its 95% interval ({boot}; prior {model.prior:g}); first in: share of redraws where the method is strongest')}</div>"]
+    interval = (f"and, under it, its 95% interval (from {model.n_bootstrap} redraws of the judges' rankings; "
+                f"prior {model.prior:g}); first in: share of redraws where the method is strongest"
+                if model.n_bootstrap else f"(prior {model.prior:g}; no bootstrap, no interval)")
+    parts = [f"<div class='srdash-caption'>{html_text(f'Consensus strengths: centred log-strength (#rank, 1 = most trusted) {interval}')}</div>"]
     header = [Cell(text) for text in ("Method", "Plackett-Luce", "first in", "Bradley-Terry", "mean rank")]
     rows = [[Cell(row.method, "srdash-method"),
              Cell(_with_interval(f"{_number(row.pl_strength, sign=True)} (#{row.pl_rank:g})", row.pl_low, row.pl_high)),
