@@ -183,7 +183,7 @@ def test_the_report_shows_every_section_the_dashboard_shows(tmp_path):
                                        "--samples", "50"])
     assert result.exit_code == 0, result.output
     html = (tmp_path / "r.html").read_text()
-    for section in ("qualification", "leaderboard", "why", "realworld", "ranks", "simplicity", "properties",
+    for section in ("qualification", "leaderboard", "why", "realworld", "jury", "ranks", "simplicity", "properties",
                     "significance", "uncertainty", "sensitivity", "problems", "reproducibility"):
         assert f'id="{section}"' in html, section
     assert f"Verdict fingerprint: {fingerprint}" in html
@@ -193,6 +193,26 @@ def test_the_report_shows_every_section_the_dashboard_shows(tmp_path):
     realworld = judge_competition(load_competition(competition)).realworld
     assert sorted(realworld.leaderboard["method"]) == ["a", "b", "c"]
     assert sorted(realworld.per_dataset["dataset"].unique()) == ["d1", "d2"]
+
+
+def test_explain_says_whether_leaving_out_a_judge_changes_the_real_world_winner(tmp_path):
+    from srdash.analysis.jury_model import leave_one_judge_out
+    from srdash.judging.pipeline import realworld_inputs
+    from srdash.judging.trust import TrustStore
+
+    competition = _small_competition(tmp_path)
+    with TrustStore(tmp_path / "trust.sqlite") as store:           # a second judge, who trusts c most
+        for dataset in ("d1", "d2"):
+            for rank, method in enumerate(["c", "a", "b"], start=1):
+                store.record("second", dataset, method, kind="rank", value=float(rank))
+    result = CliRunner().invoke(main, ["explain", str(competition), "--no-variants"])
+    assert result.exit_code == 0, result.output
+    inputs = realworld_inputs(judge_competition(load_competition(competition)).prepared)
+    table = leave_one_judge_out(inputs.runs, inputs.entries, inputs.rules, methods=list(inputs.methods))
+    assert list(table["left_out"]) == ["nobody", "judge", "second"]
+    assert f"Real-world track, winner {table['winner'].iloc[0]}:" in result.output
+    for row in table.iloc[1:].itertuples():
+        assert f"without {row.left_out}: {'changes to ' + row.winner if row.changes else 'stays'}" in result.output
 
 
 def test_the_review_lists_only_the_methods_under_review(tmp_path):

@@ -401,6 +401,29 @@ def test_organiser_panel_shows_two_judges_completeness_and_what_is_incomplete_fi
     assert "Type REVEAL in the box to confirm" in org.log_panel.text()
 
 
+def test_the_organisers_panel_shows_krippendorffs_alpha_and_once_revealed_the_jury_model(store):
+    import krippendorff
+
+    # ann and bob rank the three models of both datasets; bob swaps the first two on d2
+    orders = {("ann", "d1"): ("plain", "scaled", "<b>evil</b>"), ("bob", "d1"): ("plain", "scaled", "<b>evil</b>"),
+              ("ann", "d2"): ("plain", "scaled", "<b>evil</b>"), ("bob", "d2"): ("scaled", "plain", "<b>evil</b>")}
+    for (judge, dataset), order in orders.items():
+        for rank, method in enumerate(order, start=1):
+            store.record(judge, dataset, method, kind="rank", value=float(rank))
+    org = ReviewApp(representatives(), store, judge="org", organiser=True)
+    status = org.organiser_status.value
+    # d1: the judges agree (alpha 1); d2: the package's ordinal alpha of [[1, 2, 3], [2, 1, 3]]
+    d2 = krippendorff.alpha(reliability_data=[[1, 2, 3], [2, 1, 3]], level_of_measurement="ordinal")
+    assert "Krippendorff's α" in status and "d1: 1.00" in status and f"d2: {d2:.2f}" in status
+    assert "plain" not in status and "scaled" not in status        # the methods stay blinded
+    org.confirm_reveal.value = "REVEAL"
+    org.unblind()
+    board = org.leaderboard.value
+    assert "Jury model (a second opinion)" in board and "Plackett-Luce" in board
+    assert "srdash-jury-consensus" in board and "with each judge left out" in board
+    assert "&lt;b&gt;evil&lt;/b&gt;" in board and "<b>evil</b>" not in board
+
+
 def test_a_judges_app_cannot_reveal_or_reopen(store):
     ann = ReviewApp(representatives(), store, judge="ann")
     ann.unblind()
@@ -552,10 +575,12 @@ def test_a_jury_scores_on_the_rubric_and_the_organiser_sees_both_scores_and_the_
     assert "Flags: the jurors' scores differ by more than 2" in org.organiser_status.value
     assert "scores ann 5, bob 1" in org.organiser_status.value and _escaped(target) not in \
         org.organiser_status.value
+    assert "Krippendorff's α" in org.organiser_status.value
     org.confirm_reveal.value = "REVEAL"
     org.unblind()
     board = org.leaderboard.value
     assert "ranked by the mean score" in board and "mean z-score" in board and "⚑" in board
+    assert "Jury model (a second opinion)" in board and "srdash-jury-judges" in board
     org_card = org.cards["d1"][0]
     assert all(b.disabled for b in org_card.criterion_buttons.values())
 

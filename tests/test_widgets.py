@@ -360,6 +360,11 @@ def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
     page = app.more.children[4].value
     assert app.more.get_title(4) == "Real-world track (expert trust)"
     assert "trust" in page.lower() and "<table" in page
+    # the jury model under it (one judge: strengths, no agreement), c the most trusted
+    assert "Jury model (a second opinion)" in page and "srdash-jury-consensus" in page
+    model = page[page.index("Jury model (a second opinion)"):]
+    assert model.index(">c<") < model.index(">b<") < model.index(">a<")
+    assert "One judge" in model
     assert app.log_panel.text() == ""
 
 

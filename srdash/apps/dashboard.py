@@ -802,7 +802,8 @@ def _more_views(trust_store: str | None, app=None):
             if app is not None and app.result is not None and app.result.realworld is not None:
                 track = app.result.realworld
                 return widgets.HTML("<div class='srdash-note'>Trust entries from " + html_text(str(trust_store))
-                                    + "</div>" + leaderboard_html(track) + warnings_html(track))
+                                    + "</div>" + leaderboard_html(track) + warnings_html(track)
+                                    + _jury_model_of_result_html(app.result))
             return widgets.HTML(_realworld_html(trust_store, runs, verdict))
 
         views.append(("Real-world track (expert trust)", realworld))
@@ -895,7 +896,32 @@ def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> st
     methods = sorted(verdict.leaderboard["method"])
     realworld = realworld_verdict(runs, entries, "srbench2022-realworld", methods=methods)
     return ("<div class='srdash-note'>Trust entries from " + html_text(str(store_path)) + "</div>"
-            + leaderboard_html(realworld) + warnings_html(realworld))
+            + leaderboard_html(realworld) + warnings_html(realworld)
+            + _jury_model_html(runs, entries, "srbench2022-realworld", methods))
+
+
+def _jury_model_of_result_html(result) -> str:
+    """The real-world track's jury model, from the entries and rules its verdict was judged with."""
+    from srdash.judging.pipeline import realworld_inputs
+
+    try:
+        inputs = realworld_inputs(result.prepared)
+    except SrdashError as exc:
+        return f"<div class='srdash-note'>{html_text(f'No jury model: {exc}')}</div>"
+    return _jury_model_html(inputs.runs, inputs.entries, inputs.rules, list(inputs.methods))
+
+
+def _jury_model_html(runs, entries, rules, methods) -> str:
+    """The report's jury-model section (same renderer): a second opinion under the real-world leaderboard."""
+    from srdash.analysis.jury_model import realworld_jury_model
+    from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html
+
+    try:
+        model = realworld_jury_model(runs, entries, rules, methods=methods)
+    except SrdashError as exc:
+        return f"<div class='srdash-note'>{html_text(f'No jury model: {exc}')}</div>"
+    return ("<h3>Jury model (a second opinion)</h3>"
+            f"<div class='srdash-note'>{html_text(JURY_MODEL_NOTE)}</div>" + jury_model_html(model))
 
 
 #: Titles of the synthetic track's views in the "More views" accordion.

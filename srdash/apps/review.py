@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import leaderboard_html, warnings_html
@@ -645,7 +646,8 @@ class ReviewApp(widgets.VBox):
         navigation = widgets.HBox([self.previous_button, self.dataset_picker, self.next_button,
                                    self.saved_indicator], layout=widgets.Layout(align_items="center",
                                                                                 flex_flow="row wrap"))
-        children = [widgets.HTML(_CSS), self.header, self.instructions]
+        # srdash's stylesheet too: the organiser's leaderboard and jury model are the report's tables
+        children = [widgets.HTML(_CSS + f"<style>{stylesheet()}</style>"), self.header, self.instructions]
         if organiser:
             # the judges' progress first; the organiser's own entries (self.progress) come after it
             self._build_organiser_panel()
@@ -1132,6 +1134,7 @@ class ReviewApp(widgets.VBox):
                        f": {w}</div>")
         if self.rubric is not None:
             status = self._jury_status_html(jury)
+        status += self._alpha_html(entries, jury if self.rubric is not None else None)
         flagged = summary.disagreements[summary.disagreements["spread"] > self.disagreement_threshold]
         if len(flagged):
             listed = "".join(
@@ -1175,6 +1178,42 @@ class ReviewApp(widgets.VBox):
         self.leaderboard.value = self._leaderboard_html(entries) if self.revealed else (
             "<div class='srdash-explain'>The real-world leaderboard appears here once the methods are revealed.</div>")
 
+    def _jury_model(self, entries: pd.DataFrame, jury=None, *, n_bootstrap: int, verdict: bool = False):
+        """The jury model of the entries (a rubric jury's summary, or trust entries), as the report fits it."""
+        from srdash.analysis.jury_model import realworld_jury_model, rubric_jury_model, trust_jury_model
+
+        if jury is not None:
+            return rubric_jury_model(jury, n_bootstrap=n_bootstrap)
+        if verdict:
+            return realworld_jury_model(self.representatives, entries, self.rules, settings=self.settings,
+                                        methods=self.methods, n_bootstrap=n_bootstrap)
+        return trust_jury_model(entries, self.representatives, settings=self.settings, n_bootstrap=n_bootstrap)
+
+    def _alpha_html(self, entries: pd.DataFrame, jury=None) -> str:
+        """Krippendorff's alpha per dataset beside Kendall's W, while the review runs (no method named; no
+        interval: the panel follows every entry, the intervals come with the jury model once revealed)."""
+        try:
+            model = self._jury_model(entries, jury, n_bootstrap=0)
+        except SrdashError:
+            return ""     # the rest of the panel still updates; the reason shows with the model once revealed
+        rows = model.agreement[model.agreement["judges"] >= 2]
+        if rows.empty:
+            return ""
+        alphas = ", ".join(f"{_text('all datasets' if r.dataset == 'all' else r.dataset)}: "
+                           f"{'—' if pd.isna(r.alpha) else f'{r.alpha:.2f}'}" for r in rows.itertuples())
+        return (f"<div><b>Krippendorff's α</b> ({model.level}, of the ranks; 1 = the judges agree, 0 = as by "
+                f"chance): {alphas}</div>")
+
+    def _jury_model_html(self, entries: pd.DataFrame, jury=None) -> str:
+        from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html
+
+        try:
+            model = self._jury_model(entries, jury, n_bootstrap=200, verdict=jury is None)
+        except SrdashError as exc:
+            return f"<div class='srdash-explain'>{_text(f'No jury model: {exc}')}</div>"
+        return ("<h3 style='margin:12px 0 4px 0'>Jury model (a second opinion)</h3>"
+                f"<div class='srdash-explain'>{_text(JURY_MODEL_NOTE)}</div>{jury_model_html(model)}")
+
     def _blinded_name(self, dataset: str, method: str) -> str:
         """The organiser's own blinded label of ``method`` (names stay hidden until revealed)."""
         return self.store.blinded_labels(self.judge, dataset, self._models(dataset)).get(method, "?")
@@ -1194,11 +1233,12 @@ class ReviewApp(widgets.VBox):
             return (f"<h3 style='margin:12px 0 4px 0'>Jury verdict ({_text(self.rules.title)}), ranked by the "
                     f"{ranked_by}</h3>{leaderboard_html(verdict)}{warnings_html(verdict)}"
                     "<table class='srdash-jury'><tr><th>dataset</th><th>method</th><th>mean score</th>"
-                    f"<th>mean z-score</th><th>jurors</th><th>flag</th></tr>{rows}</table>")
+                    f"<th>mean z-score</th><th>jurors</th><th>flag</th></tr>{rows}</table>"
+                    + self._jury_model_html(entries, summary))
         verdict = realworld_verdict(self.representatives, entries, self.rules, settings=self.settings,
                                     methods=self.methods)
         return (f"<h3 style='margin:12px 0 4px 0'>Real-world leaderboard ({_text(self.rules.title)})</h3>"
-                f"{leaderboard_html(verdict)}{warnings_html(verdict)}")
+                f"{leaderboard_html(verdict)}{warnings_html(verdict)}" + self._jury_model_html(entries))
 
     # ------------------------------------------------------------------ display
 

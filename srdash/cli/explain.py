@@ -27,8 +27,9 @@ def explain_command(competition, podium, max_removed, budget, no_variants):
     each judged directly, the nearest weights under which another method
     wins, and whether removing one other method changes it. Then whether the
     verdict is the same with the rows shuffled and the methods renamed and
-    listed in another order. The main track is explained (not the real-world
-    track). Places: 1 = best.
+    listed in another order. The main track is explained; with a real-world
+    track, its winner with each judge's trust entries left out follows.
+    Places: 1 = best.
     """
     from srdash.analysis.certificate import certificate_text, winner_certificate
 
@@ -36,4 +37,29 @@ def explain_command(competition, podium, max_removed, budget, no_variants):
     with fail_cleanly():
         certificate = winner_certificate(result, podium=podium, max_removed=max_removed, budget=budget)
     click.echo(certificate_text(certificate, variants=not no_variants))
+    if result.realworld is not None:
+        with fail_cleanly():
+            click.echo("\n" + judges_text(result))
     echo_fingerprint(result)
+
+
+def judges_text(result) -> str:
+    """The real-world track's winner with each judge's trust entries left out (the certificate's judges family)."""
+    from srdash.analysis.jury_model import leave_one_judge_out
+    from srdash.judging.pipeline import realworld_inputs
+
+    inputs = realworld_inputs(result.prepared)
+    table = leave_one_judge_out(inputs.runs, inputs.entries, inputs.rules, methods=list(inputs.methods))
+    official = table.iloc[0]["winner"]
+    others = table.iloc[1:]
+    changing = others[others["changes"]]
+    if others.empty:
+        verdict = "not applicable: one judge, nobody to leave out."
+    elif len(changing):
+        verdict = "changes: " + "; ".join(f"without {r.left_out}, {r.winner}" for r in changing.itertuples()) + "."
+    else:
+        verdict = f"stays: leaving out any one of the {len(others)} judges keeps {official} first."
+    lines = [f"Real-world track, winner {official}:", f"  judges    {verdict}"]
+    lines += [f"    without {r.left_out}: {'changes to ' + r.winner if r.changes else 'stays'} (score {r.score:.4g})"
+              for r in others.itertuples()]
+    return "\n".join(lines)

@@ -394,7 +394,10 @@ def import_scores_command(csv_path, store_path, rules, judge):
 @click.option("--explain", is_flag=True,
               help="Also say what would change the jury's first choice on each dataset: the fewest jurors left "
                    "out, the other normalisation, a rubric criterion left out.")
-def jury_command(store_path, rules, output, explain):
+@click.option("--model", "show_model", is_flag=True,
+              help="Also fit the jury model (a second opinion): Plackett-Luce and Bradley-Terry strengths with "
+                   "bootstrap intervals, Krippendorff's alpha with its interval, each juror's agreement and severity.")
+def jury_command(store_path, rules, output, explain, show_model):
     """The jury's verdict: each entry's mean score and mean per-juror z-score, agreement and flags.
 
     The store is only read. The score the rules rank by (their
@@ -434,6 +437,10 @@ def jury_command(store_path, rules, output, explain):
             from srdash.analysis.certificate import jury_certificate, jury_certificate_text
 
             click.echo(jury_certificate_text(jury_certificate(scores, rubric)))
+        if show_model:
+            from srdash.analysis.jury_model import jury_model_text, rubric_jury_model
+
+            click.echo(jury_model_text(rubric_jury_model(summary)))
         if output is not None:
             try:
                 table.to_csv(output, index=False)

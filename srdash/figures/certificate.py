@@ -14,7 +14,7 @@ Examples
 from __future__ import annotations
 
 from srdash.figures.escape import html_text
-from srdash.figures.tables import Cell, table_html
+from srdash.figures.tables import Cell, Markup, table_html
 
 __all__ = ["certificate_html"]
 
@@ -35,9 +35,12 @@ def certificate_html(certificate, *, variants: bool = True) -> str:
     str
         An HTML fragment; every text escaped.
     """
-    header = [Cell(text) for text in ("Place", "Held by", "Change", "Outcome", "Why")]
-    rows = [[Cell(f.place), Cell(" = ".join(f.holder)), Cell(f.family),
-             Cell(f.outcome, "srdash-changes" if f.stays is False else ""), Cell(f.reason)]
+    # Three columns, the outcome and its reason in one cell: with five, a phone's screen (390 px) showed
+    # the outcome and cut the reason off to the right, in rows a dozen lines tall.
+    header = [Cell("Place"), Cell("Change"), Cell("Outcome, and why")]
+    rows = [[Cell(Markup("{}<br><span class='srdash-holder'>{}</span>").format(f.place, " = ".join(f.holder))),
+             Cell(f.family),
+             Cell(Markup("<b>{}</b>: {}").format(f.outcome, f.reason), "srdash-changes" if f.stays is False else "")]
             for f in certificate.findings]
     parts = [table_html(header, rows, css="srdash-table srdash-certificate")]
     changing = certificate.variants[certificate.variants["changes"]]

@@ -45,7 +45,8 @@ if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at 
     from srdash.judging.qualification import FilteredRuns, Qualification
 
 __all__ = ["judge_competition", "RealWorldTrackRefused", "prepare_competition", "prepared_from_snapshot", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
-           "CompetitionResult", "verdict_fingerprint", "competition_input_hashes", "realworld_track", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
+           "CompetitionResult", "verdict_fingerprint", "competition_input_hashes", "realworld_track",
+           "realworld_inputs", "RealWorldInputs", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
            "qualified_results", "with_qualification", "with_track_problems"]
 
 #: Per-run model statuses: ``given`` means the input supplied ``components``; ``measured`` that the model was
@@ -979,6 +980,36 @@ def realworld_track(prepared: PreparedCompetition) -> Verdict | None:
     """
     from srdash.judging.trust import realworld_verdict
 
+    inputs = realworld_inputs(prepared)
+    if inputs is None:
+        return None
+    verdict = realworld_verdict(inputs.runs, inputs.entries, inputs.rules, methods=list(inputs.methods))
+    return replace(verdict, warnings=tuple(inputs.notes) + verdict.warnings)
+
+
+@dataclass(frozen=True, eq=False)
+class RealWorldInputs:
+    """What the real-world track judges (:func:`realworld_inputs`): the arguments of
+    :func:`srdash.judging.trust.realworld_verdict` and the notes on entries left out."""
+
+    runs: pd.DataFrame
+    entries: pd.DataFrame
+    rules: object
+    methods: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+def realworld_inputs(prepared: PreparedCompetition) -> RealWorldInputs | None:
+    """The runs, trust entries, rules and methods the real-world track judges (None: no such track).
+
+    :func:`realworld_track` judges them; the jury model
+    (:func:`srdash.analysis.jury_model.realworld_jury_model`) reads the same ones.
+
+    Raises
+    ------
+    RealWorldTrackRefused
+        No trust entry names a (dataset, method) under review.
+    """
     track = prepared.competition.realworld
     if track is None or prepared.runs is None:
         return None
@@ -987,8 +1018,7 @@ def realworld_track(prepared: PreparedCompetition) -> Verdict | None:
     methods = prepared.methods_under_review
     runs = prepared.runs[prepared.runs["dataset"].astype(str).isin(datasets)]
     entries, notes = _entries_under_review(prepared, datasets, methods)
-    verdict = realworld_verdict(runs, entries, track.rules, methods=list(methods))
-    return replace(verdict, warnings=tuple(notes) + verdict.warnings)
+    return RealWorldInputs(runs=runs, entries=entries, rules=track.rules, methods=tuple(methods), notes=tuple(notes))
 
 
 def _check_datasets_under_review(competition: "Competition", datasets: pd.Series) -> None:

@@ -136,6 +136,9 @@ class Report:
     certificate : WinnerCertificate or None
         Why this winner: what would change the winner and each podium place
         (:func:`srdash.analysis.certificate.winner_certificate`; competition reports only).
+    jury_model : JuryModel or None
+        The real-world track's jury model, a second opinion beside its verdict
+        (:func:`srdash.analysis.jury_model.realworld_jury_model`; competition reports only).
     reproducibility : Mapping of str to str
         See :func:`reproducibility_block`.
     rules_texts : Mapping of str to str
@@ -167,6 +170,7 @@ class Report:
     robustness: object = None
     verdict_fingerprint: str = ""
     certificate: object = None
+    jury_model: object = None
 
     @property
     def is_prediction_competition(self) -> bool:
@@ -387,6 +391,17 @@ def build_competition_report(
             certificate = winner_certificate(result, seed=seed)
         except SrdashError as exc:
             notes.append(f"Why this winner is not shown: {exc}")
+    jury = None
+    if result.realworld is not None:
+        from srdash.analysis.jury_model import realworld_jury_model
+        from srdash.judging.pipeline import realworld_inputs
+
+        try:
+            inputs = realworld_inputs(result.prepared)
+            jury = realworld_jury_model(inputs.runs, inputs.entries, inputs.rules, methods=list(inputs.methods),
+                                        seed=seed)
+        except SrdashError as exc:
+            notes.append(f"The jury model of the real-world track is not shown: {exc}")
     competition = result.competition
     block = {key: (competition.relative(value) if key.endswith("_source") and Path(str(value)).is_absolute()
                    else value)   # a rules file is named as the competition file names it
@@ -394,7 +409,7 @@ def build_competition_report(
     block["verdict_fingerprint"] = result.fingerprint  # the one identity of the verdict
     return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
                     verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
-                    notes=tuple(notes), certificate=certificate)
+                    notes=tuple(notes), certificate=certificate, jury_model=jury)
 
 
 def _sensitivity(verdict: Verdict, runs, *, samples: int, seed: int, resolution: int, notes: list[str]):
@@ -567,6 +582,8 @@ def _sections(report: Report) -> list[_Section]:
         blocks.append(_figure(rank_heatmap(realworld)))
         sections.append(_Section("realworld", "Leaderboard (real-world track)",
                                  realworld.rules.description.strip(), tuple(blocks)))
+    if report.jury_model is not None:
+        sections.append(_jury_model_section(report.jury_model))
     if report.predictions is not None:
         sections.append(_predictions_section(report.predictions))
     # The verdict first; the qualification stage that decided who took part comes right after it.
@@ -615,6 +632,14 @@ def _certificate_section(certificate) -> _Section:
                     "For the winner and each podium place, the smallest change of each kind that would change who "
                     "holds it: datasets or runs removed, another rules option or preset, other weights, one other "
                     "method removed. Places: 1 = best.", (_Block("html", certificate_html(certificate)),))
+
+
+def _jury_model_section(model) -> _Section:
+    """The real-world track's jury model (the dashboard's and the review's tables, same renderer)."""
+    from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html, jury_strengths_figure
+
+    return _Section("jury", "Jury model (real-world track, second opinion)", JURY_MODEL_NOTE,
+                    (_Block("html", jury_model_html(model)), _figure(jury_strengths_figure(model))))
 
 
 def _integrity_sections(report: Report) -> list[_Section]:
@@ -948,6 +973,11 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
         lines += ["## Leaderboard (real-world track)", ""]
         lines += _markdown_table(*_leaderboard_rows(report.realworld, decimals))
         lines += ["", _rank_sentence(report.realworld), ""]
+    if report.jury_model is not None:
+        from srdash.analysis.jury_model import jury_model_text
+
+        lines += ["## Jury model (real-world track, second opinion)", "", "```", jury_model_text(report.jury_model),
+                  "```", ""]
     if report.predictions is not None:
         result = report.predictions
         better = "higher" if result.metric.direction == "higher" else "lower"

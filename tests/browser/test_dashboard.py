@@ -236,6 +236,22 @@ def test_qualification_view_names_the_baseline_and_who_failed(page, screenshot_d
     screenshot(page, screenshot_dir, "dashboard-qualification")
 
 
+def test_why_this_winner_and_the_jury_model_are_legible_on_a_desk(page, screenshot_dir):
+    # 1400 px wide: the certificate (three columns, the reason beside the outcome) and the real-world view's
+    # jury model are shown, and no table runs past the window (a wide one scrolls inside its box)
+    for title, selector, text in (("Why this winner: what would change the verdict", ".srdash-certificate",
+                                   "Outcome, and why"),
+                                  ("Real-world track (expert trust)", ".srdash-jury-consensus", "Plackett-Luce")):
+        page.get_by_text(title, exact=True).click()
+        expect(page.locator(".srdash-computing")).to_have_count(0, timeout=120_000)
+        view = page.locator(selector).first
+        expect(view).to_be_visible(timeout=120_000)
+        expect(view).to_contain_text(text)
+        assert layout_problems(page, ".srdash-dashboard table, .srdash-dashboard .srdash-caption") == [], title
+        screenshot(page, screenshot_dir, "dashboard-" + selector.strip(".") + "-1400px")
+    expect(page.locator(".srdash-jury-model")).to_contain_text("one judge, nobody to leave out")
+
+
 # What each view under "More views" shows once it is built: a figure's title, or a text of its table.
 _VIEWS = [(PROPERTY_VIEW_TITLE, "Property score per dataset"),
           (QUALIFICATION_VIEW_TITLE, "Qualification: head to head"),
@@ -244,7 +260,8 @@ _VIEWS = [(PROPERTY_VIEW_TITLE, "Property score per dataset"),
           ("Rank uncertainty and significance", "Critical difference diagram"),
           ("Audit a published table", None),
           ("SRBench views: Pareto front, performance profiles, pairwise tests", "Pareto fronts"),
-          ("Why this winner: what would change the verdict", None)]
+          ("Why this winner: what would change the verdict", None),
+          ("Real-world track (expert trust)", None)]
 
 
 def test_every_view_under_more_views_is_legible_on_a_phone(browser, dashboard_url, screenshot_dir):
@@ -264,6 +281,7 @@ def test_every_view_under_more_views_is_legible_on_a_phone(browser, dashboard_ur
             page.wait_for_timeout(1200)                   # plotly's responsive resize
             assert figure_text_problems(page) == [], title
             assert layout_problems(page, ".srdash-dashboard") == [], title
+            assert layout_problems(page, ".srdash-dashboard table, .srdash-dashboard .srdash-caption") == [], title
         screenshot(page, screenshot_dir, "dashboard-views-390px")
     finally:
         context.close()

@@ -15,8 +15,9 @@ from srdash.demo.competition import HOSTILE_MODEL, demo_competition
 from srdash.io.loading import load_results
 from srdash.judging.pipeline import prepare_runs
 from srdash.judging.ranking import judge
-from srdash.report.build import build_report, render_html, report_figures
+from srdash.report.build import Report, build_report, render_html, report_figures
 from srdash.judging.rules import load_rules
+from voila_server import figure_text_problems, layout_problems, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -105,3 +106,55 @@ def test_report_renders_offline_with_interactive_plots(report_file, offline_page
     assert outside == [], outside
     assert failed == [], failed
     assert errors == [], errors
+
+
+@pytest.fixture(scope="module")
+def explained_report(tmp_path_factory):
+    """A small report with the winner certificate and a jury model of three judges (no sympy work)."""
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from srdash.analysis.certificate import winner_certificate
+    from srdash.analysis.jury_model import jury_model
+
+    methods = ["ExactSR", "LassoSR", "LinearRegression", "PolyRidge", "GreedyGP", "BloatGP"]
+    runs = pd.DataFrame([{"method": m, "dataset": f"dataset_{d}", "run": 0,
+                          "r2_test": 0.99 - 0.1 * i + 0.03 * ((i + d) % 3), "components": 3.0 + 2 * i,
+                          "simplicity": -0.5 - 0.2 * i, "property": 0.5, "status": "given"}
+                         for d in range(4) for i, m in enumerate(methods)])
+    rules = load_rules("srbench2022")
+    # a Report of the verdict only (no sensitivity, no bootstrap): the sections under test and few others
+    report = Report(title="Explained", verdict=judge(runs, rules), runs=runs)
+    orders = {"ann": methods, "bob": methods[1:2] + methods[:1] + methods[2:], "cy": methods[::-1]}
+    ranks = pd.DataFrame([(j, f"dataset_{d}", m, float(r)) for j, order in orders.items() for d in range(2)
+                          for r, m in enumerate(order, 1)], columns=["judge", "dataset", "method", "rank"])
+    report = replace(report, certificate=winner_certificate(runs, rules=rules), jury_model=jury_model(ranks))
+    path = tmp_path_factory.mktemp("explained") / "report.html"
+    path.write_text(render_html(report), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1400, 900)])
+def test_why_this_winner_and_the_jury_model_are_legible_at_both_widths(explained_report, browser, width, height,
+                                                                        screenshot_dir):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_offline(True)
+    try:
+        page = context.new_page()
+        page.goto(explained_report.as_uri())
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length > 0",
+                               timeout=RENDER_TIMEOUT_MS)
+        for key, text in (("why", "Outcome, and why"), ("jury", "Plackett-Luce")):
+            section = page.locator(f"section#{key}")
+            section.scroll_into_view_if_needed()
+            assert section.is_visible() and text in section.inner_text()
+        page.wait_for_timeout(1000)                      # plotly's responsive resize
+        # nothing runs past the window (a wide table scrolls inside its box) and no figure text is clipped
+        assert layout_problems(page, "section#why *, section#jury *, nav.srdash-nav") == []
+        assert figure_text_problems(page) == []
+        # the section links stay on one line on a phone (a sticky bar of seven lines hid a third of the screen)
+        assert page.locator("nav.srdash-nav").bounding_box()["height"] < 60
+        screenshot(page, screenshot_dir, f"report-why-jury-{width}px")
+    finally:
+        context.close()
