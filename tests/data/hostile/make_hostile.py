@@ -28,8 +28,8 @@ def _rss_kib(field: str) -> int:
     return int(re.search(rf"{field}:\s+(\d+)", Path("/proc/self/status").read_text()).group(1))
 
 
-def cost(work, *args) -> tuple[float, float | None]:
-    """Seconds and peak memory growth (MB of RSS above the RSS at the start) of ``work(*args)``, in this process.
+def cost(work, *args, **kwargs) -> tuple[float, float | None]:
+    """Seconds and peak memory growth (MB of RSS above the RSS at the start) of ``work(*args, **kwargs)``, here.
 
     The peak is Linux's high-water mark, reset first (``/proc/self/clear_refs``); the MB are None
     where it cannot be reset. Whatever ``work`` raises is swallowed: refusing is the work measured.
@@ -41,7 +41,7 @@ def cost(work, *args) -> tuple[float, float | None]:
         before = None
     start = time.perf_counter()
     try:
-        work(*args)
+        work(*args, **kwargs)
     except Exception:  # noqa: BLE001 - a refusal is the expected outcome
         pass
     seconds = time.perf_counter() - start
@@ -131,6 +131,31 @@ def same_run_in_two_files(folder: Path) -> Path:
     (folder / "b.csv").write_text("method,dataset,run,r2_test,components\nB,d,0,0.7,3\nA,d,1,0.9,3\n")
     (folder / "competition.toml").write_text('results = ["a.csv", "b.csv"]\n[simplification]\ncache = false\n')
     return folder / "competition.toml"
+
+
+# --------------------------------------------------------------------------- class 6: a kernel per wrong key
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux)."""
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (FileNotFoundError, ProcessLookupError):
+        return []
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory (MB) of ``pid`` and all its descendants, e.g. a Voila server and its kernels."""
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0) / 1024
+        pending += children(current)
+    return total
 
 
 # --------------------------------------------------------------------------- class 7: work that outlives its command
