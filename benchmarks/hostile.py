@@ -1,6 +1,10 @@
 """What each class of hostile input of issue 24 costs now: measured seconds and MB, no assertions.
 
-Classes measured (each prints one block):
+The classes are numbered in the order of the issue's list, as in ``tests/test_hostile.py``,
+whose tests assert the same bounds loosely; the inputs are built by the same scripts
+(``tests/data/hostile/make_bombs.py``, ``make_hostile.py``), and the in-process costs are
+measured by the same function (``make_hostile.cost``: seconds, and the growth of the peak
+RSS above the RSS at the start, the peak reset through ``/proc/self/clear_refs``).
 
 1. Number literals: the time sympy alone takes to build a float literal with a huge
    exponent (``2e<k>`` for growing k: the cost srdash now refuses before sympy
@@ -8,41 +12,62 @@ Classes measured (each prints one block):
    the hostile literals of the issue, in the main thread and in a worker thread;
    plus the overhead of the worker-thread CPU limit on an honest model.
 
-2. Decompression bombs: for each bomb of ``tests/data/hostile/make_bombs.py``, its
-   size on disk, the peak memory (RSS) and time of reading it whole the naive way
-   (``pandas.read_parquet(...).astype(str)`` / ``read_csv`` of the decompressed text; at a tenth of
-   the bomb's scale, in a subprocess) and those of srdash refusing it. Memory is the growth of
-   the peak RSS over the imports' peak: 0 means below that high-water mark.
+2. Decompression bombs: for each bomb of ``make_bombs.py``, its size on disk, the peak memory
+   (RSS) and time of reading it whole the naive way (``pandas.read_parquet(...).astype(str)`` /
+   ``read_csv`` of the decompressed text; at a tenth of the bomb's scale, in a subprocess) and
+   those of srdash refusing the whole bomb (in this process).
 
 3. The cache trusted too much: reading the demo's kept preparation in its data format
    (JSON + Parquet, format 2, which cannot run code) against a pickle of the same object
-   (what format 1 was), and its size.
+   (what format 1 was), and its size; and the time to refuse the forged snapshots.
+
+6. A kernel per wrong key: a served review with keys issued gets 20 requests with wrong
+   keys; the time of each refusal, the kernels started (before issue 24: one per request,
+   about 140 MB each until culled) and the growth of the server's process tree in MB.
 
 7. Work that outlives its command: the seconds between SIGTERM to a parent whose
    simplification worker is busy and that worker's end (before issue 24: never,
    until its task ended).
 
-8. A kernel per wrong key: a served review with keys issued gets 20 requests with wrong
-   keys; the time of each refusal, the kernels started (before issue 24: one per request,
-   about 140 MB each until culled) and the growth of the server's process tree in MB.
+14. A 20 MiB comment: the time to refuse it and the growth of the trust store on disk (before:
+    80 MiB), against a comment at the 10,000-character limit.
+
+16. A model stopped by the wall clock: the first scoring (a worker started, then killed at a
+    wall-clock limit lowered to 0.5 s) against the second (from the cache; before issue 24: the
+    whole limit again, 75 s at --timeout 10).
 
 Timings on shared machines are noisy: compare the numbers of one run.
 
-Usage: python benchmarks/hostile.py [--classes 1 2 3 7 8]
+Usage: python benchmarks/hostile.py [--classes 1 2 3 6 7 14 16]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
+ROOT = Path(__file__).resolve().parents[1]
 
-def _seconds(work, *args) -> float:
+
+def _script(name: str):
+    """A script of ``tests/data/hostile/`` that builds hostile inputs (as ``tests/test_hostile.py`` loads it)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "data" / "hostile" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+MAKE = _script("make_hostile")
+
+
+def _seconds(work, *args, **kwargs) -> float:
     start = time.perf_counter()
-    work(*args)
+    work(*args, **kwargs)
     return time.perf_counter() - start
 
 
@@ -73,13 +98,7 @@ def literals() -> None:
             except ModelRejected:
                 pass
 
-    hostile = {
-        "x1 + 2e9999999": "x1 + 2e9999999",
-        "erf(sin(1.<3,000 digits>))": "erf(sin(1." + "3" * 3000 + "))",
-        "x1*1.<5,000 digits>e-5": "x1*1." + "7" * 5000 + "e-5",
-        "100 digits in 4 nested functions": "erf(sin(exp(tanh(1." + "3" * 99 + "*x1))))",
-        "1e308*1e308*1e308*x1": "1e308*1e308*1e308*x1",
-    }
+    hostile = MAKE.LITERAL_MODELS
     print("  srdash parse + LaTeX + evaluation (main thread / worker thread):")
     for name, model in hostile.items():
         print(f"    {name:<36} {_seconds(all_three, model):7.3f} s / {_in_thread(all_three, model):7.3f} s")
@@ -94,21 +113,24 @@ def literals() -> None:
 
 
 _MEASURE = """
-import resource, sys, time
+import re, sys, time
+from pathlib import Path
 sys.path.insert(0, {root!r})
 import gzip, io
 import pandas as pd
 import pyarrow.parquet
 from srdash.io.loading import load_results
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+rss = lambda field: int(re.search(field + r":\\s+(\\d+)", Path("/proc/self/status").read_text()).group(1))
+Path("/proc/self/clear_refs").write_text("5")
+before = rss("VmRSS")
 start = time.perf_counter()
 {work}
-print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before)
+print(time.perf_counter() - start, (rss("VmHWM") - before) / 1024)
 """
 
 
 def _measured(work: str) -> tuple[float, float]:
-    """Seconds and peak RSS growth (MB) of ``work`` in a fresh interpreter, after the imports."""
+    """Seconds and peak RSS growth (MB, above the RSS after the imports) of ``work`` in a fresh interpreter."""
     import subprocess
     import sys
     from pathlib import Path
@@ -120,78 +142,37 @@ def _measured(work: str) -> tuple[float, float]:
 
 
 def bombs() -> None:
-    import importlib.util
     import tempfile
-    from pathlib import Path
 
-    spec = importlib.util.spec_from_file_location(
-        "make_bombs", Path(__file__).resolve().parents[1] / "tests" / "data" / "hostile" / "make_bombs.py")
-    make = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make)
-    refuse = "try:\n    load_results({path!r})\nexcept Exception as exc:\n    print(str(exc)[-90:], file=sys.stderr)"
+    from srdash.io.loading import load_results
+
+    make = _script("make_bombs")
     naive = {"parquet": "pd.read_parquet({path!r}).astype(str)",  # text columns, as the results loader holds them
              "csv": "pd.read_csv(io.BytesIO(gzip.decompress(open({path!r}, 'rb').read())), dtype=str)"}
     scaled = {"rows.parquet": {"rows": 500_000}, "dictionary.parquet": {"rows": 20_000},
               "pages.parquet": {"size": 30 * 2**20}, "big.csv.gz": {"size": 10 * 2**20},
               "rows.csv.gz": {"rows": 200_000}}
-    print("class 2: decompression bombs (naive read at 1/10 scale; srdash at full scale)")
+    print("class 2: decompression bombs (naive read at 1/10 scale; srdash refusing the whole bomb: least seconds "
+          "and most MB of two refusals)")
     with tempfile.TemporaryDirectory() as folder:
         for name, build in make.BOMBS.items():
             kind = "parquet" if name.endswith(".parquet") else "csv"
             full = build(Path(folder) / name)
             small = build(Path(folder) / ("small-" + name), **scaled[name])
             naive_s, naive_mb = _measured(naive[kind].format(path=str(small)))
-            srdash_s, srdash_mb = _measured(refuse.format(path=str(full)))
+            costs = [MAKE.cost(load_results, full) for _ in range(2)]  # the first imports what it needs
+            srdash_s, srdash_mb = min(c[0] for c in costs), max(c[1] for c in costs)
             print(f"  {name:<20} {full.stat().st_size / 1024:8.0f} KB on disk; naive read of a tenth: "
-                  f"{naive_s:6.2f} s, {naive_mb:7.0f} MB; srdash refuses the whole: {srdash_s:5.2f} s, "
-                  f"{srdash_mb:5.0f} MB")
-
-
-_ORPHAN = """
-import sys, threading, time
-sys.path.insert(0, {root!r})
-from srdash.expressions._timelimit import WorkerPool
-pool = WorkerPool(time.sleep, processes=1, time_limit=None)
-pool.submit(0, 120)
-
-def announce():
-    while not pool._workers or pool._workers[0].task is None:
-        time.sleep(0.01)
-    print(pool._workers[0].process.pid, flush=True)
-
-threading.Thread(target=announce, daemon=True).start()
-list(pool.results())
-"""
+                  f"{naive_s:6.2f} s, {naive_mb:7.0f} MB; srdash refuses the whole: {srdash_s:6.3f} s, "
+                  f"{srdash_mb:5.1f} MB")
 
 
 def orphans() -> None:
-    import signal
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = str(Path(__file__).resolve().parents[1])
-    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN.format(root=root)], stdout=subprocess.PIPE, text=True)
-    worker = int(parent.stdout.readline())
-    start = time.perf_counter()
-    parent.send_signal(signal.SIGTERM)
-    parent.wait(10)
-    status = Path(f"/proc/{worker}/status")
-    while time.perf_counter() - start < 10:
-        try:
-            state = next(line for line in status.read_text().splitlines() if line.startswith("State:"))
-        except (FileNotFoundError, ProcessLookupError):
-            break
-        if "Z" in state.split()[1]:
-            break
-        time.sleep(0.001)
-    else:
-        import os
-
-        os.kill(worker, signal.SIGKILL)
+    seconds = MAKE.sigterm_to_parent_of_a_busy_worker([str(ROOT)], limit=10.0)
+    if seconds is None:
         print("class 7: the busy worker outlived its parent by more than 10 s (killed now)")
-        return
-    print(f"class 7: a busy worker ended {time.perf_counter() - start:.3f} s after SIGTERM to its parent")
+    else:
+        print(f"class 7: a busy worker ended {seconds:.3f} s after SIGTERM to its parent")
 
 
 def snapshots() -> None:
@@ -222,33 +203,13 @@ def snapshots() -> None:
         snapshot._loads(blob)  # imports
         data = min(_seconds(snapshot._loads, blob) for _ in range(5))
         unpickled = min(_seconds(pickle.loads, pickled) for _ in range(5))
+        forged = [MAKE.cost(snapshot._loads, value)[0] for value, _ in MAKE.forged_snapshots(Path(folder) / "pwned")]
+        assert not (Path(folder) / "pwned").exists()
+        del os.environ["SRDASH_CACHE_DIR"]
     print(f"class 3: the demo's kept preparation ({len(prepared.runs)} runs): data format {len(blob) / 1024:.0f} KB "
           f"read in {data:.3f} s; a pickle {len(pickled) / 1024:.0f} KB read in {unpickled:.3f} s "
-          f"({data / unpickled:.1f}x, and it could run code)")
-
-
-def _tree_rss_mb(pid: int) -> float:
-    from pathlib import Path
-
-    total, pending = 0.0, [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            status = Path(f"/proc/{current}/status").read_text()
-            total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")) / 1024
-            pending += [int(c) for c in Path(f"/proc/{current}/task/{current}/children").read_text().split()]
-        except (FileNotFoundError, ProcessLookupError, StopIteration):
-            continue
-    return total
-
-
-def _children(pid: int) -> list[int]:
-    from pathlib import Path
-
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except FileNotFoundError:
-        return []
+          f"({data / unpickled:.1f}x, and it could run code); {len(forged)} forged snapshots refused in at most "
+          f"{max(forged) * 1000:.2f} ms each")
 
 
 def wrong_keys() -> None:
@@ -277,7 +238,7 @@ def wrong_keys() -> None:
                                   stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             wait_until_ready(f"http://127.0.0.1:{port}/", timeout=120, process=server)
-            before = _tree_rss_mb(server.pid)
+            before = MAKE.tree_rss_mb(server.pid)
             seconds = []
             for i in range(20):
                 start = time.perf_counter()
@@ -286,16 +247,64 @@ def wrong_keys() -> None:
                 except urllib.error.HTTPError as refused:
                     assert refused.code == 403
                 seconds.append(time.perf_counter() - start)
-            kernels = sum(len(_children(voila)) for voila in _children(server.pid))
-            after = _tree_rss_mb(server.pid)
+            kernels = sum(len(MAKE.children(voila)) for voila in MAKE.children(server.pid))
+            after = MAKE.tree_rss_mb(server.pid)
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(30)
-    print(f"class 8: 20 requests with wrong keys: refused in {np.median(seconds) * 1000:.0f} ms each (median; first "
+    print(f"class 6: 20 requests with wrong keys: refused in {np.median(seconds) * 1000:.0f} ms each (median; first "
           f"{seconds[0] * 1000:.0f} ms), {kernels} kernels started, server tree {before:.0f} -> {after:.0f} MB")
 
 
-CLASSES = {"1": literals, "2": bombs, "3": snapshots, "7": orphans, "8": wrong_keys}
+def comments() -> None:
+    import tempfile
+
+    from srdash.judging.trust import MAX_COMMENT_CHARS, TrustStore, TrustStoreError
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "trust.sqlite"
+        with TrustStore(path, seed=1) as store:
+            store.record("ann", "d1", "a", kind="rank", value=1)
+            start_bytes = MAKE.store_bytes(path)
+            huge = MAKE.huge_comment()
+            seconds, megabytes = MAKE.cost(store.record, "ann", "d1", "b", kind="rank", comment=huge)
+            refused = (MAKE.store_bytes(path) - start_bytes) / 2**20
+            try:
+                store.record("ann", "d1", "b", kind="rank", comment=huge)
+            except TrustStoreError:
+                pass
+            else:
+                raise AssertionError("the 20 MiB comment was saved")
+            before = MAKE.store_bytes(path)
+            kept = _seconds(store.record, "ann", "d1", "c", kind="rank", comment="x" * MAX_COMMENT_CHARS)
+            at_limit = (MAKE.store_bytes(path) - before) / 2**20
+    print(f"class 14: a 20 MiB comment refused in {seconds * 1000:.1f} ms, +{megabytes:.1f} MB peak RSS, the store "
+          f"+{refused:.2f} MiB on disk; a comment at the 10,000-character limit saved in {kept * 1000:.1f} ms, "
+          f"the store +{at_limit:.2f} MiB")
+
+
+def wall_clock() -> None:
+    import tempfile
+
+    import srdash.expressions as expressions
+    from srdash.expressions import complexity_table
+
+    original = expressions._Settings.hard_limit
+    expressions._Settings.hard_limit = property(lambda self: 0.5)  # a model stuck where only the wall clock stops it
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            cache = Path(folder) / "c.sqlite"
+            first = _seconds(complexity_table, ["x1 + x2"], timeout=5, cache=cache)
+            second = _seconds(complexity_table, ["x1 + x2"], timeout=5, cache=cache)
+            status = complexity_table(["x1 + x2"], timeout=5, cache=cache)["status"].tolist()
+    finally:
+        expressions._Settings.hard_limit = original
+    print(f"class 16: a model stopped by the wall clock (limit lowered to 0.5 s): first scoring {first:.3f} s, "
+          f"second {second * 1000:.1f} ms from the cache (status {status})")
+
+
+CLASSES = {"1": literals, "2": bombs, "3": snapshots, "6": wrong_keys, "7": orphans, "14": comments,
+           "16": wall_clock}
 
 
 def main() -> None:

@@ -364,37 +364,6 @@ def test_init_finds_a_flat_folder_of_srbench_json_files_one_level_down(tmp_path)
     assert 'results = "blackbox"' in text and 'title = "srbench_results"' in text
 
 
-def test_a_cache_named_by_the_competition_file_is_ignored_unless_confirmed(tmp_path):
-    # Issue 24: a competition file comes from someone else; whoever can write the cache it names
-    # decides what its rows say. Ignored with a warning, used when confirmed, stated in the provenance.
-    from srdash.judging.competition import load_competition
-    from srdash.judging.pipeline import _file_cache_provenance
-
-    (tmp_path / "results.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\n")
-    (tmp_path / "competition.toml").write_text('results = "results.csv"\n[simplification]\ncache = "theirs"\n')
-    with pytest.warns(UserWarning, match=r"line 3: the competition file names the cache '.*theirs'; it is not used "
-                                         r"\(srdash's own cache is\) unless you confirm it with "
-                                         r"--trust-competition-cache"):
-        ignored = load_competition(tmp_path / "competition.toml")
-    assert ignored.simplification.cache is None and ignored.simplification.file_cache.endswith("theirs")
-    assert _file_cache_provenance(ignored)["cache_named_by_competition_file"].endswith("theirs (not used)")
-    trusted = load_competition(tmp_path / "competition.toml", trust_cache=True)
-    assert trusted.simplification.cache == trusted.simplification.file_cache
-    assert "used, as confirmed by the user" in _file_cache_provenance(trusted)["cache_named_by_competition_file"]
-
-
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e300", "0"])
-def test_a_time_limit_that_is_not_a_finite_positive_number_of_seconds_is_refused(tmp_path, value):
-    from srdash.errors import CompetitionError
-    from srdash.judging.competition import load_competition
-
-    (tmp_path / "results.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\n")
-    (tmp_path / "competition.toml").write_text(f'results = "results.csv"\n[simplification]\ntimeout = {value}\n')
-    with pytest.raises(CompetitionError, match=r"'simplification\.timeout' must be a number of seconds > 0 and at "
-                                               r"most 86,400 \(one day\)"):
-        load_competition(tmp_path / "competition.toml")
-
-
 def test_the_dashboard_shows_the_main_track_while_the_real_world_track_awaits_its_entries(tmp_path):
     # the dashboard judges with refused_realworld="warn": an organiser opens it before the review starts
     from srdash.judging.pipeline import judge_prepared, prepare_competition
@@ -405,17 +374,3 @@ def test_the_dashboard_shows_the_main_track_while_the_real_world_track_awaits_it
     assert result.realworld is None and sorted(result.verdict.leaderboard["method"]) == ["a", "b", "c"]
     assert any(w.startswith("Not shown: The real-world track cannot be judged: its trust store")
                for w in result.verdict.warnings)
-
-
-def test_a_scheduler_named_by_the_competition_file_is_ignored_unless_confirmed(tmp_path):
-    # Issue 24: a competition folder from someone else must not choose where its models are computed.
-    (tmp_path / "results.csv").write_text("method,dataset,r2_test,components\na,d,0.5,3\n")
-    (tmp_path / "competition.toml").write_text('results = "results.csv"\n[simplification]\n'
-                                               'scheduler = "tcp://203.0.113.9:8786"\n')
-    with pytest.warns(UserWarning, match=r"line 3: the competition file names the Dask scheduler "
-                                         r"'tcp://203.0.113.9:8786'; it is not used .* unless you confirm it with "
-                                         r"--trust-competition-scheduler"):
-        ignored = load_competition(tmp_path / "competition.toml")
-    assert ignored.simplification.scheduler is None
-    confirmed = load_competition(tmp_path / "competition.toml", trust_scheduler=True)
-    assert confirmed.simplification.scheduler == "tcp://203.0.113.9:8786"

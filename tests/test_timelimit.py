@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import threading
 import time
 
@@ -174,53 +173,3 @@ def test_soft_limit_refuses_other_threads():
 def test_no_soft_limit():
     with soft_time_limit(None):
         time.sleep(0.01)
-
-
-_ORPHAN_SCRIPT = """
-import sys, threading, time
-sys.path[:0] = {path!r}
-from srdash.expressions._timelimit import WorkerPool
-pool = WorkerPool(time.sleep, processes=1, time_limit=None)
-pool.submit(0, 120)
-
-def announce():
-    while not pool._workers or pool._workers[0].task is None:
-        time.sleep(0.01)
-    print(pool._workers[0].process.pid, flush=True)
-
-threading.Thread(target=announce, daemon=True).start()
-list(pool.results())
-"""
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_a_busy_worker_dies_with_a_parent_stopped_by_sigterm():
-    # Issue 24, class 7: SIGTERM runs no clean-up in the parent; the worker must not run on.
-    import signal
-    import subprocess
-    import time
-    from pathlib import Path
-
-    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_SCRIPT.format(path=sys.path)],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        worker = int(parent.stdout.readline())
-        parent.send_signal(signal.SIGTERM)
-        parent.wait(10)
-        deadline = time.monotonic() + 10
-        status = Path(f"/proc/{worker}/status")
-        while time.monotonic() < deadline:
-            try:
-                state = next(line for line in status.read_text().splitlines() if line.startswith("State:"))
-            except (FileNotFoundError, ProcessLookupError):
-                break
-            if "Z" in state.split()[1]:  # a zombie no one reaped: dead all the same
-                break
-            time.sleep(0.05)
-        else:
-            import os
-
-            os.kill(worker, signal.SIGKILL)
-            pytest.fail("the worker outlived its parent")
-    finally:
-        parent.kill()

@@ -510,9 +510,6 @@ def test_cli_trust_export_and_import(tmp_path):
     source = tmp_path / "scores.csv"
     source.write_text("task,method,expert_score,comment\ncases,operon,5,clear\ncases,pysr,3,\n")
     store = tmp_path / "trust.sqlite"
-    result = runner.invoke(main, ["trust", "import", str(source), "--store", str(store), "--judge", "expert"])
-    assert result.exit_code == 1  # issue 24: a mistyped store path never starts a new, empty store
-    assert "There is no trust store at" in result.output and not store.exists()
     result = runner.invoke(main, ["trust", "import", str(source), "--store", str(store), "--judge", "expert",
                                   "--create"])
     assert result.exit_code == 0, result.output
@@ -733,48 +730,3 @@ def test_read_only_sees_what_a_live_writer_just_saved(tmp_path):
         writer.record("ann", "d", "a", kind="rank", value=2)       # the writer is unaffected
     with TrustStore(path, read_only=True) as reader:
         assert reader.entries()["value"].tolist() == [2.0]
-
-
-def test_a_key_revoked_while_the_page_is_open_saves_nothing_more(tmp_path):
-    # Issue 24: the review identifies the visitor once; each save checks the key again.
-    path = tmp_path / "trust.sqlite"
-    key = TrustStore(path, seed=1).issue_key("ann")
-    page = TrustStore(path)
-    judge, _ = page.identify(key)
-    page.record(judge, "d1", "a", kind="rank", value=1)
-    with TrustStore(path) as organiser:
-        organiser.revoke_keys("ann")
-    with pytest.raises(TrustStoreError, match=r"This access key was revoked on .*: the change was NOT saved"):
-        page.record(judge, "d1", "a", kind="rank", value=2)
-    assert page.entries()["value"].tolist() == [1.0]
-    page.close()
-
-
-@pytest.mark.parametrize("how", ["deleted", "moved", "replaced"])
-def test_a_store_deleted_moved_or_replaced_while_judges_work_refuses_to_save(tmp_path, how):
-    import shutil
-
-    path = tmp_path / "trust.sqlite"
-    page = TrustStore(path, seed=1)
-    page.record("ann", "d1", "a", kind="rank", value=1)
-    if how == "deleted":
-        path.unlink()
-    elif how == "moved":
-        path.rename(tmp_path / "elsewhere.sqlite")
-    else:
-        shutil.copy(path, tmp_path / "copy.sqlite")
-        (tmp_path / "copy.sqlite").replace(path)
-    with pytest.raises(TrustStoreError, match=r"the change was NOT saved"):
-        page.record("ann", "d1", "a", kind="rank", value=2)
-    page.close()
-
-
-def test_a_comment_over_ten_thousand_characters_is_refused_with_a_message(tmp_path):
-    from srdash.judging.trust import MAX_COMMENT_CHARS
-
-    with TrustStore(tmp_path / "trust.sqlite", seed=1) as store:
-        store.record("ann", "d1", "a", kind="rank", value=1, comment="x" * MAX_COMMENT_CHARS)  # at the limit: kept
-        with pytest.raises(TrustStoreError, match=r"A comment may have at most 10,000 characters; this one has "
-                                                  r"10,001 \(a on d1\)\. Shorten it; it was not saved\."):
-            store.record("ann", "d1", "a", kind="rank", comment="x" * (MAX_COMMENT_CHARS + 1))
-        assert len(store.entries()["comment"].iloc[0]) == MAX_COMMENT_CHARS
