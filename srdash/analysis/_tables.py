@@ -11,6 +11,15 @@ from srdash.errors import Problem, ValidationError
 
 DIRECTIONS = ("higher", "lower")
 
+#: What a block (one observation per method) of the tests over datasets is: a dataset (its runs
+#: combined by their median), or a (dataset, seed) pair (SRBench 2025).
+UNITS = ("dataset", "dataset-seed")
+
+#: Column names of the run's seed, tried in this order when none is given.
+SEED_COLUMNS = ("seed", "random_state", "run")
+
+_BLOCK = "\x00block"
+
 
 def method_column(table: pd.DataFrame, method: str | None) -> str:
     """The column naming the methods: ``method`` if given, else 'method' or SRBench's 'algorithm'."""
@@ -56,3 +65,30 @@ def wide(table: pd.DataFrame, value: str, *, method: str, dataset: str) -> pd.Da
 def oriented(values: np.ndarray, direction: str) -> np.ndarray:
     """Values such that higher is better."""
     return values if direction == "higher" else -values
+
+
+def seed_column(table: pd.DataFrame, seed: str | None) -> str:
+    """The column naming a run's seed: ``seed`` if given, else 'seed', 'random_state' or 'run'."""
+    if seed is not None:
+        return seed
+    for name in SEED_COLUMNS:
+        if name in table.columns:
+            return name
+    return "seed"
+
+
+def blocks(table: pd.DataFrame, *, unit: str, dataset: str, seed: str | None) -> tuple[pd.DataFrame, str]:
+    """The table and the column whose values are the blocks of the tests.
+
+    ``unit='dataset'``: the dataset column itself. ``unit='dataset-seed'``: a new column
+    holding the (dataset, seed) pair, so each run is its own block (a new table; the
+    argument is not changed).
+    """
+    if unit not in UNITS:
+        raise ValueError(f"The 'unit' option must be one of 'dataset', 'dataset-seed'. Got {unit!r}.")
+    if unit == "dataset":
+        return table, dataset
+    seed = seed_column(table, seed)
+    check_columns(table, [dataset, seed], what="tests with (dataset, seed) blocks")
+    pair = table[dataset].astype(str) + " / seed " + table[seed].astype(str)
+    return table.assign(**{_BLOCK: pair.to_numpy()}), _BLOCK
