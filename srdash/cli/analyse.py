@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-KINDS = ("pareto", "profiles", "pairwise", "recovery", "resources")
+KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources")
+
+#: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
+COMPARE_SIDECARS = {".mean_ranks.csv": "mean ranks", ".omnibus.csv": "omnibus tests", ".summary.txt": "summary"}
+
+
+def compare_outputs(output: Path) -> dict[str, Path]:
+    """The paths ``compare`` writes for ``-o OUTPUT``: the pairs at OUTPUT, the rest beside it."""
+    stem = output.name[:-len(output.suffix)] if output.suffix else output.name
+    return {"pairs": output, **{what: output.with_name(stem + suffix) for suffix, what in COMPARE_SIDECARS.items()}}
 
 
 def _read_table(path: Path):
@@ -21,7 +30,8 @@ def _read_table(path: Path):
 
 
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
-             budget, noise, r2_gate, timeout, jobs):
+             budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
+             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05):
     """The result table of one analysis (and a one-line summary for stderr)."""
     if kind == "pareto":
         from srdash.analysis.fronts import pareto_fronts
@@ -38,17 +48,30 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
     if kind == "pairwise":
         from srdash.analysis.pairwise import friedman_conover, wilcoxon_holm
 
+        blocks = "datasets" if unit == "dataset" else "(dataset, seed) blocks"
         if test == "wilcoxon":
-            result = wilcoxon_holm(table, value=accuracy, method=method, dataset=dataset)
-            summary = f"Wilcoxon signed-rank on {accuracy}, Holm-corrected over {len(result.pairs)} pairs"
+            result = wilcoxon_holm(table, value=accuracy, method=method, dataset=dataset,
+                                   correction=correction or "holm", unit=unit, seed=seed_column)
+            summary = (f"Wilcoxon signed-rank on {accuracy} over {blocks}, {result.correction.capitalize()}-corrected "
+                       f"over {len(result.pairs)} pairs")
         else:
-            result = friedman_conover(table, value=accuracy, method=method, dataset=dataset, p_adjust=p_adjust)
+            result = friedman_conover(table, value=accuracy, method=method, dataset=dataset,
+                                      p_adjust=correction or p_adjust, unit=unit, seed=seed_column)
             summary = (f"Friedman chi2 = {result.statistic:.4g}, p = {result.p_value:.3g} over "
-                       f"{result.n_datasets} datasets; Conover post-hoc "
-                       f"({'Holm-adjusted' if p_adjust else 'unadjusted'})")
+                       f"{result.n_datasets} {blocks}; Conover post-hoc "
+                       f"({result.correction.capitalize() + '-adjusted' if result.correction != 'none' else 'unadjusted'})")
         for note in result.notes:
             click.secho(f"Note: {note}", fg="yellow", err=True)
         return result.pairs, summary
+    if kind == "compare":
+        from srdash.analysis.comparison import compare
+
+        result = compare(table, value=accuracy, direction=direction, method=method, dataset=dataset,
+                         seed=seed_column, unit=unit, posthoc=posthoc, correction=correction or "holm",
+                         missing=missing, alpha=alpha)
+        for note in result.notes:
+            click.secho(f"Note: {note}", fg="yellow", err=True)
+        return result, result.paragraph
     if kind == "recovery":
         from srdash.analysis.recovery import solution_rates, symbolic_solutions
 
@@ -77,8 +100,9 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV to write. Default: print the table.")
-@click.option("--accuracy", default="r2_test", show_default=True,
-              help="Accuracy column (pareto, profiles, pairwise; the R² gate column for recovery).")
+@click.option("--accuracy", "--metric", "accuracy", default="r2_test", show_default=True,
+              help="Accuracy (metric) column (pareto, profiles, pairwise, compare; the R² gate column for "
+                   "recovery).")
 @click.option("--size", default="model_size", show_default=True, help="Model-size column (pareto).")
 @click.option("--time", "time_column", default="training time (s)", show_default=True,
               help="Training-time column in seconds (resources).")
@@ -94,6 +118,23 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
               help="pairwise: Wilcoxon signed-rank with Holm correction, or Friedman + Conover post-hoc.")
 @click.option("--holm/--no-holm", "conover_holm", default=False, show_default=True,
               help="pairwise --test conover: Holm-adjust the post-hoc p-values.")
+@click.option("--unit", type=click.Choice(["dataset", "dataset-seed"]), default="dataset", show_default=True,
+              help="pairwise, compare: a block of the tests is a dataset (runs combined by their median) or a "
+                   "(dataset, seed) pair (each run its own block).")
+@click.option("--seed-column", default=None,
+              help="--unit dataset-seed: the seed column. Default: 'seed', else 'random_state', else 'run'.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni"]), default=None,
+              help="pairwise, compare: family-wise correction of the p-values. Default: holm (pairwise --test "
+                   "conover: none unless --holm).")
+@click.option("--posthoc", type=click.Choice(["nemenyi", "conover", "wilcoxon-holm"]), default="wilcoxon-holm",
+              show_default=True, help="compare: the post-hoc test.")
+@click.option("--missing", type=click.Choice(["drop", "worst"]), default="drop", show_default=True,
+              help="compare: a missing value leaves its block out of the Friedman-based tests (drop), or is "
+                   "the worst value of the table (worst).")
+@click.option("--direction", type=click.Choice(["higher", "lower"]), default="higher", show_default=True,
+              help="compare: which values of the metric are better.")
+@click.option("--alpha", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="compare: significance level.")
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
               help="resources: also count the runs whose training time exceeds this many seconds.")
 @click.option("--noise", "noise_column", default="target_noise", show_default=True,
@@ -105,7 +146,8 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="recovery with model strings: worker processes.")
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
-            n_bootstrap, seed, test, conover_holm, budget, noise_column, r2_gate, timeout, jobs):
+            n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
+            alpha, budget, noise_column, r2_gate, timeout, jobs):
     """Run one SRBench-style analysis of INPUT (a results table) and write it as a CSV.
 
     \b
@@ -116,6 +158,11 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
       profiles   performance profiles: AUC per method (share of (dataset, run)
                  pairs reaching each accuracy threshold in [0, 1], integrated).
       pairwise   p-values of every pair of methods over datasets.
+      compare    one metric (--metric): Friedman (and Skillings-Mack when blocks are
+                 incomplete), the --posthoc test with --correction, effect sizes
+                 (Cliff's delta, Cohen's d), critical-difference groups and a
+                 plain-language summary. With -o PAIRS.csv it also writes
+                 PAIRS.mean_ranks.csv, PAIRS.omnibus.csv and PAIRS.summary.txt.
       recovery   with columns model, true_model: SRBench's symbolic-solution rule per
                  model; otherwise solution rates per method and noise level (SRBench's
                  groundtruth.csv).
@@ -125,20 +172,51 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
     INPUT is a CSV (or .tsv, .parquet) with one row per (method, dataset) or per run,
     e.g. SRBench's blackbox_results.csv.
     """
+    from srdash.cli._common import refuse_output_onto_input
     from srdash.errors import SrdashError
 
+    if output is not None:
+        written = compare_outputs(output) if kind == "compare" else {"table": output}
+        refuse_output_onto_input([("-o/--output", path) for path in written.values()], [input_path])
     table = _read_table(input_path)
     try:
         result, summary = _compute(kind, table, accuracy=accuracy, size=size, time=time_column,
                                    method=method_column, dataset=dataset_column, space=space,
                                    n_bootstrap=n_bootstrap, seed=seed, test=test,
                                    p_adjust="holm" if conover_holm else None, budget=budget,
-                                   noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs)
+                                   noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
+                                   unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
+                                   missing=missing, direction=direction, alpha=alpha)
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
+    if kind == "compare":
+        _write_comparison(result, output)
+        return
     click.echo(summary, err=True)
     if output is None:
         click.echo(result.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     else:
         result.to_csv(output, index=False)
         click.echo(f"Wrote {output} ({len(result)} rows)", err=True)
+
+
+def _write_comparison(result, output: Path | None) -> None:
+    """The comparison's paragraph, pairs, mean ranks and omnibus tests: printed, or written beside -o."""
+    def fmt(v):
+        return f"{v:.4g}"
+
+    if output is None:
+        click.echo(result.paragraph)
+        for title, frame in (("Omnibus tests", result.omnibus), ("Mean ranks", result.mean_ranks),
+                             ("Pairs", result.pairs)):
+            click.echo(f"\n{title}:\n" + frame.to_string(index=False, float_format=fmt))
+        return
+    paths = compare_outputs(output)
+    result.pairs.to_csv(paths["pairs"], index=False)
+    result.mean_ranks.to_csv(paths["mean ranks"], index=False)
+    result.omnibus.to_csv(paths["omnibus tests"], index=False)
+    groups = "; ".join("{" + ", ".join(g) + "}" for g in result.groups) or "(none)"
+    paths["summary"].write_text(f"{result.paragraph}\n\nPost-hoc: {result.posthoc_label}\n"
+                                f"Critical-difference groups: {groups}\n", encoding="utf-8")
+    click.echo(result.paragraph, err=True)
+    click.echo(f"Wrote {', '.join(str(p) for p in paths.values())}", err=True)
