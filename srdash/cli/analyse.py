@@ -31,13 +31,13 @@ def _read_table(path: Path):
 
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
              budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
-             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05):
+             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash"):
     """The result table of one analysis (and a one-line summary for stderr)."""
     if kind == "pareto":
         from srdash.analysis.fronts import pareto_fronts
 
         fronts = pareto_fronts(table, accuracy=accuracy, size=size, method=method, dataset=dataset, space=space,
-                               n_bootstrap=n_bootstrap, seed=seed)
+                               n_bootstrap=n_bootstrap, seed=seed, rank_rule=rank_rule)
         return fronts.table, f"front 1 (non-dominated, {space} space): {', '.join(fronts.front(1))}"
     if kind == "profiles":
         from srdash.analysis.profiles import performance_profiles
@@ -111,6 +111,9 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("--dataset", "dataset_column", default="dataset", show_default=True, help="Dataset column.")
 @click.option("--space", type=click.Choice(["value", "rank"]), default="value", show_default=True,
               help="pareto: median values, or median per-dataset ranks (1 = best).")
+@click.option("--rank-rule", type=click.Choice(["srdash", "srbench2021"]), default="srdash", show_default=True,
+              help="pareto --space rank: srdash ranks the values as they are, a missing one last; srbench2021 "
+                   "rounds them to 3 decimals first and leaves a missing one unranked (SRBench's published ranks).")
 @click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Bootstrap resamples of the datasets for intervals (pareto, recovery rates); 0: none.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Random seed.")
@@ -146,7 +149,7 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="recovery with model strings: worker processes.")
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
-            n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
+            rank_rule, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
             alpha, budget, noise_column, r2_gate, timeout, jobs):
     """Run one SRBench-style analysis of INPUT (a results table) and write it as a CSV.
 
@@ -186,7 +189,7 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                                    p_adjust="holm" if conover_holm else None, budget=budget,
                                    noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
                                    unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
-                                   missing=missing, direction=direction, alpha=alpha)
+                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule)
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if kind == "compare":
