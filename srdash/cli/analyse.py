@@ -31,7 +31,7 @@ def _read_table(path: Path):
 
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
              budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
-             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash"):
+             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method"):
     """The result table of one analysis (and a one-line summary for stderr)."""
     if kind == "pareto":
         from srdash.analysis.fronts import pareto_fronts
@@ -44,7 +44,9 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 
         profiles = performance_profiles(table, value=accuracy, method=method, dataset=dataset)
         best = profiles.auc.iloc[0]
-        return profiles.auc, f"largest AUC: {best['method']} ({best['auc']:.4f})"
+        out = {"method": profiles.auc, "seed": profiles.per_seed, "dataset": profiles.per_dataset}[by]
+        return out, (f"largest AUC: {best['method']} ({best['auc']:.4f} exact, {best['auc_linear']:.4f} linear; "
+                     f"median over {int(best['seeds'])} seed(s) {best['auc_seed_median']:.4f})")
     if kind == "pairwise":
         from srdash.analysis.pairwise import friedman_conover, wilcoxon_holm
 
@@ -114,6 +116,9 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("--rank-rule", type=click.Choice(["srdash", "srbench2021"]), default="srdash", show_default=True,
               help="pareto --space rank: srdash ranks the values as they are, a missing one last; srbench2021 "
                    "rounds them to 3 decimals first and leaves a missing one unranked (SRBench's published ranks).")
+@click.option("--by", type=click.Choice(["method", "seed", "dataset"]), default="method", show_default=True,
+              help="profiles: one row per method (pooled AUC, and median/min/max over seeds), per (method, "
+                   "seed), or per (method, dataset).")
 @click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Bootstrap resamples of the datasets for intervals (pareto, recovery rates); 0: none.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Random seed.")
@@ -149,7 +154,7 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="recovery with model strings: worker processes.")
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
-            rank_rule, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
+            rank_rule, by, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
             alpha, budget, noise_column, r2_gate, timeout, jobs):
     """Run one SRBench-style analysis of INPUT (a results table) and write it as a CSV.
 
@@ -159,7 +164,9 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                  accuracy, size, front (1 = non-dominated), accuracy_low/high and
                  size_low/high (bootstrap interval over datasets), datasets.
       profiles   performance profiles: AUC per method (share of (dataset, run)
-                 pairs reaching each accuracy threshold in [0, 1], integrated).
+                 pairs reaching each accuracy threshold in [0, 1], integrated):
+                 exact (step function) and linear (points joined, SRBench), pooled
+                 and per seed (median, min, max); --by seed|dataset for the tables.
       pairwise   p-values of every pair of methods over datasets.
       compare    one metric (--metric): Friedman (and Skillings-Mack when blocks are
                  incomplete), the --posthoc test with --correction, effect sizes
@@ -189,7 +196,7 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                                    p_adjust="holm" if conover_holm else None, budget=budget,
                                    noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
                                    unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
-                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule)
+                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by)
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if kind == "compare":
