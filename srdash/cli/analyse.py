@@ -83,11 +83,20 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
             return out, f"{int(out['solution'].sum())} of {len(out)} models are symbolic solutions"
         rates = solution_rates(table, method=method, noise=noise, n_bootstrap=n_bootstrap, seed=seed)
         return rates.table, f"solution rates of {rates.table['method'].nunique()} methods"
-    from srdash.analysis.resources import over_budget, training_times
+    from srdash.analysis.resources import RESOURCE_COLUMNS, over_budget, resource_summary, training_times
 
+    energy = [c for c in RESOURCE_COLUMNS[1:] if c in table.columns]
+    if energy and time not in table.columns:  # eco2AI's columns only: summarise them
+        resources = resource_summary(table, columns=energy, method=method)
+        totals = ", ".join(f"{c} {v:.4g}" for c, v in resources.totals.items())
+        return resources.table, f"totals over every run: {totals}"
     times = training_times(table, time=time, method=method)
     out = times.table
     summary = f"fastest (median): {out['method'].iloc[0]}" if len(out) else "no training times"
+    if energy:
+        resources = resource_summary(table, columns=energy, method=method)
+        out = out.merge(resources.table.drop(columns="runs"), on="method", how="left")
+        summary += "; totals over every run: " + ", ".join(f"{c} {v:.4g}" for c, v in resources.totals.items())
     if budget is not None:
         over = over_budget(table, budget=budget, time=time, method=method, dataset=dataset)
         counts = over.per_method[["method", "over", "share"]].rename(
@@ -177,7 +186,9 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                  model; otherwise solution rates per method and noise level (SRBench's
                  groundtruth.csv).
       resources  training time per method (median, quartiles, range); with
-                 --budget, the runs over it.
+                 --budget, the runs over it (SRBench 2025's 1-hour line: --budget 3600);
+                 with eco2AI's duration(s), power_consumption(kWh), CO2_emissions(kg):
+                 their median per run and total per method, and the hardware.
 
     INPUT is a CSV (or .tsv, .parquet) with one row per (method, dataset) or per run,
     e.g. SRBench's blackbox_results.csv.
