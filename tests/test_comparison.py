@@ -327,3 +327,23 @@ def test_significance_and_comparison_import_no_scipy_stats():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "False"
+
+
+def test_cd_diagram_from_a_wilcoxon_comparison():
+    from srdash.figures.integrity import critical_difference_figure
+
+    # a > c > b on every dataset of 8: Wilcoxon exact p = 2/256 per pair, Holm x3 / x2 / x1 -> all < 0.05:
+    # every pair differs, so no bar; the title names the post-hoc; no CD bar for a p-value post-hoc
+    rows = [{"method": m, "dataset": f"d{i}", "r2_test": v - 0.01 * i}
+            for i in range(8) for m, v in (("a", 0.9), ("b", 0.5), ("c", 0.7))]
+    result = compare(pd.DataFrame(rows), posthoc="wilcoxon-holm")
+    assert result.groups == () and result.critical_difference is None
+    fig = critical_difference_figure(result)
+    subtitle = fig.layout.title.subtitle.text.replace("<br>", " ")
+    assert "Wilcoxon signed-rank test per pair, Holm-corrected" in subtitle
+    assert not [a for a in fig.layout.annotations if str(a.text).startswith("CD =")]
+    # Nemenyi keeps its CD bar: CD(k=3, N=8) = 2.343 * sqrt(12/48) = 1.1715
+    nemenyi = compare(pd.DataFrame(rows), posthoc="nemenyi")
+    assert nemenyi.critical_difference == pytest.approx(2.343 * 0.5)
+    assert [a.text for a in critical_difference_figure(nemenyi).layout.annotations
+            if str(a.text).startswith("CD =")] == ["CD = 1.171"]

@@ -92,6 +92,9 @@ class Comparison:
     paragraph : str
         The plain-language report.
     notes : tuple of str
+    critical_difference : float or None
+        The Nemenyi critical difference (mean-rank units) with ``posthoc='nemenyi'``; None for
+        the post-hocs that decide by p-value only.
     """
 
     value: str
@@ -110,6 +113,23 @@ class Comparison:
     groups: tuple[tuple[str, ...], ...]
     paragraph: str
     notes: tuple[str, ...] = ()
+    critical_difference: float | None = None
+
+    @property
+    def test_label(self) -> str:
+        """The omnibus test and the post-hoc in one line, for figure captions."""
+        friedman = self.omnibus.set_index("test").loc["Friedman"]
+        blocks = "N" if self.unit == "dataset" else "N (dataset, seed)"
+        return (f"Friedman chi2 = {friedman['statistic']:.3f}, {_p(friedman['p_value'])}; {self.posthoc_label}, "
+                f"alpha = {self.alpha:g} (k = {self.n_methods}, {blocks} = {int(friedman['blocks'])})")
+
+    @property
+    def statement(self) -> str:
+        """One sentence: how many pairs differ, and the best mean rank."""
+        significant = int(self.pairs["significant"].sum())
+        best = self.mean_ranks.iloc[0]
+        return (f"{significant} of {len(self.pairs)} pairs differ significantly; best mean rank: {best['method']} "
+                f"({best['mean_rank']:.2f}).")
 
     @property
     def posthoc_label(self) -> str:
@@ -267,7 +287,8 @@ def compare(
     result = Comparison(value=value, direction=direction, unit=unit, posthoc=posthoc, correction=used_correction,
                         missing=missing, alpha=float(alpha), n_blocks=len(oriented), n_methods=len(methods),
                         omnibus=omnibus_table, mean_ranks=mean_ranks, pairs=pairs, p_values=p_values,
-                        groups=groups, paragraph="", notes=tuple(notes))
+                        groups=groups, paragraph="", notes=tuple(notes),
+                        critical_difference=friedman.critical_difference if posthoc == "nemenyi" else None)
     return _with_paragraph(result)
 
 
