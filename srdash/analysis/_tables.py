@@ -15,6 +15,9 @@ DIRECTIONS = ("higher", "lower")
 #: combined by their median), or a (dataset, seed) pair (SRBench 2025).
 UNITS = ("dataset", "dataset-seed")
 
+#: Family-wise corrections of a family of p-values (:mod:`srdash.analysis.pairwise`).
+CORRECTIONS = ("holm", "bonferroni")
+
 #: Column names of the run's seed, tried in this order when none is given.
 SEED_COLUMNS = ("seed", "random_state", "run")
 

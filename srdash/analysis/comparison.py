@@ -191,12 +191,14 @@ def compare(
     ValueError
         For an unknown option, fewer than three methods or fewer than two complete blocks.
     """
-    from srdash.analysis import pairwise
-    from srdash.analysis.significance import (_check_alpha, _pairwise, cliffs_delta, cohens_d,
-                                              groups_from_p_values, magnitude, significance, skillings_mack)
+    from scipy import special
+
+    from srdash.analysis.significance import (_check_alpha, _friedman, _iman_davenport, _pairwise, cliffs_delta,
+                                              cohens_d, critical_difference, groups_from_p_values, magnitude,
+                                              skillings_mack)
 
     _tables.check_direction("direction", direction)
-    for name, given, allowed in (("posthoc", posthoc, POSTHOCS), ("correction", correction, pairwise.CORRECTIONS),
+    for name, given, allowed in (("posthoc", posthoc, POSTHOCS), ("correction", correction, _tables.CORRECTIONS),
                                  ("missing", missing, MISSING_RULES), ("unit", unit, _tables.UNITS)):
         if given not in allowed:
             raise ValueError(f"The '{name}' option must be one of {', '.join(map(repr, allowed))}. Got {given!r}.")
@@ -225,31 +227,40 @@ def compare(
         notes.append(f"{len(oriented) - len(complete)} of {len(oriented)} {block_word} lack some method: the "
                      f"Friedman-based tests leave them out; the Skillings-Mack test uses them.")
 
-    friedman = significance(complete, alpha=alpha)
-    omnibus = [{"test": "Friedman", "statistic": friedman.statistic, "df": float(friedman.df),
-                "p_value": friedman.p_value, "blocks": len(complete)},
-               {"test": "Iman-Davenport", "statistic": friedman.iman_davenport,
-                "df": float(friedman.df), "p_value": friedman.iman_davenport_p_value, "blocks": len(complete)}]
+    values = complete.to_numpy(dtype=float)
+    ranks = pd.DataFrame(values).rank(axis=1, method="average").to_numpy()  # k = best
+    n_complete, k = ranks.shape
+    chi2, _ = _friedman(ranks)
+    friedman_p = float(special.chdtrc(k - 1, chi2))
+    iman, iman_p = _iman_davenport(chi2, n_complete, k)
+    friedman_rejects = friedman_p < alpha
+    omnibus = [{"test": "Friedman", "statistic": float(chi2), "df": float(k - 1), "p_value": friedman_p,
+                "blocks": n_complete},
+               {"test": "Iman-Davenport", "statistic": iman, "df": float(k - 1), "p_value": iman_p,
+                "blocks": n_complete}]
     if len(complete) < len(oriented):
         sm = skillings_mack(oriented)
         omnibus.append({"test": "Skillings-Mack", "statistic": sm.statistic, "df": float(sm.df),
                         "p_value": sm.p_value, "blocks": sm.n_blocks})
     omnibus_table = pd.DataFrame(omnibus, columns=["test", "statistic", "df", "p_value", "blocks"])
 
-    ranked = friedman.mean_ranks.set_index("method")["mean_rank"]
+    ranked = pd.Series(ranks.mean(axis=0), index=list(complete.columns)).sort_values(ascending=False, kind="stable")
     order = list(ranked.index)
     medians = matrix.median(axis=0)
     mean_ranks = pd.DataFrame({"method": order, "mean_rank": ranked.to_numpy(),
                                "median": [float(medians[m]) for m in order]})
+    cd = critical_difference(k, n_complete, alpha=alpha) if posthoc == "nemenyi" else None
 
     long = (oriented.rename_axis(index="block", columns="method").stack().rename("v").reset_index())
     if posthoc == "nemenyi":
         used_correction = "none"
-        raw = _pairwise(ranked, len(methods), len(complete), friedman.critical_difference)
+        raw = _pairwise(ranked, k, n_complete, cd)
         p_of = {frozenset((a, b)): p for a, b, p in zip(raw["method_a"], raw["method_b"], raw["p_value"])}
         adjusted_of = p_of
         blocks_of = {key: len(complete) for key in p_of}
     else:
+        from srdash.analysis import pairwise  # scipy.stats: only for these two post-hocs
+
         used_correction = correction
         if posthoc == "conover":
             tests = pairwise.friedman_conover(long, value="v", method="method", dataset="block", p_adjust=correction)
@@ -260,16 +271,19 @@ def compare(
         for row in tests.pairs.itertuples(index=False):
             key = frozenset((row.method_a, row.method_b))
             p_of[key], adjusted_of[key], blocks_of[key] = row.p_value, row.p_adjusted, row.datasets
-    gate = posthoc == "wilcoxon-holm" or friedman.rejected
+    gate = posthoc == "wilcoxon-holm" or friedman_rejects
 
     rows = []
+    values_of = oriented.to_numpy(dtype=float)
+    column_of = {name: i for i, name in enumerate(oriented.columns)}
     for a, b in itertools.combinations(order, 2):
         key = frozenset((a, b))
-        both = oriented[[a, b]].dropna()
-        x, y = both[a].to_numpy(dtype=float), both[b].to_numpy(dtype=float)
+        x, y = values_of[:, column_of[a]], values_of[:, column_of[b]]
+        both = ~np.isnan(x) & ~np.isnan(y)
+        x, y = x[both], y[both]
         delta, d = cliffs_delta(x, y), cohens_d(x, y)
         adjusted = float(adjusted_of[key])
-        better_sign = float(np.median(x - y)) if len(both) else 0.0
+        better_sign = float(np.median(x - y)) if x.size else 0.0
         rows.append({"method_a": a, "method_b": b, "p_value": float(p_of[key]), "p_adjusted": adjusted,
                      "significant": bool(gate and adjusted < alpha),
                      "better": a if better_sign > 0 else b if better_sign < 0 else "",
@@ -288,7 +302,7 @@ def compare(
                         missing=missing, alpha=float(alpha), n_blocks=len(oriented), n_methods=len(methods),
                         omnibus=omnibus_table, mean_ranks=mean_ranks, pairs=pairs, p_values=p_values,
                         groups=groups, paragraph="", notes=tuple(notes),
-                        critical_difference=friedman.critical_difference if posthoc == "nemenyi" else None)
+                        critical_difference=cd)
     return _with_paragraph(result)
 
 

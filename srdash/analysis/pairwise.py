@@ -55,7 +55,7 @@ from srdash.analysis import _tables
 __all__ = ["PairwiseTests", "wilcoxon_holm", "friedman_conover", "holm", "bonferroni", "adjust", "CORRECTIONS"]
 
 #: Family-wise corrections of a family of p-values.
-CORRECTIONS = ("holm", "bonferroni")
+CORRECTIONS = _tables.CORRECTIONS
 
 
 @dataclass(frozen=True)
