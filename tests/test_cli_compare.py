@@ -81,3 +81,37 @@ def test_compare_clean_errors(results, tmp_path):
     two.to_csv(path, index=False)
     outcome = run("compare", path)
     assert outcome.exit_code == 1 and "A comparison needs at least three methods. Got 2." in outcome.output
+
+
+def test_compare_split_by_friedman_datasets(tmp_path):
+    # 3 Friedman datasets where a > b > c, 3 others where c > b > a. friedman_dataset is derived from
+    # the names ('_fri_'). Per group every block ranks alike: chi2 = 12/(3*3*4) (9^2+6^2+3^2) - 3*3*4 = 6.
+    rows = []
+    for i in range(3):
+        for name, values in ((f"60{i}_fri_c0_100_5", (0.9, 0.6, 0.3)), (f"10{i}_other", (0.3, 0.6, 0.9))):
+            rows += [{"algorithm": m, "dataset": name, "r2_test": v} for m, v in zip("abc", values)]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    out = tmp_path / "cmp.csv"
+    outcome = run("compare", path, "--split", "friedman_dataset", "--posthoc", "nemenyi", "-o", out)
+    assert outcome.exit_code == 0, outcome.output
+    ranks = pd.read_csv(tmp_path / "cmp.mean_ranks.csv")
+    assert ranks.columns[0] == "friedman_dataset"
+    best = ranks.groupby("friedman_dataset")["method"].first().to_dict()
+    assert best == {False: "c", True: "a"}
+    omnibus = pd.read_csv(tmp_path / "cmp.omnibus.csv").query("test == 'Friedman'")
+    assert omnibus["statistic"].tolist() == pytest.approx([6.0, 6.0])
+    summary = (tmp_path / "cmp.summary.txt").read_text()
+    assert "friedman_dataset = False: 3 methods were compared" in summary
+    assert "friedman_dataset = True: 3 methods were compared" in summary
+
+
+def test_compare_split_errors(results, tmp_path):
+    outcome = run("compare", results, "--split", "noise")
+    assert outcome.exit_code == 1 and "the column 'noise' is missing" in outcome.output
+    table = pd.read_csv(results)
+    table["group"] = range(len(table))  # not constant within a dataset
+    path = tmp_path / "g.csv"
+    table.to_csv(path, index=False)
+    outcome = run("compare", path, "--split", "group")
+    assert outcome.exit_code == 1 and "The column 'group' must hold one value per dataset" in outcome.output

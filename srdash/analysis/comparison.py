@@ -50,7 +50,7 @@ import pandas as pd
 
 from srdash.analysis import _tables
 
-__all__ = ["Comparison", "compare", "POSTHOCS", "MISSING_RULES"]
+__all__ = ["Comparison", "compare", "compare_by_group", "friedman_datasets", "POSTHOCS", "MISSING_RULES"]
 
 #: Post-hoc tests a comparison can use.
 POSTHOCS = ("nemenyi", "conover", "wilcoxon-holm")
@@ -304,6 +304,60 @@ def compare(
                         groups=groups, paragraph="", notes=tuple(notes),
                         critical_difference=cd)
     return _with_paragraph(result)
+
+
+def friedman_datasets(table: pd.DataFrame, *, dataset: str = "dataset") -> pd.Series:
+    """SRBench's ``friedman_dataset`` column: whether the dataset's name contains ``_fri_`` (PMLB's
+    synthetic Friedman datasets, 62 of the 122 black-box datasets).
+
+    Examples
+    --------
+    >>> friedman_datasets(pd.DataFrame({"dataset": ["607_fri_c4_1000_50", "1027_ESL"]})).tolist()
+    [True, False]
+    """
+    return table[dataset].astype(str).str.contains("_fri_", regex=False).rename("friedman_dataset")
+
+
+def compare_by_group(table: pd.DataFrame, *, by: str, dataset: str = "dataset",
+                     **options) -> tuple[tuple[str, Comparison], ...]:
+    """:func:`compare` on each group of datasets (e.g. Friedman vs other PMLB datasets).
+
+    Parameters
+    ----------
+    table : DataFrame
+    by : str, keyword-only
+        The column whose values split the datasets; ``'friedman_dataset'`` is derived from the
+        dataset names (:func:`friedman_datasets`) when the table does not have it.
+    dataset : str, keyword-only
+    **options
+        As :func:`compare`.
+
+    Returns
+    -------
+    tuple of (group value as text, Comparison), by group value.
+
+    Raises
+    ------
+    ValidationError
+        When ``by`` is missing.
+    ValueError
+        When a dataset lies in two groups, or as :func:`compare` for any group.
+    """
+    if by not in table.columns and by == "friedman_dataset" and dataset in table.columns:
+        table = table.assign(friedman_dataset=friedman_datasets(table, dataset=dataset).to_numpy())
+    _tables.check_columns(table, [by, dataset], what="a comparison split by dataset group")
+    groups_of = table.groupby(table[dataset].astype(str))[by].nunique(dropna=False)
+    mixed = sorted(groups_of[groups_of > 1].index)
+    if mixed:
+        raise ValueError(f"The column '{by}' must hold one value per dataset; {', '.join(mixed[:5])} "
+                         f"{'has' if len(mixed) == 1 else 'have'} several.")
+    out = []
+    for value, part in table.groupby(table[by].astype(str), sort=True):
+        try:
+            out.append((str(value), compare(part, dataset=dataset, **options)))
+        except ValueError as exc:
+            raise ValueError(f"Group {by} = {value}: {exc}") from exc
+    return tuple(out)
 
 
 def _p(p: float) -> str:

@@ -31,7 +31,7 @@ def _read_table(path: Path):
 
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
              budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
-             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method"):
+             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method", split=None):
     """The result table of one analysis (and a one-line summary for stderr)."""
     if kind == "pareto":
         from srdash.analysis.fronts import pareto_fronts
@@ -66,14 +66,18 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
             click.secho(f"Note: {note}", fg="yellow", err=True)
         return result.pairs, summary
     if kind == "compare":
-        from srdash.analysis.comparison import compare
+        from srdash.analysis.comparison import compare, compare_by_group
 
-        result = compare(table, value=accuracy, direction=direction, method=method, dataset=dataset,
-                         seed=seed_column, unit=unit, posthoc=posthoc, correction=correction or "holm",
-                         missing=missing, alpha=alpha)
-        for note in result.notes:
-            click.secho(f"Note: {note}", fg="yellow", err=True)
-        return result, result.paragraph
+        options = dict(value=accuracy, direction=direction, method=method, seed=seed_column, unit=unit,
+                       posthoc=posthoc, correction=correction or "holm", missing=missing, alpha=alpha)
+        if split:
+            results = compare_by_group(table, by=split, dataset=dataset, **options)
+        else:
+            results = (("", compare(table, dataset=dataset, **options)),)
+        for group, result in results:
+            for note in result.notes:
+                click.secho(f"Note{f' ({split} = {group})' if split else ''}: {note}", fg="yellow", err=True)
+        return (split, results), ""
     if kind == "recovery":
         from srdash.analysis.recovery import solution_rates, symbolic_solutions
 
@@ -148,6 +152,9 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("--missing", type=click.Choice(["drop", "worst"]), default="drop", show_default=True,
               help="compare: a missing value leaves its block out of the Friedman-based tests (drop), or is "
                    "the worst value of the table (worst).")
+@click.option("--split", default=None, metavar="COLUMN",
+              help="compare: one comparison per value of COLUMN (a dataset group, e.g. friedman_dataset, "
+                   "derived from SRBench's dataset names when absent).")
 @click.option("--direction", type=click.Choice(["higher", "lower"]), default="higher", show_default=True,
               help="compare: which values of the metric are better.")
 @click.option("--alpha", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=0.05,
@@ -164,7 +171,7 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
               help="recovery with model strings: worker processes.")
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
             rank_rule, by, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
-            alpha, budget, noise_column, r2_gate, timeout, jobs):
+            alpha, split, budget, noise_column, r2_gate, timeout, jobs):
     """Run one SRBench-style analysis of INPUT (a results table) and write it as a CSV.
 
     \b
@@ -207,7 +214,7 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                                    p_adjust="holm" if conover_holm else None, budget=budget,
                                    noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
                                    unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
-                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by)
+                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by, split=split)
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if kind == "compare":
@@ -221,23 +228,43 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
         click.echo(f"Wrote {output} ({len(result)} rows)", err=True)
 
 
-def _write_comparison(result, output: Path | None) -> None:
-    """The comparison's paragraph, pairs, mean ranks and omnibus tests: printed, or written beside -o."""
+def _write_comparison(outcome, output: Path | None) -> None:
+    """The comparisons' paragraphs, pairs, mean ranks and omnibus tests: printed, or written beside -o.
+
+    With ``--split``, each table gets the group column first and the summary one paragraph per group.
+    """
+    import pandas as pd
+
+    split, results = outcome
+
     def fmt(v):
         return f"{v:.4g}"
 
+    def heading(group):
+        return f"{split} = {group}: " if split else ""
+
+    def joined(attribute):
+        frames = [getattr(r, attribute).assign(**{split: group}) if split else getattr(r, attribute)
+                  for group, r in results]
+        frame = pd.concat(frames, ignore_index=True)
+        return frame[[split] + [c for c in frame.columns if c != split]] if split else frame
+
     if output is None:
-        click.echo(result.paragraph)
-        for title, frame in (("Omnibus tests", result.omnibus), ("Mean ranks", result.mean_ranks),
-                             ("Pairs", result.pairs)):
-            click.echo(f"\n{title}:\n" + frame.to_string(index=False, float_format=fmt))
+        for group, result in results:
+            click.echo(heading(group) + result.paragraph)
+        for title, attribute in (("Omnibus tests", "omnibus"), ("Mean ranks", "mean_ranks"), ("Pairs", "pairs")):
+            click.echo(f"\n{title}:\n" + joined(attribute).to_string(index=False, float_format=fmt))
         return
     paths = compare_outputs(output)
-    result.pairs.to_csv(paths["pairs"], index=False)
-    result.mean_ranks.to_csv(paths["mean ranks"], index=False)
-    result.omnibus.to_csv(paths["omnibus tests"], index=False)
-    groups = "; ".join("{" + ", ".join(g) + "}" for g in result.groups) or "(none)"
-    paths["summary"].write_text(f"{result.paragraph}\n\nPost-hoc: {result.posthoc_label}\n"
-                                f"Critical-difference groups: {groups}\n", encoding="utf-8")
-    click.echo(result.paragraph, err=True)
+    joined("pairs").to_csv(paths["pairs"], index=False)
+    joined("mean_ranks").to_csv(paths["mean ranks"], index=False)
+    joined("omnibus").to_csv(paths["omnibus tests"], index=False)
+    parts = []
+    for group, result in results:
+        groups = "; ".join("{" + ", ".join(g) + "}" for g in result.groups) or "(none)"
+        parts.append(f"{heading(group)}{result.paragraph}\n\nPost-hoc: {result.posthoc_label}\n"
+                     f"Critical-difference groups: {groups}\n")
+    paths["summary"].write_text("\n".join(parts), encoding="utf-8")
+    for group, result in results:
+        click.echo(heading(group) + result.paragraph, err=True)
     click.echo(f"Wrote {', '.join(str(p) for p in paths.values())}", err=True)
