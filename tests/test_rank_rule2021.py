@@ -108,3 +108,15 @@ def test_srbench2021_rule_leaves_value_space_unchanged_and_moves_rank_space(blac
     assert (rank_default.loc["*SBP-GP", "accuracy"], rank_2021.loc["*SBP-GP", "accuracy"]) == (3.0, 3.25)
     assert (rank_default.loc["*FFX", "accuracy"], rank_2021.loc["*FFX", "accuracy"]) == (11.5, 11.0)
     assert (rank_default.loc["AdaBoost", "front"], rank_2021.loc["AdaBoost", "front"]) == (4, 5)
+
+
+def test_r2_zero_test_is_derived_for_value_space_medians():
+    # a: R2 -3 and 0.8 -> median -1.1 raw, but clipped at 0: (0 + 0.8) / 2 = 0.4 (SRBench's r2_zero_test)
+    t = pd.DataFrame({"method": ["a", "a", "b", "b"], "dataset": ["d1", "d2"] * 2,
+                      "r2_test": [-3.0, 0.8, 0.3, 0.3], "model_size": [5, 5, 9, 9]})
+    raw = pareto_fronts(t, n_bootstrap=0).table.set_index("method")
+    zero = pareto_fronts(t, accuracy="r2_zero_test", n_bootstrap=0).table.set_index("method")
+    assert raw.loc["a", "accuracy"] == pytest.approx(-1.1) and zero.loc["a", "accuracy"] == pytest.approx(0.4)
+    # raw: b (0.3, 9) and a (-1.1, 5) trade off; clipped: a (0.4, 5) dominates b (0.3, 9)
+    assert pareto_fronts(t, n_bootstrap=0).front(1) == ("a", "b")
+    assert pareto_fronts(t, accuracy="r2_zero_test", n_bootstrap=0).front(1) == ("a",)

@@ -95,3 +95,16 @@ def blocks(table: pd.DataFrame, *, unit: str, dataset: str, seed: str | None) ->
     check_columns(table, [dataset, seed], what="tests with (dataset, seed) blocks")
     pair = table[dataset].astype(str) + " / seed " + table[seed].astype(str)
     return table.assign(**{_BLOCK: pair.to_numpy()}), _BLOCK
+
+
+#: Columns SRBench derives from another when the table lacks them: name -> (source, how).
+DERIVED = {"r2_zero_test": ("r2_test", "R2 clipped at 0 (SRBench's r2_zero_test = max(r2_test, 0))")}
+
+
+def with_derived(table: pd.DataFrame, columns) -> pd.DataFrame:
+    """The table with each of ``columns`` that it lacks and :data:`DERIVED` knows added (a new table)."""
+    extra = {}
+    for column in columns:
+        if column in DERIVED and column not in table.columns and DERIVED[column][0] in table.columns:
+            extra[column] = numeric(table, DERIVED[column][0]).clip(lower=0.0).to_numpy()
+    return table.assign(**extra) if extra else table

@@ -215,7 +215,8 @@ def pareto_fronts(
         One row per (method, dataset) or per run; runs of a (method, dataset) are
         combined with their median first.
     accuracy, size : str, keyword-only
-        Columns of the two objectives (any two objectives: see ``names``).
+        Columns of the two objectives (any two objectives: see ``names``). ``r2_zero_test`` (R2
+        clipped at 0, SRBench's value-space medians) is derived from ``r2_test`` when absent.
     accuracy_direction, size_direction : {'higher', 'lower'}, keyword-only
     method : str, optional, keyword-only
         Column of the method names (default 'method', else SRBench's 'algorithm').
@@ -264,6 +265,7 @@ def pareto_fronts(
     _tables.check_direction("accuracy_direction", accuracy_direction)
     _tables.check_direction("size_direction", size_direction)
     method = _tables.method_column(table, method)
+    table = _tables.with_derived(table, [accuracy, size])  # r2_zero_test from r2_test, as SRBench
     _tables.check_columns(table, [method, dataset, accuracy, size], what="Pareto fronts")
     matrices = [_tables.wide(table, column, method=method, dataset=dataset) for column in (accuracy, size)]
     methods = sorted(set(matrices[0].columns) | set(matrices[1].columns))
