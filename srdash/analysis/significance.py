@@ -44,7 +44,7 @@ Examples
 >>> round(result.statistic, 3), round(result.p_value, 4), round(result.critical_difference, 3)
 (4.5, 0.1054, 1.657)
 >>> print(result.statement)
-The winner, a, is not significantly better than the runner-up, b: the Friedman test does not reject that all 3 methods perform alike on these 4 datasets (chi2 = 4.500, p = 0.105 >= alpha = 0.05).
+The winner, a, is not significantly better than the runner-up, b: the Friedman test does not reject that all 3 methods perform alike on these 4 datasets (chi2 = 4.500, p = 0.105 >= alpha = 0.05), so the Nemenyi post-hoc test declares no pair different.
 """
 
 from __future__ import annotations
@@ -458,7 +458,8 @@ def _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, k, n
     if p_value >= alpha:
         return (f"The winner, {winner}, is not significantly better than the runner-up, {runner_up}: the Friedman "
                 f"test does not reject that all {k} methods perform alike on these {n} datasets (chi2 = "
-                f"{statistic:.3f}, {_p(p_value)} >= alpha = {alpha:g}).")
+                f"{statistic:.3f}, {_p(p_value)} >= alpha = {alpha:g}), so the Nemenyi post-hoc test declares no pair "
+                "different.")
     a, b = float(mean_rank[winner]), float(mean_rank[runner_up])
     difference = a - b
     # The mean ranks are not a leaderboard column: say what they are.
