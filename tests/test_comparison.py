@@ -347,3 +347,28 @@ def test_cd_diagram_from_a_wilcoxon_comparison():
     assert nemenyi.critical_difference == pytest.approx(2.343 * 0.5)
     assert [a.text for a in critical_difference_figure(nemenyi).layout.annotations
             if str(a.text).startswith("CD =")] == ["CD = 1.171"]
+
+
+@pytest.mark.realdata
+def test_compare_on_srbench_blackbox_agrees_with_scipy_and_scikit_posthocs():
+    from pathlib import Path
+
+    sp = pytest.importorskip("scikit_posthocs")
+    path = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench_results" / \
+        "blackbox_results.csv"
+    if not path.exists():
+        pytest.skip(f"real data absent: {path}")
+    table = pd.read_csv(path)
+    result = compare(table, posthoc="conover", correction="holm")
+    wide = table.pivot(index="dataset", columns="algorithm", values="r2_test")
+    complete = wide.dropna()  # 15 cells missing: 107 complete datasets of 122
+    omnibus = result.omnibus.set_index("test")
+    assert omnibus.loc["Friedman", "blocks"] == 107 and omnibus.loc["Skillings-Mack", "blocks"] == 122
+    assert omnibus.loc["Friedman", "statistic"] == pytest.approx(
+        stats.friedmanchisquare(*complete.to_numpy().T).statistic, rel=1e-12)
+    expected = sp.posthoc_conover_friedman(complete.to_numpy(), p_adjust="holm")
+    expected.index = expected.columns = list(complete.columns)
+    got = result.p_values.loc[list(complete.columns), list(complete.columns)]
+    off = ~np.eye(len(got), dtype=bool)
+    assert got.to_numpy()[off] == pytest.approx(expected.to_numpy()[off], rel=1e-9)
+    assert result.mean_ranks["method"].iloc[0] == "*Operon"

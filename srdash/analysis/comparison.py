@@ -57,6 +57,9 @@ POSTHOCS = ("nemenyi", "conover", "wilcoxon-holm")
 #: What a missing value becomes.
 MISSING_RULES = ("drop", "worst")
 
+#: Significant pairs the paragraph spells out (the rest are counted; every pair is in the table).
+_LISTED_PAIRS = 12
+
 _POSTHOC_NAMES = {"nemenyi": "Nemenyi post-hoc test", "conover": "Conover (Friedman) post-hoc test",
                   "wilcoxon-holm": "Wilcoxon signed-rank test per pair"}
 
@@ -262,8 +265,10 @@ def compare(
         from srdash.analysis import pairwise  # scipy.stats: only for these two post-hocs
 
         used_correction = correction
-        if posthoc == "conover":
-            tests = pairwise.friedman_conover(long, value="v", method="method", dataset="block", p_adjust=correction)
+        if posthoc == "conover":  # on the complete blocks (the note above says how many were left out)
+            complete_long = long[long["block"].isin(complete.index)]
+            tests = pairwise.friedman_conover(complete_long, value="v", method="method", dataset="block",
+                                              p_adjust=correction)
         else:
             tests = pairwise.wilcoxon_holm(long, value="v", method="method", dataset="block", correction=correction)
         notes.extend(tests.notes)
@@ -400,14 +405,16 @@ def _paragraph(r: Comparison) -> str:
     significant = r.pairs[r.pairs["significant"]]
     if len(significant):
         sentences = []
-        for row in significant.itertuples(index=False):
+        for row in significant.head(_LISTED_PAIRS).itertuples(index=False):
             winner = row.better or row.method_a
             loser = row.method_b if winner == row.method_a else row.method_a
             sign = 1.0 if winner == row.method_a else -1.0
             sentences.append(f"{winner} is significantly better than {loser} (p = {row.p_adjusted:.3g}; "
                              f"Cliff's delta = {sign * row.cliffs_delta:.3f}, {row.cliffs_magnitude}; "
                              f"Cohen's d = {sign * row.cohens_d:.3f}, {row.cohens_magnitude})")
-        parts.append("; ".join(sentences) + ".")
+        more = len(significant) - _LISTED_PAIRS
+        parts.append("; ".join(sentences) + (f"; and {more} more significant pair(s) (see the pairs table)."
+                                              if more > 0 else "."))
     else:
         parts.append("No pair of methods differs significantly.")
     groups = [g for g in r.groups if len(g) > 1]
