@@ -106,3 +106,16 @@ def test_cli_profiles_by_seed_and_dataset(tmp_path):
     assert table.columns.tolist() == ["method", "dataset", "auc", "auc_linear", "pairs"] and len(table) == 4
     out = CliRunner().invoke(main, ["analyse", "profiles", str(path), "--by", "seed", "-o", str(tmp_path / "s.csv")])
     assert out.exit_code == 0 and pd.read_csv(tmp_path / "s.csv")["seed"].tolist() == [0, 1, 0, 1]
+
+
+def test_auc_heatmap_shows_the_per_dataset_table():
+    from srdash.figures.lineage import auc_heatmap
+
+    profiles = performance_profiles(golden())
+    fig = auc_heatmap(profiles)
+    # rows best first (a, b), columns d1, d2: the per-dataset AUCs derived above
+    assert list(fig.data[0].y) == ["a", "b"] and list(fig.data[0].x) == ["d1", "d2"]
+    assert fig.data[0].z.tolist() == pytest.approx([[0.4, 0.5], [0.45, 0.0]])
+    assert auc_heatmap(profiles, definition="linear").data[0].z[0][0] == pytest.approx(0.6)
+    with pytest.raises(ValueError, match="The 'definition' option must be one of 'exact', 'linear'. Got 'area'"):
+        auc_heatmap(profiles, definition="area")
