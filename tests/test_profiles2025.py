@@ -115,7 +115,7 @@ def test_auc_heatmap_shows_the_per_dataset_table():
     fig = auc_heatmap(profiles)
     # rows best first (a, b), columns d1, d2: the per-dataset AUCs derived above
     assert list(fig.data[0].y) == ["a", "b"] and list(fig.data[0].x) == ["d1", "d2"]
-    assert fig.data[0].z.tolist() == pytest.approx([[0.4, 0.5], [0.45, 0.0]])
+    assert np.asarray(fig.data[0].z).ravel().tolist() == pytest.approx([0.4, 0.5, 0.45, 0.0])
     assert auc_heatmap(profiles, definition="linear").data[0].z[0][0] == pytest.approx(0.6)
     with pytest.raises(ValueError, match="The 'definition' option must be one of 'exact', 'linear'. Got 'area'"):
         auc_heatmap(profiles, definition="area")
