@@ -200,7 +200,7 @@ def test_value_outside_domain_is_worst_even_when_missing_values_are_skipped():
     ('ties = "close"', "the 'ties' option must be one of 'exact', 'tolerance'. Got 'close'."),
     ('dnf = "worst"', "the 'dnf' option must be one of 'last', 'left-out', 'worst-value'. Got 'worst'."),
     ('missing_rank = "k"', "the 'missing_rank' option must be one of 'worst', 'best'. Got 'k'."),
-    ('missing_run_value = "drop"', "the 'missing_run_value' option must be one of 'worst', 'skipped'. Got 'drop'."),
+    ('missing_run_value = "drop"', "the 'missing_run_value' option must be one of 'worst', 'skipped', 'worst-value'. Got 'drop'."),
     ('ties = "tolerance"', "ties = 'tolerance' needs a 'tie_tolerance' > 0. Got 0.0."),
     ('tie_tolerance = 0.1', r"a 'tie_tolerance' \(0.1\) needs ties = 'tolerance'"),
     ('ties = "tolerance"\ntie_tolerance = -1', "'tie_tolerance' must be a finite number >= 0. Got -1."),

@@ -186,6 +186,8 @@ def test_statement_when_friedman_does_not_reject():
     result = significance(HAND)
     assert not result.rejected
     assert "the Friedman test does not reject that all 3 methods perform alike" in result.statement
+    # the sentence names its post-hoc test even when the omnibus test stops it
+    assert result.statement.endswith("so the Nemenyi post-hoc test declares no pair different.")
 
 
 def test_winner_and_runner_up_come_from_the_leaderboard():

@@ -11,6 +11,18 @@ from srdash.errors import Problem, ValidationError
 
 DIRECTIONS = ("higher", "lower")
 
+#: What a block (one observation per method) of the tests over datasets is: a dataset (its runs
+#: combined by their median), or a (dataset, seed) pair (SRBench 2025).
+UNITS = ("dataset", "dataset-seed")
+
+#: Family-wise corrections of a family of p-values (:mod:`srdash.analysis.pairwise`).
+CORRECTIONS = ("holm", "bonferroni")
+
+#: Column names of the run's seed, tried in this order when none is given.
+SEED_COLUMNS = ("seed", "random_state", "run")
+
+_BLOCK = "\x00block"
+
 
 def method_column(table: pd.DataFrame, method: str | None) -> str:
     """The column naming the methods: ``method`` if given, else 'method' or SRBench's 'algorithm'."""
@@ -56,3 +68,43 @@ def wide(table: pd.DataFrame, value: str, *, method: str, dataset: str) -> pd.Da
 def oriented(values: np.ndarray, direction: str) -> np.ndarray:
     """Values such that higher is better."""
     return values if direction == "higher" else -values
+
+
+def seed_column(table: pd.DataFrame, seed: str | None) -> str:
+    """The column naming a run's seed: ``seed`` if given, else 'seed', 'random_state' or 'run'."""
+    if seed is not None:
+        return seed
+    for name in SEED_COLUMNS:
+        if name in table.columns:
+            return name
+    return "seed"
+
+
+def blocks(table: pd.DataFrame, *, unit: str, dataset: str, seed: str | None) -> tuple[pd.DataFrame, str]:
+    """The table and the column whose values are the blocks of the tests.
+
+    ``unit='dataset'``: the dataset column itself. ``unit='dataset-seed'``: a new column
+    holding the (dataset, seed) pair, so each run is its own block (a new table; the
+    argument is not changed).
+    """
+    if unit not in UNITS:
+        raise ValueError(f"The 'unit' option must be one of 'dataset', 'dataset-seed'. Got {unit!r}.")
+    if unit == "dataset":
+        return table, dataset
+    seed = seed_column(table, seed)
+    check_columns(table, [dataset, seed], what="tests with (dataset, seed) blocks")
+    pair = table[dataset].astype(str) + " / seed " + table[seed].astype(str)
+    return table.assign(**{_BLOCK: pair.to_numpy()}), _BLOCK
+
+
+#: Columns SRBench derives from another when the table lacks them: name -> (source, how).
+DERIVED = {"r2_zero_test": ("r2_test", "R2 clipped at 0 (SRBench's r2_zero_test = max(r2_test, 0))")}
+
+
+def with_derived(table: pd.DataFrame, columns) -> pd.DataFrame:
+    """The table with each of ``columns`` that it lacks and :data:`DERIVED` knows added (a new table)."""
+    extra = {}
+    for column in columns:
+        if column in DERIVED and column not in table.columns and DERIVED[column][0] in table.columns:
+            extra[column] = numeric(table, DERIVED[column][0]).clip(lower=0.0).to_numpy()
+    return table.assign(**extra) if extra else table

@@ -30,10 +30,18 @@ import pandas as pd
 
 from srdash.analysis import _tables
 
-__all__ = ["ParetoFronts", "front_numbers", "pareto_fronts", "SPACES"]
+__all__ = ["ParetoFronts", "front_numbers", "pareto_fronts", "dataset_ranks", "SPACES", "RANK_RULES"]
 
 #: Where methods are placed: median values, or median per-dataset ranks.
 SPACES = ("value", "rank")
+
+#: How the per-dataset ranks of rank space are computed:
+#: ``srdash``: the values as they are (ties share the average rank), a missing value ranks last;
+#: ``srbench2021``: SRBench's 2021 black-box notebook -- each value rounded to 3 decimals first
+#: (``round(x, 3).rank()``, ties share the average rank), a missing value not ranked and left out
+#: of the method's median. With it, srdash's ranks are SRBench's published ones.
+RANK_RULES = ("srdash", "srbench2021")
+_RANK_DECIMALS = 3
 
 
 def front_numbers(points: np.ndarray, *, directions: tuple[str, ...]) -> np.ndarray:
@@ -115,11 +123,63 @@ class ParetoFronts:
         return tuple(self.table.loc[self.table["front"] == number, "method"].sort_values())
 
 
-def _ranks_best_first(matrix: np.ndarray, direction: str) -> np.ndarray:
-    """Per row (dataset), rank the columns (methods): 1 = best, ties average, NaN last (tied)."""
+def _ranks_best_first(matrix: np.ndarray, direction: str, rule: str = "srdash") -> np.ndarray:
+    """Per row (dataset), rank the columns (methods): 1 = best, ties average; NaN last (tied) with the
+    ``srdash`` rule, or rounded to 3 decimals first and NaN left unranked with ``srbench2021``."""
+    if rule == "srbench2021":
+        rounded = np.round(matrix, _RANK_DECIMALS)  # numpy rounds half to even, as pandas' round()
+        return pd.DataFrame(_tables.oriented(rounded, direction)).rank(
+            axis=1, method="average", ascending=False, na_option="keep").to_numpy()
     worst = -np.inf
     values = np.where(np.isnan(matrix), worst, _tables.oriented(matrix, direction))
     return pd.DataFrame(values).rank(axis=1, method="average", ascending=False).to_numpy()
+
+
+def dataset_ranks(
+    table: pd.DataFrame,
+    *,
+    value: str = "r2_test",
+    direction: str = "higher",
+    method: str | None = None,
+    dataset: str = "dataset",
+    rule: str = "srdash",
+) -> pd.DataFrame:
+    """The per-dataset rank (1 = best) of each method on one column, as rank space places them.
+
+    Parameters
+    ----------
+    table : DataFrame
+        One row per (method, dataset) or per run (runs combined by their median first).
+    value : str, keyword-only
+    direction : {'higher', 'lower'}, keyword-only
+    method : str, optional, keyword-only
+    dataset : str, keyword-only
+    rule : {'srdash', 'srbench2021'}, keyword-only
+        See :data:`RANK_RULES`.
+
+    Returns
+    -------
+    DataFrame
+        ``dataset``, ``method``, ``value`` (the median over runs), ``rank``.
+
+    Examples
+    --------
+    0.8004 and 0.8001 are apart as values but tie once rounded to 3 decimals:
+
+    >>> t = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.8004, 0.8001, 0.5]})
+    >>> dataset_ranks(t)["rank"].tolist(), dataset_ranks(t, rule="srbench2021")["rank"].tolist()
+    ([1.0, 2.0, 3.0], [1.5, 1.5, 3.0])
+    """
+    if rule not in RANK_RULES:
+        raise ValueError(f"The 'rank_rule' option must be one of 'srdash', 'srbench2021'. Got {rule!r}.")
+    _tables.check_direction("direction", direction)
+    method = _tables.method_column(table, method)
+    _tables.check_columns(table, [method, dataset, value], what="per-dataset ranks")
+    matrix = _tables.wide(table, value, method=method, dataset=dataset)
+    ranks = _ranks_best_first(matrix.to_numpy(dtype=float), direction, rule)
+    frame = pd.DataFrame(ranks, index=matrix.index, columns=matrix.columns)
+    out = pd.DataFrame({"value": matrix.stack(future_stack=True), "rank": frame.stack(future_stack=True)})
+    return out.rename_axis(["dataset", "method"]).reset_index()
 
 
 def _bootstrap_medians(matrix: np.ndarray, *, n_bootstrap: int, seed: int) -> np.ndarray:
@@ -145,6 +205,7 @@ def pareto_fronts(
     confidence: float = 0.95,
     seed: int = 0,
     names: tuple[str, str] = ("accuracy", "size"),
+    rank_rule: str = "srdash",
 ) -> ParetoFronts:
     """Pareto fronts of the methods by median accuracy and median size over datasets.
 
@@ -154,7 +215,8 @@ def pareto_fronts(
         One row per (method, dataset) or per run; runs of a (method, dataset) are
         combined with their median first.
     accuracy, size : str, keyword-only
-        Columns of the two objectives (any two objectives: see ``names``).
+        Columns of the two objectives (any two objectives: see ``names``). ``r2_zero_test`` (R2
+        clipped at 0, SRBench's value-space medians) is derived from ``r2_test`` when absent.
     accuracy_direction, size_direction : {'higher', 'lower'}, keyword-only
     method : str, optional, keyword-only
         Column of the method names (default 'method', else SRBench's 'algorithm').
@@ -169,6 +231,8 @@ def pareto_fronts(
     seed : int, keyword-only
     names : (str, str), keyword-only
         Names of the two objectives in the result.
+    rank_rule : {'srdash', 'srbench2021'}, keyword-only
+        How rank space ranks (see :data:`RANK_RULES`); value space does not rank.
 
     Returns
     -------
@@ -194,11 +258,14 @@ def pareto_fronts(
     """
     if space not in SPACES:
         raise ValueError(f"The 'space' option must be one of 'value', 'rank'. Got {space!r}.")
+    if rank_rule not in RANK_RULES:
+        raise ValueError(f"The 'rank_rule' option must be one of 'srdash', 'srbench2021'. Got {rank_rule!r}.")
     if not 0 < confidence < 1:
         raise ValueError(f"The 'confidence' option must be between 0 and 1. Got {confidence!r}.")
     _tables.check_direction("accuracy_direction", accuracy_direction)
     _tables.check_direction("size_direction", size_direction)
     method = _tables.method_column(table, method)
+    table = _tables.with_derived(table, [accuracy, size])  # r2_zero_test from r2_test, as SRBench
     _tables.check_columns(table, [method, dataset, accuracy, size], what="Pareto fronts")
     matrices = [_tables.wide(table, column, method=method, dataset=dataset) for column in (accuracy, size)]
     methods = sorted(set(matrices[0].columns) | set(matrices[1].columns))
@@ -207,7 +274,7 @@ def pareto_fronts(
     directions = (accuracy_direction, size_direction)
     both = ~np.isnan(arrays[0]) & ~np.isnan(arrays[1])
     if space == "rank":
-        arrays = [_ranks_best_first(a, d) for a, d in zip(arrays, directions)]
+        arrays = [_ranks_best_first(a, d, rank_rule) for a, d in zip(arrays, directions)]
         directions = ("lower", "lower")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a method without any value: NaN

@@ -16,7 +16,15 @@ blocks). On each of the N datasets the k methods are ranked (average ranks for t
 two methods with ``t = |R_i - R_j| / sqrt(2 (N A - sum_j R_j**2) / ((N - 1)(k - 1)))``, Student
 t with ``(N - 1)(k - 1)`` degrees of freedom. The omnibus test is
 :func:`scipy.stats.friedmanchisquare`. The post-hoc p-values are not adjusted unless
-``p_adjust="holm"``.
+``p_adjust="holm"`` or ``p_adjust="bonferroni"``.
+
+**Corrections.** Holm (above) or Bonferroni: every p-value times m, capped at 1. Both
+control the family-wise error; Holm is uniformly more powerful, Bonferroni is what some
+papers (SRBench 2025) report.
+
+**Units.** ``unit="dataset"``: a block is a dataset, its runs combined by their median;
+``unit="dataset-seed"``: a block is a (dataset, seed) pair, every run its own observation
+(SRBench 2025). The seed column is ``seed``, else ``random_state``, else ``run``.
 
 Reference: W. J. Conover (1999), Practical Nonparametric Statistics, 3rd ed., Wiley, sec. 5.8.
 
@@ -44,7 +52,10 @@ from scipy import stats
 
 from srdash.analysis import _tables
 
-__all__ = ["PairwiseTests", "wilcoxon_holm", "friedman_conover", "holm"]
+__all__ = ["PairwiseTests", "wilcoxon_holm", "friedman_conover", "holm", "bonferroni", "adjust", "CORRECTIONS"]
+
+#: Family-wise corrections of a family of p-values.
+CORRECTIONS = _tables.CORRECTIONS
 
 
 @dataclass(frozen=True)
@@ -64,8 +75,12 @@ class PairwiseTests:
     statistic, p_value : float
         The omnibus Friedman test (NaN for Wilcoxon).
     n_datasets : int
-        Datasets used (Friedman: complete datasets only).
+        Blocks used (Friedman: complete blocks only): datasets, or (dataset, seed) pairs.
     notes : tuple of str
+    correction : str
+        ``'holm'``, ``'bonferroni'`` or ``'none'``.
+    unit : {'dataset', 'dataset-seed'}
+        What a block is.
     """
 
     pairs: pd.DataFrame
@@ -75,6 +90,8 @@ class PairwiseTests:
     p_value: float = float("nan")
     n_datasets: int = 0
     notes: tuple[str, ...] = ()
+    correction: str = "holm"
+    unit: str = "dataset"
 
 
 def holm(p_values) -> np.ndarray:
@@ -92,6 +109,25 @@ def holm(p_values) -> np.ndarray:
     adjusted = np.empty(m)
     adjusted[order] = scaled
     return adjusted
+
+
+def bonferroni(p_values) -> np.ndarray:
+    """Bonferroni adjustment of a family of m p-values: ``min(1, m * p)``.
+
+    Examples
+    --------
+    >>> bonferroni([0.01, 0.04, 0.03]).round(4).tolist()  # m = 3: 0.03, 0.12, 0.09
+    [0.03, 0.12, 0.09]
+    """
+    p = np.asarray(p_values, dtype=float)
+    return np.minimum(1.0, p * p.size)
+
+
+def adjust(p_values, correction: str) -> np.ndarray:
+    """``holm(p_values)`` or ``bonferroni(p_values)`` by name (see :data:`CORRECTIONS`)."""
+    if correction not in CORRECTIONS:
+        raise ValueError(f"The 'correction' option must be one of 'holm', 'bonferroni'. Got {correction!r}.")
+    return holm(p_values) if correction == "holm" else bonferroni(p_values)
 
 
 def _square(pairs: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
@@ -112,8 +148,11 @@ def wilcoxon_holm(
     value: str = "r2_test",
     method: str | None = None,
     dataset: str = "dataset",
+    correction: str = "holm",
+    unit: str = "dataset",
+    seed: str | None = None,
 ) -> PairwiseTests:
-    """Wilcoxon signed-rank p-values for every pair of methods, Holm-corrected.
+    """Wilcoxon signed-rank p-values for every pair of methods, Holm- (or Bonferroni-) corrected.
 
     Parameters
     ----------
@@ -123,6 +162,11 @@ def wilcoxon_holm(
     method : str, optional, keyword-only
         Column of the method names (default 'method', else 'algorithm').
     dataset : str, keyword-only
+    correction : {'holm', 'bonferroni'}, keyword-only
+    unit : {'dataset', 'dataset-seed'}, keyword-only
+        What a block (a pair of the signed-rank test) is; see the module docstring.
+    seed : str, optional, keyword-only
+        Column of the seeds with ``unit='dataset-seed'`` (default 'seed', 'random_state' or 'run').
 
     Returns
     -------
@@ -133,11 +177,14 @@ def wilcoxon_holm(
     ValidationError
         When a column is missing.
     ValueError
-        With fewer than two methods.
+        With fewer than two methods, or an unknown option.
     """
+    if correction not in CORRECTIONS:
+        raise ValueError(f"The 'correction' option must be one of 'holm', 'bonferroni'. Got {correction!r}.")
     method = _tables.method_column(table, method)
     _tables.check_columns(table, [method, dataset, value], what="pairwise Wilcoxon tests")
-    matrix = _tables.wide(table, value, method=method, dataset=dataset)
+    table, block = _tables.blocks(table, unit=unit, dataset=dataset, seed=seed)
+    matrix = _tables.wide(table, value, method=method, dataset=block)
     methods = list(matrix.columns)
     if len(methods) < 2:
         raise ValueError(f"Pairwise tests need at least two methods. Got {len(methods)}.")
@@ -154,9 +201,10 @@ def wilcoxon_holm(
         rows.append({"method_a": a, "method_b": b, "statistic": statistic, "p_value": p,
                      "datasets": int(x.size), "better": _better(x, y, a, b)})
     pairs = pd.DataFrame(rows)
-    pairs.insert(4, "p_adjusted", holm(pairs["p_value"].to_numpy()))
+    pairs.insert(4, "p_adjusted", adjust(pairs["p_value"].to_numpy(), correction))
     return PairwiseTests(pairs=pairs, p_values=_square(pairs, methods), test="wilcoxon-holm",
-                         n_datasets=int(matrix.dropna(how="all").shape[0]), notes=tuple(notes))
+                         n_datasets=int(matrix.dropna(how="all").shape[0]), notes=tuple(notes),
+                         correction=correction, unit=unit)
 
 
 def friedman_conover(
@@ -166,6 +214,8 @@ def friedman_conover(
     method: str | None = None,
     dataset: str = "dataset",
     p_adjust: str | None = None,
+    unit: str = "dataset",
+    seed: str | None = None,
 ) -> PairwiseTests:
     """Friedman test and Conover's post-hoc p-values for every pair of methods.
 
@@ -174,8 +224,10 @@ def friedman_conover(
     table : DataFrame
     value, method, dataset : keyword-only
         As in :func:`wilcoxon_holm`.
-    p_adjust : {None, 'holm'}, keyword-only
+    p_adjust : {None, 'holm', 'bonferroni'}, keyword-only
         Adjustment of the post-hoc p-values.
+    unit, seed : keyword-only
+        As in :func:`wilcoxon_holm`.
 
     Returns
     -------
@@ -203,18 +255,20 @@ def friedman_conover(
     >>> round(result.statistic, 3), result.pairs["p_value"].round(4).tolist()
     (4.667, [0.0474, 0.0241, 0.5185])
     """
-    if p_adjust not in (None, "holm"):
-        raise ValueError(f"The 'p_adjust' option must be None or 'holm'. Got {p_adjust!r}.")
+    if p_adjust not in (None, *CORRECTIONS):
+        raise ValueError(f"The 'p_adjust' option must be None, 'holm' or 'bonferroni'. Got {p_adjust!r}.")
     method = _tables.method_column(table, method)
     _tables.check_columns(table, [method, dataset, value], what="the Friedman and Conover tests")
-    matrix = _tables.wide(table, value, method=method, dataset=dataset)
+    table, block = _tables.blocks(table, unit=unit, dataset=dataset, seed=seed)
+    matrix = _tables.wide(table, value, method=method, dataset=block)
     methods = list(matrix.columns)
     if len(methods) < 3:
         raise ValueError(f"The Friedman test needs at least three methods. Got {len(methods)}.")
     complete = matrix.dropna()
     notes = []
     if len(complete) < len(matrix):
-        notes.append(f"{len(matrix) - len(complete)} dataset(s) with a missing value left out (the Friedman "
+        what = "dataset(s)" if unit == "dataset" else "(dataset, seed) block(s)"
+        notes.append(f"{len(matrix) - len(complete)} {what} with a missing value left out (the Friedman "
                      f"test needs every method on every dataset).")
     n, k = complete.shape
     if n < 2:
@@ -238,8 +292,8 @@ def friedman_conover(
                      "datasets": int(n),
                      "better": a if rank_sums[i] > rank_sums[j] else b if rank_sums[j] > rank_sums[i] else ""})
     pairs = pd.DataFrame(rows)
-    adjusted = holm(pairs["p_value"].to_numpy()) if p_adjust == "holm" else pairs["p_value"].to_numpy()
+    adjusted = adjust(pairs["p_value"].to_numpy(), p_adjust) if p_adjust else pairs["p_value"].to_numpy()
     pairs.insert(4, "p_adjusted", adjusted)
     return PairwiseTests(pairs=pairs, p_values=_square(pairs, methods), test="friedman-conover",
                          statistic=float(friedman.statistic), p_value=float(friedman.pvalue),
-                         n_datasets=int(n), notes=tuple(notes))
+                         n_datasets=int(n), notes=tuple(notes), correction=p_adjust or "none", unit=unit)

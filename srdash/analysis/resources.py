@@ -1,5 +1,8 @@
-"""Resources: training time per method, the accuracy-time and size-time fronts, and runs over
-a stated time budget (when the results carry SRBench's ``training time (s)``).
+"""Resources: training time per method, the accuracy-time and size-time fronts, runs over a
+stated time budget (when the results carry SRBench's ``training time (s)``), and the time,
+energy and carbon of every run as SRBench 2025 records them with eco2AI (``duration(s)``,
+``power_consumption(kWh)``, ``CO2_emissions(kg)``, ``CPU_name``, ``GPU_name``): per method the
+median per run and the total (:func:`resource_summary`).
 
 Examples
 --------
@@ -26,10 +29,15 @@ import pandas as pd
 from srdash.analysis import _tables
 from srdash.analysis.fronts import ParetoFronts, pareto_fronts
 
-__all__ = ["TrainingTimes", "OverBudget", "training_times", "time_fronts", "over_budget", "TIME_COLUMN"]
+__all__ = ["TrainingTimes", "OverBudget", "ResourceSummary", "training_times", "time_fronts", "over_budget",
+           "resource_summary", "TIME_COLUMN", "RESOURCE_COLUMNS", "HARDWARE_COLUMNS"]
 
 #: SRBench's training-time column.
 TIME_COLUMN = "training time (s)"
+#: The resources a run can carry: SRBench's training time and eco2AI's duration, energy and CO2.
+RESOURCE_COLUMNS = (TIME_COLUMN, "duration(s)", "power_consumption(kWh)", "CO2_emissions(kg)")
+#: eco2AI's hardware columns.
+HARDWARE_COLUMNS = ("CPU_name", "GPU_name")
 
 
 @dataclass(frozen=True)
@@ -150,3 +158,81 @@ def over_budget(table: pd.DataFrame, *, budget: float, time: str = TIME_COLUMN, 
     per_method = pd.DataFrame({"over": counts.sum().astype(int), "runs": counts.size()}).reset_index()
     per_method["share"] = per_method["over"] / per_method["runs"]
     return OverBudget(table=offending.reset_index(drop=True), per_method=per_method, budget=float(budget))
+
+
+@dataclass(frozen=True)
+class ResourceSummary:
+    """Time, energy and carbon per method.
+
+    Attributes
+    ----------
+    table : DataFrame
+        ``method``, then for each resource column present ``<column> median`` (per run) and
+        ``<column> total`` (over every run), ``runs``, and the most frequent ``CPU_name`` /
+        ``GPU_name`` when present; by the first resource's median, smallest first.
+    totals : dict of str to float
+        Each resource column's total over every run of every method.
+    columns : tuple of str
+        The resource columns summarised.
+    """
+
+    table: pd.DataFrame
+    totals: dict
+    columns: tuple[str, ...]
+
+
+def resource_summary(table: pd.DataFrame, *, columns=None, method: str | None = None) -> ResourceSummary:
+    """Median per run and total of each resource (time, energy, CO2) per method.
+
+    Parameters
+    ----------
+    table : DataFrame
+        One row per run.
+    columns : sequence of str, optional, keyword-only
+        The resource columns (default: those of :data:`RESOURCE_COLUMNS` present).
+    method : str, optional, keyword-only
+        Column of the method names (default 'method', else 'algorithm').
+
+    Returns
+    -------
+    ResourceSummary
+
+    Raises
+    ------
+    ValidationError
+        When a named column is missing, or none of :data:`RESOURCE_COLUMNS` is present.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"algorithm": ["a", "a", "b"], "power_consumption(kWh)": [0.1, 0.3, 2.0],
+    ...                   "CO2_emissions(kg)": [0.05, 0.15, 1.0]})
+    >>> s = resource_summary(t)
+    >>> s.table[["method", "power_consumption(kWh) median", "power_consumption(kWh) total"]]
+      method  power_consumption(kWh) median  power_consumption(kWh) total
+    0      a                            0.2                           0.4
+    1      b                            2.0                           2.0
+    >>> round(s.totals["CO2_emissions(kg)"], 3)
+    1.2
+    """
+    method = _tables.method_column(table, method)
+    if columns is None:
+        columns = [c for c in RESOURCE_COLUMNS if c in table.columns] or [RESOURCE_COLUMNS[0]]
+    columns = list(dict.fromkeys(columns))
+    _tables.check_columns(table, [method, *columns], what="the resource summary")
+    frame = pd.DataFrame({"method": table[method].astype(str).to_numpy()})
+    for column in columns:
+        frame[column] = _tables.numeric(table, column).to_numpy()
+    grouped = frame.groupby("method", sort=True)
+    out = pd.DataFrame(index=pd.Index(sorted(frame["method"].unique()), name="method"))
+    for column in columns:
+        out[f"{column} median"] = grouped[column].median()
+        out[f"{column} total"] = grouped[column].sum(min_count=1)
+    out["runs"] = grouped.size()
+    for column in HARDWARE_COLUMNS:
+        if column in table.columns:
+            names = pd.DataFrame({"method": frame["method"], "name": table[column].astype("string").to_numpy()})
+            out[column] = names.dropna().groupby("method")["name"].agg(lambda s: s.value_counts().index[0])
+    out = out.reset_index().sort_values([f"{columns[0]} median", "method"], kind="stable").reset_index(drop=True)
+    totals = {column: float(frame[column].sum(min_count=1)) for column in columns}
+    return ResourceSummary(table=out, totals=totals, columns=tuple(columns))

@@ -44,7 +44,7 @@ Examples
 >>> round(result.statistic, 3), round(result.p_value, 4), round(result.critical_difference, 3)
 (4.5, 0.1054, 1.657)
 >>> print(result.statement)
-The winner, a, is not significantly better than the runner-up, b: the Friedman test does not reject that all 3 methods perform alike on these 4 datasets (chi2 = 4.500, p = 0.105 >= alpha = 0.05).
+The winner, a, is not significantly better than the runner-up, b: the Friedman test does not reject that all 3 methods perform alike on these 4 datasets (chi2 = 4.500, p = 0.105 >= alpha = 0.05), so the Nemenyi post-hoc test declares no pair different.
 """
 
 from __future__ import annotations
@@ -58,7 +58,13 @@ from scipy import special
 from srdash.errors import SrdashError
 from srdash.judging.ranking import Verdict
 
-__all__ = ["Significance", "significance", "q_alpha", "critical_difference", "DNF_RULES", "DEMSAR_Q"]
+__all__ = ["Significance", "significance", "q_alpha", "critical_difference", "DNF_RULES", "DEMSAR_Q",
+           "groups_from_p_values", "cliffs_delta", "cohens_d", "magnitude", "SkillingsMack", "skillings_mack",
+           "EFFECT_THRESHOLDS"]
+
+#: Magnitude labels of the effect sizes: {measure: (negligible below, small below, medium below)};
+#: Cohen (1988) for d, Romano et al. (2006) for Cliff's delta (the thresholds autorank uses).
+EFFECT_THRESHOLDS = {"cohens_d": (0.2, 0.5, 0.8), "cliffs_delta": (0.147, 0.33, 0.474)}
 
 #: How DNF cells enter the tests (see the module docstring).
 DNF_RULES = ("worst", "drop")
@@ -353,14 +359,12 @@ def _iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
 
 def _pairwise(ranked: pd.Series, k: int, n: int, cd: float) -> pd.DataFrame:
     scale = np.sqrt(k * (k + 1) / (6.0 * n))
-    rows = []
     names = list(ranked.index)
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            difference = float(ranked[a] - ranked[b])
-            p = studentized_range_sf(difference / scale * np.sqrt(2.0), k)
-            rows.append({"method_a": a, "method_b": b, "difference": difference,
-                         "significant": difference > cd, "p_value": min(max(p, 0.0), 1.0)})
+    pairs = [(a, b, float(ranked[a] - ranked[b])) for i, a in enumerate(names) for b in names[i + 1:]]
+    # one integration for every pair at once (the same sums as studentized_range_sf, pair by pair)
+    p_values = _studentized_range_sf_many(np.array([d for _, _, d in pairs]) / scale * np.sqrt(2.0), k)
+    rows = [{"method_a": a, "method_b": b, "difference": difference, "significant": difference > cd,
+             "p_value": float(min(max(p, 0.0), 1.0))} for (a, b, difference), p in zip(pairs, p_values)]
     return pd.DataFrame(rows, columns=["method_a", "method_b", "difference", "significant", "p_value"])
 
 
@@ -390,16 +394,28 @@ def studentized_range_sf(q: float, k: int) -> float:
     k = int(k)
     if k < 2:
         raise SrdashError(f"The studentized range needs at least 2 values. Got k = {k!r}.")
-    if not q > 0:
-        return 1.0
-    a = special.ndtr(-_GRID)
-    gap = special.ndtr(-(_GRID + q))
+    return float(_studentized_range_sf_many(np.array([q], dtype=float), k)[0])
+
+
+def _studentized_range_sf_many(q: np.ndarray, k: int) -> np.ndarray:
+    """:func:`studentized_range_sf` of every value of ``q`` (1 where q <= 0), in one pass over the grid;
+    the sum ``sum_i a^i b^(k-2-i)`` is accumulated by Horner's rule (``total = total * b + a^i``)."""
+    out = np.ones(q.shape, dtype=float)
+    positive = q > 0
+    if not positive.any():
+        return out
+    a = special.ndtr(-_GRID)[None, :]
+    gap = special.ndtr(-(_GRID[None, :] + q[positive][:, None]))
     b = np.clip(a - gap, 0.0, None)
-    total = np.zeros_like(_GRID)
-    for i in range(k - 1):
-        total += a ** i * b ** (k - 2 - i)
-    value = k * np.trapezoid(_DENSITY * gap * total, _GRID)
-    return float(min(max(value, 0.0), 1.0))
+    # sum_{i=0}^{k-2} a^i b^(k-2-i), by Horner in b: ((a^0) b + a^1) b + ... + a^(k-2)
+    total = np.ones_like(b)
+    power = np.ones_like(a)
+    for _ in range(k - 2):
+        power = power * a
+        total = total * b + power
+    values = k * np.trapezoid(_DENSITY[None, :] * gap * total, _GRID, axis=1)
+    out[positive] = np.clip(values, 0.0, 1.0)
+    return out
 
 
 def _studentized_range_isf(alpha: float, k: int) -> float:
@@ -442,7 +458,8 @@ def _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, k, n
     if p_value >= alpha:
         return (f"The winner, {winner}, is not significantly better than the runner-up, {runner_up}: the Friedman "
                 f"test does not reject that all {k} methods perform alike on these {n} datasets (chi2 = "
-                f"{statistic:.3f}, {_p(p_value)} >= alpha = {alpha:g}).")
+                f"{statistic:.3f}, {_p(p_value)} >= alpha = {alpha:g}), so the Nemenyi post-hoc test declares no pair "
+                "different.")
     a, b = float(mean_rank[winner]), float(mean_rank[runner_up])
     difference = a - b
     # The mean ranks are not a leaderboard column: say what they are.
@@ -452,3 +469,200 @@ def _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, k, n
     if difference > cd:
         return f"The winner, {winner}, is significantly better than the runner-up, {runner_up} {detail}."
     return f"The winner, {winner}, is not significantly better than the runner-up, {runner_up} {detail}."
+
+
+def groups_from_p_values(order, p_values: pd.DataFrame, *, alpha: float = 0.05) -> tuple[tuple[str, ...], ...]:
+    """The bars of a critical-difference diagram drawn from any post-hoc's p-values.
+
+    ``order`` lists the methods by mean rank, best first. A group is a maximal run of
+    consecutive methods in that order of which no two differ significantly
+    (``p_values.loc[a, b] >= alpha`` for every pair in the run); runs inside an
+    earlier run and single methods are left out. With the Nemenyi p-values this gives
+    the groups of :func:`significance` (a pair differs exactly when its mean ranks
+    differ by more than the critical difference); with Wilcoxon-Holm or Conover
+    p-values, whose decisions need not follow the mean ranks, a method can be left out
+    of a bar its neighbours share.
+
+    Parameters
+    ----------
+    order : sequence of str
+    p_values : DataFrame
+        Square matrix of (adjusted) p-values indexed and labelled by method.
+    alpha : float, keyword-only
+
+    Examples
+    --------
+    a-b and b-c do not differ, a-c does: two bars, (a, b) and (b, c).
+
+    >>> import pandas as pd
+    >>> p = pd.DataFrame([[1, .2, .01], [.2, 1, .3], [.01, .3, 1]], index=list("abc"), columns=list("abc"))
+    >>> groups_from_p_values(["a", "b", "c"], p)
+    (('a', 'b'), ('b', 'c'))
+    """
+    _check_alpha(alpha)
+    names = [str(name) for name in order]
+    missing = [name for name in names if name not in p_values.index or name not in p_values.columns]
+    if missing:
+        raise SrdashError(f"The p-value matrix has no row or column for {', '.join(map(repr, missing))}; "
+                          f"it has {', '.join(map(repr, map(str, p_values.index)))}.")
+    alike = p_values.loc[names, names].to_numpy(dtype=float) >= alpha
+    groups, last_end = [], -1
+    for i in range(len(names)):
+        j = i
+        while j + 1 < len(names) and alike[i:j + 2, j + 1].all():
+            j += 1
+        if j > i and j > last_end:
+            groups.append(tuple(names[i:j + 1]))
+            last_end = j
+    return tuple(groups)
+
+
+def cliffs_delta(x, y) -> float:
+    """Cliff's delta of two samples: ``(#{x_i > y_j} - #{x_i < y_j}) / (n_x n_y)``, in [-1, 1].
+
+    Positive when the values of ``x`` tend to be larger. NaN values are left out; NaN
+    when either sample is then empty.
+
+    Examples
+    --------
+    Of the 3 x 2 pairs, (3 > 1), (3 > 2), (2 > 1) are larger, (1 < 2) smaller, two tie:
+
+    >>> cliffs_delta([1, 2, 3], [1, 2])
+    0.3333333333333333
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    if not x.size or not y.size:
+        return float("nan")
+    signs = np.sign(x[:, None] - y[None, :])
+    return float(signs.sum() / signs.size)
+
+
+def cohens_d(x, y) -> float:
+    """Cohen's d of two samples with the pooled standard deviation (as autorank).
+
+    ``d = (mean(x) - mean(y)) / s``, ``s**2 = ((n_x - 1) s_x**2 + (n_y - 1) s_y**2) / (n_x + n_y - 2)``
+    with the sample variances ``s_x**2``, ``s_y**2`` (ddof = 1). NaN values are left out;
+    NaN with fewer than 2 values in all; with ``s = 0``, 0 when the means are equal and
+    +-inf otherwise.
+
+    Examples
+    --------
+    Means 2 and 4, both variances 1: d = -2 / 1.
+
+    >>> cohens_d([1, 2, 3], [3, 4, 5])
+    -2.0
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    nx, ny = x.size, y.size
+    if nx < 1 or ny < 1 or nx + ny < 3:
+        return float("nan")
+    squares = (((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()) / (nx + ny - 2)
+    difference = float(x.mean() - y.mean())
+    if squares <= 0:
+        return 0.0 if difference == 0 else float(np.copysign(np.inf, difference))
+    return float(difference / np.sqrt(squares))
+
+
+def magnitude(effect: float, measure: str) -> str:
+    """'negligible', 'small', 'medium' or 'large' for ``|effect|`` (see :data:`EFFECT_THRESHOLDS`).
+
+    Examples
+    --------
+    >>> magnitude(0.3, "cliffs_delta"), magnitude(-0.3, "cohens_d"), magnitude(0.474, "cliffs_delta")
+    ('small', 'small', 'large')
+    """
+    if measure not in EFFECT_THRESHOLDS:
+        raise SrdashError(f"The effect-size measure must be one of 'cohens_d', 'cliffs_delta'. Got {measure!r}.")
+    if effect != effect:  # NaN
+        return ""
+    size = abs(effect)
+    for label, bound in zip(("negligible", "small", "medium"), EFFECT_THRESHOLDS[measure]):
+        if size < bound:
+            return label
+    return "large"
+
+
+@dataclass(frozen=True)
+class SkillingsMack:
+    """The Skillings-Mack test of k methods over blocks with missing values.
+
+    Attributes
+    ----------
+    statistic, p_value : float
+        SM and its chi-square (k - 1 degrees of freedom) p-value.
+    df : int
+    adjusted_sums : Series
+        ``A_j`` per method (positive: ranked above the middle of its blocks).
+    n_blocks : int
+        Blocks with at least two values (the others carry no information).
+    n_methods : int
+    missing : int
+        Cells without a value in those blocks.
+    """
+
+    statistic: float
+    p_value: float
+    df: int
+    adjusted_sums: pd.Series
+    n_blocks: int
+    n_methods: int
+    missing: int
+
+
+def skillings_mack(matrix: pd.DataFrame) -> SkillingsMack:
+    """Skillings-Mack test (Friedman's test when some blocks lack a method).
+
+    ``matrix`` has one row per block and one column per method (NaN = missing). In block
+    i with ``k_i`` values, the values are ranked 1..k_i (average ranks for ties) and a
+    missing cell gets the middle rank ``(k_i + 1) / 2``. The adjusted rank sum of method
+    j is ``A_j = sum_i sqrt(12 / (k_i + 1)) (r_ij - (k_i + 1) / 2)``; under the null
+    hypothesis its covariance is ``Sigma`` with ``Sigma_jt = -lambda_jt`` (j != t) and
+    ``Sigma_jj = sum_{t != j} lambda_jt``, ``lambda_jt`` being the number of blocks with
+    both j and t. ``SM = A' Sigma^- A`` (``Sigma^-`` a generalised inverse; Sigma has rank
+    k - 1 when the design is connected) is compared with chi-square, k - 1 degrees of
+    freedom. Blocks with fewer than two values are left out. With complete blocks and no
+    ties SM equals Friedman's statistic.
+
+    Reference: J. H. Skillings and G. A. Mack, "On the use of a Friedman-type statistic
+    in balanced and unbalanced block designs", Technometrics 23 (1981) 171-177.
+
+    Examples
+    --------
+    Two blocks rank (a, b, c) as (3, 2, 1) (weight sqrt(12/4) = sqrt(3), centred ranks
+    +1, 0, -1); a third has only a and c, a above c (weight sqrt(12/3) = 2, centred ranks
+    +1/2, b at the middle 0, -1/2). So ``A = t (1, 0, -1)`` with ``t = 2 sqrt(3) + 1``;
+    lambda_ab = 2, lambda_ac = 3, lambda_bc = 2, and ``Sigma x = A`` for ``x = (t/8, 0, -t/8)``,
+    so ``SM = A'x = t**2 / 4 = (13 + 4 sqrt(3)) / 4 = 4.9821``:
+
+    >>> import pandas as pd
+    >>> m = pd.DataFrame({"a": [3.0, 3.0, 2.0], "b": [2.0, 2.0, None], "c": [1.0, 1.0, 1.0]})
+    >>> result = skillings_mack(m)
+    >>> round(result.statistic, 4), result.df, result.missing
+    (4.9821, 2, 1)
+    """
+    values = matrix.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    observed = ~np.isnan(values)
+    keep = observed.sum(axis=1) >= 2
+    values, observed = values[keep], observed[keep]
+    n_blocks, k = values.shape
+    if k < 2 or n_blocks < 1:
+        raise SrdashError(f"The Skillings-Mack test needs at least 2 methods and 1 block with two values; got "
+                          f"{k} method(s) and {n_blocks} such block(s).")
+    counts = observed.sum(axis=1)
+    ranks = pd.DataFrame(values).rank(axis=1, method="average").to_numpy()
+    middle = (counts + 1) / 2.0
+    centred = np.where(observed, ranks, middle[:, None]) - middle[:, None]
+    sums = (np.sqrt(12.0 / (counts + 1))[:, None] * centred).sum(axis=0)
+    both = observed.T.astype(float) @ observed.astype(float)  # lambda_jt, with the counts on the diagonal
+    sigma = -both
+    np.fill_diagonal(sigma, 0.0)
+    np.fill_diagonal(sigma, -sigma.sum(axis=1))
+    statistic = float(max(sums @ np.linalg.pinv(sigma) @ sums, 0.0))
+    df = k - 1
+    return SkillingsMack(statistic=statistic, p_value=float(special.chdtrc(df, statistic)), df=df,
+                         adjusted_sums=pd.Series(sums, index=list(map(str, matrix.columns))),
+                         n_blocks=int(n_blocks), n_methods=int(k), missing=int((~observed).sum()))

@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-KINDS = ("pareto", "profiles", "pairwise", "recovery", "resources")
+KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources")
+
+#: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
+COMPARE_SIDECARS = {".mean_ranks.csv": "mean ranks", ".omnibus.csv": "omnibus tests", ".summary.txt": "summary"}
+
+
+def compare_outputs(output: Path) -> dict[str, Path]:
+    """The paths ``compare`` writes for ``-o OUTPUT``: the pairs at OUTPUT, the rest beside it."""
+    stem = output.name[:-len(output.suffix)] if output.suffix else output.name
+    return {"pairs": output, **{what: output.with_name(stem + suffix) for suffix, what in COMPARE_SIDECARS.items()}}
 
 
 def _read_table(path: Path):
@@ -21,34 +30,54 @@ def _read_table(path: Path):
 
 
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
-             budget, noise, r2_gate, timeout, jobs):
+             budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
+             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method", split=None):
     """The result table of one analysis (and a one-line summary for stderr)."""
     if kind == "pareto":
         from srdash.analysis.fronts import pareto_fronts
 
         fronts = pareto_fronts(table, accuracy=accuracy, size=size, method=method, dataset=dataset, space=space,
-                               n_bootstrap=n_bootstrap, seed=seed)
+                               n_bootstrap=n_bootstrap, seed=seed, rank_rule=rank_rule)
         return fronts.table, f"front 1 (non-dominated, {space} space): {', '.join(fronts.front(1))}"
     if kind == "profiles":
         from srdash.analysis.profiles import performance_profiles
 
         profiles = performance_profiles(table, value=accuracy, method=method, dataset=dataset)
         best = profiles.auc.iloc[0]
-        return profiles.auc, f"largest AUC: {best['method']} ({best['auc']:.4f})"
+        out = {"method": profiles.auc, "seed": profiles.per_seed, "dataset": profiles.per_dataset}[by]
+        return out, (f"largest AUC: {best['method']} ({best['auc']:.4f} exact, {best['auc_linear']:.4f} linear; "
+                     f"median over {int(best['seeds'])} seed(s) {best['auc_seed_median']:.4f})")
     if kind == "pairwise":
         from srdash.analysis.pairwise import friedman_conover, wilcoxon_holm
 
+        blocks = "datasets" if unit == "dataset" else "(dataset, seed) blocks"
         if test == "wilcoxon":
-            result = wilcoxon_holm(table, value=accuracy, method=method, dataset=dataset)
-            summary = f"Wilcoxon signed-rank on {accuracy}, Holm-corrected over {len(result.pairs)} pairs"
+            result = wilcoxon_holm(table, value=accuracy, method=method, dataset=dataset,
+                                   correction=correction or "holm", unit=unit, seed=seed_column)
+            summary = (f"Wilcoxon signed-rank on {accuracy} over {blocks}, {result.correction.capitalize()}-corrected "
+                       f"over {len(result.pairs)} pairs")
         else:
-            result = friedman_conover(table, value=accuracy, method=method, dataset=dataset, p_adjust=p_adjust)
+            result = friedman_conover(table, value=accuracy, method=method, dataset=dataset,
+                                      p_adjust=correction or p_adjust, unit=unit, seed=seed_column)
             summary = (f"Friedman chi2 = {result.statistic:.4g}, p = {result.p_value:.3g} over "
-                       f"{result.n_datasets} datasets; Conover post-hoc "
-                       f"({'Holm-adjusted' if p_adjust else 'unadjusted'})")
+                       f"{result.n_datasets} {blocks}; Conover post-hoc "
+                       f"({result.correction.capitalize() + '-adjusted' if result.correction != 'none' else 'unadjusted'})")
         for note in result.notes:
             click.secho(f"Note: {note}", fg="yellow", err=True)
         return result.pairs, summary
+    if kind == "compare":
+        from srdash.analysis.comparison import compare, compare_by_group
+
+        options = dict(value=accuracy, direction=direction, method=method, seed=seed_column, unit=unit,
+                       posthoc=posthoc, correction=correction or "holm", missing=missing, alpha=alpha)
+        if split:
+            results = compare_by_group(table, by=split, dataset=dataset, **options)
+        else:
+            results = (("", compare(table, dataset=dataset, **options)),)
+        for group, result in results:
+            for note in result.notes:
+                click.secho(f"Note{f' ({split} = {group})' if split else ''}: {note}", fg="yellow", err=True)
+        return (split, results), ""
     if kind == "recovery":
         from srdash.analysis.recovery import solution_rates, symbolic_solutions
 
@@ -58,11 +87,20 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
             return out, f"{int(out['solution'].sum())} of {len(out)} models are symbolic solutions"
         rates = solution_rates(table, method=method, noise=noise, n_bootstrap=n_bootstrap, seed=seed)
         return rates.table, f"solution rates of {rates.table['method'].nunique()} methods"
-    from srdash.analysis.resources import over_budget, training_times
+    from srdash.analysis.resources import RESOURCE_COLUMNS, over_budget, resource_summary, training_times
 
+    energy = [c for c in RESOURCE_COLUMNS[1:] if c in table.columns]
+    if energy and time not in table.columns:  # eco2AI's columns only: summarise them
+        resources = resource_summary(table, columns=energy, method=method)
+        totals = ", ".join(f"{c} {v:.4g}" for c, v in resources.totals.items())
+        return resources.table, f"totals over every run: {totals}"
     times = training_times(table, time=time, method=method)
     out = times.table
     summary = f"fastest (median): {out['method'].iloc[0]}" if len(out) else "no training times"
+    if energy:
+        resources = resource_summary(table, columns=energy, method=method)
+        out = out.merge(resources.table.drop(columns="runs"), on="method", how="left")
+        summary += "; totals over every run: " + ", ".join(f"{c} {v:.4g}" for c, v in resources.totals.items())
     if budget is not None:
         over = over_budget(table, budget=budget, time=time, method=method, dataset=dataset)
         counts = over.per_method[["method", "over", "share"]].rename(
@@ -77,8 +115,9 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV to write. Default: print the table.")
-@click.option("--accuracy", default="r2_test", show_default=True,
-              help="Accuracy column (pareto, profiles, pairwise; the R² gate column for recovery).")
+@click.option("--accuracy", "--metric", "accuracy", default="r2_test", show_default=True,
+              help="Accuracy (metric) column (pareto, profiles, pairwise, compare; the R² gate column for "
+                   "recovery).")
 @click.option("--size", default="model_size", show_default=True, help="Model-size column (pareto).")
 @click.option("--time", "time_column", default="training time (s)", show_default=True,
               help="Training-time column in seconds (resources).")
@@ -87,6 +126,12 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("--dataset", "dataset_column", default="dataset", show_default=True, help="Dataset column.")
 @click.option("--space", type=click.Choice(["value", "rank"]), default="value", show_default=True,
               help="pareto: median values, or median per-dataset ranks (1 = best).")
+@click.option("--rank-rule", type=click.Choice(["srdash", "srbench2021"]), default="srdash", show_default=True,
+              help="pareto --space rank: srdash ranks the values as they are, a missing one last; srbench2021 "
+                   "rounds them to 3 decimals first and leaves a missing one unranked (SRBench's published ranks).")
+@click.option("--by", type=click.Choice(["method", "seed", "dataset"]), default="method", show_default=True,
+              help="profiles: one row per method (pooled AUC, and median/min/max over seeds), per (method, "
+                   "seed), or per (method, dataset).")
 @click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Bootstrap resamples of the datasets for intervals (pareto, recovery rates); 0: none.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Random seed.")
@@ -94,6 +139,26 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
               help="pairwise: Wilcoxon signed-rank with Holm correction, or Friedman + Conover post-hoc.")
 @click.option("--holm/--no-holm", "conover_holm", default=False, show_default=True,
               help="pairwise --test conover: Holm-adjust the post-hoc p-values.")
+@click.option("--unit", type=click.Choice(["dataset", "dataset-seed"]), default="dataset", show_default=True,
+              help="pairwise, compare: a block of the tests is a dataset (runs combined by their median) or a "
+                   "(dataset, seed) pair (each run its own block).")
+@click.option("--seed-column", default=None,
+              help="--unit dataset-seed: the seed column. Default: 'seed', else 'random_state', else 'run'.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni"]), default=None,
+              help="pairwise, compare: family-wise correction of the p-values. Default: holm (pairwise --test "
+                   "conover: none unless --holm).")
+@click.option("--posthoc", type=click.Choice(["nemenyi", "conover", "wilcoxon-holm"]), default="wilcoxon-holm",
+              show_default=True, help="compare: the post-hoc test.")
+@click.option("--missing", type=click.Choice(["drop", "worst"]), default="drop", show_default=True,
+              help="compare: a missing value leaves its block out of the Friedman-based tests (drop), or is "
+                   "the worst value of the table (worst).")
+@click.option("--split", default=None, metavar="COLUMN",
+              help="compare: one comparison per value of COLUMN (a dataset group, e.g. friedman_dataset, "
+                   "derived from SRBench's dataset names when absent).")
+@click.option("--direction", type=click.Choice(["higher", "lower"]), default="higher", show_default=True,
+              help="compare: which values of the metric are better.")
+@click.option("--alpha", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="compare: significance level.")
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
               help="resources: also count the runs whose training time exceeds this many seconds.")
 @click.option("--noise", "noise_column", default="target_noise", show_default=True,
@@ -105,7 +170,8 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
               help="recovery with model strings: worker processes.")
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
-            n_bootstrap, seed, test, conover_holm, budget, noise_column, r2_gate, timeout, jobs):
+            rank_rule, by, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
+            alpha, split, budget, noise_column, r2_gate, timeout, jobs):
     """Run one SRBench-style analysis of INPUT (a results table) and write it as a CSV.
 
     \b
@@ -114,34 +180,91 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                  accuracy, size, front (1 = non-dominated), accuracy_low/high and
                  size_low/high (bootstrap interval over datasets), datasets.
       profiles   performance profiles: AUC per method (share of (dataset, run)
-                 pairs reaching each accuracy threshold in [0, 1], integrated).
+                 pairs reaching each accuracy threshold in [0, 1], integrated):
+                 exact (step function) and linear (points joined, SRBench), pooled
+                 and per seed (median, min, max); --by seed|dataset for the tables.
       pairwise   p-values of every pair of methods over datasets.
+      compare    one metric (--metric): Friedman (and Skillings-Mack when blocks are
+                 incomplete), the --posthoc test with --correction, effect sizes
+                 (Cliff's delta, Cohen's d), critical-difference groups and a
+                 plain-language summary. With -o PAIRS.csv it also writes
+                 PAIRS.mean_ranks.csv, PAIRS.omnibus.csv and PAIRS.summary.txt.
       recovery   with columns model, true_model: SRBench's symbolic-solution rule per
                  model; otherwise solution rates per method and noise level (SRBench's
                  groundtruth.csv).
       resources  training time per method (median, quartiles, range); with
-                 --budget, the runs over it.
+                 --budget, the runs over it (SRBench 2025's 1-hour line: --budget 3600);
+                 with eco2AI's duration(s), power_consumption(kWh), CO2_emissions(kg):
+                 their median per run and total per method, and the hardware.
 
     INPUT is a CSV (or .tsv, .parquet) with one row per (method, dataset) or per run,
     e.g. SRBench's blackbox_results.csv.
     """
+    from srdash.cli._common import refuse_output_onto_input
     from srdash.errors import SrdashError
 
-    from srdash.cli._common import refuse_output_onto_input
-
-    refuse_output_onto_input([("-o/--output", output)], [input_path])
+    if output is not None:
+        written = compare_outputs(output) if kind == "compare" else {"table": output}
+        refuse_output_onto_input([("-o/--output", path) for path in written.values()], [input_path])
     table = _read_table(input_path)
     try:
         result, summary = _compute(kind, table, accuracy=accuracy, size=size, time=time_column,
                                    method=method_column, dataset=dataset_column, space=space,
                                    n_bootstrap=n_bootstrap, seed=seed, test=test,
                                    p_adjust="holm" if conover_holm else None, budget=budget,
-                                   noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs)
+                                   noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
+                                   unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
+                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by, split=split)
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
+    if kind == "compare":
+        _write_comparison(result, output)
+        return
     click.echo(summary, err=True)
     if output is None:
         click.echo(result.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     else:
         result.to_csv(output, index=False)
         click.echo(f"Wrote {output} ({len(result)} rows)", err=True)
+
+
+def _write_comparison(outcome, output: Path | None) -> None:
+    """The comparisons' paragraphs, pairs, mean ranks and omnibus tests: printed, or written beside -o.
+
+    With ``--split``, each table gets the group column first and the summary one paragraph per group.
+    """
+    import pandas as pd
+
+    split, results = outcome
+
+    def fmt(v):
+        return f"{v:.4g}"
+
+    def heading(group):
+        return f"{split} = {group}: " if split else ""
+
+    def joined(attribute):
+        frames = [getattr(r, attribute).assign(**{split: group}) if split else getattr(r, attribute)
+                  for group, r in results]
+        frame = pd.concat(frames, ignore_index=True)
+        return frame[[split] + [c for c in frame.columns if c != split]] if split else frame
+
+    if output is None:
+        for group, result in results:
+            click.echo(heading(group) + result.paragraph)
+        for title, attribute in (("Omnibus tests", "omnibus"), ("Mean ranks", "mean_ranks"), ("Pairs", "pairs")):
+            click.echo(f"\n{title}:\n" + joined(attribute).to_string(index=False, float_format=fmt))
+        return
+    paths = compare_outputs(output)
+    joined("pairs").to_csv(paths["pairs"], index=False)
+    joined("mean_ranks").to_csv(paths["mean ranks"], index=False)
+    joined("omnibus").to_csv(paths["omnibus tests"], index=False)
+    parts = []
+    for group, result in results:
+        groups = "; ".join("{" + ", ".join(g) + "}" for g in result.groups) or "(none)"
+        parts.append(f"{heading(group)}{result.paragraph}\n\nPost-hoc: {result.posthoc_label}\n"
+                     f"Critical-difference groups: {groups}\n")
+    paths["summary"].write_text("\n".join(parts), encoding="utf-8")
+    for group, result in results:
+        click.echo(heading(group) + result.paragraph, err=True)
+    click.echo(f"Wrote {', '.join(str(p) for p in paths.values())}", err=True)

@@ -186,6 +186,9 @@ def critical_difference_figure(result: Significance, *, title: str | None = None
     bar joins each group of methods whose mean ranks differ by at most the
     critical difference; a bar of length CD is drawn above the axis. The test,
     alpha and CD are printed in the title; the sentence on the winner under it.
+    ``result`` may also be a :class:`~srdash.analysis.comparison.Comparison`: its bars
+    then come from its post-hoc's p-values (Conover, Wilcoxon-Holm or Nemenyi), and the
+    CD bar is drawn only for Nemenyi.
 
     Examples
     --------
@@ -240,11 +243,12 @@ def critical_difference_figure(result: Significance, *, title: str | None = None
                                                   + plotly_text(", ".join(group)) + "<extra></extra>"))
     # the critical difference, to scale
     cd = result.critical_difference
-    figure.add_trace(go.Scatter(x=[k, k - cd], y=[0.6, 0.6], mode="lines+markers",
-                                line={"color": "black", "width": 2},
-                                marker={"symbol": "line-ns-open", "size": 8, "color": "black"},
-                                hoverinfo="skip", showlegend=False))
-    figure.add_annotation(x=k - cd / 2, y=0.65, text=f"CD = {cd:.3f}", showarrow=False, yanchor="bottom")
+    if cd is not None:  # a p-value post-hoc (Conover, Wilcoxon) has no distance to draw
+        figure.add_trace(go.Scatter(x=[k, k - cd], y=[0.6, 0.6], mode="lines+markers",
+                                    line={"color": "black", "width": 2},
+                                    marker={"symbol": "line-ns-open", "size": 8, "color": "black"},
+                                    hoverinfo="skip", showlegend=False))
+        figure.add_annotation(x=k - cd / 2, y=0.65, text=f"CD = {cd:.3f}", showarrow=False, yanchor="bottom")
     lowest = -(half + 1) * step
     heading = title_layout("Critical difference diagram" if title is None else title,
                            f"{plotly_text(result.test_label)}. {plotly_text(result.statement)}")

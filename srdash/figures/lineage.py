@@ -33,7 +33,7 @@ from srdash.analysis.profiles import PerformanceProfiles
 from srdash.analysis.recovery import SolutionRates
 from srdash.analysis.resources import TIME_COLUMN, TrainingTimes
 
-__all__ = ["pareto_figure", "profiles_figure", "pairwise_heatmap", "solution_rates_figure", "training_time_figure",
+__all__ = ["pareto_figure", "profiles_figure", "auc_heatmap", "pairwise_heatmap", "solution_rates_figure", "training_time_figure",
            "srbench_views"]
 
 _FRONT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
@@ -126,6 +126,42 @@ def profiles_figure(profiles: PerformanceProfiles) -> go.Figure:
                          # no "0%" tick: on a phone it runs into the threshold axis's first tick
                          yaxis=dict(range=[0, 1.02], tickformat=".0%", tickvals=[0.25, 0.5, 0.75, 1.0]),
                          template="plotly_white", height=480)
+    return figure
+
+
+def auc_heatmap(profiles: PerformanceProfiles, *, definition: str = "exact") -> go.Figure:
+    """The (method x dataset) table of performance-profile AUCs as a heatmap, best method on top.
+
+    Parameters
+    ----------
+    profiles : PerformanceProfiles
+    definition : {'exact', 'linear'}, keyword-only
+        Which AUC (see :mod:`srdash.analysis.profiles`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.analysis.profiles import performance_profiles
+    >>> p = performance_profiles(pd.DataFrame({"method": ["a", "<b>"] * 2, "dataset": ["d1", "d1", "d2", "d2"],
+    ...                                        "r2_test": [0.9, 0.4, 0.5, 0.7]}))
+    >>> fig = auc_heatmap(p)
+    >>> fig.data[0].z.tolist(), list(fig.data[0].y)
+    ([[0.9, 0.5], [0.4, 0.7]], ['a', '&lt;b&gt;'])
+    """
+    if definition not in ("exact", "linear"):
+        raise ValueError(f"The 'definition' option must be one of 'exact', 'linear'. Got {definition!r}.")
+    column = "auc" if definition == "exact" else "auc_linear"
+    methods = list(profiles.auc["method"])
+    table = profiles.per_dataset.pivot(index="method", columns="dataset", values=column).reindex(methods)
+    names = [_escaped(m) for m in methods]
+    datasets = [_escaped(d) for d in table.columns]
+    figure = go.Figure(go.Heatmap(z=table.to_numpy(), x=datasets, y=names, zmin=0, zmax=1, colorscale="Viridis",
+                                  colorbar={"title": "AUC"},
+                                  hovertemplate="%{y} on %{x}: AUC %{z:.3f}<extra></extra>"))
+    heading = title_layout(f"Performance-profile AUC per dataset ({profiles.value})",
+                           f"{definition} area over the runs of each dataset; best method (pooled AUC) on top")
+    figure.update_layout(title=heading, yaxis={"autorange": "reversed"}, template="plotly_white",
+                         height=max(320, 120 + 22 * len(methods)), margin={"t": title_margin(heading)})
     return figure
 
 

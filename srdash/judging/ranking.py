@@ -167,10 +167,13 @@ def _normalised(values: pd.Series, criterion: Criterion) -> pd.Series:
 
 
 def _per_run_values(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criterion]) -> pd.DataFrame:
-    """dataset, method, run and each criterion rounded, normalised and oriented (higher = better).
+    """dataset, method, run, padded and each criterion rounded, normalised and oriented (higher = better).
 
-    Missing values become -inf (the worst), or stay NaN when the rules' ``missing_run_value`` is
-    ``"skipped"``. Runs failing the rules' ``min_relative`` threshold get -inf on every criterion.
+    With the rules' ``runs_per_dataset`` N > 0, a (method, dataset) with fewer than N runs gets the
+    missing ones as runs without any value (``padded`` True). Missing values become -inf (the worst),
+    stay NaN when the rules' ``missing_run_value`` is ``"skipped"``, or become the worst finite value
+    of the criterion over every run of the table with ``"worst-value"``. Runs failing the rules'
+    ``min_relative`` threshold get -inf on every criterion (a missing run is missing, not failing).
     """
     # A canonical row order: a float mean summed in another order can round
     # differently at the decimals' boundary, and a permuted input must not.
@@ -180,16 +183,14 @@ def _per_run_values(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criter
         "dataset": table["dataset"].to_numpy(),
         "method": table["method"].to_numpy(),
         "run": table["run"].to_numpy() if "run" in table.columns else 0,
+        "padded": False,
     })
     for c in criteria:
         values = pd.to_numeric(table[c.column], errors="coerce").astype(float)
         if c.rounding in ("both", "per-run"):
             values = _round(values, c.decimals)
         values = _normalised(values, c)
-        oriented = values if c.direction == "higher" else -values
-        if rules.missing_run_value == "worst":
-            oriented = oriented.fillna(-np.inf)
-        per_run[c.name] = oriented.to_numpy()
+        per_run[c.name] = (values if c.direction == "higher" else -values).to_numpy()
     if rules.min_relative is not None:
         column, ratio = rules.min_relative
         if column not in table.columns:
@@ -201,7 +202,27 @@ def _per_run_values(table: pd.DataFrame, rules: Rules, criteria: Sequence[Criter
             passes = (best > 0) & (value > ratio * best)
         for c in criteria:
             per_run.loc[~passes, c.name] = -np.inf
+    if rules.runs_per_dataset:
+        per_run = _padded(per_run, rules.runs_per_dataset)
+    for c in criteria:
+        if rules.missing_run_value == "worst":
+            per_run[c.name] = per_run[c.name].fillna(-np.inf)
+        elif rules.missing_run_value == "worst-value":
+            measured = per_run[c.name][np.isfinite(per_run[c.name])]
+            per_run[c.name] = per_run[c.name].fillna(measured.min() if len(measured) else -np.inf)
     return per_run
+
+
+def _padded(per_run: pd.DataFrame, runs: int) -> pd.DataFrame:
+    """Per-run values with a value-less row for each run a (method, dataset) lacks of ``runs``."""
+    counts = per_run.groupby(["dataset", "method"], sort=True).size()
+    lacking = counts[counts < runs]
+    if lacking.empty:
+        return per_run
+    index = lacking.index.repeat((runs - lacking).to_numpy())
+    extra = pd.DataFrame({"dataset": index.get_level_values(0), "method": index.get_level_values(1),
+                          "run": np.nan, "padded": True})
+    return pd.concat([per_run, extra], ignore_index=True)
 
 
 def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = None) -> pd.DataFrame:
@@ -248,7 +269,7 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     how = "median" if rules.run_aggregation == "rank-mean" else rules.run_aggregation
     grouped = per_run.groupby(["dataset", "method"], sort=True)
     combined = grouped[[c.name for c in criteria]].agg(how)
-    combined["runs"] = grouped.size()
+    combined["runs"] = (~per_run["padded"]).groupby([per_run["dataset"], per_run["method"]], sort=True).sum()
     out = combined.reindex(grid)
     out["runs"] = out["runs"].fillna(0).astype(int)
     out["status"] = np.where(out["runs"] > 0, "ok", "DNF")
@@ -403,6 +424,12 @@ def _refuse_missing_criteria(table: pd.DataFrame, rules: Rules, with_data: Seque
     raise CriterionWithoutData("\n".join(lines), criteria=[c.name for c in missing])
 
 
+_MISSING_RUN_DETAIL = {
+    "worst": "counted as the worst value",
+    "skipped": "left out of the aggregation over runs",
+    "worst-value": "counted as the worst value of the table",
+}
+
 _DNF_DETAIL = {
     "last": "no result on this dataset; ranked last on every criterion",
     "left-out": "no result on this dataset; left out of the ranking there and of the method's mean",
@@ -431,9 +458,14 @@ def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[
         for _, row in missing.iterrows():
             rows.append({"kind": "missing value", "method": row["method"], "dataset": row["dataset"],
                          "run": row.get("run"),
-                         "detail": f"no {c.label} ({c.column}); " + (
-                             "counted as the worst value" if rules.missing_run_value == "worst"
-                             else "left out of the aggregation over runs")})
+                         "detail": f"no {c.label} ({c.column}); " + _MISSING_RUN_DETAIL[rules.missing_run_value]})
+    if rules.runs_per_dataset:
+        short = aggregated[(aggregated["status"] == "ok") & (aggregated["runs"] < rules.runs_per_dataset)]
+        for _, row in short.iterrows():
+            lacking = rules.runs_per_dataset - int(row["runs"])
+            rows.append({"kind": "missing run", "method": row["method"], "dataset": row["dataset"], "run": None,
+                         "detail": f"{lacking} of the {rules.runs_per_dataset} runs missing; each "
+                                   + _MISSING_RUN_DETAIL[rules.missing_run_value]})
     for _, row in aggregated[aggregated["status"] == "DNF"].iterrows():
         rows.append({"kind": "DNF", "method": row["method"], "dataset": row["dataset"], "run": None,
                      "detail": _DNF_DETAIL[rules.dnf]})
@@ -443,7 +475,8 @@ def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[
 
 def _domain_problems_as_worst(original: pd.DataFrame, checked: pd.DataFrame, rules: Rules) -> pd.DataFrame:
     """Values the domain check removed, set to the worst value (so that ``missing_run_value = "skipped"``
-    does not skip them: a value outside its domain is a problem, not a missing value)."""
+    or ``"worst-value"`` does not skip or fill them: a value outside its domain is a problem, not a missing
+    value)."""
     out = checked
     for c in rules.criteria:
         if c.domain is None or c.column not in original.columns:
@@ -526,7 +559,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
                           "which judges submissions.")
     # Values outside a criterion's domain (R2 > 1, inf, ...) are problems counted as the worst value.
     checked = check_domains(table, rules)
-    if rules.missing_run_value == "skipped":
+    if rules.missing_run_value != "worst":  # a value outside its domain stays the worst, not a missing value
         checked_table = _domain_problems_as_worst(table, checked.table, rules)
     else:
         checked_table = checked.table

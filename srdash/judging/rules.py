@@ -65,9 +65,11 @@ DNF_RULES = ("last", "left-out", "worst-value")
 #: ``missing_run_value = "skipped"``) counts as in the harmonic mean (``[ranking] missing_rank``):
 #: ranked as the worst value, or rank K (the best), as the SRBench 2022 notebook did.
 MISSING_RANKS = ("worst", "best")
-#: What a run with a missing value counts as (``[ranking] missing_run_value``): the worst value, or
-#: left out of the aggregation over runs (a mean or median of the other runs).
-MISSING_RUN_VALUES = ("worst", "skipped")
+#: What a run with a missing value counts as (``[ranking] missing_run_value``): the worst value (below
+#: every measured value, "rank n + 1"); left out of the aggregation over runs (a mean or median of the
+#: other runs); or the worst per-run value of the criterion measured in the whole table (SRBench 2025:
+#: min R2, max size).
+MISSING_RUN_VALUES = ("worst", "skipped", "worst-value")
 #: How a criterion's per-run values are normalised before aggregation (criterion key ``normalisation``):
 #: not at all, or min-max over every run of every method and dataset of the table.
 NORMALISATIONS = ("none", "min-max-table")
@@ -222,9 +224,14 @@ class Rules:
         A criterion a method has no value for on a dataset where it has runs
         (possible with ``missing_run_value = 'skipped'``): ranked as the worst
         value, or not ranked and counted as rank K in the harmonic mean.
-    missing_run_value : {'worst', 'skipped'}
-        A run's missing value counts as the worst value, or is left out of the
-        aggregation over runs.
+    missing_run_value : {'worst', 'skipped', 'worst-value'}
+        A run's missing value counts as the worst value (below every measured
+        value), is left out of the aggregation over runs, or counts as the
+        worst value of the criterion measured in the whole table (SRBench 2025).
+    runs_per_dataset : int
+        The runs every (method, dataset) with results should have (SRBench 2025:
+        30); the missing ones count as runs whose every value is missing (see
+        ``missing_run_value``). 0: no expectation, the runs given are the runs.
     competition_sympy_version : str or None
         The sympy version the competition itself used, if stated. Component
         counts depend on it.
@@ -251,6 +258,7 @@ class Rules:
     dnf: str = "last"
     missing_rank: str = "worst"
     missing_run_value: str = "worst"
+    runs_per_dataset: int = 0
     text: str = ""
     source: str = ""
     sections: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -275,8 +283,12 @@ class Rules:
             raise RulesError(f"{where}: a 'tie_tolerance' ({tolerance!r}) needs ties = 'tolerance'; "
                              "with ties = 'exact' values are compared exactly.")
         object.__setattr__(self, "tie_tolerance", float(tolerance))
+        runs = self.runs_per_dataset
+        if isinstance(runs, bool) or not isinstance(runs, int) or runs < 0:
+            raise RulesError(f"{where}: 'runs_per_dataset' must be a whole number >= 0 (0: no expectation). "
+                             f"Got {runs!r}.")
         if self.run_aggregation == "rank-mean":
-            changed = [k for k in ("dnf", "missing_rank", "missing_run_value")
+            changed = [k for k in ("dnf", "missing_rank", "missing_run_value", "runs_per_dataset")
                        if getattr(self, k) != _RANKING_DEFAULTS[k]]
             if changed:  # rank-mean ranks every run slot, a missing run being the worst: these would do nothing
                 raise RulesError(f"{where}: run_aggregation = 'rank-mean' ranks each run, a missing run or DNF "
@@ -305,7 +317,10 @@ class Rules:
             self.rank_method,
             self.min_relative,
             *(() if self.score == "dataset-mean" else (self.score,)),  # hashes of older rules unchanged
-            *((("ranking", tuple((k, getattr(self, k)) for k in _RANKING_DEFAULTS)),)
+            *((("ranking", tuple((k, getattr(self, k)) for k in _RANKING_DEFAULTS if k not in _LATER_OPTIONS)
+                             # hashes of older rules unchanged: a later option counts only when it is set
+                             + tuple((k, getattr(self, k)) for k in _LATER_OPTIONS
+                                     if getattr(self, k) != _RANKING_DEFAULTS[k])),)
               if self.uses_extended_options else ()),
             tuple((c.name, c.column, c.direction, c.decimals, float(c.weight))
                   + ((c.domain,) if c.domain is not None else ())
@@ -365,8 +380,8 @@ class Rules:
         weights : mapping of criterion name to weight, optional
             Criteria not named keep their weight.
         **ranking
-            ``ties``, ``tie_tolerance``, ``dnf``, ``missing_rank``, ``missing_run_value``
-            (see the class attributes); None leaves one unchanged.
+            ``ties``, ``tie_tolerance``, ``dnf``, ``missing_rank``, ``missing_run_value``,
+            ``runs_per_dataset`` (see the class attributes); None leaves one unchanged.
 
         Examples
         --------
@@ -402,7 +417,9 @@ class Rules:
 
 #: The options on ties, DNFs and missing values, with the defaults that keep older rules' behaviour.
 _RANKING_DEFAULTS = {"ties": "exact", "tie_tolerance": 0.0, "dnf": "last", "missing_rank": "worst",
-                     "missing_run_value": "worst"}
+                     "missing_run_value": "worst", "runs_per_dataset": 0}
+#: Options added after rules hashes were published: in the hash only when set.
+_LATER_OPTIONS = ("runs_per_dataset",)
 
 
 def list_presets() -> list[str]:
@@ -544,6 +561,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         dnf=ranking.get("dnf", "last"),
         missing_rank=ranking.get("missing_rank", "worst"),
         missing_run_value=ranking.get("missing_run_value", "worst"),
+        runs_per_dataset=ranking.get("runs_per_dataset", 0),
         text=text,
         source=source,
         sections=MappingProxyType({k: v for k, v in data.items() if isinstance(v, dict)}),
