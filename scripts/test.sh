@@ -22,4 +22,8 @@ if [ ! -f "$stamp" ]; then
     touch "$stamp"
 fi
 
-exec .venv/bin/python -m pytest "$@"
+# One pytest worker per core (at most 4), each taking whole test files (a file's servers and
+# browser stay in one worker): the suite is mostly one process's work, so two cores halve it.
+workers=$(nproc 2>/dev/null || echo 1)
+if [ "$workers" -gt 4 ]; then workers=4; fi
+exec .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"

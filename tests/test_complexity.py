@@ -314,8 +314,13 @@ def test_a_hanging_simplify_times_out_and_the_others_are_computed():
     assert elapsed < 3.0 * len(models) + STARTUP
     slow = table.iloc[0]
     assert slow["status"] == "timeout"
-    assert slow["reason"] == ("sympy.simplify did not finish within 1 s; components counted on the "
-                              "unsimplified expression (as SRBench 2022 did).")
+    # Stopped by its CPU-time limit (1 s of CPU), or, on a machine so loaded that the worker got less than
+    # 1 s of CPU in 5 s, by the wall-clock backstop: a timeout either way, counted the same way.
+    assert slow["reason"] in (
+        "sympy.simplify did not finish within 1 s; components counted on the unsimplified expression "
+        "(as SRBench 2022 did).",
+        "The model was still being processed 5 s after it started (CPU-time limit 1 s) and its worker was "
+        "killed; components counted on the unsimplified expression.")
     # The unsimplified, rounded expression is what SRBench counted after its timeout.
     unsimplified = round_floats(expressions.parse_model(SLOW_MODEL))
     assert slow["components"] == sum(1 for _ in sympy.preorder_traversal(unsimplified))

@@ -1087,11 +1087,17 @@ def test_query_values_never_reach_the_log():
     handler = logging.Handler()
     handler.emit = lambda rec: seen.append(rec.getMessage())
     logger = logging.getLogger("tornado.access")
+    # whatever an earlier test in this process did to the logger (a level, disabled), it logs here
+    level, disabled = logger.level, logger.disabled
+    logger.setLevel(logging.INFO)
+    logger.disabled = False
     logger.addHandler(handler)
     try:
         log_request(Handler)
     finally:
         logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.disabled = disabled
     assert seen == ["404 GET /missing?key=[hidden] (127.0.0.1) 2.00ms"]
 
 

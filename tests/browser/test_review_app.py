@@ -37,9 +37,9 @@ from voila_server import (CHROMIUM, PLOT, VoilaServer, figure_text_problems, plo
                           screenshot)
 from srdash.judging.trust import TrustStore
 
-# No retry: a page that misses a card is a real failure (the review builds its widgets
-# only once the page is displayed: srdash.apps.panels.PageReady).
-pytestmark = [pytest.mark.browser, pytest.mark.flaky(reruns=0)]
+# No retry (srdash installs no rerun plugin): a page that misses a card is a real failure (the review
+# builds its widgets only once the page is displayed: srdash.apps.panels.PageReady).
+pytestmark = [pytest.mark.browser]
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
