@@ -4,7 +4,9 @@ Measured in one run, in headless Chromium (Debian's /usr/bin/chromium, Playwrigh
 ``srdash serve`` (no INPUT: the built-in demo) with its defaults, or with ``--visitors K``:
 
 - one visitor: a page alone, once the server is warm (its waiting kernels started), until the
-  dashboard's status line "Ready in ..." is painted (as seen from the page, see serve_open.py);
+  dashboard's status line "Ready in ..." is painted (as seen from the page, see serve_open.py), or,
+  with ``--app review`` (``srdash review --judge ...`` on the demo's real-world track), until the
+  first model card's trust control is painted;
 - N visitors: N pages (N browser contexts: N visitors, N kernels) opened at the same moment,
   each until its status line is painted; the first and the last are printed, as a ratio to the
   single visitor;
@@ -15,7 +17,7 @@ Targets (issue 25), for N = 10 on 2 cores: the last visitor within 2.5x a single
 server plus kernels at most 1.2 GB. No assertions: timings on a shared machine are noisy;
 compare the ratios of one run.
 
-Usage: python benchmarks/visitors.py [N ...] [--visitors K] [--settle 20]
+Usage: python benchmarks/visitors.py [N ...] [--app dashboard|review] [--visitors K] [--settle 20]
 """
 
 from __future__ import annotations
@@ -35,6 +37,21 @@ from serve_open import _SEEN, _environment, _free_port, _serve, _stop  # noqa: E
 
 CHROMIUM = "/usr/bin/chromium"
 READY = "Ready in"
+# When the review's first card control is painted: checked at every animation frame, in the page.
+_CARD_SEEN = """
+() => {
+  window.__srdashSeen = null;
+  const look = () => {
+    const control = document.querySelector('.srdash-card select');
+    if (window.__srdashSeen === null && control && control.getBoundingClientRect().width > 0) {
+      window.__srdashSeen = performance.now();
+      return;
+    }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+}
+"""
 
 
 def _tree(pid: int) -> list[int]:
@@ -71,23 +88,28 @@ def _memory_mb(pid: int) -> tuple[float, float, int]:
     return rss / 1024, pss / 1024, len(pids)
 
 
-async def _visit(browser, url: str, text: str) -> float:
-    """Seconds from navigation until ``text`` is painted, in a new context (a new visitor)."""
+async def _visit(browser, url: str, app: str) -> float:
+    """Seconds from navigation until the page is ready (see the module's doc), in a new context (a new visitor)."""
     context = await browser.new_context(viewport={"width": 1400, "height": 900})
-    await context.add_init_script(f"({_SEEN})({json.dumps(text)})")
+    if app == "review":
+        await context.add_init_script(f"({_CARD_SEEN})()")
+    else:
+        await context.add_init_script(f"({_SEEN})({json.dumps(READY)})")
     page = await context.new_page()
     await page.goto(url, timeout=600_000)
-    await page.get_by_text(text).first.wait_for(state="visible", timeout=600_000)
+    ready = page.locator(".srdash-card select").first if app == "review" else page.get_by_text(READY).first
+    await ready.wait_for(state="visible", timeout=600_000)
+    await page.wait_for_function("window.__srdashSeen !== null", timeout=600_000)
     seconds = await page.evaluate("window.__srdashSeen") / 1000.0
     return seconds, context
 
 
-async def _together(browser, url: str, n: int) -> list[float]:
-    visits = await asyncio.gather(*(_visit(browser, url, READY) for _ in range(n)))
+async def _together(browser, url: str, n: int, app: str) -> list[float]:
+    visits = await asyncio.gather(*(_visit(browser, url, app) for _ in range(n)))
     return [seconds for seconds, _ in visits], [context for _, context in visits]
 
 
-async def measure(counts: list[int], visitors: int | None, settle: float) -> None:
+async def measure(counts: list[int], visitors: int | None, settle: float, app: str = "dashboard") -> None:
     from playwright.async_api import async_playwright
 
     from srdash.apps.server import wait_until_ready
@@ -97,9 +119,12 @@ async def measure(counts: list[int], visitors: int | None, settle: float) -> Non
         env = _environment(folder)
         port = _free_port()
         url = f"http://127.0.0.1:{port}/"
-        command = [sys.executable, "-m", "srdash", "serve", "--port", str(port)]
-        if visitors is not None:
-            command += ["--visitors", str(visitors)]
+        if app == "review":
+            command = [sys.executable, "-m", "srdash", "review", "--judge", "bench", "--port", str(port)]
+        else:
+            command = [sys.executable, "-m", "srdash", "serve", "--port", str(port)]
+            if visitors is not None:
+                command += ["--visitors", str(visitors)]
         process, log = _serve(command, env, folder, port)
         try:
             wait_until_ready(url, timeout=300, process=process)
@@ -107,7 +132,7 @@ async def measure(counts: list[int], visitors: int | None, settle: float) -> Non
                 browser = await playwright.chromium.launch(executable_path=CHROMIUM,
                                                            args=["--no-sandbox", "--disable-gpu"])
                 time.sleep(settle)
-                single, context = await _visit(browser, url, READY)
+                single, context = await _visit(browser, url, app)
                 await context.close()
                 rss, pss, processes = _memory_mb(process.pid)
                 print(f"one visitor: {single:.2f} s; server idle: {rss:.0f} MB RSS, {pss:.0f} MB PSS, "
@@ -116,7 +141,7 @@ async def measure(counts: list[int], visitors: int | None, settle: float) -> Non
                       f"{'procs':>6s}")
                 for n in counts:
                     time.sleep(settle)
-                    seconds, contexts = await _together(browser, url, n)
+                    seconds, contexts = await _together(browser, url, n, app)
                     rss, pss, processes = _memory_mb(process.pid)
                     print(f"{n:3d} {min(seconds):7.2f} {max(seconds):7.2f} {max(seconds) / single:8.2f}x "
                           f"{rss:8.0f} {pss:8.0f} {processes:6d}", flush=True)
@@ -130,12 +155,14 @@ async def measure(counts: list[int], visitors: int | None, settle: float) -> Non
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("counts", nargs="*", type=int, default=[1, 5, 10])
+    parser.add_argument("--app", choices=["dashboard", "review"], default="dashboard")
     parser.add_argument("--visitors", type=int, default=None, help="passed to `srdash serve --visitors`")
     parser.add_argument("--settle", type=float, default=20.0,
                         help="seconds to wait before each measurement (the server refills its waiting kernels)")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    asyncio.run(measure(args.counts, args.visitors, args.settle))
+    print(f"app: {args.app}")
+    asyncio.run(measure(args.counts, args.visitors, args.settle, args.app))
     print(f"load average now {os.getloadavg()[0]:.1f}")
 
 

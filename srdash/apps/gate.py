@@ -130,6 +130,22 @@ def refuse_unknown_visitors(handler, notebook=None, cwd=None, *, environ=None):
     return None
 
 
+class ClosedTab(logging.Filter):
+    """Drops asyncio's "Task exception was never retrieved" for a message sent to a tab that was closed.
+
+    The kernel's messages to a page go on after its tab is closed; tornado's write to the
+    closed websocket fails with WebSocketClosedError in a task nobody awaits, and asyncio
+    printed a traceback in the server's terminal for each. Nothing is wrong: the visitor left.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from tornado.iostream import StreamClosedError
+        from tornado.websocket import WebSocketClosedError
+
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, (WebSocketClosedError, StreamClosedError))
+
+
 def configure(c, *, review: bool = False) -> None:
     """Apply srdash's settings to a Voilà configuration object ``c`` (what the ``voila.py`` files call)."""
     c.Voila.tornado_settings = tornado_settings()
@@ -140,3 +156,6 @@ def configure(c, *, review: bool = False) -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, RedactQueries) for f in logger.filters):
             logger.addFilter(redacting)
+    asyncio_logger = logging.getLogger("asyncio")
+    if not any(isinstance(f, ClosedTab) for f in asyncio_logger.filters):
+        asyncio_logger.addFilter(ClosedTab())
