@@ -857,7 +857,8 @@ def _lineage_view(verdict: Verdict, runs: pd.DataFrame) -> widgets.VBox:
     from srdash.figures.lineage import srbench_views
 
     panels = []
-    for view in srbench_views(runs, verdict=verdict):
+    # no critical-difference diagram here: "Rank uncertainty and significance" shows it (once per page)
+    for view in srbench_views(runs):
         panel = FigurePanel()
         if isinstance(view, str):
             panel.message(view)
