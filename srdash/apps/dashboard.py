@@ -252,6 +252,7 @@ class Dashboard(BackgroundApp):
                                      layout=widgets.Layout(max_height="600px", overflow="auto"))
         self.problems.add_class("srdash-problems-panel")
         self.heatmap = FigurePanel()
+        self.heatmap.add_class("srdash-heatmap-panel")   # larger cells on a phone, scrolling sideways (srdash.css)
         self.curve = FigurePanel()
         self.heatmap.message("The per-dataset ranks appear when the models have been simplified.")
         self.curve.message("The simplicity curve appears when the models have been simplified.")
