@@ -64,29 +64,34 @@ def _overlap(a, b) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
-def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = False) -> list[str]:
+def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = False, x_extent=(),
+                    y_extent=()) -> list[str]:
     """A textposition for each point's name so that labels keep clear of each other and of the points.
 
     A greedy repel: each label in turn takes the first of eight places around its
     point that overlaps no label placed before, no point and stays inside the plot;
-    failing that, the place that overlaps least.
+    failing that, the place that overlaps least. The axes span the points and
+    ``x_extent``, ``y_extent`` (say, the ends of their error bars), as plotly's do.
 
     Examples
     --------
     >>> label_positions([1, 1.01, 5], [0.5, 0.5, 0.9], ["a", "b", "c"])  # b beside a; c under its point
     ['top center', 'middle right', 'bottom center']
     """
-    def scaled(values, log):
+    def scaled(values, log, extent):
         values = np.asarray(values, dtype=float)
+        extent = np.asarray(extent, dtype=float)
         if log:
             values = np.log10(np.where(values > 0, values, np.nan))
-        finite = values[np.isfinite(values)]
+            extent = np.log10(np.where(extent > 0, extent, np.nan))
+        both = np.concatenate([values, extent])
+        finite = both[np.isfinite(both)]
         low, high = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
         span = high - low if high > low else 1.0
         # plotly pads the axis range: about 5 % on either side
         return np.nan_to_num(0.05 + 0.9 * (values - low) / span, nan=0.5)
 
-    xs, ys = scaled(x, log_x), scaled(y, False)
+    xs, ys = scaled(x, log_x, x_extent), scaled(y, False, y_extent)
     if reversed_y:
         ys = 1 - ys
     points = [(px - 0.01, py - 0.015, px + 0.01, py + 0.015) for px, py in zip(xs, ys)]
@@ -97,7 +102,8 @@ def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = Fals
         for position in _POSITIONS:
             box = _label_box(position, px, py, width)
             outside = max(0.0, -box[0]) + max(0.0, box[2] - 1) + max(0.0, -box[1]) + max(0.0, box[3] - 1)
-            cost = sum(_overlap(box, other) for other in placed + points) + outside * _LINE
+            # a label past the plot's edge runs into the tick labels: worse than most overlaps
+            cost = sum(_overlap(box, other) for other in placed + points) + outside * _LINE * 4
             if cost < best_cost - 1e-12:
                 best, best_cost = position, cost
             if cost == 0:
@@ -139,7 +145,9 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
                                               else "dot"),
                                     name=f"front {int(number)}", legendgroup=f"front {int(number)}"))
     positions = label_positions(table[x_name], table[y_name], table["method"], log_x=bool(log_size),
-                                reversed_y=ranked)
+                                reversed_y=ranked,
+                                x_extent=np.r_[table[f"{x_name}_low"], table[f"{x_name}_high"]],
+                                y_extent=np.r_[table[f"{y_name}_low"], table[f"{y_name}_high"]])
     for row, position in zip(table.itertuples(index=False), positions):
         values = row._asdict()
         number = int(values["front"])
@@ -158,10 +166,13 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
                            "<extra></extra>")))
     title = title_layout("Pareto fronts", f"median {y_name} vs median {x_name} ({fronts.space} space)")
     figure.update_layout(
-        title=title, margin={"t": title_margin(title)},
+        # narrow side margins (plotly's default 80 px each left a phone's plot 150 px wide); the axes make room
+        title=title, margin={"t": title_margin(title), "l": 10, "r": 20, "b": 10},
         xaxis_title=f"median {x_name} rank (1 = best)" if ranked else f"median {x_name} ({fronts.columns[1]})",
         yaxis_title=f"median {y_name} rank (1 = best)" if ranked else f"median {y_name} ({fronts.columns[0]})",
         legend=legend_below(), template="plotly_white", height=540)
+    figure.update_xaxes(automargin=True)
+    figure.update_yaxes(automargin=True)
     if log_size:
         figure.update_xaxes(type="log")
     if ranked:  # best in the top-left corner, as in SRBench's rank plots
