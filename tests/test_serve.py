@@ -399,3 +399,17 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
                 os.kill(pid, signal.SIGKILL)
         serve.wait(10)
         log.close()
+
+
+def test_voila_gets_its_websocket_ping_timeout_as_a_number():
+    # On the command line ("--Voila.tornado_settings=ws_ping_timeout=30000") it arrived as the string
+    # "30000": jupyter_server's ping check then raised a TypeError traceback on every ping.
+    from voila.app import Voila
+
+    from srdash.apps.server import voila_command
+
+    app = Voila()
+    app.parse_command_line([a for a in voila_command("nb.ipynb", port=1, python="p") if a.startswith("--Voila.")])
+    app.load_config_file("voila", path=app.config_file_paths)
+    assert app.tornado_settings["ws_ping_timeout"] == 30000
+    assert isinstance(app.tornado_settings["ws_ping_timeout"], int)
