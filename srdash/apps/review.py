@@ -119,7 +119,14 @@ _CSS = """
               linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 24px 100% no-repeat local,
               radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.22), rgba(0,0,0,0)) left / 10px 100% no-repeat scroll,
               radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.22), rgba(0,0,0,0)) right / 10px 100% no-repeat scroll; }
-.srdash-review .widget-html > .widget-html-content { min-width: 0; max-width: 100%; }
+/* ipywidgets gives each line of an HTML widget a control's height (28 px): text of several lines reads loose */
+.srdash-review .widget-html > .widget-html-content { min-width: 0; max-width: 100%; line-height: 1.45; }
+/* a phone: label and plot side by side, the formula and the numbers under them at the row's full width */
+@media (max-width: 700px) {
+  .srdash-compare-row table, .srdash-compare-row tbody, .srdash-compare-row tr { display: block; }
+  .srdash-compare-row td { display: inline-block; vertical-align: middle; }
+  .srdash-compare-row td:nth-child(3) { display: block; width: 100% !important; padding-top: 4px; }
+}
 /* buttons keep their whole label: their row wraps instead of shortening them to "Show the typese…" */
 .srdash-toggles { flex-wrap: wrap; gap: 4px; }
 .srdash-toggles .jupyter-button, .srdash-review .widget-hbox > .jupyter-button { flex-shrink: 0; max-width: 100%; }

@@ -624,7 +624,8 @@ def problems_html(verdict: Verdict, *, runs: pd.DataFrame | None = None, max_row
     tail = f"<div class='srdash-note'>… and {more} more (use `srdash score --problems FILE`).</div>" if more else ""
     return (f"{_TABLE_STYLE}<div class='srdash-problems'><div class='srdash-note'><b>{len(problems)} problem(s)</b>: "
             f"{summary}. Failed or missing values count as the worst value; DNF cells rank last.</div>"
-            f"<table class='srdash-table'><thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<table class='srdash-table srdash-problems-table'><thead><tr>{header}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
             f"{tail}</div>")
 
 

@@ -34,7 +34,8 @@ from srdash.analysis.profiles import PerformanceProfiles
 from srdash.analysis.recovery import SolutionRates
 from srdash.analysis.resources import TIME_COLUMN, TrainingTimes
 
-__all__ = ["pareto_figure", "label_positions", "profiles_figure", "pairwise_heatmap", "solution_rates_figure", "training_time_figure",
+__all__ = ["pareto_figure", "label_positions", "profiles_figure", "pairwise_heatmap", "solution_rates_figure",
+           "training_time_figure",
            "srbench_views"]
 
 _FRONT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")

@@ -151,7 +151,10 @@ def noise_curve_figure(scores: PropertyScores, *, group: str | None = None) -> g
                           "<extra></extra>",
         ))
     figure.update_layout(
-        title={"text": f"Test R² versus noise level, group {plotly_text(group)} (sensitivity: lower is better)"},
+        # a short title that fits a phone, the details in the subtitle (one line ran past a phone's figure)
+        title=(title := title_layout("Test R² versus noise level",
+                                     f"group {plotly_text(group)}; sensitivity: lower is better")),
+        margin={"t": title_margin(title)},
         xaxis={"title": {"text": "noise level (share of the target's variance)"}},
         yaxis={"title": {"text": "test R² (median over runs)"}}, legend=legend_below(title="method"),
         height=450 + 22 * ((curve["method"].nunique() + 1) // 2))
@@ -192,7 +195,8 @@ def unwanted_features_figure(usage: pd.DataFrame, *, dataset: str) -> go.Figure:
         colorbar={"title": {"text": "share of runs<br>using it"}},
         hovertemplate="%{y} uses %{x} in %{text} runs<extra></extra>",
     ))
-    figure.update_layout(title={"text": f"Unwanted features used, {plotly_text(dataset)} (fewer is better)"},
+    title = title_layout("Unwanted features used", f"{plotly_text(dataset)}; fewer is better")
+    figure.update_layout(title=title, margin={"t": title_margin(title)},
                          xaxis={"title": {"text": "unwanted feature"}}, yaxis={"autorange": "reversed"},
                          height=max(260, 32 * len(methods) + 160))
     return figure
