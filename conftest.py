@@ -16,3 +16,9 @@ import tempfile
 def pytest_configure(config):
     if not os.environ.get("SRDASH_CACHE_DIR"):
         os.environ["SRDASH_CACHE_DIR"] = tempfile.mkdtemp(prefix="srdash-test-cache-")
+
+
+# srdash's Voilà configuration file (srdash/apps/jupyter/config/voila.py) is read by traitlets inside the Voilà
+# process, where a config object `c` is given to it: it is not a module to import (and its name would
+# shadow the voila package).
+collect_ignore_glob = ["srdash/apps/jupyter/*"]

@@ -125,7 +125,8 @@ _CSS = """
 @media (max-width: 700px) {
   .srdash-compare-row table, .srdash-compare-row tbody, .srdash-compare-row tr { display: block; }
   .srdash-compare-row td { display: inline-block; vertical-align: middle; }
-  .srdash-compare-row td:nth-child(3) { display: block; width: 100% !important; padding-top: 4px; }
+  .srdash-compare-row td:nth-child(3) { display: block; width: 100% !important; box-sizing: border-box;
+                                        padding-top: 4px; }
 }
 /* buttons keep their whole label: their row wraps instead of shortening them to "Show the typese…" */
 .srdash-toggles { flex-wrap: wrap; gap: 4px; }

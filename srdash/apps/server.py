@@ -57,7 +57,7 @@ NOTEBOOK_NAME = "dashboard.ipynb"
 #: to Font Awesome on a public CDN (Voilà serves the same Font Awesome itself), so a page asks nothing of
 #: any machine but the server.
 TEMPLATE = "srdash"
-#: The folder of srdash's Voilà configuration (voila.json: real numbers, which the command line cannot give).
+#: The folder of srdash's Voilà configuration (voila.py: numbers the command line cannot give; a quiet terminal).
 VOILA_CONFIG = Path(__file__).resolve().parent / "jupyter" / "config"
 _TEMPLATE_ROOT = Path(__file__).resolve().parent / "jupyter"
 LOCALHOST = "127.0.0.1"
@@ -152,7 +152,7 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
                f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc",
                # jupyter_server asks tornado for a pong timeout longer than its ping interval, which tornado
-               # refuses with a warning on every start: srdash's voila.json asks for the interval itself (30 s),
+               # refuses with a warning on every start: srdash's voila.py asks for the interval itself (30 s),
                # as a number (on the command line, "ws_ping_timeout=30000" reached jupyter_server as the string
                # "30000", and its ping check raised a TypeError traceback in the terminal on every ping).
                f"--Voila.config_file_paths={VOILA_CONFIG}", f"--template={TEMPLATE}"]
