@@ -404,12 +404,17 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
 def test_voila_gets_its_websocket_ping_timeout_as_a_number():
     # On the command line ("--Voila.tornado_settings=ws_ping_timeout=30000") it arrived as the string
     # "30000": jupyter_server's ping check then raised a TypeError traceback on every ping.
+    import os
+
     from voila.app import Voila
 
-    from srdash.apps.server import voila_command
+    from srdash.apps.server import VOILA_CONFIG, template_environment, voila_command
 
+    assert not [a for a in voila_command("nb.ipynb", port=1, python="p") if "tornado_settings" in a]
+    # srdash's voila.py, found through JUPYTER_CONFIG_PATH, after the folders already there (a private token)
+    env = template_environment({"JUPYTER_CONFIG_PATH": "/private/token"})
+    assert env["JUPYTER_CONFIG_PATH"].split(os.pathsep) == ["/private/token", str(VOILA_CONFIG)]
     app = Voila()
-    app.parse_command_line([a for a in voila_command("nb.ipynb", port=1, python="p") if a.startswith("--Voila.")])
-    app.load_config_file("voila", path=app.config_file_paths)
+    app.load_config_file("voila", path=[str(VOILA_CONFIG)])
     assert app.tornado_settings["ws_ping_timeout"] == 30000
     assert isinstance(app.tornado_settings["ws_ping_timeout"], int)

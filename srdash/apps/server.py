@@ -57,7 +57,8 @@ NOTEBOOK_NAME = "dashboard.ipynb"
 #: to Font Awesome on a public CDN (Voilà serves the same Font Awesome itself), so a page asks nothing of
 #: any machine but the server.
 TEMPLATE = "srdash"
-#: The folder of srdash's Voilà configuration (voila.py: numbers the command line cannot give; a quiet terminal).
+#: The folder of srdash's Voilà configuration (voila.py: numbers the command line cannot give; a quiet terminal),
+#: put on JUPYTER_CONFIG_PATH by template_environment.
 VOILA_CONFIG = Path(__file__).resolve().parent / "jupyter" / "config"
 _TEMPLATE_ROOT = Path(__file__).resolve().parent / "jupyter"
 LOCALHOST = "127.0.0.1"
@@ -144,18 +145,17 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     ['python', '-m', 'voila', 'nb.ipynb', '--no-browser', '--port=9000', '--Voila.ip=127.0.0.1']
     >>> voila_command("nb.ipynb", port=9000, python="python")[7:9]
     ['--Voila.log_level=ERROR', '--KernelManager.transport=ipc']
-    >>> voila_command("nb.ipynb", port=9000, python="python")[10:]
+    >>> voila_command("nb.ipynb", port=9000, python="python")[9:]
     ['--template=srdash', '--MappingKernelManager.cull_idle_timeout=300', '--MappingKernelManager.cull_interval=60']
-    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[13:]
+    >>> voila_command("nb.ipynb", port=9000, python="python", preheat=True)[12:]
     ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=1']
     """
     command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
                f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc",
-               # jupyter_server asks tornado for a pong timeout longer than its ping interval, which tornado
-               # refuses with a warning on every start: srdash's voila.py asks for the interval itself (30 s),
-               # as a number (on the command line, "ws_ping_timeout=30000" reached jupyter_server as the string
-               # "30000", and its ping check raised a TypeError traceback in the terminal on every ping).
-               f"--Voila.config_file_paths={VOILA_CONFIG}", f"--template={TEMPLATE}"]
+               # the websocket ping timeout: in srdash's voila.py (template_environment puts it on
+               # JUPYTER_CONFIG_PATH), as a number ("--Voila.tornado_settings=ws_ping_timeout=30000" reached
+               # jupyter_server as the string "30000": a TypeError traceback in the terminal on every ping)
+               f"--template={TEMPLATE}"]
     if cull_idle_timeout:
         command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_timeout)}",
                     f"--MappingKernelManager.cull_interval={max(1, int(cull_interval))}"]
@@ -186,6 +186,9 @@ def app_environment(*, competition=None, predictions: Mapping[str, object] | Non
 def template_environment(env: Mapping[str, str]) -> dict[str, str]:
     """``env`` with srdash's Voilà template on ``JUPYTER_PATH`` (first), for a command from :func:`voila_command`.
 
+    And srdash's Voilà configuration (:data:`VOILA_CONFIG`) on ``JUPYTER_CONFIG_PATH``, after any
+    folder already there (the review's private token file, say).
+
     Examples
     --------
     >>> template_environment({"JUPYTER_PATH": "/elsewhere"})["JUPYTER_PATH"].endswith("jupyter:/elsewhere")
@@ -193,7 +196,9 @@ def template_environment(env: Mapping[str, str]) -> dict[str, str]:
     """
     paths = [str(_TEMPLATE_ROOT)] + [p for p in env.get("JUPYTER_PATH", "").split(os.pathsep)
                                      if p and p != str(_TEMPLATE_ROOT)]
-    return {**env, "JUPYTER_PATH": os.pathsep.join(paths)}
+    configs = [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p and p != str(VOILA_CONFIG)]
+    return {**env, "JUPYTER_PATH": os.pathsep.join(paths),
+            "JUPYTER_CONFIG_PATH": os.pathsep.join([*configs, str(VOILA_CONFIG)])}
 
 
 def wait_until_ready(url: str, *, timeout: float = 60.0, process: subprocess.Popen | None = None) -> None:

@@ -1,4 +1,4 @@
-"""srdash's Voilà configuration, read through ``--Voila.config_file_paths`` (srdash.apps.server.voila_command).
+"""srdash's Voilà configuration, found on JUPYTER_CONFIG_PATH (srdash.apps.server.template_environment).
 
 Settings the command line cannot give, and a quiet terminal when a visitor closes a tab.
 """
