@@ -855,7 +855,10 @@ def render_html(report: Report) -> str:
                 # plotly's JSON escapes '<', '>' and '/', and the figure builders escaped user text.
                 fragment = pio.to_html(block.content, full_html=False, include_plotlyjs=False,
                                        div_id=f"srdash-figure-{figure_count}", config=_PLOT_CONFIG)
-                blocks.append({"kind": "figure", "html": Markup(fragment), "caption": block.caption})
+                # a heatmap of many columns keeps cells large enough for their labels on a phone (it scrolls)
+                wide = any(trace.type == "heatmap" and trace.x is not None and len(trace.x) > 6
+                           for trace in block.content.data)
+                blocks.append({"kind": "figure", "html": Markup(fragment), "caption": block.caption, "wide": wide})
             elif block.kind == "html":
                 # Fragments from srdash's table helpers, which escape every value they insert.
                 blocks.append({"kind": "html", "html": Markup(block.content), "caption": block.caption})
