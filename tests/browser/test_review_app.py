@@ -484,6 +484,12 @@ def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the
     reveal.click()
     expect(page.get_by_role("button", name="Methods revealed (review closed)")).to_be_disabled(timeout=30_000)
     expect(page.get_by_role("button", name="Reopen the review")).to_be_visible()
+    # revealed: the organiser's panel opens on the real-world leaderboard, its first row on the first screen
+    first = page.locator(".srdash-organiser table.srdash-leaderboard tbody tr").first
+    expect(first).to_be_visible(timeout=30_000)
+    for cell in ("td.srdash-place", "td.srdash-method", "td.srdash-score"):
+        box = first.locator(cell).bounding_box()
+        assert box["y"] + box["height"] <= 900 and box["x"] + box["width"] <= 1300, (cell, box)
     page.close()
     server.stop()
     with TrustStore(seven["store"], read_only=True) as store:
