@@ -371,9 +371,14 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
         title=heading,
         # no tick labels: on a phone-sized triangle those of two sides collide at every corner; the grid
         # shows the tenths and the hover each point's weights
-        ternary={name: {"title": label, "showticklabels": False, "nticks": 10}
-                 for name, label in (("aaxis", a_label), ("baxis", b_label), ("caxis", c_label))},
-        height=480, margin={"l": 40, "r": 40, "t": _top_margin(heading) + 30, "b": 40}, template="plotly_white")
+        # the bottom corners' titles in lines of at most 14 characters (on a phone a long one ran past the
+        # figure's edge); the top one on a line of its own, above the corner
+        ternary={name: {"title": "<br>".join(textwrap.wrap(label, width, break_long_words=False,
+                                                           break_on_hyphens=False)) or label,
+                        "showticklabels": False, "nticks": 10}
+                 for name, label, width in (("aaxis", a_label, 40), ("baxis", b_label, 14), ("caxis", c_label, 14))},
+        height=520, margin={"l": 60, "r": 60, "t": _top_margin(heading) + 30, "b": 60}, legend=legend_below(),
+        template="plotly_white")
     return fig
 
 
