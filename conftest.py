@@ -20,3 +20,4 @@ collect_ignore_glob = ["srdash/apps/jupyter/config/*"]
 def pytest_configure(config):
     if not os.environ.get("SRDASH_CACHE_DIR"):
         os.environ["SRDASH_CACHE_DIR"] = tempfile.mkdtemp(prefix="srdash-test-cache-")
+

@@ -330,3 +330,17 @@ def test_simplicity_curve_markers_at_one_point_all_stay_visible():
     sizes = {trace.name: trace.marker.size for trace in figure.data[1:]}
     assert sizes == {"a": 19, "b": 13, "c": 7, "d": 19}
     assert len({trace.marker.symbol for trace in figure.data[1:4]}) == 3
+
+
+def test_a_large_heatmap_labels_no_cell_and_says_what_grey_is(runs):
+    # 3 methods x 150 datasets = 450 cells > 400: no value labels, and no "DNF" label either (on 122
+    # datasets they ran into each other: "DNFDNFDN"); the subtitle says grey = DNF. 'slow' has no
+    # result on the d2 copies.
+    many = pd.concat([runs.assign(dataset=runs["dataset"] + f"_{k:03d}") for k in range(75)], ignore_index=True)
+    figure = rank_heatmap(judge(many, load_rules("srbench2022")))
+    assert figure.data[0].texttemplate is None and figure.data[1].texttemplate is None
+    assert figure.data[1].text is None
+    assert "grey: DNF (no result)" in figure.layout.title.subtitle.text
+    small = rank_heatmap(judge(runs, load_rules("srbench2022")))      # 6 cells: labelled, DNF written
+    assert small.data[1].texttemplate == "%{text}" and "DNF" in _strings(small.data[1].text)
+    assert "grey" not in small.layout.title.subtitle.text

@@ -24,5 +24,6 @@ def test_dashboard_srbench_view():
     assert titles[0] == ("Pareto fronts", "median accuracy vs median size (value space)")
     assert titles[1] == ("Performance profiles (r2_test)", "")
     assert titles[2] == ("Pairwise Wilcoxon signed-rank tests", "Holm-corrected p-values; * p &lt; 0.05")
-    assert len(titles) == 4  # and the critical-difference diagram
+    # no critical-difference diagram: the page shows it once, under "Rank uncertainty and significance"
+    assert len(titles) == 3
     assert app.log_panel.text() == ""

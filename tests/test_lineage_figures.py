@@ -23,8 +23,11 @@ def test_pareto_figure_marks_fronts_and_escapes_names():
     figure = pareto_figure(fronts)
     json = figure.to_json()
     assert EVIL not in json and "&lt;img src=x onerror=alert(1)&gt;" in json
-    markers = [t for t in figure.data if t.mode == "markers"]
+    markers = [t for t in figure.data if t.mode == "markers+text"]
     assert len(markers) == 3
+    # each point is named beside it (not only "front 1..n" in the legend), escaped
+    assert sorted(t.text[0] for t in markers) == sorted(["a", "b", "&lt;img src=x onerror=alert(1)&gt;"])
+    assert all(t.text[0] == t.name for t in markers)
     lines = [t.name for t in figure.data if t.mode == "lines"]
     assert lines == [f"front {n}" for n in sorted(fronts.table["front"].unique())]
     # the error bars are the bootstrap interval
@@ -33,6 +36,37 @@ def test_pareto_figure_marks_fronts_and_escapes_names():
     assert first.error_y.array[0] == row["accuracy_high"] - row["accuracy"]
     ranked = pareto_figure(pareto_fronts(table(), space="rank", n_bootstrap=0))
     assert ranked.layout.yaxis.autorange == "reversed" and "rank" in ranked.layout.xaxis.title.text
+
+
+def test_pareto_labels_of_points_close_together_go_to_different_sides():
+    from srdash.figures.lineage import _label_box, _overlap, _CHAR, label_positions
+
+    # three methods almost on one point, two far away: no two labels overlap (in plot fractions, as
+    # label_positions scales the axes: log sizes and accuracy each spread over 0.05..0.95)
+    x, y = [1, 30, 30.5, 31, 900], [0.1, 0.6, 0.6, 0.61, 0.9]
+    names = ["Linear", "GP-GOMEA", "Operon", "AFP_FE", "MRGP"]
+    positions = label_positions(x, y, names, log_x=True)
+    assert len(set(positions[1:4])) == 3
+    xs = 0.05 + 0.9 * np.log10(x) / np.log10(900)
+    ys = 0.05 + 0.9 * (np.array(y) - 0.1) / 0.8
+    boxes = [_label_box(p, px, py, _CHAR * len(n)) for p, px, py, n in zip(positions, xs, ys, names)]
+    assert all(_overlap(boxes[i], boxes[j]) == 0 for i in range(5) for j in range(i + 1, 5))
+
+
+def test_thirty_methods_get_thirty_looks_in_every_figure_that_draws_methods():
+    from srdash.figures.leaderboard import simplicity_curve
+    from srdash.figures.styles import method_style
+
+    assert len({method_style(i)[:2] for i in range(30)}) == 30
+    methods = [f"m{i:02d}" for i in range(30)]
+    runs = pd.DataFrame({"method": methods, "components": np.arange(1, 31)})
+    curve = simplicity_curve(runs, max_components=40)
+    assert len({(t.marker.color, t.marker.symbol) for t in curve.data[1:]}) == 30
+    scores = pd.DataFrame({"method": np.repeat(methods, 2), "dataset": np.tile(["d1", "d2"], 30),
+                           "r2_test": np.linspace(0, 1, 60)})
+    profiles = profiles_figure(performance_profiles(scores))
+    assert len({(t.line.color, t.line.dash) for t in profiles.data}) == 30
+    assert profiles.layout.legend.orientation == "h"      # under the plot, not over half of it
 
 
 def test_profiles_and_heatmaps():

@@ -34,6 +34,19 @@ def test_report_has_the_srbench_views(demo_runs):
     page = render_html(report)
     section = page[page.index('id="lineage"'):]
     assert "SRBench views" in section[:2000]
+    # the critical-difference diagram once in the report: here, when no Significance section shows it ...
+    assert sum(title.startswith("Critical difference") for title in titles) == 1
+    # ... and only in the Significance section when there is one
+    from dataclasses import replace
+
+    from srdash.analysis.significance import significance
+
+    with_significance = replace(report, significance=significance(report.verdict))
+    titles = [figure_title(figure) for figure in report_figures(with_significance)]
+    assert sum(title.startswith("Critical difference") for title in titles) == 1
+    page = render_html(with_significance)
+    assert page.count("Critical difference diagram") == 1
+    assert "the critical-difference diagram of the dataset scores is in the Significance section" in page
 
 
 def test_report_says_why_a_view_is_absent(demo_runs):

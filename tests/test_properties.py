@@ -309,10 +309,14 @@ def test_property_view_shows_each_kind(scores):
     assert "Ground truth" in view.models.value and "equivalent" in view.models.value
     view.dataset = "n1"
     assert view.dataset_picker.value == "n1"
-    assert "Test R² versus noise level, group g" in view.detail_figure.outputs[0]["data"]["text/plain"]
+    assert "Test R² versus noise level" in view.detail_figure.outputs[0]["data"]["text/plain"]
+    layout = view.detail_figure.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]
+    assert layout["title"]["subtitle"]["text"].startswith("group g")
     view.dataset_picker.value = "fs"
     assert view.models.value == ""
-    assert "Unwanted features used, fs" in view.detail_figure.outputs[0]["data"]["text/plain"]
+    assert "Unwanted features used" in view.detail_figure.outputs[0]["data"]["text/plain"]
+    layout = view.detail_figure.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]
+    assert layout["title"]["subtitle"]["text"] == "fs; fewer is better"
     assert view.log_panel.text() == ""
 
 

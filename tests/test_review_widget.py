@@ -133,7 +133,8 @@ def test_model_strings_names_and_comments_are_shown_as_text(store):
 
 def test_formula_is_rendered_as_latex_from_the_simplified_model(store):
     card = cards_by_method(ReviewApp(representatives(), store, judge="ann"), "d1")["scaled"]
-    assert card.formula.value.startswith("$$\\hat{y} = ")
+    # typeset twice (a desk's lines, a phone's lines: the review's CSS shows one), each "ŷ = ..." in display math
+    assert card.formula.value.count("$$\\hat{y} = ") == 2 and "srdash-math-narrow" in card.formula.value
     assert "x_{1}" in card.formula.value or "x1" in card.formula.value
     assert "0.755" in card.metrics.value and "3 components" in card.metrics.value
     assert "How much of the variation in the test data" in card.metrics.value
@@ -527,7 +528,11 @@ def test_features_in_natural_order_and_long_formulas_wrap(store):
     assert "srdash-formula-text" in card.formula.value and "59*x59" in card.formula.value
     assert card.typeset.layout.display == "none"
     card.formula_toggle.value = True
-    assert card.typeset.layout.display == "block" and card.typeset.value.startswith("$$\\hat{y} = ")
+    assert card.typeset.layout.display == "block"
+    # typeset in aligned lines: 59 terms do not fit one line of a desk's card, nor of a phone's
+    narrow = card.typeset.value.split("srdash-math-narrow")[1]
+    assert narrow.count("\\begin{aligned}\\hat{y} = ") == 1 and narrow.count("\\\\ &amp;") >= 59 * 6 // 26
+    assert all(f"{i} x_{{{i}}}" in narrow for i in range(2, 60))
 
 
 def test_thumbnail_scales_both_axes_alike_and_clips_wild_predictions():

@@ -698,3 +698,18 @@ def test_figure_titles_fit_a_phone_and_the_colour_bar_title_stands_beside_it():
     assert figures[1].data[0].colorbar.title.side == "right"        # not above the bar, on its '100%' tick
     assert figures[2].layout.xaxis.dtick == 0.5                     # five τ ticks, apart on a phone
     assert figures[2].layout.xaxis.ticklen == 8                     # '−1' below the y axis' '0', not on it
+
+
+def test_the_kendall_tau_histogram_draws_the_bar_at_one_whole():
+    # tau = 1 (a sampled ranking in the official order) falls in a bar centred on 1, inside the axis
+    from srdash.demo.examples import example_rescorer
+    from srdash.figures.sensitivity import kendall_tau_histogram
+
+    from srdash.analysis import sensitivity as analysis
+
+    figure = kendall_tau_histogram(analysis.place_probabilities(example_rescorer(), samples=200))
+    bins = figure.data[0].xbins
+    k = round((1.0 - bins.start) / bins.size - 0.5)                  # the bin holding 1.0
+    low, high = bins.start + k * bins.size, bins.start + (k + 1) * bins.size
+    assert low < 1.0 < high and abs((low + high) / 2 - 1.0) < 1e-9
+    assert figure.layout.xaxis.range[1] >= high and figure.layout.xaxis.range[0] <= bins.start

@@ -416,3 +416,22 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
                 os.kill(pid, signal.SIGKILL)
         serve.wait(10)
         log.close()
+
+
+def test_voila_gets_its_websocket_ping_timeout_as_a_number():
+    # On the command line ("--Voila.tornado_settings=ws_ping_timeout=30000") it arrived as the string
+    # "30000": jupyter_server's ping check then raised a TypeError traceback on every ping.
+    import logging
+
+    from voila.app import Voila
+
+    from srdash.apps.gate import ClosedTab
+    from srdash.apps.server import _config_dir, voila_command
+
+    assert not [a for a in voila_command("nb.ipynb", port=1, python="p") if "tornado_settings=" in a]
+    app = Voila()
+    app.load_config_file("voila", path=[str(_config_dir(False))])   # srdash's voila.py, as Voilà reads it
+    assert app.tornado_settings["ws_ping_timeout"] == 30000
+    assert isinstance(app.tornado_settings["ws_ping_timeout"], int)
+    # and a closed tab's WebSocketClosedError no longer prints a traceback in the terminal
+    assert any(isinstance(f, ClosedTab) for f in logging.getLogger("asyncio").filters)

@@ -252,6 +252,7 @@ class Dashboard(BackgroundApp):
                                      layout=widgets.Layout(max_height="600px", overflow="auto"))
         self.problems.add_class("srdash-problems-panel")
         self.heatmap = FigurePanel()
+        self.heatmap.add_class("srdash-heatmap-panel")   # larger cells on a phone, scrolling sideways (srdash.css)
         self.curve = FigurePanel()
         self.heatmap.message("The per-dataset ranks appear when the models have been simplified.")
         self.curve.message("The simplicity curve appears when the models have been simplified.")
@@ -873,8 +874,9 @@ def _lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widge
     from srdash.figures.lineage import srbench_views
 
     def compute() -> dict:
+        # no critical-difference diagram here: "Rank uncertainty and significance" shows it (once per page)
         return {"views": [view if isinstance(view, str) else {"figure": pio.to_json(view, validate=False)}
-                          for view in srbench_views(runs, verdict=verdict)]}
+                          for view in srbench_views(runs)]}
 
     content = shared_view("srbench views", runs, verdict.rules, compute, cache=cache)
     panels = []

@@ -21,6 +21,7 @@ from typing import Callable, Mapping
 import ipywidgets as widgets
 import traitlets
 
+from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.predictions import leaderboard_table_html, notes_html, rejected_table_html, shakeup_table_html
@@ -128,15 +129,18 @@ class PredictionsDashboard(BackgroundApp):
                                               layout=widgets.Layout(display="none"))
         self.selector.add_class("srdash-pred-ranking")
         self.explanation = widgets.HTML()
-        self.preliminary_table = widgets.HTML(layout=widgets.Layout(min_width="300px", overflow="auto"))
-        self.final_table = widgets.HTML(layout=widgets.Layout(min_width="300px", overflow="auto"))
+        # wider than a phone: they scroll inside their box, a shadow at the edge that has more (srdash.css)
+        self.preliminary_table = widgets.HTML(layout=widgets.Layout(min_width="0", max_width="100%", overflow="auto"))
+        self.final_table = widgets.HTML(layout=widgets.Layout(min_width="0", max_width="100%", overflow="auto"))
         self.preliminary_table.add_class("srdash-pred-preliminary-panel")
         self.final_table.add_class("srdash-pred-final-panel")
         self.chart = FigurePanel(layout=widgets.Layout(width="100%"))
         self.chart.add_class("srdash-pred-chart")
         # 420 px wide when there is room, the window's width on a phone
         self.chart_area = widgets.Box([self.chart], layout=widgets.Layout(flex="1 1 420px", min_width="0"))
-        self.shakeup_table = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+        self.shakeup_table = widgets.HTML(layout=widgets.Layout(min_width="0", max_width="100%", overflow="auto"))
+        for table in (self.preliminary_table, self.final_table, self.shakeup_table):
+            table.add_class("srdash-scroll")
         self.rejected = widgets.HTML()
         self.rejected.add_class("srdash-pred-rejected-panel")
         self.warnings = widgets.HTML()
@@ -155,6 +159,7 @@ class PredictionsDashboard(BackgroundApp):
         self.sensitivity_button.on_click(self._on_sensitivity_click)
 
         super().__init__([
+            widgets.HTML(f"<style>{stylesheet()}</style>"),
             self.title,
             self.status,
             self.progress,

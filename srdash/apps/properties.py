@@ -66,7 +66,7 @@ class PropertyView(widgets.VBox):
     >>> view.dataset, view.dataset_picker.options
     ('fs', ('fs',))
     >>> view.detail_figure.outputs[0]["data"]["text/plain"]
-    '<plotly figure: Unwanted features used, fs (fewer is better)>'
+    '<plotly figure: Unwanted features used>'
     """
 
     scores = traitlets.Instance(PropertyScores, allow_none=True)

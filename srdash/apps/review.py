@@ -46,7 +46,8 @@ from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import leaderboard_html, warnings_html
-from srdash.figures.review import over_time_figure, predicted_vs_actual_figure, predicted_vs_actual_thumbnail
+from srdash.figures.review import (NARROW_LINE, WIDE_LINE, formula_latex, over_time_figure, predicted_vs_actual_figure,
+                                   predicted_vs_actual_thumbnail)
 from srdash.judging.representative import (
     TestData,
     find_test_file,
@@ -98,13 +99,38 @@ _CSS = """
                        font-family: monospace; font-size: 13px; background: #fafafa; padding: 6px;
                        border-radius: 4px; max-width: 100%; box-sizing: border-box; }
 .srdash-compare-row { border-bottom: 1px solid #eee; padding: 4px 0; }
-.srdash-compare-row .srdash-compare-formula { font-family: monospace; font-size: 12px; white-space: nowrap;
-                                              overflow: hidden; text-overflow: ellipsis; max-width: 100%; }
+/* the formula wraps (a phone showed its first 12 characters); the card below shows it whole */
+.srdash-compare-row .srdash-compare-formula { font-family: monospace; font-size: 12px; white-space: pre-wrap;
+                                              overflow-wrap: anywhere; max-width: 100%; }
 .srdash-compare-row td { padding: 0 8px 0 0; vertical-align: middle; }
 .srdash-rank-row .widget-toggle-button { width: 38px; }
 .srdash-rank-row button.mod-active { background: #1f77b4; color: #fff; font-weight: bold; }
 .srdash-rank-row button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
 .srdash-card { overflow-x: auto; }
+/* A typeset formula is set twice, in lines for a desk and in shorter lines for a phone; one is shown. */
+.srdash-math-narrow { height: 0; overflow: hidden; visibility: hidden; }
+@media (max-width: 700px) {
+  .srdash-math-wide { height: 0; overflow: hidden; visibility: hidden; }
+  .srdash-math-narrow { height: auto; overflow: visible; visibility: visible; }
+}
+/* what still does not fit scrolls inside its box, with a shadow at the edge that has more */
+.srdash-formula, .srdash-organiser .srdash-scroll { overflow-x: auto; max-width: 100%;
+  background: linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left / 24px 100% no-repeat local,
+              linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 24px 100% no-repeat local,
+              radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.22), rgba(0,0,0,0)) left / 10px 100% no-repeat scroll,
+              radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.22), rgba(0,0,0,0)) right / 10px 100% no-repeat scroll; }
+/* ipywidgets gives each line of an HTML widget a control's height (28 px): text of several lines reads loose */
+.srdash-review .widget-html > .widget-html-content { min-width: 0; max-width: 100%; line-height: 1.45; }
+/* a phone: label and plot side by side, the formula and the numbers under them at the row's full width */
+@media (max-width: 700px) {
+  .srdash-compare-row table, .srdash-compare-row tbody, .srdash-compare-row tr { display: block; }
+  .srdash-compare-row td { display: inline-block; vertical-align: middle; }
+  .srdash-compare-row td:nth-child(3) { display: block; width: 100% !important; box-sizing: border-box;
+                                        padding-top: 4px; }
+}
+/* buttons keep their whole label: their row wraps instead of shortening them to "Show the typese…" */
+.srdash-toggles { flex-wrap: wrap; gap: 4px; }
+.srdash-toggles .jupyter-button, .srdash-review .widget-hbox > .jupyter-button { flex-shrink: 0; max-width: 100%; }
 /* a narrow screen (a phone): the card's table of numbers stacks instead of running off the card */
 @media (max-width: 700px) {
   .srdash-metrics, .srdash-metrics tbody, .srdash-metrics tr { display: block; width: 100%; }
@@ -149,6 +175,15 @@ def _natural_key(name: str) -> list:
 # A formula longer than this is shown as wrapping text (typeset on demand).
 _LONG_COMPONENTS = 60
 _LONG_LATEX = 600
+
+
+def _typeset_html(latex: str) -> str:
+    """``ŷ = latex`` typeset in lines that fit a desk's card, and again in lines that fit a phone's (CSS shows one).
+
+    The LaTeX is escaped as HTML text; MathJax reads the text.
+    """
+    return "".join(f"<div class='srdash-math-{name}'>$${html_text(formula_latex(latex, max_chars=chars))}$$</div>"
+                   for name, chars in (("wide", WIDE_LINE), ("narrow", NARROW_LINE)))
 
 
 def _is_long(row: Mapping, latex: str) -> bool:
@@ -221,7 +256,7 @@ class ModelCard(widgets.VBox):
             # does not wrap: it would run thousands of pixels wide); typeset on demand, scrolling.
             self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
                                         layout=widgets.Layout(max_width="100%"))
-            self.typeset = widgets.HTMLMath(f"$$\\hat{{y}} = {html_text(latex)}$$",
+            self.typeset = widgets.HTMLMath(_typeset_html(latex),
                                             layout=widgets.Layout(display="none", max_width="100%"))
             self.typeset.add_class("srdash-formula")
             self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
@@ -230,8 +265,7 @@ class ModelCard(widgets.VBox):
             self.formula_toggle.observe(self._on_formula_toggle_change, "value")
         elif latex is not None:
             # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
-            self.formula = widgets.HTMLMath(f"$$\\hat{{y}} = {html_text(latex)}$$",
-                                            layout=widgets.Layout(max_width="100%"))
+            self.formula = widgets.HTMLMath(_typeset_html(latex), layout=widgets.Layout(max_width="100%"))
         else:
             self.formula = widgets.HTML(f"<div style='color:#b00'>This model cannot be shown as a formula: "
                                         f"{_text(latex_problem.rstrip('.'))}.</div>")
@@ -290,7 +324,9 @@ class ModelCard(widgets.VBox):
         self.formula.add_class("srdash-formula")
         toggles = [self.formula_toggle, self.raw_toggle] if self.formula_toggle else [self.raw_toggle]
         formula = [self.formula, self.typeset] if self.formula_toggle else [self.formula]
-        super().__init__([self.title, *formula, widgets.HBox(toggles), self.raw, self.metrics,
+        toggle_row = widgets.HBox(toggles)
+        toggle_row.add_class("srdash-toggles")
+        super().__init__([self.title, *formula, toggle_row, self.raw, self.metrics,
                           self.figures, entry], layout=widgets.Layout(max_width="100%"), **kwargs)
         self.add_class("srdash-card")
 
@@ -470,7 +506,7 @@ class ComparisonView(widgets.VBox):
         status = str(row.get("status", "ok"))
         simplicity = (f"{_number(row.get('simplicity'), 1)} ({_components(row.get('components'))})"
                       if status in _OK_STATUSES else "not available")
-        short = text if len(text) <= 140 else text[:140] + "…"
+        short = text if len(text) <= 240 else text[:240] + "… (whole on its card below)"
         plot = thumbnail if thumbnail.startswith("<svg") else (
             "<div style='width:96px;height:96px;border:1px dashed #ccc;font-size:10px;color:#777;display:flex;"
             f"align-items:center;justify-content:center;text-align:center'>{_text(thumbnail or 'no test data')}</div>")
@@ -647,11 +683,13 @@ class ReviewApp(widgets.VBox):
                                    self.saved_indicator], layout=widgets.Layout(align_items="center",
                                                                                 flex_flow="row wrap"))
         # srdash's stylesheet too: the organiser's leaderboard and jury model are the report's tables
-        children = [widgets.HTML(_CSS + f"<style>{stylesheet()}</style>"), self.header, self.instructions]
+        children = [widgets.HTML(f"<style>{stylesheet()}</style>{_CSS}"), self.header]
         if organiser:
-            # the judges' progress first; the organiser's own entries (self.progress) come after it
+            # the organiser's panel (leaderboard, the judges' progress) first; the instructions and the
+            # organiser's own entries (self.progress) come after it
             self._build_organiser_panel()
             children.append(self.organiser_panel)
+        children.append(self.instructions)
         children += [self.progress, navigation, self.dataset_info, self.cards_box, self.log_panel]
         super().__init__(children, **kwargs)
         self.add_class("srdash-review")
@@ -1002,11 +1040,11 @@ class ReviewApp(widgets.VBox):
         self.leaderboard = widgets.HTML("")
         self.organiser_panel.children = [
             widgets.HTML("<h2 style='margin:6px 0 4px 0'>Organiser</h2>"),
+            self.leaderboard,         # the verdict first, then who has finished what
             self.completeness, self.organiser_status, widgets.HBox([self.refresh_button]),
             self.reveal_help,
             widgets.HBox([self.confirm_reveal, self.reveal_button, self.reopen_button],
                          layout=widgets.Layout(align_items="center", flex_flow="row wrap")),
-            self.leaderboard,
         ]
         self.organiser_panel.add_class("srdash-organiser")
         self.organiser_panel.layout = widgets.Layout(border="1px solid #d0d7de", padding="6px 14px",
@@ -1123,8 +1161,8 @@ class ReviewApp(widgets.VBox):
             for judge, row in zip(table.index, table.itertuples(index=False)))
         self.completeness.value = (
             "<b>Who has finished what</b> (models with a value, of each dataset's models)"
-            f"<table class='srdash-completeness'><tr><th></th>{header}</tr>"
-            f"{body or '<tr><td>no entries yet</td></tr>'}</table>")
+            f"<div class='srdash-scroll'><table class='srdash-completeness'><tr><th></th>{header}</tr>"
+            f"{body or '<tr><td>no entries yet</td></tr>'}</table></div>")
         incomplete = [(j, d, v) for j, row in table.iterrows() for d, v in row.items() if v != "done"]
         status = ""
         if len(summary.agreement):

@@ -150,8 +150,10 @@ class SensitivityView(BackgroundApp):
                                                               max_width="100%"))
         self.leaderboard.add_class("srdash-sensitivity-leaderboard-panel")
         self.bump_area = widgets.Box([], layout=widgets.Layout(flex="1 1 auto", min_width="300px", max_width="100%"))
-        self.alternatives = widgets.HTML(layout=widgets.Layout(max_height="360px", overflow="auto"))
+        self.alternatives = widgets.HTML(layout=widgets.Layout(max_height="360px", overflow="auto", max_width="100%"))
         self.alternatives.add_class("srdash-alternatives-panel")
+        for table in (self.leaderboard, self.alternatives):   # wider than a phone: an edge shadow says so
+            table.add_class("srdash-scroll")
         self.samples_input = widgets.BoundedIntText(value=int(samples), min=10, max=200_000, step=1000,
                                                     description="Samples", style=_STYLE,
                                                     layout=widgets.Layout(width="200px"))
@@ -194,7 +196,8 @@ class SensitivityView(BackgroundApp):
                      note="Each competitor is removed in turn and the others judged again under the current "
                           "weights."),
             _section("All weights at once", widgets.HBox([self.samples_input, self.seed_input,
-                                                          self.resample_button]),
+                                                          self.resample_button],
+                                                         layout=widgets.Layout(flex_flow="row wrap")),
                      self.summary, self.heatmap, self.tau, self.ternary,
                      note="Weight vectors drawn uniformly from the simplex (every weight share equally likely)."),
             _section("Which weights would make a competitor win?",

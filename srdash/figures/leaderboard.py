@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.styles import legend_below, method_style
 from srdash.figures.tables import Cell, Markup, table_html
 from srdash.figures.escape import html_text, plotly_text
 from srdash.errors import SrdashError
@@ -270,8 +271,10 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
         y=y,
         colorscale=[[0.0, _DNF_COLOUR], [1.0, _DNF_COLOUR]],
         showscale=False,
-        text=np.where(dnf, "DNF", "").tolist(),
-        texttemplate="%{text}",
+        # labelled as the values are: on a 122-dataset heatmap the labels ran into each other ("DNFDNFDN");
+        # there the grey says it (and the subtitle)
+        text=np.where(dnf, "DNF", "").tolist() if annotate else None,
+        texttemplate="%{text}" if annotate else None,
         textfont={"color": "#333333"},
         hoverinfo="skip",  # the values trace below answers the hover of DNF cells too
         xgap=1,
@@ -279,7 +282,8 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
         name="DNF (no result)",
     )
     figure = go.Figure([scores, dnf_cells])
-    title = title_layout(f"{what} per dataset", f"{how}higher is better, {best_text}")
+    title = title_layout(f"{what} per dataset", f"{how}higher is better, {best_text}"
+                         + ("" if annotate or not dnf.any() else "; grey: DNF (no result)"))
     figure.update_layout(
         title=title,
         xaxis={"title": {"text": "dataset"}, "type": "category", "tickangle": -45 if len(datasets) > 6 else 0},
@@ -397,7 +401,6 @@ def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure
         name="simplicity score", customdata=[_components_text(n) for n in sizes[steps]],
         hovertemplate="%{customdata}: simplicity %{y:.1f}<extra></extra>",
     ))
-    symbols = ["circle", "diamond", "square", "triangle-up", "cross", "x", "star", "pentagon"]
     # Methods whose median models coincide are drawn as concentric markers, the
     # first largest, so that every one stays visible (and on the curve).
     already_there: dict[tuple[float, float], int] = {}
@@ -406,9 +409,10 @@ def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure
         size = max(19 - 6 * already_there.get(point, 0), 6)
         already_there[point] = already_there.get(point, 0) + 1
         failed = f"<br>{row['failed']} run(s) without a valid model, not counted" if row["failed"] else ""
+        colour, symbol, _ = method_style(i)
         figure.add_trace(go.Scatter(
             x=[row["components"]], y=[row["simplicity"]], mode="markers",
-            marker={"size": size, "symbol": symbols[i % len(symbols)], "line": {"width": 1, "color": "white"}},
+            marker={"size": size, "symbol": symbol, "color": colour, "line": {"width": 1, "color": "white"}},
             name=plotly_text(row["method"]),
             hovertemplate=(f"<b>{plotly_text(row['method'])}</b><br>median model: "
                            f"{_components_text(row['components'])}, "
@@ -422,9 +426,9 @@ def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure
                "range": [math.log10(0.9), math.log10(largest * 1.15)],
                "tickvals": [t for t in _LOG_TICKS if t <= largest * 1.15]},
         yaxis={"title": {"text": "simplicity = round(−log₅ components, 1)"}},
-        height=420,
+        height=420 + 22 * ((len(placed) + 2) // 3),   # the legend under the plot, about three names a line
         margin={"t": title_margin(title), "l": 10, "r": 10, "b": 10},
-        legend={"title": {"text": "median model of"}},
+        legend=legend_below(title="median model of"),
         plot_bgcolor="white",
     )
     figure.update_xaxes(automargin=True, gridcolor="#eeeeee")
@@ -620,7 +624,8 @@ def problems_html(verdict: Verdict, *, runs: pd.DataFrame | None = None, max_row
     tail = f"<div class='srdash-note'>… and {more} more (use `srdash score --problems FILE`).</div>" if more else ""
     return (f"{_TABLE_STYLE}<div class='srdash-problems'><div class='srdash-note'><b>{len(problems)} problem(s)</b>: "
             f"{summary}. Failed or missing values count as the worst value; DNF cells rank last.</div>"
-            f"<table class='srdash-table'><thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<table class='srdash-table srdash-problems-table'><thead><tr>{header}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
             f"{tail}</div>")
 
 

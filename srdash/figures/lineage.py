@@ -15,7 +15,7 @@ Examples
 >>> fig = pareto_figure(pareto_fronts(t, n_bootstrap=20))
 >>> fig.layout.title.text, fig.layout.title.subtitle.text
 ('Pareto fronts', 'median accuracy vs median size (value space)')
->>> sorted(trace.name for trace in fig.data if trace.mode == "markers")
+>>> sorted(trace.name for trace in fig.data if trace.mode == "markers+text")
 ['&lt;b&gt;', 'a']
 """
 
@@ -26,6 +26,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from srdash.figures.escape import html_text
+from srdash.figures.styles import legend_below, method_style
 from srdash.figures.titles import title_layout, title_margin
 from srdash.analysis.fronts import ParetoFronts
 from srdash.analysis.pairwise import PairwiseTests
@@ -33,7 +34,8 @@ from srdash.analysis.profiles import PerformanceProfiles
 from srdash.analysis.recovery import SolutionRates
 from srdash.analysis.resources import TIME_COLUMN, TrainingTimes
 
-__all__ = ["pareto_figure", "profiles_figure", "auc_heatmap", "pairwise_heatmap", "solution_rates_figure", "training_time_figure",
+__all__ = ["pareto_figure", "label_positions", "profiles_figure", "auc_heatmap", "pairwise_heatmap",
+           "solution_rates_figure", "training_time_figure",
            "srbench_views"]
 
 _FRONT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
@@ -41,6 +43,75 @@ _FRONT_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564
 
 def _escaped(name) -> str:
     return html_text(str(name))
+
+
+# Label boxes in plot fractions, for a phone-wide plot (about 300 x 330 px, 11 px text): a character's
+# width, a line's height and the gap between a marker and its label.
+_CHAR, _LINE, _GAP = 0.022, 0.05, 0.02
+# Where a label may sit around its point (plotly's textposition), tried in this order.
+_POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left",
+              "bottom right", "bottom left")
+
+
+def _label_box(position: str, x: float, y: float, width: float) -> tuple[float, float, float, float]:
+    """(left, bottom, right, top) of a label of ``width`` at ``position`` around the point (x, y)."""
+    vertical, horizontal = position.split()
+    bottom = {"top": y + _GAP, "bottom": y - _GAP - _LINE, "middle": y - _LINE / 2}[vertical]
+    left = {"center": x - width / 2, "right": x + _GAP, "left": x - _GAP - width}[horizontal]
+    return left, bottom, left + width, bottom + _LINE
+
+
+def _overlap(a, b) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = False, x_extent=(),
+                    y_extent=()) -> list[str]:
+    """A textposition for each point's name so that labels keep clear of each other and of the points.
+
+    A greedy repel: each label in turn takes the first of eight places around its
+    point that overlaps no label placed before, no point and stays inside the plot;
+    failing that, the place that overlaps least. The axes span the points and
+    ``x_extent``, ``y_extent`` (say, the ends of their error bars), as plotly's do.
+
+    Examples
+    --------
+    >>> label_positions([1, 1.01, 5], [0.5, 0.5, 0.9], ["a", "b", "c"])  # b beside a; c under its point
+    ['top center', 'middle right', 'bottom center']
+    """
+    def scaled(values, log, extent):
+        values = np.asarray(values, dtype=float)
+        extent = np.asarray(extent, dtype=float)
+        if log:
+            values = np.log10(np.where(values > 0, values, np.nan))
+            extent = np.log10(np.where(extent > 0, extent, np.nan))
+        both = np.concatenate([values, extent])
+        finite = both[np.isfinite(both)]
+        low, high = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+        span = high - low if high > low else 1.0
+        # plotly pads the axis range: about 5 % on either side
+        return np.nan_to_num(0.05 + 0.9 * (values - low) / span, nan=0.5)
+
+    xs, ys = scaled(x, log_x, x_extent), scaled(y, False, y_extent)
+    if reversed_y:
+        ys = 1 - ys
+    points = [(px - 0.01, py - 0.015, px + 0.01, py + 0.015) for px, py in zip(xs, ys)]
+    placed, positions = [], []
+    for px, py, name in zip(xs, ys, names):
+        width = _CHAR * max(1, len(str(name)))
+        best, best_cost = _POSITIONS[0], np.inf
+        for position in _POSITIONS:
+            box = _label_box(position, px, py, width)
+            outside = max(0.0, -box[0]) + max(0.0, box[2] - 1) + max(0.0, -box[1]) + max(0.0, box[3] - 1)
+            # a label past the plot's edge runs into the tick labels: worse than most overlaps
+            cost = sum(_overlap(box, other) for other in placed + points) + outside * _LINE * 4
+            if cost < best_cost - 1e-12:
+                best, best_cost = position, cost
+            if cost == 0:
+                break
+        placed.append(_label_box(best, px, py, width))
+        positions.append(best)
+    return positions
 
 
 def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.Figure:
@@ -55,8 +126,9 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
     Returns
     -------
     plotly.graph_objects.Figure
-        One marker trace per method (coloured by front, error bars = bootstrap interval) and
-        one line per front (front 1 = non-dominated, drawn thickest).
+        One marker trace per method (coloured by front, error bars = bootstrap interval), named
+        beside its point (labels kept apart by :func:`label_positions`), and one line per front
+        (front 1 = non-dominated, drawn thickest).
     """
     table = fronts.table
     y_name, x_name = fronts.names
@@ -64,6 +136,7 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
     if log_size is None:
         positive = x[np.isfinite(x) & (x > 0)]
         log_size = fronts.space == "value" and positive.size > 0 and positive.max() / positive.min() > 100
+    ranked = fronts.space == "rank"
     figure = go.Figure()
     for number in sorted(table["front"].unique()):
         members = table[table["front"] == number].sort_values(x_name)
@@ -72,7 +145,11 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
                                     line=dict(color=colour, width=3 if number == 1 else 1, dash=None if number == 1
                                               else "dot"),
                                     name=f"front {int(number)}", legendgroup=f"front {int(number)}"))
-    for row in table.itertuples(index=False):
+    positions = label_positions(table[x_name], table[y_name], table["method"], log_x=bool(log_size),
+                                reversed_y=ranked,
+                                x_extent=np.r_[table[f"{x_name}_low"], table[f"{x_name}_high"]],
+                                y_extent=np.r_[table[f"{y_name}_low"], table[f"{y_name}_high"]])
+    for row, position in zip(table.itertuples(index=False), positions):
         values = row._asdict()
         number = int(values["front"])
         colour = _FRONT_COLOURS[(number - 1) % len(_FRONT_COLOURS)]
@@ -82,18 +159,21 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
         error_y = dict(type="data", symmetric=False, array=[values[f"{y_name}_high"] - values[y_name]],
                        arrayminus=[values[y_name] - values[f"{y_name}_low"]], thickness=1, width=0)
         figure.add_trace(go.Scatter(
-            x=[values[x_name]], y=[values[y_name]], mode="markers", name=name, showlegend=False,
+            x=[values[x_name]], y=[values[y_name]], mode="markers+text", name=name, showlegend=False,
+            text=[name], textposition=position, textfont={"size": 11, "color": "#333"}, cliponaxis=False,
             marker=dict(color=colour, size=11 if number == 1 else 8, line=dict(color="white", width=1)),
             error_x=error_x, error_y=error_y,
             hovertemplate=(f"<b>{name}</b><br>front {number}<br>{y_name}: %{{y:.4g}}<br>{x_name}: %{{x:.4g}}"
                            "<extra></extra>")))
-    ranked = fronts.space == "rank"
     title = title_layout("Pareto fronts", f"median {y_name} vs median {x_name} ({fronts.space} space)")
     figure.update_layout(
-        title=title, margin={"t": title_margin(title)},
+        # narrow side margins (plotly's default 80 px each left a phone's plot 150 px wide); the axes make room
+        title=title, margin={"t": title_margin(title), "l": 10, "r": 20, "b": 10},
         xaxis_title=f"median {x_name} rank (1 = best)" if ranked else f"median {x_name} ({fronts.columns[1]})",
         yaxis_title=f"median {y_name} rank (1 = best)" if ranked else f"median {y_name} ({fronts.columns[0]})",
-        template="plotly_white", height=520)
+        legend=legend_below(), template="plotly_white", height=540)
+    figure.update_xaxes(automargin=True)
+    figure.update_yaxes(automargin=True)
     if log_size:
         figure.update_xaxes(type="log")
     if ranked:  # best in the top-left corner, as in SRBench's rank plots
@@ -113,10 +193,12 @@ def profiles_figure(profiles: PerformanceProfiles) -> go.Figure:
     ['a (AUC 0.900)', 'b (AUC 0.400)']
     """
     figure = go.Figure()
-    for row in profiles.auc.itertuples(index=False):
+    for i, row in enumerate(profiles.auc.itertuples(index=False)):
         curve = profiles.curves[profiles.curves["method"] == row.method]
         name = _escaped(row.method)
+        colour, _, dash = method_style(i)
         figure.add_trace(go.Scatter(x=curve["threshold"], y=curve["share"], mode="lines", line_shape="hv",
+                                    line={"color": colour, "dash": dash},
                                     name=f"{name} (AUC {row.auc:.3f})",
                                     hovertemplate=f"<b>{name}</b><br>threshold %{{x:.3g}}: %{{y:.1%}}<extra></extra>"))
     reach = "at least" if profiles.direction == "higher" else "at most"
@@ -125,7 +207,9 @@ def profiles_figure(profiles: PerformanceProfiles) -> go.Figure:
                          yaxis_title=f"share of (dataset, run) pairs {reach} the threshold",
                          # no "0%" tick: on a phone it runs into the threshold axis's first tick
                          yaxis=dict(range=[0, 1.02], tickformat=".0%", tickvals=[0.25, 0.5, 0.75, 1.0]),
-                         template="plotly_white", height=480)
+                         # under the plot: at its right a legend of long names covered half of a phone's plot
+                         legend=legend_below(), template="plotly_white",
+                         height=480 + 22 * ((len(profiles.auc) + 1) // 2))
     return figure
 
 

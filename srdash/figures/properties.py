@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.styles import legend_below, method_style
 from srdash.figures.escape import html_text, plotly_text
 from srdash.figures.titles import title_layout, title_margin
 from srdash.errors import SrdashError
@@ -134,7 +135,8 @@ def noise_curve_figure(scores: PropertyScores, *, group: str | None = None) -> g
         lookup = dict(zip(sensitivity.loc[sensitivity["group"] == group, "method"],
                           sensitivity.loc[sensitivity["group"] == group, "sensitivity"]))
     figure = go.Figure()
-    for method, points in curve.groupby("method", sort=True):
+    for i, (method, points) in enumerate(curve.groupby("method", sort=True)):
+        colour, symbol, dash = method_style(i)
         points = points.sort_values("noise_level")
         r2 = points["r2"].to_numpy(dtype=float)
         finite = np.isfinite(r2)
@@ -142,15 +144,20 @@ def noise_curve_figure(scores: PropertyScores, *, group: str | None = None) -> g
         note = f" (failed at noise {failed})" if failed else ""
         figure.add_trace(go.Scatter(
             x=points.loc[finite, "noise_level"], y=r2[finite], mode="lines+markers",
+            line={"color": colour, "dash": dash}, marker={"symbol": symbol, "color": colour},
             name=f"{plotly_text(method)} (sensitivity {_format(lookup.get(method, np.nan))})",
             customdata=points.loc[finite, "dataset"].map(plotly_text),
             hovertemplate=f"{plotly_text(method)}{plotly_text(note)}<br>%{{customdata}}: noise %{{x}}, R² %{{y:.3f}}"
                           "<extra></extra>",
         ))
     figure.update_layout(
-        title={"text": f"Test R² versus noise level, group {plotly_text(group)} (sensitivity: lower is better)"},
+        # a short title that fits a phone, the details in the subtitle (one line ran past a phone's figure)
+        title=(title := title_layout("Test R² versus noise level",
+                                     f"group {plotly_text(group)}; sensitivity: lower is better")),
+        margin={"t": title_margin(title)},
         xaxis={"title": {"text": "noise level (share of the target's variance)"}},
-        yaxis={"title": {"text": "test R² (median over runs)"}}, legend={"title": {"text": "method"}})
+        yaxis={"title": {"text": "test R² (median over runs)"}}, legend=legend_below(title="method"),
+        height=450 + 22 * ((curve["method"].nunique() + 1) // 2))
     return figure
 
 
@@ -188,7 +195,8 @@ def unwanted_features_figure(usage: pd.DataFrame, *, dataset: str) -> go.Figure:
         colorbar={"title": {"text": "share of runs<br>using it"}},
         hovertemplate="%{y} uses %{x} in %{text} runs<extra></extra>",
     ))
-    figure.update_layout(title={"text": f"Unwanted features used, {plotly_text(dataset)} (fewer is better)"},
+    title = title_layout("Unwanted features used", f"{plotly_text(dataset)}; fewer is better")
+    figure.update_layout(title=title, margin={"t": title_margin(title)},
                          xaxis={"title": {"text": "unwanted feature"}}, yaxis={"autorange": "reversed"},
                          height=max(260, 32 * len(methods) + 160))
     return figure

@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import numpy as np
@@ -22,12 +23,83 @@ import plotly.graph_objects as go
 from srdash.figures.escape import plotly_text
 
 __all__ = ["predicted_vs_actual_figure", "predicted_vs_actual_thumbnail", "over_time_figure", "ACTUAL_COLOUR",
-           "PREDICTED_COLOUR"]
+           "PREDICTED_COLOUR", "latex_lines", "formula_latex"]
 
 ACTUAL_COLOUR = "#444444"
 PREDICTED_COLOUR = "#1f77b4"
 _HEIGHT = 300
 _MARGIN = {"l": 55, "r": 10, "t": 40, "b": 45}
+
+# Characters of typeset formula per line: a desk's card (about 900 px) and a phone's (about 300 px at 17 px math).
+WIDE_LINE = 90
+NARROW_LINE = 26
+_COMMAND = re.compile(r"\\[A-Za-z]+|[{}_^]")
+
+
+def _visible_length(latex: str) -> int:
+    """About how many characters ``latex`` shows once typeset (commands and braces drawn as nothing)."""
+    return len(_COMMAND.sub("", latex).replace(" ", ""))
+
+
+def latex_lines(latex: str, *, max_chars: int) -> list[str]:
+    r"""``latex`` cut between its top-level terms into lines of about ``max_chars`` typeset characters.
+
+    A display formula does not wrap in MathJax: on a phone a sum of a dozen terms ran
+    past the card. The cut is made only at a ``+`` or ``-`` outside every brace and
+    ``\left ... \right`` pair, so each line is valid LaTeX; a single term longer than
+    a line stays whole on its own line.
+
+    Examples
+    --------
+    >>> latex_lines(r"0.5 x_{1} + \sin{\left(x_{2} + 1 \right)} - 3", max_chars=6)
+    ['0.5 x_{1}', '+ \\sin{\\left(x_{2} + 1 \\right)}', '- 3']
+    >>> latex_lines("x_{1} + 1", max_chars=80)
+    ['x_{1} + 1']
+    """
+    terms, depth, start, i = [], 0, 0, 0
+    while i < len(latex):
+        if latex.startswith("\\left", i) and not latex[i + 5:i + 6].isalpha():
+            depth += 1
+            i += 5
+            continue
+        if latex.startswith("\\right", i) and not latex[i + 6:i + 7].isalpha():
+            depth -= 1
+            i += 6
+            continue
+        char = latex[i]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char in "+-" and depth == 0 and i > 0 and latex[i - 1] == " " and latex[i + 1:i + 2] == " ":
+            terms.append(latex[start:i].strip())
+            start = i
+        i += 1
+    terms.append(latex[start:].strip())
+    lines: list[str] = []
+    for term in filter(None, terms):
+        if lines and _visible_length(lines[-1] + term) <= max_chars:
+            lines[-1] = f"{lines[-1]} {term}"
+        else:
+            lines.append(term)
+    return lines or [latex]
+
+
+def formula_latex(latex: str, *, max_chars: int, lhs: str = r"\hat{y}") -> str:
+    r"""``lhs = latex`` as display LaTeX, broken into aligned lines of about ``max_chars`` characters.
+
+    Examples
+    --------
+    >>> formula_latex("x_{1} + 1", max_chars=80)
+    '\\hat{y} = x_{1} + 1'
+    >>> print(formula_latex("a + b + c", max_chars=2))
+    \begin{aligned}\hat{y} = {}& a\\ &+ b\\ &+ c\end{aligned}
+    """
+    lines = latex_lines(latex, max_chars=max_chars)
+    if len(lines) == 1:
+        return f"{lhs} = {lines[0]}"
+    body = "\\\\ &".join(lines)
+    return f"\\begin{{aligned}}{lhs} = {{}}& {body}\\end{{aligned}}"
 
 
 def _pairs(actual: Sequence[float], predicted: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.styles import legend_below, method_style
 from srdash.figures.escape import html_text
 from srdash.analysis.sensitivity import PlaceProbabilities, Rescorer, TernaryMap, WeightSweep, WinningWeights
 
@@ -66,10 +67,6 @@ _TITLE_SIZE = 15
 # Above this many cells the heatmap shows values on hover only.
 _MAX_ANNOTATED_CELLS = 400
 _LABEL_LENGTH = 24
-# Fixed colours so a competitor keeps its colour in every figure (plotly's default cycle, extended).
-_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-            "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
-            "#e6550d", "#31a354", "#756bb1", "#636363")
 
 
 @dataclass(frozen=True)
@@ -193,14 +190,15 @@ def _top_margin(title: dict) -> int:
 
 
 def colour_of(index: int) -> str:
-    """The colour of the competitor at ``index`` (in :attr:`Rescorer.methods` order).
+    """The colour of the competitor at ``index`` (in :attr:`Rescorer.methods` order; its dash and symbol:
+    :func:`srdash.figures.styles.method_style`).
 
     Examples
     --------
-    >>> colour_of(0), colour_of(20) == colour_of(0)
+    >>> colour_of(0), colour_of(10) == colour_of(0)
     ('#1f77b4', True)
     """
-    return _PALETTE[index % len(_PALETTE)]
+    return method_style(index)[0]
 
 
 def bump_chart_text(sweep: WeightSweep) -> tuple[str, str]:
@@ -240,7 +238,7 @@ def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
     for i, method in enumerate(sweep.methods):
         fig.add_trace(go.Scatter(
             x=sweep.values, y=sweep.places[:, i], mode="lines", name=short_name(method),
-            line={"color": colour_of(i), "width": 2},
+            line={"color": colour_of(i), "width": 2, "dash": method_style(i)[2]},
             hovertemplate=f"{html_text(str(method))}<br>weight %{{x:.3g}}: place %{{y}}<extra></extra>"))
     default_title, x_title = bump_chart_text(sweep)
     heading = _title(title or default_title)
@@ -251,8 +249,9 @@ def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
         yaxis={"title": "place (1 = best)", "range": [n + 0.5, 0.5], "dtick": 1 if n <= 25 else 5},
         shapes=[{"type": "line", "x0": sweep.current, "x1": sweep.current, "yref": "paper", "y0": 0, "y1": 1,
                  "line": {"color": "black", "dash": "dot", "width": 1}}],
-        hovermode="closest", margin={"l": 60, "r": 20, "t": _top_margin(heading), "b": 50}, height=420,
-        showlegend=n <= 30, template="plotly_white")
+        hovermode="closest", margin={"l": 60, "r": 20, "t": _top_margin(heading), "b": 50},
+        height=420 + (22 * ((n + 2) // 3) if n <= 30 else 0),
+        showlegend=n <= 30, legend=legend_below(), template="plotly_white")
     return fig
 
 
@@ -322,7 +321,8 @@ def kendall_tau_histogram(probabilities: PlaceProbabilities, *, title: str | Non
     """
     tau = probabilities.kendall_tau[np.isfinite(probabilities.kendall_tau)]
     summary = (f"mean {tau.mean():.3f}, 5th percentile {np.percentile(tau, 5):.3f}" if len(tau) else "no values")
-    fig = go.Figure(go.Histogram(x=tau, xbins={"start": -1, "end": 1.0001, "size": 0.05},
+    # bins centred on multiples of 0.05, so that tau = 1 (the official order) is a whole bar inside the axis
+    fig = go.Figure(go.Histogram(x=tau, xbins={"start": -1.025, "end": 1.025, "size": 0.05},
                                  marker={"color": "#3182bd"},
                                  hovertemplate="tau %{x}: %{y} samples<extra></extra>"))
     heading = _title(title or f"Sampled rankings against the official one<br>Kendall τ: {summary}")
@@ -330,7 +330,7 @@ def kendall_tau_histogram(probabilities: PlaceProbabilities, *, title: str | Non
         title=heading,
         # ticks every 0.5: five labels fit a phone's width
         # (ticks outside: the '−1' label clear of the y axis' '0')
-        xaxis={"title": "Kendall τ-b (1 = same order as official)", "range": [-1.02, 1.02], "dtick": 0.5,
+        xaxis={"title": "Kendall τ-b (1 = same order as official)", "range": [-1.05, 1.05], "dtick": 0.5,
                "ticks": "outside", "ticklen": 8, "tickcolor": "rgba(0,0,0,0)"},
         yaxis={"title": "weight vectors"}, height=260 + _top_margin(heading), bargap=0.05, template="plotly_white",
         margin={"l": 60, "r": 20, "t": _top_margin(heading), "b": 50})
@@ -357,7 +357,7 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
         points = tmap.weights[mask]
         fig.add_trace(go.Scatterternary(
             a=points[:, 0], b=points[:, 1], c=points[:, 2], mode="markers", name=short_name(winner),
-            marker={"size": 7, "symbol": "circle", "color": _PALETTE[i % len(_PALETTE)]},
+            marker={"size": 7, "symbol": method_style(i)[1], "color": method_style(i)[0]},
             hovertemplate=(f"winner: {html_text(winner)}<br>{a_label} %{{a:.2f}}, {b_label} %{{b:.2f}}, "
                            f"{c_label} %{{c:.2f}}<extra></extra>")))
     fig.add_trace(go.Scatterternary(
@@ -371,9 +371,14 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
         title=heading,
         # no tick labels: on a phone-sized triangle those of two sides collide at every corner; the grid
         # shows the tenths and the hover each point's weights
-        ternary={name: {"title": label, "showticklabels": False, "nticks": 10}
-                 for name, label in (("aaxis", a_label), ("baxis", b_label), ("caxis", c_label))},
-        height=480, margin={"l": 40, "r": 40, "t": _top_margin(heading) + 30, "b": 40}, template="plotly_white")
+        # the bottom corners' titles in lines of at most 14 characters (on a phone a long one ran past the
+        # figure's edge); the top one on a line of its own, above the corner
+        ternary={name: {"title": "<br>".join(textwrap.wrap(label, width, break_long_words=False,
+                                                           break_on_hyphens=False)) or label,
+                        "showticklabels": False, "nticks": 10}
+                 for name, label, width in (("aaxis", a_label, 40), ("baxis", b_label, 14), ("caxis", c_label, 14))},
+        height=520, margin={"l": 60, "r": 60, "t": _top_margin(heading) + 30, "b": 60}, legend=legend_below(),
+        template="plotly_white")
     return fig
 
 

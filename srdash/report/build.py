@@ -712,13 +712,17 @@ def _lineage_section(report: Report) -> _Section:
     """SRBench-style views (Pareto front, performance profiles, pairwise p-values, CD diagram)."""
     from srdash.figures.lineage import srbench_views
 
+    # The critical-difference diagram once per report: here only when the Significance section has none.
+    shown_above = report.significance is not None
     blocks = tuple(_Block("text", view) if isinstance(view, str) else _figure(view)
-                   for view in srbench_views(report.runs, verdict=report.verdict))
+                   for view in srbench_views(report.runs, verdict=None if shown_above else report.verdict))
+    diagram = ("the critical-difference diagram of the dataset scores is in the Significance section."
+               if shown_above else
+               "the critical-difference diagram of the dataset scores (Friedman + Nemenyi).")
     return _Section("lineage", "SRBench views",
                     "Methods by median test R² and median model size (front 1 = non-dominated; bars: 95% "
                     "bootstrap intervals over datasets); the share of (dataset, run) pairs reaching each R² "
-                    "threshold; Wilcoxon signed-rank p-values on test R², Holm-corrected; the critical-"
-                    "difference diagram of the dataset scores (Friedman + Nemenyi).", blocks)
+                    f"threshold; Wilcoxon signed-rank p-values on test R², Holm-corrected; {diagram}", blocks)
 
 
 def _predictions_section(result) -> _Section:
@@ -876,7 +880,10 @@ def render_html(report: Report) -> str:
                 # plotly's JSON escapes '<', '>' and '/', and the figure builders escaped user text.
                 fragment = pio.to_html(block.content, full_html=False, include_plotlyjs=False,
                                        div_id=f"srdash-figure-{figure_count}", config=_PLOT_CONFIG)
-                blocks.append({"kind": "figure", "html": Markup(fragment), "caption": block.caption})
+                # a heatmap of many columns keeps cells large enough for their labels on a phone (it scrolls)
+                wide = any(trace.type == "heatmap" and trace.x is not None and len(trace.x) > 6
+                           for trace in block.content.data)
+                blocks.append({"kind": "figure", "html": Markup(fragment), "caption": block.caption, "wide": wide})
             elif block.kind == "html":
                 # Fragments from srdash's table helpers, which escape every value they insert.
                 blocks.append({"kind": "html", "html": Markup(block.content), "caption": block.caption})

@@ -32,15 +32,21 @@ def server_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def dashboard_url(server_dir):
-    """URL of a real `srdash serve` (the demo competition), stopped with SIGTERM at the end."""
+def dashboard_server(server_dir) -> VoilaServer:
+    """A real `srdash serve` (the demo competition), stopped with SIGTERM at the end; its terminal in ``.log()``."""
     # The default time limit: the demo's results prepared by srdash ship with it (srdash.demo.prepared),
     # so the page needs no sympy work even with the empty cache of this server.
     server = VoilaServer(["serve", "--jobs", "2"], server_dir, name="serve")
     try:
-        yield server.url
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def dashboard_url(dashboard_server) -> str:
+    """URL of :func:`dashboard_server`."""
+    return dashboard_server.url
 
 
 @pytest.fixture(scope="module")

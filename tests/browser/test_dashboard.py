@@ -285,3 +285,33 @@ def test_every_view_under_more_views_is_legible_on_a_phone(browser, dashboard_ur
         screenshot(page, screenshot_dir, "dashboard-views-390px")
     finally:
         context.close()
+
+
+def test_the_servers_terminal_holds_no_traceback_after_visitors_opened_every_view_and_closed_their_tabs(
+        browser, dashboard_server):
+    """Last in the module: pages were opened, used and closed above (every view under "More views" at 390 px).
+
+    One more visitor opens a view and closes the tab while its kernel is still sending
+    (a closed websocket raised WebSocketClosedError tracebacks), and a next visitor's page
+    loads after that: the server's terminal (stdout and stderr) holds no traceback.
+    """
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(dashboard_server.url, timeout=120_000)
+    expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=APP_READY_TIMEOUT_MS)
+    page.get_by_text("Rank uncertainty and significance", exact=True).click()   # work under way...
+    context.close()                                                               # ...and the tab is gone
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(dashboard_server.url, timeout=120_000)
+        expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(
+            timeout=APP_READY_TIMEOUT_MS)
+    finally:
+        context.close()
+    # The server notices the closed websocket in its own time: let it (a wait, not a timed assert).
+    deadline = time.monotonic() + 10
+    while "Traceback" not in dashboard_server.log() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    log = dashboard_server.log()
+    assert "Traceback" not in log and "WebSocketClosedError" not in log and "TypeError" not in log, log[-4000:]

@@ -135,6 +135,26 @@ LAYOUT = ('.srdash-predictions table, .srdash-sensitivity table, .srdash-predict
           '.srdash-predictions .jp-OutputArea, .srdash-predictions button, .srdash-predictions .widget-slider')
 
 
+_FIRST_SCREEN_JS = """([width, height]) => {
+  const problems = [];
+  const row = '.srdash-pred-preliminary tbody tr:first-child';
+  for (const selector of [`${row} td:nth-child(1)`, `${row} td:nth-child(2)`, `${row} td:nth-child(3)`,
+                          '.srdash-fingerprint-value']) {
+    const element = document.querySelector(selector);
+    if (!element) { problems.push(`no ${selector}`); continue; }
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    const box = range.getBoundingClientRect();
+    if (box.left < 0 || box.top < 0 || box.right > width + 0.5 || box.bottom > height)
+      problems.push(`${selector} ('${element.textContent}') at (${Math.round(box.right)}, ${Math.round(box.bottom)}) is outside the first screen`);
+  }
+  const panel = document.querySelector('.srdash-pred-preliminary-panel');
+  if (panel.scrollWidth > panel.clientWidth + 1 && !getComputedStyle(panel).backgroundImage.includes('gradient'))
+    problems.push('the preliminary leaderboard is cut without a scroll sign');
+  return problems;
+}"""
+
+
 @pytest.mark.parametrize("width", [1400, 390])
 def test_the_predictions_app_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_text(
         app_url, browser, tmp_path, width):
@@ -145,6 +165,10 @@ def test_the_predictions_app_at_a_wide_screen_and_a_phone_has_no_clipped_or_over
         page.goto(app_url, timeout=120_000)
         expect(page.locator(".srdash-pred-final tbody tr")).to_have_count(3, timeout=120_000)
         expect(plot_title(page, "(combined metrics; rule 'last')")).to_be_visible(timeout=60_000)
+        # the first screen (900 px tall on a desk, 844 on a phone) shows the leaderboard's first row (place,
+        # team, score) and the verdict fingerprint; the table is wider than a phone: it scrolls in its box
+        height = 900 if width > 600 else 844
+        assert page.evaluate(_FIRST_SCREEN_JS, [width, height]) == []
         # the weight sensitivity of the combined leaderboard: three more figures (bump chart, heatmap, tau)
         page.get_by_role("button", name="Analyse the metric weights").click()
         expect(plot_title(page, "Place probabilities over 1,000")).to_be_visible(timeout=60_000)

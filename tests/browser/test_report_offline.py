@@ -8,6 +8,7 @@ plot must render, and the plots must stay interactive (hover, zoom).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.browser
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d+\.?\d*(?:[eE][-+]?\d+)?|\*\*|[-+*/]")
 RENDER_TIMEOUT_MS = 60_000
+FINGERPRINT = "5a22d15d7ff4" + "0" * 52
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +40,8 @@ def report_file(tmp_path_factory):
     table = table.assign(components=sizes.where(table["model"] != HOSTILE_MODEL))
     runs = prepare_runs(load_results(table), cache=False)
     report = build_report(judge(runs, load_rules("srbench2022")), runs=runs, samples=500)
+    # a competition's report names its verdict in the header (build_competition_report sets it)
+    report = replace(report, verdict_fingerprint=FINGERPRINT)
     path = tmp_path_factory.mktemp("report") / "report.html"
     path.write_text(render_html(report), encoding="utf-8")
     return path, len(report_figures(report))
@@ -156,5 +160,52 @@ def test_why_this_winner_and_the_jury_model_are_legible_at_both_widths(explained
         # the section links stay on one line on a phone (a sticky bar of seven lines hid a third of the screen)
         assert page.locator("nav.srdash-nav").bounding_box()["height"] < 60
         screenshot(page, screenshot_dir, f"report-why-jury-{width}px")
+
+
+_FIRST_SCREEN_JS = """([width, height]) => {
+  const problems = [];
+  const text = (selector) => {
+    const element = document.querySelector(selector);
+    if (!element) { problems.push(`no ${selector}`); return null; }
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    return range.getBoundingClientRect();
+  };
+  const row = '#leaderboard table.srdash-leaderboard tbody tr:first-child';
+  // the fingerprint closes the header's first line of facts ("... Verdict fingerprint: 5a22d15d7ff4.")
+  if (!document.querySelector('header .srdash-subtitle').textContent.includes('Verdict fingerprint: 5a22d15d7ff4.'))
+    problems.push('the header does not name the verdict fingerprint');
+  for (const selector of ['header h1', `${row} td.srdash-place`, `${row} td.srdash-method`, `${row} td.srdash-score`,
+                          'header .srdash-subtitle']) {
+    const box = text(selector);
+    if (box && (box.left < 0 || box.top < 0 || box.right > width + 0.5 || box.bottom > height))
+      problems.push(`${selector} at (${Math.round(box.left)}, ${Math.round(box.top)}) - (${Math.round(box.right)}, ${Math.round(box.bottom)}) is outside the first screen`);
+  }
+  // tables wider than the screen scroll inside their block (which has an edge shadow), the page does not
+  if (document.documentElement.scrollWidth > width + 1) problems.push(`the page is ${document.documentElement.scrollWidth} px wide`);
+  document.querySelectorAll('table').forEach((table, i) => {
+    const block = table.closest('.srdash-block');
+    const r = table.getBoundingClientRect();
+    if (r.right > width + 1 && !(block && getComputedStyle(block).overflowX === 'auto' && block.scrollWidth > block.clientWidth
+                                 && getComputedStyle(block).backgroundImage.includes('gradient')))
+      problems.push(`table ${i} (${table.className}) is cut at the screen's edge without a scroll sign`);
+  });
+  return problems;
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(1400, 900), (390, 844)])
+def test_the_report_opens_on_its_title_leaderboard_and_fingerprint(report_file, browser, width, height):
+    path, _ = report_file
+    context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1,
+                                  is_mobile=width < 600, has_touch=width < 600)
+    context.set_offline(True)
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri())
+        # how the leaderboard is scored waits behind a closed disclosure
+        scoring = page.locator("#leaderboard details.srdash-scoring")
+        assert scoring.get_attribute("open") is None and "How is this scored?" in scoring.inner_text()
+        assert page.evaluate(_FIRST_SCREEN_JS, [width, height]) == []
     finally:
         context.close()

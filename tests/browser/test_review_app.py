@@ -444,6 +444,13 @@ def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(serve
     assert overflow[0] <= 1 and overflow[1] <= 1, overflow          # nothing hidden: it wraps
     card.get_by_role("button", name="Show the typeset formula").click()
     expect(card.locator(".srdash-formula").nth(1)).to_be_visible()
+    expect(card.locator(".srdash-formula").nth(1).locator("mjx-container, .MathJax").first).to_be_attached()
+    page.wait_for_timeout(500)                                        # MathJax lays the lines out
+    assert page.evaluate(FORMULA_PROBLEMS_JS) == []                  # typeset in lines that fit a desk's card
+    page.set_viewport_size({"width": 390, "height": 3000})           # and a phone's: its own, shorter lines
+    page.wait_for_timeout(500)
+    assert page.evaluate(FORMULA_PROBLEMS_JS) == []
+    assert page.evaluate(CARD_PROBLEMS_JS) == []
     page.close()
     server.stop()
 
@@ -477,6 +484,12 @@ def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the
     reveal.click()
     expect(page.get_by_role("button", name="Methods revealed (review closed)")).to_be_disabled(timeout=30_000)
     expect(page.get_by_role("button", name="Reopen the review")).to_be_visible()
+    # revealed: the organiser's panel opens on the real-world leaderboard, its first row on the first screen
+    first = page.locator(".srdash-organiser table.srdash-leaderboard tbody tr").first
+    expect(first).to_be_visible(timeout=30_000)
+    for cell in ("td.srdash-place", "td.srdash-method", "td.srdash-score"):
+        box = first.locator(cell).bounding_box()
+        assert box["y"] + box["height"] <= 900 and box["x"] + box["width"] <= 1300, (cell, box)
     page.close()
     server.stop()
     with TrustStore(seven["store"], read_only=True) as store:
@@ -496,6 +509,26 @@ def _command_lines(pid: int) -> list[str]:
 
 
 # --------------------------------------------------------------------------- widths: a wide screen and a phone
+
+# Every typeset formula that is shown lies whole inside its box (none scrolls), and so does each
+# formula of "All models at a glance"; every button shows its whole label.
+FORMULA_PROBLEMS_JS = """() => {
+  const problems = [];
+  const shown = e => e.getBoundingClientRect().height > 0 && getComputedStyle(e).visibility === 'visible';
+  document.querySelectorAll('.srdash-formula, .srdash-compare-formula').forEach((box, i) => {
+    if (!shown(box)) return;
+    if (box.scrollWidth > box.clientWidth + 1) problems.push(`formula ${i} is wider than its box (${box.scrollWidth} > ${box.clientWidth}): '${box.textContent.trim().slice(0, 40)}'`);
+    const r = box.getBoundingClientRect();
+    box.querySelectorAll('mjx-container, .MathJax').forEach(math => {
+      const m = math.getBoundingClientRect();
+      if (shown(math) && m.width > 0 && (m.right > r.right + 1 || m.left < r.left - 1)) problems.push(`typeset formula ${i} runs past its box (${Math.round(m.right)} > ${Math.round(r.right)})`);
+    });
+  });
+  document.querySelectorAll('.srdash-review button').forEach(button => {
+    if (shown(button) && button.scrollWidth > button.clientWidth + 1) problems.push(`button '${button.textContent.trim()}' is cut (${button.scrollWidth} > ${button.clientWidth})`);
+  });
+  return problems;
+}"""
 
 CARD_PROBLEMS_JS = """() => {
   const problems = [];
@@ -529,6 +562,7 @@ def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_t
         page.wait_for_timeout(1000)                       # plotly's responsive resize
         screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", f"review-{width}px")
         assert page.evaluate(CARD_PROBLEMS_JS) == []
+        assert page.evaluate(FORMULA_PROBLEMS_JS) == []
         assert figure_text_problems(page) == []
     finally:
         context.close()

@@ -128,6 +128,18 @@ def test_the_view_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_tex
         screenshot(page, tmp_path, f"sensitivity-{width}px")
         problems = layout_problems(page, LAYOUT) + figure_text_problems(page)
         assert problems == [], "\n".join(problems)
+        # every weight slider has a track a thumb can travel (at least 120 px), and dragging it moves it
+        tracks = page.locator(".srdash-weight-slider .noUi-target")
+        assert tracks.count() == 2
+        assert [round(box["width"]) >= 120 for box in (tracks.nth(i).bounding_box() for i in range(2))] == [True] * 2
+        readout = page.locator(".srdash-weight-property .widget-readout")
+        handle = page.locator(".srdash-weight-property .noUi-handle").bounding_box()
+        track = page.locator(".srdash-weight-property .noUi-target").bounding_box()
+        page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(track["x"] + 0.05 * track["width"], handle["y"] + handle["height"] / 2, steps=5)
+        page.mouse.up()
+        expect(readout).not_to_have_text("1.00")
         expect(page.locator(".srdash-log")).not_to_contain_text("Error")
     finally:
         context.close()
