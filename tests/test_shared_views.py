@@ -62,3 +62,21 @@ def test_the_srbench_views_of_a_second_visitor_are_read(tmp_path, monkeypatch):
     monkeypatch.setattr(lineage, "srbench_views", lambda *a, **k: pytest.fail("computed again"))
     second = dashboard._lineage_view(verdict, runs.copy(), cache=tmp_path)
     assert len(second.children) == len(first.children) >= 2
+
+
+def test_a_second_visitor_of_the_rank_uncertainty_view_reads_the_bootstrap(tmp_path, monkeypatch):
+    from srdash.apps import integrity
+
+    first = integrity.RobustnessView(RUNS, accuracy_rules(), n_bootstrap=50, cache=tmp_path)
+    assert first.result is not None and "50 redraws" in first.status.value
+    monkeypatch.setattr(integrity, "bootstrap", lambda *a, **k: pytest.fail("bootstrapped again"))
+    second = integrity.RobustnessView(RUNS.copy(), accuracy_rules(), n_bootstrap=50, cache=tmp_path)
+    assert second.result is None                                   # shown, not computed here
+    assert second.status.value == first.status.value and second.statement.value == first.statement.value
+    before = second.places.outputs
+    second.kind = [k for k in integrity.PLACE_PROBABILITY_KINDS if k != second.kind][0]  # the other place chart
+    assert second.places.outputs and second.places.outputs != before
+    # other settings of the view: computed afresh
+    monkeypatch.undo()
+    third = integrity.RobustnessView(RUNS, accuracy_rules(), n_bootstrap=60, cache=tmp_path)
+    assert third.result is not None and "60 redraws" in third.status.value

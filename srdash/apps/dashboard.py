@@ -776,7 +776,7 @@ def _more_views(trust_store: str | None, app=None):
     def robustness(verdict, runs):
         from srdash.apps.integrity import RobustnessView
 
-        return RobustnessView(runs, verdict.rules, log_panel=log)
+        return RobustnessView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
 
     def audit(verdict, runs):
         from srdash.apps.integrity import AuditView

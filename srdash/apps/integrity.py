@@ -57,6 +57,8 @@ class RobustnessView(widgets.VBox):
     kind : traitlet
         'heatmap' or 'bubble'; redraws without recomputing.
     result : traitlet (Robustness or None), significance : traitlet (Significance or None)
+        The last ones computed in this kernel (None when what is shown was computed for an earlier
+        visitor: ``cache``, see :mod:`srdash.apps.shared`).
     busy : traitlet (bool)
         True while computing; the controls are frozen.
 
@@ -91,8 +93,11 @@ class RobustnessView(widgets.VBox):
     busy = traitlets.Bool(False, help="True while computing.")
 
     def __init__(self, runs: pd.DataFrame | None = None, rules: Rules | None = None, *, n_bootstrap: int = 1000,
-                 seed: int = 0, run: bool = True, log_panel: LogPanel | None = None, **kwargs):
+                 seed: int = 0, run: bool = True, log_panel: LogPanel | None = None, cache=False, **kwargs):
         self.log_panel = log_panel or LogPanel()
+        self._cache = cache           # share what is shown with other visitors (srdash.apps.shared)
+        self._shared_places: dict = {}  # kind -> figure JSON, when what is shown was computed elsewhere
+        self._shown_key: str | None = None
         self.bootstrap_input = widgets.BoundedIntText(value=int(n_bootstrap), min=0, max=1_000_000, step=100,
                                                       description="Redraws",
                                                       style=_STYLE, layout=widgets.Layout(width="180px"))
@@ -154,31 +159,59 @@ class RobustnessView(widgets.VBox):
         if self.runs is None or self.rules is None:
             self.status.value = _note("Load a competition first.")
             return
+        import plotly.io as pio
+
+        from srdash.apps.shared import shared_view, view_key
+
+        settings = {"n_bootstrap": self.n_bootstrap, "seed": self.seed, "resample": self.resample,
+                    "alpha": float(self.alpha)}
+        key = view_key("rank uncertainty", self.runs, self.rules, settings)
+        if key == self._shown_key:
+            return  # already shown (the runs and the rules are set together, each calling run)
         self.busy = True
         self.status.value = _note(f"Bootstrapping {self.n_bootstrap} redraws…")
-        try:
+        computed = {}
+
+        def compute() -> dict:
             result = bootstrap(self.runs, self.rules, n_bootstrap=self.n_bootstrap, seed=self.seed,
                                resample=self.resample)
             test = significance(result.verdict, alpha=float(self.alpha))
+            computed.update(result=result, test=test)
+            notes = " ".join(result.notes + test.notes)
+            return {"status": f"{result.n_bootstrap} redraws of the {result.resample} (seed {result.seed}, "
+                              f"engine: {result.engine}). {notes}".strip(),
+                    "statement": test.statement,
+                    "places": {kind: pio.to_json(place_probability_figure(result, kind=kind), validate=False)
+                               for kind in PLACE_PROBABILITY_KINDS},
+                    "intervals": pio.to_json(score_interval_figure(result), validate=False),
+                    "cd_diagram": pio.to_json(critical_difference_figure(test), validate=False)}
+
+        try:
+            content = shared_view("rank uncertainty", self.runs, self.rules, compute, settings=settings,
+                                  cache=self._cache)
         except Exception:
             self.status.value = _note("The computation failed; see the log.")
             raise
         finally:
             self.busy = False
-        with self.hold_trait_notifications():
-            self.result, self.significance = result, test
-        notes = " ".join(result.notes + test.notes)
-        self.status.value = _note(f"{result.n_bootstrap} redraws of the {result.resample} (seed {result.seed}, "
-                                  f"engine: {result.engine}). {notes}".strip())
-        self.statement.value = f"<div class='srdash-statement'><b>{html_text(test.statement)}</b></div>"
+        with self.hold_trait_notifications():  # None when an earlier visitor computed what is shown
+            self.result, self.significance = computed.get("result"), computed.get("test")
+        self._shared_places = {} if self.result is not None else content["places"]
+        self._shown_key = key
+        self.status.value = _note(content["status"])
+        self.statement.value = f"<div class='srdash-statement'><b>{html_text(content['statement'])}</b></div>"
         self._draw_places()
-        self.intervals.show(score_interval_figure(result))
-        self.cd_diagram.show(critical_difference_figure(test))
+        self.intervals.show(pio.from_json(content["intervals"], skip_invalid=True))
+        self.cd_diagram.show(pio.from_json(content["cd_diagram"], skip_invalid=True))
 
     @logged("drawing the place probabilities")
     def _draw_places(self) -> None:
         if self.result is not None:
             self.places.show(place_probability_figure(self.result, kind=self.kind))
+        elif self.kind in self._shared_places:
+            import plotly.io as pio
+
+            self.places.show(pio.from_json(self._shared_places[self.kind], skip_invalid=True))
 
 
 class AuditView(widgets.VBox):
