@@ -615,6 +615,7 @@ def _sections(report: Report) -> list[_Section]:
     if sensitivity is not None:
         sections.append(sensitivity)
     sections.append(_lineage_section(report))
+    sections += _srbench2025_sections(report)
     sections.append(_Section("problems", "Problems",
                              "Rejected or failed models, timeouts, missing values and DNF cells, and how each "
                              "was counted. Model strings are shown as text, never evaluated.",
@@ -719,6 +720,34 @@ def _lineage_section(report: Report) -> _Section:
                     "bootstrap intervals over datasets); the share of (dataset, run) pairs reaching each R² "
                     "threshold; Wilcoxon signed-rank p-values on test R², Holm-corrected; the critical-"
                     "difference diagram of the dataset scores (Friedman + Nemenyi).", blocks)
+
+
+def _srbench2025_sections(report: Report) -> list[_Section]:
+    """SRBench 2025's comparison of methods and resources (the dashboard's views, same figure functions), when the
+    rules are SRBench 2025's or the runs carry time, energy or CO2 columns."""
+    from srdash.figures import srbench2025
+
+    runs = report.runs
+    resources = srbench2025.has_resources(runs)
+    if not resources and report.verdict.rules.name != "srbench2025":
+        return []
+
+    def blocks(views) -> tuple:
+        return tuple(_Block("html", view) if isinstance(view, str) else _figure(view) for view in views)
+
+    sections = [_Section("comparison", "Comparison of methods",
+                         "Test R² compared as SRBench 2025 does: each (dataset, seed) a block when there are several "
+                         "runs, missing or failed runs counted as the worst value of the table; Friedman's test, then "
+                         "the named post-hoc test per pair; the critical-difference bars join methods that its "
+                         "p-values do not separate; effect sizes beside each significant pair.",
+                         blocks(srbench2025.comparison_views(runs)))]
+    if resources:
+        sections.append(_Section("resources", "Resources",
+                                 "Time, energy and CO2 of the runs as recorded (eco2AI's columns): per method the "
+                                 "median per run and the total over every run; the dashed line is one hour; the "
+                                 "accuracy-energy front of the methods' medians over datasets.",
+                                 blocks(srbench2025.resource_views(runs))))
+    return sections
 
 
 def _predictions_section(result) -> _Section:
