@@ -127,13 +127,18 @@ def _seed_column(runs) -> str | None:
     return None
 
 
+def _p_text(p: float) -> str:
+    """A p-value for a table: three significant digits; below the smallest double, said so."""
+    return "< 1e-300" if p == 0 else f"{p:.3g}"
+
+
 def comparison_html(comparison, *, max_pairs: int = 40) -> str:
     """The comparison's paragraph, its omnibus tests and the significant pairs with their effect sizes."""
     parts = [f"<p class='srdash-comparison-paragraph'>{html_text(comparison.paragraph)}</p>",
              f"<div class='srdash-note'>{html_text('Post-hoc: ' + comparison.posthoc_label)}.</div>"]
     omnibus = comparison.omnibus
     parts.append(table_html([Cell(c) for c in ("test", "statistic", "df", "p-value", "blocks")],
-                            [[Cell(r.test), Cell(f"{r.statistic:.4g}"), Cell(f"{r.df:g}"), Cell(f"{r.p_value:.3g}"),
+                            [[Cell(r.test), Cell(f"{r.statistic:.4g}"), Cell(f"{r.df:g}"), Cell(_p_text(r.p_value)),
                               Cell(str(int(r.blocks)))] for r in omnibus.itertuples(index=False)],
                             css="srdash-table srdash-omnibus"))
     significant = comparison.pairs[comparison.pairs["significant"]]
@@ -142,7 +147,7 @@ def comparison_html(comparison, *, max_pairs: int = 40) -> str:
         for r in significant.head(max_pairs).itertuples(index=False):
             rows.append([Cell(r.better or r.method_a, "srdash-team"),
                          Cell(r.method_b if (r.better or r.method_a) == r.method_a else r.method_a, "srdash-team"),
-                         Cell(f"{r.p_adjusted:.3g}"), Cell(f"{abs(r.cliffs_delta):.3f} ({r.cliffs_magnitude})"),
+                         Cell(_p_text(r.p_adjusted)), Cell(f"{abs(r.cliffs_delta):.3f} ({r.cliffs_magnitude})"),
                          Cell(f"{abs(r.cohens_d):.3f} ({r.cohens_magnitude})"), Cell(str(r.blocks))])
         header = [Cell(c) for c in ("better", "than", "adjusted p", "Cliff's delta", "Cohen's d", "blocks")]
         more = len(significant) - max_pairs
