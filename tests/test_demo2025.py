@@ -73,3 +73,15 @@ def test_written_competition(tmp_path):
     assert len(pd.read_csv(paths["results"])) == 17980
     written = pd.read_csv(paths["datasets"])
     assert written.loc[written["dataset"] == "feynman_01", "ground_truth"].iloc[0] == "x1*x2"
+
+
+def test_cli_writes_the_2025_scale_demo(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    outcome = CliRunner().invoke(main, ["demo", "--scale", "2025", "-o", str(tmp_path)])
+    assert outcome.exit_code == 0, outcome.output
+    assert "Wrote the 2025-scale demo (seed 0)" in outcome.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["competition.toml", "datasets.csv", "results.csv"]
+    assert 'rules = "srbench2025"' in (tmp_path / "competition.toml").read_text()
