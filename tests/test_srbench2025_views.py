@@ -85,3 +85,36 @@ def test_dashboard_views(runs):
         "Critical difference diagram")
     assert "No pair of methods differs significantly." in comparison.children[1].value
     assert app.log_panel.text() == ""
+
+
+def test_report_facets_with_known_equations(runs):
+    import dataclasses
+
+    from srdash.judging.ranking import judge
+    from srdash.judging.rules import load_rules
+    from srdash.report.build import build_report, render_html
+
+    report = build_report(judge(runs, load_rules("srbench2022")), runs=runs, samples=20,
+                          generated_at="2024-05-01T12:00:00Z")
+    assert 'id="facets"' not in render_html(report)
+    page = render_html(dataclasses.replace(report, ground_truths={"d0": 3.0, "d1": 5.0}))
+    assert 'id="facets"' in page and "Pareto fronts per dataset, with the known equation" in page
+
+
+def test_ground_truths_of_a_competition(tmp_path):
+    from srdash.judging.competition import load_competition
+    from srdash.judging.rules import load_rules
+    from srdash.report.build import _ground_truths
+
+    pd.DataFrame({"dataset": ["d0", "d1", "d2"], "features": "x1 x2",
+                  "ground_truth": ["x1*x2 + 0.00001*x2", "", "x1 - 1.23456"]}).to_csv(tmp_path / "datasets.csv",
+                                                                                   index=False)
+    pd.DataFrame({"method": ["a"], "dataset": ["d0"], "model": ["x1"], "r2_test": [0.5]}).to_csv(
+        tmp_path / "results.csv", index=False)
+    (tmp_path / "competition.toml").write_text('results = "results.csv"\nrules = "srbench2025"\n'
+                                               'datasets = "datasets.csv"\n')
+    notes = []
+    # rounded-nodes: x1*x2 + 0.00001*x2 -> x1*x2 (Mul, x1, x2 = 3); x1 - 1.23456 -> x1 - 1.235 (Add, x1, -1.235 = 3)
+    assert _ground_truths(load_competition(tmp_path / "competition.toml"), load_rules("srbench2025"), notes) == {
+        "d0": 3.0, "d2": 3.0}
+    assert notes == []

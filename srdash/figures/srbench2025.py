@@ -31,6 +31,7 @@ from srdash.figures.escape import html_text
 from srdash.figures.tables import Cell, table_html
 
 __all__ = ["has_resources", "resource_figure", "resource_table_html", "resource_views", "comparison_html",
+           "ground_truth_sizes", "dataset_fronts_figure",
            "comparison_views", "RESOURCE_LABELS"]
 
 #: What each resource column measures, for titles.
@@ -178,3 +179,101 @@ def comparison_views(runs, *, value: str = "r2_test", posthoc: str = "wilcoxon-h
         return (f"<div class='srdash-note'>{html_text(f'No comparison of methods: {exc}')}</div>",)
     figure = critical_difference_figure(result, title=f"Critical difference diagram ({value}, {posthoc})")
     return figure, comparison_html(result)
+
+
+def ground_truth_sizes(datasets, *, measure: str = "rounded-nodes") -> dict:
+    """``{dataset: size}`` of each dataset's known equation (a table with ``dataset`` and ``ground_truth``,
+    e.g. the competition's ``datasets.csv``), counted by the rules' size ``measure`` through srdash's whitelist
+    parser; datasets without one, or whose equation cannot be counted, are left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ground_truth_sizes(pd.DataFrame({"dataset": ["a", "b", "c"], "ground_truth": ["x1*x2", "", "open(x1)"]}))
+    {'a': 3.0}
+    """
+    from srdash.errors import SrdashError
+    from srdash.expressions.measures import measure_model
+
+    if datasets is None or not {"dataset", "ground_truth"} <= set(datasets.columns):
+        return {}
+    sizes = {}
+    for name, truth in zip(datasets["dataset"].astype(str), datasets["ground_truth"]):
+        if isinstance(truth, str) and truth.strip():
+            try:
+                sizes[name] = float(measure_model(truth, measure))
+            except (SrdashError, ValueError, TypeError):
+                continue
+    return sizes
+
+
+def dataset_fronts_figure(runs, truths, *, size: str = "size", accuracy: str = "r2_test", columns: int = 3,
+                          max_datasets: int = 12) -> go.Figure:
+    """Per-dataset Pareto facets: each method's median test R2 (clipped at 0) and median size on the dataset,
+    the non-dominated ones joined, the known equation's point (size of ``truths[dataset]``, R2 = 1, a star) and
+    the front model closest to it (ringed; distance in log size and R2, each scaled by its range on the facet).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.99, 0.7, -3.0],
+    ...                      "size": [5.0, 3.0, 9.0]})
+    >>> fig = dataset_fronts_figure(runs, {"d": 4.0})
+    >>> [t.name for t in fig.data]
+    ['front', 'methods', 'known equation', 'closest to it']
+    >>> [float(v) for v in fig.data[0].x], [float(v) for v in fig.data[1].y], list(fig.data[3].text)
+    ([3.0, 5.0], [0.99, 0.7, 0.0], ['a'])
+    """
+    from plotly.subplots import make_subplots
+
+    from srdash.analysis.fronts import front_numbers
+
+    table = runs[["method", "dataset", size, accuracy]].copy()
+    table[size] = pd.to_numeric(table[size], errors="coerce")
+    table[accuracy] = pd.to_numeric(table[accuracy], errors="coerce").clip(lower=0.0)  # r2_zero_test
+    medians = table.groupby(["dataset", "method"], sort=True)[[size, accuracy]].median().reset_index()
+    datasets = [d for d in medians["dataset"].unique() if d in truths][:max_datasets]
+    rows = max(1, -(-len(datasets) // columns))
+    figure = make_subplots(rows=rows, cols=columns, subplot_titles=[html_text(d) for d in datasets],
+                           horizontal_spacing=0.06, vertical_spacing=0.12 / max(1, rows / 3))
+    for i, dataset in enumerate(datasets):
+        row, col = i // columns + 1, i % columns + 1
+        sub = medians[medians["dataset"] == dataset].dropna()
+        if sub.empty:
+            continue
+        points = sub[[accuracy, size]].to_numpy(dtype=float)
+        on_front = front_numbers(points, directions=("higher", "lower")) == 1
+        front = sub[on_front].sort_values(size)
+        first = i == 0
+        figure.add_trace(go.Scatter(x=front[size], y=front[accuracy], mode="lines", name="front",
+                                    line=dict(color="#1f77b4", width=2), hoverinfo="skip", showlegend=first,
+                                    legendgroup="front"), row=row, col=col)
+        figure.add_trace(go.Scatter(x=sub[size], y=sub[accuracy], mode="markers", name="methods",
+                                    marker=dict(color=np.where(on_front, "#1f77b4", "#bbbbbb"), size=7),
+                                    text=[html_text(m) for m in sub["method"]], showlegend=first,
+                                    legendgroup="methods",
+                                    hovertemplate="<b>%{text}</b><br>size %{x:.3g}<br>R² %{y:.3f}<extra></extra>"),
+                         row=row, col=col)
+        truth = float(truths[dataset])
+        figure.add_trace(go.Scatter(x=[truth], y=[1.0], mode="markers", name="known equation", showlegend=first,
+                                    legendgroup="truth", marker=dict(symbol="star", size=13, color="#d62728"),
+                                    hovertemplate=f"known equation<br>size {truth:g}<extra></extra>"),
+                         row=row, col=col)
+        logs = np.log10(np.maximum(sub[size].to_numpy(dtype=float), 1.0))
+        log_span = max(np.ptp(np.append(logs, np.log10(max(truth, 1.0)))), 1e-9)
+        r2_span = max(np.ptp(np.append(sub[accuracy].to_numpy(dtype=float), 1.0)), 1e-9)
+        f_logs = np.log10(np.maximum(front[size].to_numpy(dtype=float), 1.0))
+        distance = np.hypot((f_logs - np.log10(max(truth, 1.0))) / log_span,
+                            (front[accuracy].to_numpy(dtype=float) - 1.0) / r2_span)
+        closest = front.iloc[int(np.argmin(distance))]
+        figure.add_trace(go.Scatter(x=[closest[size]], y=[closest[accuracy]], mode="markers", name="closest to it",
+                                    text=[html_text(closest["method"])], showlegend=first, legendgroup="closest",
+                                    marker=dict(symbol="circle-open", size=15, color="#d62728", line=dict(width=2)),
+                                    hovertemplate="<b>%{text}</b>: the front model closest to the known equation"
+                                                  "<extra></extra>"), row=row, col=col)
+        figure.update_xaxes(type="log", row=row, col=col)
+        figure.update_yaxes(range=[-0.05, 1.08], row=row, col=col)
+    figure.update_layout(title="Pareto fronts per dataset, with the known equation",
+                         template="plotly_white", height=max(320, 260 * rows + 120),
+                         legend=dict(orientation="h", y=-0.08), margin=dict(l=10, r=10))
+    return figure
