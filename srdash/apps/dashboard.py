@@ -794,6 +794,12 @@ def _more_views(trust_store: str | None, app=None):
     def lineage(verdict, runs):
         return _lineage_view(verdict, runs, cache=_view_cache(app))
 
+    def resources(verdict, runs):
+        return _srbench2025_view("resources", verdict, runs, cache=_view_cache(app))
+
+    def comparison(verdict, runs):
+        return _srbench2025_view("comparison", verdict, runs, cache=_view_cache(app))
+
     views = [("Rules compared: published, as run, draft", rules_compared),
              ("Weight sensitivity", sensitivity),
              ("Rank uncertainty and significance", robustness),
@@ -809,6 +815,8 @@ def _more_views(trust_store: str | None, app=None):
 
         views.append(("Real-world track (expert trust)", realworld))
     views.append((LINEAGE_VIEW_TITLE, lineage))
+    views.append((COMPARISON_VIEW_TITLE, comparison))
+    views.append((RESOURCES_VIEW_TITLE, resources))
     views.append((CERTIFICATE_VIEW_TITLE, why))
     return views
 
@@ -851,6 +859,42 @@ CERTIFICATE_VIEW_TITLE = "Why this winner: what would change the verdict"
 
 #: Title of the SRBench-lineage view in the "More views" accordion.
 LINEAGE_VIEW_TITLE = "SRBench views: Pareto front, performance profiles, pairwise tests"
+
+
+#: Titles of SRBench 2025's views in the "More views" accordion (srdash.figures.srbench2025).
+COMPARISON_VIEW_TITLE = "Comparison of methods: post-hoc test, CD diagram, effect sizes"
+RESOURCES_VIEW_TITLE = "Resources: time, energy and CO2 per method"
+
+
+def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
+    """The report's resources or comparison views (same figure functions, :mod:`srdash.figures.srbench2025`),
+    computed once for every visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
+    import plotly.io as pio
+
+    from srdash.apps.panels import FigurePanel
+    from srdash.apps.shared import shared_view
+    from srdash.figures import srbench2025
+
+    def compute() -> dict:
+        views = srbench2025.resource_views(runs) if which == "resources" else srbench2025.comparison_views(runs)
+        if not views:
+            views = ("<div class='srdash-note'>No resources: the runs carry no time, energy or CO2 column "
+                     "(training time (s), duration(s), power_consumption(kWh), CO2_emissions(kg)).</div>",)
+        return {"views": [view if isinstance(view, str) else {"figure": pio.to_json(view, validate=False)}
+                          for view in views]}
+
+    content = shared_view(f"srbench2025 {which}", runs, verdict.rules, compute, cache=cache)
+    children = []
+    for view in content["views"]:
+        if isinstance(view, str):  # srdash's own HTML, every untrusted text escaped by srdash.figures.srbench2025
+            children.append(widgets.HTML(view))
+        else:
+            panel = FigurePanel()
+            panel.show(pio.from_json(view["figure"], skip_invalid=True))
+            children.append(panel)
+    box = widgets.VBox(children)
+    box.add_class(f"srdash-{which}-view")
+    return box
 
 
 def _view_cache(app) -> object:

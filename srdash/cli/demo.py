@@ -16,7 +16,10 @@ from srdash.cli._common import fail_cleanly
               help="Folder to write into (created if missing; files of the same names are overwritten).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
               help="Seed of every random draw; the same seed writes the same files, byte for byte.")
-def demo(output: Path, seed: int) -> None:
+@click.option("--scale", type=click.Choice(["demo", "2025"]), default="demo", show_default=True,
+              help="'2025': a generated SRBench-2025-scale benchmark instead (25 methods x 24 datasets x 30 runs, "
+                   "SRBench 2025's per-run columns with eco2AI's energy columns, the srbench2025 rules).")
+def demo(output: Path, seed: int, scale: str) -> None:
     """Write the built-in demo competition: a synthetic SRBench-2022-style track.
 
     10 datasets (exact formulas, feature selection, four noise levels,
@@ -41,7 +44,21 @@ def demo(output: Path, seed: int) -> None:
     prepared them (shipped with it), so judging and serving it start at once.
 
     Judge it with `srdash score OUTPUT/competition.toml`.
+
+    With `--scale 2025`: results.csv, datasets.csv and competition.toml of a
+    generated SRBench-2025-scale benchmark (srdash.demo.srbench2025).
     """
+    if scale == "2025":
+        from srdash.demo.srbench2025 import write_demo_2025
+
+        with fail_cleanly():
+            paths = write_demo_2025(output, seed=seed)
+        click.echo(f"Wrote the 2025-scale demo (seed {seed}) to {output}:")
+        for path in paths.values():
+            click.echo(f"  {path}")
+        click.echo(f"Judge it with: srdash score {paths['competition']}")
+        click.echo(f"Open it with:  srdash serve {paths['competition']}")
+        return
     from srdash.demo.competition import write_demo
 
     with fail_cleanly():

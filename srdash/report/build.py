@@ -171,6 +171,7 @@ class Report:
     verdict_fingerprint: str = ""
     certificate: object = None
     jury_model: object = None
+    ground_truths: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def is_prediction_competition(self) -> bool:
@@ -409,7 +410,24 @@ def build_competition_report(
     block["verdict_fingerprint"] = result.fingerprint  # the one identity of the verdict
     return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
                     verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
-                    notes=tuple(notes), certificate=certificate, jury_model=jury)
+                    notes=tuple(notes), certificate=certificate, jury_model=jury,
+                    ground_truths=MappingProxyType(_ground_truths(competition, verdict.rules, notes)))
+
+
+def _ground_truths(competition, rules, notes: list[str]) -> dict:
+    """``{dataset: size}`` of the known equations in the competition's dataset table (column ``ground_truth``),
+    counted with the rules' size measure (for the per-dataset Pareto facets); empty without them."""
+    if competition.datasets is None:
+        return {}
+    from srdash.figures.srbench2025 import ground_truth_sizes
+
+    measure = next((c.measure for c in rules.criteria if c.measure in ("rounded-nodes", "tree-nodes")), "rounded-nodes")
+    try:
+        table = pd.read_csv(competition.datasets, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        notes.append(f"No per-dataset Pareto facets: cannot read {competition.relative(competition.datasets)}: {exc}")
+        return {}
+    return ground_truth_sizes(table, measure=measure)
 
 
 def _sensitivity(verdict: Verdict, runs, *, samples: int, seed: int, resolution: int, notes: list[str]):
@@ -615,6 +633,7 @@ def _sections(report: Report) -> list[_Section]:
     if sensitivity is not None:
         sections.append(sensitivity)
     sections.append(_lineage_section(report))
+    sections += _srbench2025_sections(report)
     sections.append(_Section("problems", "Problems",
                              "Rejected or failed models, timeouts, missing values and DNF cells, and how each "
                              "was counted. Model strings are shown as text, never evaluated.",
@@ -723,6 +742,42 @@ def _lineage_section(report: Report) -> _Section:
                     "Methods by median test R² and median model size (front 1 = non-dominated; bars: 95% "
                     "bootstrap intervals over datasets); the share of (dataset, run) pairs reaching each R² "
                     f"threshold; Wilcoxon signed-rank p-values on test R², Holm-corrected; {diagram}", blocks)
+
+
+def _srbench2025_sections(report: Report) -> list[_Section]:
+    """SRBench 2025's comparison of methods and resources (the dashboard's views, same figure functions), when the
+    rules are SRBench 2025's or the runs carry time, energy or CO2 columns."""
+    from srdash.figures import srbench2025
+
+    runs = report.runs
+    resources = srbench2025.has_resources(runs)
+    if not resources and report.verdict.rules.name != "srbench2025":
+        return []
+
+    def blocks(views) -> tuple:
+        return tuple(_Block("html", view) if isinstance(view, str) else _figure(view) for view in views)
+
+    sections = [_Section("comparison", "Comparison of methods",
+                         "Test R² compared as SRBench 2025 does: each (dataset, seed) a block when there are several "
+                         "runs, missing or failed runs counted as the worst value of the table; Friedman's test, then "
+                         "the named post-hoc test per pair; the critical-difference bars join methods that its "
+                         "p-values do not separate; effect sizes beside each significant pair.",
+                         blocks(srbench2025.comparison_views(runs)))]
+    size = next((c for c in ("size", "components", "model_size") if runs is not None and c in runs.columns), None)
+    if report.ground_truths and size is not None and "r2_test" in runs.columns:
+        sections.append(_Section("facets", "Pareto fronts per dataset",
+                                 "On each dataset with a known equation: each method's median test R² (clipped at "
+                                 "0) and median model size, the non-dominated methods joined, the known equation "
+                                 "(star, R² = 1) and the front model closest to it (ringed).",
+                                 (_figure(srbench2025.dataset_fronts_figure(runs, dict(report.ground_truths),
+                                                                            size=size)),)))
+    if resources:
+        sections.append(_Section("resources", "Resources",
+                                 "Time, energy and CO2 of the runs as recorded (eco2AI's columns): per method the "
+                                 "median per run and the total over every run; the dashed line is one hour; the "
+                                 "accuracy-energy front of the methods' medians over datasets.",
+                                 blocks(srbench2025.resource_views(runs))))
+    return sections
 
 
 def _predictions_section(result) -> _Section:

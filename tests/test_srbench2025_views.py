@@ -1,0 +1,120 @@
+"""SRBench 2025's resources and comparison views (srdash.figures.srbench2025): in the dashboard's "More views"
+and in the report, shown when the runs carry the columns."""
+
+import pandas as pd
+import pytest
+
+from srdash.figures import srbench2025
+
+PLOTLY = "application/vnd.plotly.v1+json"
+
+
+@pytest.fixture(scope="module")
+def runs():
+    # 3 methods x 4 datasets, one run each; <b> is best on every dataset, c worst
+    r2 = {"<b>": [0.9, 0.8, 0.85, 0.95], "a": [0.7, 0.6, 0.65, 0.75], "c": [0.5, 0.4, 0.45, 0.55]}
+    rows = []
+    for method, values in r2.items():
+        for d, value in enumerate(values):
+            rows.append({"method": method, "dataset": f"d{d}", "run": 0, "r2_test": value, "components": 5.0 + d,
+                         "simplicity": -1.0, "status": "given", "property": 0.5,
+                         "duration(s)": {"a": 10.0, "<b>": 100.0, "c": 7200.0}[method] * (d + 1),
+                         "power_consumption(kWh)": {"a": 0.1, "<b>": 0.2, "c": 2.0}[method] * (d + 1),
+                         "CO2_emissions(kg)": {"a": 0.04, "<b>": 0.08, "c": 0.8}[method] * (d + 1),
+                         "CPU_name": "cpu <x>"})
+    return pd.DataFrame(rows)
+
+
+def test_resource_views(runs):
+    views = srbench2025.resource_views(runs, n_bootstrap=20)
+    table = views[0]
+    # a: durations 10, 20, 30, 40 s -> median 25, total 100; energy 0.1..0.4 kWh -> median 0.25, total 1
+    a_row = table[table.index("<td class=\"srdash-team\">a</td>"):].split("</tr>")[0]
+    assert "<td>25</td>" in a_row and "<td>100</td>" in a_row and "<td>0.25</td>" in a_row and "<td>1</td>" in a_row
+    assert "&lt;b&gt;" in table and "<b>" not in table and "cpu &lt;x&gt;" in table
+    # totals over all: energy (0.1 + 0.2 + 2.0) x (1 + 2 + 3 + 4) = 23
+    assert "power_consumption(kWh): 23;" in table
+    titles = [v.layout.title.text for v in views[1:]]
+    assert titles == ["Duration per run (duration(s))", "Energy per run (power_consumption(kWh))",
+                      "CO2 emissions per run (CO2_emissions(kg))", "Pareto fronts"]
+    assert views[-1].layout.title.subtitle.text == "median accuracy vs median energy (value space)"
+    assert srbench2025.resource_views(runs.drop(columns=["duration(s)", "power_consumption(kWh)",
+                                                         "CO2_emissions(kg)"])) == ()
+
+
+def test_comparison_views(runs):
+    figure, html = srbench2025.comparison_views(runs)
+    assert figure.layout.title.text == "Critical difference diagram (r2_test, wilcoxon-holm)"
+    # 4 datasets: the smallest two-sided Wilcoxon p is 2/16 = 0.125, so no pair differs; one bar joins all three
+    assert "No pair of methods differs significantly." in html
+    assert "Wilcoxon signed-rank test per pair, Holm-corrected" in html
+    assert "Best mean rank: &lt;b&gt; (3.000, 3 = best)." in html and "<b>" not in html
+    bars = [t for t in figure.data if t.line.width == 5]
+    assert len(bars) == 1
+    note, = srbench2025.comparison_views(runs.drop(columns="r2_test"))
+    assert "no r2_test" in note
+
+
+def test_report_sections(runs):
+    from srdash.judging.ranking import judge
+    from srdash.judging.rules import load_rules
+    from srdash.report.build import build_report, render_html
+
+    verdict = judge(runs, load_rules("srbench2022"))
+    page = render_html(build_report(verdict, runs=runs, samples=20, generated_at="2024-05-01T12:00:00Z"))
+    assert 'id="comparison"' in page and 'id="resources"' in page
+    plain = runs.drop(columns=["duration(s)", "power_consumption(kWh)", "CO2_emissions(kg)"])
+    page = render_html(build_report(judge(plain, load_rules("srbench2022")), runs=plain, samples=20,
+                                    generated_at="2024-05-01T12:00:00Z"))
+    assert 'id="comparison"' not in page and 'id="resources"' not in page
+
+
+def test_dashboard_views(runs):
+    from srdash.apps import Dashboard
+    from srdash.apps.dashboard import COMPARISON_VIEW_TITLE, RESOURCES_VIEW_TITLE
+
+    app = Dashboard(runs=runs)
+    titles = list(app.more.titles)
+    app.more.selected_index = titles.index(RESOURCES_VIEW_TITLE)
+    resources = app.more.children[titles.index(RESOURCES_VIEW_TITLE)]
+    assert "srdash-resources" in resources.children[0].value
+    assert resources.children[-1].outputs[0]["data"][PLOTLY]["layout"]["title"]["text"] == "Pareto fronts"
+    app.more.selected_index = titles.index(COMPARISON_VIEW_TITLE)
+    comparison = app.more.children[titles.index(COMPARISON_VIEW_TITLE)]
+    assert comparison.children[0].outputs[0]["data"][PLOTLY]["layout"]["title"]["text"].startswith(
+        "Critical difference diagram")
+    assert "No pair of methods differs significantly." in comparison.children[1].value
+    assert app.log_panel.text() == ""
+
+
+def test_report_facets_with_known_equations(runs):
+    import dataclasses
+
+    from srdash.judging.ranking import judge
+    from srdash.judging.rules import load_rules
+    from srdash.report.build import build_report, render_html
+
+    report = build_report(judge(runs, load_rules("srbench2022")), runs=runs, samples=20,
+                          generated_at="2024-05-01T12:00:00Z")
+    assert 'id="facets"' not in render_html(report)
+    page = render_html(dataclasses.replace(report, ground_truths={"d0": 3.0, "d1": 5.0}))
+    assert 'id="facets"' in page and "Pareto fronts per dataset, with the known equation" in page
+
+
+def test_ground_truths_of_a_competition(tmp_path):
+    from srdash.judging.competition import load_competition
+    from srdash.judging.rules import load_rules
+    from srdash.report.build import _ground_truths
+
+    pd.DataFrame({"dataset": ["d0", "d1", "d2"], "features": "x1 x2",
+                  "ground_truth": ["x1*x2 + 0.00001*x2", "", "x1 - 1.23456"]}).to_csv(tmp_path / "datasets.csv",
+                                                                                   index=False)
+    pd.DataFrame({"method": ["a"], "dataset": ["d0"], "model": ["x1"], "r2_test": [0.5]}).to_csv(
+        tmp_path / "results.csv", index=False)
+    (tmp_path / "competition.toml").write_text('results = "results.csv"\nrules = "srbench2025"\n'
+                                               'datasets = "datasets.csv"\n')
+    notes = []
+    # rounded-nodes: x1*x2 + 0.00001*x2 -> x1*x2 (Mul, x1, x2 = 3); x1 - 1.23456 -> x1 - 1.235 (Add, x1, -1.235 = 3)
+    assert _ground_truths(load_competition(tmp_path / "competition.toml"), load_rules("srbench2025"), notes) == {
+        "d0": 3.0, "d2": 3.0}
+    assert notes == []
