@@ -85,3 +85,17 @@ def test_cli_writes_the_2025_scale_demo(tmp_path):
     assert "Wrote the 2025-scale demo (seed 0)" in outcome.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["competition.toml", "datasets.csv", "results.csv"]
     assert 'rules = "srbench2025"' in (tmp_path / "competition.toml").read_text()
+
+
+def test_srdash_init_recognises_srbench_2025_results(tmp_path, table):
+    # a folder holding only SRBench 2025's per-run table: its eco2AI columns say which rules apply
+    from srdash.io.discover import draft_competition, find_competition_files
+
+    table.head(50).to_csv(tmp_path / "results.csv", index=False)
+    found = find_competition_files(tmp_path)
+    assert found.results == ["results.csv"] and found.srbench2025
+    assert 'rules = "srbench2025"' in draft_competition(tmp_path, found=found)
+    # without those columns: the 2022 rules, as before
+    table.head(50).drop(columns=["power_consumption(kWh)", "CO2_emissions(kg)"]).to_csv(tmp_path / "results.csv",
+                                                                                       index=False)
+    assert not find_competition_files(tmp_path).srbench2025

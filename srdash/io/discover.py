@@ -35,6 +35,8 @@ class Found:
 
     results: list[str] = field(default_factory=list)
     submissions: bool = False
+    #: A results table has SRBench 2025's eco2AI columns (energy, CO2): its rules are srbench2025.
+    srbench2025: bool = False
     datasets: str | None = None
     descriptions: str | None = None
     qualification: str | None = None
@@ -93,6 +95,10 @@ def _recognise_folder(path: Path, relative: str, found: Found) -> bool:
     return False
 
 
+# eco2AI's columns, which every run of SRBench 2025 carries.
+_ECO2AI = {"power_consumption(kwh)", "co2_emissions(kg)"}
+
+
 def _recognise_file(path: Path, relative: str, found: Found, tables: list[tuple[str, bool]]) -> None:
     name = path.name.lower()
     if name.endswith((".sqlite", ".sqlite3", ".db")):
@@ -107,6 +113,8 @@ def _recognise_file(path: Path, relative: str, found: Found, tables: list[tuple[
             found.datasets = found.datasets or relative
         elif header & _METHOD and ("dataset" in header or header & _SUBMISSION):
             tables.append((relative, "dataset" not in header))
+            if header & _ECO2AI:
+                found.srbench2025 = True
 
 
 def find_competition_files(folder: str | Path, *, max_depth: int = MAX_DEPTH) -> Found:
@@ -247,6 +255,9 @@ def draft_competition(folder: str | Path, *, title: str = "", found: Found | Non
         lines.append("results = [" + ", ".join(_quoted(r) for r in found.results) + "]")
     if found.submissions:
         lines.append('rules = "evalrs2022"        # one row per submission: weighted meta-scores (see `srdash rules`)')
+    elif found.srbench2025:
+        lines.append('rules = "srbench2025"       # the results carry eco2AI energy columns: SRBench 2025\'s per-run '
+                     'table (or srbench2022, a .toml file: `srdash rules`)')
     else:
         lines.append('rules = "srbench2022"       # or srbench2022-as-run, srbench2022-draft, a .toml file (`srdash rules`)')
     lines.append(f"datasets = {_quoted(found.datasets)}" if found.datasets else
