@@ -132,9 +132,10 @@ def refuse_other_machines(context, outside: list[str]) -> None:
     context.route("**/*", route)
 
 
-def weight_slider_problems(page, scope: str = "", *, drag: str = "") -> list[str]:
+def weight_slider_problems(page, scope: str = "", *, drag: str | bool = False) -> list[str]:
     """What keeps the weight sliders under ``scope`` from being used: a track under 120 px, or (``drag``: the
-    criterion's name) a slider whose knob a mouse drag to 5 % of its track does not move."""
+    criterion's name, True for the first slider) a slider whose knob a mouse drag to 5 % of its track does
+    not move."""
     from playwright.sync_api import expect
 
     tracks = page.locator(f"{scope} .srdash-weight-slider .noUi-target".strip())
@@ -144,7 +145,8 @@ def weight_slider_problems(page, scope: str = "", *, drag: str = "") -> list[str
         if box is None or box["width"] < 120:
             problems.append(f"weight slider {i}: its track is {box and round(box['width'])} px wide (< 120)")
     if drag:
-        slider = page.locator(f"{scope} .srdash-weight-{drag}".strip()).first
+        kind = "slider" if drag is True else drag
+        slider = page.locator(f"{scope} .srdash-weight-{kind}".strip()).first
         readout = slider.locator(".widget-readout")
         before = readout.inner_text()
         handle, track = slider.locator(".noUi-handle").bounding_box(), slider.locator(".noUi-target").bounding_box()
