@@ -1269,14 +1269,15 @@ class ReviewApp(widgets.VBox):
                 for r in shown.itertuples())
             ranked_by = "mean score" if self.rubric.normalisation == "none" else "mean per-juror z-score"
             return (f"<h3 style='margin:12px 0 4px 0'>Jury verdict ({_text(self.rules.title)}), ranked by the "
-                    f"{ranked_by}</h3>{leaderboard_html(verdict)}{warnings_html(verdict)}"
+                    f"{ranked_by}</h3>{leaderboard_html(verdict)}{_fingerprint_html(verdict)}{warnings_html(verdict)}"
                     "<table class='srdash-jury'><tr><th>dataset</th><th>method</th><th>mean score</th>"
                     f"<th>mean z-score</th><th>jurors</th><th>flag</th></tr>{rows}</table>"
                     + self._jury_model_html(entries, summary))
         verdict = realworld_verdict(self.representatives, entries, self.rules, settings=self.settings,
                                     methods=self.methods)
         return (f"<h3 style='margin:12px 0 4px 0'>Real-world leaderboard ({_text(self.rules.title)})</h3>"
-                f"{leaderboard_html(verdict)}{warnings_html(verdict)}" + self._jury_model_html(entries))
+                f"{leaderboard_html(verdict)}{_fingerprint_html(verdict)}{warnings_html(verdict)}"
+                + self._jury_model_html(entries))
 
     # ------------------------------------------------------------------ display
 
@@ -1305,6 +1306,45 @@ class ReviewApp(widgets.VBox):
 
 
 # --------------------------------------------------------------------------- the served page
+
+
+def review_fingerprint(verdict) -> str:
+    """The identity of the review's verdict: SHA-256 of its leaderboard (method, place, score to 9 decimals),
+    its per-dataset table (the representatives' values and the judges' trust), the rules' hash and the srdash
+    and sympy versions (as :func:`srdash.judging.pipeline.verdict_fingerprint` for a competition's tracks).
+    Any change of a rank, an entry, a rule or a version changes it.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"method": ["a", "a", "a", "b"], "dataset": "d", "run": [0, 1, 2, 0],
+    ...                      "r2_test": [0.9, 0.7, 0.8, 0.8], "simplicity": -1.0})
+    >>> entries = pd.DataFrame({"judge": "ann", "dataset": "d", "method": ["a", "b"], "kind": "rank",
+    ...                         "value": [2.0, 1.0]})
+    >>> swapped = entries.assign(value=[1.0, 2.0])
+    >>> first = review_fingerprint(realworld_verdict(runs, entries))
+    >>> first == review_fingerprint(realworld_verdict(runs, entries)), len(first)
+    (True, 64)
+    >>> first == review_fingerprint(realworld_verdict(runs, swapped))
+    False
+    """
+    import hashlib
+    import json
+
+    from srdash.judging.pipeline import FINGERPRINTED_VERSIONS, _leaderboard_rows
+
+    provenance = verdict.provenance
+    payload = {"leaderboard": _leaderboard_rows(verdict),
+               "per_dataset": verdict.per_dataset.to_csv(index=False, float_format="%.9g"),
+               "rules": str(provenance.get("rules_sha256", "")),
+               "versions": {name: str(provenance.get(f"{name}_version", "")) for name in FINGERPRINTED_VERSIONS}}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _fingerprint_html(verdict) -> str:
+    """The review's verdict fingerprint, worded as the dashboard's (its first 12 characters)."""
+    return ("<div class='srdash-fingerprint'>Verdict fingerprint: <code class='srdash-fingerprint-value'>"
+            f"{html_text(review_fingerprint(verdict)[:12])}</code> (of this real-world leaderboard: it changes "
+            "with any entry, rule or version)</div>")
 
 
 def _environment_flag(value: str) -> bool:

@@ -16,7 +16,8 @@ import pytest
 
 from srdash.demo.competition import HOSTILE_MODEL
 from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
-from voila_server import PLOT, figure_text_problems, layout_problems, plot_title, refuse_other_machines, screenshot
+from voila_server import (PLOT, figure_text_problems, layout_problems, plot_title, refuse_other_machines, screenshot,
+                          weight_slider_problems)
 
 pytestmark = pytest.mark.browser
 
@@ -252,6 +253,16 @@ def test_why_this_winner_and_the_jury_model_are_legible_on_a_desk(page, screensh
     expect(page.locator(".srdash-jury-model")).to_contain_text("one judge, nobody to leave out")
 
 
+def test_the_weight_sensitivity_views_sliders_have_a_track_and_drag_on_a_desk(page, screenshot_dir):
+    # 1400 px wide: every weight slider's track is at least 120 px wide, and a mouse drag of the first one's
+    # knob to 5 % of its track moves it (its readout changes)
+    page.get_by_text("Weight sensitivity", exact=True).click()
+    expect(page.locator(".srdash-computing")).to_have_count(0, timeout=120_000)
+    expect(plot_title(page, "Winner over all weights").first).to_be_visible(timeout=120_000)
+    assert weight_slider_problems(page, drag=True) == []
+    screenshot(page, screenshot_dir, "dashboard-weight-sensitivity-1400px")
+
+
 # What each view under "More views" shows once it is built: a figure's title, or a text of its table.
 _VIEWS = [(PROPERTY_VIEW_TITLE, "Property score per dataset"),
           (QUALIFICATION_VIEW_TITLE, "Qualification: head to head"),
@@ -282,6 +293,8 @@ def test_every_view_under_more_views_is_legible_on_a_phone(browser, dashboard_ur
             assert figure_text_problems(page) == [], title
             assert layout_problems(page, ".srdash-dashboard") == [], title
             assert layout_problems(page, ".srdash-dashboard table, .srdash-dashboard .srdash-caption") == [], title
+            if title == "Weight sensitivity":              # tracks of 120 px at least; a mouse drag moves one
+                assert weight_slider_problems(page, drag=True) == []
         screenshot(page, screenshot_dir, "dashboard-views-390px")
     finally:
         context.close()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from voila_server import PLOT, figure_text_problems, layout_problems, plot_title, screenshot
+from voila_server import PLOT, figure_text_problems, layout_problems, plot_title, refuse_other_machines, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -64,6 +64,8 @@ def _expect_order(page, subset: str, teams: list[str]) -> None:
 
 def test_predictions_app_shows_leaderboards_shakeup_and_rejections(app_url, browser, tmp_path):
     context = browser.new_context(viewport={"width": 1400, "height": 3000})
+    outside: list[str] = []
+    refuse_other_machines(context, outside)      # every request leaving 127.0.0.1 is aborted and recorded here
     page = context.new_page()
     failed, errors = [], []
     page.on("requestfailed", lambda request: failed.append(request.url))
@@ -100,6 +102,7 @@ def test_predictions_app_shows_leaderboards_shakeup_and_rejections(app_url, brow
         expect(page.locator(".srdash-log")).not_to_contain_text("Error")
 
         screenshot(page, tmp_path, "predictions-app")
+        assert outside == [], outside                # nothing left the machine: page, widgets, figures
         assert not errors, errors
         assert [url for url in failed if not OFFLINE_OK.search(url)] == []
     finally:

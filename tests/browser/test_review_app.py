@@ -455,6 +455,25 @@ def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(serve
     server.stop()
 
 
+# The leaderboard's first row (place, method, score: their text) and the verdict fingerprint of the organiser's
+# panel lie inside the first width x height screen.
+_ORGANISER_FIRST_SCREEN_JS = """([width, height]) => {
+  const problems = [];
+  const row = '.srdash-organiser table.srdash-leaderboard tbody tr:first-child';
+  for (const selector of [`${row} td.srdash-place`, `${row} td.srdash-method`, `${row} td.srdash-score`,
+                          '.srdash-organiser .srdash-fingerprint-value']) {
+    const element = document.querySelector(selector);
+    if (!element) { problems.push(`no ${selector}`); continue; }
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    const box = range.getBoundingClientRect();
+    if (box.width === 0 || box.left < 0 || box.top < 0 || box.right > width + 0.5 || box.bottom > height)
+      problems.push(`${selector} ('${element.textContent}') at (${Math.round(box.left)}, ${Math.round(box.top)}) - (${Math.round(box.right)}, ${Math.round(box.bottom)}) is outside the first ${width} x ${height} screen`);
+  }
+  return problems;
+}"""
+
+
 def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the_typed_confirmation(
         servers, seven, context, tmp_path_factory):
     with TrustStore(seven["store"]) as store:                        # kim ranked two of the seven
@@ -487,9 +506,16 @@ def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the
     # revealed: the organiser's panel opens on the real-world leaderboard, its first row on the first screen
     first = page.locator(".srdash-organiser table.srdash-leaderboard tbody tr").first
     expect(first).to_be_visible(timeout=30_000)
-    for cell in ("td.srdash-place", "td.srdash-method", "td.srdash-score"):
-        box = first.locator(cell).bounding_box()
-        assert box["y"] + box["height"] <= 900 and box["x"] + box["width"] <= 1300, (cell, box)
+    fingerprint = page.locator(".srdash-organiser .srdash-fingerprint-value")
+    expect(fingerprint).to_have_text(re.compile(r"^[0-9a-f]{12}$"))
+    expect(page.locator(".srdash-organiser .srdash-fingerprint")).to_contain_text("Verdict fingerprint: ")
+    assert page.evaluate(_ORGANISER_FIRST_SCREEN_JS, [1300, 900]) == []
+    # and on a phone, from the top of the page: the same first row and the fingerprint on its first screen
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.evaluate("() => { document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; }); window.scrollTo(0, 0); }")
+    page.wait_for_timeout(500)                                        # the panel lays itself out again
+    screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-seven-organiser-revealed-390px")
+    assert page.evaluate(_ORGANISER_FIRST_SCREEN_JS, [390, 844]) == []
     page.close()
     server.stop()
     with TrustStore(seven["store"], read_only=True) as store:

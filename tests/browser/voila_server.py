@@ -132,6 +132,36 @@ def refuse_other_machines(context, outside: list[str]) -> None:
     context.route("**/*", route)
 
 
+def weight_slider_problems(page, scope: str = "", *, drag: str | bool = False) -> list[str]:
+    """What keeps the weight sliders under ``scope`` from being used: a track under 120 px, or (``drag``: the
+    criterion's name, True for the first slider) a slider whose knob a mouse drag to 5 % of its track does
+    not move."""
+    from playwright.sync_api import expect
+
+    tracks = page.locator(f"{scope} .srdash-weight-slider .noUi-target".strip())
+    problems = [] if tracks.count() else [f"no weight slider under {scope!r}"]
+    for i in range(tracks.count()):
+        box = tracks.nth(i).bounding_box()
+        if box is None or box["width"] < 120:
+            problems.append(f"weight slider {i}: its track is {box and round(box['width'])} px wide (< 120)")
+    if drag:
+        kind = "slider" if drag is True else drag
+        slider = page.locator(f"{scope} .srdash-weight-{kind}".strip()).first
+        readout = slider.locator(".widget-readout")
+        before = readout.inner_text()
+        handle, track = slider.locator(".noUi-handle").bounding_box(), slider.locator(".noUi-target").bounding_box()
+        middle = handle["y"] + handle["height"] / 2
+        page.mouse.move(handle["x"] + handle["width"] / 2, middle)
+        page.mouse.down()
+        page.mouse.move(track["x"] + 0.05 * track["width"], middle, steps=5)
+        page.mouse.up()
+        try:
+            expect(readout).not_to_have_text(before)
+        except AssertionError:
+            problems.append(f"dragging the {drag} slider left its readout at {before}")
+    return problems
+
+
 def layout_problems(page, selector: str) -> list[str]:
     """Elements matching ``selector`` that run past the window, unless they scroll inside a panel that fits."""
     return page.evaluate(LAYOUT_PROBLEMS_JS, selector)
