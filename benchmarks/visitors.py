@@ -11,7 +11,10 @@ Measured in one run, in headless Chromium (Debian's /usr/bin/chromium, Playwrigh
   each until its status line is painted; the first and the last are printed, as a ratio to the
   single visitor;
 - memory: the resident memory (RSS, and PSS, which counts shared pages once) of Voilà and
-  every kernel it runs, summed, after the N pages are ready.
+  every kernel it runs, summed, after the N pages are ready;
+- CPU: the seconds of CPU the server (srdash, Voilà, its kernels) used while the N pages opened,
+  and what the rest of the machine used meanwhile (mostly the N Chromium pages: on a real jury,
+  each visitor's own machine).
 
 Targets (issue 25), for N = 10 on 2 cores: the last visitor within 2.5x a single visitor;
 server plus kernels at most 1.2 GB. No assertions: timings on a shared machine are noisy;
@@ -88,6 +91,26 @@ def _memory_mb(pid: int) -> tuple[float, float, int]:
     return rss / 1024, pss / 1024, len(pids)
 
 
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids`` (and of their reaped children)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    return total / ticks
+
+
+def _machine_cpu_seconds() -> float:
+    """CPU seconds the whole machine spent busy (all cores), from /proc/stat."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 async def _visit(browser, url: str, app: str) -> float:
     """Seconds from navigation until the page is ready (see the module's doc), in a new context (a new visitor)."""
     context = await browser.new_context(viewport={"width": 1400, "height": 900})
@@ -138,13 +161,16 @@ async def measure(counts: list[int], visitors: int | None, settle: float, app: s
                 print(f"one visitor: {single:.2f} s; server idle: {rss:.0f} MB RSS, {pss:.0f} MB PSS, "
                       f"{processes} processes")
                 print(f"\n{'N':>3s} {'first':>7s} {'last':>7s} {'last/one':>9s} {'RSS MB':>8s} {'PSS MB':>8s} "
-                      f"{'procs':>6s}")
+                      f"{'procs':>6s} {'server CPU s':>13s} {'other CPU s':>12s}")
                 for n in counts:
                     time.sleep(settle)
+                    server_before, machine_before = _cpu_seconds(_tree(process.pid)), _machine_cpu_seconds()
                     seconds, contexts = await _together(browser, url, n, app)
+                    server = _cpu_seconds(_tree(process.pid)) - server_before
+                    other = _machine_cpu_seconds() - machine_before - server
                     rss, pss, processes = _memory_mb(process.pid)
                     print(f"{n:3d} {min(seconds):7.2f} {max(seconds):7.2f} {max(seconds) / single:8.2f}x "
-                          f"{rss:8.0f} {pss:8.0f} {processes:6d}", flush=True)
+                          f"{rss:8.0f} {pss:8.0f} {processes:6d} {server:13.1f} {other:12.1f}", flush=True)
                     for context in contexts:
                         await context.close()
                 await browser.close()
