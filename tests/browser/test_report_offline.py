@@ -160,6 +160,8 @@ def test_why_this_winner_and_the_jury_model_are_legible_at_both_widths(explained
         # the section links stay on one line on a phone (a sticky bar of seven lines hid a third of the screen)
         assert page.locator("nav.srdash-nav").bounding_box()["height"] < 60
         screenshot(page, screenshot_dir, f"report-why-jury-{width}px")
+    finally:
+        context.close()
 
 
 _FIRST_SCREEN_JS = """([width, height]) => {
@@ -184,7 +186,7 @@ _FIRST_SCREEN_JS = """([width, height]) => {
   // tables wider than the screen scroll inside their block (which has an edge shadow), the page does not
   if (document.documentElement.scrollWidth > width + 1) problems.push(`the page is ${document.documentElement.scrollWidth} px wide`);
   document.querySelectorAll('table').forEach((table, i) => {
-    const block = table.closest('.srdash-block');
+    const block = table.closest('.srdash-scroll, .srdash-block');   // the nearest box that scrolls it
     const r = table.getBoundingClientRect();
     if (r.right > width + 1 && !(block && getComputedStyle(block).overflowX === 'auto' && block.scrollWidth > block.clientWidth
                                  && getComputedStyle(block).backgroundImage.includes('gradient')))
