@@ -146,6 +146,46 @@ class ClosedTab(logging.Filter):
         return not isinstance(error, (WebSocketClosedError, StreamClosedError))
 
 
+def keep_taken_kernels_alive() -> None:
+    """A kernel a visitor takes from Voilà's pool counts as active from that moment.
+
+    Voilà's culler shuts down a kernel with no page connected whose last activity is older than the
+    idle timeout. A kernel that waited in the pool (never culled there) keeps the time it ran the
+    notebook as its last activity: once a visitor takes it, the culler's next round (before the
+    visitor's page has connected) would shut it down under them when it had waited longer than the
+    timeout. Voilà's kernel manager class is built by a factory when the server starts (after its
+    configuration files are read): the class it builds gets a ``get_rendered_notebook`` that marks the
+    taken kernel active.
+    """
+    import voila.app as voila_app
+
+    factory = voila_app.voila_kernel_manager_factory
+    if getattr(factory, "_srdash_keeps_taken_kernels", False):
+        return
+
+    def built(*args, **kwargs):
+        manager = factory(*args, **kwargs)
+        original = getattr(manager, "get_rendered_notebook", None)
+        if original is None:  # no pool: every visitor's kernel starts with the visit
+            return manager
+
+        async def get_rendered_notebook(self, *a, **k):
+            from jupyter_server._tz import utcnow
+
+            rendered = await original(self, *a, **k)
+            try:
+                self.get_kernel(rendered[2]).last_activity = utcnow()
+            except (KeyError, IndexError, TypeError, AttributeError):  # Voilà changed: culling as before
+                pass
+            return rendered
+
+        manager.get_rendered_notebook = get_rendered_notebook
+        return manager
+
+    built._srdash_keeps_taken_kernels = True
+    voila_app.voila_kernel_manager_factory = built
+
+
 def configure(c, *, review: bool = False) -> None:
     """Apply srdash's settings to a Voilà configuration object ``c`` (what the ``voila.py`` files call)."""
     c.Voila.tornado_settings = tornado_settings()
@@ -156,6 +196,7 @@ def configure(c, *, review: bool = False) -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, RedactQueries) for f in logger.filters):
             logger.addFilter(redacting)
+    keep_taken_kernels_alive()
     asyncio_logger = logging.getLogger("asyncio")
     if not any(isinstance(f, ClosedTab) for f in asyncio_logger.filters):
         asyncio_logger.addFilter(ClosedTab())
