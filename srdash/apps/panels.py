@@ -25,7 +25,7 @@ import plotly.io as pio
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 
-__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "WindowResize", "BackgroundWork", "SERVED_DISPLAY_TIMEOUT",
+__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "BackgroundWork", "SERVED_DISPLAY_TIMEOUT",
            "logged"]
 
 _FAILED_STATUSES = ("rejected", "parse_error", "simplify_error")
@@ -176,29 +176,6 @@ class FigurePanel(widgets.Output):
                          "data": {"text/html": f"<div class='srdash-note'>{html_text(text)}</div>",
                                   "text/plain": text},
                          "metadata": {}},)
-
-
-class WindowResize(anywidget.AnyWidget):
-    """An invisible widget that tells the page its window was resized, just after it is displayed.
-
-    A plotly ``FigureWidget`` draws itself at plotly's default 700 px when its
-    view is created before the page has laid it out, and with the
-    ``responsive`` config looks at its container again only on a window
-    ``resize`` event: 700 px on a 390 px phone. Shown beside such a figure,
-    this widget sends that event a few times while the page settles (0.1, 0.5
-    and 1.5 s after it is displayed).
-    """
-
-    _esm = """
-    export default {
-      render({ el }) {
-        el.style.display = "none";
-        for (const delay of [100, 500, 1500]) {
-          setTimeout(() => window.dispatchEvent(new Event("resize")), delay);
-        }
-      },
-    };
-    """
 
 
 class PageReady(anywidget.AnyWidget):

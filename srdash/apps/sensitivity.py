@@ -2,8 +2,8 @@
 
 Everything expensive (reading, simplifying models, ranking) happens once, when
 the :class:`~srdash.analysis.sensitivity.Rescorer` is built. Moving a slider only
-re-scores (:meth:`Rescorer.scores`), rewrites the leaderboard table and updates
-the bump chart's traces in place (one ``FigureWidget``, ``batch_update``). The
+re-scores (:meth:`Rescorer.scores`), rewrites the leaderboard table and redraws
+the bump chart (a plain figure in a :class:`~srdash.apps.panels.FigurePanel`). The
 place-probability heatmap, the Kendall tau histogram and the ternary winner map
 depend on the sampled weights only, not on the sliders: they are drawn once
 (and again on "Resample") as static figures in output areas.
@@ -18,7 +18,6 @@ from typing import Callable, Mapping
 
 import ipywidgets as widgets
 import numpy as np
-import plotly.graph_objects as go
 import traitlets
 
 from srdash.figures.assets import stylesheet
@@ -27,7 +26,6 @@ from srdash.figures.sensitivity import (
     Vocabulary,
     alternatives_html,
     bump_chart,
-    bump_chart_text,
     kendall_tau_histogram,
     leaderboard_html,
     place_probability_heatmap,
@@ -43,7 +41,7 @@ from srdash.analysis.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, WindowResize,
+from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel,
                                 logged)
 
 __all__ = ["SensitivityView"]
@@ -134,7 +132,7 @@ class SensitivityView(BackgroundApp):
         self._syncing = False
         self._init_app(display_timeout=display_timeout, log_panel=log_panel)
         self._sliders: dict[str, widgets.FloatSlider] = {}
-        self._bump: go.FigureWidget | None = None
+        self._bump: FigurePanel | None = None
         self._found_weights: Mapping[str, float] | None = None
 
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>",
@@ -313,13 +311,14 @@ class SensitivityView(BackgroundApp):
 
         first = rescorer.weight_names[int(np.argmax(rescorer.official_weights))]
         sweep = weight_sweep(rescorer, first, points=_SWEEP_POINTS, maximum=top)
-        # one FigureWidget, built with its data (changes made before display are lost)
-        self._bump = go.FigureWidget(bump_chart(sweep).update_layout(autosize=True))
-        # follows the window's width when it changes (plotly's FigureWidget draws at its default 700 px
-        # before the page has laid it out, and does not look again until the window is resized):
-        # WindowResize tells it once it is on the page
-        self._bump._config = {"responsive": True, "displaylogo": False}
-        self.bump_area.children = (self._bump, WindowResize())
+        # A plain figure, redrawn whole when a slider moves (a few traces: a redraw is cheap). Not a
+        # plotly FigureWidget: that is an anywidget shipping its own 4 MB copy of plotly.js, and an
+        # anywidget not loaded within 2 s (a phone, a busy machine) drops every later update
+        # (anywidget 0.11: its model's `ready` promise is rejected by a 2 s timer).
+        self._bump = FigurePanel(layout=widgets.Layout(width="100%"))
+        self._bump.add_class("srdash-bump")
+        self.bump_area.children = (self._bump,)
+        self._bump.show(bump_chart(sweep))
         with self.hold_trait_notifications():
             self.swept = first
             self.weights = tuple(float(w) for w in rescorer.official_weights)
@@ -397,19 +396,7 @@ class SensitivityView(BackgroundApp):
         name = self.swept or self.rescorer.weight_names[0]
         top = float(self._sliders[name].max) if name in self._sliders else None
         sweep = weight_sweep(self.rescorer, name, weights=weights, points=_SWEEP_POINTS, maximum=top)
-        title, x_title = bump_chart_text(sweep)
-        figure = self._bump
-        new_axis = figure.layout.xaxis.title.text != x_title
-        with figure.batch_update():
-            for i, trace in enumerate(figure.data):
-                if new_axis:
-                    trace.x = sweep.values
-                trace.y = sweep.places[:, i]
-            figure.layout.shapes[0].update(x0=sweep.current, x1=sweep.current)
-            if new_axis:
-                figure.layout.title.text = title
-                figure.layout.xaxis.title.text = x_title
-                figure.layout.xaxis.range = [sweep.values[0], sweep.values[-1]]
+        self._bump.show(bump_chart(sweep))
 
     @logged("resetting the weights")
     def _on_reset_click(self, _button) -> None:

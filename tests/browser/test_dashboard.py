@@ -100,6 +100,18 @@ def test_nothing_leaves_the_machine_and_no_request_fails(page, page_state):
     assert "Error" not in page.locator(".srdash-log").inner_text()
 
 
+def test_an_anywidget_loading_late_is_not_a_page_error(page, page_state):
+    # anywidget 0.11 rejects a model's `ready` 2 s after the model is made if its module has not loaded
+    # by then (a phone, a busy machine), with nothing to catch it; srdash's template catches exactly
+    # that rejection (its one anywidget receives no kernel message) and lets any other one through
+    before = list(page_state["page_errors"])
+    page.evaluate("Promise.reject(new Error('[anywidget] Failed to initialize model.')); 0")
+    page.evaluate("Promise.reject(new Error('something else')); 0")
+    page.wait_for_timeout(300)
+    assert page_state["page_errors"][len(before):] == ["something else"]
+    page_state["page_errors"][:] = before
+
+
 _TEXT_BOX_JS = """element => {
     const range = document.createRange();
     range.selectNodeContents(element);

@@ -180,8 +180,7 @@ def test_the_predictions_app_at_a_wide_screen_and_a_phone_has_no_clipped_or_over
         page.wait_for_timeout(1000)                       # plotly's responsive resize
         screenshot(page, tmp_path, f"predictions-{width}px")
         problems = layout_problems(page, LAYOUT) + figure_text_problems(page)
-        # the bump chart (a FigureWidget) included: it was drawn at plotly's default 700 px on a phone
-        # (it looks at its container again only on a window resize, which srdash.apps.panels.WindowResize sends)
+        # the bump chart included (once a FigureWidget drawn at plotly's default 700 px on a phone)
         assert problems == [], "\n".join(problems)
         expect(page.locator(".srdash-log")).to_have_count(1)   # one log per app, the sensitivity view's included
         expect(page.locator(".srdash-log")).not_to_contain_text("Error")
