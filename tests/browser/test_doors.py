@@ -182,12 +182,14 @@ def test_the_same_files_in_any_folder_give_one_fingerprint(competitions, start_s
         out = copy / "out"
         _cli("score", copy / "competition.toml", "-o", out / "lb.csv", "--jobs", "2")
         seen.add(json.loads((out / "lb.csv.provenance.json").read_text())["verdict_fingerprint"][:12])
-        _cli("report", copy / "competition.toml", "-o", out / "report.html", "--samples", "20")
-        html = (out / "report.html").read_text()
-        seen.add(_FINGERPRINT.search(html).group(1))
-        for absolute in (str(copy), str(competitions["folder"]), str(Path.home())):
-            assert absolute not in html  # inputs are named relative to the competition's folder
-        assert 'data-key="input_sha256:results:results.csv"' in html
+    # the report of the deeper copy, the dashboard of the other (each door is tested on the original above)
+    deeper, spaced = copies
+    _cli("report", deeper / "competition.toml", "-o", deeper / "out" / "report.html", "--samples", "20")
+    html = (deeper / "out" / "report.html").read_text()
+    seen.add(_FINGERPRINT.search(html).group(1))
+    for absolute in (str(deeper), str(competitions["folder"]), str(Path.home())):
+        assert absolute not in html  # inputs are named relative to the competition's folder
+    assert 'data-key="input_sha256:results:results.csv"' in html
+    _, fingerprint, _ = _dashboard(start_server, browser, spaced / "competition.toml", competitions["cache"])
+    seen.add(fingerprint)
     assert seen == {expected}
-    _, fingerprint, _ = _dashboard(start_server, browser, copies[1] / "competition.toml", competitions["cache"])
-    assert fingerprint == expected

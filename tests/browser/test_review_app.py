@@ -385,9 +385,15 @@ def active_ranks(page) -> list[str]:
             if rows.nth(i).locator("button.mod-active").count() else "" for i in range(rows.count())]
 
 
-def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(servers, seven, context,
+@pytest.fixture(scope="module")
+def jo_server(servers, seven) -> VoilaServer:
+    """jo's review of the seven models, for the two tests that look at jo's page."""
+    return start_seven(servers, seven, "jo")
+
+
+def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(jo_server, seven, context,
                                                                           tmp_path_factory):
-    server = start_seven(servers, seven, "jo")
+    server = jo_server
     page = context.new_page()
     page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
     wait_for_cards(page, 7)
@@ -419,13 +425,12 @@ def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(serve
     assert active_ranks(page) == [str(r) for r in JO_RANKS]
     assert [int(r.split()[0]) for r in shown_ranks(page)] == JO_RANKS      # the cards agree
     page.close()
-    server.stop()
-    with TrustStore(seven["store"], read_only=True) as store:
+    with TrustStore(seven["store"], read_only=True) as store:            # saved at once, server running
         assert sorted(store.entries(judge="jo")["value"]) == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
 
 
-def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(servers, seven, context):
-    server = start_seven(servers, seven, "lee")
+def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(jo_server, context):
+    server = jo_server                                  # jo's page: what a judge has ranked does not matter here
     page = context.new_page()
     page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
     wait_for_cards(page, 7)
@@ -452,7 +457,6 @@ def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(serve
     assert page.evaluate(FORMULA_PROBLEMS_JS) == []
     assert page.evaluate(CARD_PROBLEMS_JS) == []
     page.close()
-    server.stop()
 
 
 # The leaderboard's first row (place, method, score: their text) and the verdict fingerprint of the organiser's
@@ -572,10 +576,16 @@ CARD_PROBLEMS_JS = """() => {
 }"""
 
 
+@pytest.fixture(scope="module")
+def wide_server(servers, competition) -> VoilaServer:
+    """One judge's review, opened at both widths."""
+    return start(servers, competition, "wide")
+
+
 @pytest.mark.parametrize("width", [1400, 390])
 def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_text(
-        servers, competition, browser, tmp_path_factory, width):
-    server = start(servers, competition, f"wide{width}")
+        wide_server, browser, tmp_path_factory, width):
+    server = wide_server
     context = browser.new_context(viewport={"width": width, "height": 3000})
     try:
         page = context.new_page()
@@ -592,7 +602,6 @@ def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_t
         assert figure_text_problems(page) == []
     finally:
         context.close()
-        server.stop()
 
 
 # --------------------------------------------------------------------------- personal links

@@ -183,7 +183,8 @@ class VoilaServer:
     Parameters
     ----------
     arguments : sequence of str
-        Arguments after ``python -m srdash`` (without ``--port``: a free one is added).
+        Arguments after ``python -m srdash`` (without ``--port``: a free one is added; ``serve`` without
+        ``--visitors`` gets ``--visitors 1``).
     folder : Path
         Where the cache, the Jupyter folders and the log go.
     name : str
@@ -209,6 +210,12 @@ class VoilaServer:
             "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         })
         environment.update(env or {})
+        arguments = list(arguments)
+        if module == "srdash" and arguments[:1] == ["serve"] and "--visitors" not in arguments:
+            # one kernel waiting, not one per core: a test opens one page at a time, and each waiting
+            # kernel runs the whole notebook (several CPU seconds the other test workers need); a pool
+            # of several is tested in test_visitors
+            arguments += ["--visitors", "1"]
         self.log_path = folder / f"{name}-{self.port}.log"
         self._log = open(self.log_path, "wb")
         self.process = subprocess.Popen([sys.executable, "-m", module, *arguments, "--port", str(self.port)],
