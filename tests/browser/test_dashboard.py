@@ -100,6 +100,22 @@ def test_nothing_leaves_the_machine_and_no_request_fails(page, page_state):
     assert "Error" not in page.locator(".srdash-log").inner_text()
 
 
+# Addresses a page may name without fetching them: XML namespaces and document types of inline SVG.
+_NAMES_NOT_FETCHED = re.compile(r"^http://(www\.w3\.org|purl\.org|creativecommons\.org)/")
+
+
+def test_the_served_page_names_no_other_machine(dashboard_url):
+    # srdash's template leaves out the lab template's stylesheet links to a public CDN and nbconvert's
+    # Mermaid loader (which would import Mermaid from one): the page's HTML names no other machine at all
+    import urllib.request
+
+    with urllib.request.urlopen(dashboard_url, timeout=60) as response:
+        html = response.read().decode()
+    addresses = set(re.findall(r"https?://[^\s\"'<>)]+", html))
+    assert [a for a in addresses if not _NAMES_NOT_FETCHED.match(a)] == []
+    assert "voila-style.js" in html                    # the rest of the lab template is kept: Font Awesome too
+
+
 def test_an_anywidget_loading_late_is_not_a_page_error(page, page_state):
     # anywidget 0.11 rejects a model's `ready` 2 s after the model is made if its module has not loaded
     # by then (a phone, a busy machine), with nothing to catch it; srdash's template catches exactly
