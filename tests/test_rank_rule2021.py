@@ -120,3 +120,37 @@ def test_r2_zero_test_is_derived_for_value_space_medians():
     # raw: b (0.3, 9) and a (-1.1, 5) trade off; clipped: a (0.4, 5) dominates b (0.3, 9)
     assert pareto_fronts(t, n_bootstrap=0).front(1) == ("a", "b")
     assert pareto_fronts(t, accuracy="r2_zero_test", n_bootstrap=0).front(1) == ("a",)
+
+
+@pytest.mark.realdata
+def test_the_published_front_numbers_g1_g2_g3_are_value_space_fronts_and_g3_counts_bigger_models_better():
+    """SRBench's `docs/csv/pareto.csv` (`pareto_published.csv`) gives per algorithm its medians and three
+    front numbers that its page `docs/postprocessing/tradeoff.md` plots: g1 for R2 against model size, g2
+    for R2 against training time, g3 for training time against model size (`docs/plots/paretoR2Size.json`,
+    `paretoR2Time.json`, `paretoTimeSize.json`). Counted from 0, fronts after the fifth written -1.
+    srdash's non-dominated sorting of the published medians gives all three, but g3 only when a *bigger*
+    model counts as better: SRBench's time-size figure ranks size the wrong way round (its page says
+    "lower and to the left" is better). With size smaller-is-better, g3 would put the six
+    machine-learning methods on different fronts (Random Forest, 129,511 nodes in 84 s, is dominated by
+    AdaBoost, 14,590 nodes in 48 s); published, all six share front 0."""
+    from srdash.analysis.fronts import front_numbers
+
+    path = REALDATA / "pareto_published.csv"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    published = pd.read_csv(path)
+    r2, size, seconds = (published[c].to_numpy() for c in ("r2_test", "model_size", "training time (s)"))
+
+    def as_published(fronts):            # srdash counts from 1; SRBench from 0, and -1 after front 4
+        counted = fronts - 1
+        return np.where(counted > 4, -1, counted).tolist()
+
+    assert as_published(front_numbers(np.c_[r2, size], directions=("higher", "lower"))) == published["g1"].tolist()
+    assert as_published(front_numbers(np.c_[r2, seconds], directions=("higher", "lower"))) == published["g2"].tolist()
+    assert as_published(front_numbers(np.c_[seconds, size], directions=("lower", "higher"))) == published["g3"].tolist()
+    honest = as_published(front_numbers(np.c_[seconds, size], directions=("lower", "lower")))
+    assert honest != published["g3"].tolist()
+    machine_learning = published["algorithm"].isin(
+        ["AdaBoost", "KernelRidge", "LGBM", "Linear", "MLP", "RandomForest"]).to_numpy()
+    assert set(published.loc[machine_learning, "g3"]) == {0}
+    assert len({f for f, ml in zip(honest, machine_learning) if ml}) > 1
