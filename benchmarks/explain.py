@@ -11,7 +11,6 @@ Usage: python benchmarks/explain.py [--repeat 3] [--results PATH]
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -21,16 +20,9 @@ from srdash.cli import main
 from srdash.judging.competition import competition_from_options
 from srdash.judging.pipeline import judge_competition
 
+from _timing import best_of
+
 DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "srbench_results" / "blackbox_results.csv"
-
-
-def best_of(repeat: int, run) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main_() -> None:

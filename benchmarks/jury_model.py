@@ -13,21 +13,13 @@ Usage: python benchmarks/jury_model.py [--judges 5] [--datasets 10] [--methods 1
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
 
 from srdash.analysis.jury_model import jury_model, plackett_luce
 
-
-def best_of(repeat: int, run) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from _timing import best_of
 
 
 def main() -> None:

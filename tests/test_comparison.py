@@ -16,16 +16,7 @@ from srdash.analysis.pairwise import adjust, bonferroni, friedman_conover, wilco
 from srdash.analysis.significance import (cliffs_delta, cohens_d, groups_from_p_values, magnitude, significance,
                                           skillings_mack)
 from srdash.errors import SrdashError
-
-
-def long(matrix: pd.DataFrame) -> pd.DataFrame:
-    return matrix.rename_axis(index="dataset", columns="method").stack().rename("r2_test").reset_index()
-
-
-def random_matrix(seed: int, n=12, k=4) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(rng.normal(size=(n, k)) + np.arange(k) * 0.3,
-                        index=[f"d{i}" for i in range(n)], columns=[f"m{j}" for j in range(k)])
+from score_matrices import long, random_matrix
 
 
 # --- Bonferroni ------------------------------------------------------------------------------

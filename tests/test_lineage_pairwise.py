@@ -11,18 +11,9 @@ from scipy import stats
 
 from srdash.analysis.pairwise import friedman_conover, holm, wilcoxon_holm
 from srdash.errors import ValidationError
+from score_matrices import long, random_matrix
 
 REALDATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench_results"
-
-
-def long(matrix: pd.DataFrame) -> pd.DataFrame:
-    return matrix.rename_axis(index="dataset", columns="method").stack().rename("r2_test").reset_index()
-
-
-def random_matrix(seed: int, n=12, k=4) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(rng.normal(size=(n, k)) + np.arange(k) * 0.3,
-                        index=[f"d{i}" for i in range(n)], columns=[f"m{j}" for j in range(k)])
 
 
 def test_holm_golden():
