@@ -95,7 +95,8 @@ def resource_table_html(summary: ResourceSummary) -> str:
     rows = [[Cell(row["method"], "srdash-team")] + [Cell(shown(row[c])) for c in columns]
             for _, row in summary.table.iterrows()]
     totals = "; ".join(f"{column}: {value:.4g}" for column, value in summary.totals.items() if np.isfinite(value))
-    return (table_html(header, rows, css="srdash-table srdash-resources")
+    # one line per cell (a CPU's name wrapped into five lines on a phone): the table scrolls sideways instead
+    return ("<div class='srdash-scroll'>" + table_html(header, rows, css="srdash-table srdash-resources") + "</div>"
             + f"<div class='srdash-note'>{html_text('Totals over every run of every method: ' + totals)}.</div>")
 
 
