@@ -194,6 +194,13 @@ def with_sidecar(option: str, output) -> list:
     return [(option, output), (option, None if output is None else Path(f"{output}.provenance.json"))]
 
 
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
 @contextlib.contextmanager
 def progress_bar(description: str):
     """A tqdm progress bar on stderr, fed by ``progress(done, total, counts)`` calls.
@@ -210,14 +217,15 @@ def progress_bar(description: str):
         if bar is None and done >= total:  # nothing to wait for (models given, or all from the cache): no bar
             return
         if bar is None:
-            bar = tqdm(total=total, desc=title, file=sys.stderr, unit="model",
-                       disable=total == 0, leave=False)
+            # redrawn at most 5 times a second on a terminal; in a log (not a terminal), where each redraw
+            # stays, every 10 s
+            bar = tqdm(total=total, desc=title, file=sys.stderr, unit="model", disable=total == 0, leave=False,
+                       mininterval=0.2 if _is_terminal(sys.stderr) else 10.0)
         elif bar.total != total:  # the next step of the same work (e.g. checking equivalences)
             bar.reset(total=total)
-        bar.n = done
         failed = sum(v for k, v in counts.items() if k in ("rejected", "parse_error", "simplify_error"))
         bar.set_postfix(failed=failed, timeout=counts.get("timeout", 0), refresh=False)
-        bar.refresh()
+        bar.update(done - bar.n)
 
     def stage(text: str) -> None:
         nonlocal title
