@@ -31,7 +31,8 @@ def served(monkeypatch):
     calls = []
 
     def fake_serve(command, env, *, url, announce, **kwargs):
-        calls.append({"command": list(command), "env": dict(env), "url": url, "started": kwargs.get("started")})
+        calls.append({"command": list(command), "env": dict(env), "url": url, "started": kwargs.get("started"),
+                      "kernels": kwargs.get("kernels", "spawn")})
         return 0
 
     monkeypatch.setattr(app, "serve_dashboard", fake_serve)
@@ -133,6 +134,24 @@ def test_how_many_kernels_wait_for_visitors_is_an_option(served):
     assert "--preheat_kernel=True" in command and "--VoilaConfiguration.default_pool_size=3" in command
     # the replacement of a kernel a visitor took starts later, not while a burst of visitors is being served
     assert f"--VoilaKernelManager.fill_delay={app.FILL_DELAY}" in command
+
+
+def test_kernels_are_forked_by_default_where_the_system_can_fork_and_spawned_on_request(served, monkeypatch):
+    from srdash.apps.forkserver import default_kernels
+
+    assert CliRunner().invoke(main, ["serve", "--port", "9000"]).exit_code == 0
+    assert served[-1]["kernels"] == default_kernels() == ("fork" if hasattr(app.os, "fork") else "spawn")
+    assert CliRunner().invoke(main, ["serve", "--port", "9000", "--kernels", "spawn"]).exit_code == 0
+    assert served[-1]["kernels"] == "spawn"
+    refused = CliRunner().invoke(main, ["serve", "--kernels", "thread"])
+    assert refused.exit_code == 2 and "'thread' is not one of 'fork', 'spawn'" in refused.output
+    # the command line Voilà runs is the same: the kernels' command is in the kernelspec the zygote writes
+    assert served[0]["command"] == served[1]["command"]
+
+
+def test_serve_dashboard_refuses_an_unknown_way_to_start_kernels():
+    with pytest.raises(ValueError, match="The 'kernels' option must be one of 'fork', 'spawn'. Got 'thread'."):
+        app.serve_dashboard(["true"], {}, url="http://127.0.0.1:1/", kernels="thread")
 
 
 def test_default_visitors_follow_cores_and_memory(monkeypatch):
