@@ -38,8 +38,11 @@ def _parent(pid: int) -> int:
 
 
 def _gone(pid: int) -> bool:
-    """The process has ended and been reaped (a zombie still has a /proc entry)."""
-    return not Path(f"/proc/{pid}").exists()
+    """The process has ended (reaped, or a zombie left to whoever adopted it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def _until(condition, *, timeout: float = 30.0, what: str):
@@ -201,6 +204,22 @@ def test_stopping_the_zygote_ends_its_kernels_and_their_launchers(tmp_path):
     # the zygote reported the kernel's end (SIGTERM): the launcher ends the same way
     assert launcher.wait(30) == -signal.SIGTERM
     assert not zygote.folder.exists()  # the socket and the kernelspec are removed
+    manager.shutdown_kernel(now=True)
+
+
+def test_a_killed_zygote_takes_its_kernels_with_it(tmp_path):
+    zygote = KernelZygote(ENV, preload=["ipykernel.kernelapp"])
+    try:
+        manager, client = _start([zygote.folder / "kernels"], tmp_path)
+        kernel = _facts(client)["pid"]
+        launcher = manager.provisioner.process
+        client.stop_channels()
+        zygote.process.kill()
+        zygote.process.wait(10)
+        _until(lambda: _gone(kernel), what="a kernel ends when its zygote dies (no orphan kernel)")
+        assert launcher.wait(30) == 1  # the launcher cannot know the kernel's status: 1, and says why
+    finally:
+        zygote.stop()
     manager.shutdown_kernel(now=True)
 
 

@@ -82,7 +82,7 @@ from typing import Callable, Mapping, Sequence
 
 from srdash.apps import forkkernel
 
-__all__ = ["KERNEL_MODES", "PRELOAD", "SINGLE_THREADED", "KernelZygote", "default_kernels", "fork_hazards", "serve"]
+__all__ = ["KERNEL_MODES", "PRELOAD", "REVIEW_PRELOAD", "SINGLE_THREADED", "KernelZygote", "default_kernels", "fork_hazards", "serve"]
 
 #: How a served app's kernels start: forked from the zygote, or each a fresh Python.
 KERNEL_MODES = ("fork", "spawn")
@@ -98,11 +98,16 @@ PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "n
            "srdash.judging.properties", "srdash.judging.qualification", "srdash.judging.representative",
            "srdash.judging.trust", "srdash.analysis.significance", "srdash.demo.competition", "srdash.io.datasets",
            "srdash.apps.forkserver:warm_plotly")
+#: What the review's zygote imports: the dashboard's, the review app, and sympy, which a review kernel imports
+#: (formulas typeset in LaTeX).
+REVIEW_PRELOAD = (*PRELOAD, "srdash.apps.review", "srdash.judging.jury", "srdash.expressions", "sympy")
 #: The zygote's environment on top of the app's: native libraries start no thread in it.
 SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                    "JE_ARROW_MALLOC_CONF": "background_thread:false"}
 #: The kernel name srdash's notebooks use (their metadata), which the kernelspec replaces.
 KERNEL_NAME = "python3"
+#: Start of the name of the private folder of a zygote's socket and kernelspec.
+FOLDER_PREFIX = "srdash-kernels-"
 #: Seconds the zygote waits for a launcher's request once connected.
 REQUEST_TIMEOUT = 10.0
 #: Seconds the zygote gives its kernels to end after SIGTERM when it stops.
@@ -194,10 +199,10 @@ class KernelZygote:
     def __init__(self, env: Mapping[str, str], *, preload: Sequence[str] = PRELOAD, python: str | None = None,
                  preexec_fn: Callable[[], None] | None = None):
         python = python or sys.executable
-        self.folder = Path(tempfile.mkdtemp(prefix="srdash-kernels-"))  # mode 0700: only this user
+        self.folder = Path(tempfile.mkdtemp(prefix=FOLDER_PREFIX))  # mode 0700: only this user
         if len(str(self.folder)) > 80:  # a Unix socket's path holds about 100 bytes (macOS's temp folders are long)
             shutil.rmtree(self.folder)
-            self.folder = Path(tempfile.mkdtemp(prefix="srdash-kernels-", dir="/tmp"))
+            self.folder = Path(tempfile.mkdtemp(prefix=FOLDER_PREFIX, dir="/tmp"))
         self.socket_path = self.folder / "zygote.sock"
         self.kernel_dir = self.folder / "kernels" / KERNEL_NAME
         self.process: subprocess.Popen | None = None
@@ -532,6 +537,19 @@ def serve(listener: socket.socket, *, preload: Sequence[str] = PRELOAD) -> None:
     """
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # its own session; srdash serve stops it
+    try:  # the folder KernelZygote made: removed also when srdash serve was killed and could not remove it
+        folder = Path(listener.getsockname()).parent
+    except (OSError, TypeError):
+        folder = None
+    pid = os.getpid()
+    try:
+        _preload_and_serve(listener, preload)
+    finally:
+        if os.getpid() == pid and folder is not None and folder.name.startswith(FOLDER_PREFIX):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _preload_and_serve(listener: socket.socket, preload: Sequence[str]) -> None:
     started = time.monotonic()
     for name in preload:
         module, _, function = name.partition(":")
