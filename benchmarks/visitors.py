@@ -25,8 +25,8 @@ Targets (issue 25), for N = 10 on 2 cores: the last visitor within 2.5x a single
 server plus kernels at most 1.2 GB (PSS). No assertions: timings on a shared machine are noisy;
 compare the ratios of one run.
 
-Usage: python benchmarks/visitors.py [N ...] [--app dashboard|review] [--visitors K] [--settle 20]
-       [--kernels fork|spawn ...]
+Usage: python benchmarks/visitors.py [N ...] [--app dashboard|review] [--visitors K | --no-preheat]
+       [--settle 20] [--kernels fork|spawn ...]
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ async def _together(browser, url: str, n: int, app: str) -> list[float]:
 
 
 async def measure(counts: list[int], visitors: int | None, settle: float, app: str = "dashboard",
-                  kernels: str | None = None) -> None:
+                  kernels: str | None = None, preheat: bool = True) -> None:
     from playwright.async_api import async_playwright
 
     from srdash.apps.server import wait_until_ready
@@ -155,6 +155,8 @@ async def measure(counts: list[int], visitors: int | None, settle: float, app: s
             command = [sys.executable, "-m", "srdash", "serve", "--port", str(port)]
             if visitors is not None:
                 command += ["--visitors", str(visitors)]
+            if not preheat:
+                command += ["--no-preheat"]
         if kernels is not None:
             command += ["--kernels", kernels]
         process, log = _serve(command, env, folder, port)
@@ -197,12 +199,14 @@ def main() -> None:
     parser.add_argument("--kernels", action="append", choices=["fork", "spawn"],
                         help="passed to the server's --kernels; give it twice to compare both in one run "
                              "(default: the server's default)")
+    parser.add_argument("--no-preheat", dest="preheat", action="store_false",
+                        help="passed to `srdash serve`: no kernel waits; each visitor's kernel starts with the visit")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     for kernels in args.kernels or [None]:
         print(f"\napp: {args.app}" + (f", kernels: {kernels}" if kernels else "")
               + f" (load average {os.getloadavg()[0]:.1f})")
-        asyncio.run(measure(args.counts, args.visitors, args.settle, args.app, kernels))
+        asyncio.run(measure(args.counts, args.visitors, args.settle, args.app, kernels, args.preheat))
     print(f"load average now {os.getloadavg()[0]:.1f}")
 
 

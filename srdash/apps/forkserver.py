@@ -91,13 +91,19 @@ KERNEL_MODES = ("fork", "spawn")
 #: reads a prepared competition), and nothing a prepared dashboard does not need. ``module:function`` also
 #: calls ``function()`` once imported (:func:`warm_plotly`). tests/test_forkserver.py checks that a forked
 #: kernel builds the page with few imports of its own.
-PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "numpy", "pandas", "pyarrow.parquet",
-           "pyarrow.dataset", "scipy.special", "plotly.graph_objects", "plotly.io", "plotly.offline", "plotly.colors",
-           "ipywidgets",
-           "srdash.apps.dashboard", "srdash.cache", "srdash.judging.snapshot", "srdash.judging.evaluation",
-           "srdash.judging.properties", "srdash.judging.qualification", "srdash.judging.representative",
-           "srdash.judging.trust", "srdash.analysis.significance", "srdash.demo.competition", "srdash.io.datasets",
-           "srdash.apps.forkserver:warm_plotly")
+PRELOAD = (
+    # the kernel application, and what it imports when it starts (its debugger, IPython's magics)
+    "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger", "debugpy",
+    "IPython.core.completerlib", "IPython.core.debugger", "IPython.core.oinspect", "IPython.core.logger",
+    "IPython.extensions.storemagic", "tornado.platform.asyncio", "psutil",
+    # the scientific stack and the widgets
+    "numpy", "pandas", "pyarrow.parquet", "pyarrow.dataset", "scipy.special", "plotly.graph_objects", "plotly.io",
+    "plotly.offline", "plotly.colors", "ipywidgets",
+    # srdash's dashboard, and what it imports to read a prepared competition
+    "srdash.apps.dashboard", "srdash.cache", "srdash.judging.snapshot", "srdash.judging.evaluation",
+    "srdash.judging.properties", "srdash.judging.qualification", "srdash.judging.representative",
+    "srdash.judging.trust", "srdash.analysis.significance", "srdash.demo.competition", "srdash.io.datasets",
+    "srdash.apps.forkserver:warm_plotly")
 #: What the review's zygote imports: the dashboard's, the review app, and sympy, which a review kernel imports
 #: (formulas typeset in LaTeX).
 REVIEW_PRELOAD = (*PRELOAD, "srdash.apps.review", "srdash.judging.jury", "srdash.expressions", "sympy")
@@ -211,15 +217,18 @@ class KernelZygote:
             listener.bind(str(self.socket_path))
             listener.listen(64)
             self.kernel_dir.mkdir(parents=True)
-            spec = {"argv": [python, "-I", "-S", str(Path(forkkernel.__file__).resolve()), "--zygote",
+            spec = {**_replaced_kernelspec(),
+                    "argv": [python, "-I", "-S", str(Path(forkkernel.__file__).resolve()), "--zygote",
                              str(self.socket_path), "-f", "{connection_file}"],
-                    "display_name": "Python 3 (ipykernel, forked by srdash)", "language": "python",
-                    "interrupt_mode": "signal", "metadata": {"debugger": True}}
+                    "interrupt_mode": "signal"}  # the launcher relays SIGINT
             (self.kernel_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
             self.process = subprocess.Popen(
                 [python, "-m", "srdash.apps.forkserver", "--listen-fd", str(listener.fileno()),
                  "--preload", ",".join(preload)],
-                env={**self.environment(env), **SINGLE_THREADED}, stdin=subprocess.PIPE, pass_fds=(listener.fileno(),),
+                # debugpy (imported for ipykernel's debugger) warns on import about Python's frozen modules; a
+                # spawned kernel's warning goes to its frontend, the zygote's would reach the terminal
+                env={**self.environment(env), **SINGLE_THREADED, "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
+                stdin=subprocess.PIPE, pass_fds=(listener.fileno(),),
                 start_new_session=True, preexec_fn=preexec_fn)
         except BaseException:
             self.stop()
@@ -256,6 +265,18 @@ class KernelZygote:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _replaced_kernelspec() -> dict:
+    """The ``python3`` kernelspec Voilà would use without srdash's (its display name, metadata, environment);
+    ipykernel's defaults when it cannot be read."""
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        spec = KernelSpecManager().get_kernel_spec(KERNEL_NAME).to_dict()
+    except Exception:  # noqa: BLE001 - no installed kernelspec: what ipykernel would write
+        spec = {"display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}
+    return {key: value for key, value in spec.items() if key not in ("argv", "interrupt_mode")}
 
 
 class _Kernel:
