@@ -34,9 +34,12 @@ A forked kernel
     Starts a new session (Ctrl-C in the terminal of ``srdash serve`` does not
     interrupt it, as for a spawned kernel), takes the launcher's standard
     streams, folder, umask and environment (with ``JPY_PARENT_PID`` naming the
-    zygote), and runs ``IPKernelApp.launch_instance(argv)``, as
-    ``ipykernel_launcher`` does, then exits. numpy's global random state is
-    seeded afresh (Python's ``random`` reseeds itself after a fork).
+    zygote, also given to ipykernel's parent poller), and runs the kernel
+    application with the launcher's arguments, as ``ipykernel_launcher``
+    does, then exits. What the zygote's imports decided without a kernel is
+    set as in a fresh kernel: numpy's global random state is seeded afresh
+    (Python's ``random`` reseeds itself after a fork) and plotly's default
+    renderer is the one it chooses under ipykernel.
 
 Lifetimes: no kernel without its launcher, none without the zygote
 -------------------------------------------------------------------
@@ -149,8 +152,13 @@ def fork_hazards() -> list[str]:
 
     Examples
     --------
-    >>> fork_hazards()
-    []
+    >>> import threading
+    >>> release = threading.Event()
+    >>> waiting = threading.Thread(target=release.wait)
+    >>> waiting.start()
+    >>> any(hazard.endswith("Python threads") for hazard in fork_hazards())
+    True
+    >>> release.set(); waiting.join()
     """
     hazards = []
     if threading.active_count() != 1:
