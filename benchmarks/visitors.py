@@ -16,11 +16,17 @@ Measured in one run, in headless Chromium (Debian's /usr/bin/chromium, Playwrigh
   and what the rest of the machine used meanwhile (mostly the N Chromium pages: on a real jury,
   each visitor's own machine).
 
+With ``--kernels fork --kernels spawn`` the same measurements are made on a server whose kernels are forked
+from one warm process (``--kernels fork``, srdash.apps.forkserver), then on one whose kernels are each a
+fresh Python, one after the other in the same run. PSS is the honest sum of the memory of several
+processes that share pages (forked kernels share most of theirs); RSS counts each shared page once per process.
+
 Targets (issue 25), for N = 10 on 2 cores: the last visitor within 2.5x a single visitor;
-server plus kernels at most 1.2 GB. No assertions: timings on a shared machine are noisy;
+server plus kernels at most 1.2 GB (PSS). No assertions: timings on a shared machine are noisy;
 compare the ratios of one run.
 
-Usage: python benchmarks/visitors.py [N ...] [--app dashboard|review] [--visitors K] [--settle 20]
+Usage: python benchmarks/visitors.py [N ...] [--app dashboard|review] [--visitors K | --no-preheat]
+       [--settle 20] [--kernels fork|spawn ...]
 """
 
 from __future__ import annotations
@@ -132,7 +138,8 @@ async def _together(browser, url: str, n: int, app: str) -> list[float]:
     return [seconds for seconds, _ in visits], [context for _, context in visits]
 
 
-async def measure(counts: list[int], visitors: int | None, settle: float, app: str = "dashboard") -> None:
+async def measure(counts: list[int], visitors: int | None, settle: float, app: str = "dashboard",
+                  kernels: str | None = None, preheat: bool = True) -> None:
     from playwright.async_api import async_playwright
 
     from srdash.apps.server import wait_until_ready
@@ -148,6 +155,10 @@ async def measure(counts: list[int], visitors: int | None, settle: float, app: s
             command = [sys.executable, "-m", "srdash", "serve", "--port", str(port)]
             if visitors is not None:
                 command += ["--visitors", str(visitors)]
+            if not preheat:
+                command += ["--no-preheat"]
+        if kernels is not None:
+            command += ["--kernels", kernels]
         process, log = _serve(command, env, folder, port)
         try:
             wait_until_ready(url, timeout=300, process=process)
@@ -185,10 +196,17 @@ def main() -> None:
     parser.add_argument("--visitors", type=int, default=None, help="passed to `srdash serve --visitors`")
     parser.add_argument("--settle", type=float, default=20.0,
                         help="seconds to wait before each measurement (the server refills its waiting kernels)")
+    parser.add_argument("--kernels", action="append", choices=["fork", "spawn"],
+                        help="passed to the server's --kernels; give it twice to compare both in one run "
+                             "(default: the server's default)")
+    parser.add_argument("--no-preheat", dest="preheat", action="store_false",
+                        help="passed to `srdash serve`: no kernel waits; each visitor's kernel starts with the visit")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    print(f"app: {args.app}")
-    asyncio.run(measure(args.counts, args.visitors, args.settle, args.app))
+    for kernels in args.kernels or [None]:
+        print(f"\napp: {args.app}" + (f", kernels: {kernels}" if kernels else "")
+              + f" (load average {os.getloadavg()[0]:.1f})")
+        asyncio.run(measure(args.counts, args.visitors, args.settle, args.app, kernels, args.preheat))
     print(f"load average now {os.getloadavg()[0]:.1f}")
 
 

@@ -31,7 +31,8 @@ def served(monkeypatch):
     calls = []
 
     def fake_serve(command, env, *, url, announce, **kwargs):
-        calls.append({"command": list(command), "env": dict(env), "url": url, "started": kwargs.get("started")})
+        calls.append({"command": list(command), "env": dict(env), "url": url, "started": kwargs.get("started"),
+                      "kernels": kwargs.get("kernels", "spawn")})
         return 0
 
     monkeypatch.setattr(app, "serve_dashboard", fake_serve)
@@ -133,6 +134,24 @@ def test_how_many_kernels_wait_for_visitors_is_an_option(served):
     assert "--preheat_kernel=True" in command and "--VoilaConfiguration.default_pool_size=3" in command
     # the replacement of a kernel a visitor took starts later, not while a burst of visitors is being served
     assert f"--VoilaKernelManager.fill_delay={app.FILL_DELAY}" in command
+
+
+def test_kernels_are_forked_by_default_where_the_system_can_fork_and_spawned_on_request(served, monkeypatch):
+    from srdash.apps.forkserver import default_kernels
+
+    assert CliRunner().invoke(main, ["serve", "--port", "9000"]).exit_code == 0
+    assert served[-1]["kernels"] == default_kernels() == ("fork" if hasattr(app.os, "fork") else "spawn")
+    assert CliRunner().invoke(main, ["serve", "--port", "9000", "--kernels", "spawn"]).exit_code == 0
+    assert served[-1]["kernels"] == "spawn"
+    refused = CliRunner().invoke(main, ["serve", "--kernels", "thread"])
+    assert refused.exit_code == 2 and "'thread' is not one of 'fork', 'spawn'" in refused.output
+    # the command line Voilà runs is the same: the kernels' command is in the kernelspec the zygote writes
+    assert served[0]["command"] == served[1]["command"]
+
+
+def test_serve_dashboard_refuses_an_unknown_way_to_start_kernels():
+    with pytest.raises(ValueError, match="The 'kernels' option must be one of 'fork', 'spawn'. Got 'thread'."):
+        app.serve_dashboard(["true"], {}, url="http://127.0.0.1:1/", kernels="thread")
 
 
 def test_default_visitors_follow_cores_and_memory(monkeypatch):
@@ -394,14 +413,17 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=120) as page:  # a visitor: a kernel starts
             page.read()
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline:  # a kernel runs: spawned (ipykernel_launcher), or forked from the zygote
             spawned = _descendants(serve.pid)
-            if any("ipykernel" in _command_line(pid) for pid in spawned):
+            zygotes = {pid for pid in spawned if "srdash.apps.forkserver" in _command_line(pid)}
+            if any("ipykernel_launcher" in _command_line(pid) for pid in spawned) or any(
+                    _children().get(pid) for pid in zygotes & set(_children().get(serve.pid, []))):
                 break
             time.sleep(0.5)
         lines = {pid: _command_line(pid) for pid in spawned}
         assert any("-m voila" in line for line in lines.values()), lines
-        assert any("ipykernel" in line for line in lines.values()), lines
+        # the kernel Voilà started: ipykernel's launcher, or srdash's (whose kernel is a child of the zygote)
+        assert any("ipykernel_launcher" in line or "forkkernel" in line for line in lines.values()), lines
 
         serve.send_signal(signal.SIGKILL)
         serve.wait(10)

@@ -302,7 +302,8 @@ def _stop(process: subprocess.Popen, *, grace: float = 15.0) -> int:
 
 
 def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
-                    ready_timeout: float = 120.0, started=None) -> int:
+                    ready_timeout: float = 120.0, started=None, kernels: str = "spawn",
+                    preload: Sequence[str] | None = None) -> int:
     """Run Voilà until it stops or this process gets Ctrl-C or SIGTERM.
 
     Parameters
@@ -318,21 +319,43 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
     started : callable, optional
         Called once Voilà's process has started (e.g. :func:`prepare_for_visitors`,
         so that its work does not delay Voilà's own start).
+    kernels : {"spawn", "fork"}
+        How Voilà's kernels start: each a fresh Python (``"spawn"``), or forked
+        from one process that has imported ``preload`` (``"fork"``:
+        :class:`srdash.apps.forkserver.KernelZygote`, started before Voilà and
+        stopped after it; a kernel it cannot fork starts alone).
+    preload : sequence of str, optional
+        The modules the kernels' zygote imports (default
+        :data:`srdash.apps.forkserver.PRELOAD`, the dashboard's).
 
     Returns
     -------
     int
         0 after Ctrl-C / SIGTERM, else Voilà's exit code.
     """
-    process = subprocess.Popen(list(command), env=template_environment(env), preexec_fn=_die_with(os.getpid()))
-    if started is not None:
-        started()
+    zygote = None
+    if kernels == "fork":
+        from srdash.apps.forkserver import PRELOAD, KernelZygote
+
+        zygote = KernelZygote(env, preload=PRELOAD if preload is None else preload,
+                              preexec_fn=_die_with(os.getpid()))
+        env = zygote.environment(env)
+    elif kernels != "spawn":
+        raise ValueError(f"The 'kernels' option must be one of 'fork', 'spawn'. Got {kernels!r}.")
+    try:
+        process = subprocess.Popen(list(command), env=template_environment(env), preexec_fn=_die_with(os.getpid()))
+    except BaseException:
+        if zygote is not None:
+            zygote.stop()
+        raise
 
     def _terminate(signum, frame):  # SIGTERM: stop Voilà cleanly too
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
+        if started is not None:
+            started()
         wait_until_ready(url, timeout=ready_timeout, process=process)
         announce(f"srdash dashboard: {url}  (Ctrl-C to stop)")
         return process.wait()
@@ -344,6 +367,8 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         signal.signal(signal.SIGTERM, previous)
         if process.poll() is None:
             _stop(process)
+        if zygote is not None:  # after Voilà, which shut its kernels down
+            zygote.stop()
 
 
 def prepare_for_visitors(competition, *, announce=print, every: float = 10.0):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from srdash.apps.forkserver import KERNEL_MODES, REVIEW_PRELOAD, default_kernels
 from srdash.cli._common import fail_cleanly, jobs_option, rules_reference
 
 #: The environment variable the review notebook reads: its options as one JSON object
@@ -122,10 +123,15 @@ def _token_config(token: str) -> Path:
               help="Secret that visitors must give (URL ?token=SECRET). Required with --ip. The environment "
                    "variable keeps it off the command line, which other users of the machine can read.")
 @jobs_option("simplifying the representative models")
+@click.option("--kernels", type=click.Choice(KERNEL_MODES), default=default_kernels(), show_default=True,
+              help="How each judge's kernel starts. 'fork': forked from one process that has already imported "
+                   "ipykernel, pandas, plotly, ipywidgets, sympy and srdash, so the kernels share that memory and "
+                   "start without importing anything (the default where the system can fork: Linux, macOS); a "
+                   "kernel that cannot be forked starts alone. 'spawn': a fresh Python for each kernel.")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
 def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port, ip,
-           token, jobs, print_command):
+           token, jobs, kernels, print_command):
     """Open the trust review of the models in INPUT for the judge NAME.
 
     INPUT may be a competition file (competition.toml) with a [realworld]
@@ -219,7 +225,8 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
         click.echo(f"Starting Voilà on {url} ...", err=True)
         try:
-            code = app.serve_dashboard(command, env, url=url, announce=announce)
+            code = app.serve_dashboard(command, env, url=url, announce=announce, kernels=kernels,
+                                       preload=REVIEW_PRELOAD)
         finally:
             if config_dir is not None:
                 shutil.rmtree(config_dir, ignore_errors=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from srdash.apps.forkserver import KERNEL_MODES, default_kernels
 from srdash.cli._common import competition_input, fail_cleanly, serve_notebook
 
 
@@ -24,12 +25,17 @@ from srdash.cli._common import competition_input, fail_cleanly, serve_notebook
 @click.option("--cull-idle", "cull_idle", type=click.FloatRange(0), default=300, show_default=True,
               help="Seconds after which a kernel no page is connected to any more (its visitor left) is shut "
                    "down; 0: never.")
+@click.option("--kernels", type=click.Choice(KERNEL_MODES), default=default_kernels(), show_default=True,
+              help="How each visitor's kernel starts. 'fork': forked from one process that has already imported "
+                   "ipykernel, pandas, plotly, ipywidgets and srdash, so the kernels share that memory and start "
+                   "without importing anything (the default where the system can fork: Linux, macOS); a kernel "
+                   "that cannot be forked starts alone. 'spawn': a fresh Python for each kernel.")
 @click.option("--ip", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default serves this machine only; the dashboard has no "
                    "login, so only change it on a trusted network.")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
-def serve(competition, view, port, preheat, visitors, cull_idle, ip, print_command):
+def serve(competition, view, port, preheat, visitors, cull_idle, kernels, ip, print_command):
     """Open the dashboard on the competition in INPUT (a competition file, or results and options).
 
     INPUT is what `srdash score` reads. Without INPUT the dashboard judges the
@@ -73,4 +79,4 @@ def serve(competition, view, port, preheat, visitors, cull_idle, ip, print_comma
 
         serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env, port=port, ip=ip,
                        preheat=(visitors or app.default_visitors()) if preheat else 0,
-                       cull_idle=cull_idle, print_command=print_command, started=prepare)
+                       cull_idle=cull_idle, print_command=print_command, started=prepare, kernels=kernels)

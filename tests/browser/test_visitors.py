@@ -1,21 +1,27 @@
 """Kernels waiting for visitors (issue 25): `srdash serve` keeps a pool of kernels that have already run the
-dashboard, refills it after a visitor takes one, and shuts down a kernel whose visitor has left.
+dashboard, refills it after a visitor takes one, and shuts down a kernel whose visitor has left; the kernels
+are forked from one process that has imported the dashboard's libraries (`--kernels fork`, the default).
 
-Driven over HTTP (a visitor is a request for the page: Voilà hands it a waiting kernel then), with the
-kernels counted as processes of the server.
+The pool is driven over HTTP (a visitor is a request for the page: Voilà hands it a waiting kernel then), with
+the kernels counted as processes of the server; the forked kernels serve a page in Chromium.
 """
 
 from __future__ import annotations
 
+import re
 import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.browser.voila_server import VoilaServer
 
+# What Voilà runs as a kernel: ipykernel itself (--kernels spawn), or srdash's launcher of a forked kernel
+_KERNEL_COMMANDS = (b"ipykernel_launcher", b"forkkernel.py")
 
-def _kernels(server: VoilaServer) -> list[int]:
-    """Process ids of the kernels Voilà runs (its ipykernel children)."""
+
+def _children() -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -24,16 +30,41 @@ def _kernels(server: VoilaServer) -> list[int]:
             except (OSError, IndexError, ValueError):
                 continue
             children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [server.process.pid]
+    return children
+
+
+def _tree(pid: int) -> list[tuple[int, bytes]]:
+    """``pid`` and its descendants, with their command lines."""
+    children, found, todo = _children(), [], [pid]
     while todo:
-        pid = todo.pop()
-        todo.extend(children.get(pid, []))
+        current = todo.pop()
+        todo.extend(children.get(current, []))
         try:
-            if b"ipykernel_launcher" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(pid)
+            found.append((current, Path(f"/proc/{current}/cmdline").read_bytes()))
         except OSError:
             pass
-    return sorted(found)
+    return found
+
+
+def _kernels(server: VoilaServer) -> list[int]:
+    """Process ids of the kernels Voilà runs (as jupyter_client sees them: for a forked kernel, its launcher)."""
+    return sorted(pid for pid, command in _tree(server.process.pid) if any(k in command for k in _KERNEL_COMMANDS))
+
+
+def _listening_on(fragment: str) -> set[int]:
+    """Processes holding a Unix socket whose path contains ``fragment`` (a kernel's ipc sockets)."""
+    inodes = {line.split()[6] for line in Path("/proc/net/unix").read_text().splitlines()[1:]
+              if len(line.split()) > 7 and fragment in line.split()[7]}
+    owners = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                links = {str(fd.readlink()) for fd in (entry / "fd").iterdir()}
+            except OSError:
+                continue
+            if any(f"socket:[{inode}]" in links for inode in inodes):
+                owners.add(int(entry.name))
+    return owners
 
 
 def _count(server: VoilaServer, n: int) -> list[int] | None:
@@ -73,3 +104,29 @@ def test_the_pool_refills_after_a_visitor_and_a_left_kernel_is_culled(start_serv
     left = _until(lambda: (k := _kernels(server)) and waiting[0] not in k and k, timeout=60,
                   what="the visitor's idle kernel is shut down")
     assert len(left) == 1
+
+
+def test_a_visitors_page_is_served_by_a_kernel_forked_from_the_zygote(dashboard_server, browser):
+    expect = pytest.importorskip("playwright.sync_api").expect
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(dashboard_server.url, timeout=120_000)
+        expect(page.locator(".srdash-leaderboard .srdash-method", has_text="ExactSR")).to_be_visible(timeout=300_000)
+        kernel_id = re.search(r'"kernelId": "([0-9a-f-]{36})"', page.content()).group(1)
+        processes, children = _tree(dashboard_server.process.pid), _children()
+        # the zygote is a child of `srdash serve` (the kernels forked from it run the same command line)
+        (zygote,) = [pid for pid, command in processes
+                     if b"srdash.apps.forkserver" in command and pid in children[dashboard_server.process.pid]]
+        # the page's kernel (the process listening on its sockets) is a child of the zygote...
+        forked = set(children.get(zygote, []))
+        owners = _listening_on(f"kernel-{kernel_id}-ipc")
+        assert owners and owners <= forked
+        # ...and jupyter_client's process for it is the launcher, a child of Voilà
+        launchers = [pid for pid, command in processes if b"forkkernel.py" in command and kernel_id.encode() in command]
+        assert len(launchers) == 1 and not owners & set(launchers)
+    finally:
+        context.close()
+    # no kernel fell back to a kernel of its own
+    assert not [pid for pid, command in _tree(dashboard_server.process.pid) if b"ipykernel_launcher" in command]
+    assert "kernel not forked" not in dashboard_server.log()
