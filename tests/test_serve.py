@@ -61,7 +61,7 @@ def test_help_explains_inputs_outputs_and_defaults():
     text = " ".join(result.output.split())
     for expected in ["[INPUT]", "built-in demo competition", "competition file", "--rules", "default srbench2022",
                      "--port", "Default: a free port", "--jobs", "--timeout", "--datasets", "127.0.0.1", "Ctrl-C",
-                     "fingerprint"]:
+                     "fingerprint", "--kernels [fork|spawn]", "'spawn': a fresh Python for each kernel"]:
         assert expected in text, expected
 
 
