@@ -240,6 +240,7 @@ def progress_bar(description: str):
         yield update
     finally:
         if bar is not None:
+            bar.refresh()  # the last counts, once (between two redraws of a log they would not be seen)
             bar.close()
 
 
