@@ -866,6 +866,8 @@ def test_a_wrong_review_key_is_refused_before_any_kernel_starts(tmp_path):
         assert "This access key is not valid" in pages["?key=Zq9-guessed-key"]
         assert "This access key was revoked on" in pages[f"?key={revoked}"]
         assert revoked not in pages[f"?key={revoked}"]
+        # the refusal page loads nothing from another machine (Voilà's own page linked Font Awesome on a CDN)
+        assert [page for page in pages.values() if 'href="http' in page or 'src="http' in page] == []
         with pytest.raises(urllib.error.HTTPError):                   # a failing request, logged
             urllib.request.urlopen(base + "voila/static/nothing.js?key=Zq9-in-a-mistyped-link", timeout=60)
         kernels = [child for voila in MAKE.children(process.pid) for child in MAKE.children(voila)]
