@@ -17,7 +17,6 @@ fi
 # pip runs only when pyproject.toml changed since the last install.
 stamp=".venv/.srdash-test-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
-    .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e '.[test]'
     touch "$stamp"
 fi
