@@ -146,21 +146,8 @@ class ClosedTab(logging.Filter):
         return not isinstance(error, (WebSocketClosedError, StreamClosedError))
 
 
-def _ready_kernels(manager, notebook_name) -> list:
-    """The pool's entries whose kernel has started and run the notebook (not those still waiting to start)."""
-    pool = getattr(manager, "_pools", {}).get(notebook_name, [])
-    return [task for task in pool if task.done() and not task.cancelled() and task.exception() is None]
-
-
 def keep_taken_kernels_alive() -> None:
-    """A kernel a visitor takes from Voilà's pool counts as active from that moment, and a visitor takes
-    only a kernel that is ready.
-
-    A visitor takes a waiting kernel only when one has run the notebook: Voilà counts the kernels it
-    has scheduled to refill its pool (they start ``fill_delay`` seconds after a visitor took one) as
-    waiting, so the visitors of a burst beyond the ready kernels each took a kernel that had not
-    started yet, and 4 to 8 of ten pages opened together were left without output. Those visitors
-    now start a kernel of their own at once, as without a pool.
+    """A kernel a visitor takes from Voilà's pool counts as active from that moment.
 
     Voilà's culler shuts down a kernel with no page connected whose last activity is older than the
     idle timeout. A kernel that waited in the pool (never culled there) keeps the time it ran the
@@ -182,18 +169,9 @@ def keep_taken_kernels_alive() -> None:
         if original is None:  # no pool: every visitor's kernel starts with the visit
             return manager
 
-        def get_pool_size(self, notebook_name: str) -> int:
-            return len(_ready_kernels(self, notebook_name))
-
         async def get_rendered_notebook(self, *a, **k):
             from jupyter_server._tz import utcnow
 
-            name = k.get("notebook_name", a[0] if a else None)
-            pool = getattr(self, "_pools", {}).get(name)
-            ready = _ready_kernels(self, name)
-            if pool and ready and pool[0] is not ready[0]:  # Voilà takes the first: make it a ready one
-                pool.remove(ready[0])
-                pool.insert(0, ready[0])
             rendered = await original(self, *a, **k)
             try:
                 self.get_kernel(rendered[2]).last_activity = utcnow()
@@ -202,8 +180,6 @@ def keep_taken_kernels_alive() -> None:
             return rendered
 
         manager.get_rendered_notebook = get_rendered_notebook
-        if hasattr(manager, "get_pool_size") and hasattr(manager, "fill_if_needed"):
-            manager.get_pool_size = get_pool_size
         return manager
 
     built._srdash_keeps_taken_kernels = True
