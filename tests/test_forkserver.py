@@ -191,13 +191,18 @@ def test_without_a_zygote_the_launcher_becomes_a_kernel_itself_and_says_so(tmp_p
     assert "kernel not forked" in said and "nobody.sock" in said and "starting it alone" in said
 
 
+def _kernel_of(zygote, tmp_path):
+    """A kernel forked by ``zygote``: its manager, its process id and its launcher's process (channels closed)."""
+    manager, client = _start([zygote.folder / "kernels"], tmp_path)
+    kernel = _facts(client)["pid"]
+    client.stop_channels()
+    return manager, kernel, manager.provisioner.process
+
+
 def test_stopping_the_zygote_ends_its_kernels_and_their_launchers(tmp_path):
     zygote = KernelZygote(ENV, preload=["ipykernel.kernelapp"])
     try:
-        manager, client = _start([zygote.folder / "kernels"], tmp_path)
-        kernel = _facts(client)["pid"]
-        launcher = manager.provisioner.process
-        client.stop_channels()
+        manager, kernel, launcher = _kernel_of(zygote, tmp_path)
     finally:
         zygote.stop()
     _until(lambda: _gone(kernel), what="the zygote ends its kernels when it stops")
@@ -210,10 +215,7 @@ def test_stopping_the_zygote_ends_its_kernels_and_their_launchers(tmp_path):
 def test_a_killed_zygote_takes_its_kernels_with_it(tmp_path):
     zygote = KernelZygote(ENV, preload=["ipykernel.kernelapp"])
     try:
-        manager, client = _start([zygote.folder / "kernels"], tmp_path)
-        kernel = _facts(client)["pid"]
-        launcher = manager.provisioner.process
-        client.stop_channels()
+        manager, kernel, launcher = _kernel_of(zygote, tmp_path)
         zygote.process.kill()
         zygote.process.wait(10)
         _until(lambda: _gone(kernel), what="a kernel ends when its zygote dies (no orphan kernel)")

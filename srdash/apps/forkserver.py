@@ -579,7 +579,6 @@ def serve(listener: socket.socket, *, preload: Sequence[str] = PRELOAD) -> None:
 
 
 def _preload_and_serve(listener: socket.socket, preload: Sequence[str]) -> None:
-    started = time.monotonic()
     for name in preload:
         module, _, function = name.partition(":")
         try:
@@ -594,8 +593,6 @@ def _preload_and_serve(listener: socket.socket, preload: Sequence[str]) -> None:
     if hazards:  # every request is refused, and its launcher starts a kernel alone
         print(f"srdash kernel zygote: holds {', '.join(hazards)} after its imports: kernels will not be forked.",
               file=sys.stderr, flush=True)
-    if os.environ.get("SRDASH_ZYGOTE_VERBOSE"):
-        print(f"srdash kernel zygote: ready in {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
     _Zygote(listener).run()
 
 
