@@ -1107,7 +1107,7 @@ def test_the_voila_settings_are_numbers_and_no_config_of_the_current_folder_is_r
     from srdash.apps import server
     from srdash.apps.gate import refuse_unknown_visitors, tornado_settings
 
-    assert tornado_settings()["ws_ping_timeout"] == 30000        # an int: tornado compares it with floats
+    assert tornado_settings()["ws_ping_timeout"] == 90000        # an int: tornado compares it with floats
     command = server.voila_command("nb.ipynb", port=1, python="py", review=True, config_dirs=[tmp_path])
     paths = [part.split("=", 1)[1] for part in command if part.startswith("--Voila.config_file_paths=")]
     assert [Path(p).name for p in paths] == ["review", tmp_path.name]  # srdash's and the token's, not '.'

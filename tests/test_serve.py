@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -453,7 +454,72 @@ def test_voila_gets_its_websocket_ping_timeout_as_a_number():
     assert not [a for a in voila_command("nb.ipynb", port=1, python="p") if "tornado_settings=" in a]
     app = Voila()
     app.load_config_file("voila", path=[str(_config_dir(False))])   # srdash's voila.py, as Voilà reads it
-    assert app.tornado_settings["ws_ping_timeout"] == 30000
+    assert app.tornado_settings["ws_ping_timeout"] == 90000
     assert isinstance(app.tornado_settings["ws_ping_timeout"], int)
     # and a closed tab's WebSocketClosedError no longer prints a traceback in the terminal
     assert any(isinstance(f, ClosedTab) for f in logging.getLogger("asyncio").filters)
+
+
+def test_a_page_connection_survives_its_first_ping():
+    """jupyter_server checks, at each ping, the time since the page's last pong against the ping timeout.
+    srdash had set that timeout to the ping interval itself (30 s): the first ping, 30 s after a page
+    connected and before any pong could come, closed every kernel websocket (on a busy server, ten pages
+    opened together, some stayed empty). Driven here through jupyter_server's own ping code."""
+    from jupyter_server.base.websocket import WS_PING_INTERVAL, WebSocketMixin
+
+    from srdash.apps.gate import tornado_settings
+
+    class Connection(WebSocketMixin):
+        def __init__(self, settings, opened, now):
+            self.settings, self.last_ping, self.last_pong = settings, opened, opened
+            self.ws_connection = type("Protocol", (), {"client_terminated": False})()
+            self.ping_callback, self.closed, self.pings = None, False, 0
+            self.log = logging.getLogger("test")
+            self.now = now
+
+        def close(self):
+            self.closed = True
+
+        def ping(self, data):
+            self.pings += 1
+
+    def first_ping(settings):
+        import tornado.ioloop
+
+        opened = 1000.0
+        connection = Connection(settings, opened, now=opened + WS_PING_INTERVAL / 1000 + 0.004)  # 4 ms late
+        loop = type("Loop", (), {"time": lambda self: connection.now})()
+        current = tornado.ioloop.IOLoop.current
+        tornado.ioloop.IOLoop.current = staticmethod(lambda *a, **k: loop)
+        try:
+            connection.send_ping()
+        finally:
+            tornado.ioloop.IOLoop.current = current
+        return connection
+
+    assert first_ping({"ws_ping_timeout": 30_000}).closed                 # the old setting: closed at once
+    survived = first_ping(tornado_settings())
+    assert (survived.closed, survived.pings) == (False, 1)                # srdash's: the ping goes out
+
+
+def test_voila_waits_for_a_late_cell_output_and_drops_tornados_units_warning():
+    """nbclient drops what a cell still has to show 4 s after its reply (a warning, "Timeout waiting for
+    IOPub output"); on a busy server that was the dashboard itself. srdash's Voilà waits 120 s."""
+    import nbformat
+    from voila.app import Voila
+    from voila.execute import VoilaExecutor
+
+    from srdash.apps.gate import PingUnits
+    from srdash.apps.server import _config_dir
+
+    app = Voila()
+    app.load_config_file("voila", path=[str(_config_dir(False))])
+    executor = VoilaExecutor(nbformat.v4.new_notebook(), config=app.config)
+    assert executor.iopub_timeout == 120
+    assert VoilaExecutor(nbformat.v4.new_notebook()).iopub_timeout == 4     # nbclient's own, for comparison
+
+    def kept(message):
+        return PingUnits().filter(logging.LogRecord("tornado.general", logging.WARNING, "", 0, message, (), None))
+
+    assert not kept("The websocket_ping_timeout (90000) cannot be longer than the websocket_ping_interval (30000).")
+    assert kept("Uncaught exception in a websocket handler")

@@ -35,8 +35,16 @@ from pathlib import Path
 __all__ = ["redact_queries", "RedactQueries", "log_request", "tornado_settings", "refuse_unknown_visitors",
            "configure", "LOGGERS"]
 
-#: jupyter_server's ping interval is 30 s; its pong timeout must not exceed it (tornado refuses it with a warning).
-WS_PING_TIMEOUT_MS = 30_000
+#: How long a page's kernel websocket may go without answering a ping (jupyter_server's default: three of its
+#: 30-second ping intervals). jupyter_server compares it, at each ping, with the time since the last pong:
+#: at 30 s (the interval itself) the very first ping closed every kernel websocket 30 s after it opened,
+#: before any pong could arrive, and a page still loading then (ten judges at once on a small server) lost
+#: its widgets' state and stayed empty.
+WS_PING_TIMEOUT_MS = 90_000
+#: How long Voilà waits, after a cell's reply, for the rest of its output (nbclient's default: 4 s). Past it the
+#: cell's remaining output is dropped with a warning: ten pages opened together on two cores lost the output
+#: that displays the dashboard, and some pages stayed empty. The messages do come; they are only late.
+IOPUB_TIMEOUT_S = 120
 #: The loggers a request's URL can reach: tornado's access, application and general logs, Voilà's and the
 #: server's own.
 LOGGERS = ("tornado.access", "tornado.application", "tornado.general", "Voila", "VoilaApp", "ServerApp")
@@ -130,6 +138,23 @@ def refuse_unknown_visitors(handler, notebook=None, cwd=None, *, environ=None):
     return None
 
 
+class PingUnits(logging.Filter):
+    """Drops tornado's warning that the websocket ping timeout exceeds the ping interval.
+
+    jupyter_server's kernel websocket gives tornado its ping interval and timeout in milliseconds where
+    tornado expects seconds (so tornado's own ping would come every 30,000 s, that is never); the ping
+    that keeps a page's connection alive is jupyter_server's, in milliseconds, whose timeout must be longer
+    than its interval (``WS_PING_TIMEOUT_MS``). The warning would appear on every start and means nothing.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a badly formatted record stays
+            return True
+        return "websocket_ping_timeout" not in message or "cannot be longer" not in message
+
+
 class ClosedTab(logging.Filter):
     """Drops asyncio's "Task exception was never retrieved" for a message sent to a tab that was closed.
 
@@ -189,6 +214,7 @@ def keep_taken_kernels_alive() -> None:
 def configure(c, *, review: bool = False) -> None:
     """Apply srdash's settings to a Voilà configuration object ``c`` (what the ``voila.py`` files call)."""
     c.Voila.tornado_settings = tornado_settings()
+    c.VoilaExecutor.iopub_timeout = IOPUB_TIMEOUT_S
     if review:
         c.VoilaConfiguration.prelaunch_hook = refuse_unknown_visitors
     redacting = RedactQueries()
@@ -197,6 +223,9 @@ def configure(c, *, review: bool = False) -> None:
         if not any(isinstance(f, RedactQueries) for f in logger.filters):
             logger.addFilter(redacting)
     keep_taken_kernels_alive()
+    tornado_logger = logging.getLogger("tornado.general")
+    if not any(isinstance(f, PingUnits) for f in tornado_logger.filters):
+        tornado_logger.addFilter(PingUnits())
     asyncio_logger = logging.getLogger("asyncio")
     if not any(isinstance(f, ClosedTab) for f in asyncio_logger.filters):
         asyncio_logger.addFilter(ClosedTab())
