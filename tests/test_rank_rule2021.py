@@ -154,3 +154,44 @@ def test_the_published_front_numbers_g1_g2_g3_are_value_space_fronts_and_g3_coun
         ["AdaBoost", "KernelRidge", "LGBM", "Linear", "MLP", "RandomForest"]).to_numpy()
     assert set(published.loc[machine_learning, "g3"]) == {0}
     assert len({f for f, ml in zip(honest, machine_learning) if ml}) > 1
+
+
+def _srbench_notebook_fronts(results: pd.DataFrame, levels: int = 4) -> tuple[pd.DataFrame, list[set]]:
+    """SRBench's rank-space Pareto figure as its notebook computes it, written here from its documented steps
+    (postprocessing/blackbox_results.ipynb and pareto_utils.py, cavalab/srbench), independently of srdash:
+    per dataset, each column ending in "test" or "size" is ranked with ``round(x, 3).rank(ascending=...)``
+    (R2 descending, size ascending; ties share their mean rank; a missing cell is simply absent); each
+    algorithm's point is the median of its ranks over datasets; a front is every point that no other point
+    dominates (lower is better on both; equal points do not dominate each other); the notebook draws four
+    fronts, each found after the previous fronts' points are moved to (100, 100)."""
+    frame = results[["algorithm", "dataset", "r2_test", "model_size"]].copy()
+    grouped = frame.groupby("dataset")
+    frame["r2_rank"] = grouped["r2_test"].transform(lambda x: x.round(3).rank(ascending=False))
+    frame["size_rank"] = grouped["model_size"].transform(lambda x: x.round(3).rank(ascending=True))
+    points = frame.groupby("algorithm")[["r2_rank", "size_rank"]].median()
+    objectives = points.to_numpy().copy()
+    fronts = []
+    for _ in range(levels):
+        def dominated(i):
+            p = objectives[i]
+            return any((q <= p).all() and (q < p).any() for q in objectives)
+        front = {points.index[i] for i in range(len(objectives)) if not dominated(i)}
+        fronts.append(front)
+        objectives[[points.index.get_loc(name) for name in front]] = 100
+    return points, fronts
+
+
+@pytest.mark.realdata
+def test_srbench2021_rule_gives_the_rank_space_fronts_srbench_s_notebook_draws(blackbox):
+    """The published rank-space figure (postprocessing/figs/black-box/pareto_plot_r2_test_rank_model_size_rank.png)
+    is an image; what it draws is computed by the notebook, re-implemented above. srdash under the 2021 rule
+    gives the same medians for all 21 methods and the same four drawn fronts (under srdash's default rule,
+    SBP-GP's and FFX's medians differ and AdaBoost moves front)."""
+    points, fronts = _srbench_notebook_fronts(blackbox)
+    table = pareto_fronts(blackbox, space="rank", n_bootstrap=0, rank_rule="srbench2021").table.set_index("method")
+    assert table.loc[points.index, "accuracy"].tolist() == points["r2_rank"].tolist()
+    assert table.loc[points.index, "size"].tolist() == points["size_rank"].tolist()
+    assert [set(table.index[table["front"] == k]) for k in (1, 2, 3, 4)] == fronts
+    assert fronts[0] == {"*DSR", "*GP-GOMEA", "*Operon"}
+    plain = pareto_fronts(blackbox, space="rank", n_bootstrap=0).table.set_index("method")
+    assert [set(plain.index[plain["front"] == k]) for k in (1, 2, 3, 4)] != fronts
