@@ -905,6 +905,18 @@ def _environment():
     )
 
 
+def _wide_on_a_phone(figure) -> bool:
+    """Whether a figure keeps a desk width on a phone (its block scrolls sideways): a heatmap of more than six
+    columns, or of five or more whose cells carry numbers, which at 390 px shrank to unreadable dots."""
+    for trace in figure.data:
+        if trace.type != "heatmap" or trace.x is None:
+            continue
+        labelled = trace.text is not None or bool(trace.texttemplate)
+        if len(trace.x) > 6 or (labelled and len(trace.x) >= 5):
+            return True
+    return False
+
+
 def render_html(report: Report) -> str:
     """The report as one self-contained HTML page.
 
@@ -935,9 +947,7 @@ def render_html(report: Report) -> str:
                 # plotly's JSON escapes '<', '>' and '/', and the figure builders escaped user text.
                 fragment = pio.to_html(block.content, full_html=False, include_plotlyjs=False,
                                        div_id=f"srdash-figure-{figure_count}", config=_PLOT_CONFIG)
-                # a heatmap of many columns keeps cells large enough for their labels on a phone (it scrolls)
-                wide = any(trace.type == "heatmap" and trace.x is not None and len(trace.x) > 6
-                           for trace in block.content.data)
+                wide = _wide_on_a_phone(block.content)
                 blocks.append({"kind": "figure", "html": Markup(fragment), "caption": block.caption, "wide": wide})
             elif block.kind == "html":
                 # Fragments from srdash's table helpers, which escape every value they insert.

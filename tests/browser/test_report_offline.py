@@ -139,6 +139,17 @@ def explained_report(tmp_path_factory):
     return path
 
 
+_SMALL_CELL_TEXT_JS = """() => {
+  const problems = [];
+  document.querySelectorAll('.js-plotly-plot').forEach((plot, i) => {
+    const sizes = [...plot.querySelectorAll('.heatmaplayer text')].map(t => parseFloat(getComputedStyle(t).fontSize));
+    const title = (plot.layout && plot.layout.title && plot.layout.title.text) || '';
+    if (sizes.length && Math.min(...sizes) < 9) problems.push(`figure ${i} (${title}): cell text ${Math.min(...sizes)} px`);
+  });
+  return problems;
+}"""
+
+
 @pytest.mark.parametrize("width, height", [(390, 844), (1400, 900)])
 def test_why_this_winner_and_the_jury_model_are_legible_at_both_widths(explained_report, browser, width, height,
                                                                         screenshot_dir):
@@ -157,6 +168,11 @@ def test_why_this_winner_and_the_jury_model_are_legible_at_both_widths(explained
         # nothing runs past the window (a wide table scrolls inside its box) and no figure text is clipped
         assert layout_problems(page, "section#why *, section#jury *, nav.srdash-nav") == []
         assert figure_text_problems(page) == []
+        # the numbers in heatmap cells stay legible (plotly shrinks them to fit a cell: at 390 px a six-column
+        # heatmap's went down to 3 px before such heatmaps kept a desk width and scrolled sideways)
+        page.wait_for_function("[...document.querySelectorAll('.js-plotly-plot')].every(p => p.querySelector('.main-svg'))",
+                               timeout=RENDER_TIMEOUT_MS)
+        assert page.evaluate(_SMALL_CELL_TEXT_JS) == []
         # the section links stay on one line on a phone (a sticky bar of seven lines hid a third of the screen)
         assert page.locator("nav.srdash-nav").bounding_box()["height"] < 60
         screenshot(page, screenshot_dir, f"report-why-jury-{width}px")
