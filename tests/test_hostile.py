@@ -1120,10 +1120,14 @@ def test_the_voila_settings_are_numbers_and_no_config_of_the_current_folder_is_r
         class VoilaConfiguration:
             prelaunch_hook = None
 
+        class VoilaExecutor:
+            pass
+
     namespace = {"get_config": lambda: Config}
     exec((Path(paths[0]) / "voila.py").read_text(), namespace)
     assert Config.VoilaConfiguration.prelaunch_hook is refuse_unknown_visitors
     assert Config.Voila.tornado_settings == tornado_settings()
+    assert Config.VoilaExecutor.iopub_timeout == 120          # a cell's late output is waited for, not dropped
 
 
 # -------------------------------------------------- issue 24, class 16: a model stopped by the wall clock, never cached
