@@ -356,3 +356,44 @@ def test_the_servers_terminal_holds_no_traceback_after_visitors_opened_every_vie
         time.sleep(0.2)
     log = dashboard_server.log()
     assert "Traceback" not in log and "WebSocketClosedError" not in log and "TypeError" not in log, log[-4000:]
+
+
+def test_a_page_whose_session_ended_says_so_and_offers_a_reload(browser, dashboard_url):
+    """A visitor away longer than the server's idle limit (a phone locked for a while) came back to a page whose
+    kernel had been shut down: every click was ignored without a word. The page now asks the server about its
+    kernel when it becomes visible again (and every 20 s) and says what happened. Here the server is asked
+    about a kernel it does not know (what it answers once the culler has shut one down), then is out of reach."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(dashboard_url, timeout=120_000)
+        expect(page.get_by_text("Ready in").first).to_be_visible(timeout=120_000)
+        banner = page.locator(".srdash-session-ended")
+        config = "JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+        # the question the page asks: its own kernel, answered (it is alive), and nothing is said
+        assert page.evaluate(f"async () => {{ const c = {config}; "
+                             "return (await fetch(`${c.baseUrl}api/kernels/${c.kernelId}`)).status; }") == 200
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        page.wait_for_timeout(500)
+        assert banner.count() == 0
+        # the kernel is gone (culled): the phone is unlocked, and the page says so
+        page.evaluate(f"""() => {{ const element = document.getElementById('jupyter-config-data');
+            element.textContent = JSON.stringify({{...{config}, kernelId: crypto.randomUUID()}}); }}""")
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        expect(banner).to_be_visible(timeout=10_000)
+        expect(banner).to_contain_text("lost its session on the server")
+        button = banner.get_by_role("button", name="Reload the page")
+        box, screen = button.bounding_box(), page.viewport_size
+        assert 0 <= box["x"] and box["x"] + box["width"] <= screen["width"] and 0 <= box["y"] < screen["height"]
+        button.click()                                   # a new session: the dashboard again, no banner
+        expect(page.get_by_text("Ready in").first).to_be_visible(timeout=120_000)
+        assert banner.count() == 0
+        # the server out of reach: said after two unanswered questions, not one
+        context.set_offline(True)
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        page.wait_for_timeout(500)
+        assert banner.count() == 0
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        expect(banner).to_contain_text("The server does not answer", timeout=10_000)
+    finally:
+        context.close()
