@@ -16,8 +16,8 @@ import pytest
 
 from srdash.demo.competition import HOSTILE_MODEL
 from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
-from voila_server import (PLOT, figure_text_problems, layout_problems, plot_title, refuse_other_machines, screenshot,
-                          weight_slider_problems)
+from voila_server import (PLOT, figure_text_problems, first_screen_problems, layout_problems, plot_title,
+                          refuse_other_machines, screenshot, weight_slider_problems)
 
 pytestmark = pytest.mark.browser
 
@@ -128,14 +128,6 @@ def test_an_anywidget_loading_late_is_not_a_page_error(page, page_state):
     page_state["page_errors"][:] = before
 
 
-_TEXT_BOX_JS = """element => {
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    const box = range.getBoundingClientRect();
-    return {x: box.x, y: box.y, width: box.width, height: box.height};
-}"""
-
-
 def _screen_path(folder, name: str) -> Path:
     """Where a first-screen screenshot goes: $SRDASH_SCREENSHOT_DIR, else ``folder`` (as voila_server.screenshot)."""
     folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or folder)
@@ -146,12 +138,9 @@ def _screen_path(folder, name: str) -> Path:
 def _first_screen_problems(page, width: int, height: int) -> list[str]:
     """What of the title, the leaderboard's first row (place, method, score) and the fingerprint lies outside."""
     first_row = ".srdash-leaderboard tbody tr:first-child"
-    problems = []
-    for selector in (".srdash-dashboard h2", f"{first_row} td.srdash-place", f"{first_row} td.srdash-method",
-                     f"{first_row} td.srdash-score", ".srdash-fingerprint-value"):
-        box = page.locator(selector).first.evaluate(_TEXT_BOX_JS)  # the text itself, not its block's width
-        if box["x"] < 0 or box["y"] < 0 or box["x"] + box["width"] > width + 0.5 or box["y"] + box["height"] > height:
-            problems.append(f"{selector} at {box} is outside the first {width} x {height} screen")
+    problems = first_screen_problems(page, (".srdash-dashboard h2", f"{first_row} td.srdash-place",
+                                            f"{first_row} td.srdash-method", f"{first_row} td.srdash-score",
+                                            ".srdash-fingerprint-value"), width, height)
     # the explanations wait behind a closed disclosure, below the leaderboard
     expect(page.locator("details.srdash-scoring summary", has_text="How is this scored?")).to_be_visible()
     assert page.locator("details.srdash-scoring").get_attribute("open") is None

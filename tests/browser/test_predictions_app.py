@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from voila_server import PLOT, figure_text_problems, layout_problems, plot_title, refuse_other_machines, screenshot
+from voila_server import (PLOT, figure_text_problems, first_screen_problems, layout_problems, plot_title,
+                          refuse_other_machines, screenshot)
 
 pytestmark = pytest.mark.browser
 
@@ -138,23 +139,12 @@ LAYOUT = ('.srdash-predictions table, .srdash-sensitivity table, .srdash-predict
           '.srdash-predictions .jp-OutputArea, .srdash-predictions button, .srdash-predictions .widget-slider')
 
 
-_FIRST_SCREEN_JS = """([width, height]) => {
-  const problems = [];
-  const row = '.srdash-pred-preliminary tbody tr:first-child';
-  for (const selector of [`${row} td:nth-child(1)`, `${row} td:nth-child(2)`, `${row} td:nth-child(3)`,
-                          '.srdash-fingerprint-value']) {
-    const element = document.querySelector(selector);
-    if (!element) { problems.push(`no ${selector}`); continue; }
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    const box = range.getBoundingClientRect();
-    if (box.left < 0 || box.top < 0 || box.right > width + 0.5 || box.bottom > height)
-      problems.push(`${selector} ('${element.textContent}') at (${Math.round(box.right)}, ${Math.round(box.bottom)}) is outside the first screen`);
-  }
+_PRELIMINARY_ROW = ".srdash-pred-preliminary tbody tr:first-child"
+#: the first row's place, team and score, and the verdict fingerprint
+_FIRST_SCREEN = (*(f"{_PRELIMINARY_ROW} td:nth-child({i})" for i in (1, 2, 3)), ".srdash-fingerprint-value")
+_SCROLL_SIGN_JS = """() => {
   const panel = document.querySelector('.srdash-pred-preliminary-panel');
-  if (panel.scrollWidth > panel.clientWidth + 1 && !getComputedStyle(panel).backgroundImage.includes('gradient'))
-    problems.push('the preliminary leaderboard is cut without a scroll sign');
-  return problems;
+  return panel.scrollWidth <= panel.clientWidth + 1 || getComputedStyle(panel).backgroundImage.includes('gradient');
 }"""
 
 
@@ -171,7 +161,8 @@ def test_the_predictions_app_at_a_wide_screen_and_a_phone_has_no_clipped_or_over
         # the first screen (900 px tall on a desk, 844 on a phone) shows the leaderboard's first row (place,
         # team, score) and the verdict fingerprint; the table is wider than a phone: it scrolls in its box
         height = 900 if width > 600 else 844
-        assert page.evaluate(_FIRST_SCREEN_JS, [width, height]) == []
+        assert first_screen_problems(page, _FIRST_SCREEN, width, height) == []
+        assert page.evaluate(_SCROLL_SIGN_JS), "the preliminary leaderboard is cut without a scroll sign"
         # the weight sensitivity of the combined leaderboard: three more figures (bump chart, heatmap, tau)
         page.get_by_role("button", name="Analyse the metric weights").click()
         expect(plot_title(page, "Place probabilities over 1,000")).to_be_visible(timeout=60_000)

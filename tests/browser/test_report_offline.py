@@ -18,7 +18,7 @@ from srdash.judging.pipeline import prepare_runs
 from srdash.judging.ranking import judge
 from srdash.report.build import Report, build_report, render_html, report_figures
 from srdash.judging.rules import load_rules
-from voila_server import figure_text_problems, layout_problems, screenshot
+from voila_server import figure_text_problems, first_screen_problems, layout_problems, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -180,25 +180,11 @@ def test_why_this_winner_and_the_jury_model_are_legible_at_both_widths(explained
         context.close()
 
 
-_FIRST_SCREEN_JS = """([width, height]) => {
+_WIDE_TABLES_JS = """([width, height]) => {
   const problems = [];
-  const text = (selector) => {
-    const element = document.querySelector(selector);
-    if (!element) { problems.push(`no ${selector}`); return null; }
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    return range.getBoundingClientRect();
-  };
-  const row = '#leaderboard table.srdash-leaderboard tbody tr:first-child';
   // the fingerprint closes the header's first line of facts ("... Verdict fingerprint: 5a22d15d7ff4.")
   if (!document.querySelector('header .srdash-subtitle').textContent.includes('Verdict fingerprint: 5a22d15d7ff4.'))
     problems.push('the header does not name the verdict fingerprint');
-  for (const selector of ['header h1', `${row} td.srdash-place`, `${row} td.srdash-method`, `${row} td.srdash-score`,
-                          'header .srdash-subtitle']) {
-    const box = text(selector);
-    if (box && (box.left < 0 || box.top < 0 || box.right > width + 0.5 || box.bottom > height))
-      problems.push(`${selector} at (${Math.round(box.left)}, ${Math.round(box.top)}) - (${Math.round(box.right)}, ${Math.round(box.bottom)}) is outside the first screen`);
-  }
   // tables wider than the screen scroll inside their block (which has an edge shadow), the page does not
   if (document.documentElement.scrollWidth > width + 1) problems.push(`the page is ${document.documentElement.scrollWidth} px wide`);
   document.querySelectorAll('table').forEach((table, i) => {
@@ -224,6 +210,9 @@ def test_the_report_opens_on_its_title_leaderboard_and_fingerprint(report_file, 
         # how the leaderboard is scored waits behind a closed disclosure
         scoring = page.locator("#leaderboard details.srdash-scoring")
         assert scoring.get_attribute("open") is None and "How is this scored?" in scoring.inner_text()
-        assert page.evaluate(_FIRST_SCREEN_JS, [width, height]) == []
+        row = "#leaderboard table.srdash-leaderboard tbody tr:first-child"
+        assert first_screen_problems(page, ("header h1", f"{row} td.srdash-place", f"{row} td.srdash-method",
+                                            f"{row} td.srdash-score", "header .srdash-subtitle"), width, height) == []
+        assert page.evaluate(_WIDE_TABLES_JS, [width, height]) == []
     finally:
         context.close()

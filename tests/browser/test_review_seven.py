@@ -15,7 +15,7 @@ import pytest
 from srdash.judging.trust import TrustStore
 from test_review_app import (CARD_PROBLEMS_JS, FORMULA_PROBLEMS_JS, OUTSIDE, PAGE_TIMEOUT_MS,  # noqa: F401
                              context, servers, shown_ranks, wait_for_cards)
-from voila_server import VoilaServer, screenshot
+from voila_server import VoilaServer, first_screen_problems, screenshot
 
 pytestmark = [pytest.mark.browser]
 
@@ -147,21 +147,10 @@ def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(jo_se
 
 # The leaderboard's first row (place, method, score: their text) and the verdict fingerprint of the organiser's
 # panel lie inside the first width x height screen.
-_ORGANISER_FIRST_SCREEN_JS = """([width, height]) => {
-  const problems = [];
-  const row = '.srdash-organiser table.srdash-leaderboard tbody tr:first-child';
-  for (const selector of [`${row} td.srdash-place`, `${row} td.srdash-method`, `${row} td.srdash-score`,
-                          '.srdash-organiser .srdash-fingerprint-value']) {
-    const element = document.querySelector(selector);
-    if (!element) { problems.push(`no ${selector}`); continue; }
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    const box = range.getBoundingClientRect();
-    if (box.width === 0 || box.left < 0 || box.top < 0 || box.right > width + 0.5 || box.bottom > height)
-      problems.push(`${selector} ('${element.textContent}') at (${Math.round(box.left)}, ${Math.round(box.top)}) - (${Math.round(box.right)}, ${Math.round(box.bottom)}) is outside the first ${width} x ${height} screen`);
-  }
-  return problems;
-}"""
+_ORGANISER_ROW = ".srdash-organiser table.srdash-leaderboard tbody tr:first-child"
+#: the revealed leaderboard's first row (place, method, score) and its fingerprint
+_ORGANISER_FIRST_SCREEN = (f"{_ORGANISER_ROW} td.srdash-place", f"{_ORGANISER_ROW} td.srdash-method",
+                           f"{_ORGANISER_ROW} td.srdash-score", ".srdash-organiser .srdash-fingerprint-value")
 
 
 def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the_typed_confirmation(
@@ -199,13 +188,13 @@ def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the
     fingerprint = page.locator(".srdash-organiser .srdash-fingerprint-value")
     expect(fingerprint).to_have_text(re.compile(r"^[0-9a-f]{12}$"))
     expect(page.locator(".srdash-organiser .srdash-fingerprint")).to_contain_text("Verdict fingerprint: ")
-    assert page.evaluate(_ORGANISER_FIRST_SCREEN_JS, [1300, 900]) == []
+    assert first_screen_problems(page, _ORGANISER_FIRST_SCREEN, 1300, 900) == []
     # and on a phone, from the top of the page: the same first row and the fingerprint on its first screen
     page.set_viewport_size({"width": 390, "height": 844})
     page.evaluate("() => { document.querySelectorAll('*').forEach(e => { e.scrollTop = 0; }); window.scrollTo(0, 0); }")
     page.wait_for_timeout(500)                                        # the panel lays itself out again
     screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-seven-organiser-revealed-390px")
-    assert page.evaluate(_ORGANISER_FIRST_SCREEN_JS, [390, 844]) == []
+    assert first_screen_problems(page, _ORGANISER_FIRST_SCREEN, 390, 844) == []
     page.close()
     server.stop()
     with TrustStore(seven["store"], read_only=True) as store:

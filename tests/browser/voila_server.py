@@ -162,6 +162,27 @@ def weight_slider_problems(page, scope: str = "", *, drag: str | bool = False) -
     return problems
 
 
+_OFF_SCREEN_JS = """([selectors, width, height]) => {
+  const problems = [];
+  for (const selector of selectors) {
+    const element = document.querySelector(selector);
+    if (!element) { problems.push(`no ${selector}`); continue; }
+    const range = document.createRange();          // the text itself, not its block's width
+    range.selectNodeContents(element);
+    const box = range.getBoundingClientRect();
+    if (box.width === 0 || box.left < 0 || box.top < 0 || box.right > width + 0.5 || box.bottom > height)
+      problems.push(`${selector} ('${element.textContent.trim().slice(0, 60)}') at (${Math.round(box.left)}, ${Math.round(box.top)}) - (${Math.round(box.right)}, ${Math.round(box.bottom)}) is outside the first ${width} x ${height} screen`);
+  }
+  return problems;
+}"""
+
+
+def first_screen_problems(page, selectors, width: int, height: int) -> list[str]:
+    """The texts (the first element matching each selector) that are missing, empty or not wholly on the first
+    ``width`` x ``height`` screen."""
+    return page.evaluate(_OFF_SCREEN_JS, [list(selectors), width, height])
+
+
 def layout_problems(page, selector: str) -> list[str]:
     """Elements matching ``selector`` that run past the window, unless they scroll inside a panel that fits."""
     return page.evaluate(LAYOUT_PROBLEMS_JS, selector)
