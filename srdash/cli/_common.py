@@ -50,6 +50,18 @@ def jobs_option(what: str = "simplifying models"):
                         type=click.IntRange(min=1), help=f"Worker processes for {what}.")
 
 
+def kernels_option(whose: str, imports: str):
+    """``--kernels fork|spawn`` of the served apps: how ``whose`` kernel starts (the zygote has ``imports``)."""
+    from srdash.apps.forkserver import KERNEL_MODES, default_kernels
+
+    return click.option(
+        "--kernels", type=click.Choice(KERNEL_MODES), default=default_kernels(), show_default=True,
+        help=f"How {whose} kernel starts. 'fork': forked from one process that has already imported {imports}, "
+             "so the kernels share that memory and start without importing anything (the default where the "
+             "system can fork: Linux, macOS); a kernel that cannot be forked starts alone. 'spawn': a fresh "
+             "Python for each kernel.")
+
+
 def _remember_retry(ctx, param, value):
     ctx.meta["srdash.retry_timeouts"] = bool(value)
     return value

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from srdash.apps.forkserver import KERNEL_MODES, REVIEW_PRELOAD, default_kernels
-from srdash.cli._common import fail_cleanly, jobs_option, rules_reference
+from srdash.apps.forkserver import REVIEW_PRELOAD
+from srdash.cli._common import fail_cleanly, jobs_option, kernels_option, rules_reference
 
 #: The environment variable the review notebook reads: its options as one JSON object
 #: (:data:`srdash.apps.review.REVIEW_OPTIONS`).
@@ -123,11 +123,7 @@ def _token_config(token: str) -> Path:
               help="Secret that visitors must give (URL ?token=SECRET). Required with --ip. The environment "
                    "variable keeps it off the command line, which other users of the machine can read.")
 @jobs_option("simplifying the representative models")
-@click.option("--kernels", type=click.Choice(KERNEL_MODES), default=default_kernels(), show_default=True,
-              help="How each judge's kernel starts. 'fork': forked from one process that has already imported "
-                   "ipykernel, pandas, plotly, ipywidgets, sympy and srdash, so the kernels share that memory and "
-                   "start without importing anything (the default where the system can fork: Linux, macOS); a "
-                   "kernel that cannot be forked starts alone. 'spawn': a fresh Python for each kernel.")
+@kernels_option("each judge's", "ipykernel, pandas, plotly, ipywidgets, sympy and srdash")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
 def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port, ip,

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import click
 
-from srdash.apps.forkserver import KERNEL_MODES, default_kernels
-from srdash.cli._common import competition_input, fail_cleanly, serve_notebook
+from srdash.cli._common import competition_input, fail_cleanly, kernels_option, serve_notebook
 
 
 @click.command()
@@ -26,11 +25,7 @@ from srdash.cli._common import competition_input, fail_cleanly, serve_notebook
 @click.option("--cull-idle", "cull_idle", type=click.FloatRange(0), default=300, show_default=True,
               help="Seconds after which a kernel no page is connected to any more (its visitor left) is shut "
                    "down; 0: never.")
-@click.option("--kernels", type=click.Choice(KERNEL_MODES), default=default_kernels(), show_default=True,
-              help="How each visitor's kernel starts. 'fork': forked from one process that has already imported "
-                   "ipykernel, pandas, plotly, ipywidgets and srdash, so the kernels share that memory and start "
-                   "without importing anything (the default where the system can fork: Linux, macOS); a kernel "
-                   "that cannot be forked starts alone. 'spawn': a fresh Python for each kernel.")
+@kernels_option("each visitor's", "ipykernel, pandas, plotly, ipywidgets and srdash")
 @click.option("--ip", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default serves this machine only; the dashboard has no "
                    "login, so only change it on a trusted network.")
