@@ -10,8 +10,12 @@ Measured in one run, in headless Chromium (Debian's /usr/bin/chromium, Playwrigh
 - N visitors: N pages (N browser contexts: N visitors, N kernels) opened at the same moment,
   each until its status line is painted; the first and the last are printed, as a ratio to the
   single visitor;
-- memory: the resident memory (RSS, and PSS, which counts shared pages once) of Voilà and
-  every kernel it runs, summed, after the N pages are ready;
+- memory: the resident memory (RSS, and PSS, which counts shared pages once) of ``srdash serve``,
+  Voilà and every kernel it runs, summed, after the N pages are ready;
+
+Each row runs on a server of its own, started for it (then stopped), so the row for N holds the
+kernels of its N visitors and the kernels waiting for the next ones, nothing left from other rows.
+The single visitor is the row N = 1 (measured first even when not asked for).
 - CPU: the seconds of CPU the server (srdash, Voilà, its kernels) used while the N pages opened,
   and what the rest of the machine used meanwhile (mostly the N Chromium pages: on a real jury,
   each visitor's own machine).
@@ -35,7 +39,6 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -138,8 +141,13 @@ async def _together(browser, url: str, n: int, app: str) -> list[float]:
     return [seconds for seconds, _ in visits], [context for _, context in visits]
 
 
-async def measure(counts: list[int], visitors: int | None, settle: float, app: str = "dashboard",
-                  kernels: str | None = None, preheat: bool = True) -> None:
+async def _on_a_fresh_server(command: list[str], n: int, settle: float, app: str):
+    """Start the server, wait ``settle`` s (its waiting kernels start), open ``n`` pages together.
+
+    Returns the pages' seconds to ready, the idle server's (RSS, PSS, processes), the server's
+    (RSS, PSS, processes) once they are ready, and the CPU seconds of the server and of the rest of
+    the machine while they opened.
+    """
     from playwright.async_api import async_playwright
 
     from srdash.apps.server import wait_until_ready
@@ -149,44 +157,53 @@ async def measure(counts: list[int], visitors: int | None, settle: float, app: s
         env = _environment(folder)
         port = _free_port()
         url = f"http://127.0.0.1:{port}/"
-        if app == "review":
-            command = [sys.executable, "-m", "srdash", "review", "--judge", "bench", "--port", str(port)]
-        else:
-            command = [sys.executable, "-m", "srdash", "serve", "--port", str(port)]
-            if visitors is not None:
-                command += ["--visitors", str(visitors)]
-            if not preheat:
-                command += ["--no-preheat"]
-        if kernels is not None:
-            command += ["--kernels", kernels]
-        process, log = _serve(command, env, folder, port)
+        process, log = _serve([*command, "--port", str(port)], env, folder, port)
         try:
             wait_until_ready(url, timeout=300, process=process)
             async with async_playwright() as playwright:
                 browser = await playwright.chromium.launch(executable_path=CHROMIUM,
                                                            args=["--no-sandbox", "--disable-gpu"])
                 time.sleep(settle)
-                single, context = await _visit(browser, url, app)
-                await context.close()
-                rss, pss, processes = _memory_mb(process.pid)
-                print(f"one visitor: {single:.2f} s; server idle: {rss:.0f} MB RSS, {pss:.0f} MB PSS, "
-                      f"{processes} processes")
-                print(f"\n{'N':>3s} {'first':>7s} {'last':>7s} {'last/one':>9s} {'RSS MB':>8s} {'PSS MB':>8s} "
-                      f"{'procs':>6s} {'server CPU s':>13s} {'other CPU s':>12s}")
-                for n in counts:
-                    time.sleep(settle)
-                    server_before, machine_before = _cpu_seconds(_tree(process.pid)), _machine_cpu_seconds()
-                    seconds, contexts = await _together(browser, url, n, app)
-                    server = _cpu_seconds(_tree(process.pid)) - server_before
-                    other = _machine_cpu_seconds() - machine_before - server
-                    rss, pss, processes = _memory_mb(process.pid)
-                    print(f"{n:3d} {min(seconds):7.2f} {max(seconds):7.2f} {max(seconds) / single:8.2f}x "
-                          f"{rss:8.0f} {pss:8.0f} {processes:6d} {server:13.1f} {other:12.1f}", flush=True)
-                    for context in contexts:
-                        await context.close()
+                idle = _memory_mb(process.pid)
+                server_before, machine_before = _cpu_seconds(_tree(process.pid)), _machine_cpu_seconds()
+                seconds, contexts = await _together(browser, url, n, app)
+                server = _cpu_seconds(_tree(process.pid)) - server_before
+                other = _machine_cpu_seconds() - machine_before - server
+                busy = _memory_mb(process.pid)
+                for context in contexts:
+                    await context.close()
                 await browser.close()
         finally:
             _stop(process, log)
+    return seconds, idle, busy, server, other
+
+
+async def measure(counts: list[int], visitors: int | None, settle: float, app: str = "dashboard",
+                  kernels: str | None = None, preheat: bool = True) -> None:
+    if app == "review":
+        command = [sys.executable, "-m", "srdash", "review", "--judge", "bench"]
+    else:
+        command = [sys.executable, "-m", "srdash", "serve"]
+        if visitors is not None:
+            command += ["--visitors", str(visitors)]
+        if not preheat:
+            command += ["--no-preheat"]
+    if kernels is not None:
+        command += ["--kernels", kernels]
+    single = None
+    for n in sorted({1, *counts}):
+        seconds, idle, busy, server, other = await _on_a_fresh_server(command, n, settle, app)
+        if single is None:  # N = 1 comes first
+            (single,) = seconds
+            print(f"one visitor: {single:.2f} s; server idle: {idle[0]:.0f} MB RSS, {idle[1]:.0f} MB PSS, "
+                  f"{idle[2]} processes")
+            print(f"\n{'N':>3s} {'first':>7s} {'last':>7s} {'last/one':>9s} {'RSS MB':>8s} {'PSS MB':>8s} "
+                  f"{'procs':>6s} {'server CPU s':>13s} {'other CPU s':>12s}")
+        if n not in counts:
+            continue
+        rss, pss, processes = busy
+        print(f"{n:3d} {min(seconds):7.2f} {max(seconds):7.2f} {max(seconds) / single:8.2f}x "
+              f"{rss:8.0f} {pss:8.0f} {processes:6d} {server:13.1f} {other:12.1f}", flush=True)
 
 
 def main() -> None:
@@ -195,7 +212,7 @@ def main() -> None:
     parser.add_argument("--app", choices=["dashboard", "review"], default="dashboard")
     parser.add_argument("--visitors", type=int, default=None, help="passed to `srdash serve --visitors`")
     parser.add_argument("--settle", type=float, default=20.0,
-                        help="seconds to wait before each measurement (the server refills its waiting kernels)")
+                        help="seconds to wait once a server answers (its waiting kernels start) before its pages open")
     parser.add_argument("--kernels", action="append", choices=["fork", "spawn"],
                         help="passed to the server's --kernels; give it twice to compare both in one run "
                              "(default: the server's default)")

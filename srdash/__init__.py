@@ -25,11 +25,33 @@ Examples
 
 from srdash._version import __version__
 from srdash.errors import CompetitionError, ModelRejected, RulesError, SrdashError, ValidationError
-from srdash.io.loading import Results, load_results
-from srdash.judging.competition import Competition, load_competition
-from srdash.judging.pipeline import CompetitionResult, judge_competition, prepare_runs, score
-from srdash.judging.ranking import Verdict, judge
-from srdash.judging.rules import Rules, list_presets, load_rules
+
+# The rest is imported when first used (PEP 562): `import srdash` (every command line, the server that
+# supervises Voilà) then costs no pandas, numpy or sympy until a name that needs them is asked for.
+_LAZY = {
+    "Results": "srdash.io.loading", "load_results": "srdash.io.loading",
+    "Competition": "srdash.judging.competition", "load_competition": "srdash.judging.competition",
+    "CompetitionResult": "srdash.judging.pipeline", "judge_competition": "srdash.judging.pipeline",
+    "prepare_runs": "srdash.judging.pipeline", "score": "srdash.judging.pipeline",
+    "Verdict": "srdash.judging.ranking", "judge": "srdash.judging.ranking",
+    "Rules": "srdash.judging.rules", "list_presets": "srdash.judging.rules", "load_rules": "srdash.judging.rules",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'srdash' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "__version__",

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 import json
 import logging
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -32,8 +34,7 @@ def served(monkeypatch):
     calls = []
 
     def fake_serve(command, env, *, url, announce, **kwargs):
-        calls.append({"command": list(command), "env": dict(env), "url": url, "started": kwargs.get("started"),
-                      "kernels": kwargs.get("kernels", "spawn")})
+        calls.append({"command": list(command), "env": dict(env), "url": url, "kernels": kwargs.get("kernels", "spawn")})
         return 0
 
     monkeypatch.setattr(app, "serve_dashboard", fake_serve)
@@ -71,25 +72,45 @@ def test_no_preheat_serves_without_a_waiting_kernel(served):
     assert not any("preheat" in part for part in served[0]["command"])
 
 
-def test_serve_prepares_the_competition_once_for_every_visitor(served, results_csv, monkeypatch):
-    # Once Voilà has started, `srdash serve` prepares the competition in a thread of its own; the visitors'
-    # kernels then read it whole from the cache (srdash.judging.snapshot) instead of preparing it again.
-    import threading
+def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monkeypatch):
+    # While Voilà runs, `srdash serve` prepares the competition once, in a child process of its own; the
+    # visitors' kernels then read it whole from the cache (srdash.judging.snapshot) instead of preparing it
+    # again. The process that supervises Voilà stays small: it never imports pandas (which it would keep for
+    # the server's whole life), and what the child says is printed by the parent.
+    import subprocess
 
     from srdash.judging.competition import competition_from_json
     from srdash.judging.pipeline import prepared_from_snapshot
 
+    seen = {}
+
+    def voila_runs(command, env, *, url, announce, **kwargs):  # Voilà runs until the competition is prepared
+        competition = competition_from_json(env["SRDASH_COMPETITION"])
+        deadline = time.monotonic() + 60
+        while prepared_from_snapshot(competition) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        seen["found"] = prepared_from_snapshot(competition)
+        return 0
+
+    monkeypatch.setattr(app, "serve_dashboard", voila_runs)
     result = CliRunner().invoke(main, ["serve", str(results_csv), "--port", "8999"])
     assert result.exit_code == 0, result.output
-    (call,) = served
-    competition = competition_from_json(call["env"]["SRDASH_COMPETITION"])
-    assert prepared_from_snapshot(competition) is None  # nothing before Voilà starts
-    call["started"]()
-    for thread in threading.enumerate():
-        if thread.name == "srdash-prepare-for-visitors":
-            thread.join(60)
-    found = prepared_from_snapshot(competition)
+    found = seen["found"]
     assert found is not None and list(found.prepared.runs["method"]) == ["a", "b"]
+    assert "results.csv: 2 runs of 2 methods on 1 datasets." in result.output  # said by the child
+    assert "Competition prepared for every visitor (2 runs" in result.output
+    # A fresh `srdash serve` process: up to Voilà's start it has imported neither pandas nor sympy.
+    probe = ("import sys, time\nimport srdash.apps.server as app\n"
+             "def voila(command, env, **kwargs):\n"
+             "    print('HEAVY', sorted(m for m in ('pandas', 'numpy', 'sympy') if m in sys.modules))\n"
+             "    return 0\n"
+             "app.serve_dashboard = voila\n"
+             "from srdash.cli import main\n"
+             "sys.argv = ['srdash', 'serve', sys.argv[1], '--port', '8999']\n"
+             "main()\n")
+    run = subprocess.run([sys.executable, "-c", probe, str(results_csv)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "HEAVY []" in run.stdout, run.stdout + run.stderr
 
 
 def test_serve_is_listed_in_the_main_help():

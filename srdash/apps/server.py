@@ -27,7 +27,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from srdash.errors import SrdashError
 
@@ -40,6 +40,7 @@ __all__ = [
     "wait_until_ready",
     "serve_dashboard",
     "prepare_for_visitors",
+    "check_then_prepare",
     "default_visitors",
     "TEMPLATE",
     "template_environment",
@@ -125,7 +126,7 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         Keep this many kernels that have already run the notebook waiting for
         the next visitors (``--preheat_kernel``, a pool; 0: none): a visitor's
         page only has to be drawn. ``srdash serve`` does (its kernels read the
-        competition prepared once, :func:`prepare_for_visitors`, so a waiting
+        competition prepared once, :func:`check_then_prepare`, so a waiting
         kernel does no sympy work); the review does not (its page depends on
         who opens it). A kernel taken from the pool is replaced
         ``fill_delay`` seconds later, so that visitors arriving together are
@@ -302,7 +303,7 @@ def _stop(process: subprocess.Popen, *, grace: float = 15.0) -> int:
 
 
 def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
-                    ready_timeout: float = 120.0, started=None, kernels: str = "spawn",
+                    ready_timeout: float = 120.0, kernels: str = "spawn",
                     preload: Sequence[str] | None = None) -> int:
     """Run Voilà until it stops or this process gets Ctrl-C or SIGTERM.
 
@@ -316,9 +317,6 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         Where the server will answer; announced once it does.
     announce : callable
         Called with one line of text for the user.
-    started : callable, optional
-        Called once Voilà's process has started (e.g. :func:`prepare_for_visitors`,
-        so that its work does not delay Voilà's own start).
     kernels : {"spawn", "fork"}
         How Voilà's kernels start: each a fresh Python (``"spawn"``), or forked
         from one process that has imported ``preload`` (``"fork"``:
@@ -354,8 +352,6 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
 
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        if started is not None:
-            started()
         wait_until_ready(url, timeout=ready_timeout, process=process)
         announce(f"srdash dashboard: {url}  (Ctrl-C to stop)")
         return process.wait()
@@ -379,32 +375,176 @@ def prepare_for_visitors(competition, *, announce=print, every: float = 10.0):
     instead of preparing it again, and a kernel that starts while this runs
     waits for it (the preparation lock). What it does is announced, with the
     models done every ``every`` seconds. An error is announced too; the
-    dashboard then reports it in its own log as well.
+    dashboard then reports it in its own log as well. :func:`check_then_prepare`
+    does the same in a child process.
     """
     import threading
 
-    from srdash.judging.pipeline import prepare_competition
-
-    last = [time.monotonic()]
-
-    def progress(done: int, total: int, counts) -> None:
-        if time.monotonic() - last[0] >= every:
-            last[0] = time.monotonic()
-            announce(f"  preparing: {done} / {total} models")
-
-    def work() -> None:
-        started = time.monotonic()
-        try:
-            prepared = prepare_competition(competition, progress=progress)
-        except Exception as error:  # noqa: BLE001 - told to the user; the dashboard shows it too
-            announce(f"Could not prepare the competition: {error}")
-            return
-        runs = prepared.runs
-        what = f"{len(runs)} runs" if runs is not None else "the submissions"
-        reused = "snapshot" in prepared.cache_stats
-        announce(f"Competition prepared for every visitor ({what}, {time.monotonic() - started:.1f} s"
-                 f"{', read from the cache' if reused else ''}).")
-
-    thread = threading.Thread(target=work, name="srdash-prepare-for-visitors", daemon=True)
+    thread = threading.Thread(target=_prepare_once, args=(competition, announce, every),
+                              name="srdash-prepare-for-visitors", daemon=True)
     thread.start()
     return thread
+
+
+def _prepare_once(competition, announce, every: float) -> None:
+    """Prepare ``competition`` (kept in srdash's cache), announcing progress every ``every`` seconds and the end."""
+    from srdash.judging.pipeline import prepare_competition
+
+    started = last = time.monotonic()
+
+    def progress(done: int, total: int, counts) -> None:
+        nonlocal last
+        if time.monotonic() - last >= every:
+            last = time.monotonic()
+            announce(f"  preparing: {done} / {total} models")
+
+    try:
+        prepared = prepare_competition(competition, progress=progress)
+    except Exception as error:  # noqa: BLE001 - told to the user; the dashboard shows it too
+        announce(f"Could not prepare the competition: {error}")
+        return
+    runs = prepared.runs
+    what = f"{len(runs)} runs" if runs is not None else "the submissions"
+    reused = "snapshot" in prepared.cache_stats
+    announce(f"Competition prepared for every visitor ({what}, {time.monotonic() - started:.1f} s"
+             f"{', read from the cache' if reused else ''}).")
+
+
+def _checked(competition, announce, prepare: bool):
+    """``competition`` (None: the built-in demo's) once :func:`~srdash.judging.pipeline.check_competition`
+    accepts it; what it holds is announced, and, with ``prepare``, that it is being prepared."""
+    from srdash.judging.pipeline import check_competition
+
+    if competition is None:
+        from srdash.demo.competition import cached_demo
+        from srdash.judging.competition import load_competition
+
+        competition = load_competition(cached_demo()["competition"])
+        announce(f"No INPUT: the built-in demo competition ({competition.source}).")
+    results = check_competition(competition)
+    if results is not None:
+        announce(f"{', '.join(map(str, competition.results))}: {len(results.table)} runs of "
+                 f"{results.table['method'].nunique()} methods on {results.table['dataset'].nunique()} datasets.")
+    if prepare:
+        announce(f"Preparing the competition once for every visitor ({competition.simplification.jobs} "
+                 "worker processes for the models; --jobs to change)...")
+    return competition
+
+
+def _check_then_prepare_child(connection, competition, prepare: bool, every: float, parent: int) -> None:
+    """The child of :func:`check_then_prepare`: check, then prepare; everything it says goes through ``connection``."""
+    import traceback
+
+    _die_with(parent)()
+
+    def say(text: str) -> None:
+        connection.send(("say", text))
+
+    try:
+        competition = _checked(competition, say, prepare)
+    except SrdashError as error:
+        connection.send(("error", str(error)))
+        return
+    except BaseException:  # noqa: BLE001 - a bug: its traceback goes to the terminal, the parent stops cleanly
+        traceback.print_exc()
+        connection.send(("error", "The competition could not be checked: srdash failed (the traceback is above)."))
+        return
+    connection.send(("checked", competition.to_json()))
+    if prepare:
+        _prepare_once(competition, say, every)
+
+
+class Preparation:
+    """The preparation :func:`check_then_prepare` left running: :meth:`wait` for it, or :meth:`stop` it."""
+
+    def __init__(self, process=None, thread=None):
+        self._process, self._thread = process, thread
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Whether the preparation has ended (waiting up to ``timeout`` seconds)."""
+        if self._process is not None:
+            self._process.join(timeout)
+            if self._process.is_alive():
+                return False
+        if self._thread is not None:  # the relay of what it says, or the preparing thread
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
+
+    def stop(self) -> None:
+        """End the preparation if it still runs (the server stops); what it said is all printed."""
+        if self._process is not None and self._process.is_alive():
+            self._process.terminate()
+        self.wait(5)
+
+
+def check_then_prepare(competition, *, prepare: bool = True, announce=print,
+                       every: float = 10.0) -> tuple[Any, Preparation]:
+    """Check ``competition`` (None: the built-in demo), then prepare it once for every visitor.
+
+    Both run in a child process forked from this one, where the system has
+    ``fork``: the process that then supervises Voilà for the server's whole life
+    never imports pandas or sympy and never holds the prepared competition
+    (about 100 MB it would keep until Ctrl-C, measured in ``benchmarks/visitors.py``).
+    The check's outcome comes back before this returns, so a bad file is
+    reported here and no server starts; the preparation goes on in the child
+    while Voilà starts (as :func:`prepare_for_visitors`). What the child finds
+    (the demo, the results' size) and the preparation's progress are announced
+    here, in this process (``announce``). Without ``fork`` the check runs here
+    and the preparation in a thread.
+
+    Returns
+    -------
+    (Competition, Preparation)
+        The competition (the demo's when None was given) and the preparation
+        still running.
+
+    Raises
+    ------
+    SrdashError
+        What the check found wrong (the message :func:`~srdash.judging.pipeline.check_competition` gives).
+    """
+    if not hasattr(os, "fork"):
+        competition = _checked(competition, announce, prepare)
+        thread = prepare_for_visitors(competition, announce=announce, every=every) if prepare else None
+        return competition, Preparation(thread=thread)
+    import multiprocessing
+    import threading
+
+    from srdash.judging.competition import competition_from_json
+
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    # Not a daemon: the preparation may start worker processes, which a daemonic process may not.
+    child = context.Process(target=_check_then_prepare_child, name="srdash-check-and-prepare",
+                            args=(sending, competition, prepare, every, os.getpid()))
+    child.start()
+    sending.close()
+
+    def relay() -> tuple | None:  # what the child says, until it has checked (returned) or ends (None)
+        while True:
+            try:
+                message = receiving.recv()
+            except (EOFError, OSError):
+                return None
+            if message[0] != "say":
+                return message
+            announce(message[1])
+
+    try:
+        message = relay()
+    except BaseException:
+        child.terminate()
+        raise
+    if message is None:
+        child.join(5)
+        message = ("error", f"The competition could not be checked: srdash's checking process ended "
+                            f"(exit code {child.exitcode}).")
+    if message[0] == "error":
+        receiving.close()
+        Preparation(child).stop()
+        raise SrdashError(message[1])
+    thread = threading.Thread(target=lambda: (relay(), receiving.close()), name="srdash-preparation-says",
+                              daemon=True)
+    thread.start()
+    return competition_from_json(message[1]), Preparation(child, thread)

@@ -48,31 +48,24 @@ def serve(competition, view, port, preheat, visitors, cull_idle, kernels, ip, pr
     `srdash score`: the leaderboard and its verdict fingerprint are the same.
     """
     from srdash.apps import server as app
-    from srdash.judging.competition import load_competition
 
     with fail_cleanly():
-        if competition is None:
-            from srdash.demo.competition import cached_demo
+        _refuse_submissions(competition, view)
+        # Checked (a bad file is reported here, and no server starts), then prepared once for every visitor
+        # while Voilà starts, in a child process: this one supervises Voilà until Ctrl-C and stays small.
+        competition, preparation = app.check_then_prepare(
+            competition, prepare=not print_command, announce=lambda text: click.echo(text, err=True))
+        try:
+            _refuse_submissions(competition, view)
+            env = app.app_environment(competition=competition)
+            serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env, port=port,
+                           ip=ip, preheat=(visitors or app.default_visitors()) if preheat else 0,
+                           cull_idle=cull_idle, print_command=print_command, kernels=kernels)
+        finally:
+            preparation.stop()
 
-            competition = load_competition(cached_demo()["competition"])
-            click.echo(f"No INPUT: the built-in demo competition ({competition.source}).", err=True)
-        if competition.rules.rule_kind.judges_submissions and view != "sensitivity":
-            raise click.UsageError(f"The rules '{competition.rules.name}' score submissions with weighted "
-                                   "meta-scores; open them with --view sensitivity.")
-        from srdash.judging.pipeline import check_competition
 
-        results = check_competition(competition)
-        if results is not None:
-            click.echo(f"{', '.join(map(str, competition.results))}: {len(results.table)} runs of "
-                       f"{results.table['method'].nunique()} methods on {results.table['dataset'].nunique()} "
-                       "datasets.", err=True)
-        env = app.app_environment(competition=competition)
-
-        def prepare() -> None:  # once Voilà is starting: the two then share the cores
-            click.echo(f"Preparing the competition once for every visitor ({competition.simplification.jobs} "
-                       "worker processes for the models; --jobs to change)...", err=True)
-            app.prepare_for_visitors(competition, announce=lambda text: click.echo(text, err=True))
-
-        serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env, port=port, ip=ip,
-                       preheat=(visitors or app.default_visitors()) if preheat else 0,
-                       cull_idle=cull_idle, print_command=print_command, started=prepare, kernels=kernels)
+def _refuse_submissions(competition, view) -> None:
+    if competition is not None and competition.rules.rule_kind.judges_submissions and view != "sensitivity":
+        raise click.UsageError(f"The rules '{competition.rules.name}' score submissions with weighted "
+                               "meta-scores; open them with --view sensitivity.")

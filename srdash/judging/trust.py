@@ -66,12 +66,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from srdash.errors import Problem, RulesError, SrdashError, ValidationError
 from srdash.judging.rules import Rules, load_rules
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from srdash.judging.ranking import Verdict
 
 __all__ = [
@@ -695,11 +696,15 @@ class TrustStore:
 
     def events(self) -> pd.DataFrame:
         """Review events (imports, unblinding): columns id, at, judge, action, detail."""
+        import pandas as pd
+
         rows = self._connection.execute("SELECT id, at, judge, action, detail FROM events ORDER BY id").fetchall()
         return pd.DataFrame(rows, columns=["id", "at", "judge", "action", "detail"])
 
     def _select(self, table: str, columns: list[str], judge, dataset, *, order: str,
                 value: str = "value") -> pd.DataFrame:
+        import pandas as pd
+
         where, parameters = [], []
         for column, wanted in (("judge", judge), ("dataset", dataset)):
             if wanted is not None:
@@ -833,6 +838,8 @@ class TrustStore:
 
     def jury_scores(self, *, judge: str | None = None, dataset: str | None = None) -> pd.DataFrame:
         """The current rubric scores (columns judge, dataset, method, criterion, score, updated_at)."""
+        import pandas as pd
+
         columns = ["judge", "dataset", "method", "criterion", "score", "updated_at"]
         if "jury_scores" in self._missing_tables:
             return pd.DataFrame(columns=columns).astype({"score": float})
@@ -842,6 +849,8 @@ class TrustStore:
 
     def jury_history(self) -> pd.DataFrame:
         """Every rubric score ever given, oldest first."""
+        import pandas as pd
+
         columns = ["id", "judge", "dataset", "method", "criterion", "score", "changed_at", "source"]
         if "jury_history" in self._missing_tables:
             return pd.DataFrame(columns=columns)
@@ -1169,6 +1178,8 @@ def ranks_from_ratings(ratings: Sequence[float], *, method: str = "average") -> 
     ...
     srdash.errors.SrdashError: Every model needs a rating to be ranked; 1 of 2 have none.
     """
+    import pandas as pd
+
     _one_of("method", method, ("average", "min", "max", "dense"))
     values = pd.to_numeric(pd.Series(list(ratings), dtype=object), errors="coerce").astype(float)
     if values.isna().any():
@@ -1208,6 +1219,8 @@ def entry_problems(values: Mapping[str, float | None], *, kind: str, strict: boo
     >>> entry_problems({"a": 4, "b": 2}, kind="rating")
     {}
     """
+    import pandas as pd
+
     labels = labels or {}
     noun = "rank" if kind == "rank" else "rating"
     given = {m: v for m, v in values.items() if v is not None and not pd.isna(v)}
@@ -1304,6 +1317,8 @@ class TrustSummary:
 
 
 def _models_frame(models, entries: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     if models is None:
         return entries[["dataset", "method"]].drop_duplicates()
     if isinstance(models, pd.DataFrame):
@@ -1334,6 +1349,7 @@ def trust_summary(entries: pd.DataFrame, models=None, *, settings: ReviewSetting
     Two judges, three models; bob swaps the first two. Rank sums 3, 3, 6 (mean
     4), S = 1 + 1 + 4 = 6, W = 12 * 6 / (2**2 * (3**3 - 3)) = 0.75:
 
+    >>> import pandas as pd
     >>> entries = pd.DataFrame({"judge": ["ann"] * 3 + ["bob"] * 3, "dataset": "d",
     ...                         "method": ["a", "b", "c"] * 2, "kind": "rank",
     ...                         "value": [1.0, 2.0, 3.0, 2.0, 1.0, 3.0]})
@@ -1350,6 +1366,8 @@ def trust_summary(entries: pd.DataFrame, models=None, *, settings: ReviewSetting
     0       d      a  ann 1, bob 2     1.0
     1       d      b  ann 2, bob 1     1.0
     """
+    import pandas as pd
+
     settings = settings or ReviewSettings()
     models = _models_frame(models, entries).sort_values(["dataset", "method"], ignore_index=True)
     reviewed = {d: list(g["method"]) for d, g in models.groupby("dataset", sort=True)}
@@ -1413,6 +1431,7 @@ def realworld_table(representatives: pd.DataFrame, summary: TrustSummary) -> pd.
 
     Examples
     --------
+    >>> import pandas as pd
     >>> reps = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.8]})
     >>> entries = pd.DataFrame({"judge": "ann", "dataset": "d", "method": ["a", "b"],
     ...                         "kind": "rating", "value": [2.0, 4.0]})
@@ -1452,6 +1471,7 @@ def realworld_verdict(runs: pd.DataFrame, entries: pd.DataFrame, rules: str | Ru
 
     Examples
     --------
+    >>> import pandas as pd
     >>> runs = pd.DataFrame({"method": ["a", "a", "a", "b"], "dataset": "d", "run": [0, 1, 2, 0],
     ...                      "r2_test": [0.9, 0.7, 0.8, 0.8], "simplicity": -1.0})
     >>> entries = pd.DataFrame({"judge": "ann", "dataset": "d", "method": ["a", "b"],
