@@ -233,6 +233,13 @@ def app_environment(*, competition=None, predictions: Mapping[str, object] | Non
     return env
 
 
+#: What Voilà and its kernels get unless the environment says otherwise: pyarrow allocates with the system's
+#: malloc instead of its default, jemalloc. A forked dashboard kernel that reads its prepared competition (a
+#: few hundred rows of Parquet) and builds its page then holds about 25 MB less of its own memory (61 -> 35
+#: MB measured on the demo; ten visitors and two waiting kernels: 12 kernels).
+KERNEL_ENVIRONMENT = {"ARROW_DEFAULT_MEMORY_POOL": "system"}
+
+
 def template_environment(env: Mapping[str, str]) -> dict[str, str]:
     """``env`` with srdash's Voilà template on ``JUPYTER_PATH`` (first), for a command from :func:`voila_command`.
 
@@ -331,6 +338,7 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
     int
         0 after Ctrl-C / SIGTERM, else Voilà's exit code.
     """
+    env = {**KERNEL_ENVIRONMENT, **env}
     zygote = None
     if kernels == "fork":
         from srdash.apps.forkserver import PRELOAD, KernelZygote
@@ -544,7 +552,11 @@ def check_then_prepare(competition, *, prepare: bool = True, announce=print,
         receiving.close()
         Preparation(child).stop()
         raise SrdashError(message[1])
-    thread = threading.Thread(target=lambda: (relay(), receiving.close()), name="srdash-preparation-says",
-                              daemon=True)
+    def relay_to_the_end() -> None:
+        relay()
+        receiving.close()
+        child.join()  # reaped: no process left behind in the server's tree
+
+    thread = threading.Thread(target=relay_to_the_end, name="srdash-preparation-says", daemon=True)
     thread.start()
     return competition_from_json(message[1]), Preparation(child, thread)
