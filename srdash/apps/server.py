@@ -39,8 +39,8 @@ __all__ = [
     "app_environment",
     "wait_until_ready",
     "serve_dashboard",
-    "prepare_for_visitors",
     "check_then_prepare",
+    "in_a_child",
     "default_visitors",
     "TEMPLATE",
     "template_environment",
@@ -375,27 +375,15 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
             zygote.stop()
 
 
-def prepare_for_visitors(competition, *, announce=print, every: float = 10.0):
-    """Prepare ``competition`` once, in a thread of this process, while Voilà starts; the thread.
+def _prepare_once(competition, announce, every: float) -> None:
+    """Prepare ``competition`` once for every visitor, announcing progress every ``every`` seconds and the end.
 
     The prepared competition is kept whole in srdash's cache
     (:mod:`srdash.judging.snapshot`): every visitor's kernel then reads it
     instead of preparing it again, and a kernel that starts while this runs
-    waits for it (the preparation lock). What it does is announced, with the
-    models done every ``every`` seconds. An error is announced too; the
-    dashboard then reports it in its own log as well. :func:`check_then_prepare`
-    does the same in a child process.
+    waits for it (the preparation lock). An error is announced too; the
+    dashboard then reports it in its own log as well.
     """
-    import threading
-
-    thread = threading.Thread(target=_prepare_once, args=(competition, announce, every),
-                              name="srdash-prepare-for-visitors", daemon=True)
-    thread.start()
-    return thread
-
-
-def _prepare_once(competition, announce, every: float) -> None:
-    """Prepare ``competition`` (kept in srdash's cache), announcing progress every ``every`` seconds and the end."""
     from srdash.judging.pipeline import prepare_competition
 
     started = last = time.monotonic()
@@ -439,8 +427,8 @@ def _checked(competition, announce, prepare: bool):
     return competition
 
 
-def _check_then_prepare_child(connection, competition, prepare: bool, every: float, parent: int) -> None:
-    """The child of :func:`check_then_prepare`: check, then prepare; everything it says goes through ``connection``."""
+def _child(connection, first, then, parent: int) -> None:
+    """The child of :func:`in_a_child`: everything it says, its result or its error go through ``connection``."""
     import traceback
 
     _die_with(parent)()
@@ -449,27 +437,27 @@ def _check_then_prepare_child(connection, competition, prepare: bool, every: flo
         connection.send(("say", text))
 
     try:
-        competition = _checked(competition, say, prepare)
+        result = first(say)
     except SrdashError as error:
         connection.send(("error", str(error)))
         return
-    except BaseException:  # noqa: BLE001 - a bug: its traceback goes to the terminal, the parent stops cleanly
-        traceback.print_exc()
-        connection.send(("error", "The competition could not be checked: srdash failed (the traceback is above)."))
+    except BaseException:  # noqa: BLE001 - a bug: its traceback is announced, the parent stops cleanly
+        connection.send(("say", traceback.format_exc().rstrip()))
+        connection.send(("error", "srdash failed while checking its inputs (the traceback is above)."))
         return
-    connection.send(("checked", competition.to_json()))
-    if prepare:
-        _prepare_once(competition, say, every)
+    connection.send(("result", result))
+    if then is not None:
+        then(say)
 
 
 class Preparation:
-    """The preparation :func:`check_then_prepare` left running: :meth:`wait` for it, or :meth:`stop` it."""
+    """What :func:`in_a_child` left running: :meth:`wait` for it, or :meth:`stop` it."""
 
     def __init__(self, process=None, thread=None):
         self._process, self._thread = process, thread
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Whether the preparation has ended (waiting up to ``timeout`` seconds)."""
+        """Whether it has ended (waiting up to ``timeout`` seconds)."""
         if self._process is not None:
             self._process.join(timeout)
             if self._process.is_alive():
@@ -480,56 +468,55 @@ class Preparation:
         return True
 
     def stop(self) -> None:
-        """End the preparation if it still runs (the server stops); what it said is all printed."""
+        """End it if it still runs (the server stops); what it said is all printed."""
         if self._process is not None and self._process.is_alive():
             self._process.terminate()
         self.wait(5)
 
 
-def check_then_prepare(competition, *, prepare: bool = True, announce=print,
-                       every: float = 10.0) -> tuple[Any, Preparation]:
-    """Check ``competition`` (None: the built-in demo), then prepare it once for every visitor.
+def in_a_child(first, then=None, *, announce=print) -> tuple[Any, Preparation]:
+    """``first(say)`` in a child process forked from this one, its result returned here; then ``then(say)`` there.
 
-    Both run in a child process forked from this one, where the system has
-    ``fork``: the process that then supervises Voilà for the server's whole life
-    never imports pandas or sympy and never holds the prepared competition
-    (about 100 MB it would keep until Ctrl-C, measured in ``benchmarks/visitors.py``).
-    The check's outcome comes back before this returns, so a bad file is
-    reported here and no server starts; the preparation goes on in the child
-    while Voilà starts (as :func:`prepare_for_visitors`). What the child finds
-    (the demo, the results' size) and the preparation's progress are announced
-    here, in this process (``announce``). Without ``fork`` the check runs here
-    and the preparation in a thread.
+    For the work a long-lived process does once, at its start, with libraries it
+    does not need afterwards: ``srdash serve`` and ``srdash review`` check their
+    inputs this way, so the process that supervises Voilà for the server's whole
+    life never imports pandas or sympy (about 100 MB it would hold until Ctrl-C).
+    What the child says (``say(text)``) is announced here (``announce``), in order.
+    Where the system has no ``fork``, both run here (``then`` in a thread).
+
+    Parameters
+    ----------
+    first : callable
+        ``first(say)``: its result (picklable) is returned. A :class:`SrdashError` it raises is raised
+        here with its message; any other error prints its traceback and raises a :class:`SrdashError`.
+    then : callable, optional
+        ``then(say)``, run in the child once ``first`` has returned (while this process goes on).
 
     Returns
     -------
-    (Competition, Preparation)
-        The competition (the demo's when None was given) and the preparation
-        still running.
-
-    Raises
-    ------
-    SrdashError
-        What the check found wrong (the message :func:`~srdash.judging.pipeline.check_competition` gives).
+    (object, Preparation)
+        ``first``'s result, and ``then`` still running.
     """
     if not hasattr(os, "fork"):
-        competition = _checked(competition, announce, prepare)
-        thread = prepare_for_visitors(competition, announce=announce, every=every) if prepare else None
-        return competition, Preparation(thread=thread)
+        import threading
+
+        result = first(announce)
+        thread = None
+        if then is not None:
+            thread = threading.Thread(target=then, args=(announce,), name="srdash-in-a-child", daemon=True)
+            thread.start()
+        return result, Preparation(thread=thread)
     import multiprocessing
     import threading
 
-    from srdash.judging.competition import competition_from_json
-
     context = multiprocessing.get_context("fork")
     receiving, sending = context.Pipe(duplex=False)
-    # Not a daemon: the preparation may start worker processes, which a daemonic process may not.
-    child = context.Process(target=_check_then_prepare_child, name="srdash-check-and-prepare",
-                            args=(sending, competition, prepare, every, os.getpid()))
+    # Not a daemon: ``then`` may start worker processes, which a daemonic process may not.
+    child = context.Process(target=_child, name="srdash-in-a-child", args=(sending, first, then, os.getpid()))
     child.start()
     sending.close()
 
-    def relay() -> tuple | None:  # what the child says, until it has checked (returned) or ends (None)
+    def relay() -> tuple | None:  # what the child says, until its result or error (returned) or its end (None)
         while True:
             try:
                 message = receiving.recv()
@@ -546,17 +533,54 @@ def check_then_prepare(competition, *, prepare: bool = True, announce=print,
         raise
     if message is None:
         child.join(5)
-        message = ("error", f"The competition could not be checked: srdash's checking process ended "
-                            f"(exit code {child.exitcode}).")
+        message = ("error", f"srdash's checking process ended (exit code {child.exitcode}).")
     if message[0] == "error":
         receiving.close()
         Preparation(child).stop()
         raise SrdashError(message[1])
+
     def relay_to_the_end() -> None:
         relay()
         receiving.close()
         child.join()  # reaped: no process left behind in the server's tree
 
-    thread = threading.Thread(target=relay_to_the_end, name="srdash-preparation-says", daemon=True)
+    thread = threading.Thread(target=relay_to_the_end, name="srdash-child-says", daemon=True)
     thread.start()
-    return competition_from_json(message[1]), Preparation(child, thread)
+    return message[1], Preparation(child, thread)
+
+
+def check_then_prepare(competition, *, prepare: bool = True, announce=print,
+                       every: float = 10.0) -> tuple[Any, Preparation]:
+    """Check ``competition`` (None: the built-in demo), then prepare it once for every visitor, in a child process.
+
+    The child is forked from this one (:func:`in_a_child`): the process that
+    then supervises Voilà never imports pandas or sympy and never holds the
+    prepared competition. The check's outcome comes back before this returns,
+    so a bad file is reported here and no server starts; the preparation goes
+    on in the child while Voilà starts. What
+    the child finds (the demo, the results' size) and the preparation's
+    progress are announced here (``announce``).
+
+    Returns
+    -------
+    (Competition, Preparation)
+        The competition (the demo's when None was given) and the preparation still running.
+
+    Raises
+    ------
+    SrdashError
+        What the check found wrong (the message :func:`~srdash.judging.pipeline.check_competition` gives).
+    """
+    from srdash.judging.competition import competition_from_json
+
+    checked = []
+
+    def check(say) -> str:
+        checked.append(_checked(competition, say, prepare))
+        return checked[0].to_json()
+
+    def then(say) -> None:
+        _prepare_once(checked[0], say, every)
+
+    text, preparation = in_a_child(check, then if prepare else None, announce=announce)
+    return competition_from_json(text), preparation

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -34,7 +35,7 @@ def _check_rules(ctx, param, value):
     return rules_reference(ctx, param, value)
 
 
-def _review_competition(path: Path, *, rules: str, store_path, datasets_path):
+def _review_competition(path: Path, *, rules: str, store_path, datasets_path, say):
     """The competition of ``srdash review competition.toml``: its real-world track says the store, the rules
     and the datasets under review; the qualification stage says the methods."""
     from srdash.judging.competition import load_competition
@@ -51,10 +52,45 @@ def _review_competition(path: Path, *, rules: str, store_path, datasets_path):
                                f"{', '.join(clashing)} would. Change the competition file instead.")
     results = results_under_review(competition)
     table = results.table
-    click.echo(f"{path}: {table['method'].nunique()} methods under review "
-               f"({', '.join(sorted(table['method'].astype(str).unique()))}) on {table['dataset'].nunique()} "
-               "datasets.", err=True)
+    say(f"{path}: {table['method'].nunique()} methods under review "
+        f"({', '.join(sorted(table['method'].astype(str).unique()))}) on {table['dataset'].nunique()} datasets.")
     return competition, competition.realworld.store
+
+
+def _checked_inputs(input_path, say, *, rules: str, store_path, datasets_path) -> dict:
+    """What the review reads, checked (run by :func:`srdash.apps.server.in_a_child`): the input (the demo's
+    competition file without INPUT), its competition, the trust store, its rules, entries and keys."""
+    from srdash.judging.competition import is_competition_file
+    from srdash.judging.trust import TrustStore, default_store_path
+
+    competition = None
+    try:
+        if input_path is None:  # the built-in demo competition's real-world track, with its own trust store
+            from srdash.demo.competition import cached_demo
+
+            input_path = cached_demo()["competition"]
+            say(f"No INPUT: the real-world track of the built-in demo competition ({input_path}).")
+        if is_competition_file(input_path):
+            competition, store_path = _review_competition(input_path, rules=rules, store_path=store_path,
+                                                          datasets_path=datasets_path, say=say)
+            rules = competition.realworld.rules.source.removeprefix("preset:")
+        else:
+            from srdash.io.loading import load_results
+
+            results = load_results(input_path, datasets=datasets_path)
+            say(f"{input_path}: {len(results.table)} runs of {results.table['method'].nunique()} "
+                f"methods on {results.table['dataset'].nunique()} datasets.")
+    except click.UsageError as error:
+        return {"usage": error.message}
+    # An explicit --store must exist (a mistyped path never becomes a new, empty store); the
+    # default store is created on first use.
+    create = store_path is None
+    store_path = store_path or default_store_path()
+    with TrustStore(store_path, create=create) as store:  # checked now, so a bad file is reported here
+        entries = len(store.entries())
+        keys = store.keys_issued
+    return {"input": str(input_path), "competition": None if competition is None else competition.to_json(),
+            "store": str(store_path), "rules": rules, "entries": entries, "keys": keys}
 
 
 def review_environment(*, judge: str, store: Path, rules: str, input_path: Path | None = None,
@@ -147,41 +183,25 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     you press Ctrl-C.
     """
     from srdash.apps import server as app
-    from srdash.judging.trust import TrustStore, default_store_path
 
     if ip not in _LOCAL_ADDRESSES and not token:
         raise click.UsageError(f"Serving on {ip} lets other machines open the review: give a secret with "
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
-    competition = None
     with fail_cleanly():
-        from srdash.judging.competition import is_competition_file
+        # The inputs are read and checked in a child process (a bad file is reported here, and no server
+        # starts): this process supervises Voilà until Ctrl-C and never imports pandas or sympy.
+        found, _ = app.in_a_child(functools.partial(_checked_inputs, input_path, rules=rules, store_path=store_path,
+                                                    datasets_path=datasets_path),
+                                  announce=lambda text: click.echo(text, err=True))
+        if "usage" in found:
+            raise click.UsageError(found["usage"])
+        competition = None
+        if found["competition"] is not None:
+            from srdash.judging.competition import competition_from_json
 
-        if input_path is None:  # the built-in demo competition's real-world track, with its own trust store
-            from srdash.demo.competition import cached_demo
-
-            input_path = cached_demo()["competition"]
-            click.echo(f"No INPUT: the real-world track of the built-in demo competition ({input_path}).",
-                       err=True)
-
-        if input_path is not None and is_competition_file(input_path):
-            competition, store_path = _review_competition(input_path, rules=rules, store_path=store_path,
-                                                          datasets_path=datasets_path)
-            rules = competition.realworld.rules.source.removeprefix("preset:")
-        elif input_path is not None:
-            from srdash.io.loading import load_results
-
-            results = load_results(input_path, datasets=datasets_path)
-            click.echo(f"{input_path}: {len(results.table)} runs of {results.table['method'].nunique()} "
-                       f"methods on {results.table['dataset'].nunique()} datasets.", err=True)
-        elif datasets_path is not None:
-            raise click.UsageError("--datasets only applies to an INPUT; the demo has its own feature names.")
-        # An explicit --store must exist (a mistyped path never becomes a new, empty store); the
-        # default store is created on first use.
-        create = store_path is None
-        store_path = store_path or default_store_path()
-        with TrustStore(store_path, create=create) as store:  # checked now, so a bad file is reported here
-            entries = len(store.entries())
-            keys = store.keys_issued
+            competition = competition_from_json(found["competition"])
+        input_path, store_path, rules = Path(found["input"]), Path(found["store"]), found["rules"]
+        entries, keys = found["entries"], found["keys"]
         click.echo(f"Trust store: {Path(store_path).resolve()} ({entries} entries)")
         if not keys and not (judge or "").strip():
             raise click.UsageError("Missing option '--judge' (or issue personal access keys with "

@@ -270,6 +270,11 @@ _MAX_DIGITS = 10_000
 # about n**2/2 term operations for an n-term chain. Past this budget a model is
 # refused (products) or its remaining sums are built in one go (see _sum).
 _MAX_CHAIN_WORK = 50_000  # about 0.15 s of left-to-right products (316 factors)
+# Integer powers of a non-number: sympy's assumptions and polynomial algorithms turn x**k, and exp(a + k)
+# (E**k * E**a), into dense polynomials of degree k. cosh(tanh(x1**509477 + 1) + 1) took 10 s of CPU in
+# cosh's own evaluation (is its argument zero? a gcd of degree 509,477); a degree of 1,000 costs
+# milliseconds. e**1000 and x**1000 are beyond float64 for most inputs anyway.
+_MAX_INTEGER_POWER = 1_000
 
 _NUMBER_KEY = object()
 
@@ -589,6 +594,7 @@ class _Builder:
                 result = tuple(values[len(values) - count:])
                 del values[len(values) - count:]
             _check_number(result)
+            _check_powers(result)
             values.append(result)
         (expression,) = values
         if isinstance(expression, tuple):
@@ -702,6 +708,34 @@ def _operand(value, *, number: bool = False):
         raise ModelRejected(f"'{_short(value)}' is a condition, not a number; conditions are only allowed "
                             f"inside Piecewise, ITE, And, Or and Not.")
     return value
+
+
+def _integer_powers(expression):
+    """``(power, k)``: the integer degrees sympy's polynomial algorithms would give ``expression`` itself.
+
+    ``x**(k/q)`` has degree ``k`` (in ``x**(1/q)``); ``exp(c*a + k)`` degree ``c`` and ``k`` (in ``E**a`` and ``E``).
+    """
+    if expression.is_Pow and expression.exp.is_Rational and not expression.base.is_Number:
+        yield expression, expression.exp.p
+    elif isinstance(expression, sympy.exp):
+        for term in sympy.Add.make_args(expression.args[0]):
+            coefficient = term.as_coeff_Mul()[0]
+            if coefficient.is_Rational:
+                yield expression, coefficient.p
+
+
+def _check_powers(value) -> None:
+    """Refuse a built node, or one of its arguments (a product combines its factors' powers into new
+    ones), whose integer degree exceeds :data:`_MAX_INTEGER_POWER`, before sympy computes with it."""
+    if not isinstance(value, sympy.Expr):
+        return
+    for node in (value, *value.args):
+        for power, degree in _integer_powers(node):
+            if abs(degree) > _MAX_INTEGER_POWER:
+                raise ModelRejected(
+                    f"The model has {_short(power)}, an integer power of {abs(degree):,} (written out, or from a "
+                    f"whole number in an exponent); the limit is {_MAX_INTEGER_POWER:,}: sympy would compute with "
+                    f"polynomials of that degree.")
 
 
 def _check_number(value) -> None:
