@@ -39,6 +39,8 @@ def served(monkeypatch):
         return 0
 
     monkeypatch.setattr(app, "serve_dashboard", fake_serve)
+    # the kernels' zygote, started while the competition is checked: not started here
+    monkeypatch.setattr(app, "start_zygote", lambda env, *, kernels, preload=None: None)
     return calls
 
 
@@ -572,3 +574,32 @@ def test_voila_and_its_kernels_allocate_arrow_memory_with_the_system_malloc(monk
     done = subprocess.run([sys.executable, "-c", "import pyarrow; print(pyarrow.default_memory_pool().backend_name)"],
                           env={**os.environ, **app.KERNEL_ENVIRONMENT}, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "system", done.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_bad_file_stops_srdash_serve_and_the_zygote_started_while_it_was_checked(tmp_path):
+    # The kernels' zygote starts while a child process checks the competition (its imports overlap the check);
+    # a bad file is reported with its row and column, the exit code is 1, and nothing is left running.
+    import subprocess
+
+    bad = tmp_path / "results.csv"
+    bad.write_text("method,dataset,run,r2_test,components\na,d1,0,zz,3\n")
+    marker = str(tmp_path / "cache")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
+    environment.update({"SRDASH_CACHE_DIR": marker, "PYTHONPATH": str(REPO)})
+    serve = subprocess.Popen([sys.executable, "-m", "srdash", "serve", str(bad), "--port", str(app.free_port()),
+                              "--kernels", "fork"], env=environment, cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    seen: dict[int, str] = {}
+    deadline = time.monotonic() + 120
+    while serve.poll() is None and time.monotonic() < deadline:
+        seen.update({pid: _command_line(pid) for pid in _descendants(serve.pid)})
+        time.sleep(0.05)
+    out, err = serve.communicate(timeout=60)
+    assert serve.returncode == 1, out + err
+    assert "bad.csv" not in err and f"{bad}, row 1, column 'r2_test': 'zz' is not a number" in err
+    assert len(seen) >= 2, seen  # the checking child, and the zygote started meanwhile
+    time.sleep(0.5)
+    left = [pid for pid in seen if _alive(pid) and marker in Path(f"/proc/{pid}/environ").read_bytes().decode(
+        errors="replace")]
+    assert left == [], [_command_line(pid) for pid in left]

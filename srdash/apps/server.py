@@ -41,6 +41,7 @@ __all__ = [
     "serve_dashboard",
     "check_then_prepare",
     "in_a_child",
+    "start_zygote",
     "default_visitors",
     "TEMPLATE",
     "template_environment",
@@ -309,9 +310,27 @@ def _stop(process: subprocess.Popen, *, grace: float = 15.0) -> int:
     return process.returncode
 
 
+def start_zygote(env: Mapping[str, str], *, kernels: str = "fork", preload: Sequence[str] | None = None):
+    """The kernels' zygote (:class:`srdash.apps.forkserver.KernelZygote`) for ``kernels="fork"``; None for "spawn".
+
+    ``env`` is the app's environment (what :func:`serve_dashboard` gets; Voilà's
+    kernels get :data:`KERNEL_ENVIRONMENT` too); ``preload`` the modules it
+    imports (default :data:`srdash.apps.forkserver.PRELOAD`). It dies with this
+    process; stop it after Voilà.
+    """
+    if kernels == "spawn":
+        return None
+    if kernels != "fork":
+        raise ValueError(f"The 'kernels' option must be one of 'fork', 'spawn'. Got {kernels!r}.")
+    from srdash.apps.forkserver import PRELOAD, KernelZygote
+
+    return KernelZygote({**KERNEL_ENVIRONMENT, **env}, preload=PRELOAD if preload is None else preload,
+                        preexec_fn=_die_with(os.getpid()))
+
+
 def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
                     ready_timeout: float = 120.0, kernels: str = "spawn",
-                    preload: Sequence[str] | None = None) -> int:
+                    preload: Sequence[str] | None = None, zygote=None) -> int:
     """Run Voilà until it stops or this process gets Ctrl-C or SIGTERM.
 
     Parameters
@@ -332,6 +351,10 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
     preload : sequence of str, optional
         The modules the kernels' zygote imports (default
         :data:`srdash.apps.forkserver.PRELOAD`, the dashboard's).
+    zygote : KernelZygote, optional
+        One already started (:func:`start_zygote`, so that its imports overlap
+        what comes before Voilà): used instead of ``kernels`` and ``preload``, and
+        stopped after Voilà all the same.
 
     Returns
     -------
@@ -339,15 +362,10 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         0 after Ctrl-C / SIGTERM, else Voilà's exit code.
     """
     env = {**KERNEL_ENVIRONMENT, **env}
-    zygote = None
-    if kernels == "fork":
-        from srdash.apps.forkserver import PRELOAD, KernelZygote
-
-        zygote = KernelZygote(env, preload=PRELOAD if preload is None else preload,
-                              preexec_fn=_die_with(os.getpid()))
+    if zygote is None:
+        zygote = start_zygote(env, kernels=kernels, preload=preload)
+    if zygote is not None:
         env = zygote.environment(env)
-    elif kernels != "spawn":
-        raise ValueError(f"The 'kernels' option must be one of 'fork', 'spawn'. Got {kernels!r}.")
     try:
         process = subprocess.Popen(list(command), env=template_environment(env), preexec_fn=_die_with(os.getpid()))
     except BaseException:
@@ -474,7 +492,7 @@ class Preparation:
         self.wait(5)
 
 
-def in_a_child(first, then=None, *, announce=print) -> tuple[Any, Preparation]:
+def in_a_child(first, then=None, *, announce=print, meanwhile=None) -> tuple[Any, Preparation]:
     """``first(say)`` in a child process forked from this one, its result returned here; then ``then(say)`` there.
 
     For the work a long-lived process does once, at its start, with libraries it
@@ -491,6 +509,9 @@ def in_a_child(first, then=None, *, announce=print) -> tuple[Any, Preparation]:
         here with its message; any other error prints its traceback and raises a :class:`SrdashError`.
     then : callable, optional
         ``then(say)``, run in the child once ``first`` has returned (while this process goes on).
+    meanwhile : callable, optional
+        Called here once the child has started, while it works on ``first`` (e.g. starting the kernels'
+        zygote, whose imports then overlap the child's check).
 
     Returns
     -------
@@ -500,6 +521,8 @@ def in_a_child(first, then=None, *, announce=print) -> tuple[Any, Preparation]:
     if not hasattr(os, "fork"):
         import threading
 
+        if meanwhile is not None:
+            meanwhile()
         result = first(announce)
         thread = None
         if then is not None:
@@ -527,6 +550,8 @@ def in_a_child(first, then=None, *, announce=print) -> tuple[Any, Preparation]:
             announce(message[1])
 
     try:
+        if meanwhile is not None:
+            meanwhile()
         message = relay()
     except BaseException:
         child.terminate()
@@ -549,8 +574,8 @@ def in_a_child(first, then=None, *, announce=print) -> tuple[Any, Preparation]:
     return message[1], Preparation(child, thread)
 
 
-def check_then_prepare(competition, *, prepare: bool = True, announce=print,
-                       every: float = 10.0) -> tuple[Any, Preparation]:
+def check_then_prepare(competition, *, prepare: bool = True, announce=print, every: float = 10.0,
+                       meanwhile=None) -> tuple[Any, Preparation]:
     """Check ``competition`` (None: the built-in demo), then prepare it once for every visitor, in a child process.
 
     The child is forked from this one (:func:`in_a_child`): the process that
@@ -559,7 +584,7 @@ def check_then_prepare(competition, *, prepare: bool = True, announce=print,
     so a bad file is reported here and no server starts; the preparation goes
     on in the child while Voilà starts. What
     the child finds (the demo, the results' size) and the preparation's
-    progress are announced here (``announce``).
+    progress are announced here (``announce``). ``meanwhile``: see :func:`in_a_child`.
 
     Returns
     -------
@@ -582,5 +607,5 @@ def check_then_prepare(competition, *, prepare: bool = True, announce=print,
     def then(say) -> None:
         _prepare_once(checked[0], say, every)
 
-    text, preparation = in_a_child(check, then if prepare else None, announce=announce)
+    text, preparation = in_a_child(check, then if prepare else None, announce=announce, meanwhile=meanwhile)
     return competition_from_json(text), preparation

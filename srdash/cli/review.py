@@ -187,12 +187,32 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     if ip not in _LOCAL_ADDRESSES and not token:
         raise click.UsageError(f"Serving on {ip} lets other machines open the review: give a secret with "
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
+    zygotes = []
+
+    def start_kernels() -> None:  # while the child checks the inputs: the zygote's imports (sympy) overlap it
+        if not print_command:
+            base = {k: v for k, v in os.environ.items() if k not in ENVIRONMENT and k != "SRDASH_TOKEN"}
+            zygotes.append(app.start_zygote(base, kernels=kernels, preload=REVIEW_PRELOAD))
+
+    try:
+        return _review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port,
+                       ip, token, jobs, kernels, print_command, start_kernels, zygotes)
+    finally:
+        for zygote in zygotes:
+            if zygote is not None:
+                zygote.stop()
+
+
+def _review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port, ip,
+            token, jobs, kernels, print_command, start_kernels, zygotes):
+    from srdash.apps import server as app
+
     with fail_cleanly():
         # The inputs are read and checked in a child process (a bad file is reported here, and no server
         # starts): this process supervises Voilà until Ctrl-C and never imports pandas or sympy.
         found, _ = app.in_a_child(functools.partial(_checked_inputs, input_path, rules=rules, store_path=store_path,
                                                     datasets_path=datasets_path),
-                                  announce=lambda text: click.echo(text, err=True))
+                                  announce=lambda text: click.echo(text, err=True), meanwhile=start_kernels)
         if "usage" in found:
             raise click.UsageError(found["usage"])
         competition = None
@@ -242,7 +262,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
         click.echo(f"Starting Voilà on {url} ...", err=True)
         try:
             code = app.serve_dashboard(command, env, url=url, announce=announce, kernels=kernels,
-                                       preload=REVIEW_PRELOAD)
+                                       preload=REVIEW_PRELOAD, zygote=zygotes[0] if zygotes else None)
         finally:
             if config_dir is not None:
                 shutil.rmtree(config_dir, ignore_errors=True)

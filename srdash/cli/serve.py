@@ -49,20 +49,33 @@ def serve(competition, view, port, preheat, visitors, cull_idle, kernels, ip, pr
     """
     from srdash.apps import server as app
 
+    zygotes = []
+
+    def start_kernels() -> None:  # while the child checks the competition: the zygote's imports overlap it
+        if not print_command:
+            zygotes.append(app.start_zygote(app.app_environment(), kernels=kernels))
+
     with fail_cleanly():
         _refuse_submissions(competition, view)
-        # Checked (a bad file is reported here, and no server starts), then prepared once for every visitor
-        # while Voilà starts, in a child process: this one supervises Voilà until Ctrl-C and stays small.
-        competition, preparation = app.check_then_prepare(
-            competition, prepare=not print_command, announce=lambda text: click.echo(text, err=True))
         try:
-            _refuse_submissions(competition, view)
-            env = app.app_environment(competition=competition)
-            serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env, port=port,
-                           ip=ip, preheat=(visitors or app.default_visitors()) if preheat else 0,
-                           cull_idle=cull_idle, print_command=print_command, kernels=kernels)
+            # Checked (a bad file is reported here, and no server starts), then prepared once for every visitor
+            # while Voilà starts, in a child process: this one supervises Voilà until Ctrl-C and stays small.
+            competition, preparation = app.check_then_prepare(
+                competition, prepare=not print_command, announce=lambda text: click.echo(text, err=True),
+                meanwhile=start_kernels)
+            try:
+                _refuse_submissions(competition, view)
+                env = app.app_environment(competition=competition)
+                serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env,
+                               port=port, ip=ip, preheat=(visitors or app.default_visitors()) if preheat else 0,
+                               cull_idle=cull_idle, print_command=print_command, kernels=kernels,
+                               zygote=zygotes[0] if zygotes else None)
+            finally:
+                preparation.stop()
         finally:
-            preparation.stop()
+            for zygote in zygotes:
+                if zygote is not None:
+                    zygote.stop()
 
 
 def _refuse_submissions(competition, view) -> None:
