@@ -31,10 +31,13 @@ def _own_cache(tmp_path, monkeypatch):
 
 @pytest.fixture
 def served(monkeypatch):
-    """Record what `srdash serve` would run instead of running it."""
+    """Record what `srdash serve` would run (once the check has passed, as Voilà is announced) instead of
+    running it."""
     calls = []
 
     def fake_serve(command, env, *, url, announce, **kwargs):
+        if kwargs.get("started") is not None:  # Voilà has started: wait for the check (an error stops it)
+            kwargs["started"]()
         calls.append({"command": list(command), "env": dict(env), "url": url, "kernels": kwargs.get("kernels", "spawn")})
         return 0
 
@@ -87,7 +90,8 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
 
     seen = {}
 
-    def voila_runs(command, env, *, url, announce, **kwargs):  # Voilà runs until the competition is prepared
+    def voila_runs(command, env, *, url, announce, started, **kwargs):  # Voilà runs until it is prepared
+        started()  # the check has passed
         competition = competition_from_json(env["SRDASH_COMPETITION"])
         deadline = time.monotonic() + 60
         while prepared_from_snapshot(competition) is None and time.monotonic() < deadline:
@@ -102,9 +106,10 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
     assert found is not None and list(found.prepared.runs["method"]) == ["a", "b"]
     assert "results.csv: 2 runs of 2 methods on 1 datasets." in result.output  # said by the child
     assert "Competition prepared for every visitor (2 runs" in result.output
-    # A fresh `srdash serve` process: up to Voilà's start it has imported neither pandas nor sympy.
+    # A fresh `srdash serve` process, once the competition is checked: it has imported neither pandas nor sympy.
     probe = ("import sys, time\nimport srdash.apps.server as app\n"
-             "def voila(command, env, **kwargs):\n"
+             "def voila(command, env, *, started, **kwargs):\n"
+             "    started()\n"
              "    print('HEAVY', sorted(m for m in ('pandas', 'numpy', 'sympy') if m in sys.modules))\n"
              "    return 0\n"
              "app.serve_dashboard = voila\n"
@@ -132,7 +137,15 @@ def test_the_demo_is_served_on_localhost(served):
     # kernels that have already opened the dashboard wait for the next visitors: one per core here
     assert "--preheat_kernel=True" in command
     assert f"--VoilaConfiguration.default_pool_size={app.default_visitors()}" in command
-    competition = competition_of(call)  # no input: the demo's competition file
+    # No INPUT: Voilà starts while the demo is checked, so its pages open the demo's competition file themselves
+    # (no SRDASH_COMPETITION: Dashboard.from_environment's demo), the file the child checked and prepared.
+    assert "SRDASH_COMPETITION" not in call["env"]
+    from srdash.demo.competition import cached_demo
+    from srdash.judging.competition import load_competition
+
+    source = cached_demo()["competition"]
+    assert f"No INPUT: the built-in demo competition ({source})." in result.output
+    competition = load_competition(source)
     assert competition.source.endswith("competition.toml") and competition.rules.name == "srbench2022"
     assert competition.qualification is not None and competition.descriptions is not None
     assert competition.simplification.timeout == 10.0

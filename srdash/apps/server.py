@@ -41,6 +41,7 @@ __all__ = [
     "serve_dashboard",
     "check_then_prepare",
     "in_a_child",
+    "start_in_a_child",
     "start_zygote",
     "default_visitors",
     "TEMPLATE",
@@ -330,7 +331,7 @@ def start_zygote(env: Mapping[str, str], *, kernels: str = "fork", preload: Sequ
 
 def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
                     ready_timeout: float = 120.0, kernels: str = "spawn",
-                    preload: Sequence[str] | None = None, zygote=None) -> int:
+                    preload: Sequence[str] | None = None, zygote=None, started=None) -> int:
     """Run Voilà until it stops or this process gets Ctrl-C or SIGTERM.
 
     Parameters
@@ -355,6 +356,10 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         One already started (:func:`start_zygote`, so that its imports overlap
         what comes before Voilà): used instead of ``kernels`` and ``preload``, and
         stopped after Voilà all the same.
+    started : callable, optional
+        Called once Voilà's process has started, before it is announced (e.g.
+        waiting for the check of what it serves, :meth:`Child.result`): an
+        error it raises stops Voilà and is raised here.
 
     Returns
     -------
@@ -378,6 +383,8 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
 
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
+        if started is not None:
+            started()
         wait_until_ready(url, timeout=ready_timeout, process=process)
         announce(f"srdash dashboard: {url}  (Ctrl-C to stop)")
         return process.wait()
@@ -468,136 +475,138 @@ def _child(connection, first, then, parent: int) -> None:
         then(say)
 
 
-class Preparation:
-    """What :func:`in_a_child` left running: :meth:`wait` for it, or :meth:`stop` it."""
+class Child:
+    """Work started in a child process by :func:`start_in_a_child`.
 
-    def __init__(self, process=None, thread=None):
-        self._process, self._thread = process, thread
+    :meth:`result` waits for what ``first`` returned (or raises its error);
+    :meth:`wait` and :meth:`stop` are for ``then``, which goes on after it.
+    """
+
+    def __init__(self, first, then=None, *, announce=print):
+        self._announce, self._outcome, self._thread = announce, None, None
+        self._process = self._receiving = None
+        if not hasattr(os, "fork"):  # here, now; ``then`` in a thread
+            import threading
+
+            try:
+                self._outcome = ("result", first(announce))
+            except SrdashError as error:
+                self._outcome = ("error", str(error))
+                return
+            if then is not None:
+                self._thread = threading.Thread(target=then, args=(announce,), name="srdash-child", daemon=True)
+                self._thread.start()
+            return
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self._receiving, sending = context.Pipe(duplex=False)
+        # Not a daemon: ``then`` may start worker processes, which a daemonic process may not.
+        self._process = context.Process(target=_child, name="srdash-child", args=(sending, first, then, os.getpid()))
+        self._process.start()
+        sending.close()
+
+    def _relay(self) -> tuple | None:
+        """What the child says, until its result or error (returned) or its end (None)."""
+        while True:
+            try:
+                message = self._receiving.recv()
+            except (EOFError, OSError):
+                return None
+            if message[0] != "say":
+                return message
+            self._announce(message[1])
+
+    def result(self):
+        """What ``first`` returned, once it has (what it said meanwhile is announced); its error raised here."""
+        if self._outcome is None:
+            import threading
+
+            message = self._relay()
+            if message is None:
+                self._process.join(5)
+                message = ("error", f"srdash's checking process ended (exit code {self._process.exitcode}).")
+            self._outcome = message
+            if message[0] == "error":
+                self._receiving.close()
+                self.stop()
+            else:
+                def relay_to_the_end() -> None:
+                    self._relay()
+                    self._receiving.close()
+                    self._process.join()  # reaped: no process left behind in the server's tree
+
+                self._thread = threading.Thread(target=relay_to_the_end, name="srdash-child-says", daemon=True)
+                self._thread.start()
+        if self._outcome[0] == "error":
+            raise SrdashError(self._outcome[1])
+        return self._outcome[1]
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Whether it has ended (waiting up to ``timeout`` seconds)."""
+        """Whether the child has ended (waiting up to ``timeout`` seconds)."""
         if self._process is not None:
             self._process.join(timeout)
             if self._process.is_alive():
                 return False
-        if self._thread is not None:  # the relay of what it says, or the preparing thread
+        if self._thread is not None:  # the relay of what it says, or ``then``'s thread
             self._thread.join(timeout)
             return not self._thread.is_alive()
         return True
 
     def stop(self) -> None:
-        """End it if it still runs (the server stops); what it said is all printed."""
+        """End the child if it still runs (the server stops); what it said is all printed."""
         if self._process is not None and self._process.is_alive():
             self._process.terminate()
         self.wait(5)
 
 
-def in_a_child(first, then=None, *, announce=print, meanwhile=None) -> tuple[Any, Preparation]:
-    """``first(say)`` in a child process forked from this one, its result returned here; then ``then(say)`` there.
+def start_in_a_child(first, then=None, *, announce=print) -> Child:
+    """Start ``first(say)`` in a child process forked from this one, then ``then(say)`` there.
 
     For the work a long-lived process does once, at its start, with libraries it
     does not need afterwards: ``srdash serve`` and ``srdash review`` check their
     inputs this way, so the process that supervises Voilà for the server's whole
     life never imports pandas or sympy (about 100 MB it would hold until Ctrl-C).
-    What the child says (``say(text)``) is announced here (``announce``), in order.
-    Where the system has no ``fork``, both run here (``then`` in a thread).
+    What the child says (``say(text)``) is announced here (``announce``), in
+    order, from the moment :meth:`Child.result` is asked for. Where the system
+    has no ``fork``, ``first`` runs here at once and ``then`` in a thread.
 
     Parameters
     ----------
     first : callable
-        ``first(say)``: its result (picklable) is returned. A :class:`SrdashError` it raises is raised
-        here with its message; any other error prints its traceback and raises a :class:`SrdashError`.
+        ``first(say)``: its result (picklable) is :meth:`Child.result`. A :class:`SrdashError` it raises is
+        raised by :meth:`Child.result` with its message; any other error's traceback is announced and a
+        :class:`SrdashError` raised.
     then : callable, optional
         ``then(say)``, run in the child once ``first`` has returned (while this process goes on).
-    meanwhile : callable, optional
-        Called here once the child has started, while it works on ``first`` (e.g. starting the kernels'
-        zygote, whose imports then overlap the child's check).
-
-    Returns
-    -------
-    (object, Preparation)
-        ``first``'s result, and ``then`` still running.
     """
-    if not hasattr(os, "fork"):
-        import threading
+    return Child(first, then, announce=announce)
 
-        if meanwhile is not None:
-            meanwhile()
-        result = first(announce)
-        thread = None
-        if then is not None:
-            thread = threading.Thread(target=then, args=(announce,), name="srdash-in-a-child", daemon=True)
-            thread.start()
-        return result, Preparation(thread=thread)
-    import multiprocessing
-    import threading
 
-    context = multiprocessing.get_context("fork")
-    receiving, sending = context.Pipe(duplex=False)
-    # Not a daemon: ``then`` may start worker processes, which a daemonic process may not.
-    child = context.Process(target=_child, name="srdash-in-a-child", args=(sending, first, then, os.getpid()))
-    child.start()
-    sending.close()
-
-    def relay() -> tuple | None:  # what the child says, until its result or error (returned) or its end (None)
-        while True:
-            try:
-                message = receiving.recv()
-            except (EOFError, OSError):
-                return None
-            if message[0] != "say":
-                return message
-            announce(message[1])
-
+def in_a_child(first, then=None, *, announce=print, meanwhile=None) -> tuple[Any, Child]:
+    """:func:`start_in_a_child`, then ``meanwhile()`` here (e.g. starting the kernels' zygote, whose imports
+    then overlap the child's work), then ``first``'s result: ``(result, child)``."""
+    child = start_in_a_child(first, then, announce=announce)
     try:
         if meanwhile is not None:
             meanwhile()
-        message = relay()
+        return child.result(), child
     except BaseException:
-        child.terminate()
+        child.stop()
         raise
-    if message is None:
-        child.join(5)
-        message = ("error", f"srdash's checking process ended (exit code {child.exitcode}).")
-    if message[0] == "error":
-        receiving.close()
-        Preparation(child).stop()
-        raise SrdashError(message[1])
-
-    def relay_to_the_end() -> None:
-        relay()
-        receiving.close()
-        child.join()  # reaped: no process left behind in the server's tree
-
-    thread = threading.Thread(target=relay_to_the_end, name="srdash-child-says", daemon=True)
-    thread.start()
-    return message[1], Preparation(child, thread)
 
 
-def check_then_prepare(competition, *, prepare: bool = True, announce=print, every: float = 10.0,
-                       meanwhile=None) -> tuple[Any, Preparation]:
+def check_then_prepare(competition, *, prepare: bool = True, announce=print, every: float = 10.0) -> Child:
     """Check ``competition`` (None: the built-in demo), then prepare it once for every visitor, in a child process.
 
-    The child is forked from this one (:func:`in_a_child`): the process that
-    then supervises Voilà never imports pandas or sympy and never holds the
-    prepared competition. The check's outcome comes back before this returns,
-    so a bad file is reported here and no server starts; the preparation goes
-    on in the child while Voilà starts. What
-    the child finds (the demo, the results' size) and the preparation's
-    progress are announced here (``announce``). ``meanwhile``: see :func:`in_a_child`.
-
-    Returns
-    -------
-    (Competition, Preparation)
-        The competition (the demo's when None was given) and the preparation still running.
-
-    Raises
-    ------
-    SrdashError
-        What the check found wrong (the message :func:`~srdash.judging.pipeline.check_competition` gives).
+    The child is forked from this one (:func:`start_in_a_child`): the process
+    that then supervises Voilà never imports pandas or sympy and never holds the
+    prepared competition. ``child.result()`` is the checked competition (the
+    demo's when None was given), or raises :class:`SrdashError` with what the
+    check found wrong; the preparation goes on in the child meanwhile and after.
+    What the child finds (the demo, the results' size) and the preparation's
+    progress are announced here (``announce``).
     """
-    from srdash.judging.competition import competition_from_json
-
     checked = []
 
     def check(say) -> str:
@@ -607,5 +616,11 @@ def check_then_prepare(competition, *, prepare: bool = True, announce=print, eve
     def then(say) -> None:
         _prepare_once(checked[0], say, every)
 
-    text, preparation = in_a_child(check, then if prepare else None, announce=announce, meanwhile=meanwhile)
-    return competition_from_json(text), preparation
+    return _CompetitionChild(check, then if prepare else None, announce=announce)
+
+
+class _CompetitionChild(Child):
+    def result(self):
+        from srdash.judging.competition import competition_from_json
+
+        return competition_from_json(super().result())

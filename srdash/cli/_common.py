@@ -104,12 +104,13 @@ def prepare_options(command):
 
 def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat: int = 0,
                    print_command: bool = False, what: str = "dashboard", variables=None,
-                   cull_idle: float | None = None, kernels: str = "spawn", preload=None, zygote=None) -> None:
+                   cull_idle: float | None = None, kernels: str = "spawn", preload=None, zygote=None,
+                   started=None) -> None:
     """Serve one of srdash's notebooks with Voilà until Ctrl-C (``env`` from :func:`srdash.apps.server.app_environment`).
 
     With ``print_command``, print the notebook's environment ``variables``
     (default: all of :data:`srdash.apps.server.ENVIRONMENT`) and the Voilà command
-    line instead. ``kernels``, ``preload`` and ``zygote``: see
+    line instead. ``kernels``, ``preload``, ``zygote`` and ``started``: see
     :func:`srdash.apps.server.serve_dashboard`.
     """
     from srdash.apps import server as app
@@ -130,8 +131,14 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
     if ip not in ("127.0.0.1", "localhost", "::1"):
         click.secho(f"Warning: serving on {ip}: anyone who can reach this address can open the {what}.",
                     fg="yellow", err=True)
-    click.echo(f"Starting Voilà on {url} ...", err=True)
+
+    def begun() -> None:  # Voilà's process runs: said once ``started`` (e.g. the inputs' check) has passed
+        if started is not None:
+            started()
+        click.echo(f"Starting Voilà on {url} ...", err=True)
+
     code = app.serve_dashboard(command, env, url=url, announce=click.echo, kernels=kernels, zygote=zygote,
+                               started=begun,
                                preload=preload)
     if code:
         raise click.ClickException(f"Voilà stopped with exit code {code}.")

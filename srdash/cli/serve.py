@@ -39,43 +39,41 @@ def serve(competition, view, port, preheat, visitors, cull_idle, kernels, ip, pr
     descriptions and qualification stage: the property and qualification views
     are under "More views".
 
-    The competition is checked first, so a bad file is reported here. Then,
-    while Voilà starts, srdash prepares the competition once (simplifies,
+    The competition is checked while Voilà starts, and a bad file is reported
+    here and stops it. Then srdash prepares the competition once (simplifies,
     evaluates and checks the models, or reads them from its cache) for every
     visitor, and Voilà serves the dashboard notebook at http://IP:PORT/ (the
     URL is printed when it answers) until you press Ctrl-C. The app receives the competition
-    as one serialised object and judges it through the same pipeline as
-    `srdash score`: the leaderboard and its verdict fingerprint are the same.
+    as one serialised object (without INPUT it opens the demo's competition file itself)
+    and judges it through the same pipeline as `srdash score`: the leaderboard and its
+    verdict fingerprint are the same.
     """
     from srdash.apps import server as app
 
-    zygotes = []
-
-    def start_kernels() -> None:  # while the child checks the competition: the zygote's imports overlap it
-        if not print_command:
-            zygotes.append(app.start_zygote(app.app_environment(), kernels=kernels))
-
     with fail_cleanly():
         _refuse_submissions(competition, view)
+        # Checked, then prepared once for every visitor, in a child process: this one supervises Voilà until
+        # Ctrl-C and stays small. The kernels' zygote and Voilà start while the child checks: Voilà is
+        # announced only once the check has passed, and a bad file stops both (it is reported here).
+        checking = app.check_then_prepare(competition, prepare=not print_command,
+                                          announce=lambda text: click.echo(text, err=True))
+        zygote = None
         try:
-            # Checked (a bad file is reported here, and no server starts), then prepared once for every visitor
-            # while Voilà starts, in a child process: this one supervises Voilà until Ctrl-C and stays small.
-            competition, preparation = app.check_then_prepare(
-                competition, prepare=not print_command, announce=lambda text: click.echo(text, err=True),
-                meanwhile=start_kernels)
-            try:
-                _refuse_submissions(competition, view)
-                env = app.app_environment(competition=competition)
-                serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env,
-                               port=port, ip=ip, preheat=(visitors or app.default_visitors()) if preheat else 0,
-                               cull_idle=cull_idle, print_command=print_command, kernels=kernels,
-                               zygote=zygotes[0] if zygotes else None)
-            finally:
-                preparation.stop()
+            if print_command:
+                competition = checking.result()
+            else:
+                zygote = app.start_zygote(app.app_environment(), kernels=kernels)
+            # Without INPUT, Voilà's pages open the built-in demo themselves (SRDASH_COMPETITION unset): the
+            # same competition file the child checks and prepares, known before it is written.
+            env = app.app_environment(competition=competition)
+            serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env,
+                           port=port, ip=ip, preheat=(visitors or app.default_visitors()) if preheat else 0,
+                           cull_idle=cull_idle, print_command=print_command, kernels=kernels, zygote=zygote,
+                           started=None if print_command else lambda: _refuse_submissions(checking.result(), view))
         finally:
-            for zygote in zygotes:
-                if zygote is not None:
-                    zygote.stop()
+            checking.stop()
+            if zygote is not None:
+                zygote.stop()
 
 
 def _refuse_submissions(competition, view) -> None:
