@@ -267,3 +267,22 @@ def test_a_forked_kernel_builds_the_prepared_dashboard_with_few_imports_of_its_o
     # the zygote's preload (forkserver.PRELOAD) holds what the page needs: a kernel imports a few modules more
     # (about 12 when this was written), not hundreds (a spawned kernel: about 1,500)
     assert len(imported) < 60, sorted(imported)
+
+
+def test_a_zygote_still_importing_is_terminated_and_a_ready_one_stops_when_its_stdin_closes():
+    # `srdash serve` and `srdash review` start the zygote while their inputs are checked; a bad input stops it
+    # at once. A zygote still importing reads its stdin only once its imports are done (seconds with sympy):
+    # it holds no kernel yet, so it is terminated (SIGTERM) rather than waited for. A ready one (READY_FILE
+    # beside its socket) is told to stop by the end of its stdin, and ends its kernels itself (exit code 0).
+    from srdash.apps.forkserver import READY_FILE, REVIEW_PRELOAD
+
+    importing = KernelZygote(ENV, preload=REVIEW_PRELOAD)
+    assert not (importing.folder / READY_FILE).exists()
+    importing.stop()
+    assert importing.process.returncode == -signal.SIGTERM and not importing.folder.exists()
+    ready = KernelZygote(ENV, preload=["json"])
+    deadline = time.monotonic() + 60
+    while not (ready.folder / READY_FILE).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ready.stop()
+    assert ready.process.returncode == 0

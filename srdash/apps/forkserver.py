@@ -119,6 +119,8 @@ KERNEL_NAME = "python3"
 FOLDER_PREFIX = "srdash-kernels-"
 #: Seconds the zygote waits for a launcher's request once connected.
 REQUEST_TIMEOUT = 10.0
+#: The file the zygote writes beside its socket once it has imported what it preloads and serves.
+READY_FILE = "ready"
 #: Seconds the zygote gives its kernels to end after SIGTERM when it stops.
 STOP_GRACE = 3.0
 _PR_SET_PDEATHSIG = 1
@@ -257,6 +259,10 @@ class KernelZygote:
         """Stop the zygote (it terminates its remaining kernels) and remove its folder."""
         process = self.process
         if process is not None and process.poll() is None:
+            if not (self.folder / READY_FILE).exists():
+                # Still importing (a server stopped at its start, e.g. by a bad input file): no kernel can
+                # exist yet, and it would read its stdin only once its imports are done.
+                process.terminate()
             try:
                 process.stdin.close()  # end of file: the zygote stops
             except OSError:
@@ -589,6 +595,10 @@ def _preload_and_serve(listener: socket.socket, preload: Sequence[str]) -> None:
             print(f"srdash kernel zygote: could not preload {name}: {error}", file=sys.stderr, flush=True)
     gc.collect()
     gc.freeze()
+    try:  # from now on it may fork kernels, and it stops when its stdin closes (see KernelZygote.stop)
+        Path(listener.getsockname()).with_name(READY_FILE).touch()
+    except (OSError, TypeError, ValueError):
+        pass
     hazards = fork_hazards()
     if hazards:  # every request is refused, and its launcher starts a kernel alone
         print(f"srdash kernel zygote: holds {', '.join(hazards)} after its imports: kernels will not be forked.",
