@@ -100,6 +100,7 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
         return 0
 
     monkeypatch.setattr(app, "serve_dashboard", voila_runs)
+    monkeypatch.setattr(app, "start_zygote", lambda env, *, kernels, preload=None: None)  # no kernel here
     result = CliRunner().invoke(main, ["serve", str(results_csv), "--port", "8999"])
     assert result.exit_code == 0, result.output
     found = seen["found"]
@@ -113,6 +114,7 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
              "    print('HEAVY', sorted(m for m in ('pandas', 'numpy', 'sympy') if m in sys.modules))\n"
              "    return 0\n"
              "app.serve_dashboard = voila\n"
+             "app.start_zygote = lambda env, **kwargs: None\n"
              "from srdash.cli import main\n"
              "sys.argv = ['srdash', 'serve', sys.argv[1], '--port', '8999']\n"
              "main()\n")
