@@ -27,7 +27,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from srdash.errors import SrdashError
 
@@ -40,7 +40,6 @@ __all__ = [
     "wait_until_ready",
     "serve_dashboard",
     "check_then_prepare",
-    "in_a_child",
     "start_in_a_child",
     "start_zygote",
     "default_visitors",
@@ -453,7 +452,7 @@ def _checked(competition, announce, prepare: bool):
 
 
 def _child(connection, first, then, parent: int) -> None:
-    """The child of :func:`in_a_child`: everything it says, its result or its error go through ``connection``."""
+    """The child of :func:`start_in_a_child`: everything it says, its result or its error go through ``connection``."""
     import traceback
 
     _die_with(parent)()
@@ -581,19 +580,6 @@ def start_in_a_child(first, then=None, *, announce=print) -> Child:
         ``then(say)``, run in the child once ``first`` has returned (while this process goes on).
     """
     return Child(first, then, announce=announce)
-
-
-def in_a_child(first, then=None, *, announce=print, meanwhile=None) -> tuple[Any, Child]:
-    """:func:`start_in_a_child`, then ``meanwhile()`` here (e.g. starting the kernels' zygote, whose imports
-    then overlap the child's work), then ``first``'s result: ``(result, child)``."""
-    child = start_in_a_child(first, then, announce=announce)
-    try:
-        if meanwhile is not None:
-            meanwhile()
-        return child.result(), child
-    except BaseException:
-        child.stop()
-        raise
 
 
 def check_then_prepare(competition, *, prepare: bool = True, announce=print, every: float = 10.0) -> Child:

@@ -58,7 +58,7 @@ def _review_competition(path: Path, *, rules: str, store_path, datasets_path, sa
 
 
 def _checked_inputs(input_path, say, *, rules: str, store_path, datasets_path) -> dict:
-    """What the review reads, checked (run by :func:`srdash.apps.server.in_a_child`): the input (the demo's
+    """What the review reads, checked (run by :func:`srdash.apps.server.start_in_a_child`): the input (the demo's
     competition file without INPUT), its competition, the trust store, its rules, entries and keys."""
     from srdash.judging.competition import is_competition_file
     from srdash.judging.trust import TrustStore, default_store_path
@@ -187,87 +187,78 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     if ip not in _LOCAL_ADDRESSES and not token:
         raise click.UsageError(f"Serving on {ip} lets other machines open the review: give a secret with "
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
-    zygotes = []
-
-    def start_kernels() -> None:  # while the child checks the inputs: the zygote's imports (sympy) overlap it
-        if not print_command:
-            base = {k: v for k, v in os.environ.items() if k not in ENVIRONMENT and k != "SRDASH_TOKEN"}
-            zygotes.append(app.start_zygote(base, kernels=kernels, preload=REVIEW_PRELOAD))
-
+    # The inputs are read and checked in a child process (a bad file is reported here, and no server starts):
+    # this process supervises Voilà until Ctrl-C and never imports pandas or sympy. The kernels' zygote
+    # imports (sympy) meanwhile.
+    checking = app.start_in_a_child(functools.partial(_checked_inputs, input_path, rules=rules,
+                                                      store_path=store_path, datasets_path=datasets_path),
+                                    announce=lambda text: click.echo(text, err=True))
+    zygote = None
+    if not print_command:
+        base = {k: v for k, v in os.environ.items() if k not in ENVIRONMENT and k != "SRDASH_TOKEN"}
+        zygote = app.start_zygote(base, kernels=kernels, preload=REVIEW_PRELOAD)
     try:
-        return _review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port,
-                       ip, token, jobs, kernels, print_command, start_kernels, zygotes)
+        with fail_cleanly():
+            found = checking.result()
+            if "usage" in found:
+                raise click.UsageError(found["usage"])
+            competition = None
+            if found["competition"] is not None:
+                from srdash.judging.competition import competition_from_json
+
+                competition = competition_from_json(found["competition"])
+            input_path, store_path, rules = Path(found["input"]), Path(found["store"]), found["rules"]
+            entries, keys = found["entries"], found["keys"]
+            click.echo(f"Trust store: {Path(store_path).resolve()} ({entries} entries)")
+            if not keys and not (judge or "").strip():
+                raise click.UsageError("Missing option '--judge' (or issue personal access keys with "
+                                       "`srdash trust issue-key`).")
+            if keys:
+                click.echo("Access keys are issued: each judge opens the review with their personal link "
+                           "(`srdash trust issue-key`); --judge and --organiser are ignored.", err=True)
+            notebook = app.notebook_path(NOTEBOOK_NAME)
+            chosen_port = port or app.free_port(ip if ip != "localhost" else "127.0.0.1")
+            # No preheated kernel: it would run the notebook before the judge's latest entries.
+            command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=0, review=True)
+            env = review_environment(judge=judge or "", store=store_path, rules=rules,
+                                     input_path=None if competition is not None else input_path,
+                                     data_dir=data_dir, datasets=datasets_path, trust_input=trust_input,
+                                     organiser=organiser, jobs=jobs, competition=competition)
+            url = f"http://{ip}:{chosen_port}/"
+            shown_url = f"{url}?token={token}" if token else url
+            if print_command:
+                for name in ENVIRONMENT:
+                    if name in env:
+                        click.echo(f"{name}={env[name]}")
+                click.echo(f"JUPYTER_PATH={app.template_environment(env)['JUPYTER_PATH']}")
+                click.echo(" ".join(command) + (" (token in a private voila.json)" if token else ""))
+                return
+            config_dir = None
+            if token:
+                config_dir = _token_config(token)
+                command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=False, review=True,
+                                            config_dirs=[config_dir])
+
+            def announce(line: str) -> None:
+                if line.startswith("srdash dashboard:"):
+                    who = f"for {judge}" if judge and not keys else "(each judge adds &key=THEIR-KEY)"
+                    click.echo(f"Trust review {who}: {shown_url}  (Ctrl-C to stop)")
+                else:
+                    click.echo(line)
+
+            click.echo(f"Starting Voilà on {url} ...", err=True)
+            try:
+                code = app.serve_dashboard(command, env, url=url, announce=announce, kernels=kernels,
+                                           preload=REVIEW_PRELOAD, zygote=zygote)
+            finally:
+                if config_dir is not None:
+                    shutil.rmtree(config_dir, ignore_errors=True)
+        if code:
+            raise click.ClickException(f"Voilà stopped with exit code {code}.")
     finally:
-        for zygote in zygotes:
-            if zygote is not None:
-                zygote.stop()
-
-
-def _review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port, ip,
-            token, jobs, kernels, print_command, start_kernels, zygotes):
-    from srdash.apps import server as app
-
-    with fail_cleanly():
-        # The inputs are read and checked in a child process (a bad file is reported here, and no server
-        # starts): this process supervises Voilà until Ctrl-C and never imports pandas or sympy.
-        found, _ = app.in_a_child(functools.partial(_checked_inputs, input_path, rules=rules, store_path=store_path,
-                                                    datasets_path=datasets_path),
-                                  announce=lambda text: click.echo(text, err=True), meanwhile=start_kernels)
-        if "usage" in found:
-            raise click.UsageError(found["usage"])
-        competition = None
-        if found["competition"] is not None:
-            from srdash.judging.competition import competition_from_json
-
-            competition = competition_from_json(found["competition"])
-        input_path, store_path, rules = Path(found["input"]), Path(found["store"]), found["rules"]
-        entries, keys = found["entries"], found["keys"]
-        click.echo(f"Trust store: {Path(store_path).resolve()} ({entries} entries)")
-        if not keys and not (judge or "").strip():
-            raise click.UsageError("Missing option '--judge' (or issue personal access keys with "
-                                   "`srdash trust issue-key`).")
-        if keys:
-            click.echo("Access keys are issued: each judge opens the review with their personal link "
-                       "(`srdash trust issue-key`); --judge and --organiser are ignored.", err=True)
-        notebook = app.notebook_path(NOTEBOOK_NAME)
-        chosen_port = port or app.free_port(ip if ip != "localhost" else "127.0.0.1")
-        # No preheated kernel: it would run the notebook before the judge's latest entries.
-        command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=0, review=True)
-        env = review_environment(judge=judge or "", store=store_path, rules=rules,
-                                 input_path=None if competition is not None else input_path,
-                                 data_dir=data_dir, datasets=datasets_path, trust_input=trust_input,
-                                 organiser=organiser, jobs=jobs, competition=competition)
-        url = f"http://{ip}:{chosen_port}/"
-        shown_url = f"{url}?token={token}" if token else url
-        if print_command:
-            for name in ENVIRONMENT:
-                if name in env:
-                    click.echo(f"{name}={env[name]}")
-            click.echo(f"JUPYTER_PATH={app.template_environment(env)['JUPYTER_PATH']}")
-            click.echo(" ".join(command) + (" (token in a private voila.json)" if token else ""))
-            return
-        config_dir = None
-        if token:
-            config_dir = _token_config(token)
-            command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=False, review=True,
-                                        config_dirs=[config_dir])
-
-        def announce(line: str) -> None:
-            if line.startswith("srdash dashboard:"):
-                who = f"for {judge}" if judge and not keys else "(each judge adds &key=THEIR-KEY)"
-                click.echo(f"Trust review {who}: {shown_url}  (Ctrl-C to stop)")
-            else:
-                click.echo(line)
-
-        click.echo(f"Starting Voilà on {url} ...", err=True)
-        try:
-            code = app.serve_dashboard(command, env, url=url, announce=announce, kernels=kernels,
-                                       preload=REVIEW_PRELOAD, zygote=zygotes[0] if zygotes else None)
-        finally:
-            if config_dir is not None:
-                shutil.rmtree(config_dir, ignore_errors=True)
-    if code:
-        raise click.ClickException(f"Voilà stopped with exit code {code}.")
+        checking.stop()
+        if zygote is not None:
+            zygote.stop()
 
 
 @click.group("trust")
