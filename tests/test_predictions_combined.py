@@ -387,7 +387,7 @@ def test_cli_serve_print_command_with_inputs(tmp_path):
     # srdash's Voilà template (no CDN links) is found through JUPYTER_PATH, printed before the command
     assert lines[1].startswith("JUPYTER_PATH=") and lines[1].endswith("srdash/apps/jupyter")
     command = lines[2].split()
-    assert command[1:3] == ["-m", "voila"] and command[3].endswith("predictions.ipynb")
+    assert command[1:3] == ["-m", "srdash.apps.voila_main"] and command[3].endswith("predictions.ipynb")
     assert "--template=srdash" in command
     assert "--port=8123" in command and "--Voila.ip=127.0.0.1" in command
     assert "3 submissions of 3 teams; 4 test samples." in result.stderr

@@ -133,7 +133,7 @@ def test_the_demo_is_served_on_localhost(served):
     (call,) = served
     assert call["url"] == "http://127.0.0.1:8999/"
     command = call["command"]
-    assert command[1:3] == ["-m", "voila"] and command[3] == str(app.notebook_path())
+    assert command[1:3] == ["-m", "srdash.apps.voila_main"] and command[3] == str(app.notebook_path())
     assert "--no-browser" in command and "--port=8999" in command
     assert "--Voila.ip=127.0.0.1" in command and not any("0.0.0.0" in part for part in command)
     # kernels that have already opened the dashboard wait for the next visitors: one per core here
@@ -260,7 +260,7 @@ def test_print_command_shows_what_would_run(served):
     result = CliRunner().invoke(main, ["serve", "--port", "9001", "--print-command"])
     assert result.exit_code == 0
     assert "SRDASH_COMPETITION={" in result.output
-    assert "-m voila" in result.output and "--port=9001" in result.output
+    assert "-m srdash.apps.voila_main" in result.output and "--port=9001" in result.output
     assert served == []
 
 
@@ -272,7 +272,7 @@ def test_a_failing_server_is_an_error(monkeypatch):
 
 def test_voila_command_never_listens_on_all_interfaces_by_default():
     command = app.voila_command("nb.ipynb", port=1234, python="py")
-    assert command[:7] == ["py", "-m", "voila", "nb.ipynb", "--no-browser", "--port=1234", "--Voila.ip=127.0.0.1"]
+    assert command[:7] == ["py", "-m", "srdash.apps.voila_main", "nb.ipynb", "--no-browser", "--port=1234", "--Voila.ip=127.0.0.1"]
 
 
 def test_voila_culls_kernels_whose_visitor_left():
@@ -461,7 +461,7 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
                 break
             time.sleep(0.5)
         lines = {pid: _command_line(pid) for pid in spawned}
-        assert any("-m voila" in line for line in lines.values()), lines
+        assert any("-m srdash.apps.voila_main" in line for line in lines.values()), lines
         # the kernel Voilà started: ipykernel's launcher, or srdash's (whose kernel is a child of the zygote)
         assert any("ipykernel_launcher" in line or "forkkernel" in line for line in lines.values()), lines
 

@@ -8,7 +8,7 @@ Examples
 --------
 >>> command = voila_command("/nb/dashboard.ipynb", port=8866)
 >>> command[1:4], command[6]
-(['-m', 'voila', '/nb/dashboard.ipynb'], '--Voila.ip=127.0.0.1')
+(['-m', 'srdash.apps.voila_main', '/nb/dashboard.ipynb'], '--Voila.ip=127.0.0.1')
 >>> from srdash.judging.competition import competition_from_options
 >>> sorted(app_environment(competition=competition_from_options("r.csv"), base={}))
 ['SRDASH_COMPETITION']
@@ -60,6 +60,9 @@ NOTEBOOK_NAME = "dashboard.ipynb"
 #: to Font Awesome on a public CDN (Voilà serves the same Font Awesome itself), so a page asks nothing of
 #: any machine but the server.
 TEMPLATE = "srdash"
+#: The module ``python -m`` runs for Voilà: Voilà's command line without a 1.5 s import nothing here needs
+#: (:mod:`srdash.apps.voila_main`).
+VOILA_MODULE = "srdash.apps.voila_main"
 _TEMPLATE_ROOT = Path(__file__).resolve().parent / "jupyter"
 LOCALHOST = "127.0.0.1"
 #: A kernel with no page connected and no work for this many seconds is shut down (its visitor left).
@@ -160,7 +163,7 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     Examples
     --------
     >>> voila_command("nb.ipynb", port=9000, python="python")[:7]
-    ['python', '-m', 'voila', 'nb.ipynb', '--no-browser', '--port=9000', '--Voila.ip=127.0.0.1']
+    ['python', '-m', 'srdash.apps.voila_main', 'nb.ipynb', '--no-browser', '--port=9000', '--Voila.ip=127.0.0.1']
     >>> voila_command("nb.ipynb", port=9000, python="python")[7:9]
     ['--Voila.log_level=ERROR', '--KernelManager.transport=ipc']
     >>> voila_command("nb.ipynb", port=9000, python="python")[10:]
@@ -168,7 +171,7 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     >>> voila_command("nb.ipynb", port=9000, python="python", preheat=3)[13:]
     ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=3', '--VoilaKernelManager.fill_delay=5.0']
     """
-    command = [python or sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={int(port)}",
+    command = [python or sys.executable, "-m", VOILA_MODULE, str(notebook), "--no-browser", f"--port={int(port)}",
                f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc",
                # srdash's configuration (srdash.apps.gate), and no voila.py of the current folder
                *(f"--Voila.config_file_paths={folder}" for folder in (_config_dir(review), *config_dirs)),

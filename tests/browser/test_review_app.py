@@ -320,7 +320,7 @@ def test_listening_elsewhere_requires_the_token(competition, tmp_path):
         with urllib.request.urlopen(base + "?token=s3cret-token", timeout=60) as response:
             assert response.status == 200 and "login" not in response.url
         commands = _command_lines(process.pid)
-        assert any("-m voila" in c for c in commands)
+        assert any("-m srdash.apps.voila_main" in c for c in commands)
         assert not [c for c in commands if "s3cret-token" in c]      # not visible in `ps`
     finally:
         process.send_signal(signal.SIGTERM)
