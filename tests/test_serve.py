@@ -256,6 +256,23 @@ def test_datasets_without_input_is_refused(served, tmp_path):
     assert "--datasets only apply to an INPUT" in result.output
 
 
+def test_voila_runs_without_rfc3987_syntax_and_never_a_voila_py_of_the_current_folder(tmp_path):
+    """srdash.apps.voila_main is Voilà's command line: it answers --help, having imported jupyter_server but not
+    rfc3987_syntax (its 1.5 s import is skipped), and a voila.py where it was started is not what runs."""
+    import subprocess
+
+    (tmp_path / "voila.py").write_text("raise SystemExit('the voila.py of the current folder ran')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(app.__file__).parents[2]),
+                                                                     os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", app.VOILA_MODULE, "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and "voila [OPTIONS] NOTEBOOK_FILENAME" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "jupyter_server.serverapp" in imported and "jsonschema" in imported
+    # -X importtime also lists the refused attempt ("rfc3987_syntax", a few µs); what costs 1.5 s is its grammar
+    assert "rfc3987_syntax.syntax_helpers" not in imported
+
+
 def test_print_command_shows_what_would_run(served):
     result = CliRunner().invoke(main, ["serve", "--port", "9001", "--print-command"])
     assert result.exit_code == 0
