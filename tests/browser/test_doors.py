@@ -52,6 +52,27 @@ def competitions(tmp_path_factory):
         yield {"plain": plain, "with-trust": with_trust, "cache": folder / "cache", "folder": folder}
 
 
+@pytest.fixture(scope="module")
+def copies(competitions):
+    """Two byte-identical copies of the demo's competition folder elsewhere than the original: one deeper down,
+    one with a space in its name."""
+    import shutil
+
+    source = competitions["plain"].parent
+    root = competitions["folder"] / "moved"
+    made = {"deeper": root / "one" / "level" / "deeper", "spaced": root / "with a space"}
+    for copy in made.values():
+        shutil.copytree(source, copy, ignore=shutil.ignore_patterns("plain.toml", "out-*"))
+    return made
+
+
+@pytest.fixture(scope="module")
+def dashboard_of_a_copy(copies, competitions, start_server, browser):
+    """The dashboard's door, opened on the copy with a space in its name: its leaderboard, fingerprint and
+    real-world leaderboard (one server for both tests that read it: a dashboard door is the slowest)."""
+    return _dashboard(start_server, browser, copies["spaced"] / "competition.toml", competitions["cache"])
+
+
 def _cli(*arguments: str) -> str:
     result = CliRunner().invoke(main, [str(a) for a in arguments])
     assert result.exit_code == 0, result.output
@@ -127,9 +148,10 @@ def _dashboard(start_server, browser, competition: Path, cache: Path) -> tuple[l
         context.close()
 
 
-def test_every_door_gives_the_same_verdict(competitions, start_server, browser):
+def test_every_door_gives_the_same_verdict(competitions, dashboard_of_a_copy):
     # The competition with its real-world track (the plain one differs by the trust store only, whose effect
-    # on the fingerprint is tested below): every door, the real-world leaderboard included.
+    # on the fingerprint is tested below): every door, the real-world leaderboard included. The dashboard is
+    # opened on a byte-identical copy of the folder (the test below needs one there too).
     competition = competitions["with-trust"]
     doors = _cli_doors(competition, competitions["folder"] / "out-with-trust")
     expected_order, expected_fingerprint = doors["score"]
@@ -139,7 +161,7 @@ def test_every_door_gives_the_same_verdict(competitions, start_server, browser):
         assert order == expected_order, door
         assert fingerprint == expected_fingerprint, door
     assert _sensitivity_app_order(competition) == expected_order
-    methods, fingerprint, realworld = _dashboard(start_server, browser, competition, competitions["cache"])
+    methods, fingerprint, realworld = dashboard_of_a_copy
     assert methods == expected_order
     assert fingerprint == expected_fingerprint
     from srdash.judging.competition import load_competition
@@ -161,35 +183,26 @@ def test_the_trust_store_changes_the_fingerprint(competitions):
     assert plain.fingerprint != with_trust.fingerprint
 
 
-def test_the_same_files_in_any_folder_give_one_fingerprint(competitions, start_server, browser):
+def test_the_same_files_in_any_folder_give_one_fingerprint(competitions, copies, dashboard_of_a_copy):
     """The verdict fingerprint is an identity: byte-identical competition folders (one deeper, one with a
     space in its name) give one fingerprint in `srdash score`, `srdash report` and the dashboard, equal to
     the built-in demo's; the report publishes no absolute path."""
-    import shutil
-
     from srdash.judging.competition import load_competition
     from srdash.judging.pipeline import judge_competition
 
-    source = competitions["plain"].parent
-    root = competitions["folder"] / "moved"
-    # two other folders than the original's: one deeper down, one with a space in its name
-    copies = [root / "one" / "level" / "deeper", root / "with a space"]
-    for copy in copies:
-        shutil.copytree(source, copy, ignore=shutil.ignore_patterns("plain.toml", "out-*"))
     expected = judge_competition(load_competition(competitions["with-trust"])).fingerprint[:12]
     seen = set()
-    for copy in copies:
+    for copy in copies.values():
         out = copy / "out"
         _cli("score", copy / "competition.toml", "-o", out / "lb.csv", "--jobs", "2")
         seen.add(json.loads((out / "lb.csv.provenance.json").read_text())["verdict_fingerprint"][:12])
-    # the report of the deeper copy, the dashboard of the other (each door is tested on the original above)
-    deeper, spaced = copies
+    # the report of the deeper copy, the dashboard of the other (the other doors are tested on the original above)
+    deeper = copies["deeper"]
     _cli("report", deeper / "competition.toml", "-o", deeper / "out" / "report.html", "--samples", "20")
     html = (deeper / "out" / "report.html").read_text()
     seen.add(_FINGERPRINT.search(html).group(1))
     for absolute in (str(deeper), str(competitions["folder"]), str(Path.home())):
         assert absolute not in html  # inputs are named relative to the competition's folder
     assert 'data-key="input_sha256:results:results.csv"' in html
-    _, fingerprint, _ = _dashboard(start_server, browser, spaced / "competition.toml", competitions["cache"])
-    seen.add(fingerprint)
+    seen.add(dashboard_of_a_copy[1])
     assert seen == {expected}
