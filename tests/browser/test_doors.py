@@ -148,7 +148,7 @@ def _dashboard(start_server, browser, competition: Path, cache: Path) -> tuple[l
         context.close()
 
 
-def test_every_door_gives_the_same_verdict(competitions, dashboard_of_a_copy):
+def test_every_door_gives_the_same_verdict(competitions, request):
     # The competition with its real-world track (the plain one differs by the trust store only, whose effect
     # on the fingerprint is tested below): every door, the real-world leaderboard included. The dashboard is
     # opened on a byte-identical copy of the folder (the test below needs one there too).
@@ -161,7 +161,8 @@ def test_every_door_gives_the_same_verdict(competitions, dashboard_of_a_copy):
         assert order == expected_order, door
         assert fingerprint == expected_fingerprint, door
     assert _sensitivity_app_order(competition) == expected_order
-    methods, fingerprint, realworld = dashboard_of_a_copy
+    # asked for here, after the command-line doors, not while the test workers all start at once
+    methods, fingerprint, realworld = request.getfixturevalue("dashboard_of_a_copy")
     assert methods == expected_order
     assert fingerprint == expected_fingerprint
     from srdash.judging.competition import load_competition
