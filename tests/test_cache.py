@@ -85,9 +85,9 @@ def test_a_cached_timeout_is_not_retried_under_the_same_limit_but_is_under_a_lon
     assert cold.attrs["cache"] == {"rows": 2, "from_cache": 0, "computed": 2}
     with ResultCache(path) as store:
         statuses = {status: (limit, cpu) for _, status, _, limit, cpu in _row(store)}
-    # Kept with its limit and the CPU seconds it had used: the whole budget (1.0 s), and a little more (the
-    # limit is checked by a timer, then the unsimplified expression is counted).
-    assert statuses["timeout"][0] == 1.0 and 1.0 <= statuses["timeout"][1] < 5.0
+    # Kept with its limit and the CPU seconds it had used: about the whole budget (1.0 s; 0.98-1.06 s seen, the
+    # limit's timer and the task's clock count slightly different things).
+    assert statuses["timeout"][0] == 1.0 and 0.5 < statuses["timeout"][1] < 5.0
 
     monkeypatch.setattr(expressions, "WorkerPool", _NoWorkers)  # any computation would fail the test
     warm = complexity_table([SLOW_MODEL, "x1 + x2"], timeout=1.0, cache=path)
