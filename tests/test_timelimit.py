@@ -173,3 +173,74 @@ def test_soft_limit_refuses_other_threads():
 def test_no_soft_limit():
     with soft_time_limit(None):
         time.sleep(0.01)
+
+
+# --------------------------------------------------------------------------- spares (keep_spares)
+
+
+def _one_pid(**kwargs) -> tuple[int, int, int]:
+    """The pid of the worker that ran one task, and the pool's started and reused worker counts."""
+    with WorkerPool(os.getpid, processes=1, time_limit=60, **kwargs) as pool:
+        pid = run_all(pool, [(0,)])[0].value
+        return pid, pool.started_processes, pool.reused_processes
+
+
+def test_a_pool_that_keeps_spares_hands_its_idle_worker_to_the_next_pool_of_the_same_thread(monkeypatch):
+    from srdash.expressions import _timelimit
+
+    _timelimit._SPARES.expire(everything=True)
+    first, started, _ = _one_pid(keep_spares=True)
+    assert started == 1
+    assert _one_pid(keep_spares=True) == (first, 0, 1)  # no interpreter started
+    assert _one_pid(keep_spares=True) == (first, 0, 1)  # parked again after each pool
+
+    # Not taken by a pool of another thread (the worker dies with the thread that started it), nor one that
+    # does not keep spares, nor under another sympy setting (read when the worker started); another
+    # variable that no worker reads changes nothing.
+    seen = {}
+    thread = threading.Thread(target=lambda: seen.update(other=_one_pid(keep_spares=True)))
+    thread.start()
+    thread.join(2 * STARTUP)
+    assert seen["other"][1:] == (1, 0) and seen["other"][0] != first
+    assert _one_pid()[1:] == (1, 0)
+    monkeypatch.setenv("SYMPY_USE_CACHE", "yes")  # sympy reads it when imported: the worker's was unset
+    assert _one_pid(keep_spares=True)[1:] == (1, 0)
+    monkeypatch.delenv("SYMPY_USE_CACHE")
+    monkeypatch.setenv("SRDASH_CACHE_DIR", "/elsewhere")  # read by the pool's caller, never by a worker
+    assert _one_pid(keep_spares=True) == (first, 0, 1)
+    assert _one_pid(keep_spares=True) == (first, 0, 1)
+    _timelimit._SPARES.expire(everything=True)
+    with pytest.raises(ProcessLookupError):
+        os.kill(first, 0)  # stopped and reaped
+
+
+def test_spares_end_when_their_time_is_up_and_a_fork_does_not_take_its_parents(monkeypatch):
+    from srdash.expressions import _timelimit
+
+    _timelimit._SPARES.expire(everything=True)
+    monkeypatch.setattr(_timelimit, "SPARE_SECONDS", 0.5)
+    spare, _, _ = _one_pid(keep_spares=True)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the parent's spare is alive, but not this process's worker
+        try:
+            os.write(write, repr((len(_timelimit._SPARES.by_key), _one_pid(keep_spares=True)[1:])).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    assert os.waitpid(child, 0)[1] == 0
+    with os.fdopen(read) as answer:
+        assert answer.read() == "(0, (1, 0))"
+    # its time is up half a second after its pool closed: the timer stops and reaps it
+    deadline = time.monotonic() + STARTUP
+
+    def gone(pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    while time.monotonic() < deadline and not gone(spare):
+        time.sleep(0.1)
+    assert gone(spare) and not _timelimit._SPARES.by_key

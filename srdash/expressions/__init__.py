@@ -1371,7 +1371,7 @@ def _worker_pool(settings: _Settings, *, processes: int, memory_limit, scheduler
             return DaskWorkerPool(_timed_complexity_task, scheduler=resolved, time_limit=settings.hard_limit,
                                   memory_limit=memory_limit)
     return WorkerPool(_timed_complexity_task, processes=processes, time_limit=settings.hard_limit,
-                      memory_limit=memory_limit)
+                      memory_limit=memory_limit, keep_spares=True)
 
 
 def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_limit,
@@ -1939,7 +1939,7 @@ def _equivalence_work(models, truths, features, verdicts, *, timeout, jobs, prog
         return f"could not be processed ({result.error})"
 
     with WorkerPool(_equivalence_step, processes=max(1, int(jobs)), time_limit=timeout,
-                    memory_limit=memory_limit) as pool:
+                    memory_limit=memory_limit, keep_spares=True) as pool:
 
         def need(key: tuple, index: int) -> None:
             if key in simplified:

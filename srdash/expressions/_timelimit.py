@@ -20,6 +20,7 @@ pipe: safe from threads, from daemonic processes (a Dask worker cannot have
 
 from __future__ import annotations
 
+import atexit
 import math
 import os
 import signal
@@ -51,6 +52,11 @@ _MAX_FAILED_STARTS = 3
 # How often the soft limit re-fires after it first expires, in case the running
 # code swallowed the first exception with a bare ``except:``.
 _REFIRE_INTERVAL = 0.1
+#: Seconds an idle worker of a pool that keeps spares waits, once its pool has closed, for the next pool of
+#: the same function to take it instead of starting an interpreter (and importing sympy: about 0.8 s of CPU).
+SPARE_SECONDS = 30.0
+#: At most this many spares per function and settings.
+_MAX_SPARES = max(2, os.cpu_count() or 1)
 
 
 class SoftTimeLimitExceeded(BaseException):
@@ -329,9 +335,9 @@ _BOOT = (
 
 
 class _Worker:
-    __slots__ = ("process", "conn", "stderr", "ready", "started", "task", "task_started")
+    __slots__ = ("process", "conn", "stderr", "ready", "started", "task", "task_started", "key")
 
-    def __init__(self, process, conn, stderr):
+    def __init__(self, process, conn, stderr, key=None):
         self.process = process
         self.conn = conn
         self.stderr = stderr
@@ -339,6 +345,22 @@ class _Worker:
         self.started = time.monotonic()
         self.task = None  # (task_id, args) while busy
         self.task_started = math.nan
+        self.key = key  # what its start fixed (_spare_key)
+
+    def stop(self) -> None:
+        """Ask it to exit (kill it after a second), and close its pipe and error file."""
+        if self.process.poll() is None:
+            try:
+                self.conn.send(None)
+                self.process.wait(1.0)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                self.process.kill()
+                try:
+                    self.process.wait(5.0)
+                except subprocess.TimeoutExpired:
+                    pass
+        self.conn.close()
+        self.stderr.close()
 
     def stderr_tail(self, limit: int = 2000) -> str:
         try:
@@ -346,6 +368,88 @@ class _Worker:
             return self.stderr.read().decode(errors="replace")[-limit:].strip()
         except (OSError, ValueError):
             return ""
+
+
+#: Environment variables that can change what a worker computes, read when it starts: sympy's and mpmath's
+#: (cache, ground types), Python's own and the locale. A spare is only taken by a pool under the same values.
+_WORKER_ENVIRONMENT_PREFIXES = ("SYMPY", "MPMATH", "PYTHON", "LC_", "LANG")
+
+
+def _spare_key(func: Callable, memory_limit: int | None) -> tuple:
+    """What a worker's start fixed: this process and the thread that started it (``PR_SET_PDEATHSIG`` kills
+    the worker when that thread ends), the function it imported, its memory cap, the import path and the
+    environment variables that can change its work (:data:`_WORKER_ENVIRONMENT_PREFIXES`). A spare is only
+    taken under the same key."""
+    environment = frozenset((name, value) for name, value in os.environ.items()
+                            if name.startswith(_WORKER_ENVIRONMENT_PREFIXES))
+    return (os.getpid(), threading.current_thread(), func, memory_limit, tuple(sys.path), environment)
+
+
+class _Spares:
+    """Idle workers of closed pools (``keep_spares``), each kept :data:`SPARE_SECONDS` for the next pool."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.by_key: dict[tuple, list[tuple[float, _Worker]]] = {}
+        self.timer: threading.Timer | None = None
+
+    def take(self, key: tuple) -> _Worker | None:
+        """A live spare started under ``key``, or None."""
+        with self.lock:
+            kept = self.by_key.get(key, [])
+            while kept:
+                _expires, worker = kept.pop()
+                if worker.process.poll() is None:
+                    return worker
+                worker.stop()
+        return None
+
+    def park(self, worker: _Worker) -> bool:
+        """Keep ``worker`` (idle, ready, alive, started in this process) for the next pool; False: not kept."""
+        if worker.key is None or worker.key[0] != os.getpid():
+            return False
+        with self.lock:
+            kept = self.by_key.setdefault(worker.key, [])
+            if len(kept) >= _MAX_SPARES:
+                return False
+            kept.append((time.monotonic() + SPARE_SECONDS, worker))
+            if self.timer is None:
+                self.timer = threading.Timer(SPARE_SECONDS + 0.5, self.expire)
+                self.timer.daemon = True
+                self.timer.start()
+        return True
+
+    def expire(self, *, everything: bool = False) -> None:
+        """Stop the spares kept past their time (``everything``: all of this process's)."""
+        now = time.monotonic()
+        with self.lock:
+            self.timer = None
+            ending = []
+            for key, kept in list(self.by_key.items()):
+                if key[0] != os.getpid():  # a fork's copy: its parent's workers, not to be touched
+                    continue
+                ending += [worker for expires, worker in kept if everything or expires <= now]
+                kept[:] = [] if everything else [(e, w) for e, w in kept if e > now]
+                if not kept:
+                    del self.by_key[key]
+            if self.by_key and not everything:
+                self.timer = threading.Timer(SPARE_SECONDS / 2, self.expire)
+                self.timer.daemon = True
+                self.timer.start()
+        for worker in ending:
+            worker.stop()
+
+    def forget(self) -> None:
+        """In a forked child: the parent's spares are not this process's."""
+        self.lock = threading.Lock()
+        self.by_key = {}
+        self.timer = None
+
+
+_SPARES = _Spares()
+atexit.register(lambda: _SPARES.expire(everything=True))
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_SPARES.forget)
 
 
 class WorkerPool:
@@ -384,6 +488,14 @@ class WorkerPool:
         start-up (default 4 GiB; enforced with ``RLIMIT_AS``): an allocation
         beyond it raises ``MemoryError`` in the worker instead of exhausting the
         machine. None: no limit.
+    keep_spares : bool, keyword-only
+        When the pool closes, keep its idle workers :data:`SPARE_SECONDS` for
+        the next pool of the same function, started in the same thread with
+        the same memory limit, import path and sympy, Python and locale
+        environment variables (what a worker's start fixed), instead of stopping them: that pool starts no
+        interpreter. A worker runs every task alike whichever pool sends it
+        (tasks carry everything else), as the tasks of one pool already share
+        their workers. Spares stop when their time is up, and at exit.
 
     Examples
     --------
@@ -402,6 +514,7 @@ class WorkerPool:
         processes: int = 1,
         time_limit: float | None = None,
         memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+        keep_spares: bool = False,
     ):
         if processes < 1:
             raise ValueError(f"The 'processes' option must be at least 1. Got {processes}.")
@@ -414,6 +527,9 @@ class WorkerPool:
         self._ready_results: deque = deque()
         #: Number of worker processes started so far (replacements included).
         self.started_processes = 0
+        #: Number of spares of earlier pools taken instead (``keep_spares``).
+        self.reused_processes = 0
+        self.keep_spares = bool(keep_spares)
         self._failed_starts = 0
         self._closed = False
 
@@ -434,8 +550,13 @@ class WorkerPool:
             self._collect()
 
     def close(self) -> None:
-        """Stop every worker (idle ones politely, busy ones with SIGKILL)."""
+        """Stop every worker (idle ones politely, busy ones with SIGKILL); with ``keep_spares``, idle ones are
+        kept for the next pool instead (:data:`SPARE_SECONDS`)."""
         self._closed = True
+        if self.keep_spares:
+            self._workers = [worker for worker in self._workers
+                             if not (worker.task is None and worker.ready and worker.process.poll() is None
+                                     and _SPARES.park(worker))]
         for worker in self._workers:
             if worker.task is None and worker.process.poll() is None:
                 try:
@@ -464,6 +585,12 @@ class WorkerPool:
         return [w for w in self._workers if w.task is not None]
 
     def _start_worker(self) -> _Worker:
+        key = _spare_key(self.func, self.memory_limit)
+        spare = _SPARES.take(key) if self.keep_spares else None
+        if spare is not None:
+            self.reused_processes += 1
+            self._workers.append(spare)
+            return spare
         parent_conn, child_conn = Pipe(duplex=True)
         stderr = tempfile.TemporaryFile()
         # One thread per worker for numerical libraries: the pool is the parallelism.
@@ -478,7 +605,7 @@ class WorkerPool:
         finally:
             child_conn.close()
         self.started_processes += 1
-        worker = _Worker(process, parent_conn, stderr)
+        worker = _Worker(process, parent_conn, stderr, key)
         self._workers.append(worker)
         try:
             parent_conn.send(list(sys.path))
