@@ -21,6 +21,13 @@ if [ ! -f "$stamp" ]; then
     touch "$stamp"
 fi
 
+# The suite starts hundreds of Python processes (command lines, servers, kernels, workers): srdash's
+# modules are compiled once, here, and kept (bytecode in __pycache__, ignored by git), also on a
+# machine that tells Python not to write any (PYTHONDONTWRITEBYTECODE, as container images often do),
+# where every process would compile them again.
+unset PYTHONDONTWRITEBYTECODE
+.venv/bin/python -m compileall -q -j 0 srdash tests >/dev/null || true
+
 # Two pytest workers per core (at most 4), each taking whole test files (a file's servers
 # and browser stay in one worker): the suite is mostly one process's work waiting now and then on a
 # server or a page, so two workers per core keep both cores busier (2 cores: 8 min 46 s of tests with four

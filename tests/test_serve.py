@@ -266,7 +266,8 @@ def test_voila_runs_without_rfc3987_syntax_and_never_a_voila_py_of_the_current_f
                                                                      os.environ.get("PYTHONPATH")]))}
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", app.VOILA_MODULE, "--help"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120, env=env)
-    assert done.returncode == 0 and "voila [OPTIONS] NOTEBOOK_FILENAME" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.returncode == 0 and "voila [OPTIONS] NOTEBOOK_FILENAME" in done.stdout, \
+        done.stdout[-2000:] + done.stderr[-2000:]
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "jupyter_server.serverapp" in imported and "jsonschema" in imported
     # -X importtime also lists the refused attempt ("rfc3987_syntax", a few µs); what costs 1.5 s is its grammar
@@ -289,7 +290,8 @@ def test_a_failing_server_is_an_error(monkeypatch):
 
 def test_voila_command_never_listens_on_all_interfaces_by_default():
     command = app.voila_command("nb.ipynb", port=1234, python="py")
-    assert command[:7] == ["py", "-m", "srdash.apps.voila_main", "nb.ipynb", "--no-browser", "--port=1234", "--Voila.ip=127.0.0.1"]
+    assert command[:7] == ["py", "-m", "srdash.apps.voila_main", "nb.ipynb", "--no-browser", "--port=1234",
+                           "--Voila.ip=127.0.0.1"]
 
 
 def test_voila_culls_kernels_whose_visitor_left():

@@ -492,10 +492,11 @@ class WorkerPool:
         When the pool closes, keep its idle workers :data:`SPARE_SECONDS` for
         the next pool of the same function, started in the same thread with
         the same memory limit, import path and sympy, Python and locale
-        environment variables (what a worker's start fixed), instead of stopping them: that pool starts no
-        interpreter. A worker runs every task alike whichever pool sends it
-        (tasks carry everything else), as the tasks of one pool already share
-        their workers. Spares stop when their time is up, and at exit.
+        environment variables (what a worker's start fixed), instead of
+        stopping them: that pool starts no interpreter. A worker runs every
+        task alike whichever pool sends it (tasks carry everything else), as
+        the tasks of one pool already share their workers. Spares stop when
+        their time is up, and at exit.
 
     Examples
     --------
