@@ -106,6 +106,9 @@ def test_a_kernel_is_forked_from_the_zygote_with_the_launchers_folder_and_enviro
         assert not modules & {"sympy", "sklearn", "dask", "distributed", "scipy.stats"}
         # what the zygote's imports chose without a kernel is set as a fresh kernel would have it
         assert _run(client, "import plotly.io as pio; print(pio.renderers.default)")["stdout"] == "plotly_mimetype\n"
+        # ipywidgets' comm targets are the kernel's: a page asks for all its widgets in one message
+        targets = _run(client, "print(sorted(get_ipython().kernel.comm_manager.targets))")["stdout"]
+        assert targets == "['jupyter.widget', 'jupyter.widget.control']\n"
         kernel = facts["pid"]
     finally:
         client.stop_channels()

@@ -527,12 +527,18 @@ def _as_in_a_fresh_kernel() -> None:
     - plotly chose its default renderer when it was imported, from the IPython shell it found: none in the
       zygote. A kernel that imports plotly itself finds ipykernel's shell and chooses ``plotly_mimetype``
       (unless ``PLOTLY_RENDERER`` says otherwise).
+    - ipywidgets registers its comm targets when it is imported in a shell: none in the zygote. Without
+      ``jupyter.widget.control`` a page cannot fetch its widgets in one message: its widget manager
+      falls back to one request per widget (the dashboard's first page load: 144 requests, and a reply
+      to each, instead of one and one).
     """
     if "numpy.random" in sys.modules:
         sys.modules["numpy.random"].seed()
     renderers = sys.modules.get("plotly.io._renderers")
     if renderers is not None and not os.environ.get("PLOTLY_RENDERER"):
         renderers.renderers.default = "plotly_mimetype"
+    if "ipywidgets" in sys.modules:
+        sys.modules["ipywidgets"].register_comm_target()
 
 
 def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:

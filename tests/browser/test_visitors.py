@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,15 @@ def test_a_visitors_page_is_served_by_a_kernel_forked_from_the_zygote(dashboard_
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
         page = context.new_page()
+        sent = []  # what the page sends its kernel
+        page.on("websocket", lambda socket: socket.on("framesent", lambda payload: sent.append(payload)))
         page.goto(dashboard_server.url, timeout=120_000)
         expect(page.locator(".srdash-leaderboard .srdash-method", has_text="ExactSR")).to_be_visible(timeout=300_000)
+        # the page fetched its widgets in one request, as from a kernel of its own: not one per widget
+        # (the forked kernel has ipywidgets' comm targets; without them, the dashboard's page sent 144)
+        requests = Counter(re.findall(r'"method":\s*"(request_states?)"',
+                                      "".join(f if isinstance(f, str) else f.decode("utf-8", "replace") for f in sent)))
+        assert requests == {"request_states": 1}, requests
         kernel_id = re.search(r'"kernelId": "([0-9a-f-]{36})"', page.content()).group(1)
         processes, children = _tree(dashboard_server.process.pid), _children()
         # the zygote is a child of `srdash serve` (the kernels forked from it run the same command line)
