@@ -6,7 +6,10 @@ Measured in one run, in headless Chromium (Debian's /usr/bin/chromium, Playwrigh
 - one visitor: a page alone, once the server is warm (its waiting kernels started), until the
   dashboard's status line "Ready in ..." is painted (as seen from the page, see serve_open.py), or,
   with ``--app review`` (``srdash review --judge ...`` on the demo's real-world track), until the
-  first model card's trust control is painted;
+  first model card's trust control is painted; with ``--app voila``, the floor: Voilà itself serving a
+  notebook of one cell, ``print("Ready")``, with a waiting (preheated) kernel for each of the N
+  visitors, until "Ready" is painted. Its ratios are what the N browsers alone cost this machine;
+  no Voilà app can do better on it;
 - N visitors: N pages (N browser contexts: N visitors, N kernels) opened at the same moment,
   each until its status line is painted; the first and the last are printed, as a ratio to the
   single visitor;
@@ -29,7 +32,7 @@ Targets (issue 25), for N = 10 on 2 cores: the last visitor within 2.5x a single
 server plus kernels at most 1.2 GB (PSS). No assertions: timings on a shared machine are noisy;
 compare the ratios of one run.
 
-Usage: python benchmarks/visitors.py [N ...] [--app dashboard|review] [--visitors K | --no-preheat]
+Usage: python benchmarks/visitors.py [N ...] [--app dashboard|review|voila] [--visitors K | --no-preheat]
        [--settle 20] [--kernels fork|spawn ...]
 """
 
@@ -45,10 +48,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve_open import _SEEN, _environment, _free_port, _serve, _stop  # noqa: E402
+from serve_open import _SEEN, TRIVIAL, _environment, _free_port, _serve, _stop  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 READY = "Ready in"
+_TEXT = {"dashboard": READY, "voila": "Ready"}  # the text each app's page is ready with
 # When the review's first card control is painted: checked at every animation frame, in the page.
 _CARD_SEEN = """
 () => {
@@ -126,10 +130,10 @@ async def _visit(browser, url: str, app: str) -> float:
     if app == "review":
         await context.add_init_script(f"({_CARD_SEEN})()")
     else:
-        await context.add_init_script(f"({_SEEN})({json.dumps(READY)})")
+        await context.add_init_script(f"({_SEEN})({json.dumps(_TEXT[app])})")
     page = await context.new_page()
     await page.goto(url, timeout=600_000)
-    ready = page.locator(".srdash-card select").first if app == "review" else page.get_by_text(READY).first
+    ready = page.locator(".srdash-card select").first if app == "review" else page.get_by_text(_TEXT[app]).first
     await ready.wait_for(state="visible", timeout=600_000)
     await page.wait_for_function("window.__srdashSeen !== null", timeout=600_000)
     seconds = await page.evaluate("window.__srdashSeen") / 1000.0
@@ -157,6 +161,11 @@ async def _on_a_fresh_server(command: list[str], n: int, settle: float, app: str
         env = _environment(folder)
         port = _free_port()
         url = f"http://127.0.0.1:{port}/"
+        if app == "voila":  # the floor: a waiting kernel for each visitor, and nothing to compute
+            (folder / "trivial.ipynb").write_text(json.dumps(TRIVIAL))
+            command = [*command, str(folder / "trivial.ipynb"), "--no-browser", "--Voila.ip=127.0.0.1",
+                       "--preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={n}",
+                       "--VoilaKernelManager.fill_delay=0"]
         process, log = _serve([*command, "--port", str(port)], env, folder, port)
         try:
             wait_until_ready(url, timeout=300, process=process)
@@ -182,13 +191,15 @@ async def measure(counts: list[int], visitors: int | None, settle: float, app: s
                   kernels: str | None = None, preheat: bool = True) -> None:
     if app == "review":
         command = [sys.executable, "-m", "srdash", "review", "--judge", "bench"]
+    elif app == "voila":
+        command = [sys.executable, "-m", "voila"]
     else:
         command = [sys.executable, "-m", "srdash", "serve"]
         if visitors is not None:
             command += ["--visitors", str(visitors)]
         if not preheat:
             command += ["--no-preheat"]
-    if kernels is not None:
+    if kernels is not None and app != "voila":
         command += ["--kernels", kernels]
     single = None
     for n in sorted({1, *counts}):
@@ -209,7 +220,7 @@ async def measure(counts: list[int], visitors: int | None, settle: float, app: s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("counts", nargs="*", type=int, default=[1, 5, 10])
-    parser.add_argument("--app", choices=["dashboard", "review"], default="dashboard")
+    parser.add_argument("--app", choices=["dashboard", "review", "voila"], default="dashboard")
     parser.add_argument("--visitors", type=int, default=None, help="passed to `srdash serve --visitors`")
     parser.add_argument("--settle", type=float, default=20.0,
                         help="seconds to wait once a server answers (its waiting kernels start) before its pages open")
