@@ -25,8 +25,8 @@ import plotly.io as pio
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 
-__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "PageReady", "BackgroundWork", "SERVED_DISPLAY_TIMEOUT",
-           "logged"]
+__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "NearScreen", "PageReady", "BackgroundWork",
+           "SERVED_DISPLAY_TIMEOUT", "logged"]
 
 _FAILED_STATUSES = ("rejected", "parse_error", "simplify_error")
 
@@ -153,8 +153,50 @@ def _plotly_bundle(figure: go.Figure) -> dict:
     }
 
 
+class NearScreen(anywidget.AnyWidget):
+    """A placeholder that tells the kernel once a browser has scrolled it near the screen.
+
+    It shows ``text`` (in a box as high as what will replace it, its
+    ``layout.min_height``, so that the page does not jump), and sends
+    ``{"event": "near"}`` once when it comes within ``NEAR_PX`` pixels of the
+    window (a browser's IntersectionObserver); hidden (a dataset not shown, a
+    closed section), it waits until it is shown. See ``FigurePanel(when_near=True)``.
+    """
+
+    NEAR_PX = 200
+    _esm = """
+    export default {
+      render({ model, el }) {
+        el.classList.add("srdash-note", "srdash-near-screen");
+        const say = () => { el.textContent = model.get("text"); };
+        say();
+        model.on("change:text", say);
+        const observer = new IntersectionObserver((entries) => {
+          if (entries.some((entry) => entry.isIntersecting)) {
+            observer.disconnect();
+            model.send({ event: "near" });
+          }
+        }, { rootMargin: "%dpx 0px" });
+        observer.observe(el);
+        return () => {
+          observer.disconnect();
+          model.off("change:text", say);
+        };
+      },
+    };
+    """ % NEAR_PX
+    text = traitlets.Unicode("").tag(sync=True)
+
+
 class FigurePanel(widgets.Output):
     """An output area showing one plotly figure at a time (replaced, not appended).
+
+    ``when_near=True`` (for a served page): a figure is drawn only once the
+    browser has scrolled its panel near the screen (:class:`NearScreen`
+    stands in for it until then); after that, each figure shown is drawn at
+    once. A page of many figures below the first screen opens without drawing
+    them: plotly's first figure on a page costs about a second of the
+    browser's time (measured in issue 25), every figure more.
 
     Examples
     --------
@@ -162,16 +204,57 @@ class FigurePanel(widgets.Output):
     >>> panel.show(go.Figure(layout={"title": {"text": "Ranks"}}))
     >>> panel.outputs[0]["data"]["text/plain"]
     '<plotly figure: Ranks>'
+    >>> later = FigurePanel(when_near=True)
+    >>> later.show(go.Figure(layout={"title": {"text": "Ranks"}}))
+    >>> later.outputs[0]["data"]["text/plain"]
+    'Drawing the figure…'
+    >>> later.near_screen._handle_custom_msg({"event": "near"}, [])
+    >>> later.outputs[0]["data"]["text/plain"]
+    '<plotly figure: Ranks>'
     """
 
+    def __init__(self, *, when_near: bool = False, **kwargs):
+        super().__init__(**kwargs)
+        self._lock = threading.Lock()
+        self._waiting: go.Figure | None = None  # the figure to draw once the panel is near the screen
+        self.near_screen: NearScreen | None = None
+        if when_near:
+            self.near_screen = NearScreen(text="Drawing the figure…")
+            self.near_screen.on_msg(self._on_near_screen)
+
     def show(self, figure: go.Figure) -> None:
-        output = {"output_type": "display_data", "data": _plotly_bundle(figure), "metadata": {}}
+        with self._lock:
+            if self.near_screen is not None:  # not near the screen yet: wait for it
+                self._waiting = figure
+                # the figure's height (360 px: the plotly renderer's default)
+                self.near_screen.layout.min_height = f"{int(figure.layout.height or 360)}px"
+                self._set({"output_type": "display_data", "metadata": {}, "data": {
+                    "application/vnd.jupyter.widget-view+json": {
+                        "model_id": self.near_screen.model_id, "version_major": 2, "version_minor": 0},
+                    "text/plain": self.near_screen.text}})
+                return
+        self._set({"output_type": "display_data", "data": _plotly_bundle(figure), "metadata": {}})
+
+    def _on_near_screen(self, widget, content, buffers) -> None:
+        if not (isinstance(content, dict) and content.get("event") == "near"):
+            return
+        with self._lock:
+            figure, self._waiting = self._waiting, None
+            beacon, self.near_screen = self.near_screen, None
+        if beacon is not None:
+            if figure is not None:
+                self.show(figure)
+            beacon.close()
+
+    def _set(self, output: dict) -> None:
         # Re-sending the same figure makes the front end draw it again (and a second
         # time off screen, for its PNG copy): work for nothing and a flicker.
         if self.outputs != (output,):
             self.outputs = (output,)
 
     def message(self, text: str) -> None:
+        with self._lock:
+            self._waiting = None
         self.outputs = ({"output_type": "display_data",
                          "data": {"text/html": f"<div class='srdash-note'>{html_text(text)}</div>",
                                   "text/plain": text},

@@ -617,6 +617,10 @@ class ReviewApp(widgets.VBox):
     disagreement_threshold : float
         The organiser's panel flags the models whose judges' ranks differ by
         more than this.
+    figures_when_near : bool
+        Draw a card's figures only once the browser has scrolled the card near
+        the screen (a served page: ``FigurePanel(when_near=True)``); False (a
+        notebook): at once.
 
     Examples
     --------
@@ -639,7 +643,7 @@ class ReviewApp(widgets.VBox):
                  rules: str | Rules = DEFAULT_RULES, settings: ReviewSettings | None = None,
                  methods: Sequence[str] | None = None, features: Mapping[str, Sequence[str]] | None = None,
                  data_dir: str | Path | None = None, organiser: bool = False, source: str = "",
-                 disagreement_threshold: float = 2.0, **kwargs):
+                 disagreement_threshold: float = 2.0, figures_when_near: bool = False, **kwargs):
         if not isinstance(judge, str) or not judge.strip():
             raise SrdashError(f"The review needs the judge's name (--judge NAME). Got {judge!r}.")
         self.set_trait("judge", judge.strip())
@@ -654,6 +658,7 @@ class ReviewApp(widgets.VBox):
         self.data_dir = Path(data_dir) if data_dir else None
         self.organiser = organiser
         self.disagreement_threshold = float(disagreement_threshold)
+        self.figures_when_near = bool(figures_when_near)
         self.datasets = sorted(set(self.representatives["dataset"])) if len(self.representatives) else []
         self.cards: dict[str, list[ModelCard]] = {}
         self.comparisons: dict[str, ComparisonView] = {}
@@ -886,12 +891,14 @@ class ReviewApp(widgets.VBox):
         if predicted is None:
             return []
         panels = []
-        scatter = FigurePanel(layout=widgets.Layout(width="380px", height=f"{_FIGURE_HEIGHT}px"))
+        scatter = FigurePanel(layout=widgets.Layout(width="380px", height=f"{_FIGURE_HEIGHT}px"),
+                              when_near=self.figures_when_near)
         scatter.add_class("srdash-figure")
         scatter.show(predicted_vs_actual_figure(data.target, predicted, target=str(data.target.name)))
         panels.append(scatter)
         if data.dates is not None:
-            timeline = FigurePanel(layout=widgets.Layout(width="560px", height=f"{_FIGURE_HEIGHT}px"))
+            timeline = FigurePanel(layout=widgets.Layout(width="560px", height=f"{_FIGURE_HEIGHT}px"),
+                                   when_near=self.figures_when_near)
             timeline.add_class("srdash-figure")
             timeline.show(over_time_figure(data.dates, data.target, predicted, target=str(data.target.name)))
             panels.append(timeline)
@@ -1596,7 +1603,8 @@ class ReviewPage(BackgroundApp):
             inputs = review_inputs_from_environment(self._environ, progress=self.progress.update,
                                                     stage=self.progress.stage, access_key=self._access_key)
             self._work.page_displayed()  # the review's widgets are built from here: see PageReady
-            return ReviewApp(**inputs)
+            # served: the cards' figures, below the first screen, are drawn as the judge scrolls to them
+            return ReviewApp(**inputs, figures_when_near=bool(self._work.display_timeout))
 
         def done(app: ReviewApp) -> None:
             self.set_trait("app", app)

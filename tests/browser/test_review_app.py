@@ -383,6 +383,29 @@ CARD_PROBLEMS_JS = """() => {
 }"""
 
 
+def test_on_a_phone_a_cards_figures_are_drawn_when_the_judge_scrolls_to_it(wide_server, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(wide_server.url, timeout=PAGE_TIMEOUT_MS)
+        wait_for_cards(page)
+        waiting = page.locator(".srdash-near-screen")
+        # the cards are below the first screen: the six figures of d1's three honest cards wait, each in a
+        # box of its size (mallory's card has none)
+        expect(waiting).to_have_count(6)
+        assert page.locator(PLOT).count() == 0
+        box = waiting.first.bounding_box()
+        assert box["y"] > 844 + 200 and box["height"] >= 300  # below the window and its margin; the figure's height
+        cards = page.locator(".srdash-card")
+        first = cards.nth(next(i for i in range(cards.count()) if cards.nth(i).locator(".srdash-near-screen").count()))
+        waiting.first.scroll_into_view_if_needed()  # the judge scrolls to the first card's first figure
+        expect(plot_title(first, "Predicted vs actual")).to_be_visible(timeout=60_000)
+        # the other honest cards, further down, are not drawn yet
+        assert waiting.count() >= 4 and page.locator(PLOT).count() <= 2
+    finally:
+        context.close()
+
+
 @pytest.fixture(scope="module")
 def wide_server(servers, competition) -> VoilaServer:
     """One judge's review, opened at both widths."""
@@ -398,10 +421,14 @@ def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_t
         page = context.new_page()
         page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
         wait_for_cards(page)
+        cards = page.locator(".srdash-card")
+        for i in range(cards.count()):  # a card's figures are drawn when the judge scrolls to it
+            cards.nth(i).scroll_into_view_if_needed()
         expect(plot_title(page, "Over time (test data)").first).to_be_visible(
             timeout=60_000)
         # d1: two figures on each of the three honest cards (mallory's model has no predictions)
         expect(page.locator(PLOT)).to_have_count(6, timeout=60_000)
+        expect(page.locator(".srdash-near-screen")).to_have_count(0)
         page.wait_for_timeout(1000)                       # plotly's responsive resize
         screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", f"review-{width}px")
         assert page.evaluate(CARD_PROBLEMS_JS) == []
