@@ -161,6 +161,10 @@ class NearScreen(anywidget.AnyWidget):
     ``{"event": "near"}`` once when it comes within ``NEAR_PX`` pixels of the
     window (a browser's IntersectionObserver); hidden (a dataset not shown, a
     closed section), it waits until it is shown. See ``FigurePanel(when_near=True)``.
+
+    Like :class:`PageReady`, it receives nothing from the kernel once created
+    (``text`` is read when it is drawn): an anywidget loaded more than 2 s
+    after its model was created would lose it (see srdash's Voilà template).
     """
 
     NEAR_PX = 200
@@ -168,9 +172,7 @@ class NearScreen(anywidget.AnyWidget):
     export default {
       render({ model, el }) {
         el.classList.add("srdash-note", "srdash-near-screen");
-        const say = () => { el.textContent = model.get("text"); };
-        say();
-        model.on("change:text", say);
+        el.textContent = model.get("text");
         const observer = new IntersectionObserver((entries) => {
           if (entries.some((entry) => entry.isIntersecting)) {
             observer.disconnect();
@@ -178,10 +180,7 @@ class NearScreen(anywidget.AnyWidget):
           }
         }, { rootMargin: "%dpx 0px" });
         observer.observe(el);
-        return () => {
-          observer.disconnect();
-          model.off("change:text", say);
-        };
+        return () => observer.disconnect();
       },
     };
     """ % NEAR_PX
