@@ -251,9 +251,12 @@ class Dashboard(BackgroundApp):
         self.problems = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>",
                                      layout=widgets.Layout(max_height="600px", overflow="auto"))
         self.problems.add_class("srdash-problems-panel")
-        self.heatmap = FigurePanel()
+        # served, the two figures below the leaderboard are drawn once the visitor scrolls near them: a phone's
+        # first screen is the leaderboard, and plotly's first figure costs the browser about a second
+        served = bool(self._work.display_timeout)
+        self.heatmap = FigurePanel(when_near=served)
         self.heatmap.add_class("srdash-heatmap-panel")   # larger cells on a phone, scrolling sideways (srdash.css)
-        self.curve = FigurePanel()
+        self.curve = FigurePanel(when_near=served)
         self.heatmap.message("The per-dataset ranks appear when the models have been simplified.")
         self.curve.message("The simplicity curve appears when the models have been simplified.")
 

@@ -179,6 +179,14 @@ def test_on_a_phone_the_title_the_leaderboard_and_its_fingerprint_fill_the_first
         page.screenshot(path=str(path))
         print(f"screenshot: {path}")
         assert problems == []
+        # the two figures below the leaderboard wait for the visitor to scroll near them, in boxes of their
+        # height; the heatmap is drawn once scrolled to
+        waiting = page.locator(".srdash-near-screen")
+        expect(waiting).to_have_count(2, timeout=APP_READY_TIMEOUT_MS)
+        assert page.locator(PLOT).count() == 0
+        assert waiting.first.bounding_box()["height"] >= 300
+        waiting.first.scroll_into_view_if_needed()
+        expect(plot_title(page, "Dataset score").first).to_be_visible(timeout=60_000)
     finally:
         context.close()
 
