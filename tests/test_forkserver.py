@@ -276,6 +276,23 @@ def test_a_forked_kernel_builds_the_prepared_dashboard_with_few_imports_of_its_o
     assert len(imported) < 60, sorted(imported)
 
 
+def test_after_the_reviews_preload_parsing_a_ground_truth_imports_nothing_more():
+    """A review kernel parses the datasets' ground truths; sympy imports sympy.tensor.tensor (and
+    sympy.combinatorics: 0.1 s) the first time it adds terms, which the review's zygote does for every kernel."""
+    from srdash.apps.forkserver import REVIEW_PRELOAD
+
+    preload = [name for name in REVIEW_PRELOAD if ":" not in name]
+    code = ("import importlib, json, sys\n"
+            f"for name in {preload!r}:\n    importlib.import_module(name)\n"
+            "before = set(sys.modules)\n"
+            "from srdash.expressions import parse_model\n"
+            "parse_model('0.4*x1*x2 - 1.5*x1 + sin(x2)**2')\n"
+            "print(json.dumps(sorted(set(sys.modules) - before)))")
+    done = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
 def test_a_zygote_still_importing_is_terminated_and_a_ready_one_stops_when_its_stdin_closes():
     # `srdash serve` and `srdash review` start the zygote while their inputs are checked; a bad input stops it
     # at once. A zygote still importing reads its stdin only once its imports are done (seconds with sympy):

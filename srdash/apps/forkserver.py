@@ -108,8 +108,10 @@ PRELOAD = (
     "srdash.judging.trust", "srdash.analysis.significance", "srdash.demo.competition", "srdash.io.datasets",
     "srdash.apps.forkserver:warm_plotly")
 #: What the review's zygote imports: the dashboard's, the review app, and sympy, which a review kernel imports
-#: (formulas typeset in LaTeX).
-REVIEW_PRELOAD = (*PRELOAD, "srdash.apps.review", "srdash.judging.jury", "srdash.expressions", "sympy")
+#: (formulas typeset in LaTeX), with what sympy imports the first time it builds a sum or a product
+#: (sympy.tensor.tensor: 0.1 s in each kernel otherwise, when the datasets' ground truths are parsed).
+REVIEW_PRELOAD = (*PRELOAD, "srdash.apps.review", "srdash.judging.jury", "srdash.expressions", "sympy",
+                  "sympy.tensor.tensor", "sympy.sets.setexpr")
 #: The zygote's environment on top of the app's: native libraries start no thread in it.
 SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                    "JE_ARROW_MALLOC_CONF": "background_thread:false"}
