@@ -19,6 +19,7 @@ from srdash.judging.competition import competition_from_options
 from srdash.judging.pipeline import judge_prepared, prepare_competition, prepared_from_snapshot
 
 # Two methods on two datasets, one run each; the models are simplified by sympy (no components given).
+PLOTLY = "application/vnd.plotly.v1+json"
 RESULTS = pd.DataFrame({
     "method": ["a", "b", "a", "b"],
     "dataset": ["d1", "d1", "d2", "d2"],
@@ -174,7 +175,8 @@ def test_a_dashboard_shows_a_prepared_competition_at_once(competition):
     assert app.heatmap.outputs[0]["data"]["text/plain"].startswith("<plotly figure")
 
 
-def test_a_served_dashboard_draws_its_figures_once_the_page_is_displayed(competition):
+def test_a_served_dashboard_draws_its_figures_once_the_page_is_displayed_and_they_are_near_the_screen(
+        competition):
     from srdash.apps.dashboard import Dashboard
 
     prepare_competition(competition)
@@ -182,8 +184,16 @@ def test_a_served_dashboard_draws_its_figures_once_the_page_is_displayed(competi
     assert app.verdict is not None and "Ready in" in app.progress.label.value  # the text is complete
     assert app.heatmap.outputs[0]["data"]["text/plain"] == "Drawing the per-dataset ranks…"
     app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])  # the browser's beacon
+    # each figure waits in a placeholder of its height until the browser sees it near the window
+    for panel in (app.heatmap, app.curve):
+        view = panel.outputs[0]["data"]["application/vnd.jupyter.widget-view+json"]
+        assert view["model_id"] == panel.near_screen.model_id
+    waiting_height = app.heatmap.near_screen.layout.min_height
+    app.heatmap.near_screen._handle_custom_msg({"event": "near"}, [])   # the heatmap's placeholder speaks
     assert app.heatmap.outputs[0]["data"]["text/plain"].startswith("<plotly figure")
-    assert app.curve.outputs[0]["data"]["text/plain"].startswith("<plotly figure")
+    # the placeholder was as high as the figure that replaced it: the page does not jump
+    assert waiting_height == f"{app.heatmap.outputs[0]['data'][PLOTLY]['layout']['height']}px"
+    assert "application/vnd.jupyter.widget-view+json" in app.curve.outputs[0]["data"]  # the curve still waits
 
 
 def test_the_snapshot_format_keeps_a_prepared_competition_exactly_and_refuses_what_it_cannot(competition):
