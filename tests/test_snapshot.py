@@ -18,8 +18,8 @@ from srdash.judging import snapshot
 from srdash.judging.competition import competition_from_options
 from srdash.judging.pipeline import judge_prepared, prepare_competition, prepared_from_snapshot
 
-# Two methods on two datasets, one run each; the models are simplified by sympy (no components given).
 PLOTLY = "application/vnd.plotly.v1+json"
+# Two methods on two datasets, one run each; the models are simplified by sympy (no components given).
 RESULTS = pd.DataFrame({
     "method": ["a", "b", "a", "b"],
     "dataset": ["d1", "d1", "d2", "d2"],
