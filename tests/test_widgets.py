@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -258,6 +259,23 @@ def test_from_environment_reads_the_serialised_competition(runs, tmp_path):
     assert app.verdict.rules.name == "srbench2022-as-run"
     assert app._competition.simplification.options() == {"jobs": 2, "timeout": 2.5, "cache": None, "scheduler": None}
     assert app.result.fingerprint == judge_competition(competition).fingerprint  # the one pipeline's verdict
+
+
+def test_a_page_that_has_begun_to_load_the_widgets_is_waited_for_past_the_timeout(monkeypatch):
+    import ipywidgets
+
+    from srdash.apps.panels import PageReady
+
+    beacon = PageReady()
+    started = time.monotonic()
+    assert not beacon.wait(0.05) and time.monotonic() - started < 1  # no page: the timeout holds
+    # a page's widget manager has opened ipywidgets' control comm: it is loading the widgets
+    monkeypatch.setattr(ipywidgets.Widget, "_control_comm", object())
+    assert not beacon.wait(0)  # 0, a notebook: never waited for
+    threading.Timer(0.5, beacon._on_message, (beacon, {"event": "displayed"}, [])).start()
+    started = time.monotonic()
+    assert beacon.wait(0.05)  # waited for past the timeout, until the page displayed the beacon
+    assert time.monotonic() - started >= 0.4
 
 
 def test_a_competition_that_does_not_load_is_reported_in_the_log(tmp_path):
