@@ -289,6 +289,10 @@ class PageReady(anywidget.AnyWidget):
     (True, True)
     """
 
+    #: Seconds :meth:`wait` goes on waiting, past its timeout, for a page that has begun to load the kernel's
+    #: widgets.
+    LOADING_LIMIT = 300.0
+
     # The message leaves once the beacon is in the document and the browser has painted a frame with
     # it (two animation frames later): the page's text is on screen before the kernel sends what waits
     # for the beacon (figures, see BackgroundWork.after_display), whose drawing would otherwise delay
@@ -341,16 +345,12 @@ class PageReady(anywidget.AnyWidget):
         """Whether a browser has displayed the page (since this kernel started)."""
         return self._displayed.is_set()
 
-    #: Seconds :meth:`wait` goes on waiting, past its timeout, for a page that has begun to load the kernel's
-    #: widgets.
-    LOADING_LIMIT = 300.0
-
     def wait(self, timeout: float | None = None) -> bool:
         """Block until a browser has displayed the beacon; False after ``timeout`` seconds.
 
         Unless a page has begun to load the kernel's widgets by then (its widget manager has opened
         ipywidgets' control comm, to ask for every widget's state) and ``timeout`` is not 0 (0: a
-        notebook, whose front end never displays the beacon first): that page is waited for, at most
+        notebook, which does not wait for its page): that page is waited for, at most
         :attr:`LOADING_LIMIT` seconds more. Widgets created while a page loads can be lost (served
         reviews that built their cards without waiting: 2 of 8 pages lost a card), and ten pages
         opening together on two cores take up to 30 s, the timeout of a served page.
