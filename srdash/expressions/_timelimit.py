@@ -345,7 +345,7 @@ class _Worker:
         self.started = time.monotonic()
         self.task = None  # (task_id, args) while busy
         self.task_started = math.nan
-        self.key = key  # what its start fixed (_spare_key)
+        self.key = key  # what its start fixed (_spare_key), for a pool that keeps spares; else None
 
     def stop(self) -> None:
         """Ask it to exit (kill it after a second), and close its pipe and error file."""
@@ -354,11 +354,17 @@ class _Worker:
                 self.conn.send(None)
                 self.process.wait(1.0)
             except (OSError, ValueError, subprocess.TimeoutExpired):
-                self.process.kill()
-                try:
-                    self.process.wait(5.0)
-                except subprocess.TimeoutExpired:
-                    pass
+                pass
+        self.end(kill=True)
+
+    def end(self, *, kill: bool) -> None:
+        """Kill it if it still runs (``kill``), reap it, and close its pipe and error file."""
+        if kill and self.process.poll() is None:
+            self.process.kill()
+        try:
+            self.process.wait(5.0)
+        except subprocess.TimeoutExpired:  # unkillable (D state): leave it to the OS
+            pass
         self.conn.close()
         self.stderr.close()
 
@@ -586,8 +592,8 @@ class WorkerPool:
         return [w for w in self._workers if w.task is not None]
 
     def _start_worker(self) -> _Worker:
-        key = _spare_key(self.func, self.memory_limit)
-        spare = _SPARES.take(key) if self.keep_spares else None
+        key = _spare_key(self.func, self.memory_limit) if self.keep_spares else None
+        spare = _SPARES.take(key) if key is not None else None
         if spare is not None:
             self.reused_processes += 1
             self._workers.append(spare)
@@ -616,14 +622,7 @@ class WorkerPool:
         return worker
 
     def _discard(self, worker: _Worker, *, kill: bool) -> None:
-        if kill and worker.process.poll() is None:
-            worker.process.kill()
-        try:
-            worker.process.wait(5.0)
-        except subprocess.TimeoutExpired:  # unkillable (D state): leave it to the OS
-            pass
-        worker.conn.close()
-        worker.stderr.close()
+        worker.end(kill=kill)
         if worker in self._workers:
             self._workers.remove(worker)
 
