@@ -163,6 +163,16 @@ def test_errors_name_the_row_of_a_bad_cell():
             in str(error.value))
 
 
+def test_missing_value_words_are_empty_cells():
+    # as srdash's loader reads them: 'None', 'NA', 'null' are no value; b's median is then its 0.4 alone
+    table = pd.DataFrame({"algorithm": ["a", "b", "b", "b"], "dataset": "d",
+                          "r2_test": pd.Series(["0.5", "None", " null ", "0.4"], dtype=object),
+                          "model_size": pd.Series([1, "NA", 2, "n/a"], dtype=object)})
+    ranks = srbench2025_mean_ranks(table).table.set_index("method")
+    assert ranks["r2_test_avg_rank"].to_dict() == {"a": 1.0, "b": 2.0}
+    assert ranks["model_size_avg_rank"].to_dict() == {"a": 1.0, "b": 2.0}
+
+
 def test_accuracy_only_and_other_columns():
     table = pd.DataFrame({"method": ["a", "b"], "task": ["t", "t"], "score_r2": [0.2, 0.4]})
     ranks = srbench2025_mean_ranks(table, accuracy="score_r2", size=None, dataset="task")

@@ -53,6 +53,9 @@ __all__ = ["SRBench2025Ranks", "srbench2025_mean_ranks", "COLLATE_SCRIPT"]
 COLLATE_SCRIPT = ("cavalab/srbench, branch srbench_2025, "
                   "postprocessing/scripts/collate_experiments_results.py")
 
+#: Text that means "no value", as srdash's loader reads it (srdash.io.loading).
+_MISSING_TEXT = ("", "nan", "na", "n/a", "null", "none")
+
 #: At most this many bad cells are listed in one error (a hostile file can have millions).
 _MAX_PROBLEMS = 20
 
@@ -108,8 +111,9 @@ def _check(table: pd.DataFrame, *, columns: dict, source: str) -> dict:
             continue
         raw = table[column]
         numbers = pd.to_numeric(raw, errors="coerce").astype(float)
-        # an empty cell is a run without that value (the script's median skips it); text is an error
-        bad = numbers.isna().to_numpy() & raw.notna().to_numpy() & (raw.astype(str).str.strip() != "").to_numpy()
+        # an empty cell is a run without that value (the script's median skips it); other text is an error
+        empty = raw.isna().to_numpy() | raw.astype(str).str.strip().str.lower().isin(_MISSING_TEXT).to_numpy()
+        bad = numbers.isna().to_numpy() & ~empty
         problems += [Problem(source, int(i) + 1, column, f"not a number: {str(raw.iloc[i])[:40]!r}; expected a "
                              "number, or an empty cell for a run without a value.")
                      for i in np.flatnonzero(bad)[:_MAX_PROBLEMS]]

@@ -31,8 +31,8 @@ def _read_table(path: Path):
 
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
              budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
-             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method", split=None,
-             source="<table>"):
+             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method",
+             split=None, source="<table>"):
     """The result table of one analysis (and a one-line summary for stderr)."""
     if kind == "srbench2025":
         from srdash.analysis.srbench2025 import srbench2025_mean_ranks
@@ -232,8 +232,8 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                                    p_adjust="holm" if conover_holm else None, budget=budget,
                                    noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
                                    unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
-                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by, split=split,
-                                   source=str(input_path))
+                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by,
+                                   split=split, source=str(input_path))
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if kind == "compare":
