@@ -163,6 +163,14 @@ def test_errors_name_the_row_of_a_bad_cell():
             in str(error.value))
 
 
+def test_a_hostile_table_gets_a_short_error():
+    # 10,000 bad cells: 20 listed, and the count said
+    table = pd.DataFrame({"algorithm": "a", "dataset": "d", "r2_test": ["x"] * 10_000, "model_size": 1})
+    with pytest.raises(ValidationError, match=r"mean ranks; the first 20 of 10000 shown \(20 problems\)") as error:
+        srbench2025_mean_ranks(table)
+    assert len(error.value.problems) == 20
+
+
 def test_missing_value_words_are_empty_cells():
     # as srdash's loader reads them: 'None', 'NA', 'null' are no value; b's median is then its 0.4 alone
     table = pd.DataFrame({"algorithm": ["a", "b", "b", "b"], "dataset": "d",

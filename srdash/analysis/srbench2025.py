@@ -98,10 +98,11 @@ def _check(table: pd.DataFrame, *, columns: dict, source: str) -> dict:
         raise ValidationError([Problem(source, None, c, f"the column '{c}' is missing ({what}); columns: {present}.")
                                for what, c in columns.items() if c in missing],
                               header="Cannot compute SRBench 2025's mean ranks")
-    problems = []
+    problems, total = [], 0
     for what in ("method", "dataset"):
         column = columns[what]
         empty = table[column].isna().to_numpy() | (table[column].astype(str).str.strip() == "").to_numpy()
+        total += int(empty.sum())
         problems += [Problem(source, int(i) + 1, column, f"the {what} name is empty.")
                      for i in np.flatnonzero(empty)[:_MAX_PROBLEMS]]
     values = {}
@@ -114,12 +115,14 @@ def _check(table: pd.DataFrame, *, columns: dict, source: str) -> dict:
         # an empty cell is a run without that value (the script's median skips it); other text is an error
         empty = raw.isna().to_numpy() | raw.astype(str).str.strip().str.lower().isin(_MISSING_TEXT).to_numpy()
         bad = numbers.isna().to_numpy() & ~empty
+        total += int(bad.sum())
         problems += [Problem(source, int(i) + 1, column, f"not a number: {str(raw.iloc[i])[:40]!r}; expected a "
                              "number, or an empty cell for a run without a value.")
                      for i in np.flatnonzero(bad)[:_MAX_PROBLEMS]]
         values[column] = numbers.to_numpy()
     if problems:
-        raise ValidationError(problems[:_MAX_PROBLEMS], header="Cannot compute SRBench 2025's mean ranks")
+        shown = f"; the first {_MAX_PROBLEMS} of {total} shown" if total > _MAX_PROBLEMS else ""
+        raise ValidationError(problems[:_MAX_PROBLEMS], header=f"Cannot compute SRBench 2025's mean ranks{shown}")
     return values
 
 
