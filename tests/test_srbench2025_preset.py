@@ -42,7 +42,7 @@ def test_missing_runs_count_as_the_tables_worst_value():
 
 def test_srbench_2025_per_run_table_is_read_and_sized_the_2025_way(tmp_path):
     # SRBench 2025's per-run columns: algorithm, dataset, random_state, symbolic_model, model_size
-    # (each method's own count), r2_test, training time (s), eco2AI's energy columns.
+    # (as its run wrote it), r2_test, training time (s), eco2AI's energy columns.
     from srdash.io.loading import load_results
     from srdash.judging.pipeline import prepare_runs
 
@@ -55,8 +55,38 @@ def test_srbench_2025_per_run_table_is_read_and_sized_the_2025_way(tmp_path):
     results = load_results(path)
     assert results.table["method"].nunique() == 3 and results.table["run"].nunique() == 30
     runs = prepare_runs(results, rules=load_rules("srbench2025"), cache=False)
-    # The size is recounted on the model string, not taken from the method's own model_size:
+    # The size is recounted on the model string, not read from the model_size column (here 5, 8, 10):
     # x0**2 - 1.235 after rounding = Add(Pow(x0, 2), -1.235) = 5 nodes; sin(x0)**2 + cos(x0)**2 is not
     # simplified: 9 nodes; x0: 1 node.
     sizes = dict(zip(runs["model"], runs["size"]))
     assert sizes == {"x0*x0 + 0.00002*x1 - 1.23456": 5.0, "sin(x0)**2 + cos(x0)**2": 9.0, "x0": 1.0}
+
+
+def test_the_preset_says_it_is_srdashs_verdict():
+    rules = load_rules("srbench2025")
+    assert rules.name == "srbench2025"  # kept: competition files naming it still load
+    assert rules.title == "srdash's combined verdict on SRBench 2025 results (not SRBench 2025's own ranks)"
+    words = " ".join(rules.description.split())
+    assert "srdash's choices: each method should have 30 runs per dataset; a run that failed or is missing" in words
+    assert "counts as the worst value of the whole table" in words and "harmonic mean" in words
+    assert "SRBench 2025 itself combines nothing" in words
+    assert "each method's own count" not in rules.text  # the 2025 model_size is the rounded tree's node count
+
+
+def test_the_verdict_and_srbench_2025s_own_mean_ranks_differ_with_a_dnf():
+    # 30 runs each, size 5 for all. R2: d1, d2: a 0.9, b 0.8, c 0.7; d3, d4: a DNF, b 0.8, c 0.7.
+    # SRBench 2025 (a unranked on d3, d4): a (1 + 1) / 2 = 1, b (2 + 2 + 1 + 1) / 4 = 1.5, c (3 + 3 + 2 + 2) / 4
+    # = 2.5 -> a is best. The preset gives a the table's worst R2 (0.7) on d3, d4, tied with c at 2.5 (1 = best):
+    # a (1 + 1 + 2.5 + 2.5) / 4 = 1.75, b 1.5, c (3 + 3 + 2.5 + 2.5) / 4 = 2.75 -> b is best.
+    from srdash.analysis.srbench2025 import srbench2025_mean_ranks
+
+    r2 = {("a", "d1"): 0.9, ("a", "d2"): 0.9, ("b", "d1"): 0.8, ("b", "d2"): 0.8, ("b", "d3"): 0.8,
+          ("b", "d4"): 0.8, ("c", "d1"): 0.7, ("c", "d2"): 0.7, ("c", "d3"): 0.7, ("c", "d4"): 0.7}
+    runs = pd.DataFrame([{"method": m, "dataset": d, "run": seed, "r2_test": value, "size": 5}
+                         for (m, d), value in r2.items() for seed in range(30)])
+    verdict = judge(runs, load_rules("srbench2025"))
+    k = verdict.n_methods
+    ours = (k + 1 - verdict.per_dataset.groupby("method")["accuracy_rank"].mean()).to_dict()
+    assert ours == pytest.approx({"a": 1.75, "b": 1.5, "c": 2.75})
+    theirs = srbench2025_mean_ranks(runs, size="size").table.set_index("method")["r2_test_avg_rank"].to_dict()
+    assert theirs == pytest.approx({"a": 1.0, "b": 1.5, "c": 2.5})

@@ -43,7 +43,8 @@ def test_resource_views(runs):
 
 
 def test_comparison_views(runs):
-    figure, html = srbench2025.comparison_views(runs)
+    ranks, figure, html = srbench2025.comparison_views(runs)
+    assert "SRBench 2025 mean ranks" in ranks and "srdash-srbench2025-ranks" in ranks
     assert figure.layout.title.text == "Critical difference diagram (r2_test, wilcoxon-holm)"
     # 4 datasets: the smallest two-sided Wilcoxon p is 2/16 = 0.125, so no pair differs; one bar joins all three
     assert "No pair of methods differs significantly." in html
@@ -55,6 +56,31 @@ def test_comparison_views(runs):
     assert "no r2_test" in note
 
 
+def test_mean_ranks_view_is_srbench_2025s_own_computation(runs):
+    html, = srbench2025.mean_ranks_views(runs)
+    assert "SRBench 2025&#x27;s own computation (its collate script, not srdash&#x27;s verdict)" in html
+    # r2_test: <b> best on all 4 datasets (rank 1), a 2, c 3. The results' own model_size (read by srdash's
+    # loader as components: 5 + d for every method) ties all three on every dataset: (1 + 2 + 3) / 3 = 2
+    rows = [row.split("</tr>")[0] for row in html.split("<tr>")[2:]]
+    assert rows == ['<td class="srdash-team">&lt;b&gt;</td><td>1</td><td>2</td><td>4</td><td>4</td>',
+                    '<td class="srdash-team">a</td><td>2</td><td>2</td><td>4</td><td>4</td>',
+                    '<td class="srdash-team">c</td><td>3</td><td>2</td><td>4</td><td>4</td>']
+    # srdash's own recount (size) is not SRBench's column: without model_size or components, R2 only
+    html, = srbench2025.mean_ranks_views(runs.drop(columns="components").assign(size=1.0))
+    assert "mean rank of r2_test (higher is better)" in html and "model_size" not in html
+
+
+def test_mean_ranks_view_leaves_a_dnf_unranked(runs):
+    # c failed every run on d0 and has no row on d1: unranked there; <b> and a ranked among two
+    failed = runs.copy()
+    failed.loc[(failed["method"] == "c") & (failed["dataset"] == "d0"), ["r2_test", "components"]] = float("nan")
+    failed = failed[~((failed["method"] == "c") & (failed["dataset"] == "d1"))]
+    html, = srbench2025.mean_ranks_views(failed)
+    # c: ranks 3 on d2 and d3 -> 3 over 2 datasets; a: 2, 2, 2, 2 -> 2; sizes: c (2 + 2) / 2 = 2
+    assert '<td class="srdash-team">c</td><td>3</td><td>2</td><td>2</td><td>2</td>' in html
+    assert "c (2)" in html and "DNF" in html
+
+
 def test_report_sections(runs):
     from srdash.judging.ranking import judge
     from srdash.judging.rules import load_rules
@@ -63,6 +89,9 @@ def test_report_sections(runs):
     verdict = judge(runs, load_rules("srbench2022"))
     page = render_html(build_report(verdict, runs=runs, samples=20, generated_at="2024-05-01T12:00:00Z"))
     assert 'id="comparison"' in page and 'id="resources"' in page
+    section = page[page.index('id="comparison"'):]
+    assert "First SRBench 2025&#39;s own mean ranks, computed as its collate script computes them" in section
+    assert section.index("srdash-srbench2025-ranks") < section.index("Critical difference diagram")
     plain = runs.drop(columns=["duration(s)", "power_consumption(kWh)", "CO2_emissions(kg)"])
     page = render_html(build_report(judge(plain, load_rules("srbench2022")), runs=plain, samples=20,
                                     generated_at="2024-05-01T12:00:00Z"))
@@ -81,9 +110,11 @@ def test_dashboard_views(runs):
     assert resources.children[-1].outputs[0]["data"][PLOTLY]["layout"]["title"]["text"] == "Pareto fronts"
     app.more.selected_index = titles.index(COMPARISON_VIEW_TITLE)
     comparison = app.more.children[titles.index(COMPARISON_VIEW_TITLE)]
-    assert comparison.children[0].outputs[0]["data"][PLOTLY]["layout"]["title"]["text"].startswith(
+    assert "SRBench 2025 mean ranks" in comparison.children[0].value
+    assert '<td class="srdash-team">c</td><td>3</td>' in comparison.children[0].value
+    assert comparison.children[1].outputs[0]["data"][PLOTLY]["layout"]["title"]["text"].startswith(
         "Critical difference diagram")
-    assert "No pair of methods differs significantly." in comparison.children[1].value
+    assert "No pair of methods differs significantly." in comparison.children[2].value
     assert app.log_panel.text() == ""
 
 

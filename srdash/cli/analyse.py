@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources")
+KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025")
 
 #: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
 COMPARE_SIDECARS = {".mean_ranks.csv": "mean ranks", ".omnibus.csv": "omnibus tests", ".summary.txt": "summary"}
@@ -31,8 +31,20 @@ def _read_table(path: Path):
 
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
              budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
-             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method", split=None):
+             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method",
+             split=None, source="<table>"):
     """The result table of one analysis (and a one-line summary for stderr)."""
+    if kind == "srbench2025":
+        from srdash.analysis.srbench2025 import srbench2025_mean_ranks
+
+        ranks = srbench2025_mean_ranks(table, accuracy=accuracy, size=size, method=method, dataset=dataset,
+                                       source=source)
+        for note in ranks.notes:
+            click.secho(f"Note: {note}", fg="yellow", err=True)
+        best = [f"{column} {ranks.table.loc[ranks.table[column + '_avg_rank'].idxmin(), 'method']}"
+                for column, _ in ranks.metrics if ranks.table[column + "_avg_rank"].notna().any()]
+        return ranks.table, ("SRBench 2025's own mean ranks (its collate script's computation; 1 = best); best: "
+                             + (", ".join(best) or "(none)"))
     if kind == "pareto":
         from srdash.analysis.fronts import pareto_fronts
 
@@ -116,9 +128,9 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV to write. Default: print the table.")
 @click.option("--accuracy", "--metric", "accuracy", default="r2_test", show_default=True,
-              help="Accuracy (metric) column (pareto, profiles, pairwise, compare; the R² gate column for "
-                   "recovery).")
-@click.option("--size", default="model_size", show_default=True, help="Model-size column (pareto).")
+              help="Accuracy (metric) column (pareto, profiles, pairwise, compare, srbench2025; the R² gate "
+                   "column for recovery).")
+@click.option("--size", default="model_size", show_default=True, help="Model-size column (pareto, srbench2025).")
 @click.option("--time", "time_column", default="training time (s)", show_default=True,
               help="Training-time column in seconds (resources).")
 @click.option("--method", "method_column", default=None,
@@ -196,6 +208,12 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                  --budget, the runs over it (SRBench 2025's 1-hour line: --budget 3600);
                  with eco2AI's duration(s), power_consumption(kWh), CO2_emissions(kg):
                  their median per run and total per method, and the hardware.
+      srbench2025  SRBench 2025's own mean ranks, as its collate script computes
+                 them: per method the mean over datasets of its rank on the median
+                 --accuracy (r2_test, higher is better) and on the median --size
+                 (model_size, lower is better) of the runs that exist; a DNF or a
+                 (method, dataset) whose runs all failed is unranked there (not srdash's
+                 srbench2025 verdict, which counts them as the worst value).
 
     INPUT is a CSV (or .tsv, .parquet) with one row per (method, dataset) or per run,
     e.g. SRBench's blackbox_results.csv.
@@ -214,7 +232,8 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                                    p_adjust="holm" if conover_holm else None, budget=budget,
                                    noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
                                    unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
-                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by, split=split)
+                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by,
+                                   split=split, source=str(input_path))
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if kind == "compare":

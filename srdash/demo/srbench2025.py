@@ -8,8 +8,9 @@ well under a second; the same seed gives the same files, byte for byte.
 Columns (one row per run)
     ``algorithm``, ``dataset``, ``random_state`` (0..29), ``r2_train``, ``r2_test``,
     ``mse_train``, ``mse_test``, ``mae_train``, ``mae_test``, ``model`` (the model string),
-    ``model_size`` (the method's own count, as SRBench records it; srdash's ``size`` is counted
-    on ``model`` by the preset's ``rounded-nodes`` measure), ``training time (s)``, and eco2AI's
+    ``model_size`` (a stand-in drawn with the model: a naive node count of its terms; SRBench 2025
+    writes the nodes of the sympy tree of the rounded model there, the count srdash's ``size`` makes
+    on ``model`` with the preset's ``rounded-nodes`` measure), ``training time (s)``, and eco2AI's
     ``duration(s)``, ``power_consumption(kWh)``, ``CO2_emissions(kg)``, ``CPU_name``.
 
 Methods
@@ -104,7 +105,7 @@ def _check_seed(seed) -> int:
 
 def _model_string(rng, n_terms: int) -> tuple[str, int]:
     """A sum of ``n_terms`` library terms with 4-significant-digit coefficients (one in five below 1e-4, which the
-    2025 size measure rounds to 0), and its naive node count (the method's own ``model_size``)."""
+    2025 size measure rounds to 0), and a naive node count of its terms (the table's ``model_size``, a stand-in)."""
     terms = rng.choice(len(_LIBRARY), size=min(n_terms, len(_LIBRARY)), replace=False)
     pieces = [f"{rng.normal(0.0, 2.0):.4g}"]
     for t in terms:

@@ -3,7 +3,7 @@ front) and the comparison of methods (named post-hoc, critical-difference diagra
 effect sizes, the plain-language paragraph). Pure functions, no widgets: the dashboard's "More
 views" and the report use the same ones.
 
-:func:`resource_views` and :func:`comparison_views` return a tuple of plotly figures and HTML
+:func:`resource_views`, :func:`mean_ranks_views` and :func:`comparison_views` return a tuple of plotly figures and HTML
 fragments (``str``, every untrusted text escaped), in display order.
 
 Examples
@@ -31,8 +31,8 @@ from srdash.figures.escape import html_text
 from srdash.figures.tables import Cell, table_html
 
 __all__ = ["has_resources", "resource_figure", "resource_table_html", "resource_views", "comparison_html",
-           "ground_truth_sizes", "dataset_fronts_figure",
-           "comparison_views", "RESOURCE_LABELS"]
+           "ground_truth_sizes", "dataset_fronts_figure", "mean_ranks_html", "mean_ranks_views",
+           "comparison_views", "RESOURCE_LABELS", "MEAN_RANKS_CAPTION"]
 
 #: What each resource column measures, for titles.
 RESOURCE_LABELS = {"training time (s)": "Training time per run", "duration(s)": "Duration per run",
@@ -161,25 +161,98 @@ def comparison_html(comparison, *, max_pairs: int = 40) -> str:
     return "".join(parts)
 
 
+#: What the table of SRBench 2025's own mean ranks is (:func:`mean_ranks_html`).
+MEAN_RANKS_CAPTION = (
+    "SRBench 2025's own computation (its collate script, not srdash's verdict): per method, the mean over the "
+    "datasets of its rank on the median of its runs that exist; 1 = best, tied methods share the average "
+    "position; a method without any value on a dataset (a DNF, or every run failed) is unranked there, the "
+    "others are ranked among fewer, and its mean covers its own datasets.")
+
+# The results' own size column, as SRBench writes it: srdash's loader reads SRBench's model_size as components.
+_OWN_SIZE_COLUMNS = ("model_size", "components")
+
+
+def mean_ranks_html(ranks) -> str:
+    """The table of :class:`srdash.analysis.srbench2025.SRBench2025Ranks`, labelled as SRBench 2025's own
+    computation, with its notes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.analysis.srbench2025 import srbench2025_mean_ranks
+    >>> ranks = srbench2025_mean_ranks(pd.DataFrame({"method": ["<a>", "b"], "dataset": "d",
+    ...                                              "r2_test": [0.9, 0.5], "model_size": [9, 3]}))
+    >>> html = mean_ranks_html(ranks)
+    >>> '<td class="srdash-team">&lt;a&gt;</td><td>1</td><td>2</td><td>1</td>' in html, "<a>" in html
+    (True, False)
+    """
+    labels = {"higher": "higher is better", "lower": "lower is better"}
+    header = [Cell("method")]
+    header += [Cell(f"mean rank of {column} ({labels[direction]})") for column, direction in ranks.metrics]
+    header += [Cell(f"datasets ranked ({column})") for column, _ in ranks.metrics]
+
+    def shown(value) -> str:
+        return "" if pd.isna(value) else f"{float(value):.4g}"
+
+    rows = [[Cell(row["method"], "srdash-team")]
+            + [Cell(shown(row[f"{column}_avg_rank"])) for column, _ in ranks.metrics]
+            + [Cell(str(int(row[f"{column}_datasets"]))) for column, _ in ranks.metrics]
+            for _, row in ranks.table.iterrows()]
+    parts = [f"<p class='srdash-srbench2025-ranks-caption'><b>{html_text('SRBench 2025 mean ranks')}</b>: "
+             f"{html_text(MEAN_RANKS_CAPTION)}</p>",
+             "<div class='srdash-scroll'>" + table_html(header, rows, css="srdash-table srdash-srbench2025-ranks")
+             + "</div>"]
+    parts += [f"<div class='srdash-note'>{html_text(note)}</div>" for note in ranks.notes]
+    return "".join(parts)
+
+
+def mean_ranks_views(runs, *, accuracy: str = "r2_test") -> tuple:
+    """SRBench 2025's own mean ranks of the runs (:func:`srdash.analysis.srbench2025.srbench2025_mean_ranks`) on
+    ``accuracy`` and on the results' own ``model_size`` (srdash's loader names it ``components``; srdash's own
+    recount ``size`` is not SRBench's column), as one HTML fragment; ``()`` without method, dataset or accuracy.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.5], "components": [9, 3],
+    ...                      "size": [1, 1]})
+    >>> html, = mean_ranks_views(runs)
+    >>> "mean rank of model_size (lower is better)" in html, mean_ranks_views(runs.drop(columns="r2_test"))
+    (True, ())
+    """
+    from srdash.analysis.srbench2025 import srbench2025_mean_ranks
+
+    if runs is None or not {"method", "dataset", accuracy} <= set(runs.columns):
+        return ()
+    size = next((c for c in _OWN_SIZE_COLUMNS if c in runs.columns), None)
+    table = runs.rename(columns={"components": "model_size"}) if size == "components" else runs
+    try:
+        ranks = srbench2025_mean_ranks(table, accuracy=accuracy, size=size and "model_size", method="method")
+    except ValueError as exc:
+        return (f"<div class='srdash-note'>{html_text(f'No SRBench 2025 mean ranks: {exc}')}</div>",)
+    return (mean_ranks_html(ranks),)
+
+
 def comparison_views(runs, *, value: str = "r2_test", posthoc: str = "wilcoxon-holm",
                      correction: str = "holm") -> tuple:
-    """The comparison of the methods on ``value`` as SRBench 2025 reports it: (dataset, seed) blocks when the
-    runs have several seeds, missing values as the worst value of the table, a named post-hoc; then its
-    critical-difference diagram (bars from the post-hoc's p-values) and :func:`comparison_html`.
-    A comparison the data do not allow is one HTML sentence saying why."""
+    """SRBench 2025's own mean ranks (:func:`mean_ranks_views`), then the comparison of the methods on ``value``
+    as SRBench 2025 reports it: (dataset, seed) blocks when the runs have several seeds, missing values as the
+    worst value of the table, a named post-hoc; then its critical-difference diagram (bars from the post-hoc's
+    p-values) and :func:`comparison_html`. A comparison the data do not allow is one HTML sentence saying why."""
     from srdash.analysis.comparison import compare
     from srdash.figures.integrity import critical_difference_figure
 
     if runs is None or not {"method", "dataset", value} <= set(runs.columns):
         return (f"<div class='srdash-note'>{html_text(f'No comparison of methods: the runs carry no {value}.')}</div>",)
+    ranks = mean_ranks_views(runs, accuracy=value)
     seed = _seed_column(runs)
     try:
         result = compare(runs, value=value, unit="dataset-seed" if seed else "dataset", seed=seed,
                          posthoc=posthoc, correction=correction, missing="worst")
     except ValueError as exc:
-        return (f"<div class='srdash-note'>{html_text(f'No comparison of methods: {exc}')}</div>",)
+        return ranks + (f"<div class='srdash-note'>{html_text(f'No comparison of methods: {exc}')}</div>",)
     figure = critical_difference_figure(result, title=f"Critical difference diagram ({value}, {posthoc})")
-    return figure, comparison_html(result)
+    return ranks + (figure, comparison_html(result))
 
 
 def ground_truth_sizes(datasets, *, measure: str = "rounded-nodes") -> dict:

@@ -276,7 +276,8 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     for c in criteria:
         back = _round(out[c.name], c.decimals) if c.rounding in ("both", "after-aggregation") else out[c.name]
         if rules.dnf == "worst-value":
-            # SRBench 2025: a DNF gets the worst value measured (finite) of the criterion in the whole table
+            # the srbench2025 preset's choice (SRBench 2025's own ranks leave a DNF unranked): the worst value
+            # measured (finite) of the criterion in the whole table
             measured = per_run[c.name][np.isfinite(per_run[c.name])]
             worst = measured.min() if len(measured) else -np.inf
             back = back.where(out["status"] == "ok", worst)

@@ -67,8 +67,8 @@ DNF_RULES = ("last", "left-out", "worst-value")
 MISSING_RANKS = ("worst", "best")
 #: What a run with a missing value counts as (``[ranking] missing_run_value``): the worst value (below
 #: every measured value, "rank n + 1"); left out of the aggregation over runs (a mean or median of the
-#: other runs); or the worst per-run value of the criterion measured in the whole table (SRBench 2025:
-#: min R2, max size).
+#: other runs); or the worst per-run value of the criterion measured in the whole table (the srbench2025
+#: preset's choice: min R2, max size; SRBench 2025's own mean ranks skip the run).
 MISSING_RUN_VALUES = ("worst", "skipped", "worst-value")
 #: How a criterion's per-run values are normalised before aggregation (criterion key ``normalisation``):
 #: not at all, or min-max over every run of every method and dataset of the table.
@@ -227,10 +227,10 @@ class Rules:
     missing_run_value : {'worst', 'skipped', 'worst-value'}
         A run's missing value counts as the worst value (below every measured
         value), is left out of the aggregation over runs, or counts as the
-        worst value of the criterion measured in the whole table (SRBench 2025).
+        worst value of the criterion measured in the whole table (the srbench2025 preset).
     runs_per_dataset : int
-        The runs every (method, dataset) with results should have (SRBench 2025:
-        30); the missing ones count as runs whose every value is missing (see
+        The runs every (method, dataset) with results should have (the srbench2025
+        preset: 30); the missing ones count as runs whose every value is missing (see
         ``missing_run_value``). 0: no expectation, the runs given are the runs.
     competition_sympy_version : str or None
         The sympy version the competition itself used, if stated. Component

@@ -758,7 +758,11 @@ def _srbench2025_sections(report: Report) -> list[_Section]:
         return tuple(_Block("html", view) if isinstance(view, str) else _figure(view) for view in views)
 
     sections = [_Section("comparison", "Comparison of methods",
-                         "Test R² compared as SRBench 2025 does: each (dataset, seed) a block when there are several "
+                         "First SRBench 2025's own mean ranks, computed as its collate script computes them (not "
+                         "srdash's verdict): per method the mean over datasets of its rank on the median test R² and "
+                         "on the median of the results' own model_size of its runs that exist, a DNF or an all-failed "
+                         "(method, dataset) unranked there. Then test R² compared as SRBench 2025's "
+                         "statistical_comparisons notebook does: each (dataset, seed) a block when there are several "
                          "runs, missing or failed runs counted as the worst value of the table; Friedman's test, then "
                          "the named post-hoc test per pair; the critical-difference bars join methods that its "
                          "p-values do not separate; effect sizes beside each significant pair.",
