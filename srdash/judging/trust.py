@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from srdash.errors import Problem, RulesError, SrdashError, ValidationError
+from srdash.io.csvsafe import write_csv
 from srdash.judging.rules import Rules, load_rules
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -932,7 +933,7 @@ class TrustStore:
         """
         entries = self.entries()
         try:
-            entries.to_csv(path, index=False)
+            write_csv(entries, path, index=False)
         except OSError as exc:
             raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
         return len(entries)
@@ -942,7 +943,7 @@ class TrustStore:
         score, updated_at); returns the number of rows. :meth:`import_scores_csv` reads it back."""
         scores = self.jury_scores()
         try:
-            scores.to_csv(path, index=False)
+            write_csv(scores, path, index=False)
         except OSError as exc:
             raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
         return len(scores)
