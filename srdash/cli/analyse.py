@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from srdash.io.csvsafe import write_csv
+
 KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources")
 
 #: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
@@ -29,9 +31,23 @@ def _read_table(path: Path):
         raise click.ClickException(f"Cannot read the table '{path}': {type(exc).__name__}: {exc}") from None
 
 
+def _totals(resources) -> str:
+    """Each resource's total, and how many runs have no value (not counted) when some have none."""
+    import math
+
+    def one(column, total):
+        missing = resources.missing.get(column, 0)
+        text = "no value" if math.isnan(total) else f"{total:.4g}"
+        runs = f"{missing} run{'s' if missing > 1 else ''}"
+        return f"{column} {text}" + (f" ({runs} without a value, not counted)" if missing else "")
+
+    return ", ".join(one(c, v) for c, v in resources.totals.items())
+
+
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
              budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
-             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method", split=None):
+             posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method", split=None,
+             source="<table>"):
     """The result table of one analysis (and a one-line summary for stderr)."""
     if kind == "pareto":
         from srdash.analysis.fronts import pareto_fronts
@@ -91,18 +107,17 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 
     energy = [c for c in RESOURCE_COLUMNS[1:] if c in table.columns]
     if energy and time not in table.columns:  # eco2AI's columns only: summarise them
-        resources = resource_summary(table, columns=energy, method=method)
-        totals = ", ".join(f"{c} {v:.4g}" for c, v in resources.totals.items())
-        return resources.table, f"totals over every run: {totals}"
-    times = training_times(table, time=time, method=method)
+        resources = resource_summary(table, columns=energy, method=method, source=source)
+        return resources.table, f"totals over every run: {_totals(resources)}"
+    times = training_times(table, time=time, method=method, source=source)
     out = times.table
     summary = f"fastest (median): {out['method'].iloc[0]}" if len(out) else "no training times"
     if energy:
-        resources = resource_summary(table, columns=energy, method=method)
+        resources = resource_summary(table, columns=energy, method=method, source=source)
         out = out.merge(resources.table.drop(columns="runs"), on="method", how="left")
-        summary += "; totals over every run: " + ", ".join(f"{c} {v:.4g}" for c, v in resources.totals.items())
+        summary += "; totals over every run: " + _totals(resources)
     if budget is not None:
-        over = over_budget(table, budget=budget, time=time, method=method, dataset=dataset)
+        over = over_budget(table, budget=budget, time=time, method=method, dataset=dataset, source=source)
         counts = over.per_method[["method", "over", "share"]].rename(
             columns={"over": "runs_over_budget", "share": "share_over_budget"})
         out = out.merge(counts, on="method", how="left")
@@ -214,7 +229,8 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                                    p_adjust="holm" if conover_holm else None, budget=budget,
                                    noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
                                    unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
-                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by, split=split)
+                                   missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by, split=split,
+                                   source=str(input_path))
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if kind == "compare":
@@ -224,7 +240,7 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
     if output is None:
         click.echo(result.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     else:
-        result.to_csv(output, index=False)
+        write_csv(result, output, index=False)
         click.echo(f"Wrote {output} ({len(result)} rows)", err=True)
 
 
@@ -256,9 +272,9 @@ def _write_comparison(outcome, output: Path | None) -> None:
             click.echo(f"\n{title}:\n" + joined(attribute).to_string(index=False, float_format=fmt))
         return
     paths = compare_outputs(output)
-    joined("pairs").to_csv(paths["pairs"], index=False)
-    joined("mean_ranks").to_csv(paths["mean ranks"], index=False)
-    joined("omnibus").to_csv(paths["omnibus tests"], index=False)
+    write_csv(joined("pairs"), paths["pairs"], index=False)
+    write_csv(joined("mean_ranks"), paths["mean ranks"], index=False)
+    write_csv(joined("omnibus"), paths["omnibus tests"], index=False)
     parts = []
     for group, result in results:
         groups = "; ".join("{" + ", ".join(g) + "}" for g in result.groups) or "(none)"
