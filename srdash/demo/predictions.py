@@ -98,7 +98,7 @@ def write_demo_predictions(folder: str | os.PathLike, *, seed: int = 0, samples:
         rows.append({"team": team, "file": f"submissions/{name}",
                      "submitted_at": (start + pd.Timedelta(hours=i)).isoformat()})
     listing = folder / "listing.csv"
-    write_csv(pd.DataFrame(rows), listing, index=False)
+    write_csv(pd.DataFrame(rows), listing, index=False, formulas="keep")
     return {"targets_preliminary": str(folder / "targets_preliminary.txt"),
             "targets_final": str(folder / "targets_final.txt"),
             "submissions": str(listing), "metrics": ["rmse", "mae"], "rule": "last"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FORMULA_STARTS", "neutralise_cell", "neutralised", "restore_text", "write_csv"]
+__all__ = ["FORMULA_STARTS", "FORMULAS", "neutralise_cell", "neutralised", "restore_text", "write_csv"]
 
 #: The first characters that make a spreadsheet read a cell as a formula (OWASP).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -116,7 +116,11 @@ def neutralised(frame):
     return out
 
 
-def write_csv(frame, path=None, *, index: bool = False, **options):
+#: What :func:`write_csv` does with formula-like text cells.
+FORMULAS = ("neutralise", "keep")
+
+
+def write_csv(frame, path=None, *, index: bool = False, formulas: str = "neutralise", **options):
     """Write ``frame`` as a CSV with every formula-like text cell neutralised (:func:`neutralised`).
 
     Every CSV srdash writes goes through this function
@@ -129,12 +133,21 @@ def write_csv(frame, path=None, *, index: bool = False, **options):
         Where to write; None returns the text, as :meth:`pandas.DataFrame.to_csv`.
     index : bool, keyword-only
         Write the row labels (default False).
+    formulas : {'neutralise', 'keep'}, keyword-only
+        'keep' writes text as it is: only for data srdash generates itself from its own constants
+        (the demo's input files, byte-identical to the copy shipped with srdash and read by any CSV
+        reader), never for text that came from an input.
     **options
         Passed to :meth:`pandas.DataFrame.to_csv` (``float_format``, ``sep``, ...).
 
     Returns
     -------
     str or None
+
+    Raises
+    ------
+    SrdashError
+        For a ``formulas`` option other than 'neutralise' or 'keep'.
 
     Examples
     --------
@@ -145,6 +158,12 @@ def write_csv(frame, path=None, *, index: bool = False, **options):
     """
     import csv
 
+    from srdash.errors import SrdashError
+
+    if formulas not in FORMULAS:
+        raise SrdashError(f"The 'formulas' option must be one of 'neutralise', 'keep'. Got {formulas!r}.")
+    if formulas == "keep":
+        return frame.to_csv(path, index=index, **options)
     safe = neutralised(frame)
     if "quoting" not in options and _holds_carriage_return(safe):
         # csv quotes a field holding its line terminator ("\n") but not a bare CR, which readers take
