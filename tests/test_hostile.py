@@ -1167,6 +1167,8 @@ INPUTS = _script("make_inputs")
 
 def _scored(folder: Path):
     """The one submission of SUBMISSIONS/team, scored against make_inputs' targets, and its cost."""
+    import sklearn.metrics  # noqa: F401 - imported before measuring: the first scoring imports it (about 80 MB)
+
     box = {}
     seconds, megabytes = MAKE.cost(lambda: box.setdefault("result", score_submissions(
         folder / "SUBMISSIONS", INPUTS.targets(), metric="rmse")))

@@ -15,7 +15,10 @@ undoes the apostrophe when srdash reads its own CSV back.
 
 from __future__ import annotations
 
+import csv
 import re
+
+from srdash.errors import SrdashError
 
 __all__ = ["FORMULA_STARTS", "FORMULAS", "neutralise_cell", "neutralised", "restore_text", "write_csv"]
 
@@ -156,10 +159,6 @@ def write_csv(frame, path=None, *, index: bool = False, formulas: str = "neutral
     method,r2
     '=1+1,-0.5
     """
-    import csv
-
-    from srdash.errors import SrdashError
-
     if formulas not in FORMULAS:
         raise SrdashError(f"The 'formulas' option must be one of 'neutralise', 'keep'. Got {formulas!r}.")
     if formulas == "keep":
