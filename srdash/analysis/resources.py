@@ -21,13 +21,16 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 
 from srdash.analysis import _tables
 from srdash.analysis.fronts import ParetoFronts, pareto_fronts
+from srdash.errors import ValidationError
+from srdash.io.loading import number_cells
 
 __all__ = ["TrainingTimes", "OverBudget", "ResourceSummary", "training_times", "time_fronts", "over_budget",
            "resource_summary", "TIME_COLUMN", "RESOURCE_COLUMNS", "HARDWARE_COLUMNS"]
@@ -38,6 +41,21 @@ TIME_COLUMN = "training time (s)"
 RESOURCE_COLUMNS = (TIME_COLUMN, "duration(s)", "power_consumption(kWh)", "CO2_emissions(kg)")
 #: eco2AI's hardware columns.
 HARDWARE_COLUMNS = ("CPU_name", "GPU_name")
+
+
+def _resources(table: pd.DataFrame, columns, source: str) -> dict[str, np.ndarray]:
+    """Resource columns as floats, read by the rule of metric columns (:func:`srdash.io.loading.number_cells`)
+    and at least 0: text that is not a number, an infinity (``1e999``) or a negative value is a problem
+    naming the file, row and column (all listed at once), never a NaN or an overflow in a median or total.
+    Empty and ``nan`` cells are missing (the run is not counted), as in metric columns."""
+    values, problems = {}, []
+    for column in dict.fromkeys(columns):
+        values[column], found = number_cells(table[column].tolist(), source=source, column=column, minimum=0,
+                                             what="a resource column")
+        problems += found
+    if problems:
+        raise ValidationError(problems, header=f"The resource columns of {source} are not valid")
+    return values
 
 
 @dataclass(frozen=True)
@@ -75,7 +93,8 @@ class OverBudget:
     budget: float
 
 
-def training_times(table: pd.DataFrame, *, time: str = TIME_COLUMN, method: str | None = None) -> TrainingTimes:
+def training_times(table: pd.DataFrame, *, time: str = TIME_COLUMN, method: str | None = None,
+                   source: str = "<table>") -> TrainingTimes:
     """Median training time per method with its spread (quartiles, range).
 
     Parameters
@@ -85,6 +104,8 @@ def training_times(table: pd.DataFrame, *, time: str = TIME_COLUMN, method: str 
         The time column, in seconds.
     method : str, optional, keyword-only
         Column of the method names (default 'method', else 'algorithm').
+    source : str, keyword-only
+        The table's file, as named in messages.
 
     Returns
     -------
@@ -93,12 +114,12 @@ def training_times(table: pd.DataFrame, *, time: str = TIME_COLUMN, method: str 
     Raises
     ------
     ValidationError
-        When a column is missing.
+        When a column is missing, or listing every time that is not a finite number >= 0.
     """
     method = _tables.method_column(table, method)
     _tables.check_columns(table, [method, time], what="training times")
     frame = pd.DataFrame({"method": table[method].astype(str).to_numpy(),
-                          "time": _tables.numeric(table, time).to_numpy()}).dropna()
+                          "time": _resources(table, [time], source)[time]}).dropna()
     grouped = frame.groupby("method", sort=True)["time"]
     out = pd.DataFrame({"median": grouped.median(), "q25": grouped.quantile(0.25), "q75": grouped.quantile(0.75),
                         "min": grouped.min(), "max": grouped.max(), "runs": grouped.size()}).reset_index()
@@ -133,13 +154,13 @@ def time_fronts(
 
 
 def over_budget(table: pd.DataFrame, *, budget: float, time: str = TIME_COLUMN, method: str | None = None,
-                dataset: str = "dataset") -> OverBudget:
+                dataset: str = "dataset", source: str = "<table>") -> OverBudget:
     """Runs whose training time exceeded ``budget`` seconds.
 
     Raises
     ------
     ValidationError
-        When a column is missing.
+        When a column is missing, or listing every time that is not a finite number >= 0.
     ValueError
         When ``budget`` is not a positive number.
     """
@@ -147,7 +168,7 @@ def over_budget(table: pd.DataFrame, *, budget: float, time: str = TIME_COLUMN, 
         raise ValueError(f"The 'budget' option must be a positive number of seconds. Got {budget!r}.")
     method = _tables.method_column(table, method)
     _tables.check_columns(table, [method, dataset, time], what="runs over the time budget")
-    seconds = _tables.numeric(table, time)
+    seconds = pd.Series(_resources(table, [time], source)[time])
     with np.errstate(invalid="ignore"):
         over = (seconds > budget).to_numpy()
     rows = pd.DataFrame({"method": table[method].astype(str).to_numpy(),
@@ -174,14 +195,19 @@ class ResourceSummary:
         Each resource column's total over every run of every method.
     columns : tuple of str
         The resource columns summarised.
+    missing : mapping of str to int
+        Per resource column, the runs without a value (empty or ``nan``), not counted in
+        its medians and totals.
     """
 
     table: pd.DataFrame
     totals: dict
     columns: tuple[str, ...]
+    missing: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
 
-def resource_summary(table: pd.DataFrame, *, columns=None, method: str | None = None) -> ResourceSummary:
+def resource_summary(table: pd.DataFrame, *, columns=None, method: str | None = None,
+                     source: str = "<table>") -> ResourceSummary:
     """Median per run and total of each resource (time, energy, CO2) per method.
 
     Parameters
@@ -192,6 +218,8 @@ def resource_summary(table: pd.DataFrame, *, columns=None, method: str | None = 
         The resource columns (default: those of :data:`RESOURCE_COLUMNS` present).
     method : str, optional, keyword-only
         Column of the method names (default 'method', else 'algorithm').
+    source : str, keyword-only
+        The table's file, as named in messages.
 
     Returns
     -------
@@ -200,7 +228,9 @@ def resource_summary(table: pd.DataFrame, *, columns=None, method: str | None = 
     Raises
     ------
     ValidationError
-        When a named column is missing, or none of :data:`RESOURCE_COLUMNS` is present.
+        When a named column is missing, or none of :data:`RESOURCE_COLUMNS` is present; or listing
+        every cell (file, row, column) that is not a finite number >= 0 (text, ``1e999``, ``inf``,
+        a negative value). Empty and ``nan`` cells are missing, counted in ``missing``.
 
     Examples
     --------
@@ -220,9 +250,7 @@ def resource_summary(table: pd.DataFrame, *, columns=None, method: str | None = 
         columns = [c for c in RESOURCE_COLUMNS if c in table.columns] or [RESOURCE_COLUMNS[0]]
     columns = list(dict.fromkeys(columns))
     _tables.check_columns(table, [method, *columns], what="the resource summary")
-    frame = pd.DataFrame({"method": table[method].astype(str).to_numpy()})
-    for column in columns:
-        frame[column] = _tables.numeric(table, column).to_numpy()
+    frame = pd.DataFrame({"method": table[method].astype(str).to_numpy(), **_resources(table, columns, source)})
     grouped = frame.groupby("method", sort=True)
     out = pd.DataFrame(index=pd.Index(sorted(frame["method"].unique()), name="method"))
     for column in columns:
@@ -235,4 +263,5 @@ def resource_summary(table: pd.DataFrame, *, columns=None, method: str | None = 
             out[column] = names.dropna().groupby("method")["name"].agg(lambda s: s.value_counts().index[0])
     out = out.reset_index().sort_values([f"{columns[0]} median", "method"], kind="stable").reset_index(drop=True)
     totals = {column: float(frame[column].sum(min_count=1)) for column in columns}
-    return ResourceSummary(table=out, totals=totals, columns=tuple(columns))
+    missing = MappingProxyType({column: int(frame[column].isna().sum()) for column in columns})
+    return ResourceSummary(table=out, totals=totals, columns=tuple(columns), missing=missing)

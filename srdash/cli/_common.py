@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from srdash.errors import SrdashError
+from srdash.io.csvsafe import write_csv
 
 
 def _load_rules(ctx, param, value):
@@ -411,7 +412,7 @@ def write_leaderboard(verdict, output, *, entity: str = "methods") -> None:
         click.echo(verdict.leaderboard.to_string(index=False))
         return
     Path(output).parent.mkdir(parents=True, exist_ok=True)
-    verdict.leaderboard.to_csv(output, index=False)
+    write_csv(verdict.leaderboard, output, index=False)
     Path(f"{output}.provenance.json").write_text(json.dumps(dict(verdict.provenance), indent=2) + "\n")
     click.echo(f"Wrote {output} ({len(verdict.leaderboard)} {entity}) and {output}.provenance.json", err=True)
 
@@ -420,7 +421,7 @@ def write_table(table, path, *, what: str = "") -> None:
     """Write one more table the user asked for (``--per-dataset``, ``--problems``...), if asked."""
     if path is not None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(path, index=False)
+        write_csv(table, path, index=False)
         click.echo(f"Wrote {path}" + (f" ({what})" if what else ""), err=True)
 
 

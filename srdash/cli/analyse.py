@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from srdash.io.csvsafe import write_csv
+
 KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025")
 
 #: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
@@ -27,6 +29,19 @@ def _read_table(path: Path):
         return pd.read_csv(path, sep="\t" if path.suffix == ".tsv" or path.name.endswith(".tsv.gz") else ",")
     except Exception as exc:  # noqa: BLE001 - any reader error becomes a clean message
         raise click.ClickException(f"Cannot read the table '{path}': {type(exc).__name__}: {exc}") from None
+
+
+def _totals(resources) -> str:
+    """Each resource's total, and how many runs have no value (not counted) when some have none."""
+    import math
+
+    def one(column, total):
+        missing = resources.missing.get(column, 0)
+        text = "no value" if math.isnan(total) else f"{total:.4g}"
+        runs = f"{missing} run{'s' if missing > 1 else ''}"
+        return f"{column} {text}" + (f" ({runs} without a value, not counted)" if missing else "")
+
+    return ", ".join(one(c, v) for c, v in resources.totals.items())
 
 
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
@@ -103,18 +118,17 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 
     energy = [c for c in RESOURCE_COLUMNS[1:] if c in table.columns]
     if energy and time not in table.columns:  # eco2AI's columns only: summarise them
-        resources = resource_summary(table, columns=energy, method=method)
-        totals = ", ".join(f"{c} {v:.4g}" for c, v in resources.totals.items())
-        return resources.table, f"totals over every run: {totals}"
-    times = training_times(table, time=time, method=method)
+        resources = resource_summary(table, columns=energy, method=method, source=source)
+        return resources.table, f"totals over every run: {_totals(resources)}"
+    times = training_times(table, time=time, method=method, source=source)
     out = times.table
     summary = f"fastest (median): {out['method'].iloc[0]}" if len(out) else "no training times"
     if energy:
-        resources = resource_summary(table, columns=energy, method=method)
+        resources = resource_summary(table, columns=energy, method=method, source=source)
         out = out.merge(resources.table.drop(columns="runs"), on="method", how="left")
-        summary += "; totals over every run: " + ", ".join(f"{c} {v:.4g}" for c, v in resources.totals.items())
+        summary += "; totals over every run: " + _totals(resources)
     if budget is not None:
-        over = over_budget(table, budget=budget, time=time, method=method, dataset=dataset)
+        over = over_budget(table, budget=budget, time=time, method=method, dataset=dataset, source=source)
         counts = over.per_method[["method", "over", "share"]].rename(
             columns={"over": "runs_over_budget", "share": "share_over_budget"})
         out = out.merge(counts, on="method", how="left")
@@ -243,7 +257,7 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
     if output is None:
         click.echo(result.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     else:
-        result.to_csv(output, index=False)
+        write_csv(result, output, index=False)
         click.echo(f"Wrote {output} ({len(result)} rows)", err=True)
 
 
@@ -275,9 +289,9 @@ def _write_comparison(outcome, output: Path | None) -> None:
             click.echo(f"\n{title}:\n" + joined(attribute).to_string(index=False, float_format=fmt))
         return
     paths = compare_outputs(output)
-    joined("pairs").to_csv(paths["pairs"], index=False)
-    joined("mean_ranks").to_csv(paths["mean ranks"], index=False)
-    joined("omnibus").to_csv(paths["omnibus tests"], index=False)
+    write_csv(joined("pairs"), paths["pairs"], index=False)
+    write_csv(joined("mean_ranks"), paths["mean ranks"], index=False)
+    write_csv(joined("omnibus"), paths["omnibus tests"], index=False)
     parts = []
     for group, result in results:
         groups = "; ".join("{" + ", ".join(g) + "}" for g in result.groups) or "(none)"

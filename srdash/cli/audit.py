@@ -8,6 +8,7 @@ import click
 
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
                                 refuse_output_onto_input, with_sidecar)
+from srdash.io.csvsafe import write_csv
 
 #: Exit status of `srdash audit --strict` when the audit found something.
 FINDINGS_EXIT_CODE = 3
@@ -53,7 +54,7 @@ def audit_command(competition, published_path, track, tolerance, output, strict)
     click.echo("")
     click.echo(result.summary())
     if output is not None:
-        result.comparison.to_csv(output, index=False)
+        write_csv(result.comparison, output, index=False)
         sidecar = write_sidecar(output, {**block, "audit_tolerance": f"{tolerance:g}",
                                          "audit_track": track or ""})
         click.echo(f"Wrote {output} and {sidecar}", err=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import fail_cleanly, progress_bar
+from srdash.io.csvsafe import write_csv
 
 OUTPUT_COLUMNS = ("components", "simplicity", "simplified", "status", "reason", "seconds")
 
@@ -95,7 +96,7 @@ def complexity(models_path, output, timeout, jobs, cache_path, no_cache, schedul
     out = table.copy()
     for column in OUTPUT_COLUMNS:
         out[column] = computed[column].to_numpy()
-    out.to_csv(output, index=False)
+    write_csv(out, output, index=False)
     counts = computed["status"].value_counts()
     summary = ", ".join(f"{counts[s]} {s}" for s in ("ok", "timeout", "simplify_error", "rejected", "parse_error")
                         if s in counts)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import fail_cleanly, refuse_output_onto_input, rules_reference, serve_notebook
+from srdash.io.csvsafe import write_csv
 
 _METRIC_NAMES = ("accuracy", "r2", "rmse", "mae")
 _out_path = click.Path(dir_okay=False, path_type=Path)
@@ -115,7 +116,7 @@ def _inputs(submissions, targets_preliminary, targets_final, targets_csv, combin
 
 def _write(table, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(path, index=False)
+    write_csv(table, path, index=False)
     click.echo(f"Wrote {path}", err=True)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import fail_cleanly, refuse_output_onto_input
+from srdash.io.csvsafe import write_csv
 
 
 @click.command("qualify")
@@ -63,10 +64,10 @@ def qualify_command(results_path, data_path, target, baseline, rule, decimals, m
     if output is None:
         click.echo(shown.to_string(index=False))
     else:
-        qualification.table.to_csv(output, index=False)
+        write_csv(qualification.table, output, index=False)
         click.echo(f"Wrote {output} ({len(qualification.table)} methods)", err=True)
     if head_to_head is not None:
-        qualification.head_to_head.to_csv(head_to_head, index=False)
+        write_csv(qualification.head_to_head, head_to_head, index=False)
         click.echo(f"Wrote {head_to_head}", err=True)
     failing = qualification.not_qualified
     click.echo(f"Not qualified: {', '.join(failing) if failing else 'none'}.", err=True)
@@ -74,7 +75,7 @@ def qualify_command(results_path, data_path, target, baseline, rule, decimals, m
         with fail_cleanly():
             track = read_qualification_results(track_path)
             filtered = filter_qualified(track, qualification, exclude=not keep_unqualified)
-        filtered.runs.to_csv(track_output, index=False)
+        write_csv(filtered.runs, track_output, index=False)
         for note in filtered.notes:
             click.secho(note, fg="yellow", err=True)
         click.echo(f"Wrote {track_output} ({filtered.runs['method'].nunique()} methods)", err=True)

@@ -14,6 +14,7 @@ import click
 
 from srdash.apps.forkserver import REVIEW_PRELOAD
 from srdash.cli._common import fail_cleanly, jobs_option, kernels_option, rules_reference
+from srdash.io.csvsafe import write_csv
 
 #: The environment variable the review notebook reads: its options as one JSON object
 #: (:data:`srdash.apps.review.REVIEW_OPTIONS`).
@@ -477,7 +478,7 @@ def jury_command(store_path, rules, output, explain, show_model):
             click.echo(jury_model_text(rubric_jury_model(summary)))
         if output is not None:
             try:
-                table.to_csv(output, index=False)
+                write_csv(table, output, index=False)
             except OSError as exc:
                 raise click.ClickException(f"Cannot write '{output}': {exc}.") from exc
             click.echo(f"Wrote {len(table)} entries to {output}", err=True)

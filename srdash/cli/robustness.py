@@ -8,6 +8,7 @@ import click
 
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
                                 refuse_output_onto_input, with_sidecar)
+from srdash.io.csvsafe import write_csv
 
 
 @click.command(name="robustness")
@@ -63,7 +64,7 @@ def robustness_command(competition, n_bootstrap, seed, resample, confidence, alp
     if output is None:
         click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     else:
-        table.to_csv(output, index=False)
+        write_csv(table, output, index=False)
         block.update({"bootstrap_n": str(result.n_bootstrap), "bootstrap_seed": str(result.seed),
                       "bootstrap_resample": result.resample, "bootstrap_engine": result.engine,
                       "bootstrap_confidence": f"{result.confidence:g}"})
@@ -71,6 +72,6 @@ def robustness_command(competition, n_bootstrap, seed, resample, confidence, alp
         click.echo(f"Wrote {output} ({len(table)} methods, {result.n_bootstrap} redraws of the {result.resample}) "
                    f"and {sidecar}", err=True)
     if pairwise is not None:
-        test.pairwise.to_csv(pairwise, index=False)
+        write_csv(test.pairwise, pairwise, index=False)
         click.echo(f"Wrote {pairwise}", err=True)
     echo_fingerprint(judged_result)

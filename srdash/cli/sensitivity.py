@@ -12,6 +12,7 @@ import click
 
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, echo_problems, fail_cleanly,
                                 judged, refuse_output_onto_input, write_leaderboard, write_table)
+from srdash.io.csvsafe import write_csv
 
 
 def write_submissions_verdict(verdict, output: Path | None, per_submission: Path | None = None) -> None:
@@ -83,6 +84,6 @@ def sensitivity(competition, samples, seed, output, target):
     if output is None:
         click.echo(table.to_string(index=False))
     else:
-        table.to_csv(output, index=False)
+        write_csv(table, output, index=False)
         click.echo(f"Wrote {output}", err=True)
     echo_fingerprint(judged_result)

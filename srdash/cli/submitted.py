@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import echo_fingerprint, fail_cleanly, judged, refuse_output_onto_input
+from srdash.io.csvsafe import write_csv
 
 _SUFFIXES = (".csv.gz", ".tsv.gz", ".csv", ".tsv", ".parquet")
 _OK = ("ok", "given", "measured")
@@ -93,12 +94,12 @@ def score_models(models_path, dataset_paths, rules, target, output, table_path, 
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     if table_path is not None:
         columns = ["method", "dataset", "run", *(c.column for c in verdict.criteria), "status", "reason"]
-        runs[list(dict.fromkeys(columns))].to_csv(table_path, index=False)
+        write_csv(runs[list(dict.fromkeys(columns))], table_path, index=False)
         click.echo(f"Wrote {table_path}", err=True)
     board = verdict.leaderboard
     if output is None:
         click.echo(board.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
     else:
-        board.to_csv(output, index=False)
+        write_csv(board, output, index=False)
         click.echo(f"Wrote {output} ({len(board)} teams, rules {verdict.rules.name})", err=True)
     echo_fingerprint(result)

@@ -62,6 +62,7 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import SrdashError
+from srdash.io.csvsafe import write_csv
 from srdash.io.loading import Results, load_results
 
 __all__ = ["demo_competition", "demo_descriptions", "demo_qualification", "write_demo", "cached_demo", "demo_folder",
@@ -888,13 +889,14 @@ def write_demo(directory, *, seed: int = 0) -> dict:
         folder.mkdir(parents=True, exist_ok=True)
         paths = {"results": folder / "results.csv", "datasets": folder / "datasets.csv",
                  "descriptions": folder / "descriptions.yaml", "qualification": folder / "qualification.csv"}
-        results.table.to_csv(paths["results"], index=False)
-        dataset_table.to_csv(paths["datasets"], index=False)
-        demo_qualification(seed=seed).to_csv(paths["qualification"], index=False)
+        # Generated from srdash's constants (no one else's text), byte-identical to the shipped copy: as is.
+        write_csv(results.table, paths["results"], index=False, formulas="keep")
+        write_csv(dataset_table, paths["datasets"], index=False, formulas="keep")
+        write_csv(demo_qualification(seed=seed), paths["qualification"], index=False, formulas="keep")
         for dataset in datasets:
             for split in ("train", "test"):
                 path = folder / f"{dataset.name}_{split}.csv"
-                dataset.frame(split).to_csv(path, index=False)
+                write_csv(dataset.frame(split), path, index=False, formulas="keep")
                 paths[f"{dataset.name}_{split}"] = path
         write_descriptions(paths["descriptions"], _descriptions_document(datasets),
                            comment="The datasets of the demo competition, written by srdash.demo.competition.")

@@ -30,6 +30,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from srdash.io.csvsafe import write_csv
+
 __all__ = ["DEMO_TEAMS", "REJECTED_LINE", "write_demo_predictions"]
 
 #: The demo's teams (listing order).
@@ -96,7 +98,7 @@ def write_demo_predictions(folder: str | os.PathLike, *, seed: int = 0, samples:
         rows.append({"team": team, "file": f"submissions/{name}",
                      "submitted_at": (start + pd.Timedelta(hours=i)).isoformat()})
     listing = folder / "listing.csv"
-    pd.DataFrame(rows).to_csv(listing, index=False)
+    write_csv(pd.DataFrame(rows), listing, index=False, formulas="keep")
     return {"targets_preliminary": str(folder / "targets_preliminary.txt"),
             "targets_final": str(folder / "targets_final.txt"),
             "submissions": str(listing), "metrics": ["rmse", "mae"], "rule": "last"}

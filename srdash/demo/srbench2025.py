@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import SrdashError
+from srdash.io.csvsafe import write_csv
 
 __all__ = ["demo_2025_table", "demo_2025_datasets", "write_demo_2025", "DEMO_2025_METHODS", "DEMO_2025_DATASETS",
            "DEMO_2025_COMPETITION_FILE"]
@@ -243,8 +244,8 @@ def write_demo_2025(directory, *, seed: int = 0) -> dict:
         folder.mkdir(parents=True, exist_ok=True)
         paths = {"results": folder / "results.csv", "datasets": folder / "datasets.csv",
                  "competition": folder / "competition.toml"}
-        table.to_csv(paths["results"], index=False)
-        datasets.to_csv(paths["datasets"], index=False)
+        write_csv(table, paths["results"], index=False, formulas="keep")
+        write_csv(datasets, paths["datasets"], index=False, formulas="keep")
         paths["competition"].write_text(DEMO_2025_COMPETITION_FILE.format(seed=seed), encoding="utf-8")
     except OSError as exc:
         raise SrdashError(f"Cannot write the 2025-scale demo to {str(folder)!r}: {exc}") from exc

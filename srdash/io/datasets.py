@@ -86,6 +86,7 @@ import pandas as pd
 
 from srdash.io.files import read_csv_file, read_file_text
 from srdash.errors import Problem, SrdashError, ValidationError
+from srdash.io.csvsafe import write_csv
 
 __all__ = [
     "PROPERTY_KINDS",
@@ -861,7 +862,7 @@ def write_property_datasets(directory: str | Path, *, seed: int = 0) -> DatasetT
         files = {}
         for partition, frame in frames.items():
             file = f"{item.name}_{partition}.csv"
-            frame.to_csv(folder / file, index=False, float_format="%.10g")
+            write_csv(frame, folder / file, index=False, float_format="%.10g")
             files[partition] = file
         entry = {"name": item.name, "property": item.kind, "files": files, "target": "y",
                  "features": list(item.features), "truth": item.truth, "noise_level": item.noise_level}

@@ -46,10 +46,13 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import Problem, SrdashError, ValidationError
+from srdash.io.csvcolumns import shown_names
+from srdash.io.csvsafe import restore_text
 from srdash.io.files import (FileRefused, check_table_size, expanded_bytes, read_file_bytes, read_file_text,
                              read_parquet_bytes)
 
-__all__ = ["Results", "load_results", "check_csv_shape", "COLUMN_ALIASES", "TEXT_COLUMNS", "METRIC_COLUMNS"]
+__all__ = ["Results", "load_results", "check_csv_shape", "number_cells", "COLUMN_ALIASES", "TEXT_COLUMNS",
+           "METRIC_COLUMNS"]
 
 #: Canonical column -> accepted input names (the canonical name first).
 COLUMN_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
@@ -327,7 +330,7 @@ def _read_table_file(path: Path, *, what: str) -> pd.DataFrame:
         raise SrdashError(f"Cannot read the {what} file {str(path)!r}: it is not UTF-8 text (byte "
                           f"{exc.start + 1} cannot be decoded); save it as UTF-8.") from None
     except Exception as exc:  # pandas, pyarrow and the OS raise many kinds
-        raise SrdashError(f"Cannot read the {what} file {str(path)!r}: {exc}") from exc
+        raise SrdashError(f"Cannot read the {what} file {str(path)!r}: {_short_error(exc)}") from exc
     frame = _with_clean_header(frame)
     _refuse_duplicate_header(list(frame.columns), str(path))
     return frame
@@ -387,7 +390,8 @@ def check_csv_shape(text: str, *, source: str, sep: str = ",") -> list[Problem]:
         if header is None:
             return []
         width = len(header)
-        shown_header = ", ".join(h.strip() for h in header)
+        # Escaped: a header of control characters (NUL bytes, terminal escapes) is never echoed as is.
+        shown_header = "".join(c if c.isprintable() else repr(c)[1:-1] for c in ", ".join(h.strip() for h in header))
         if len(shown_header) > 120:
             shown_header = shown_header[:117] + "..."
         problems: list[Problem] = []
@@ -536,7 +540,8 @@ def _as_text(value) -> str | None:
         value = value.item()
     if isinstance(value, (list, tuple, np.ndarray)):
         return " ".join(str(v) for v in value) or None
-    text = value if isinstance(value, str) else str(value)
+    # A CSV srdash wrote keeps its names and models: the apostrophe before a formula-like cell goes.
+    text = restore_text(value) if isinstance(value, str) else str(value)
     return text if text.strip() else None
 
 
@@ -577,8 +582,76 @@ def _as_integer(value) -> int | None:
     return None
 
 
-def _shown(value) -> str:
-    return repr(value.strip()) if isinstance(value, str) else repr(_plain(value))
+def _shown(value, limit: int = 40) -> str:
+    """A cell for a message: quoted, escaped, shortened (a message never carries a whole cell)."""
+    text = value.strip() if isinstance(value, str) else _plain(value)
+    if isinstance(text, str) and len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return repr(text)
+
+
+def number_cells(cells, *, source: str, column: str, rows=None, minimum: float | None = None,
+                 what: str = "a metric column") -> tuple[np.ndarray, list[Problem]]:
+    """Read the cells of a number column by the rule of metric columns; a problem per bad cell.
+
+    A cell is a plain ASCII number (:data:`PLAIN_NUMBER`) or missing (empty, ``nan``,
+    ``NA``, ...: NaN, not a problem). With ``minimum``, a value must also be finite
+    and at least ``minimum`` (``1e999`` is infinite).
+
+    Parameters
+    ----------
+    cells : sequence
+        The column's cells (text or numbers).
+    source : str, keyword-only
+        The file, as named in messages.
+    column : str, keyword-only
+    rows : sequence of int, optional, keyword-only
+        Each cell's 1-based data row (default 1, 2, ...).
+    minimum : float, optional, keyword-only
+        The smallest value allowed; None allows any number, infinities included (as metric columns do).
+    what : str, keyword-only
+        What the column is, for messages.
+
+    Returns
+    -------
+    (ndarray of float, list of Problem)
+        The values (NaN where missing or bad) and one problem per bad cell: the first
+        10, then a count.
+
+    Examples
+    --------
+    >>> values, problems = number_cells(["1.5", "", "lots", "-5", "1e999"], source="r.csv", column="kWh",
+    ...                                 minimum=0, what="a resource column")
+    >>> values.tolist()[:2]
+    [1.5, nan]
+    >>> for p in problems: print(p)
+    r.csv, row 3, column 'kWh': 'lots' is not a number; a resource column holds numbers (empty means missing).
+    r.csv, row 4, column 'kWh': '-5' is below 0; a resource column holds finite numbers of at least 0.
+    r.csv, row 5, column 'kWh': '1e999' is not finite; a resource column holds finite numbers of at least 0.
+    """
+    cells = list(cells)
+    rows = range(1, len(cells) + 1) if rows is None else rows
+    values = np.full(len(cells), np.nan)
+    problems: list[Problem] = []
+    bad = 0
+    for position, (row, value) in enumerate(zip(rows, cells)):
+        number, ok = _as_number(value)
+        if not ok:
+            message = f"{_shown(value)} is not a number; {what} holds numbers (empty means missing)."
+        elif minimum is not None and not math.isnan(number) and not math.isfinite(number):
+            message = f"{_shown(value)} is not finite; {what} holds finite numbers of at least {minimum:g}."
+        elif minimum is not None and number < minimum:
+            message = f"{_shown(value)} is below {minimum:g}; {what} holds finite numbers of at least {minimum:g}."
+        else:
+            values[position] = number
+            continue
+        bad += 1
+        if bad <= _MAX_SHAPE_PROBLEMS:
+            problems.append(Problem(source, int(row), column, message))
+    if bad > _MAX_SHAPE_PROBLEMS:
+        problems.append(Problem(source, None, column, f"... and {bad - _MAX_SHAPE_PROBLEMS:,} more cells that are not "
+                                                      f"valid (the first {_MAX_SHAPE_PROBLEMS} are listed above)."))
+    return values, problems
 
 
 def _plain(value):
@@ -638,7 +711,7 @@ def _canonical_table(raw: _Raw):
     present = list(frame.columns)
     problems: list[Problem] = []
     located: list[tuple[int, int, Problem]] = []  # (row position, column position, problem)
-    shown_columns = ", ".join(map(repr, present)) or "none"
+    shown_columns = shown_names([str(c) for c in present]) or "none"  # shortened: a header may be anything
 
     input_name: dict[str, str] = {}
     for canonical, names in COLUMN_ALIASES.items():
@@ -790,7 +863,7 @@ def _read_dataset_table(datasets):
     problems = []
     missing = [c for c in ("dataset", "features") if c not in frame.columns]
     if missing:
-        shown_columns = ", ".join(map(repr, frame.columns)) or "none"
+        shown_columns = shown_names([str(c) for c in frame.columns]) or "none"
         for column in missing:
             problems.append(Problem(name, None, column, "the dataset table needs columns 'dataset' and "
                                                         f"'features'. Columns present: {shown_columns}."))

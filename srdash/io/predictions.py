@@ -52,10 +52,14 @@ def _read_bytes(path: Path, source: str, root=None) -> tuple[bytes | None, list[
     # refused per file, without quoting their content (srdash.io.files).
     from srdash.io.files import FileRefused, read_file_bytes
 
+    from srdash.io.csvcolumns import binary_problem
+
     try:
-        return read_file_bytes(path, root=root), []
+        data = read_file_bytes(path, root=root)
     except FileRefused as exc:
         return None, [Problem(source, None, None, exc.reason)]
+    binary = binary_problem(data, source)  # no text file holds NUL bytes; refused without quoting them
+    return (None, [binary]) if binary else (data, [])
 
 
 def _fast_numbers(data: bytes) -> np.ndarray | None:
@@ -361,33 +365,12 @@ def read_targets(preliminary: str | os.PathLike, final: str | os.PathLike) -> Ta
     )
 
 
-def _read_csv_strings(data: bytes, source: str, required: Sequence[str]) -> tuple[pd.DataFrame | None, list[Problem]]:
-    """A CSV as stripped strings (empty string for empty cells), after checking its columns."""
-    from srdash.io.loading import check_csv_shape
+def _read_csv_strings(data: bytes, source: str, required: Sequence[str],
+                      max_columns: int | None = None) -> tuple[pd.DataFrame | None, list[Problem]]:
+    """The ``required`` columns of a CSV as stripped strings, the header checked first (:mod:`srdash.io.csvcolumns`)."""
+    from srdash.io.csvcolumns import read_csv_columns
 
-    try:  # every row as wide as the header: no trailing-comma index column, no shifted values
-        shape = check_csv_shape(data.decode("utf-8-sig"), source=source)
-    except UnicodeDecodeError as exc:
-        shape = [Problem(source, None, None, f"is not UTF-8 text (byte {exc.start + 1} cannot be decoded).")]
-    if shape:
-        return None, shape
-    try:
-        table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, skip_blank_lines=False,
-                            encoding="utf-8-sig", index_col=False)
-    except pd.errors.EmptyDataError:
-        return None, [Problem(source, None, None, f"the file is empty; expected a CSV with columns "
-                                                  f"{', '.join(required)}.")]
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        return None, [Problem(source, None, None, f"cannot be read as CSV ({str(exc).strip()}).")]
-    table.columns = [str(c).strip() for c in table.columns]
-    missing = [c for c in required if c not in table.columns]
-    if missing:
-        found = ", ".join(repr(c) for c in table.columns)
-        return None, [Problem(source, None, None,
-                              f"missing column{'s' if len(missing) > 1 else ''} "
-                              f"{', '.join(repr(c) for c in missing)}; expected {', '.join(required)}; "
-                              f"found {found}.")]
-    return table.apply(lambda col: col.fillna("").astype(str).str.strip()), []
+    return read_csv_columns(data, source=source, required=required, max_columns=max_columns)
 
 
 def read_targets_csv(path: str | os.PathLike) -> Targets:
@@ -510,7 +493,9 @@ def _solution_from_text(data: bytes, source: str, targets: Targets, integer_labe
 
 def _solution_from_csv(data: bytes, source: str, targets: Targets, integer_labels: bool,
                        metric_name: str) -> tuple[np.ndarray, list[Problem]]:
-    table, problems = _read_csv_strings(data, source, ("id", "prediction"))
+    from srdash.io.csvcolumns import MAX_SOLUTION_COLUMNS
+
+    table, problems = _read_csv_strings(data, source, ("id", "prediction"), MAX_SOLUTION_COLUMNS)
     if table is None:
         return np.array([]), problems
     rows = np.arange(1, len(table) + 1)
@@ -634,6 +619,8 @@ def _finish_listing(table: pd.DataFrame, order: str) -> pd.DataFrame:
 
 
 def _listing_from_table(table: pd.DataFrame, source: str, base: Path | None, order: str) -> pd.DataFrame:
+    from srdash.io.csvcolumns import shown_names
+
     columns = [str(c).strip() for c in table.columns]
     table = table.set_axis(columns, axis=1)
     missing = [c for c in ("team", "file") if c not in columns]
@@ -641,7 +628,7 @@ def _listing_from_table(table: pd.DataFrame, source: str, base: Path | None, ord
         raise ValidationError([Problem(source, None, None,
                                        f"missing column{'s' if len(missing) > 1 else ''} "
                                        f"{', '.join(repr(c) for c in missing)}; expected team, file and optionally "
-                                       f"submitted_at, selected; found {', '.join(repr(c) for c in columns)}.")],
+                                       f"submitted_at, selected; found {shown_names(columns)}.")],
                               header="The submission listing is not valid")
     n = len(table)
     rows = np.arange(1, n + 1)
@@ -787,7 +774,7 @@ def list_submissions(path: str | os.PathLike | pd.DataFrame, *, order: str = "su
         try:
             table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8-sig")
         except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-            problems = [Problem(str(path), None, None, f"cannot be read as a CSV listing ({str(exc).strip()}); "
+            problems = [Problem(str(path), None, None, f"cannot be read as a CSV listing ({_show(exc, 120)}); "
                                                        "expected columns team, file, submitted_at.")]
     if table is None:
         raise ValidationError(problems, header="The submission listing is not valid")

@@ -221,11 +221,15 @@ class PredictionResult:
         return self.preliminary_leaderboard if subset == "preliminary" else self.final_leaderboard
 
 
-def _reason(problems: Sequence[Problem]) -> str:
+def _reason(problems: Sequence[Problem], limit: int = 1000) -> str:
+    # Bounded: the first problems, then a count (every one is in the result's problems).
     parts = []
-    for p in problems:
+    for shown, p in enumerate(problems):
         where = "" if p.row is None else f"row {p.row}: "
         column = "" if p.column is None else f"column '{p.column}': "
+        if parts and sum(map(len, parts)) + len(where + column + p.message) > limit:
+            parts.append(f"... and {len(problems) - shown} more problems (listed in the result's problems)")
+            break
         parts.append(f"{where}{column}{p.message}")
     return " | ".join(parts)
 

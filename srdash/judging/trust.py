@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from srdash.errors import Problem, RulesError, SrdashError, ValidationError
+from srdash.io.csvsafe import restore_text, write_csv
 from srdash.judging.rules import Rules, load_rules
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -881,7 +882,8 @@ class TrustStore:
             with path.open(newline="", encoding="utf-8") as handle:
                 reader = csv.DictReader(handle)
                 header = [h.strip() for h in (reader.fieldnames or [])]
-                raw_rows = [{(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
+                raw_rows = [{(k or "").strip(): restore_text((v or "").strip())
+                             for k, v in row.items() if k is not None}
                             for row in reader]
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
             raise TrustStoreError(f"Cannot read the scores file '{path}': {exc}.") from exc
@@ -932,7 +934,7 @@ class TrustStore:
         """
         entries = self.entries()
         try:
-            entries.to_csv(path, index=False)
+            write_csv(entries, path, index=False)
         except OSError as exc:
             raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
         return len(entries)
@@ -942,7 +944,7 @@ class TrustStore:
         score, updated_at); returns the number of rows. :meth:`import_scores_csv` reads it back."""
         scores = self.jury_scores()
         try:
-            scores.to_csv(path, index=False)
+            write_csv(scores, path, index=False)
         except OSError as exc:
             raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
         return len(scores)
@@ -1089,7 +1091,7 @@ def _read_trust_csv(path: Path, *, judge: str | None, kind: str | None) -> list[
         with path.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
             header = [h.strip() for h in (reader.fieldnames or [])]
-            raw_rows = [{k.strip() if k else k: v for k, v in row.items()} for row in reader]
+            raw_rows = [{k.strip() if k else k: restore_text(v) for k, v in row.items()} for row in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise TrustStoreError(f"Cannot read the trust file '{path}': {exc}.") from exc
     source = str(path)
