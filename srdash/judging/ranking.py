@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from srdash.judging.domains import check_domains
-from srdash.judging import provenance
+from srdash.judging import compensated, provenance
 from srdash.judging.kernel import rank_higher_better, scores_from_ranks, weighted_harmonic_mean
 from srdash.errors import CriterionWithoutData, SrdashError
 from srdash.judging.rules import Criterion, Rules
@@ -268,7 +268,13 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     per_run = _per_run_values(table, rules, criteria)
     how = "median" if rules.run_aggregation == "rank-mean" else rules.run_aggregation
     grouped = per_run.groupby(["dataset", "method"], sort=True)
-    combined = grouped[[c.name for c in criteria]].agg(how)
+    names = [c.name for c in criteria]
+    if how == "mean":  # compensated, in run order: pandas' own mean changed arithmetic in pandas 3
+        means = compensated.group_mean(per_run[names].to_numpy(dtype=float), grouped.ngroup().to_numpy(),
+                                       grouped.ngroups)
+        combined = pd.DataFrame(means, index=grouped.size().index, columns=names)
+    else:
+        combined = grouped[names].agg(how)
     combined["runs"] = (~per_run["padded"]).groupby([per_run["dataset"], per_run["method"]], sort=True).sum()
     out = combined.reindex(grid)
     out["runs"] = out["runs"].fillna(0).astype(int)
@@ -396,16 +402,26 @@ def harmonic_over_all(per_dataset: pd.DataFrame, criteria: Sequence[Criterion]) 
     return score.where(np.isfinite(total), 0.0)
 
 
-def place_from_scores(scores: Sequence[float]) -> np.ndarray:
+def place_from_scores(scores: Sequence[float], *, exact: bool = False) -> np.ndarray:
     """Places (1 = best); equal scores share the smallest place.
+
+    Parameters
+    ----------
+    scores : sequence of float
+    exact : bool
+        False: scores are compared rounded to 9 decimals, so scores that differ only
+        in float noise share a place; True: compared exactly (the rules' ``places = "exact"``).
 
     Examples
     --------
     >>> place_from_scores([2.0, 3.5, 2.0, 1.0]).tolist()
     [2, 1, 2, 4]
+    >>> place_from_scores([0.1 + 0.2, 0.3]).tolist(), place_from_scores([0.1 + 0.2, 0.3], exact=True).tolist()
+    ([1, 1], [1, 2])
     """
-    rounded = pd.Series(np.round(np.asarray(scores, dtype=float), _SCORE_DECIMALS))
-    return rounded.rank(method="min", ascending=False).astype(int).to_numpy()
+    values = np.asarray(scores, dtype=float)
+    compared = pd.Series(values if exact else np.round(values, _SCORE_DECIMALS))
+    return compared.rank(method="min", ascending=False).astype(int).to_numpy()
 
 
 def _refuse_missing_criteria(table: pd.DataFrame, rules: Rules, with_data: Sequence[Criterion]) -> None:
@@ -617,8 +633,11 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         per_dataset.loc[per_dataset["status"] != "ok", "dataset_score"] = np.nan
 
     grouped = per_dataset.groupby("method", sort=True)
+    # each method's datasets summed in dataset order, compensated (as pandas' mean did before pandas 3)
+    score = compensated.group_mean(per_dataset[["dataset_score"]].to_numpy(dtype=float), grouped.ngroup().to_numpy(),
+                                   grouped.ngroups)[:, 0]
     leaderboard = pd.DataFrame({
-        "score": grouped["dataset_score"].mean(),
+        "score": pd.Series(score, index=grouped.size().index),
         **{f"{c.name}_rank": grouped[f"{c.name}_rank"].mean() for c in criteria},
         "datasets": grouped.size(),
         "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
@@ -631,7 +650,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         leaderboard.loc[nowhere, "score"] = 0.0
         notes.append(f"No result on any dataset: {', '.join(map(str, leaderboard.loc[nowhere, 'method']))}; with "
                      "DNFs left out of the mean there is nothing to average, so the score is 0.")
-    leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
+    leaderboard.insert(0, "place", place_from_scores(leaderboard["score"], exact=rules.places == "exact"))
     leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
 
     block = provenance.provenance_block(rules)
