@@ -11,6 +11,10 @@ The procedure (``kind = "rank-harmonic"`` rules, as in SRBench 2022):
 4. the dataset score is the weighted harmonic mean of the criteria ranks;
 5. the final score is the mean of the dataset scores.
 
+Means (over runs, over datasets) are Kahan-compensated sums in row order
+(:mod:`srdash.judging.compensated`, as pandas 1.3's ``groupby().mean()``), so a verdict does not
+depend on the installed pandas.
+
 Missing values follow one documented rule: a (method, dataset) pair without any
 run is *DNF* and takes the lowest positions (tied among DNFs) on every
 criterion; a run whose value is missing (NaN, e.g. a model that could not be
@@ -395,9 +399,12 @@ def harmonic_over_all(per_dataset: pd.DataFrame, criteria: Sequence[Criterion]) 
     ranks = per_dataset[[f"{c.name}_rank" for c in criteria]].to_numpy(dtype=float)
     with np.errstate(divide="ignore"):
         inverse = np.where(ranks > 0, weights / np.where(ranks > 0, ranks, 1.0), np.where(weights > 0, np.inf, 0.0))
-    frame = pd.DataFrame({"method": per_dataset["method"].to_numpy(), "inverse": inverse.sum(axis=1)})
-    grouped = frame.groupby("method", sort=True)["inverse"]
-    total = grouped.sum()
+    per_row = inverse.sum(axis=1)
+    grouped = pd.Series(per_row).groupby(per_dataset["method"].to_numpy(), sort=True)
+    # compensated, in the rows' order: one arithmetic whatever pandas' own sum does (srdash.judging.compensated)
+    sums = compensated.group_mean(per_row.reshape(-1, 1), grouped.ngroup().to_numpy(), grouped.ngroups,
+                                  divide=False)[:, 0]
+    total = pd.Series(sums, index=grouped.size().index)
     score = grouped.size() * weights.sum() / total
     return score.where(np.isfinite(total), 0.0)
 
