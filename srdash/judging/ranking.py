@@ -513,6 +513,32 @@ def _domain_problems_as_worst(original: pd.DataFrame, checked: pd.DataFrame, rul
     return out
 
 
+#: The SRBench 2022 notebook's difficulties in its order ('0-easier' < '1-easy' < '2-medium' < '3-hard');
+#: its loader renamed '_base' to '_easy'.
+_DIFFICULTIES_2022 = {"easier": 0, "easy": 1, "base": 1, "medium": 2, "hard": 3}
+
+
+def _srbench2022_key(name: str) -> tuple[str, int, str]:
+    """(task, difficulty, name) as the 2022 notebook derived them from a dataset's name (stage1.ipynb, the
+    loading cell); a name not of that form sorts by itself."""
+    parts = name.split("_")
+    exact = "exact" in name
+    task = "_".join(parts[:2]) if exact else parts[0]
+    position = 2 if exact else 1
+    difficulty = parts[position] if len(parts) > position else ""
+    if difficulty not in _DIFFICULTIES_2022:
+        return name, -1, name
+    return task, _DIFFICULTIES_2022[difficulty], name
+
+
+def _summing_order(datasets: pd.Series, how: str) -> np.ndarray:
+    """Row positions in the order the rules' ``dataset_order`` sums each method's datasets (rows sorted by name)."""
+    if how == "name":
+        return np.arange(len(datasets))
+    keys = [_srbench2022_key(str(d)) for d in datasets]
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
+
+
 #: Two values equal to this many significant digits are "the same number" to a reader.
 _NOISE_DIGITS = 12
 
@@ -640,9 +666,10 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         per_dataset.loc[per_dataset["status"] != "ok", "dataset_score"] = np.nan
 
     grouped = per_dataset.groupby("method", sort=True)
-    # each method's datasets summed in dataset order, compensated (as pandas' mean did before pandas 3)
-    score = compensated.group_mean(per_dataset[["dataset_score"]].to_numpy(dtype=float), grouped.ngroup().to_numpy(),
-                                   grouped.ngroups)[:, 0]
+    # each method's datasets summed in the rules' dataset order, compensated (as pandas' mean did before pandas 3)
+    order = _summing_order(per_dataset["dataset"], rules.dataset_order)
+    score = compensated.group_mean(per_dataset[["dataset_score"]].to_numpy(dtype=float)[order],
+                                   grouped.ngroup().to_numpy()[order], grouped.ngroups)[:, 0]
     leaderboard = pd.DataFrame({
         "score": pd.Series(score, index=grouped.size().index),
         **{f"{c.name}_rank": grouped[f"{c.name}_rank"].mean() for c in criteria},
@@ -650,7 +677,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
     }).reset_index()
     if rules.score == "harmonic-over-all":
-        scored = per_dataset[per_dataset["dataset_score"].notna()]
+        scored = per_dataset.iloc[order][per_dataset["dataset_score"].iloc[order].notna().to_numpy()]
         leaderboard["score"] = harmonic_over_all(scored, criteria).reindex(leaderboard["method"]).to_numpy()
     nowhere = leaderboard["score"].isna()  # dnf = "left-out" and no result on any dataset
     if nowhere.any():

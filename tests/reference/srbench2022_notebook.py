@@ -32,9 +32,14 @@ Stage 1 (``stage1``), cell by cell:
 - cell 16: ``winners = df_sumh.groupby(['algorithm'])['hmean_score'].mean().sort_values(ascending=False)``.
 
 A (method, dataset) without any run has no row in ``df_sum``: it is not ranked and not averaged.
-Here the results have no ``task``/``difficulty`` columns, so df_sum is grouped by (algorithm,
-dataset) and each method's datasets are averaged in dataset-name order. The notebook read the
-runs in the file system's order (``Path.rglob``); here they are summed in the order given.
+When every dataset is named as the 2022 datasets are (``exact_formula_easy``, ``noise_hard``, ...),
+``task`` and ``difficulty`` come from the name as in cell 4
+(``task = x.split('_')[0] if 'exact' not in x else '_'.join(x.split('_')[:2])``, the difficulty the
+next part, mapped ``{'easier':'0-easier','easy':'1-easy','medium':'2-medium','hard':'3-hard'}``;
+the loader had renamed ``_base`` to ``_easy``, kept apart here as ``1-base``), so each method's
+datasets are averaged in that order; other names (where cell 4 would fail) group by (algorithm,
+dataset). The notebook read the runs in the file system's order (``Path.rglob``); here they are
+summed in the order given.
 
 Stage 2 (``stage2``), cell by cell, from the representative models on:
 
@@ -92,6 +97,21 @@ def simplicity(components: pd.Series) -> pd.Series:
     return -np.round(np.log(components) / np.log(5), 1)
 
 
+_DIFFICULTY = {"easier": "0-easier", "easy": "1-easy", "base": "1-base", "medium": "2-medium", "hard": "3-hard"}
+
+
+def _task_and_difficulty(df: pd.DataFrame) -> list[str]:
+    """Cell 4's task and difficulty columns, when every dataset name has their form; the groupby keys."""
+    names = df["dataset"].astype(str)
+    task = names.apply(lambda x: x.split("_")[0] if "exact" not in x else "_".join(x.split("_")[:2]))
+    difficulty = names.apply(lambda x: (x.split("_")[1:2] if "exact" not in x else x.split("_")[2:3]) or [""])
+    difficulty = difficulty.apply(lambda parts: _DIFFICULTY.get(parts[0]))
+    if difficulty.isna().any():
+        return ["algorithm", "dataset"]
+    df["task"], df["difficulty"] = task, difficulty
+    return ["algorithm", "task", "difficulty", "dataset"]
+
+
 def _dense_ranks(df_sum: pd.DataFrame, by: str, mets: list[str], n_algs: int) -> list[str]:
     rank_mets = []
     for col in mets:
@@ -112,7 +132,7 @@ def stage1(runs: pd.DataFrame) -> tuple[pd.Series, pd.DataFrame]:
     df["simplicity"] = (df["simplicity"] - df["simplicity"].min()) / (df["simplicity"].max()
                                                                       - df["simplicity"].min())
     mets = ["r2_test", "simplicity", "property_score"]
-    df_sum = pandas13_group_mean(df, ["algorithm", "dataset"], mets)
+    df_sum = pandas13_group_mean(df, _task_and_difficulty(df), mets)
     n_algs = df.algorithm.nunique()
     df_sum["r2_test"] = df_sum["r2_test"].round(3)
     rank_mets = _dense_ranks(df_sum, "dataset", mets, n_algs)
