@@ -11,7 +11,7 @@ DNFs, missing values and planted float-noise ties:
 - ``0.3`` against ``0.1 + 0.2`` (different values: ranked apart by both);
 - normalised simplicities whose means are equal in exact arithmetic but reached along different
   float paths (``PLANTED_TRIPLES``): the organisers' compensated mean makes them equal, a plain
-  left-to-right sum does not (the 0.1555555555555556 case of issue 37).
+  left-to-right sum and pandas 3.1's own mean do not (the 0.1555555555555556 case of issue 37).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ CRITERIA = {"r2_test": "accuracy", "simplicity": "simplicity", "property_score":
 #: (-1.4 - 2.1 - 1.1 = -2.0 - 0.4 - 2.2 = -4.6), so with the table's simplicity running from -2.5 to 0 the
 #: normalised means are equal in exact arithmetic (2.9 / 7.5 = 0.38666...). Found by search: the
 #: organisers' Kahan-compensated mean in run order makes them the same float; a plain left-to-right sum
-#: and numpy's add.reduceat (pandas 3's groupby mean of NaN-free sorted groups) do not
+#: and numpy's add.reduceat (pandas 3.1's groupby mean of NaN-free sorted groups) do not
 #: (test_planted_triples_differ_along_other_float_paths).
 PLANTED_TRIPLES = ((9, 28, 6), (24, 2, 32))
 

@@ -2,7 +2,7 @@
 
 pandas' ``groupby().mean()`` is not one arithmetic. pandas 1.3-2.x sums each group's
 values in row order with Kahan compensation (``group_mean`` in ``pandas/_libs/groupby.pyx``);
-pandas 3 takes ``numpy.add.reduceat`` (a plain left-to-right sum) instead when the groups'
+pandas 3.1 takes ``numpy.add.reduceat`` (an uncompensated sum) instead when the groups'
 rows are contiguous and no value is NaN. The two can differ in the last binary digit, and
 a rule that compares means exactly (SRBench 2022 as run) then ranks two methods apart in
 one and tied in the other. srdash therefore computes every mean over runs and over

@@ -273,7 +273,7 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     how = "median" if rules.run_aggregation == "rank-mean" else rules.run_aggregation
     grouped = per_run.groupby(["dataset", "method"], sort=True)
     names = [c.name for c in criteria]
-    if how == "mean":  # compensated, in run order: pandas' own mean changed arithmetic in pandas 3
+    if how == "mean":  # compensated, in run order: pandas' own mean changed arithmetic in pandas 3.1
         means = compensated.group_mean(per_run[names].to_numpy(dtype=float), grouped.ngroup().to_numpy(),
                                        grouped.ngroups)
         combined = pd.DataFrame(means, index=grouped.size().index, columns=names)
@@ -666,7 +666,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         per_dataset.loc[per_dataset["status"] != "ok", "dataset_score"] = np.nan
 
     grouped = per_dataset.groupby("method", sort=True)
-    # each method's datasets summed in the rules' dataset order, compensated (as pandas' mean did before pandas 3)
+    # each method's datasets summed in the rules' dataset order, compensated (as pandas' mean did before pandas 3.1)
     order = _summing_order(per_dataset["dataset"], rules.dataset_order)
     score = compensated.group_mean(per_dataset[["dataset_score"]].to_numpy(dtype=float)[order],
                                    grouped.ngroup().to_numpy()[order], grouped.ngroups)[:, 0]

@@ -10,7 +10,7 @@ Python (2021.11) has pandas 1.3.4 and scipy 1.7.1, whose arithmetic is reproduce
 - ``pandas13_group_mean``: pandas 1.3's ``groupby(...).mean()`` (``group_mean`` in
   ``pandas/_libs/groupby.pyx``): per group, in row order, NaN skipped,
   ``y = val - comp; t = sumx + y; comp = t - sumx - y; sumx = t``, then ``sumx / count``.
-  pandas 3 no longer does this when a group's rows are contiguous and NaN-free
+  pandas 3.1 no longer does this when a group's rows are contiguous and NaN-free
   (``numpy.add.reduceat``), so the installed pandas' mean is not used.
 - ``scipy17_hmean``: scipy 1.7's ``stats.hmean``: ``size / np.sum(1.0 / a)`` for ``a >= 0``
   (a 0 gives 1/0 = inf and a result of 0; scipy >= 1.9 computes ``1 / mean(1 / a)``).
