@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reference.srbench2022_notebook import pandas13_group_mean, scipy17_hmean, stage1, stage2
+from reference.srbench2022_notebook import pandas13_group_mean, scipy17_hmean, stage1, stage2, stage2_representatives
 from srdash.errors import RulesError
 from srdash.expressions import simplicity_from_components
 from srdash.judging import compensated
@@ -307,6 +307,47 @@ def test_realworld_as_run_equals_the_notebook_bit_for_bit(seed):
     for column, name in {"r2_test": "accuracy", "simplicity": "simplicity", "expert_score": "trust"}.items():
         assert per[f"{name}_rank"].tolist() == df_sum[column + "_rank"].tolist()
     assert per["dataset_score"].tolist() == df_sum["trust_score"].tolist()
+
+
+def random_realworld_runs(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """1-10 runs per (method, task) with missing R2s, equally close middle runs and a DNF; the ratings."""
+    methods = [f"m{i}" for i in range(rng.integers(4, 8))]
+    rows = []
+    for m in methods:
+        for t in ("cases", "deaths", "hosp"):
+            for run in range(rng.integers(1, 11)):
+                rows.append({"method": m, "task": t, "run": run, "r2_test": float(rng.choice([0.25, 0.5, 0.75, 0.875])
+                             if rng.random() < 0.4 else rng.uniform(0.0, 1.0)),
+                             "components": float(rng.integers(1, 100))})
+    runs = pd.DataFrame(rows)
+    runs.loc[rng.choice(len(runs), size=3, replace=False), "r2_test"] = np.nan
+    # two runs 0.25 and 0.75 around a median of 0.5, the later one simpler (srdash's own rule would take it)
+    planted = pd.DataFrame({"method": methods[0], "task": "cases", "run": [0, 1], "r2_test": [0.25, 0.75],
+                            "components": [50.0, 3.0]})
+    runs = pd.concat([runs[~((runs["method"] == methods[0]) & (runs["task"] == "cases"))], planted])
+    runs = runs[~((runs["method"] == methods[-1]) & (runs["task"] == "hosp"))]  # a DNF
+    runs = runs.assign(simplicity=simplicity_from_components(runs["components"]))
+    ratings = pd.DataFrame([{"method": m, "task": t, "expert_score": int(rng.integers(1, 6))}
+                            for m, t in runs[["method", "task"]].drop_duplicates().itertuples(index=False)])
+    return runs.sort_values(["method", "task", "run"], kind="stable").reset_index(drop=True), ratings
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_realworld_as_run_chooses_the_notebooks_representatives(seed):
+    runs, ratings = random_realworld_runs(np.random.default_rng(seed))
+    representatives = stage2_representatives(runs)
+    winners, df_sum = stage2(representatives[["method", "task", "r2_test", "simplicity"]], ratings)
+    table = runs.rename(columns={"task": "dataset"})
+    entries = ratings.rename(columns={"task": "dataset", "expert_score": "value"}).assign(judge="expert",
+                                                                                          kind="rating")
+    verdict = realworld_verdict(table, entries, "srbench2022-realworld-as-run")
+    chosen = verdict.per_dataset[verdict.per_dataset["status"] == "ok"].set_index(["dataset", "method"])
+    expected = representatives.set_index(["task", "method"])
+    assert chosen["accuracy"].tolist() == expected.loc[chosen.index, "r2_test"].round(3).tolist()
+    assert verdict.leaderboard.set_index("method")["score"].to_dict() == winners.to_dict()
+    assert verdict.leaderboard.set_index("method")["place"].to_dict() == exact_places(winners).to_dict()
+    first = sorted(runs["method"].unique())[0]
+    assert expected.loc[("cases", first), "run"] == 0  # 0.25 and 0.75 are equally close to 0.5: the first run
 
 
 # The notebook's real-world table (uDSR 5.75 ... LassoCV 3.45) cannot be recomputed: the representative

@@ -41,6 +41,11 @@ datasets are averaged in that order; other names (where cell 4 would fail) group
 dataset). The notebook read the runs in the file system's order (``Path.rglob``); here they are
 summed in the order given.
 
+Stage 2, the representative models (``stage2_representatives``), cell 14:
+``median_scores = df.groupby(['task','horizon','algorithm'])['r2_test'].median().unstack()``; per
+(task, algorithm) with a median that is not NaN, ``entry = dfg.loc[(dfg.r2_test-row.loc[alg]).abs().idxmin()]``
+(the first row at the smallest distance, in the rows' order). Here one horizon, runs in the order given.
+
 Stage 2 (``stage2``), cell by cell, from the representative models on:
 
 - cell 17: ``df_best['simplicity'] = (df_best['simplicity']-df_best['simplicity'].min())/(...max()-...min())``
@@ -58,7 +63,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["pandas13_group_mean", "scipy17_hmean", "simplicity", "stage1", "stage2"]
+__all__ = ["pandas13_group_mean", "scipy17_hmean", "simplicity", "stage1", "stage2", "stage2_representatives"]
 
 
 def pandas13_group_mean(frame: pd.DataFrame, keys: list[str], columns: list[str]) -> pd.DataFrame:
@@ -161,3 +166,19 @@ def stage2(representatives: pd.DataFrame, expert_scores: pd.DataFrame) -> tuple[
     df_sum["trust_score"] = [scipy17_hmean(row.to_numpy()) for _, row in df_sum[rank_mets].iterrows()]
     winners = pandas13_group_mean(df_sum, ["algorithm"], ["trust_score"]).set_index("algorithm")["trust_score"]
     return winners.sort_values(ascending=False), df_sum
+
+
+def stage2_representatives(runs: pd.DataFrame) -> pd.DataFrame:
+    """Cell 14: per (method, task) the run nearest the median R2. ``runs``: ``method``, ``task``, ``r2_test``."""
+    df = runs.rename(columns={"method": "algorithm"})
+    median_scores = df.groupby(["task", "algorithm"])["r2_test"].median().unstack()
+    frames = []
+    for idx, row in median_scores.iterrows():
+        for alg in row.index:
+            if np.isnan(row[alg]):
+                continue
+            dfg = df.loc[(df.task == idx) & (df.algorithm == alg)]
+            entry = dfg.loc[(dfg.r2_test - row.loc[alg]).abs().idxmin()]
+            assert isinstance(entry, pd.Series)
+            frames.append(entry.to_dict())
+    return pd.DataFrame.from_records(frames).rename(columns={"algorithm": "method"})
