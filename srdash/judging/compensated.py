@@ -69,29 +69,31 @@ def group_mean(values: np.ndarray, groups: np.ndarray, n_groups: int, *, divide:
     """
     values = np.asarray(values, dtype=float)
     groups = np.asarray(groups, dtype=np.intp)
-    n_columns = values.shape[1]
     order = np.argsort(groups, kind="stable")  # keeps each group's rows in their order
     sorted_groups = groups[order]
+    sorted_values = values[order]
     sizes = np.bincount(sorted_groups, minlength=n_groups)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    position = np.arange(len(order)) - starts[sorted_groups]
-    width = int(sizes.max()) if len(sizes) and len(order) else 0
-    padded = np.full((n_groups, width, n_columns), np.nan)
-    padded[sorted_groups, position] = values[order]
-    total = np.zeros((n_groups, n_columns))
-    compensation = np.zeros((n_groups, n_columns))
-    count = np.zeros((n_groups, n_columns), dtype=np.int64)
+    position = np.arange(len(order)) - starts[sorted_groups]  # 0 for a group's first row, 1 for its second ...
+    # the p-th rows of all groups side by side, without padding (memory stays O(rows) whatever the group sizes)
+    by_position = np.argsort(position, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(position))))
+    total = np.zeros((n_groups, values.shape[1]))
+    compensation = np.zeros_like(total)
+    count = np.zeros(total.shape, dtype=np.int64)
     with np.errstate(invalid="ignore"):  # inf - inf in a compensation is reset below
-        for p in range(width):  # one step of every group's loop at once
-            value = padded[:, p]
+        for p in range(len(bounds) - 1):  # one step of every group's loop at once
+            rows = by_position[bounds[p]:bounds[p + 1]]
+            group = sorted_groups[rows]  # distinct: one row per group at each position
+            value, before, carried = sorted_values[rows], total[group], compensation[group]
             present = ~np.isnan(value)
-            y = value - compensation
-            t = total + y
-            step = (t - total) - y
+            y = value - carried
+            t = before + y
+            step = (t - before) - y
             step[~np.isfinite(step)] = 0.0
-            compensation = np.where(present, step, compensation)
-            total = np.where(present, t, total)
-            count += present
+            compensation[group] = np.where(present, step, carried)
+            total[group] = np.where(present, t, before)
+            count[group] += present
     if not divide:
         return total
     with np.errstate(invalid="ignore", divide="ignore"):
