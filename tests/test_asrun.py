@@ -372,3 +372,13 @@ def test_realworld_as_run_ranks_the_expert_ratings_as_the_notebook():
     np.testing.assert_array_equal(merged["trust_rank"].to_numpy(), expected.to_numpy())
     cases = merged[merged["dataset"] == "cases"].set_index("method")["trust_rank"]
     assert (cases["operon"], cases["uDSR"], cases["LassoCV"]) == (8.0, 7.0, 4.0)  # ratings 5, 4, 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_as_run_verdict_does_not_depend_on_the_row_order(seed):
+    # srdash sums each method's runs in run order and its datasets in the notebook's order, whatever order the
+    # rows come in: the same bits from a shuffled table
+    table = random_competition(np.random.default_rng(seed), NAMES_2022)
+    shuffled = table.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    first, second = (judged(t).leaderboard.set_index("method")[["place", "score"]] for t in (table, shuffled))
+    assert first.to_dict() == second.to_dict()
