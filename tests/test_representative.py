@@ -125,7 +125,7 @@ def test_invalid_choice_is_refused():
     rules = load_rules("srbench2022-realworld")
     bad = replace(rules, sections=MappingProxyType({"representative": {"choice": "worst"}}))
     with pytest.raises(RulesError, match=r"\[representative\]: the 'choice' option must be one of "
-                                         r"'closest-to-median', 'best'. Got 'worst'."):
+                                         r"'closest-to-median', 'best', 'closest-to-median-unrounded'. Got 'worst'."):
         representative_choice(bad)
     typo = replace(rules, sections=MappingProxyType({"representative": {"choise": "best"}}))
     with pytest.raises(RulesError, match=r"unknown key\(s\) choise in \[representative\]"):

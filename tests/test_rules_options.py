@@ -204,7 +204,7 @@ def test_value_outside_domain_is_worst_even_when_missing_values_are_skipped():
     ('ties = "tolerance"', "ties = 'tolerance' needs a 'tie_tolerance' > 0. Got 0.0."),
     ('tie_tolerance = 0.1', r"a 'tie_tolerance' \(0.1\) needs ties = 'tolerance'"),
     ('ties = "tolerance"\ntie_tolerance = -1', "'tie_tolerance' must be a finite number >= 0. Got -1."),
-    ('dnfs = "last"', r"unknown key 'dnfs' in \[ranking\]. Allowed keys: dnf, missing_rank, "),
+    ('dnfs = "last"', r"unknown key 'dnfs' in \[ranking\]. Allowed keys: dataset_order, dnf, missing_rank, "),
 ])
 def test_ranking_option_errors(line, message):
     with pytest.raises(RulesError, match=message):

@@ -11,6 +11,10 @@ The procedure (``kind = "rank-harmonic"`` rules, as in SRBench 2022):
 4. the dataset score is the weighted harmonic mean of the criteria ranks;
 5. the final score is the mean of the dataset scores.
 
+Means (over runs, over datasets) are Kahan-compensated sums in row order
+(:mod:`srdash.judging.compensated`, as pandas 1.3's ``groupby().mean()``), so a verdict does not
+depend on the installed pandas.
+
 Missing values follow one documented rule: a (method, dataset) pair without any
 run is *DNF* and takes the lowest positions (tied among DNFs) on every
 criterion; a run whose value is missing (NaN, e.g. a model that could not be
@@ -55,7 +59,7 @@ import numpy as np
 import pandas as pd
 
 from srdash.judging.domains import check_domains
-from srdash.judging import provenance
+from srdash.judging import compensated, provenance
 from srdash.judging.kernel import rank_higher_better, scores_from_ranks, weighted_harmonic_mean
 from srdash.errors import CriterionWithoutData, SrdashError
 from srdash.judging.rules import Criterion, Rules
@@ -268,7 +272,13 @@ def aggregate_runs(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] 
     per_run = _per_run_values(table, rules, criteria)
     how = "median" if rules.run_aggregation == "rank-mean" else rules.run_aggregation
     grouped = per_run.groupby(["dataset", "method"], sort=True)
-    combined = grouped[[c.name for c in criteria]].agg(how)
+    names = [c.name for c in criteria]
+    if how == "mean":  # compensated, in run order: pandas' own mean changed arithmetic in pandas 3.1
+        means = compensated.group_mean(per_run[names].to_numpy(dtype=float), grouped.ngroup().to_numpy(),
+                                       grouped.ngroups)
+        combined = pd.DataFrame(means, index=grouped.size().index, columns=names)
+    else:
+        combined = grouped[names].agg(how)
     combined["runs"] = (~per_run["padded"]).groupby([per_run["dataset"], per_run["method"]], sort=True).sum()
     out = combined.reindex(grid)
     out["runs"] = out["runs"].fillna(0).astype(int)
@@ -390,23 +400,36 @@ def harmonic_over_all(per_dataset: pd.DataFrame, criteria: Sequence[Criterion]) 
     ranks = per_dataset[[f"{c.name}_rank" for c in criteria]].to_numpy(dtype=float)
     with np.errstate(divide="ignore"):
         inverse = np.where(ranks > 0, weights / np.where(ranks > 0, ranks, 1.0), np.where(weights > 0, np.inf, 0.0))
-    frame = pd.DataFrame({"method": per_dataset["method"].to_numpy(), "inverse": inverse.sum(axis=1)})
-    grouped = frame.groupby("method", sort=True)["inverse"]
-    total = grouped.sum()
+    per_row = inverse.sum(axis=1)
+    grouped = pd.Series(per_row).groupby(per_dataset["method"].to_numpy(), sort=True)
+    # compensated, in the rows' order: one arithmetic whatever pandas' own sum does (srdash.judging.compensated)
+    sums = compensated.group_mean(per_row.reshape(-1, 1), grouped.ngroup().to_numpy(), grouped.ngroups,
+                                  divide=False)[:, 0]
+    total = pd.Series(sums, index=grouped.size().index)
     score = grouped.size() * weights.sum() / total
     return score.where(np.isfinite(total), 0.0)
 
 
-def place_from_scores(scores: Sequence[float]) -> np.ndarray:
+def place_from_scores(scores: Sequence[float], *, exact: bool = False) -> np.ndarray:
     """Places (1 = best); equal scores share the smallest place.
+
+    Parameters
+    ----------
+    scores : sequence of float
+    exact : bool
+        False: scores are compared rounded to 9 decimals, so scores that differ only
+        in float noise share a place; True: compared exactly (the rules' ``places = "exact"``).
 
     Examples
     --------
     >>> place_from_scores([2.0, 3.5, 2.0, 1.0]).tolist()
     [2, 1, 2, 4]
+    >>> place_from_scores([0.1 + 0.2, 0.3]).tolist(), place_from_scores([0.1 + 0.2, 0.3], exact=True).tolist()
+    ([1, 1], [1, 2])
     """
-    rounded = pd.Series(np.round(np.asarray(scores, dtype=float), _SCORE_DECIMALS))
-    return rounded.rank(method="min", ascending=False).astype(int).to_numpy()
+    values = np.asarray(scores, dtype=float)
+    compared = pd.Series(values if exact else np.round(values, _SCORE_DECIMALS))
+    return compared.rank(method="min", ascending=False).astype(int).to_numpy()
 
 
 def _refuse_missing_criteria(table: pd.DataFrame, rules: Rules, with_data: Sequence[Criterion]) -> None:
@@ -489,6 +512,32 @@ def _domain_problems_as_worst(original: pd.DataFrame, checked: pd.DataFrame, rul
             out[c.column] = pd.to_numeric(out[c.column], errors="coerce")
             out.loc[removed, c.column] = -np.inf if c.direction == "higher" else np.inf
     return out
+
+
+#: The SRBench 2022 notebook's difficulties in its order ('0-easier' < '1-easy' < '2-medium' < '3-hard');
+#: its loader renamed '_base' to '_easy'.
+_DIFFICULTIES_2022 = {"easier": 0, "easy": 1, "base": 1, "medium": 2, "hard": 3}
+
+
+def _srbench2022_key(name: str) -> tuple[str, int, str]:
+    """(task, difficulty, name) as the 2022 notebook derived them from a dataset's name (stage1.ipynb, the
+    loading cell); a name not of that form sorts by itself."""
+    parts = name.split("_")
+    exact = "exact" in name
+    task = "_".join(parts[:2]) if exact else parts[0]
+    position = 2 if exact else 1
+    difficulty = parts[position] if len(parts) > position else ""
+    if difficulty not in _DIFFICULTIES_2022:
+        return name, -1, name
+    return task, _DIFFICULTIES_2022[difficulty], name
+
+
+def _summing_order(datasets: pd.Series, how: str) -> np.ndarray:
+    """Row positions in the order the rules' ``dataset_order`` sums each method's datasets (rows sorted by name)."""
+    if how == "name":
+        return np.arange(len(datasets))
+    keys = [_srbench2022_key(str(d)) for d in datasets]
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
 
 
 #: Two values equal to this many significant digits are "the same number" to a reader.
@@ -618,21 +667,25 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         per_dataset.loc[per_dataset["status"] != "ok", "dataset_score"] = np.nan
 
     grouped = per_dataset.groupby("method", sort=True)
+    # each method's datasets summed in the rules' dataset order, compensated (as pandas' mean did before pandas 3.1)
+    order = _summing_order(per_dataset["dataset"], rules.dataset_order)
+    score = compensated.group_mean(per_dataset[["dataset_score"]].to_numpy(dtype=float)[order],
+                                   grouped.ngroup().to_numpy()[order], grouped.ngroups)[:, 0]
     leaderboard = pd.DataFrame({
-        "score": grouped["dataset_score"].mean(),
+        "score": pd.Series(score, index=grouped.size().index),
         **{f"{c.name}_rank": grouped[f"{c.name}_rank"].mean() for c in criteria},
         "datasets": grouped.size(),
         "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
     }).reset_index()
     if rules.score == "harmonic-over-all":
-        scored = per_dataset[per_dataset["dataset_score"].notna()]
+        scored = per_dataset.iloc[order][per_dataset["dataset_score"].iloc[order].notna().to_numpy()]
         leaderboard["score"] = harmonic_over_all(scored, criteria).reindex(leaderboard["method"]).to_numpy()
     nowhere = leaderboard["score"].isna()  # dnf = "left-out" and no result on any dataset
     if nowhere.any():
         leaderboard.loc[nowhere, "score"] = 0.0
         notes.append(f"No result on any dataset: {', '.join(map(str, leaderboard.loc[nowhere, 'method']))}; with "
                      "DNFs left out of the mean there is nothing to average, so the score is 0.")
-    leaderboard.insert(0, "place", place_from_scores(leaderboard["score"]))
+    leaderboard.insert(0, "place", place_from_scores(leaderboard["score"], exact=rules.places == "exact"))
     leaderboard = leaderboard.sort_values(["place", "method"], kind="stable").reset_index(drop=True)
 
     block = provenance.provenance_block(rules)

@@ -8,7 +8,10 @@ model. The rules' ``[representative]`` table says which run it is:
     the run whose test R2 is closest to the median test R2 of the method's runs
     on the dataset;
 ``best`` (the 2022 draft rules)
-    the run with the highest test R2.
+    the run with the highest test R2;
+``closest-to-median-unrounded`` (SRBench 2022 real-world track as run)
+    as the organisers' notebook chose it: the unrounded test R2 nearest the
+    median of the runs that have one, the first such run (lowest run number).
 
 Test R2 is rounded to the accuracy criterion's decimals first (as the ranking
 does), and a run without a test R2 counts as the worst value (-inf), taking
@@ -57,7 +60,7 @@ __all__ = [
 ]
 
 #: Which run represents a method on a dataset (the rules' ``[representative] choice``).
-CHOICES = ("closest-to-median", "best")
+CHOICES = ("closest-to-median", "best", "closest-to-median-unrounded")
 
 # Distances to the median are compared after rounding, so that float noise in
 # |0.2 - 0.25| versus |0.3 - 0.25| cannot break a genuine tie.
@@ -110,9 +113,12 @@ def representative_runs(runs: pd.DataFrame, *, choice: str = "closest-to-median"
     runs : DataFrame
         Per-run table with ``method``, ``dataset``, ``column`` and optionally
         ``run`` (0 when absent) and ``components``.
-    choice : {'closest-to-median', 'best'}
+    choice : {'closest-to-median', 'best', 'closest-to-median-unrounded'}
         ``closest-to-median``: the run minimising ``|r2 - median(r2)|`` over the
-        method's runs on the dataset; ``best``: the run maximising ``r2``.
+        method's runs on the dataset; ``best``: the run maximising ``r2``;
+        ``closest-to-median-unrounded``: as the SRBench 2022 notebook, unrounded,
+        missing values skipped, the lowest run among equally close ones
+        (``decimals`` and the components tie-break do not apply).
     column : str
         The accuracy column (higher is better).
     decimals : int or None
@@ -163,6 +169,8 @@ def representative_runs(runs: pd.DataFrame, *, choice: str = "closest-to-median"
         raise SrdashError(f"Cannot choose representative runs: the table has no column(s) "
                           f"{', '.join(map(repr, missing))}. Columns: {', '.join(map(repr, runs.columns))}.")
     table = runs.reset_index(drop=True)
+    if choice == "closest-to-median-unrounded":
+        return _closest_unrounded(table, column, prepare)
     accuracy = pd.to_numeric(table[column], errors="coerce").astype(float)
     if decimals is not None:
         accuracy = accuracy.round(decimals)
@@ -186,6 +194,26 @@ def representative_runs(runs: pd.DataFrame, *, choice: str = "closest-to-median"
     }).sort_values(["dataset", "method", "components", "run"], kind="mergesort")
     chosen = order.groupby(["dataset", "method"], sort=False).head(1).index
     return candidates.loc[chosen].sort_values(["dataset", "method"], kind="mergesort", ignore_index=True)
+
+
+def _closest_unrounded(table: pd.DataFrame, column: str,
+                       prepare: Callable[[pd.DataFrame], pd.DataFrame] | None) -> pd.DataFrame:
+    """stage2_final_ratings.ipynb, cell 14: ``median()`` of the runs' R2 (missing values skipped), then
+    ``(r2 - median).abs().idxmin()``: the first run at the smallest distance, compared unrounded (the notebook
+    took the first row of its files; here the lowest run). A (method, dataset) without any R2 has none."""
+    keys = ["dataset", "method"] + (["run"] if "run" in table.columns else [])
+    ordered = table.sort_values(keys, kind="mergesort")
+    accuracy = pd.to_numeric(ordered[column], errors="coerce").astype(float)
+    groups = [ordered["dataset"].to_numpy(), ordered["method"].to_numpy()]
+    median = accuracy.groupby(groups, sort=False).transform("median")
+    distance = (accuracy - median).abs()
+    nearest = distance == distance.groupby(groups, sort=False).transform("min")
+    chosen = ordered[nearest].groupby(["dataset", "method"], sort=False).head(1)
+    chosen = chosen.assign(n_runs=accuracy.groupby(groups, sort=False).transform("size")[chosen.index].astype(int),
+                           r2_reference=median[chosen.index])
+    if prepare is not None:
+        chosen = prepare(chosen)
+    return chosen.sort_values(["dataset", "method"], kind="mergesort", ignore_index=True)
 
 
 # --------------------------------------------------------------------------- test data

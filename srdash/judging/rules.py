@@ -43,6 +43,8 @@ __all__ = [
     "DNF_RULES",
     "MISSING_RANKS",
     "MISSING_RUN_VALUES",
+    "PLACES",
+    "DATASET_ORDERS",
     "NORMALISATIONS",
     "ROUNDINGS",
 ]
@@ -65,6 +67,14 @@ DNF_RULES = ("last", "left-out", "worst-value")
 #: ``missing_run_value = "skipped"``) counts as in the harmonic mean (``[ranking] missing_rank``):
 #: ranked as the worst value, or rank K (the best), as the SRBench 2022 notebook did.
 MISSING_RANKS = ("worst", "best")
+#: How the leaderboard's places compare final scores (``[ranking] places``): rounded to 9 decimals (scores
+#: that differ only in float noise share a place), or exactly, as an organiser's sort of the scores did.
+PLACES = ("rounded", "exact")
+#: The order in which a method's dataset scores are summed for its final score (``[ranking] dataset_order``):
+#: by name, or as the SRBench 2022 notebook's groupby keys sorted them (task, then difficulty easier <
+#: easy < medium < hard, then name). A compensated sum of the same values in another order can differ
+#: in the last digit.
+DATASET_ORDERS = ("name", "srbench2022-task-difficulty")
 #: What a run with a missing value counts as (``[ranking] missing_run_value``): the worst value (below
 #: every measured value, "rank n + 1"); left out of the aggregation over runs (a mean or median of the
 #: other runs); or the worst per-run value of the criterion measured in the whole table (the srbench2025
@@ -232,6 +242,13 @@ class Rules:
         The runs every (method, dataset) with results should have (the srbench2025
         preset: 30); the missing ones count as runs whose every value is missing (see
         ``missing_run_value``). 0: no expectation, the runs given are the runs.
+    places : {'rounded', 'exact'}
+        Leaderboard places from the final scores rounded to 9 decimals (equal there:
+        the same place), or from the exact scores (SRBench 2022 as run).
+    dataset_order : {'name', 'srbench2022-task-difficulty'}
+        The order in which each method's dataset scores are summed for its final
+        score: by dataset name, or task then difficulty (easier, easy, medium,
+        hard) then name, as the SRBench 2022 notebook grouped them.
     competition_sympy_version : str or None
         The sympy version the competition itself used, if stated. Component
         counts depend on it.
@@ -259,6 +276,8 @@ class Rules:
     missing_rank: str = "worst"
     missing_run_value: str = "worst"
     runs_per_dataset: int = 0
+    places: str = "rounded"
+    dataset_order: str = "name"
     text: str = ""
     source: str = ""
     sections: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -273,6 +292,8 @@ class Rules:
         _one_of("dnf", self.dnf, DNF_RULES, where)
         _one_of("missing_rank", self.missing_rank, MISSING_RANKS, where)
         _one_of("missing_run_value", self.missing_run_value, MISSING_RUN_VALUES, where)
+        _one_of("places", self.places, PLACES, where)
+        _one_of("dataset_order", self.dataset_order, DATASET_ORDERS, where)
         tolerance = self.tie_tolerance
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not tolerance >= 0 \
                 or tolerance == float("inf"):
@@ -381,7 +402,8 @@ class Rules:
             Criteria not named keep their weight.
         **ranking
             ``ties``, ``tie_tolerance``, ``dnf``, ``missing_rank``, ``missing_run_value``,
-            ``runs_per_dataset`` (see the class attributes); None leaves one unchanged.
+            ``runs_per_dataset``, ``places``, ``dataset_order`` (see the class attributes); None leaves one
+            unchanged.
 
         Examples
         --------
@@ -417,9 +439,10 @@ class Rules:
 
 #: The options on ties, DNFs and missing values, with the defaults that keep older rules' behaviour.
 _RANKING_DEFAULTS = {"ties": "exact", "tie_tolerance": 0.0, "dnf": "last", "missing_rank": "worst",
-                     "missing_run_value": "worst", "runs_per_dataset": 0}
+                     "missing_run_value": "worst", "runs_per_dataset": 0, "places": "rounded",
+                     "dataset_order": "name"}
 #: Options added after rules hashes were published: in the hash only when set.
-_LATER_OPTIONS = ("runs_per_dataset",)
+_LATER_OPTIONS = ("runs_per_dataset", "places", "dataset_order")
 
 
 def list_presets() -> list[str]:
@@ -562,6 +585,8 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         missing_rank=ranking.get("missing_rank", "worst"),
         missing_run_value=ranking.get("missing_run_value", "worst"),
         runs_per_dataset=ranking.get("runs_per_dataset", 0),
+        places=ranking.get("places", "rounded"),
+        dataset_order=ranking.get("dataset_order", "name"),
         text=text,
         source=source,
         sections=MappingProxyType({k: v for k, v in data.items() if isinstance(v, dict)}),
