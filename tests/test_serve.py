@@ -751,3 +751,23 @@ def test_a_kernel_taken_from_the_pool_gets_a_whole_idle_timeout_before_culling(m
     assert culled == ["visit", "pooled"]
     assert kernels["pooled"].last_activity >= before - timedelta(seconds=1)
     assert kernels["visit"].last_activity == datetime(2020, 1, 1, tzinfo=timezone.utc)
+
+
+def test_review_visitors_reach_voila_as_a_pool_and_zero_is_none(tmp_path):
+    """`srdash review --visitors N`: Voilà's pool of N kernels, refilled FILL_DELAY s after a judge takes one;
+    the default (0) starts each judge's kernel with their visit; the review's configuration is srdash's."""
+    from srdash.judging.trust import TrustStore
+
+    (tmp_path / "r.csv").write_text("method,dataset,model,r2_test\na,d1,x1,0.5\n")
+    store = tmp_path / "t.sqlite"
+    TrustStore(store, seed=1).close()
+    base = ["review", str(tmp_path / "r.csv"), "--judge", "ann", "--store", str(store), "--print-command"]
+    with_pool = CliRunner().invoke(main, [*base, "--visitors", "2"])
+    assert with_pool.exit_code == 0, with_pool.output
+    assert "--preheat_kernel=True --VoilaConfiguration.default_pool_size=2" in with_pool.output
+    assert f"--VoilaKernelManager.fill_delay={app.FILL_DELAY}" in with_pool.output
+    assert f"--Voila.config_file_paths={app._config_dir(True)}" in with_pool.output
+    without = CliRunner().invoke(main, base)
+    assert without.exit_code == 0 and "preheat" not in without.output
+    refused = CliRunner().invoke(main, [*base, "--visitors", "-1"])
+    assert refused.exit_code == 2 and "Invalid value for '--visitors'" in refused.output
