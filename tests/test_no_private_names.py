@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.upstream_private import GUARDED_PRIVATE_NAMES
+from upstream_private import GUARDED_PRIVATE_NAMES  # tests/ is on sys.path (pytest prepends it)
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Names with a leading underscore that their package documents as public API.

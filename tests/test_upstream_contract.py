@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.upstream_private import GUARDED_PRIVATE_NAMES
+from upstream_private import GUARDED_PRIVATE_NAMES  # tests/ is on sys.path (pytest prepends it)
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "srdash" / "apps" / "jupyter" / "voila" / "templates" / "srdash"
