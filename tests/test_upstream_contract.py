@@ -284,6 +284,34 @@ def test_voilas_error_page_extends_page_html_with_the_blocks_srdashs_page_declar
     assert {block.name for block in tree.find_all(nodes.Block) if block.name != "error_detail"} <= ours
 
 
+def test_voila_finds_srdashs_template_on_jupyter_path_and_follows_its_base_template():
+    """Protects srdash/apps/server.py:template_environment and TEMPLATE (--template=srdash): Voilà looks for a
+    template in <JUPYTER_PATH entry>/voila/templates/<name> and follows conf.json's base_template ("lab"), so
+    srdash's folder comes first and Voilà's lab template after it."""
+    from voila.paths import collect_template_paths
+
+    from srdash.apps.server import _TEMPLATE_ROOT, TEMPLATE
+
+    roots = [str(_TEMPLATE_ROOT), *[str(r) for r in _template_roots() if r.name == "jupyter"]]
+    paths = collect_template_paths(["voila", "nbconvert"], TEMPLATE, root_dirs=roots)
+    ours = paths.index(str(_TEMPLATE_ROOT / "voila" / "templates" / TEMPLATE))
+    lab = next(i for i, path in enumerate(paths) if path.endswith(str(Path("voila", "templates", "lab"))))
+    assert ours < lab
+
+
+def test_jsonschema_treats_a_missing_rfc3987_syntax_as_absent():
+    """Protects srdash/apps/voila_main.py:skip_slow_imports, which marks rfc3987_syntax missing (1.5 s of lark
+    grammars at each server start): jsonschema then imports, and only its "iri" format checks are left out."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nsys.modules['rfc3987_syntax'] = None\nimport jsonschema\n"
+            "checkers = jsonschema.FormatChecker().checkers\n"
+            "print('iri' in checkers, 'date-time' in checkers or 'email' in checkers)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["False", "True"], done.stderr
+
+
 # ----------------------------------------------------------------------------------- widgets, anywidget, plotly
 
 def test_ipywidgets_comm_targets():
