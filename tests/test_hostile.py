@@ -1107,7 +1107,7 @@ def test_query_values_never_reach_the_log():
 
 def test_the_voila_settings_are_numbers_and_no_config_of_the_current_folder_is_read(tmp_path):
     from srdash.apps import server
-    from srdash.apps.gate import refuse_unknown_visitors, tornado_settings
+    from srdash.apps.gate import KERNEL_MANAGER, REVIEW_DOOR, tornado_settings
 
     assert tornado_settings()["ws_ping_timeout"] == 90000        # an int: tornado compares it with floats
     command = server.voila_command("nb.ipynb", port=1, python="py", review=True, config_dirs=[tmp_path])
@@ -1127,7 +1127,9 @@ def test_the_voila_settings_are_numbers_and_no_config_of_the_current_folder_is_r
 
     namespace = {"get_config": lambda: Config}
     exec((Path(paths[0]) / "voila.py").read_text(), namespace)
-    assert Config.VoilaConfiguration.prelaunch_hook is refuse_unknown_visitors
+    # the door is the review's identity provider, asked before any kernel is started or taken from the pool
+    assert Config.Voila.identity_provider_class == REVIEW_DOOR and Config.VoilaConfiguration.prelaunch_hook is None
+    assert Config.VoilaConfiguration.multi_kernel_manager_class == KERNEL_MANAGER
     assert Config.Voila.tornado_settings == tornado_settings()
     assert Config.VoilaExecutor.iopub_timeout == 120          # a cell's late output is waited for, not dropped
 

@@ -637,3 +637,137 @@ def test_a_bad_file_stops_srdash_serve_and_the_zygote_started_while_it_was_check
     left = [pid for pid in seen if _alive(pid) and marker in Path(f"/proc/{pid}/environ").read_bytes().decode(
         errors="replace")]
     assert left == [], [_command_line(pid) for pid in left]
+
+
+# --------------------------------------------------------------------------- the review's one door
+
+
+def _kernels_of(server_pid: int) -> list[int]:
+    """The kernels Voilà (a child of ``srdash review``) runs: its kernel launchers (forked: srdash's
+    forkkernel, each standing for one kernel of the zygote) or ipykernel's."""
+    voila = [pid for pid in _descendants(server_pid) if "srdash.apps.voila_main" in _command_line(pid)]
+    return [pid for parent in voila for pid in _children().get(parent, [])
+            if _alive(pid) and ("forkkernel" in _command_line(pid) or "ipykernel_launcher" in _command_line(pid))]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handing_out_a_kernel(tmp_path):
+    """`srdash review --visitors 2` keeps two judges' kernels ready; a page request without a key, with a
+    guessed key or with a revoked one gets 403 and takes none of them (Voilà 0.5 hands out a pooled kernel
+    without calling its prelaunch hook: the door is srdash.apps.door.ReviewDoor, asked before the page
+    handler runs); the right key gets the page from a waiting kernel (the pool then starts a replacement)."""
+    import signal
+    import subprocess
+    import urllib.error
+    import urllib.request
+
+    from srdash.judging.trust import TrustStore
+
+    path = tmp_path / "trust.sqlite"
+    with TrustStore(path, seed=3) as store:
+        key = store.issue_key("ann")
+        revoked = store.issue_key("bob")
+        store.revoke_keys("bob")
+    (tmp_path / "r.csv").write_text("method,dataset,model,r2_test\na,d1,x1,0.5\nb,d1,2*x1,0.6\n")
+    port = app.free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
+    env.update({"SRDASH_CACHE_DIR": str(tmp_path / "cache"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
+                "IPYTHONDIR": str(tmp_path / "ipython"), "PYTHONPATH": str(REPO)})
+    log = open(tmp_path / "server.log", "wb")
+    process = subprocess.Popen([sys.executable, "-m", "srdash", "review", "r.csv", "--store", str(path),
+                                "--port", str(port), "--visitors", "2"], cwd=tmp_path, env=env, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        app.wait_until_ready(base, timeout=180, process=process)
+        deadline = time.monotonic() + 120
+        while len(_kernels_of(process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert len(_kernels_of(process.pid)) == 2  # the pool: two kernels wait before anyone visits
+        for query, says in (("", "This review needs your personal link"),
+                            ("?key=Zq9-guessed-key", "This access key is not valid"),
+                            (f"?key={revoked}", "This access key was revoked on")):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(base + query, timeout=120)
+            assert refused.value.code == 403, query
+            assert says in refused.value.read().decode()
+        # No kernel was taken: a taken one is replaced FILL_DELAY (5 s) later; still two after that
+        time.sleep(app.FILL_DELAY + 2)
+        assert len(_kernels_of(process.pid)) == 2
+        with urllib.request.urlopen(f"{base}?key={key}", timeout=180) as page:
+            assert page.status == 200
+            html = page.read().decode()
+        assert "application/vnd.jupyter.widget-view+json" in html  # the review page's widget
+        assert "There was an error when executing cell" not in html
+        deadline = time.monotonic() + 120  # the judge's kernel came from the pool: the pool refills to two
+        while len(_kernels_of(process.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert len(_kernels_of(process.pid)) == 3
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(60)
+        log.close()
+    output = (tmp_path / "server.log").read_text(errors="replace")
+    assert "403 GET /?key=[hidden]" in output and revoked not in output and key not in output
+
+
+def test_a_kernel_taken_from_the_pool_gets_a_whole_idle_timeout_before_culling(monkeypatch):
+    """srdash.apps.kernelmanager (VoilaConfiguration.multi_kernel_manager_class): Voilà's pool answers the culler
+    itself while a kernel waits in it, so the first time the culler reaches srdash's class about a pool's kernel
+    (VOILA_PREHEAT=True) a visitor has just taken it: it is made active instead of culled; later rounds, and
+    every kernel started for a visit, are jupyter_server's culling."""
+    import asyncio
+    from datetime import datetime, timedelta, timezone
+
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    from srdash.apps.kernelmanager import PoolAwareKernelManager
+
+    started = iter(["pooled", "visit"])
+    culled, kernels = [], {}
+
+    async def start_kernel(self, **kwargs):
+        kernel_id = next(started)
+        kernels[kernel_id] = type("Kernel", (), {"last_activity": datetime(2020, 1, 1, tzinfo=timezone.utc)})()
+        return kernel_id
+
+    async def cull_kernel_if_idle(self, kernel_id):
+        culled.append(kernel_id)
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", start_kernel)
+    monkeypatch.setattr(AsyncMappingKernelManager, "cull_kernel_if_idle", cull_kernel_if_idle)
+    monkeypatch.setattr(AsyncMappingKernelManager, "get_kernel", lambda self, kernel_id: kernels[kernel_id])
+    manager = PoolAwareKernelManager()
+
+    async def scenario():
+        await manager.start_kernel(kernel_name="python3", env={"VOILA_PREHEAT": "True"})
+        await manager.start_kernel(kernel_name="python3", env={"VOILA_PREHEAT": "False"})
+        await manager.cull_kernel_if_idle("pooled")   # just taken: active from now, not culled
+        await manager.cull_kernel_if_idle("visit")
+        await manager.cull_kernel_if_idle("pooled")   # the next round: culled as any kernel
+
+    before = datetime.now(timezone.utc)
+    asyncio.run(scenario())
+    assert culled == ["visit", "pooled"]
+    assert kernels["pooled"].last_activity >= before - timedelta(seconds=1)
+    assert kernels["visit"].last_activity == datetime(2020, 1, 1, tzinfo=timezone.utc)
+
+
+def test_review_visitors_reach_voila_as_a_pool_and_zero_is_none(tmp_path):
+    """`srdash review --visitors N`: Voilà's pool of N kernels, refilled FILL_DELAY s after a judge takes one;
+    the default (0) starts each judge's kernel with their visit; the review's configuration is srdash's."""
+    from srdash.judging.trust import TrustStore
+
+    (tmp_path / "r.csv").write_text("method,dataset,model,r2_test\na,d1,x1,0.5\n")
+    store = tmp_path / "t.sqlite"
+    TrustStore(store, seed=1).close()
+    base = ["review", str(tmp_path / "r.csv"), "--judge", "ann", "--store", str(store), "--print-command"]
+    with_pool = CliRunner().invoke(main, [*base, "--visitors", "2"])
+    assert with_pool.exit_code == 0, with_pool.output
+    assert "--preheat_kernel=True --VoilaConfiguration.default_pool_size=2" in with_pool.output
+    assert f"--VoilaKernelManager.fill_delay={app.FILL_DELAY}" in with_pool.output
+    assert f"--Voila.config_file_paths={app._config_dir(True)}" in with_pool.output
+    without = CliRunner().invoke(main, base)
+    assert without.exit_code == 0 and "preheat" not in without.output
+    refused = CliRunner().invoke(main, [*base, "--visitors", "-1"])
+    assert refused.exit_code == 2 and "Invalid value for '--visitors'" in refused.output

@@ -11,10 +11,14 @@ only inside the review's door.
 - The access log and tornado's own messages never show a query string's
   values: a personal review key (``?key=...``) or a token in a mistyped link
   stays out of the terminal and of any log file.
-- The review's door (:func:`refuse_unknown_visitors`, Voilà's prelaunch hook):
-  once access keys are issued, a visitor whose key is missing, unknown or
-  revoked is refused (403) before a kernel is started (each kernel holds
-  about 140 MB until culled).
+- The review's door (:func:`refuse_unknown_visitors`, called by the review's
+  identity provider :class:`srdash.apps.door.ReviewDoor` for every page
+  request): once access keys are issued, a visitor whose key is missing,
+  unknown or revoked is refused (403) before any kernel is started, taken
+  from the pool or forked for them (each kernel holds about 140 MB until
+  culled).
+- The kernel manager Voilà builds on (:mod:`srdash.apps.kernelmanager`): a
+  kernel taken from the pool is not culled before its page connects.
 
 Examples
 --------
@@ -33,7 +37,14 @@ import re
 from pathlib import Path
 
 __all__ = ["redact_queries", "RedactQueries", "log_request", "tornado_settings", "refuse_unknown_visitors",
-           "configure", "LOGGERS"]
+           "configure", "LOGGERS", "KERNEL_MANAGER", "REVIEW_DOOR"]
+
+#: The kernel manager class Voilà builds on (``VoilaConfiguration.multi_kernel_manager_class``): a kernel taken
+#: from the pool counts as active from then on (:mod:`srdash.apps.kernelmanager`).
+KERNEL_MANAGER = "srdash.apps.kernelmanager.PoolAwareKernelManager"
+#: The review's identity provider (``Voila.identity_provider_class``): a page request without a valid key is
+#: refused before any kernel is started or taken for it (:mod:`srdash.apps.door`).
+REVIEW_DOOR = "srdash.apps.door.ReviewDoor"
 
 #: How long a page's kernel websocket may go without answering a ping (jupyter_server's default: three of its
 #: 30-second ping intervals). jupyter_server compares it, at each ping, with the time since the last pong:
@@ -101,8 +112,8 @@ def _review_store_path(environ) -> Path:
     return Path(store) if store else default_store_path()
 
 
-def refuse_unknown_visitors(handler, notebook=None, cwd=None, *, environ=None):
-    """Voilà's prelaunch hook for the review: refuse (403) a visitor without a valid key before a kernel starts.
+def refuse_unknown_visitors(handler, *, environ=None):
+    """The review's door: refuse (403) a page request without a valid key (:class:`srdash.apps.door.ReviewDoor`).
 
     Without issued keys (or before the store exists) every visitor passes: the
     review then names its judge itself. The refusal page says what to do and
@@ -111,7 +122,7 @@ def refuse_unknown_visitors(handler, notebook=None, cwd=None, *, environ=None):
     Returns
     -------
     None
-        The notebook is served as it is.
+        The request goes on to Voilà.
 
     Raises
     ------
@@ -171,58 +182,19 @@ class ClosedTab(logging.Filter):
         return not isinstance(error, (WebSocketClosedError, StreamClosedError))
 
 
-def keep_taken_kernels_alive() -> None:
-    """A kernel a visitor takes from Voilà's pool counts as active from that moment.
-
-    Voilà's culler shuts down a kernel with no page connected whose last activity is older than the
-    idle timeout. A kernel that waited in the pool (never culled there) keeps the time it ran the
-    notebook as its last activity: once a visitor takes it, the culler's next round (before the
-    visitor's page has connected) would shut it down under them when it had waited longer than the
-    timeout. Voilà's kernel manager class is built by a factory when the server starts (after its
-    configuration files are read): the class it builds gets a ``get_rendered_notebook`` that marks the
-    taken kernel active.
-    """
-    import voila.app as voila_app
-
-    factory = voila_app.voila_kernel_manager_factory
-    if getattr(factory, "_srdash_keeps_taken_kernels", False):
-        return
-
-    def built(*args, **kwargs):
-        manager = factory(*args, **kwargs)
-        original = getattr(manager, "get_rendered_notebook", None)
-        if original is None:  # no pool: every visitor's kernel starts with the visit
-            return manager
-
-        async def get_rendered_notebook(self, *a, **k):
-            from jupyter_server._tz import utcnow
-
-            rendered = await original(self, *a, **k)
-            try:
-                self.get_kernel(rendered[2]).last_activity = utcnow()
-            except (KeyError, IndexError, TypeError, AttributeError):  # Voilà changed: culling as before
-                pass
-            return rendered
-
-        manager.get_rendered_notebook = get_rendered_notebook
-        return manager
-
-    built._srdash_keeps_taken_kernels = True
-    voila_app.voila_kernel_manager_factory = built
-
-
 def configure(c, *, review: bool = False) -> None:
     """Apply srdash's settings to a Voilà configuration object ``c`` (what the ``voila.py`` files call)."""
     c.Voila.tornado_settings = tornado_settings()
     c.VoilaExecutor.iopub_timeout = IOPUB_TIMEOUT_S
+    # named, not imported: both import jupyter_server, which only Voilà's process needs
+    c.VoilaConfiguration.multi_kernel_manager_class = KERNEL_MANAGER
     if review:
-        c.VoilaConfiguration.prelaunch_hook = refuse_unknown_visitors
+        c.Voila.identity_provider_class = REVIEW_DOOR
     redacting = RedactQueries()
     for name in LOGGERS:
         logger = logging.getLogger(name)
         if not any(isinstance(f, RedactQueries) for f in logger.filters):
             logger.addFilter(redacting)
-    keep_taken_kernels_alive()
     tornado_logger = logging.getLogger("tornado.general")
     if not any(isinstance(f, PingUnits) for f in tornado_logger.filters):
         tornado_logger.addFilter(PingUnits())

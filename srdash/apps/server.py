@@ -43,6 +43,7 @@ __all__ = [
     "start_in_a_child",
     "start_zygote",
     "default_visitors",
+    "local_address",
     "TEMPLATE",
     "template_environment",
 ]
@@ -131,8 +132,9 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         the next visitors (``--preheat_kernel``, a pool; 0: none): a visitor's
         page only has to be drawn. ``srdash serve`` does (its kernels read the
         competition prepared once, :func:`check_then_prepare`, so a waiting
-        kernel does no sympy work); the review does not (its page depends on
-        who opens it). A kernel taken from the pool is replaced
+        kernel does no sympy work); so does ``srdash review --visitors N``
+        (a waiting review kernel has done its imports and waits for its
+        judge's request, :mod:`srdash.apps.visit`). A kernel taken from the pool is replaced
         ``fill_delay`` seconds later, so that visitors arriving together are
         not slowed by the kernels started for the next ones.
     python : str, optional
@@ -143,9 +145,9 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         ``cull_interval`` seconds): a dashboard kernel (several hundred MB)
         does not outlive its visitor's tab. 0 disables culling.
     review : bool
-        Serve the trust review: once access keys are issued, a visitor without
-        a valid key is refused before a kernel starts
-        (:func:`srdash.apps.gate.refuse_unknown_visitors`).
+        Serve the trust review: once access keys are issued, a page request
+        without a valid key is refused (403) before any kernel is started or
+        taken from the pool for it (:class:`srdash.apps.door.ReviewDoor`).
     config_dirs : sequence of paths
         Further folders whose ``voila.json`` Voilà reads (e.g. a private one
         holding a token). Voilà reads srdash's own configuration
@@ -183,6 +185,21 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
         command += ["--preheat_kernel=True", f"--VoilaConfiguration.default_pool_size={int(preheat)}",
                     f"--VoilaKernelManager.fill_delay={float(fill_delay)}"]
     return command
+
+
+def local_address(ip: str) -> str:
+    """The address at which this machine reaches a server listening on ``ip`` (a URL's host part).
+
+    Examples
+    --------
+    >>> local_address("0.0.0.0"), local_address("::1"), local_address("192.168.1.5")
+    ('127.0.0.1', '[::1]', '192.168.1.5')
+    """
+    if ip in ("", "0.0.0.0"):
+        return LOCALHOST
+    if ip == "::":
+        return "[::1]"
+    return f"[{ip}]" if ":" in ip else ip
 
 
 def default_visitors(*, kernel_mb: int = KERNEL_MEMORY_MB) -> int:

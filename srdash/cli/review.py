@@ -156,6 +156,10 @@ def _token_config(token: str) -> Path:
 @click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port to listen on. Default: a free port.")
 @click.option("--ip", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default serves this machine only; any other address needs --token.")
+@click.option("--visitors", type=click.IntRange(0, 64), default=0, show_default=True,
+              help="Keep this many judges' kernels ready (imports done) for the next judges who open their links "
+                   "(each holds its memory while it waits); the page itself is built once its judge's key is "
+                   "checked. 0: each judge's kernel starts when they open their link.")
 @click.option("--token", envvar="SRDASH_TOKEN", show_envvar=True,
               help="Secret that visitors must give (URL ?token=SECRET). Required with --ip. The environment "
                    "variable keeps it off the command line, which other users of the machine can read.")
@@ -164,7 +168,7 @@ def _token_config(token: str) -> Path:
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
 def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port, ip,
-           token, jobs, kernels, print_command):
+           visitors, token, jobs, kernels, print_command):
     """Open the trust review of the models in INPUT for the judge NAME.
 
     INPUT may be a competition file (competition.toml) with a [realworld]
@@ -219,12 +223,16 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
                            "(`srdash trust issue-key`); --judge and --organiser are ignored.", err=True)
             notebook = app.notebook_path(NOTEBOOK_NAME)
             chosen_port = port or app.free_port(ip if ip != "localhost" else "127.0.0.1")
-            # No preheated kernel: it would run the notebook before the judge's latest entries.
-            command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=0, review=True)
+            # A kernel of the pool waits, its imports done, for its judge's request (srdash.apps.visit) and
+            # builds the page then, from the judge's latest entries; the door checks the key before any kernel
+            # is taken (srdash.apps.door).
+            command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=visitors, review=True)
             env = review_environment(judge=judge or "", store=store_path, rules=rules,
                                      input_path=None if competition is not None else input_path,
                                      data_dir=data_dir, datasets=datasets_path, trust_input=trust_input,
                                      organiser=organiser, jobs=jobs, competition=competition)
+            if visitors:  # where a waiting kernel asks Voilà for its visitor's request
+                env["VOILA_APP_IP"] = app.local_address(ip)
             url = f"http://{ip}:{chosen_port}/"
             shown_url = f"{url}?token={token}" if token else url
             if print_command:
@@ -237,7 +245,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
             config_dir = None
             if token:
                 config_dir = _token_config(token)
-                command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=False, review=True,
+                command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=visitors, review=True,
                                             config_dirs=[config_dir])
 
             def announce(line: str) -> None:

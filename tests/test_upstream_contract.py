@@ -1,0 +1,413 @@
+"""What srdash relies on in the packages it builds on, stated once, checked in seconds, without a browser.
+
+pyproject.toml pins each package to the window the suite was run in (tests/test_packaging.py). An upgrade
+beyond it fails here first: each test states one upstream behaviour (a trait's name, a hook, a template block,
+a comm target, a message text...) and names, in its docstring, the srdash code that relies on it. The private
+names srdash still uses are listed with their reasons in tests/upstream_private.py; each is checked here too.
+
+Upstream code is read (inspect.getsource) only where the behaviour is a line of upstream code that cannot be
+driven without a server; everything else is driven through public API.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from upstream_private import GUARDED_PRIVATE_NAMES  # tests/ is on sys.path (pytest prepends it)
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "srdash" / "apps" / "jupyter" / "voila" / "templates" / "srdash"
+
+
+# ------------------------------------------------------------------------------------------- Voilà: its traits
+
+@pytest.mark.parametrize("owner, trait", [
+    ("voila.app.Voila", "ip"), ("voila.app.Voila", "port"), ("voila.app.Voila", "log_level"),
+    ("voila.app.Voila", "config_file_paths"), ("voila.app.Voila", "tornado_settings"),
+    ("voila.app.Voila", "token"), ("voila.app.Voila", "identity_provider_class"),
+    ("voila.configuration.VoilaConfiguration", "multi_kernel_manager_class"),
+    ("voila.configuration.VoilaConfiguration", "preheat_kernel"),
+    ("voila.configuration.VoilaConfiguration", "default_pool_size"),
+    ("voila.configuration.VoilaConfiguration", "template"),
+    ("voila.execute.VoilaExecutor", "iopub_timeout"),
+    ("jupyter_server.services.kernels.kernelmanager.MappingKernelManager", "cull_idle_timeout"),
+    ("jupyter_server.services.kernels.kernelmanager.MappingKernelManager", "cull_interval"),
+    ("jupyter_client.manager.KernelManager", "transport"),
+])
+def test_the_configuration_traits_srdash_sets_exist_and_are_configurable(owner, trait):
+    """Protects srdash/apps/server.py:voila_command (the command line's --Class.trait=value options) and
+    srdash/apps/gate.py:configure (c.Voila.tornado_settings, c.VoilaExecutor.iopub_timeout,
+    c.VoilaConfiguration.multi_kernel_manager_class, c.Voila.identity_provider_class). traitlets accepts an
+    unknown --Class.trait silently: a renamed trait would simply stop applying."""
+    import importlib
+
+    module, _, name = owner.rpartition(".")
+    traits = getattr(importlib.import_module(module), name).class_traits(config=True)
+    assert trait in traits
+
+
+def test_the_command_line_aliases_and_the_pools_refill_delay_exist():
+    """Protects srdash/apps/server.py:voila_command: --no-browser, --port, --template, --preheat_kernel, and
+    --VoilaKernelManager.fill_delay (a trait of the class Voilà builds for its pool)."""
+    from voila.app import Voila
+    from voila.voila_kernel_manager import voila_kernel_manager_factory
+
+    from srdash.apps.kernelmanager import PoolAwareKernelManager
+
+    assert "no-browser" in Voila.flags
+    assert Voila.aliases["port"] == "Voila.port"
+    assert Voila.aliases["template"] == "VoilaConfiguration.template"
+    assert Voila.aliases["preheat_kernel"] == "VoilaConfiguration.preheat_kernel"
+    pool = voila_kernel_manager_factory(PoolAwareKernelManager, True, 2)
+    assert pool.__name__ == "VoilaKernelManager" and "fill_delay" in pool.class_traits(config=True)
+
+
+def test_voila_builds_its_kernel_manager_on_the_configured_class():
+    """Protects srdash/apps/kernelmanager.py:PoolAwareKernelManager, named by srdash/apps/gate.py:KERNEL_MANAGER:
+    Voilà's pool and its plain manager are both subclasses of VoilaConfiguration.multi_kernel_manager_class, so
+    srdash's start_kernel, cull_kernel_if_idle and shutdown_kernel run under Voilà's."""
+    from voila.configuration import VoilaConfiguration
+    from voila.voila_kernel_manager import voila_kernel_manager_factory
+
+    from srdash.apps.gate import KERNEL_MANAGER
+    from srdash.apps.kernelmanager import PoolAwareKernelManager
+
+    configuration = VoilaConfiguration()
+    configuration.multi_kernel_manager_class = KERNEL_MANAGER  # a name, as srdash's voila.py gives it
+    assert configuration.multi_kernel_manager_class is PoolAwareKernelManager
+    for preheat in (True, False):
+        assert issubclass(voila_kernel_manager_factory(PoolAwareKernelManager, preheat, 1), PoolAwareKernelManager)
+
+
+def test_voilas_pool_marks_its_kernels_and_answers_the_culler_for_them_itself():
+    """Protects srdash/apps/kernelmanager.py:PoolAwareKernelManager.cull_kernel_if_idle, which takes the first
+    culler question about a kernel started with VOILA_PREHEAT=True as "a visitor has just taken it": Voilà's
+    pool starts its kernels with that variable, returns early for a kernel still in the pool and otherwise
+    hands the question to the base class (a line of Voilà's code each, read here)."""
+    from voila.utils import ENV_VARIABLE
+    from voila.voila_kernel_manager import voila_kernel_manager_factory
+
+    from srdash.apps.kernelmanager import PREHEAT_VARIABLE, PoolAwareKernelManager
+
+    assert ENV_VARIABLE.VOILA_PREHEAT == PREHEAT_VARIABLE
+    pool = voila_kernel_manager_factory(PoolAwareKernelManager, True, 1)
+    fill = inspect.getsource(pool.fill_if_needed)
+    assert 'kernel_env[ENV_VARIABLE.VOILA_PREHEAT] = "True"' in fill
+    cull = inspect.getsource(pool.cull_kernel_if_idle)
+    assert "return\n" in cull and "super().cull_kernel_if_idle(kernel_id)" in cull
+
+
+def test_jupyter_servers_culler_reads_last_activity_and_the_methods_srdash_overrides_are_async():
+    """Protects srdash/apps/kernelmanager.py: making a taken kernel active is setting its ``last_activity``, the
+    value jupyter_server's culler compares with the idle timeout; start_kernel, cull_kernel_if_idle and
+    shutdown_kernel are coroutines srdash awaits through super()."""
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    assert "kernel.last_activity" in inspect.getsource(AsyncMappingKernelManager.cull_kernel_if_idle)
+    for name in ("start_kernel", "cull_kernel_if_idle", "shutdown_kernel"):
+        assert inspect.iscoroutinefunction(getattr(AsyncMappingKernelManager, name)), name
+
+
+# ----------------------------------------------------------------------------------- the review's one door
+
+def test_every_request_asks_the_identity_provider_before_the_page_handler_runs():
+    """Protects srdash/apps/door.py:ReviewDoor (the review's door, srdash/apps/gate.py:REVIEW_DOOR): Voilà's page
+    handler is a VoilaHandler and a jupyter_server JupyterHandler, whose prepare() awaits
+    identity_provider.get_user(handler) before get(); an HTTPError raised there ends the request before any
+    kernel is started or taken from the pool. The provider is configurable by name, and the page's
+    ``current_user`` can be set (the refusal page reads it)."""
+    from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider
+    from jupyter_server.base.handlers import JupyterHandler
+    from tornado.web import RequestHandler
+    from voila.app import Voila
+    from voila.handler import VoilaHandler
+    from voila.tornado.handler import TornadoVoilaHandler
+
+    from srdash.apps.door import ReviewDoor
+    from srdash.apps.gate import REVIEW_DOOR
+
+    assert issubclass(TornadoVoilaHandler, VoilaHandler) and issubclass(VoilaHandler, JupyterHandler)
+    prepare = inspect.getsource(JupyterHandler.prepare)
+    assert "self.identity_provider.get_user(self)" in prepare and "await _user" in prepare
+    app = Voila()
+    app.identity_provider_class = REVIEW_DOOR
+    assert app.identity_provider_class is ReviewDoor and issubclass(ReviewDoor, PasswordIdentityProvider)
+    assert issubclass(PasswordIdentityProvider, IdentityProvider)
+    assert isinstance(RequestHandler.current_user, property) and RequestHandler.current_user.fset is not None
+
+
+def test_voilas_pool_hands_out_a_kernel_without_the_prelaunch_hook():
+    """Why srdash/apps/door.py exists (issue 33, item 3): the pooled path of VoilaHandler.get_generator calls
+    get_rendered_notebook and never prelaunch_hook, and Voilà refuses a hook together with a pool. When this
+    changes, the door may move back to the documented hook."""
+    from voila.app import Voila
+    from voila.handler import VoilaHandler
+
+    source = inspect.getsource(VoilaHandler.get_generator)
+    pooled = source.split("get_rendered_notebook", 1)[1].split("else:", 1)[0]
+    assert "prelaunch_hook" not in pooled
+    assert "`preheat_kernel` and `prelaunch_hook` are incompatible" in inspect.getsource(Voila.init_settings)
+
+
+def test_a_kernel_started_for_a_visit_reads_its_query_string_at_once(monkeypatch):
+    """Protects srdash/apps/visit.py:query_string (notebooks/review.ipynb): Voilà's public get_query_string
+    returns QUERY_STRING without waiting when the kernel is not one of the pool (VOILA_PREHEAT "False"), and
+    in a pooled kernel waits on Voilà's /voila/query/<kernel> websocket at VOILA_APP_IP, which
+    srdash/cli/review.py sets for a server not on 127.0.0.1."""
+    from voila.utils import ENV_VARIABLE, get_query_string, wait_for_request
+
+    from srdash.apps.visit import query_string
+
+    monkeypatch.setenv("VOILA_PREHEAT", "False")
+    monkeypatch.setenv("QUERY_STRING", "key=k3y")
+    assert get_query_string() == "key=k3y" and query_string() == "key=k3y"
+    assert ENV_VARIABLE.VOILA_APP_IP == "VOILA_APP_IP" and ENV_VARIABLE.QUERY_STRING == "QUERY_STRING"
+    waiting = inspect.getsource(wait_for_request)
+    assert "ENV_VARIABLE.VOILA_APP_IP" in waiting and "voila/query" in waiting
+
+
+# ------------------------------------------------------------------------------------------ tornado, logging
+
+def test_the_tornado_names_the_gate_uses():
+    """Protects srdash/apps/gate.py: log_request (tornado's ``log_function`` setting, called with the handler),
+    refuse_unknown_visitors (HTTPError with a reason), ClosedTab (WebSocketClosedError, StreamClosedError) and
+    PingUnits (the text of tornado's ping-timeout warning it drops)."""
+    import tornado.web
+    import tornado.websocket
+    from tornado.iostream import StreamClosedError
+    from tornado.web import HTTPError
+    from tornado.websocket import WebSocketClosedError
+
+    assert "self.application.log_request(self)" in inspect.getsource(tornado.web.RequestHandler)
+    assert 'self.settings["log_function"](handler)' in inspect.getsource(tornado.web.Application.log_request)
+    assert HTTPError(403, "%s", "x", reason="why").reason == "why"
+    assert issubclass(WebSocketClosedError, Exception) and issubclass(StreamClosedError, Exception)
+    source = inspect.getsource(tornado.websocket)
+    assert "websocket_ping_timeout" in source and "cannot be longer" in source
+
+
+def test_jupyter_servers_websocket_ping_reads_ws_ping_timeout_in_milliseconds():
+    """Protects srdash/apps/gate.py:WS_PING_TIMEOUT_MS (tornado_settings): jupyter_server's ping reads the
+    ``ws_ping_timeout`` setting and its interval is 30,000 ms (the timeout must exceed it)."""
+    from jupyter_server.base.websocket import WS_PING_INTERVAL, WebSocketMixin
+
+    from srdash.apps.gate import WS_PING_TIMEOUT_MS
+
+    assert WS_PING_INTERVAL == 30000 and WS_PING_TIMEOUT_MS > WS_PING_INTERVAL
+    from srdash.apps.gate import tornado_settings
+
+    class Connection(WebSocketMixin):
+        settings = tornado_settings()
+
+    assert Connection().ping_timeout == WS_PING_TIMEOUT_MS and Connection().ping_interval == WS_PING_INTERVAL
+
+
+# ----------------------------------------------------------------------------------------------- templates
+
+def _template_roots() -> list[Path]:
+    from jupyter_core.paths import jupyter_path
+
+    roots = []  # as Voilà searches them for the lab template: by prefix, and each template's own folder
+    for folder in map(Path, jupyter_path()):
+        roots += [folder, folder / "voila" / "templates", folder / "nbconvert" / "templates"]
+        roots += [folder / kind / "templates" / name for kind in ("voila", "nbconvert") for name in ("lab", "base")]
+    return [root for root in roots if root.is_dir()]
+
+
+def _environment():
+    import jinja2
+
+    return jinja2.Environment(loader=jinja2.FileSystemLoader([str(r) for r in _template_roots()]),
+                              extensions=["jinja2.ext.i18n"])
+
+
+def _blocks_of_chain(name: str) -> set[str]:
+    """Every block defined along the ``extends`` chain of the template ``name``."""
+    from jinja2 import nodes
+
+    environment = _environment()
+    blocks: set[str] = set()
+    while name:
+        source = environment.loader.get_source(environment, name)[0]
+        tree = environment.parse(source)
+        blocks |= {block.name for block in tree.find_all(nodes.Block)}
+        extends = tree.find(nodes.Extends)
+        name = extends.template.value if extends is not None and isinstance(extends.template, nodes.Const) else ""
+    return blocks
+
+
+def test_the_template_extends_the_lab_template_and_overrides_blocks_it_has():
+    """Protects srdash/apps/jupyter/voila/templates/srdash/index.html.j2: it extends 'lab/index.html.j2' and
+    overrides whole blocks of it (html_head_js, notebook_css, html_head_js_mermaidjs); a block renamed upstream
+    would make srdash's override define a block nobody renders."""
+    import jinja2
+    from jinja2 import nodes
+
+    ours = jinja2.Environment().parse((TEMPLATE / "index.html.j2").read_text())
+    assert ours.find(nodes.Extends).template.value == "lab/index.html.j2"
+    overridden = {block.name for block in ours.find_all(nodes.Block)}
+    assert {"html_head_js", "notebook_css", "html_head_js_mermaidjs"} <= overridden
+    assert overridden <= _blocks_of_chain("lab/index.html.j2")
+    assert (TEMPLATE / "conf.json").read_text().count('"base_template": "lab"') == 1
+
+
+def test_the_lab_template_links_to_other_machines_only_as_the_stylesheet_lines_srdash_leaves_out():
+    """Protects the notebook_css block of srdash's index.html.j2, which leaves out every line of Voilà's
+    notebook_css that starts with '<link' and has href="http...": the Font Awesome links are such lines, and
+    the lab template's page config still carries the kernel's id (kernelId, read by the page's session check)."""
+    lab = next(root / "lab" / "index.html.j2" for root in _template_roots() if (root / "lab" / "index.html.j2").is_file()
+               and "voila" in str(root))
+    source = lab.read_text()
+    css = source.split("block notebook_css", 1)[1].split("endblock notebook_css", 1)[0]
+    remote = [line.strip() for line in css.splitlines() if "http:" in line or "https:" in line]
+    assert remote and all(line.startswith("<link") and ('href="http:' in line or 'href="https:' in line)
+                          for line in remote)
+    assert "kernelId=kernel_id" in source and 'id="jupyter-config-data"' in source
+
+
+def test_voilas_error_page_extends_page_html_with_the_blocks_srdashs_page_declares():
+    """Protects srdash/apps/jupyter/voila/templates/srdash/page.html (the review's refusal page without a CDN
+    link): Voilà's error pages extend "page.html", which srdash's template folder answers first, and fill its
+    stylesheets and body blocks."""
+    from jinja2 import nodes
+
+    base = next(root / "voila" / "templates" / "base" / "error.html" for root in _template_roots()
+                if (root / "voila" / "templates" / "base" / "error.html").is_file())
+    tree = _environment().parse(base.read_text())
+    assert tree.find(nodes.Extends).template.value == "page.html"
+    ours = {block.name for block in _environment().parse((TEMPLATE / "page.html").read_text())
+            .find_all(nodes.Block)}
+    assert {block.name for block in tree.find_all(nodes.Block) if block.name != "error_detail"} <= ours
+
+
+def test_voila_finds_srdashs_template_on_jupyter_path_and_follows_its_base_template():
+    """Protects srdash/apps/server.py:template_environment and TEMPLATE (--template=srdash): Voilà looks for a
+    template in <JUPYTER_PATH entry>/voila/templates/<name> and follows conf.json's base_template ("lab"), so
+    srdash's folder comes first and Voilà's lab template after it."""
+    from voila.paths import collect_template_paths
+
+    from srdash.apps.server import _TEMPLATE_ROOT, TEMPLATE
+
+    roots = [str(_TEMPLATE_ROOT), *[str(r) for r in _template_roots() if r.name == "jupyter"]]
+    paths = collect_template_paths(["voila", "nbconvert"], TEMPLATE, root_dirs=roots)
+    ours = paths.index(str(_TEMPLATE_ROOT / "voila" / "templates" / TEMPLATE))
+    lab = next(i for i, path in enumerate(paths) if path.endswith(str(Path("voila", "templates", "lab"))))
+    assert ours < lab
+
+
+def test_jsonschema_treats_a_missing_rfc3987_syntax_as_absent():
+    """Protects srdash/apps/voila_main.py:skip_slow_imports, which marks rfc3987_syntax missing (1.5 s of lark
+    grammars at each server start): jsonschema then imports, and only its "iri" format checks are left out."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nsys.modules['rfc3987_syntax'] = None\nimport jsonschema\n"
+            "checkers = jsonschema.FormatChecker().checkers\n"
+            "print('iri' in checkers, 'date-time' in checkers or 'email' in checkers)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["False", "True"], done.stderr
+
+
+# ----------------------------------------------------------------------------------- widgets, anywidget, plotly
+
+def test_ipywidgets_comm_targets():
+    """Protects srdash/apps/forkserver.py:_as_in_a_fresh_kernel (ipywidgets.register_comm_target() in a forked
+    kernel) and srdash/apps/panels.py:_page_is_loading: ipywidgets registers 'jupyter.widget' and
+    'jupyter.widget.control' on the kernel's comm manager (comm.get_comm_manager())."""
+    import comm
+    import ipywidgets
+
+    manager = comm.get_comm_manager()
+    ipywidgets.register_comm_target()
+    assert {"jupyter.widget", "jupyter.widget.control"} <= set(manager.targets)
+
+
+def test_a_page_opening_the_widget_control_comm_sets_what_panels_reads(monkeypatch):
+    """Protects srdash/apps/panels.py:_page_is_loading (PageReady.wait), which reads Widget._control_comm
+    (guarded: tests/upstream_private.py): ipywidgets' own handler of the page's control comm sets it. Driven
+    through that handler, not by setting the attribute."""
+    from ipywidgets.widgets.widget import Widget
+
+    from srdash.apps import panels
+
+    monkeypatch.setattr(Widget, "_control_comm", None)
+    assert not panels._page_is_loading()
+
+    class PageComm:
+        def on_msg(self, callback):
+            self.callback = callback
+
+    # the version Voilà's widget manager (widgets-manager8) sends when it opens the comm
+    Widget.handle_control_comm_opened(PageComm(), {"metadata": {"version": "1.0.0"}})
+    assert panels._page_is_loading()
+
+
+def test_anywidgets_load_timeout_message_is_the_one_the_template_catches():
+    """Protects the unhandledrejection handler of srdash's index.html.j2, which matches anywidget's exact
+    rejection text ("[anywidget] Failed to initialize model.") for srdash's beacons."""
+    import anywidget
+
+    handled = re.search(r'event\.reason\.message === "([^"]+)"|reason\.message === "([^"]+)"',
+                        (TEMPLATE / "index.html.j2").read_text())
+    text = next(group for group in handled.groups() if group)
+    bundles = [p for p in Path(anywidget.__file__).parent.rglob("*.js") if text in p.read_text(errors="replace")]
+    assert text == "[anywidget] Failed to initialize model." and bundles
+
+
+def test_plotly_renderer_names():
+    """Protects srdash/apps/forkserver.py:_as_in_a_fresh_kernel (a forked kernel's default renderer,
+    "plotly_mimetype", set through plotly.io._renderers: guarded) and every srdash figure shown in a kernel: the
+    renderer exists in plotly's public registry, which is the module's own object."""
+    import sys
+
+    import plotly.io as pio
+
+    assert "plotly_mimetype" in pio.renderers
+    assert sys.modules["plotly.io._renderers"].renderers is pio.renderers
+
+
+# --------------------------------------------------------------------------- the zygote's private reads (guarded)
+
+def test_the_zygotes_fork_hazards_still_read_real_names(monkeypatch):
+    """Protects srdash/apps/forkserver.py:fork_hazards, which reads pyzmq's global context and asyncio's
+    policy and loop through getattr(..., None): a rename upstream would read as "no hazard" and the zygote would
+    fork holding a zmq context or a loop. The names must exist, and be set when a context or loop exists."""
+    import asyncio
+    import asyncio.events
+
+    import zmq
+
+    assert hasattr(zmq.Context, "_instance")
+    monkeypatch.setattr(zmq.Context, "_instance", None)  # put back afterwards: this process had none
+    context = zmq.Context.instance()
+    try:
+        assert zmq.Context._instance is context
+    finally:
+        context.term()
+    assert hasattr(asyncio.events, "_event_loop_policy")
+    policy = asyncio.get_event_loop_policy()
+    assert asyncio.events._event_loop_policy is policy and hasattr(policy._local, "_loop")
+
+
+def test_atexit_still_runs_exit_functions_on_request():
+    """Protects srdash/apps/forkserver.py (a forked kernel's end: atexit._run_exitfuncs, then os._exit, which
+    alone would run none). In a child Python: here it would run pytest's own exit functions."""
+    import subprocess
+    import sys
+
+    code = ("import atexit, os, sys\natexit.register(print, 'ran', flush=True)\natexit._run_exitfuncs()\n"
+            "sys.stdout.flush()\nos._exit(0)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "ran\n"), done.stderr
+
+
+def test_every_guarded_private_name_has_a_contract_test_here():
+    """Each entry of tests/upstream_private.py names a test of this module that checks it."""
+    names = {name for name, value in globals().items() if name.startswith("test_") and callable(value)}
+    for (file, use), reason in GUARDED_PRIVATE_NAMES.items():
+        cited = re.findall(r"test_upstream_contract\.py::(test_\w+)", reason)
+        assert cited and set(cited) <= names, (file, use)
