@@ -33,7 +33,7 @@ from srdash.errors import CriterionWithoutData
 from srdash.judging.measures import measure
 
 __all__ = ["check_criterion_columns", "similar_names", "similar_name_problems", "typing_distance",
-           "with_similar_names_flagged",
+           "unsupplied_criteria", "with_similar_names_flagged",
            "SIMILAR_NAME"]
 
 #: The problems' ``kind`` for a name that nearly equals another's.
@@ -126,7 +126,7 @@ def similar_names(name: str, candidates: Iterable[str], *, limit: int = 3) -> li
     return [candidate for *_, candidate in sorted(scored)[:limit]]
 
 
-def _supplied(criterion, columns: set[str], *, has_descriptions: bool) -> bool:
+def _supplied(criterion, columns: set[str], from_data) -> bool:
     """Whether the pipeline will have a value for the criterion's column (only names are looked at)."""
     if criterion.column in columns:
         return True
@@ -136,7 +136,37 @@ def _supplied(criterion, columns: set[str], *, has_descriptions: bool) -> bool:
     if how.from_model:
         return bool({"model", "components", "simplicity"} & columns) if criterion.measure == "simplified-components" \
             else "model" in columns
-    return has_descriptions and bool(_FROM_DATA.match(criterion.column))
+    return from_data(criterion.column)
+
+
+def unsupplied_criteria(columns: Iterable[str], rules, *, from_data: Iterable[str] | None = ()) -> list:
+    """The required criteria of ``rules`` that results with these columns leave without a value.
+
+    Parameters
+    ----------
+    columns : iterable of str
+        The canonical results' columns (``model``, ``components``, ...).
+    rules : Rules
+    from_data : iterable of str or None, keyword-only
+        The columns the dataset descriptions will compute; None: any the evaluation can compute
+        (``r2_<partition>``, ``rmse_<partition>``, ``mae_<partition>``, ``property``).
+
+    Returns
+    -------
+    list of Criterion
+        Empty for rules that judge submissions.
+
+    Examples
+    --------
+    >>> from srdash.judging.rules import load_rules
+    >>> [c.name for c in unsupplied_criteria(["method", "dataset", "components", "r2_test"], load_rules("srbench2022"))]
+    ['property']
+    """
+    if not rules.rule_kind.judges_runs:
+        return []
+    columns = set(map(str, columns))
+    computed = (lambda column: bool(_FROM_DATA.match(column))) if from_data is None else set(from_data).__contains__
+    return [c for c in rules.criteria if not c.optional and not _supplied(c, columns, computed)]
 
 
 def check_criterion_columns(table: pd.DataFrame, rules, *, sources: Sequence[str] = (),
@@ -177,11 +207,8 @@ def check_criterion_columns(table: pd.DataFrame, rules, *, sources: Sequence[str
     ...
     srdash.errors.CriterionWithoutData: Criterion 'accuracy' of the rules 'srbench2022' has no data: the column 'r2_test' is missing. results.csv, column 'r2_test': not among the columns 'method', 'dataset', 'run', 'components', 'r2', 'property'. Did you mean 'r2'? ...
     """
-    if not rules.rule_kind.judges_runs:
-        return
     columns = set(map(str, table.columns))
-    missing = [c for c in rules.criteria
-               if not c.optional and not _supplied(c, columns, has_descriptions=has_descriptions)]
+    missing = unsupplied_criteria(columns, rules, from_data=None if has_descriptions else ())
     if not missing:
         return
     where = ", ".join(sources) if sources else "The results"

@@ -696,6 +696,8 @@ def check_competition(competition: "Competition") -> Results | None:
             load_submissions(path, competition.rules)
         return None
     results = load_competition_results(competition)
+    check_criterion_columns(results.table, competition.rules, sources=[str(p) for p in competition.results],
+                            has_descriptions=competition.descriptions is not None)
     if competition.qualification is not None:
         from srdash.judging.qualification import canonical_results, read_qualification_results
 
