@@ -190,3 +190,54 @@ def test_init_does_not_overwrite_a_drafted_file(tmp_path):
     assert (folder / "rules.toml").read_text() == "# mine\n" and not (folder / "competition.toml").exists()
     assert _init(folder, "--force").exit_code == 0
     assert 'name = "srbench2022-no-property"' in (folder / "rules.toml").read_text()
+
+
+# -- SRBench 2025's per-run table (eco2AI columns), with SRBench's model_size = -1 -------------------------
+
+SRBENCH2025_COLUMNS = ["algorithm", "dataset", "random_state", "r2_train", "r2_test", "mse_train", "mse_test",
+                       "mae_train", "mae_test", "model", "model_size", "training time (s)", "duration(s)",
+                       "power_consumption(kWh)", "CO2_emissions(kg)", "CPU_name"]
+
+
+def _srbench2025_folder(folder: Path) -> Path:
+    folder.mkdir()
+    models = {"A": ("x1 + 1", 3, 0.9), "B": ("x1*x2 + 0.5", 5, 0.95), "C": ("x1", 1, 0.5)}
+    rows = []
+    for dataset in ("d1", "d2"):
+        for method, (model, size, r2) in models.items():
+            for run in range(30):                                  # the srbench2025 rules expect 30 runs
+                rows.append([method, dataset, run, r2, r2, 0.1, 0.1, 0.1, 0.1, model, size, 1.0, 1.0, 0.001,
+                             0.0004, "cpu"])
+    table = pd.DataFrame(rows, columns=SRBENCH2025_COLUMNS)
+    # one run's model sympy could not read: SRBench wrote model_size = -1
+    failed = (table["algorithm"] == "C") & (table["dataset"] == "d2") & (table["random_state"] == 0)
+    table.loc[failed, ["model", "model_size"]] = ["x1 +", -1]
+    table.to_csv(folder / "results.csv", index=False)
+    pd.DataFrame({"dataset": ["d1", "d2"], "features": ["x1 x2", "x1 x2"]}).to_csv(folder / "datasets.csv",
+                                                                                  index=False)
+    return folder
+
+
+def test_init_on_srbench2025_per_run_table_and_model_size_minus_one(tmp_path):
+    folder = _srbench2025_folder(tmp_path / "s25")
+    outcome = _init(folder)
+    assert outcome.exit_code == 0, outcome.output
+    text = (folder / "competition.toml").read_text()
+    assert 'rules = "srbench2025"' in text and 'datasets = "datasets.csv"' in text
+    # row 151: d1's 3 x 30 runs, then d2's A and B (60 rows), then C's run 0
+    with pytest.warns(UserWarning, match=r"results\.csv, column 'model_size': -1 in row 151, SRBench's mark of a "
+                                         r"size sympy could not count, is read as unknown"):
+        from srdash.judging.competition import load_competition
+        from srdash.judging.pipeline import judge_competition
+
+        result = judge_competition(load_competition(folder / "competition.toml"))
+    # per dataset (K = 3, higher rank better): accuracy B 3, A 2, C 1; size (tree nodes, lower better)
+    # C 1 node -> 3, A 3 -> 2, B 5 -> 1; harmonic mean A 2/(1/2 + 1/2) = 2, B 2/(1/3 + 1) = 1.5, C 2/(1 + 1/3) = 1.5.
+    # C's unreadable run on d2 counts as the worst size, 1 of its 30: the median stays 1 node
+    board = result.verdict.leaderboard.set_index("method")
+    assert board["score"].to_dict() == pytest.approx({"A": 2.0, "B": 1.5, "C": 1.5})
+    problems = result.problems
+    failed = problems[(problems["method"] == "C") & (problems["dataset"] == "d2")]
+    assert failed["run"].tolist() == [0] and failed["kind"].iloc[0] in {"parse_error", "rejected"}
+    scored, _ = _score(folder)
+    assert scored.exit_code == 0, scored.output
