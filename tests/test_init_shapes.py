@@ -241,3 +241,20 @@ def test_init_on_srbench2025_per_run_table_and_model_size_minus_one(tmp_path):
     assert failed["run"].tolist() == [0] and failed["kind"].iloc[0] in {"parse_error", "rejected"}
     scored, _ = _score(folder)
     assert scored.exit_code == 0, scored.output
+
+
+# -- a prediction competition: not a competition file; init says which command judges it ------------------
+
+def test_init_on_a_prediction_folder_says_which_command_judges_it(tmp_path, monkeypatch):
+    folder = tmp_path / "regression"
+    shutil.copytree(Path(__file__).parent / "data" / "predictions" / "regression", folder)
+    outcome = _init(folder)
+    assert outcome.exit_code == 2 and not (folder / "competition.toml").exists()
+    command = "srdash predictions score submissions.csv --targets-csv targets.csv --metric rmse -o board.csv"
+    assert "holds a prediction competition (targets and files of predictions)" in outcome.output
+    assert f"Judge it with (from that folder; choose the metric: rmse, mae, r2 or accuracy):\n  {command}" \
+        in outcome.output
+    monkeypatch.chdir(folder)   # the command it gives runs as given
+    judged = CliRunner().invoke(main, command.split()[1:])
+    assert judged.exit_code == 0, judged.output
+    assert pd.read_csv(folder / "board.csv")["team"].nunique() == 4

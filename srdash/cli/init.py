@@ -42,12 +42,19 @@ def init_command(folder: Path, output: Path | None, force: bool, title: str) -> 
     """
     from srdash.analysis.reproduce import RULES_DRAFT, draft_rules
     from srdash.io.discover import (DESCRIPTIONS_DRAFT, MAX_DEPTH, draft_competition, draft_descriptions,
-                                    find_competition_files, missing_competition_files, results_columns)
+                                    find_competition_files, missing_competition_files, prediction_command,
+                                    results_columns)
 
     target = output or folder / "competition.toml"
     if target.exists() and not force:
         raise click.UsageError(f"{target} exists; use --force to overwrite it.")
     found = find_competition_files(folder)
+    command = prediction_command(found)
+    if not found.results and command:
+        click.echo(f"Error: {folder} holds a prediction competition (targets and files of predictions), which "
+                   "a competition file does not describe; nothing written. Judge it with (from that folder; "
+                   f"choose the metric: rmse, mae, r2 or accuracy):\n  {command}", err=True)
+        raise SystemExit(INCOMPLETE_EXIT_CODE)
     if not found.results:
         _echo_found(found, missing_competition_files(found))
         click.echo(f"Error: no results in {folder} or the {MAX_DEPTH} folder levels below it; nothing written. "

@@ -27,7 +27,7 @@ from pathlib import Path
 from srdash.io.loading import COLUMN_ALIASES
 
 __all__ = ["Found", "find_competition_files", "missing_competition_files", "draft_competition",
-           "draft_descriptions", "results_columns", "DESCRIPTIONS_DRAFT"]
+           "draft_descriptions", "results_columns", "prediction_command", "DESCRIPTIONS_DRAFT"]
 
 _METHOD = {"method", "algorithm", "team", "participant_id"}
 _SUBMISSION = {"participant_id", "team", "submission"}
@@ -56,11 +56,16 @@ class Found:
     qualification: str | None = None
     qualification_data: str | None = None
     trust_store: str | None = None
+    #: A prediction competition's files (``targets_preliminary``, ``targets_final``, ``targets_csv``,
+    #: ``submissions``): judged by ``srdash predictions score``, not by a competition file.
+    predictions: dict[str, str] = field(default_factory=dict)
     #: Published leaderboards (method or team and a score, no dataset column): tables to audit, not results.
     published: list[str] = field(default_factory=list)
     #: Dataset files recognised by their target column: dataset name -> {partition: path}, and its target.
     data_files: dict[str, dict[str, str]] = field(default_factory=dict)
     targets: dict[str, str] = field(default_factory=dict)
+    #: A folder of team folders of prediction files (named ``submissions``), when there is no listing.
+    prediction_folder: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -134,11 +139,19 @@ def _recognise_file(path: Path, relative: str, found: Found, tables: list[tuple[
         found.trust_store = found.trust_store or relative
     elif name.endswith((".yaml", ".yml")) and ("dataset" in name or "description" in name):
         found.descriptions = found.descriptions or relative
+    elif name.startswith("target") and name.endswith(".txt"):
+        kind = "targets_final" if "final" in name else "targets_preliminary" if "prelim" in name else None
+        if kind:
+            found.predictions.setdefault(kind, relative)
     elif name.endswith(_TABLE_SUFFIXES):
         cells = _header_cells(path)
         header = set(cells)
         if "qualif" in name:
             found.qualification = found.qualification or relative
+        elif {"id", "target", "subset"} <= header:
+            found.predictions.setdefault("targets_csv", relative)
+        elif {"team", "file"} <= header and "dataset" not in header:
+            found.predictions.setdefault("submissions", relative)
         elif {"dataset", "features"} <= header and not header & _METHOD:
             found.datasets = found.datasets or relative
         elif header & _SCORE and header & _METHOD and "dataset" not in header:
@@ -199,6 +212,8 @@ def find_competition_files(folder: str | Path, *, max_depth: int = MAX_DEPTH) ->
                 if path.is_dir():
                     if path.name.startswith((".", "_")) or path.name in _SKIPPED_FOLDERS:
                         continue
+                    if path.name.lower() == "submissions" and found.prediction_folder is None:
+                        found.prediction_folder = relative
                     before = len(found.results)
                     if _recognise_folder(path, relative, found):
                         if len(found.results) > before:
@@ -348,6 +363,24 @@ def draft_descriptions(found: Found, datasets: set[str]) -> str | None:
                        f"{', '.join(sorted(set(found.targets[d] for d in datasets)))}): described in "
                        f"{DESCRIPTIONS_DRAFT}, drafted.")
     return "\n".join(lines) + "\n"
+
+
+def prediction_command(found: Found) -> str | None:
+    """The ``srdash predictions score`` command for a prediction competition's files, or None.
+
+    Examples
+    --------
+    >>> found = Found(predictions={"targets_csv": "targets.csv", "submissions": "submissions.csv"})
+    >>> prediction_command(found)
+    'srdash predictions score submissions.csv --targets-csv targets.csv --metric rmse -o board.csv'
+    """
+    files = found.predictions
+    if not ({"targets_csv"} <= set(files) or {"targets_preliminary", "targets_final"} <= set(files)):
+        return None
+    targets = (f"--targets-csv {files['targets_csv']}" if "targets_csv" in files else
+               f"--targets-preliminary {files['targets_preliminary']} --targets-final {files['targets_final']}")
+    submissions = files.get("submissions") or found.prediction_folder or "SUBMISSIONS"
+    return f"srdash predictions score {submissions} {targets} --metric rmse -o board.csv"
 
 
 def _quoted(value: str) -> str:
