@@ -160,6 +160,17 @@ def test_init_on_srbench2023_realdata_reproduces_the_published_table(tmp_path):
 
 # -- what cannot be judged yet: exit non-zero, saying what to add ------------------------------------------
 
+def test_init_flags_a_method_name_that_looks_like_a_typo(tmp_path):
+    folder = _blackbox_folder(tmp_path / "bb")
+    table = pd.read_csv(folder / "blackbox_results.csv")
+    table.loc[(table["algorithm"] == "B") & (table["dataset"] == "d2"), "algorithm"] = "b"   # B on d1, b on d2
+    table.to_csv(folder / "blackbox_results.csv", index=False)
+    outcome = _init(folder)
+    assert outcome.exit_code == 0, outcome.output
+    assert ("Warning: Method 'B' (1 dataset) looks like 'b' (1 dataset) and the two never share a dataset"
+            in outcome.output)
+
+
 def test_init_says_what_to_add_when_the_results_cannot_be_judged(tmp_path):
     folder = tmp_path / "noacc"
     folder.mkdir()

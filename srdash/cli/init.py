@@ -128,13 +128,18 @@ class _Judge:
 
 
 def _cannot_judge(path: Path) -> str | None:
-    """Why ``srdash score`` would refuse the competition file before any expensive work, or None."""
+    """Why ``srdash score`` would refuse the competition file before any expensive work, or None; names
+    that look like typos are shown as warnings (the verdict lists them too)."""
     from srdash.errors import SrdashError
+    from srdash.judging.checks import similar_name_problems
     from srdash.judging.competition import load_competition
     from srdash.judging.pipeline import check_competition
 
     try:
-        check_competition(load_competition(path))
+        results = check_competition(load_competition(path))
     except SrdashError as exc:
         return str(exc)
+    if results is not None:
+        for detail in similar_name_problems(results.table)["detail"]:
+            click.secho(f"Warning: {detail}", fg="yellow", err=True)
     return None
