@@ -14,7 +14,7 @@ Examples
 --------
 >>> published_precision(["6.307885", "1.5", "2"])
 6
->>> "property" in no_property_rules()
+>>> 'column = "property"' in no_property_rules()
 False
 """
 

@@ -310,17 +310,23 @@ def results_columns(folder: str | Path, found: Found) -> tuple[set[str], set[str
 
 def _column_values(path: Path, position: int, *, limit: int = 200_000) -> set[str]:
     """The distinct values of one column of a CSV/TSV file (at most ``limit`` rows are read)."""
-    opened = gzip.open(path, "rt", newline="", encoding="utf-8", errors="replace") if path.suffix == ".gz" \
-        else path.open(newline="", encoding="utf-8", errors="replace")
-    values = set()
-    with opened as handle:
-        first = handle.readline(_HEADER_LIMIT)
-        delimiter = "\t" if ".tsv" in path.suffixes or first.count("\t") > first.count(",") else ","
-        for number, row in enumerate(csv.reader(handle, delimiter=delimiter)):
-            if number >= limit:
-                break
-            if len(row) > position and row[position].strip():
-                values.add(row[position].strip())
+    try:
+        opened = gzip.open(path, "rt", newline="", encoding="utf-8", errors="replace") if path.suffix == ".gz" \
+            else path.open(newline="", encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    values: set[str] = set()
+    try:
+        with opened as handle:
+            first = handle.readline(_HEADER_LIMIT)
+            delimiter = "\t" if ".tsv" in path.suffixes or first.count("\t") > first.count(",") else ","
+            for number, row in enumerate(csv.reader(handle, delimiter=delimiter)):
+                if number >= limit:
+                    break
+                if len(row) > position and row[position].strip():
+                    values.add(row[position].strip())
+    except (OSError, EOFError, csv.Error):  # a broken file: the loader reports it, with its row, when judging
+        pass
     return values
 
 
