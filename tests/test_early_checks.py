@@ -139,3 +139,14 @@ def test_a_typo_in_a_dataset_name_is_flagged():
     found = similar_name_problems(table)
     assert found["dataset"].tolist() == ["Noise Hard"]
     assert "Dataset 'Noise Hard' (1 method) looks like 'noise_hard' (2 methods)" in found["detail"].iloc[0]
+
+
+def test_many_names_are_compared_by_folding_only(monkeypatch):
+    import srdash.judging.checks as checks
+
+    monkeypatch.setattr(checks, "MAX_NAMES_COMPARED", 3)
+    # 4 methods, each on its own dataset: 'm-one' and 'M One' fold alike; 'abcdef'/'abcdeg' are one slip apart
+    table = pd.DataFrame({"method": ["m-one", "M One", "abcdef", "abcdeg"], "dataset": ["d1", "d2", "d3", "d4"]})
+    assert similar_name_problems(table)["method"].tolist() == ["M One"]
+    monkeypatch.setattr(checks, "MAX_NAMES_COMPARED", 10)
+    assert similar_name_problems(table)["method"].tolist() == ["M One", "abcdef"]

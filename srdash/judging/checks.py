@@ -229,14 +229,20 @@ def check_criterion_columns(table: pd.DataFrame, rules, *, sources: Sequence[str
     raise CriterionWithoutData("\n".join(lines), criteria=[c.name for c in missing])
 
 
+#: Above this many names, only names that fold alike are compared (all pairs would take minutes).
+MAX_NAMES_COMPARED = 2000
+
+
 def _near_pairs(members: dict[str, frozenset]) -> list[tuple[str, str]]:
     names = sorted(members)
-    pairs = []
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            if not (members[a] & members[b]) and _nearly_equal(a, b):
-                pairs.append((a, b))
-    return pairs
+    if len(names) > MAX_NAMES_COMPARED:
+        folded: dict[str, list[str]] = {}
+        for name in names:
+            folded.setdefault(_folded(name), []).append(name)
+        candidates = [(a, b) for group in folded.values() for i, a in enumerate(group) for b in group[i + 1:]]
+    else:
+        candidates = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    return [(a, b) for a, b in candidates if not (members[a] & members[b]) and _nearly_equal(a, b)]
 
 
 def similar_name_problems(table: pd.DataFrame) -> pd.DataFrame:
@@ -245,8 +251,9 @@ def similar_name_problems(table: pd.DataFrame) -> pd.DataFrame:
     Two methods are flagged when their names fold alike (case, spacing,
     punctuation) or are one typing slip apart (two for names of 8 letters or
     more; digits must agree), and no dataset has results of both; two datasets
-    likewise when no method has results on both. The name with fewer rows is
-    named as the likely typo.
+    likewise when no method has results on both. The name on fewer datasets
+    (methods) is named as the likely typo. Beyond :data:`MAX_NAMES_COMPARED`
+    names of one kind, only names that fold alike are compared.
 
     Parameters
     ----------
