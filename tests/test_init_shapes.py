@@ -123,6 +123,9 @@ def test_init_on_srbench2023_shape_drafts_descriptions_and_the_preset_that_repro
     assert 'results = "track1_models.csv"' in text            # the published table is not a results file
     assert 'descriptions = "datasets.yaml"' in text
     assert 'rules = "srbench2023-track1-as-run"   # reproduces published_track1.csv' in text
+    # the published scores have 6 decimals: tolerance half a unit of the 6th
+    assert ("# audit it: srdash audit competition.toml --published published_track1.csv --tolerance 5e-07 "
+            "(with published_track1.csv's 'team' column as 'method')") in text
     assert "published_track1.csv is a published leaderboard (track, place, team, method, score)" in outcome.output
     # the guide's reading, tried too, and how far it lies: a 2.4, b 1.5, c 1.5 places a 1, b 2, c 2, so c
     # lies 0.9 below its published 2.4 and is placed 2 (not 1), b is placed 2 (not 3)

@@ -57,6 +57,10 @@ class PresetTrial:
         Methods whose recomputed place is not the published one (or that one side lacks).
     detail : str
         One line for a reader.
+    method_column : str
+        The published table's column that names the judged methods.
+    tolerance : float
+        Half a unit of the published scores' last decimal.
     """
 
     preset: str
@@ -65,6 +69,8 @@ class PresetTrial:
     max_difference: float = math.nan
     places_differing: int = 0
     detail: str = ""
+    method_column: str = "method"
+    tolerance: float = math.nan
 
 
 def published_precision(scores: Iterable[str]) -> int:
@@ -73,7 +79,7 @@ def published_precision(scores: Iterable[str]) -> int:
     return max(decimals, default=0)
 
 
-def _published_table(path: Path, methods: set[str]) -> tuple[pd.DataFrame, float]:
+def _published_table(path: Path, methods: set[str]) -> tuple[pd.DataFrame, float, str]:
     """The published table with its method column the one naming the judged methods, and its tolerance
     (half a unit of its last decimal)."""
     raw = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -84,12 +90,12 @@ def _published_table(path: Path, methods: set[str]) -> tuple[pd.DataFrame, float
                           f"{', '.join(map(repr, _METHOD_COLUMNS))}. Columns: {', '.join(raw.columns)}.")
     column = max(present, key=lambda c: len(set(raw[c].str.strip()) & methods))  # the one naming the methods
     table = raw[[c for c in ("place", "score", "track") if c in raw.columns]].assign(method=raw[column].str.strip())
-    return table, 0.5 * 10.0 ** -published_precision(raw["score"])
+    return table, 0.5 * 10.0 ** -published_precision(raw["score"]), column
 
 
 def _trial(preset: str, verdict, published_path: Path) -> PresetTrial:
     methods = set(verdict.leaderboard["method"].astype(str))
-    table, tolerance = _published_table(published_path, methods)
+    table, tolerance, column = _published_table(published_path, methods)
     found = audit(verdict, table, tolerance=tolerance)
     common = found.comparison.dropna(subset=["published_score", "recomputed_score"])
     largest = float(common["score_difference"].abs().max()) if len(common) else math.nan
@@ -100,7 +106,7 @@ def _trial(preset: str, verdict, published_path: Path) -> PresetTrial:
     else:
         detail = (f"{len(found.flagged)} of {len(found.comparison)} methods differ: scores up to {largest:.6g} "
                   f"apart, {places} place(s) differ")
-    return PresetTrial(preset, True, found.passes, largest, places, detail)
+    return PresetTrial(preset, True, found.passes, largest, places, detail, column, tolerance)
 
 
 def try_presets(judge: Callable[[str], object], published: str | Path, *, columns: Iterable[str],
@@ -255,9 +261,12 @@ def draft_rules(*, columns: Iterable[str], from_data: Iterable[str] | None, publ
         best = best_trial(trials)
         notes = tuple(f"preset {t.preset} against {Path(published[0]).name}: {t.detail}." for t in trials)
         if best is not None:
+            name = Path(published[0]).name
             verb = "reproduces" if best.reproduces else "comes closest to (does NOT reproduce)"
-            return RulesDraft(f'rules = "{best.preset}"   # {verb} {Path(published[0]).name}; '
-                              f'audit: `srdash audit competition.toml {Path(published[0]).name}`',
+            audit_line = f"srdash audit competition.toml --published {name} --tolerance {best.tolerance:g}"
+            if best.method_column != "method":  # srdash audit reads the 'method' column
+                audit_line += f" (with {name}'s '{best.method_column}' column as 'method')"
+            return RulesDraft(f'rules = "{best.preset}"   # {verb} {name}\n# audit it: {audit_line}',
                               notes=notes, trials=trials)
     else:
         notes = ()
