@@ -115,8 +115,9 @@ def similar_names(name: str, candidates: Iterable[str], *, limit: int = 3) -> li
         if not folded or candidate == name:
             continue
         ratio = difflib.SequenceMatcher(None, target, folded).ratio()
-        contained = len(folded) >= 2 and (folded in target or target in folded) and (
-            target.startswith(folded) or folded.startswith(target) or target.endswith(folded))
+        # one begins or ends the other: 'r2' for 'r2_test', 'test_r2' for 'r2'
+        contained = len(folded) >= 2 and (target.startswith(folded) or target.endswith(folded)
+                                          or folded.startswith(target) or folded.endswith(target))
         if folded == target:
             scored.append((0, -ratio, candidate))
         elif contained:
