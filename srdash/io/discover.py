@@ -1,10 +1,15 @@
 """Find a competition's files in a folder, for ``srdash init``.
 
 :func:`draft_competition` looks at the files a user has (results tables, SRBench
-JSON result folders, dataset descriptions, a qualification stage, its PMLB
-datasets, a trust store, SRBench 2022's stage folders) and writes a commented
-``competition.toml`` that names them. It only reads file names and the header
-line of tables: nothing is judged, and the draft is meant to be read and edited.
+JSON result folders, dataset descriptions, dataset files recognised by their
+target column, a published leaderboard, a qualification stage, its PMLB
+datasets, a trust store, SRBench 2022's stage folders, a prediction
+competition's files) and writes a commented ``competition.toml`` that names
+them; :func:`draft_descriptions` drafts the descriptions of the dataset files.
+This module reads file names, the header line of tables and the results'
+dataset column: nothing is judged here (``srdash init`` judges the presets
+against a published table through :mod:`srdash.analysis.reproduce`), and the
+draft is meant to be read and edited.
 
 Examples
 --------
