@@ -34,8 +34,8 @@ from srdash.errors import SrdashError
 from srdash.judging.checks import unsupplied_criteria
 from srdash.judging.rules import list_presets, load_rules
 
-__all__ = ["PresetTrial", "RulesDraft", "RULES_DRAFT", "try_presets", "best_trial", "draft_rules", "published_precision",
-           "no_property_rules"]
+__all__ = ["PresetTrial", "RulesDraft", "RULES_DRAFT", "try_presets", "best_trial", "draft_rules",
+           "published_precision", "no_property_rules"]
 
 _METHOD_COLUMNS = ("method", "team", "algorithm")
 
