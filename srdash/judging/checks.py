@@ -271,7 +271,7 @@ def similar_name_problems(table: pd.DataFrame) -> pd.DataFrame:
     --------
     >>> table = pd.DataFrame({"method": ["ExactSR", "ExactSR", "ExcatSR", "pysr", "pysr", "pysr"],
     ...                       "dataset": ["d1", "d2", "d3", "d1", "d2", "d3"]})
-    >>> print(similar_name_problems(table)["detail"].iloc[0][:71])
+    >>> print(similar_name_problems(table)["detail"].iloc[0][:70])
     Method 'ExcatSR' (1 dataset) looks like 'ExactSR' (2 datasets) and the
     """
     rows = []
