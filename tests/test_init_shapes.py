@@ -272,3 +272,16 @@ def test_init_on_a_prediction_folder_says_which_command_judges_it(tmp_path, monk
     judged = CliRunner().invoke(main, command.split()[1:])
     assert judged.exit_code == 0, judged.output
     assert pd.read_csv(folder / "board.csv")["team"].nunique() == 4
+
+
+def test_init_output_elsewhere_names_the_files_relative_to_it(tmp_path):
+    folder = _blackbox_folder(tmp_path / "bb")
+    target = tmp_path / "elsewhere" / "competition.toml"
+    target.parent.mkdir()
+    outcome = _init(folder, "-o", str(target))
+    assert outcome.exit_code == 0, outcome.output
+    text = target.read_text()
+    assert 'results = "../bb/blackbox_results.csv"' in text and 'rules = "../bb/rules.toml"' in text
+    assert 'title = "bb"' in text
+    scored = CliRunner().invoke(main, ["score", str(target), "--jobs", "1"])
+    assert scored.exit_code == 0, scored.output

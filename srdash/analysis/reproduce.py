@@ -222,7 +222,7 @@ class RulesDraft:
 
 def draft_rules(*, columns: Iterable[str], from_data: Iterable[str] | None, published: Sequence[str | Path] = (),
                 submissions: bool = False, srbench2025: bool = False,
-                judge: Callable[[str], object] | None = None) -> RulesDraft:
+                judge: Callable[[str], object] | None = None, rules_path: str = RULES_DRAFT) -> RulesDraft:
     """Choose the rules of a drafted competition from what its files hold.
 
     One row per submission: ``evalrs2022``. SRBench 2025's eco2AI columns:
@@ -244,6 +244,8 @@ def draft_rules(*, columns: Iterable[str], from_data: Iterable[str] | None, publ
         What the results tables are (see :class:`srdash.io.discover.Found`).
     judge : callable, optional
         ``judge(preset) -> Verdict``, needed to reproduce a published table.
+    rules_path : str, optional
+        How the competition file names the drafted rules file (relative to it).
 
     Returns
     -------
@@ -272,7 +274,7 @@ def draft_rules(*, columns: Iterable[str], from_data: Iterable[str] | None, publ
         notes = ()
     lacking = unsupplied_criteria(columns, load_rules("srbench2022"), from_data=from_data)
     if any(c.column == "property" for c in lacking):
-        return RulesDraft(f'rules = "{RULES_DRAFT}"   # srbench2022 without its property criterion: the results '
+        return RulesDraft(f'rules = "{rules_path}"   # srbench2022 without its property criterion: the results '
                           'have no property column and no descriptions score one',
                           rules_file=no_property_rules(), notes=notes + (
                               f"no property column and no descriptions scoring one: {RULES_DRAFT} drafted, "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -70,13 +72,18 @@ def init_command(folder: Path, output: Path | None, force: bool, title: str) -> 
             found.descriptions = DESCRIPTIONS_DRAFT
             partitions = {p for files in found.data_files.values() for p in files}
             from_data = {f"{metric}_{p}" for p in partitions for metric in ("r2", "rmse", "mae")}
+        rebase = _rebase(folder, target)
         choice = draft_rules(columns=columns, from_data=from_data, published=[folder / p for p in found.published],
                              submissions=found.submissions, srbench2025=found.srbench2025,
-                             judge=_Judge(folder, found))
+                             judge=_Judge(folder, found), rules_path=rebase(RULES_DRAFT))
         found.notes.extend(choice.notes)
         if choice.rules_file is not None:
             _write(folder / RULES_DRAFT, choice.rules_file, force=force)
-        text = draft_competition(folder, title=title, found=found, rules=choice.line)
+        # the competition file's paths are relative to it, wherever -o puts it
+        written = replace(found, results=[rebase(r) for r in found.results],
+                          **{key: rebase(getattr(found, key)) for key in ("datasets", "descriptions", "qualification",
+                                                                          "qualification_data", "trust_store")})
+        text = draft_competition(folder, title=title or folder.resolve().name, found=written, rules=choice.line)
         _echo_found(found, missing_competition_files(found))
         target.write_text(text, encoding="utf-8")
     click.echo(f"Wrote {target}.")
@@ -86,6 +93,16 @@ def init_command(folder: Path, output: Path | None, force: bool, title: str) -> 
                    "then run `srdash score` on it.", err=True)
         raise SystemExit(INCOMPLETE_EXIT_CODE)
     click.echo(f"Check it, then run: srdash score {target}")
+
+
+def _rebase(folder: Path, target: Path):
+    """A function: a path relative to ``folder`` -> the same file relative to ``target``'s folder."""
+    prefix = Path(os.path.relpath(folder.resolve(), target.resolve().parent))
+
+    def rebased(path: str | None) -> str | None:
+        return None if path is None else (prefix / path).as_posix()
+
+    return rebased
 
 
 def _echo_found(found, missing) -> None:
