@@ -337,7 +337,9 @@ def test_init_finds_a_results_table_two_levels_down_and_ignores_links(tmp_path):
     (tmp_path / "linked").symlink_to(outside, target_is_directory=True)
     (tmp_path / "linked.csv").symlink_to(outside / "other.csv")
     result = CliRunner().invoke(main, ["init", str(tmp_path)])
-    assert result.exit_code == 0, result.output
+    # written, and checked as `srdash score` reads it: these results have no model nor size (exit 2, what to add)
+    assert result.exit_code == 2, result.output
+    assert "competition.toml cannot be judged yet" in result.output and "needs a 'model' column" in result.output
     text = (tmp_path / "competition.toml").read_text()
     assert 'results = "runs/2022/results.csv"' in text and "linked" not in text and "NOT FOUND: the results" not in text
     assert load_competition(tmp_path / "competition.toml").results == (tmp_path / "runs" / "2022" / "results.csv",)

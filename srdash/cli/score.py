@@ -70,6 +70,8 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method):
         echo_fingerprint(result)
         return
     echo_problems(verdict, hint=" (see --problems)")
+    click.echo(f"{verdict.per_dataset['dataset'].nunique()} datasets judged; in the leaderboard 'datasets' counts "
+               "those where the method has a result, 'dnf' those where it has none.", err=True)
     if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
         from srdash.analysis.significance import significance
 

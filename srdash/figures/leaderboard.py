@@ -488,7 +488,7 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3, explain: bool = Tru
                  Cell(f"{row['score']:.{decimals}f}", "num srdash-score")]
         cells += [Cell(f"{row[f'{c.name}_rank']:.{decimals}f}", "num") for c in verdict.criteria]
         # datasets with a result; the DNF cells are counted on their own
-        cells += [Cell(int(row["datasets"]) - int(row["dnf"]), "num"), Cell(int(row["dnf"]), "num")]
+        cells += [Cell(int(row["datasets"]), "num"), Cell(int(row["dnf"]), "num")]
         rows.append(cells)
     note = _score_note(verdict) if explain else (
         f"Place 1 = best. Mean ranks: higher is better, {verdict.n_methods} = best, 1 = worst.")

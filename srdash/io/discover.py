@@ -1,10 +1,15 @@
 """Find a competition's files in a folder, for ``srdash init``.
 
 :func:`draft_competition` looks at the files a user has (results tables, SRBench
-JSON result folders, dataset descriptions, a qualification stage, its PMLB
-datasets, a trust store, SRBench 2022's stage folders) and writes a commented
-``competition.toml`` that names them. It only reads file names and the header
-line of tables: nothing is judged, and the draft is meant to be read and edited.
+JSON result folders, dataset descriptions, dataset files recognised by their
+target column, a published leaderboard, a qualification stage, its PMLB
+datasets, a trust store, SRBench 2022's stage folders, a prediction
+competition's files) and writes a commented ``competition.toml`` that names
+them; :func:`draft_descriptions` drafts the descriptions of the dataset files.
+This module reads file names, the header line of tables and the results'
+dataset column: nothing is judged here (``srdash init`` judges the presets
+against a published table through :mod:`srdash.analysis.reproduce`), and the
+draft is meant to be read and edited.
 
 Examples
 --------
@@ -19,14 +24,28 @@ Examples
 from __future__ import annotations
 
 import csv
+import gzip
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Found", "find_competition_files", "missing_competition_files", "draft_competition"]
+from srdash.io.loading import COLUMN_ALIASES
+
+__all__ = ["Found", "find_competition_files", "missing_competition_files", "draft_competition",
+           "draft_descriptions", "results_columns", "prediction_command", "DESCRIPTIONS_DRAFT"]
 
 _METHOD = {"method", "algorithm", "team", "participant_id"}
 _SUBMISSION = {"participant_id", "team", "submission"}
-_TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
+_TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".csv.gz")
+# A results table needs one of these (the loader refuses a table without any).
+_MODEL = {"model", "symbolic_model", "components", "model_size", "simplicity"}
+# A published leaderboard: a score per method, no dataset column.
+_SCORE = {"score", "final_score"}
+# The target column of a dataset file (SRBench's PMLB and competition datasets).
+_TARGETS = ("y", "target")
+_PARTITION = re.compile(r"^(?P<name>.+?)[_.-](?P<partition>train|test)$")
+#: The file :func:`draft_descriptions` drafts, beside the competition file.
+DESCRIPTIONS_DRAFT = "datasets.yaml"
 
 
 @dataclass
@@ -42,24 +61,44 @@ class Found:
     qualification: str | None = None
     qualification_data: str | None = None
     trust_store: str | None = None
+    #: A prediction competition's files (``targets_preliminary``, ``targets_final``, ``targets_csv``,
+    #: ``submissions``): judged by ``srdash predictions score``, not by a competition file.
+    predictions: dict[str, str] = field(default_factory=dict)
+    #: Published leaderboards (method or team and a score, no dataset column): tables to audit, not results.
+    published: list[str] = field(default_factory=list)
+    #: Dataset files recognised by their target column: dataset name -> {partition: path}, and its target.
+    data_files: dict[str, dict[str, str]] = field(default_factory=dict)
+    targets: dict[str, str] = field(default_factory=dict)
+    #: A folder of team folders of prediction files (named ``submissions``), when there is no listing.
+    prediction_folder: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
 def _header(path: Path) -> set[str]:
+    return set(_header_cells(path))
+
+
+def _header_cells(path: Path) -> list[str]:
+    """The header's cells, lower case, in order (none when unreadable)."""
     if path.suffix == ".parquet":
         try:
             import pyarrow.parquet as pq
 
-            return {str(n).strip().lower() for n in pq.read_schema(path).names}
+            return [str(n).strip().lower() for n in pq.read_schema(path).names]
         except Exception:  # noqa: BLE001 - an unreadable file is simply not recognised
-            return set()
+            return []
     try:
-        with path.open(newline="", encoding="utf-8", errors="replace") as handle:
-            first = handle.readline()
-    except OSError:
-        return set()
-    delimiter = "\t" if path.suffix == ".tsv" or first.count("\t") > first.count(",") else ","
-    return {cell.strip().lower() for cell in next(csv.reader([first], delimiter=delimiter), [])}
+        opened = gzip.open(path, "rt", newline="", encoding="utf-8", errors="replace") if path.suffix == ".gz" \
+            else path.open(newline="", encoding="utf-8", errors="replace")
+        with opened as handle:
+            first = handle.readline(_HEADER_LIMIT)
+    except (OSError, EOFError):
+        return []
+    delimiter = "\t" if ".tsv" in path.suffixes or first.count("\t") > first.count(",") else ","
+    return [cell.strip().lower() for cell in next(csv.reader([first], delimiter=delimiter), [])]
+
+
+_HEADER_LIMIT = 1 << 20  # a header line longer than this is not a table's
 
 
 MAX_DEPTH = 3
@@ -105,16 +144,44 @@ def _recognise_file(path: Path, relative: str, found: Found, tables: list[tuple[
         found.trust_store = found.trust_store or relative
     elif name.endswith((".yaml", ".yml")) and ("dataset" in name or "description" in name):
         found.descriptions = found.descriptions or relative
-    elif path.suffix.lower() in _TABLE_SUFFIXES:
-        header = _header(path)
+    elif name.startswith("target") and name.endswith(".txt"):
+        kind = "targets_final" if "final" in name else "targets_preliminary" if "prelim" in name else None
+        if kind:
+            found.predictions.setdefault(kind, relative)
+    elif name.endswith(_TABLE_SUFFIXES):
+        cells = _header_cells(path)
+        header = set(cells)
         if "qualif" in name:
             found.qualification = found.qualification or relative
+        elif {"id", "target", "subset"} <= header:
+            found.predictions.setdefault("targets_csv", relative)
+        elif {"team", "file"} <= header and "dataset" not in header:
+            found.predictions.setdefault("submissions", relative)
         elif {"dataset", "features"} <= header and not header & _METHOD:
             found.datasets = found.datasets or relative
+        elif header & _SCORE and header & _METHOD and "dataset" not in header:
+            found.published.append(relative)
+            found.notes.append(f"{relative} is a published leaderboard ({', '.join(cells)}): a table to audit, "
+                               "not results.")
         elif header & _METHOD and ("dataset" in header or header & _SUBMISSION):
             tables.append((relative, "dataset" not in header))
             if header & _ECO2AI:
                 found.srbench2025 = True
+        elif cells and cells[-1] in _TARGETS and not header & _METHOD and "dataset" not in header:
+            _recognise_data_file(path, relative, cells[-1], found)
+
+
+def _recognise_data_file(path: Path, relative: str, target: str, found: Found) -> None:
+    """A dataset's file, by its last column (the target): its name is the file's, without suffixes and
+    without a ``_train``/``_test`` ending, which names its partition (default ``test``)."""
+    stem = path.name
+    for suffix in (".gz", ".csv", ".tsv"):
+        stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem
+    match = _PARTITION.match(stem)
+    dataset, partition = (match["name"], match["partition"].lower()) if match else (stem, "test")
+    files = found.data_files.setdefault(dataset, {})
+    files.setdefault(partition, relative)
+    found.targets.setdefault(dataset, target)
 
 
 def find_competition_files(folder: str | Path, *, max_depth: int = MAX_DEPTH) -> Found:
@@ -150,6 +217,8 @@ def find_competition_files(folder: str | Path, *, max_depth: int = MAX_DEPTH) ->
                 if path.is_dir():
                     if path.name.startswith((".", "_")) or path.name in _SKIPPED_FOLDERS:
                         continue
+                    if path.name.lower() == "submissions" and found.prediction_folder is None:
+                        found.prediction_folder = relative
                     before = len(found.results)
                     if _recognise_folder(path, relative, found):
                         if len(found.results) > before:
@@ -169,6 +238,14 @@ def find_competition_files(folder: str | Path, *, max_depth: int = MAX_DEPTH) ->
         shallowest = min(result_depth[r] for r in found.results)
         used = [r for r in found.results if result_depth[r] == shallowest]
         unused = [r for r in found.results if result_depth[r] != shallowest]
+        # beside a table with models or sizes, one without (SRBench's ground-truth rates per noise level)
+        # is not results: the loader would refuse it
+        without = [r for r in used if r in submissions and not submissions[r] and not _header(folder / r) & _MODEL]
+        if len(without) < len(used):
+            for result in without:
+                found.notes.append(f"{result} has method and dataset columns but no model or model size "
+                                   f"({', '.join(sorted(_MODEL))}): not results srdash can judge; not used.")
+            used = [r for r in used if r not in without]
         found.results = used
         for result in used:
             found.notes.append(f"{result}/ holds JSON files: read as SRBench result files." if result not in submissions
@@ -215,11 +292,114 @@ def missing_competition_files(found: Found) -> list[str]:
     return missing
 
 
+def results_columns(folder: str | Path, found: Found) -> tuple[set[str], set[str]]:
+    """The canonical columns (aliases resolved: ``algorithm`` is ``method``...) and the dataset names of the
+    results tables found (their header and dataset column only; JSON folders and Parquet give none)."""
+    folder = Path(folder)
+    alias = {name: canonical for canonical, names in COLUMN_ALIASES.items() for name in names}
+    columns: set[str] = set()
+    datasets: set[str] = set()
+    for relative in found.results:
+        path = folder / relative
+        if not path.is_file() or path.suffix == ".parquet":
+            continue
+        cells = _header_cells(path)
+        named = [alias.get(c, c) for c in cells]
+        if "method" not in named and "team" in named:  # as the loader reads SRBench 2023's model files
+            named[named.index("team")] = "method"
+        columns |= set(named)
+        if "dataset" in cells:
+            datasets |= _column_values(path, cells.index("dataset"))
+    return columns, datasets
+
+
+def _column_values(path: Path, position: int, *, limit: int = 200_000) -> set[str]:
+    """The distinct values of one column of a CSV/TSV file (at most ``limit`` rows are read)."""
+    try:
+        opened = gzip.open(path, "rt", newline="", encoding="utf-8", errors="replace") if path.suffix == ".gz" \
+            else path.open(newline="", encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    values: set[str] = set()
+    try:
+        with opened as handle:
+            first = handle.readline(_HEADER_LIMIT)
+            delimiter = "\t" if ".tsv" in path.suffixes or first.count("\t") > first.count(",") else ","
+            for number, row in enumerate(csv.reader(handle, delimiter=delimiter)):
+                if number >= limit:
+                    break
+                if len(row) > position and row[position].strip():
+                    values.add(row[position].strip())
+    except (OSError, EOFError, csv.Error):  # a broken file: the loader reports it, with its row, when judging
+        pass
+    return values
+
+
+def draft_descriptions(found: Found, datasets: set[str]) -> str | None:
+    """The text of a dataset-descriptions file naming each dataset's files, or None.
+
+    Drafted when the folder has no descriptions and a data file (recognised by
+    its target column) for every dataset of the results; the datasets' property
+    is ``none`` (the organiser adds any). A dataset's single file is its
+    ``test`` partition: the file on which ``r2_test`` is measured. Datasets
+    without a file are listed in ``found.notes``.
+
+    Examples
+    --------
+    >>> found = Found(data_files={"d1": {"test": "d1.csv.gz"}}, targets={"d1": "y"})
+    >>> print(draft_descriptions(found, {"d1"}))
+    # Dataset descriptions drafted by `srdash init`: each dataset's file, recognised by its target column.
+    # Add each dataset's property (docs: `srdash datasets --help`); 'none' scores none.
+    defaults: {property: none}
+    datasets:
+      - {name: "d1", target: "y", files: {test: "d1.csv.gz"}}
+    <BLANKLINE>
+    """
+    if found.descriptions or not found.data_files or not datasets:
+        return None
+    without = sorted(datasets - set(found.data_files))
+    if without:
+        shown = ", ".join(without[:10]) + (f" and {len(without) - 10} more" if len(without) > 10 else "")
+        found.notes.append(f"dataset files (a target column {' or '.join(_TARGETS)}) for "
+                           f"{len(datasets) - len(without)} of the results' {len(datasets)} datasets; none for "
+                           f"{shown}: no descriptions drafted.")
+        return None
+    lines = ["# Dataset descriptions drafted by `srdash init`: each dataset's file, recognised by its target column.",
+             "# Add each dataset's property (docs: `srdash datasets --help`); 'none' scores none.",
+             "defaults: {property: none}", "datasets:"]
+    for name in sorted(datasets):
+        files = ", ".join(f"{partition}: {_quoted(path)}" for partition, path in sorted(found.data_files[name].items()))
+        lines.append(f"  - {{name: {_quoted(name)}, target: {_quoted(found.targets[name])}, files: {{{files}}}}}")
+    found.notes.append(f"a data file for each of the {len(datasets)} datasets (target column "
+                       f"{', '.join(sorted(set(found.targets[d] for d in datasets)))}): described in "
+                       f"{DESCRIPTIONS_DRAFT}, drafted.")
+    return "\n".join(lines) + "\n"
+
+
+def prediction_command(found: Found) -> str | None:
+    """The ``srdash predictions score`` command for a prediction competition's files, or None.
+
+    Examples
+    --------
+    >>> found = Found(predictions={"targets_csv": "targets.csv", "submissions": "submissions.csv"})
+    >>> prediction_command(found)
+    'srdash predictions score submissions.csv --targets-csv targets.csv --metric rmse -o board.csv'
+    """
+    files = found.predictions
+    if not ({"targets_csv"} <= set(files) or {"targets_preliminary", "targets_final"} <= set(files)):
+        return None
+    targets = (f"--targets-csv {files['targets_csv']}" if "targets_csv" in files else
+               f"--targets-preliminary {files['targets_preliminary']} --targets-final {files['targets_final']}")
+    submissions = files.get("submissions") or found.prediction_folder or "SUBMISSIONS"
+    return f"srdash predictions score {submissions} {targets} --metric rmse -o board.csv"
+
+
 def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def draft_competition(folder: str | Path, *, title: str = "", found: Found | None = None) -> str:
+def draft_competition(folder: str | Path, *, title: str = "", found: Found | None = None,
+                      rules: str | None = None) -> str:
     """The text of a commented ``competition.toml`` for the files in ``folder``.
 
     Parameters
@@ -230,6 +410,8 @@ def draft_competition(folder: str | Path, *, title: str = "", found: Found | Non
         Default: the folder's name.
     found : Found, optional
         What :func:`find_competition_files` found in ``folder`` (searched again when not given).
+    rules : str, optional
+        The ``rules = ...`` line(s) to write (``srdash init`` chooses them); default: from what was found.
 
     Returns
     -------
@@ -253,7 +435,9 @@ def draft_competition(folder: str | Path, *, title: str = "", found: Found | Non
         lines.append(f"results = {_quoted(found.results[0])}")
     else:
         lines.append("results = [" + ", ".join(_quoted(r) for r in found.results) + "]")
-    if found.submissions:
+    if rules is not None:
+        lines += rules.splitlines()
+    elif found.submissions:
         lines.append('rules = "evalrs2022"        # one row per submission: weighted meta-scores (see `srdash rules`)')
     elif found.srbench2025:
         lines.append('rules = "srbench2025"       # the results carry eco2AI energy columns: SRBench 2025\'s per-run '

@@ -12,7 +12,10 @@ Column rule
   (:data:`COLUMN_ALIASES`): ``method`` (text, required), ``dataset`` (text,
   required), ``run`` (integer; 0 for every row when the input has none),
   ``model`` (text, the untrusted model string; missing allowed) and
-  ``components`` (a positive number; missing allowed). The input needs a
+  ``components`` (a positive number; missing allowed; ``-1``, which SRBench writes
+  when sympy cannot count a model, is read as missing, with a warning naming the
+  rows: the rules' measure then counts the model itself, and a run whose size
+  cannot be measured counts as the worst value, listed as a problem). The input needs a
   ``model`` or a ``components`` column (or both). Without a method column,
   ``team`` is the method (SRBench 2023's ``team, dataset, model`` files).
 * Known text columns (:data:`TEXT_COLUMNS`, e.g. ``features``, ``status``,
@@ -82,6 +85,8 @@ METRIC_COLUMNS: frozenset[str] = frozenset({
 # Columns whose value, a list of names, supplies a dataset's feature names.
 _FEATURE_COLUMNS = ("features", "feature_names")
 _MISSING_TOKENS = frozenset({"", "nan", "na", "n/a", "null", "none"})
+# SRBench writes model_size = -1 when sympy cannot read the model: a size not counted, not a size.
+_SIZE_NOT_COUNTED = -1.0
 _CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.zip", ".csv.xz")
 _TSV_SUFFIXES = (".tsv", ".tsv.gz", ".tsv.bz2", ".tsv.zip", ".tsv.xz")
 _PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -694,6 +699,16 @@ def _warn_trimmed(canonical: str, spellings: dict[str, set[str]], source: str) -
                   f"{shown}{more}.", UserWarning, stacklevel=4)
 
 
+def _warn_size_not_counted(positions: list[int], column: str, raw: "_Raw") -> None:
+    """Say which rows had SRBench's -1 size (read as unknown)."""
+    shown = ", ".join(raw.describe(p) for p in positions[:10]) + (f", ... ({len(positions)} runs)"
+                                                                  if len(positions) > 10 else "")
+    warnings.warn(f"{raw.name}, column '{column}': -1 in {shown}, SRBench's mark of a size sympy could not "
+                  "count, is read as unknown: srdash measures the model itself where the rules need a size, and a "
+                  "run whose size cannot be measured counts as the worst value, listed as a problem.",
+                  UserWarning, stacklevel=4)
+
+
 def _text_series(values: list) -> pd.Series:
     return pd.Series(values, dtype=_TEXT_DTYPE)
 
@@ -787,16 +802,22 @@ def _canonical_table(raw: _Raw):
     if "components" in input_name:
         name = input_name["components"]
         values = []
+        unreadable = []
         for position, value in enumerate(frame[name].tolist()):
             number, ok = _as_number(value)
             if not ok:
                 report(position, name, f"{_shown(value)} is not a number; 'components' must be a "
                                        "positive number (empty means unknown).")
+            elif number == _SIZE_NOT_COUNTED:
+                unreadable.append(position)
+                number = math.nan
             elif not math.isnan(number) and not (1 <= number < math.inf):
                 report(position, name, f"{_shown(value)} is not a finite number >= 1; 'components' "
                                        "counts the nodes of the model, at least 1.")
             values.append(number)
         columns["components"] = pd.Series(values, dtype="float64")
+        if unreadable:
+            _warn_size_not_counted(unreadable, name, raw)
 
     used = set(input_name.values())
     for name in present:

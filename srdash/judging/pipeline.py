@@ -35,6 +35,7 @@ import pandas as pd
 
 from srdash.errors import SrdashError
 from srdash.judging import provenance
+from srdash.judging.checks import check_criterion_columns, with_similar_names_flagged
 from srdash.io.loading import Results, load_results
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import Rules, load_rules
@@ -695,6 +696,8 @@ def check_competition(competition: "Competition") -> Results | None:
             load_submissions(path, competition.rules)
         return None
     results = load_competition_results(competition)
+    check_criterion_columns(results.table, competition.rules, sources=[str(p) for p in competition.results],
+                            has_descriptions=competition.descriptions is not None)
     if competition.qualification is not None:
         from srdash.judging.qualification import canonical_results, read_qualification_results
 
@@ -720,6 +723,9 @@ def qualified_competition_results(competition: "Competition", *, stage: Callable
     say = stage or (lambda text: None)
     say("Loading the results")
     results = load_competition_results(competition)
+    # before the qualification and the models' measures: a missing column is refused at once
+    check_criterion_columns(results.table, competition.rules, sources=[str(p) for p in competition.results],
+                            has_descriptions=competition.descriptions is not None)
     if competition.qualification is None:
         return results, None, None
     from srdash.judging.qualification import run_qualification
@@ -931,6 +937,7 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None,
         result = CompetitionResult(competition=competition, prepared=prepared, verdict=verdict)
         return _fingerprinted(result)
     verdict = with_track_problems(rules.rule_kind.judge(prepared.input, rules), prepared.track_problems)
+    verdict = with_similar_names_flagged(verdict, None if prepared.results is None else prepared.results.table)
     if prepared.qualification is not None:
         verdict = with_qualification(verdict, prepared.qualification, prepared.filtered)
     verdict = verdict.with_provenance(**hashes, **_cache_provenance(prepared.cache_stats),

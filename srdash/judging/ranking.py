@@ -105,7 +105,8 @@ class Verdict:
         dataset scores; higher is better; with ``dnf = "left-out"`` over the
         datasets the method has results for), ``<criterion>_rank`` (mean rank
         over datasets; higher is better, K = best), ``datasets`` (number of
-        datasets) and ``dnf`` (datasets without any result).
+        datasets where the method has a result) and ``dnf`` (datasets judged where it has none;
+        ``datasets + dnf`` is the number of datasets judged).
     per_dataset : DataFrame
         One row per (dataset, method): ``status`` ('ok' or 'DNF'), ``runs``,
         the aggregated ``<criterion>`` value (in its own direction; NaN for
@@ -674,7 +675,8 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
     leaderboard = pd.DataFrame({
         "score": pd.Series(score, index=grouped.size().index),
         **{f"{c.name}_rank": grouped[f"{c.name}_rank"].mean() for c in criteria},
-        "datasets": grouped.size(),
+        # one definition in every output: datasets with a result of the method; dnf the judged ones without
+        "datasets": grouped["status"].apply(lambda s: int((s != "DNF").sum())),
         "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
     }).reset_index()
     if rules.score == "harmonic-over-all":

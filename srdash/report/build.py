@@ -1010,7 +1010,7 @@ def _leaderboard_rows(verdict: Verdict, decimals: int) -> tuple[list[str], list[
     for row in verdict.leaderboard.to_dict("records"):
         rows.append([int(row["place"]), row["method"], f"{row['score']:.{decimals}f}"]
                     + [f"{row[f'{c.name}_rank']:.{decimals}f}" for c in verdict.criteria]
-                    + [int(row["datasets"]) - int(row["dnf"]), int(row["dnf"])])
+                    + [int(row["datasets"]), int(row["dnf"])])
     numeric = [True, False] + [True] * (len(header) - 2)
     return header, rows, numeric
 
@@ -1167,7 +1167,7 @@ def leaderboard_latex(verdict: Verdict, *, decimals: int = 3, caption: str | Non
     for row in verdict.leaderboard.to_dict("records"):
         cells = [str(int(row["place"])), _latex(row["method"]), f"{row['score']:.{decimals}f}"]
         cells += [f"{row[f'{c.name}_rank']:.{decimals}f}" for c in verdict.criteria]
-        cells += [str(int(row["datasets"]) - int(row["dnf"])), str(int(row["dnf"]))]
+        cells += [str(int(row["datasets"])), str(int(row["dnf"]))]
         lines.append(" & ".join(cells) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     return "\n".join(lines) + "\n"
