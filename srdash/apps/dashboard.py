@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import html
 import os
+import re
 import threading
 import time
 import warnings
@@ -38,9 +40,11 @@ from srdash.figures.leaderboard import leaderboard_html, problems_html, scoring_
 from srdash.io.loading import Results
 from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.judging.ranking import Verdict, judge
-from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
+from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, load_rules
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, ProgressPanel,
                                    logged)
+from srdash.apps.rules_choice import (measures_key, missing_columns, preset_options, refusal_html, rules_set_note_html,
+                                      run_presets)
 
 __all__ = ["Dashboard"]
 
@@ -59,20 +63,7 @@ _AGGREGATION_TOOLTIPS = {
 }
 _CONTROL_STYLE = {"description_width": "initial"}
 _TOGGLE_STYLE = {"description_width": "initial", "button_width": "auto"}
-
-
-
-
-def _applicable_presets() -> list[str]:
-    """The presets judge() can apply (rules that rank per-run results); a broken preset is left out."""
-    names = []
-    for name in list_presets():
-        try:
-            if load_rules(name).rule_kind.judges_runs:
-                names.append(name)
-        except SrdashError:
-            continue
-    return names
+_TAGS = re.compile(r"<[^>]*>")
 
 
 def _labelled(text: str, control: widgets.Widget) -> widgets.HBox:
@@ -183,6 +174,8 @@ class Dashboard(BackgroundApp):
     heatmap_criterion = traitlets.Unicode("", help="Criterion whose ranks the heatmap shows ('' = dataset score).")
     runs = traitlets.Instance(pd.DataFrame, allow_none=True, help="The prepared per-run table (cached).")
     verdict = traitlets.Instance(Verdict, allow_none=True, read_only=True, help="The current verdict.")
+    refusal = traitlets.Unicode("", read_only=True,
+                                help="Why no verdict is shown ('' while one is): the text where the leaderboard was.")
 
     def __init__(
         self,
@@ -207,6 +200,12 @@ class Dashboard(BackgroundApp):
     ):
         self._competition = competition
         self._prepared = None              # PreparedCompetition, when built from a competition
+        self._prepared_by_measures: dict[tuple, object] = {}   # measures_key(rules) -> PreparedCompetition
+        self._generation = 0               # counts verdicts shown and withdrawn: a late figure of an old one is dropped
+        self._adopting_rules = False       # the controls are being set to the chosen rules' options
+        self._replacing_runs = False       # self.runs follows the prepared competition of other rules
+        self._relabelling = False          # the Rules dropdown's labels change, not the choice
+        self._withdrawn = False            # the page says why there is no verdict (_withdraw_verdict)
         self.result = None                 # CompetitionResult of the current options (competition only)
         if competition is not None:
             results = competition
@@ -292,17 +291,18 @@ class Dashboard(BackgroundApp):
         self._aggregation_picker.add_class("srdash-aggregation")
         self._rank_method_picker.add_class("srdash-rank-method")
         self._criterion_picker.add_class("srdash-heatmap-criterion")
+        # beside the controls: what choosing the rules set (a preset fixes "Ties", say, and says so here)
+        self.controls_note = widgets.HTML(layout=widgets.Layout(margin="2px 0"))
+        self.controls_note.add_class("srdash-controls-note")
         self._controls = (self._rules_picker, self._aggregation_picker, self._rank_method_picker)
         for control in self._controls:
             control.layout.width = "auto"
             control.layout.margin = "2px 24px 2px 0"
 
         rules_label = rules.name if isinstance(rules, Rules) else str(rules)
-        presets = _applicable_presets()
-        options = [(name, name) for name in presets]
-        if rules_label not in presets:
-            options.append((Path(rules_label).name, rules_label))
-        self._rules_picker.options = options
+        self._presets = run_presets()
+        self._rules_file = None if rules_label in self._presets else (Path(rules_label).name, rules_label)
+        self._offer_rules(None)
         self._rules_picker.value = rules_label
         if isinstance(rules, Rules):
             self._rules = rules
@@ -323,7 +323,7 @@ class Dashboard(BackgroundApp):
                 self.warnings,
                 self.scoring,
                 widgets.HBox([self._rules_picker, _labelled("Runs combined by", self._aggregation_picker),
-                              self._rank_method_picker],
+                              self._rank_method_picker, self.controls_note],
                              layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
                 self.significance,
                 _section("Per-dataset ranks", _labelled("Show", self._criterion_picker), self.heatmap,
@@ -473,6 +473,8 @@ class Dashboard(BackgroundApp):
 
     def _apply_prepared(self, prepared) -> None:
         self._prepared = prepared
+        self._prepared_by_measures[measures_key(prepared.competition.rules)] = prepared
+        self._offer_rules(prepared.runs)
         if prepared.qualification is not None:
             self._show_qualification(prepared.qualification, prepared.filtered)
         self._track_problems = prepared.track_problems
@@ -571,28 +573,56 @@ class Dashboard(BackgroundApp):
             return competition.title
         return rules.title or rules.name
 
+    def _offer_rules(self, runs) -> None:
+        """The Rules dropdown: every preset that judges runs (labelled when it cannot judge ``runs``), and a
+        rules file given by path; the choice is kept."""
+        options = preset_options(self._presets, runs) + ([self._rules_file] if self._rules_file else [])
+        chosen = self._rules_picker.value
+        self._relabelling = True
+        try:
+            self._rules_picker.options = options
+            if chosen is not None:
+                self._rules_picker.value = chosen
+        finally:
+            self._relabelling = False
+
     @traitlets.observe("rules_name")
     @logged("loading the rules")
     def _on_rules_name_change(self, change) -> None:
-        rules = self._rules if self._rules is not None and self._rules.name == change["new"] else None
+        if self._relabelling:
+            return
+        previous = self._rules
+        rules = previous if previous is not None and previous.name == change["new"] else None
         try:
             rules = rules or load_rules(change["new"])
-        except Exception:
+        except Exception as error:
             self._rules = None
-            self.leaderboard.value = ("<div style='color:#b00'>These rules could not be loaded (see the log); "
-                                      "choose a preset above.</div>")
+            self._withdraw_verdict(refusal_html(change["new"], error) if isinstance(error, SrdashError) else
+                                   "<div style='color:#b00'>These rules could not be loaded (see the log); "
+                                   "choose a preset above.</div>")
             raise
         self._rules = rules
         # the rules' description is under "How is this scored?" (self.scoring), below the leaderboard
         self.title.value = f"<h2 style='margin:4px 0'>{html_text(self._title_of(rules))}</h2>{self._source_line}"
-        with self._one_rejudge():
-            # The rules file's own options become the starting point of the controls.
-            self.run_aggregation = rules.run_aggregation
-            self.rank_method = rules.rank_method
-            self._stale = True
+        before = (self.run_aggregation, self.rank_method)
+        self._adopting_rules = True
+        try:
+            with self._one_rejudge():
+                # The rules file's own options become the starting point of the controls, said beside them.
+                self.run_aggregation = rules.run_aggregation
+                self.rank_method = rules.rank_method
+                self._stale = True
+        finally:
+            self._adopting_rules = False
+        changed = [(label, new, old) for label, new, old in (("Runs combined by", rules.run_aggregation, before[0]),
+                                                              ("Ties", rules.rank_method, before[1]))
+                   if new != old and previous is not None]
+        self.controls_note.value = rules_set_note_html(rules, changed)
 
     @traitlets.observe("run_aggregation", "rank_method")
     def _on_options_change(self, change) -> None:
+        if not self._adopting_rules:
+            self.controls_note.value = ""  # the options note under the leaderboard says what differs now
         self._request_rejudge()
 
     @traitlets.observe("runs")
@@ -601,8 +631,14 @@ class Dashboard(BackgroundApp):
         runs = change["new"]
         if runs is None:
             return
-        self._request_rejudge()
-        if "components" in runs.columns:
+        if not self._replacing_runs:
+            self._request_rejudge()
+        if self.verdict is not None or not self._replacing_runs:
+            self._show_curve()
+
+    def _show_curve(self) -> None:
+        runs = self.runs
+        if runs is not None and "components" in runs.columns and runs["components"].notna().any():
             self._show_figure(self.curve, simplicity_curve(runs), drawing="Drawing the simplicity curve…")
         else:
             self.curve.message("No model sizes ('components') in the input: no simplicity curve.")
@@ -636,32 +672,107 @@ class Dashboard(BackgroundApp):
     @logged("judging")
     def _rejudge(self) -> None:
         self._stale = False
-        if self.runs is None or self._rules is None:
+        if self._rules is None or (self.runs is None and self._prepared is None):
             return
         with self._judging:
             started = time.monotonic()
             rules = self._rules.with_options(run_aggregation=self.run_aggregation, rank_method=self.rank_method)
             try:
                 if self._prepared is not None:
-                    from srdash.judging.pipeline import judge_prepared
-
-                    # a real-world track without trust entries yet is left out, saying why, not the whole page
-                    self.result = judge_prepared(self._prepared, rules=rules, refused_realworld="warn")
-                    verdict = self.result.verdict
+                    verdict = self._judge_competition(rules)
+                    if verdict is None:   # measuring what these rules need, in the background
+                        return
                 else:
                     verdict = with_track_problems(judge(self.runs, rules), self._track_problems)
                     if self.qualification is not None and self._filtered is not None:
                         verdict = with_qualification(verdict, self.qualification, self._filtered)
-            except Exception:
-                self.leaderboard.value = ("<div style='color:#b00'>These options could not be applied; "
-                                          "the leaderboard is not up to date (see the log).</div>")
+            except Exception as error:
+                self._withdraw_verdict(refusal_html(rules.name, error, realworld=bool(self._trust_store)))
                 raise
             self.timings["judge"] = time.monotonic() - started
             self.options_note.value = options_note_html(self._rules, rules)
             self.set_trait("verdict", verdict)
+            self.set_trait("refusal", "")
             self._show_verdict(verdict)
 
+    def _judge_competition(self, rules: Rules) -> Verdict | None:
+        """The verdict under ``rules`` through the one pipeline, as ``srdash score`` gives it for the
+        competition with these rules; None while their measures are being prepared in the background."""
+        from dataclasses import replace
+
+        from srdash.judging.pipeline import judge_prepared
+
+        prepared = self._prepared_by_measures.get(measures_key(rules))
+        if prepared is None and missing_columns(rules, self.runs):
+            prepared = self._prepared   # nothing to measure would give them their data: judging says why
+        if prepared is None:
+            if not self.busy:
+                self._start_background(self._prepare_for_rules, self._rules, name="srdash-prepare-rules")
+            return None
+        if self.runs is not prepared.runs:
+            self._replacing_runs = True
+            try:
+                self.runs = prepared.runs
+            finally:
+                self._replacing_runs = False
+        # the competition as judged (rules and options applied): its fingerprint is srdash score's for it
+        competition = replace(prepared.competition, rules=rules)
+        # a real-world track without trust entries yet is left out, saying why, not the whole page
+        self.result = judge_prepared(replace(prepared, competition=competition), refused_realworld="warn")
+        return self.result.verdict
+
+    def _prepare_for_rules(self, rules: Rules) -> None:
+        """Background: prepare the competition under ``rules`` (what their criteria measure), then judge."""
+        from dataclasses import replace
+
+        from srdash.judging.pipeline import prepare_competition
+
+        self._withdraw_verdict(f"<div class='srdash-note srdash-computing'>Measuring what the rules "
+                               f"{html_text(repr(rules.name))} need…</div>", busy=True)
+        started = time.monotonic()
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                prepared = prepare_competition(replace(self._competition, rules=rules),
+                                               progress=self.progress.update,
+                                               stage=lambda text: self.progress.stage(f"{text}…"))
+            self._log_notes(caught)
+        except Exception as error:  # noqa: BLE001 - said where the leaderboard was, and in the log
+            self.progress.fail(f"The rules '{rules.name}' cannot judge these results.")
+            self._withdraw_verdict(refusal_html(rules.name, error, realworld=bool(self._trust_store)))
+            self.log_panel.report(error, context=f"preparing the results for the rules '{rules.name}'")
+            self.busy = False
+            return
+        self._prepared_by_measures[measures_key(rules)] = prepared
+        self.progress.finish(f"Measured what the rules '{rules.name}' need in {time.monotonic() - started:.1f} s.")
+        self.busy = False
+        self._rejudge()   # under the rules chosen now (they may have changed meanwhile)
+
+    def _withdraw_verdict(self, reason_html: str, *, busy: bool = False) -> None:
+        """No verdict can be shown: ``reason_html`` stands where the leaderboard was, and nothing of an earlier
+        verdict (fingerprint, numbers, figures, views) stays on the page."""
+        self._generation += 1
+        self._withdrawn = True
+        self.result = None
+        self.set_trait("verdict", None)
+        self.set_trait("refusal", "" if busy else html.unescape(_TAGS.sub(" ", reason_html)).strip())
+        self.leaderboard.value = reason_html
+        for panel in (self.provenance, self.scoring, self.significance, self.warnings, self.options_note):
+            panel.value = ""
+        self.problems.value = "<div class='srdash-note'>No verdict: nothing to list.</div>"
+        self.heatmap.message("No verdict: no per-dataset ranks.")
+        self.curve.message("No verdict: no simplicity curve.")
+        self._views.clear()
+        self.more.children = [widgets.HTML("<div class='srdash-note'>No verdict to analyse: see the leaderboard "
+                                           "above.</div>") for _ in self._view_builders]
+        self.more.selected_index = None
+
     def _show_verdict(self, verdict: Verdict) -> None:
+        if self._withdrawn:   # the page said why there was no verdict: everything comes back
+            self._withdrawn = False
+            self._show_curve()
+            self.more.children = [widgets.HTML("<div class='srdash-note'>Open to compute.</div>")
+                                  for _ in self._view_builders]
         self.leaderboard.value = leaderboard_html(verdict, explain=False)
         self.scoring.value = scoring_html(verdict)
         self.significance.value = _significance_html(verdict)
@@ -686,6 +797,11 @@ class Dashboard(BackgroundApp):
         self._show_figure(self.heatmap, rank_heatmap(self.verdict, criterion=self.heatmap_criterion or None),
                           drawing="Drawing the per-dataset ranks…")
 
+    def _show_figure(self, panel, figure, *, drawing: str = "Drawing the figure…") -> None:
+        # a figure drawn once the page is displayed is dropped if its verdict was withdrawn meanwhile
+        generation = self._generation
+        super()._show_figure(panel, figure, drawing=drawing, still=lambda: generation == self._generation)
+
     # ------------------------------------------------------------------ further views
 
     @logged("opening a view")
@@ -700,7 +816,14 @@ class Dashboard(BackgroundApp):
             children[index] = widgets.HTML(f"<div class='srdash-note srdash-computing'>Computing the "
                                            f"{html_text(title.lower())} view…</div>")
             self.more.children = children
-            view = self._view_builders[title](self.verdict, self.runs)
+            try:
+                view = self._view_builders[title](self.verdict, self.runs)
+            except Exception as error:
+                # said in the view itself (not only in the log), and computed again when opened again
+                children = list(self.more.children)
+                children[index] = widgets.HTML(_view_failed_html(title, error))
+                self.more.children = children
+                raise
             self._views[title] = view
             children = list(self.more.children)
             children[index] = view
@@ -733,6 +856,13 @@ class Dashboard(BackgroundApp):
 
 
 
+
+
+def _view_failed_html(title: str, error: BaseException) -> str:
+    """What a view that could not be computed shows in its place."""
+    detail = str(error) if isinstance(error, SrdashError) else f"{type(error).__name__}: see the log below"
+    return (f"<div class='srdash-view-failed' style='color:#b00;white-space:pre-wrap'>The "
+            f"{html_text(title.lower())} view could not be computed: {html_text(detail)}</div>")
 
 
 def _provenance_html(verdict: Verdict, result=None) -> str:

@@ -1,0 +1,140 @@
+"""The dashboard's Rules dropdown, driven in-process: every choice judges as `srdash score` does, or the page
+says why, and nothing of an earlier verdict stays on screen meanwhile (issue 37, item 7)."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import srdash.judging.pipeline as pipeline
+from srdash.apps import Dashboard
+from srdash.apps.rules_choice import NOT_APPLICABLE_LABEL
+from srdash.cli import main
+from srdash.judging.competition import competition_from_options
+
+PLOTLY = "application/vnd.plotly.v1+json"
+
+
+@pytest.fixture
+def results_path(tmp_path):
+    """Three methods with model strings on two datasets, three runs each; no sizes given: each rules' measure
+    (simplified components for srbench2022, rounded nodes for srbench2025) is computed from the strings.
+    'tidy' writes the short models, 'bloat' the long ones; 'mid' sits between them on both criteria."""
+    models = {"tidy": "x1 + x2", "mid": "1.5*x1 + 0.25*x2*x1", "bloat": "sin(x1)*x2 + 0.123456*x1**3 - x2/(1 + x1**2)"}
+    accuracy = {"tidy": 0.80, "mid": 0.85, "bloat": 0.95}
+    rows = [(method, dataset, run, model, accuracy[method] - 0.01 * run - (0.05 if dataset == "d2" else 0), 1.0)
+            for method, model in models.items() for dataset in ("d1", "d2") for run in range(3)]
+    path = tmp_path / "results.csv"
+    pd.DataFrame(rows, columns=["method", "dataset", "run", "model", "r2_test", "property"]).to_csv(path, index=False)
+    return path
+
+
+def _score_fingerprint(results_path, rules: str) -> str:
+    """The verdict fingerprint `srdash score` prints for these results under ``rules``."""
+    result = CliRunner().invoke(main, ["score", str(results_path), "--rules", rules, "--no-cache", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    return re.search(r"full: ([0-9a-f]{64})", result.output).group(1)
+
+
+def _verdict_shown(app: Dashboard) -> bool:
+    return "srdash-fingerprint-value" in app.provenance.value
+
+
+def _nothing_of_a_verdict_is_shown(app: Dashboard) -> None:
+    assert app.verdict is None and app.result is None
+    assert app.provenance.value == ""                             # no fingerprint
+    assert "srdash-leaderboard" not in app.leaderboard.value       # no leaderboard
+    for panel in (app.scoring, app.significance, app.warnings, app.options_note):
+        assert panel.value == ""
+    for figure in (app.heatmap, app.curve):                       # no figure
+        assert PLOTLY not in figure.outputs[0]["data"]
+        assert figure.outputs[0]["data"]["text/plain"].startswith("No verdict")
+    assert app._views == {}                                       # no view of the earlier verdict
+
+
+def test_every_rules_choice_judges_as_srdash_score_or_says_why(results_path, monkeypatch):
+    competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
+    app = Dashboard.from_competition(competition)
+    assert app.wait(120) and app.log_panel.text() == ""
+    first = app.result.fingerprint
+    assert first == _score_fingerprint(results_path, "srbench2022")
+    # a preset whose criterion is a column these results lack is labelled in the dropdown
+    labels = dict((name, label) for label, name in app._rules_picker.options)
+    assert labels["srbench2023-track2"] == "srbench2023-track2" + NOT_APPLICABLE_LABEL
+    assert labels["srbench2025"] == "srbench2025"
+    sensitivity = list(app._view_builders).index("Weight sensitivity")
+    app.more.selected_index = sensitivity                          # an earlier verdict's view, built
+    assert "Weight sensitivity" in app._views
+
+    # srbench2025 counts rounded nodes, which srbench2022's preparation did not: measured in the background,
+    # controls frozen, and no number of the srbench2022 verdict on the page meanwhile
+    release, real_prepare = threading.Event(), pipeline.prepare_competition
+    monkeypatch.setattr(pipeline, "prepare_competition",
+                        lambda *args, **kwargs: (release.wait(60), real_prepare(*args, **kwargs))[1])
+    app._rules_picker.value = "srbench2025"
+    assert app.busy and all(control.disabled for control in app._controls)
+    assert "Measuring what the rules &#x27;srbench2025&#x27; need" in app.leaderboard.value
+    _nothing_of_a_verdict_is_shown(app)
+    release.set()
+    assert app.wait(120) and not app.busy and not any(control.disabled for control in app._controls)
+    assert app.verdict.rules.name == "srbench2025" and _verdict_shown(app)
+    assert app.result.fingerprint == _score_fingerprint(results_path, "srbench2025") != first
+    assert app.result.fingerprint[:12] in app.provenance.value
+    assert PLOTLY in app.heatmap.outputs[0]["data"]
+    # srbench2025 simplifies no model: no simplified components, no simplicity curve (said, not an old one)
+    assert app.curve.outputs[0]["data"]["text/plain"] == "No model sizes ('components') in the input: no simplicity curve."
+
+    # a preset that sets "Ties" and "Runs combined by" says so beside the controls
+    app._rules_picker.value = "srbench2022-as-run"
+    assert app.wait(120)
+    assert (app.rank_method, app.run_aggregation) == ("k-minus-dense", "mean")
+    assert app.controls_note.value == ("<span class='srdash-note srdash-rules-set'>Set by the rules "
+                                       "&#x27;srbench2022-as-run&#x27;: Runs combined by mean (was median); Ties "
+                                       "k-minus-dense (was average).</span>")
+    assert app.result.fingerprint == _score_fingerprint(results_path, "srbench2022-as-run")
+    app.rank_method = "min"                                        # the user's own change: the note goes
+    assert app.controls_note.value == "" and "ties ranked by min" in app.options_note.value
+
+    # a preset that cannot judge these results: the reason where the leaderboard was, nothing else
+    app._rules_picker.value = "srbench2023-track2"
+    assert app.wait(120)
+    _nothing_of_a_verdict_is_shown(app)
+    assert app.refusal.startswith("No verdict under the rules 'srbench2023-track2'.")
+    assert "the column 'jury_score' is missing" in app.refusal
+    assert "give the runs' model strings" not in app.refusal       # these results have them
+    assert "jury_score" in app.leaderboard.value and "srdash-refusal" in app.leaderboard.value
+    app.more.selected_index = sensitivity                          # nothing to analyse: said, not computed
+    assert app._views == {} and "No verdict to analyse" in app.more.children[sensitivity].value
+
+    # back to the first rules: the same verdict, the same fingerprint, everything drawn again
+    app._rules_picker.value = "srbench2022"
+    assert app.wait(120)
+    assert app.refusal == "" and app.result.fingerprint == first and _verdict_shown(app)
+    assert PLOTLY in app.heatmap.outputs[0]["data"] and PLOTLY in app.curve.outputs[0]["data"]
+    assert "Error" not in app.log_panel.text().replace("Error while judging: Criterion 'jury'", "")
+
+
+def test_a_view_that_fails_says_so_in_the_view(results_path, monkeypatch):
+    import srdash.apps.dashboard as dashboard_module
+    from srdash.errors import CriterionWithoutData
+
+    competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
+    app = Dashboard.from_competition(competition)
+    assert app.wait(120)
+    title = "Rules compared: published, as run, draft"
+
+    def refused(runs):
+        raise CriterionWithoutData("Criterion 'property' of the rules 'srbench2022' has no data.")
+
+    monkeypatch.setattr(dashboard_module, "_rules_comparison", refused)
+    index = list(app._view_builders).index(title)
+    app.more.selected_index = index
+    shown = app.more.children[index].value
+    assert "Computing" not in shown
+    assert shown.startswith("<div class='srdash-view-failed'")
+    assert "could not be computed: Criterion &#x27;property&#x27; of the rules" in shown
+    assert "Error while opening a view: Criterion 'property'" in app.log_panel.text()
