@@ -93,8 +93,8 @@ def test_every_rules_choice_judges_as_srdash_score_or_says_why(results_path, mon
     assert app.wait(120)
     assert (app.rank_method, app.run_aggregation) == ("k-minus-dense", "mean")
     assert app.controls_note.value == ("<span class='srdash-note srdash-rules-set'>Set by the rules "
-                                       "&#x27;srbench2022-as-run&#x27;: Runs combined by mean (was median); Ties "
-                                       "k-minus-dense (was average).</span>")
+                                       "&#x27;srbench2022-as-run&#x27;: Runs combined by: mean, was median; Ties: "
+                                       "K − dense rank (as run in 2022), was average (shared mean position).</span>")
     assert app.result.fingerprint == _score_fingerprint(results_path, "srbench2022-as-run")
     app.rank_method = "min"                                        # the user's own change: the note goes
     assert app.controls_note.value == "" and "ties ranked by min" in app.options_note.value
@@ -119,7 +119,7 @@ def test_every_rules_choice_judges_as_srdash_score_or_says_why(results_path, mon
 
 
 def test_a_view_that_fails_says_so_in_the_view(results_path, monkeypatch):
-    import srdash.apps.dashboard as dashboard_module
+    import srdash.apps.more_views as more_views_module
     from srdash.errors import CriterionWithoutData
 
     competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
@@ -130,7 +130,7 @@ def test_a_view_that_fails_says_so_in_the_view(results_path, monkeypatch):
     def refused(runs):
         raise CriterionWithoutData("Criterion 'property' of the rules 'srbench2022' has no data.")
 
-    monkeypatch.setattr(dashboard_module, "_rules_comparison", refused)
+    monkeypatch.setattr(more_views_module, "_rules_comparison", refused)
     index = list(app._view_builders).index(title)
     app.more.selected_index = index
     shown = app.more.children[index].value

@@ -24,7 +24,7 @@ __all__ = ["run_presets", "measures_key", "missing_columns", "preset_options", "
            "rules_set_note_html", "NOT_APPLICABLE_LABEL"]
 
 #: Added to the dropdown label of a preset that cannot judge the prepared results.
-NOT_APPLICABLE_LABEL = " (cannot judge these results: choose it to see why)"
+NOT_APPLICABLE_LABEL = " (cannot judge these results)"
 
 
 def run_presets() -> list[str]:
@@ -89,7 +89,7 @@ def preset_options(presets: Sequence[str], runs: pd.DataFrame | None) -> list[tu
     >>> runs = pd.DataFrame({"method": ["a"], "dataset": ["d"], "r2_test": [0.5], "model": ["x1"],
     ...                      "property": [1.0]})
     >>> preset_options(["srbench2022", "srbench2023-track2"], runs)[1][0]
-    'srbench2023-track2 (cannot judge these results: choose it to see why)'
+    'srbench2023-track2 (cannot judge these results)'
     """
     options = []
     for name in presets:
@@ -123,7 +123,7 @@ def refusal_html(rules_name: str, error: BaseException, *, realworld: bool = Fal
         advice = ("<div>These rules rank the experts' trust as a column of the results. This competition's "
                   "real-world track judges the trust store's entries instead: open \"Real-world track (expert "
                   "trust)\" under More views with the competition's own rules.</div>")
-    return ("<div class='srdash-refusal' style='border-left:4px solid #b00;padding:6px 10px;margin:4px 0'>"
+    return ("<div class='srdash-refusal' style='border-left:4px solid #b00;padding:6px 10px;margin:4px 0;line-height:1.45'>"
             f"<b>No verdict under the rules {html_text(repr(rules_name))}.</b>"
             f"<div style='white-space:pre-wrap'>{html_text(detail)}</div>{advice}"
             "<div class='srdash-note'>No leaderboard, fingerprint or figure of another verdict is shown meanwhile: "
@@ -140,10 +140,10 @@ def rules_set_note_html(rules: Rules, changed: Sequence[tuple[str, str, str]]) -
     >>> rules_set_note_html(rules, [])
     ''
     >>> print(rules_set_note_html(rules, [("Ties", "max", "average")]))
-    <span class='srdash-note srdash-rules-set'>Set by the rules &#x27;srbench2023-track1&#x27;: Ties max (was average).</span>
+    <span class='srdash-note srdash-rules-set'>Set by the rules &#x27;srbench2023-track1&#x27;: Ties: max, was average.</span>
     """
     if not changed:
         return ""
-    listed = "; ".join(f"{control} {new} (was {old})" for control, new, old in changed)
+    listed = "; ".join(f"{control}: {new}, was {old}" for control, new, old in changed)
     return (f"<span class='srdash-note srdash-rules-set'>{html_text(f'Set by the rules {rules.name!r}: {listed}.')}"
             "</span>")
