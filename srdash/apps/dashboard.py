@@ -581,7 +581,9 @@ class Dashboard(BackgroundApp):
     def _offer_rules(self, runs) -> None:
         """The Rules dropdown: every preset that judges runs (labelled when it cannot judge ``runs``), and a
         rules file given by path; the choice is kept."""
-        options = preset_options(self._presets, runs) + ([self._rules_file] if self._rules_file else [])
+        data_files = self._competition is not None and self._competition.descriptions is not None
+        options = (preset_options(self._presets, runs, data_files=data_files)
+                   + ([self._rules_file] if self._rules_file else []))
         chosen = self._rules_picker.value
         self._relabelling = True
         try:

@@ -205,11 +205,22 @@ _COMPARED_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
 
 
 def _rules_comparison(runs: pd.DataFrame) -> str:
+    """The 2022 presets side by side on these runs; a preset that cannot judge them is named with why."""
     from srdash.figures.leaderboard import rules_comparison_html
     from srdash.judging.ranking import compare_verdicts
 
-    verdicts = [judge(runs, load_rules(name)) for name in _COMPARED_PRESETS]
-    return rules_comparison_html(compare_verdicts(verdicts))
+    verdicts, refused = [], []
+    for name in _COMPARED_PRESETS:
+        try:
+            verdicts.append(judge(runs, load_rules(name)))
+        except SrdashError as exc:
+            refused.append(f"{name}: {str(exc).splitlines()[0]}")
+    notes = "".join(f"<div class='srdash-note srdash-rules-refused'>Not compared: {html_text(line)}</div>"
+                    for line in refused)
+    if len(verdicts) < 2:
+        return ("<div class='srdash-note'>No comparison: fewer than two of the rules "
+                f"{html_text(', '.join(_COMPARED_PRESETS))} can judge these results.</div>" + notes)
+    return rules_comparison_html(compare_verdicts(verdicts)) + notes
 
 
 def refresh_view(view: widgets.Widget, verdict: Verdict, runs: pd.DataFrame) -> None:

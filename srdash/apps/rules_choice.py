@@ -20,7 +20,7 @@ from srdash.errors import CriterionWithoutData, SrdashError
 from srdash.figures.escape import html_text
 from srdash.judging.rules import Rules, list_presets, load_rules
 
-__all__ = ["run_presets", "measures_key", "missing_columns", "preset_options", "refusal_html",
+__all__ = ["run_presets", "measures_key", "missing_columns", "cannot_judge", "preset_options", "refusal_html",
            "rules_set_note_html", "NOT_APPLICABLE_LABEL"]
 
 #: Added to the dropdown label of a preset that cannot judge the prepared results.
@@ -81,22 +81,57 @@ def missing_columns(rules: Rules, runs: pd.DataFrame) -> list[str]:
     return missing
 
 
-def preset_options(presets: Sequence[str], runs: pd.DataFrame | None) -> list[tuple[str, str]]:
-    """``(label, name)`` of the dropdown: a preset that cannot judge ``runs`` says so in its label.
+def cannot_judge(rules: Rules, runs: pd.DataFrame, *, data_files: bool) -> bool:
+    """Whether ``rules`` cannot judge ``runs`` whatever is measured: a required column they lack, a criterion
+    counted on the model strings without any (and without its column), or one measured on the data files
+    without them (``data_files``: the competition's descriptions name them).
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"method": ["a"], "dataset": ["d"], "r2_test": [0.5], "components": [3.0]})
+    >>> cannot_judge(load_rules("srbench2025"), runs, data_files=False)   # rounded nodes: no model strings
+    True
+    >>> cannot_judge(load_rules("srbench2025"), runs.assign(model="x1"), data_files=False)
+    False
+    >>> cannot_judge(load_rules("srbench2023-track1"), runs.assign(model="x1"), data_files=False)
+    True
+    """
+    from srdash.judging.measures import measure
+
+    if missing_columns(rules, runs):
+        return True
+    has_models = "model" in runs.columns and runs["model"].notna().any()
+    for criterion in rules.criteria:
+        if criterion.optional:
+            continue
+        needs = measure(criterion.measure)
+        given = criterion.column in runs.columns and runs[criterion.column].notna().any()
+        if needs.needs_data and not (data_files and has_models):
+            return True
+        if needs.from_model and not has_models and not given and not (
+                criterion.measure == "simplified-components" and "components" in runs.columns):
+            return True
+    return False
+
+
+def preset_options(presets: Sequence[str], runs: pd.DataFrame | None, *,
+                   data_files: bool = False) -> list[tuple[str, str]]:
+    """``(label, name)`` of the dropdown: a preset that cannot judge ``runs`` (:func:`cannot_judge`) says so in
+    its label; choosing it shows why.
 
     Examples
     --------
     >>> runs = pd.DataFrame({"method": ["a"], "dataset": ["d"], "r2_test": [0.5], "model": ["x1"],
     ...                      "property": [1.0]})
-    >>> preset_options(["srbench2022", "srbench2023-track2"], runs)[1][0]
-    'srbench2023-track2 (cannot judge these results)'
+    >>> preset_options(["srbench2022", "srbench2023-track2"], runs)
+    [('srbench2022', 'srbench2022'), ('srbench2023-track2 (cannot judge these results)', 'srbench2023-track2')]
     """
     options = []
     for name in presets:
         label = name
         if runs is not None:
             try:
-                if missing_columns(load_rules(name), runs):
+                if cannot_judge(load_rules(name), runs, data_files=data_files):
                     label += NOT_APPLICABLE_LABEL
             except SrdashError:
                 label += NOT_APPLICABLE_LABEL
