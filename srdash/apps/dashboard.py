@@ -611,22 +611,22 @@ class Dashboard(BackgroundApp):
         self._rules = rules
         # the rules' description is under "How is this scored?" (self.scoring), below the leaderboard
         self.title.value = f"<h2 style='margin:4px 0'>{html_text(self._title_of(rules))}</h2>{self._source_line}"
-        before = (self.run_aggregation, self.rank_method)
+        # The rules file's own options become the starting point of the controls, said beside them (first:
+        # the page shows the note before the verdict or the refusal that follows).
+        ties = _RANK_METHOD_LABELS.get
+        changed = [(label, new, old) for label, new, old in (
+            ("Runs combined by", rules.run_aggregation, self.run_aggregation),
+            ("Ties", ties(rules.rank_method, rules.rank_method), ties(self.rank_method, self.rank_method)))
+            if new != old and previous is not None]
+        self.controls_note.value = rules_set_note_html(rules, changed)
         self._adopting_rules = True
         try:
             with self._one_rejudge():
-                # The rules file's own options become the starting point of the controls, said beside them.
                 self.run_aggregation = rules.run_aggregation
                 self.rank_method = rules.rank_method
                 self._stale = True
         finally:
             self._adopting_rules = False
-        ties = _RANK_METHOD_LABELS.get
-        changed = [(label, new, old) for label, new, old in (
-            ("Runs combined by", rules.run_aggregation, before[0]),
-            ("Ties", ties(rules.rank_method, rules.rank_method), ties(before[1], before[1])))
-            if new != old and previous is not None]
-        self.controls_note.value = rules_set_note_html(rules, changed)
 
     @traitlets.observe("run_aggregation", "rank_method")
     def _on_options_change(self, change) -> None:
@@ -715,6 +715,9 @@ class Dashboard(BackgroundApp):
         if prepared is None and missing_columns(rules, self.runs):
             prepared = self._prepared   # nothing to measure would give them their data: judging says why
         if prepared is None:
+            # said before the work starts: no number of the earlier verdict stays while it runs
+            self._withdraw_verdict(f"<div class='srdash-note srdash-computing'>Measuring what the rules "
+                                   f"{html_text(repr(rules.name))} need…</div>", busy=True)
             if not self.busy:
                 self._start_background(self._prepare_for_rules, self._rules, name="srdash-prepare-rules")
             return None
@@ -736,8 +739,6 @@ class Dashboard(BackgroundApp):
 
         from srdash.judging.pipeline import prepare_competition
 
-        self._withdraw_verdict(f"<div class='srdash-note srdash-computing'>Measuring what the rules "
-                               f"{html_text(repr(rules.name))} need…</div>", busy=True)
         started = time.monotonic()
         try:
             with warnings.catch_warnings(record=True) as caught:

@@ -89,8 +89,11 @@ def test_every_preset_judges_or_says_why_with_no_earlier_verdict_on_screen(brows
             _pick(page, name)
             ties = _RANK_METHOD_LABELS[load_rules(name).rank_method]
             if expected[name] is None:
-                shown_ties = ties
                 _assert_no_verdict_shown(page, name)
+                expect(page.locator(".srdash-rank-method select")).to_have_value(ties)
+                if ties != shown_ties:
+                    expect(page.locator(".srdash-controls-note")).to_contain_text(f"Ties: {ties}, was {shown_ties}")
+                shown_ties = ties
                 assert "give the runs' model strings" not in page.locator(".srdash-refusal").inner_text()
                 if name == REFUSED:
                     screenshot(page, screenshot_dir, "dashboard-refused-preset-1400x900")
