@@ -154,3 +154,24 @@ def test_rules_compared_says_which_rules_cannot_judge_the_runs():
             "data: the column &#x27;property&#x27; is missing.") in shown
     # with it, all three are compared and none is refused
     assert "Not compared" not in _rules_comparison(runs.assign(property=1.0))
+
+
+def test_rules_whose_measures_cannot_be_prepared_say_why_where_the_leaderboard_was(results_path):
+    # srbench2023-track1 measures R² on each dataset's file: a competition without descriptions names none
+    competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
+    app = Dashboard.from_competition(competition)
+    assert app.wait(120)
+    labels = dict((name, label) for label, name in app._rules_picker.options)
+    assert labels["srbench2023-track1"] == "srbench2023-track1" + NOT_APPLICABLE_LABEL
+    app._rules_picker.value = "srbench2023-track1"
+    assert app.wait(120) and not app.busy
+    _nothing_of_a_verdict_is_shown(app)
+    assert app.refusal.startswith("No verdict under the rules 'srbench2023-track1'.")
+    assert "names no data files: add `descriptions = \"datasets.yaml\"`" in app.refusal
+    assert app.progress.bar.bar_style == "danger"
+    assert "The rules &#x27;srbench2023-track1&#x27; cannot judge these results." in app.progress.label.value
+    assert "Error while preparing the results for the rules 'srbench2023-track1': The rules" in app.log_panel.text()
+    app._rules_picker.value = "srbench2022"                        # rules that can: the failure is no longer shown
+    assert app.wait(120) and app.verdict is not None
+    assert app.progress.bar.bar_style == "success" and "Judged under the rules &#x27;srbench2022&#x27;." in (
+        app.progress.label.value)

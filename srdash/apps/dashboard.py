@@ -731,6 +731,8 @@ class Dashboard(BackgroundApp):
         competition = replace(prepared.competition, rules=rules)
         # a real-world track without trust entries yet is left out, saying why, not the whole page
         self.result = judge_prepared(replace(prepared, competition=competition), refused_realworld="warn")
+        if self.progress.bar.bar_style == "danger":   # other rules failed to prepare: these did not
+            self.progress.finish(f"Judged under the rules '{rules.name}'.")
         return self.result.verdict
 
     def _prepare_for_rules(self, rules: Rules) -> None:
