@@ -4,6 +4,7 @@ says why, and nothing of an earlier verdict stays on screen meanwhile (issue 37,
 from __future__ import annotations
 
 import re
+from pathlib import Path
 import threading
 
 import pandas as pd
@@ -175,3 +176,25 @@ def test_rules_whose_measures_cannot_be_prepared_say_why_where_the_leaderboard_w
     assert app.wait(120) and app.verdict is not None
     assert app.progress.bar.bar_style == "success" and "Judged under the rules &#x27;srbench2022&#x27;." in (
         app.progress.label.value)
+
+
+BLACKBOX = Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "srbench_results" / "blackbox_results.csv"
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not BLACKBOX.exists(), reason=f"real data not found at {BLACKBOX}")
+def test_on_the_srbench_blackbox_results_rules_compared_says_why_in_the_view(tmp_path):
+    from test_realdata_blackbox import blackbox_rules
+
+    # no property column: the suite's rules make it optional; the three 2022 presets require it
+    competition = competition_from_options(BLACKBOX, rules=str(blackbox_rules(tmp_path)), jobs=1, cache=False)
+    app = Dashboard.from_competition(competition)
+    assert app.wait(300) and app.verdict.winner == "*GP-GOMEA"
+    index = list(app._view_builders).index("Rules compared: published, as run, draft")
+    app.more.selected_index = index
+    shown = app.more.children[index].value
+    assert "Computing" not in shown and "No comparison: fewer than two of the rules" in shown
+    assert shown.count("Not compared: srbench2022") == 3
+    # none of the presets can judge these results (no property, no model strings, no data files): labelled
+    assert all(label.endswith(NOT_APPLICABLE_LABEL) for label, name in app._rules_picker.options
+               if name in app._presets)
