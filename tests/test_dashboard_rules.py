@@ -198,3 +198,17 @@ def test_on_the_srbench_blackbox_results_rules_compared_says_why_in_the_view(tmp
     # none of the presets can judge these results (no property, no model strings, no data files): labelled
     assert all(label.endswith(NOT_APPLICABLE_LABEL) for label, name in app._rules_picker.options
                if name in app._presets)
+
+
+def test_a_refusal_for_the_trust_column_points_to_the_real_world_track():
+    from srdash.apps.rules_choice import refusal_html
+    from srdash.errors import CriterionWithoutData
+
+    error = CriterionWithoutData("Criterion 'trust' of the rules 'srbench2022-realworld' has no data.",
+                                 criteria=["trust"])
+    with_track = refusal_html("srbench2022-realworld", error, realworld=True)
+    assert ("This competition's real-world track judges the trust store's entries instead: open \"Real-world "
+            "track (expert trust)\" under More views") in with_track
+    assert "real-world track" not in refusal_html("srbench2022-realworld", error, realworld=False)
+    # an unexpected error shows its kind, its traceback goes to the log
+    assert "ZeroDivisionError (see the log)" in refusal_html("srbench2022", ZeroDivisionError("x"))
