@@ -46,19 +46,13 @@ from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePan
 from srdash.apps.more_views import (CERTIFICATE_VIEW_TITLE, COMPARISON_VIEW_TITLE, LINEAGE_VIEW_TITLE,  # noqa: F401
                                     PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE, RESOURCES_VIEW_TITLE,
                                     more_views, refresh_view)
+from srdash.apps.verdict_text import (RANK_METHOD_LABELS, options_note_html, provenance_html,  # noqa: F401
+                                      significance_html, view_failed_html)
 from srdash.apps.rules_choice import (measures_key, missing_columns, preset_options, refusal_html, rules_set_note_html,
                                       run_presets)
 
 __all__ = ["Dashboard"]
 
-_RANK_METHOD_LABELS = {
-    "average": "average (shared mean position)",
-    "min": "min (lowest shared position)",
-    "max": "max (highest shared position)",
-    "dense": "dense",
-    "k-minus-dense": "K − dense rank (as run in 2022)",
-    "dense-from-best": "K + 1 − dense rank (as run in 2023)",
-}
 _AGGREGATION_TOOLTIPS = {
     "median": "median of each method's runs on a dataset (published rules)",
     "mean": "mean of each method's runs on a dataset",
@@ -287,7 +281,7 @@ class Dashboard(BackgroundApp):
             options=list(RUN_AGGREGATIONS), style=_TOGGLE_STYLE,
             tooltips=[_AGGREGATION_TOOLTIPS.get(a, a) for a in RUN_AGGREGATIONS])
         self._rank_method_picker = widgets.Dropdown(
-            options=[(_RANK_METHOD_LABELS.get(m, m), m) for m in RANK_METHODS], description="Ties",
+            options=[(RANK_METHOD_LABELS.get(m, m), m) for m in RANK_METHODS], description="Ties",
             style=_CONTROL_STYLE, layout=widgets.Layout(width="auto"))
         self._criterion_picker = widgets.ToggleButtons(options=[("dataset score", "")], style=_TOGGLE_STYLE)
         self._rules_picker.add_class("srdash-rules")
@@ -613,7 +607,7 @@ class Dashboard(BackgroundApp):
         self.title.value = f"<h2 style='margin:4px 0'>{html_text(self._title_of(rules))}</h2>{self._source_line}"
         # The rules file's own options become the starting point of the controls, said beside them (first:
         # the page shows the note before the verdict or the refusal that follows).
-        ties = _RANK_METHOD_LABELS.get
+        ties = RANK_METHOD_LABELS.get
         changed = [(label, new, old) for label, new, old in (
             ("Runs combined by", rules.run_aggregation, self.run_aggregation),
             ("Ties", ties(rules.rank_method, rules.rank_method), ties(self.rank_method, self.rank_method)))
@@ -789,8 +783,8 @@ class Dashboard(BackgroundApp):
                                   for _ in self._view_builders]
         self.leaderboard.value = leaderboard_html(verdict, explain=False)
         self.scoring.value = scoring_html(verdict)
-        self.significance.value = _significance_html(verdict)
-        self.provenance.value = _provenance_html(verdict, self.result)
+        self.significance.value = significance_html(verdict)
+        self.provenance.value = provenance_html(verdict, self.result)
         self._refresh_views()
         self.warnings.value = warnings_html(verdict)
         self.problems.value = problems_html(verdict, runs=self.runs)
@@ -835,7 +829,7 @@ class Dashboard(BackgroundApp):
             except Exception as error:
                 # said in the view itself (not only in the log), and computed again when opened again
                 children = list(self.more.children)
-                children[index] = widgets.HTML(_view_failed_html(title, error))
+                children[index] = widgets.HTML(view_failed_html(title, error))
                 self.more.children = children
                 raise
             self._views[title] = view
@@ -866,75 +860,3 @@ class Dashboard(BackgroundApp):
     def _refresh_views(self) -> None:
         for title, view in self._views.items():
             refresh_view(view, self.verdict, self.runs)
-
-
-
-
-
-
-def _view_failed_html(title: str, error: BaseException) -> str:
-    """What a view that could not be computed shows in its place."""
-    detail = str(error) if isinstance(error, SrdashError) else f"{type(error).__name__}: see the log below"
-    return (f"<div class='srdash-view-failed' style='color:#b00;white-space:pre-wrap'>The "
-            f"{html_text(title.lower())} view could not be computed: {html_text(detail)}</div>")
-
-
-def _provenance_html(verdict: Verdict, result=None) -> str:
-    """The verdict's fingerprint, and its provenance (versions, rules hash, input hashes) in a collapsed block."""
-    rows = "".join(f"<tr><td>{html_text(str(key))}</td><td><code>{html_text(str(value))}</code></td></tr>"
-                   for key, value in verdict.provenance.items())
-    stamp = ""
-    if result is not None and result.fingerprint:
-        stamp = (f"<div class='srdash-fingerprint'>Verdict fingerprint: <code class='srdash-fingerprint-value'>"
-                 f"{html_text(result.fingerprint[:12])}"
-                 "</code> (the same in <code>srdash score</code>, the report and every app for the same verdict)"
-                 "</div>")
-    return (stamp + "<details class='srdash-note'><summary>Provenance: the versions, rules and inputs of this "
-            f"verdict</summary><table class='srdash-table'>{rows}</table></details>")
-
-
-def _significance_html(verdict: Verdict) -> str:
-    """The Friedman/Nemenyi sentence about the winner, or nothing when it cannot be tested."""
-    from srdash.analysis.significance import significance
-
-    if verdict.n_methods < 2 or verdict.per_dataset["dataset"].nunique() < 2:
-        return ""
-    try:
-        result = significance(verdict)
-    except SrdashError as exc:
-        return f"<div class='srdash-note' style='margin-top:4px'>{html_text(f'No significance test: {exc}')}</div>"
-    return (f"<div class='srdash-note' style='margin-top:4px'>{html_text(result.statement)}</div>"
-            f"<div class='srdash-note'>{html_text(result.beside_bootstrap)}</div>")
-
-
-def options_note_html(declared: Rules, applied: Rules) -> str:
-    """What the leaderboard is judged with, when the controls differ from the rules file's options.
-
-    The title shows the rules file's own description; once "Runs combined by"
-    or "Ties" is changed, that description no longer tells how the leaderboard
-    was computed, and this note says what changed.
-
-    Examples
-    --------
-    >>> rules = load_rules("srbench2022")
-    >>> options_note_html(rules, rules)
-    ''
-    >>> print(options_note_html(rules, rules.with_options(run_aggregation="mean", rank_method="k-minus-dense")))
-    <div class='srdash-note srdash-changed'>Judged with options changed from these rules: runs combined by the mean (the rules say: the median); ties ranked by K − dense rank (as run in 2022) (the rules say: average (shared mean position)).</div>
-    """
-    changes = []
-    if applied.run_aggregation != declared.run_aggregation:
-        changes.append(f"runs combined by {_aggregation_words(applied.run_aggregation)} "
-                       f"(the rules say: {_aggregation_words(declared.run_aggregation)})")
-    if applied.rank_method != declared.rank_method:
-        changes.append(f"ties ranked by {_RANK_METHOD_LABELS.get(applied.rank_method, applied.rank_method)} "
-                       f"(the rules say: {_RANK_METHOD_LABELS.get(declared.rank_method, declared.rank_method)})")
-    if not changes:
-        return ""
-    return ("<div class='srdash-note srdash-changed'>Judged with options changed from these rules: "
-            + html_text("; ".join(changes)) + ".</div>")
-
-
-def _aggregation_words(aggregation: str) -> str:
-    return {"median": "the median", "mean": "the mean",
-            "rank-mean": "the mean of per-run ranks"}.get(aggregation, aggregation)

@@ -12,7 +12,7 @@ import dataclasses
 
 import pytest
 
-from srdash.apps.dashboard import _RANK_METHOD_LABELS
+from srdash.apps.verdict_text import RANK_METHOD_LABELS as _RANK_METHOD_LABELS
 from srdash.judging.rules import load_rules
 from voila_server import PLOT
 
