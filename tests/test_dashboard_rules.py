@@ -212,3 +212,28 @@ def test_a_refusal_for_the_trust_column_points_to_the_real_world_track():
     assert "real-world track" not in refusal_html("srbench2022-realworld", error, realworld=False)
     # an unexpected error shows its kind, its traceback goes to the log
     assert "ZeroDivisionError (see the log)" in refusal_html("srbench2022", ZeroDivisionError("x"))
+
+
+def test_rules_that_simplify_nothing_still_give_the_real_world_track_its_simplicity(results_path):
+    """srbench2025 counts rounded nodes; the 2022 real-world track ranks simplified components: the pipeline
+    measures both (before, the track's 'simplicity' was empty and judging stopped, advising to 'give the runs'
+    model strings', which the results have)."""
+    import dataclasses
+
+    from srdash.judging.pipeline import judge_competition
+    from srdash.judging.rules import load_rules
+    from srdash.judging.trust import TrustStore
+
+    store = results_path.parent / "trust.sqlite"
+    with TrustStore(store, seed=1) as opened:
+        for dataset in ("d1", "d2"):
+            for rank, method in enumerate(["mid", "tidy", "bloat"], start=1):
+                opened.record("ann", dataset, method, kind="rank", value=float(rank))
+    competition = competition_from_options(results_path, rules="srbench2025", trust_store=store, jobs=1, cache=False)
+    result = judge_competition(competition)
+    assert result.realworld is not None and result.realworld.rules.name == "srbench2022-realworld"
+    assert result.runs["simplicity"].notna().all() and result.runs["size"].notna().all()
+    # the main track is srbench2025's alone: the same verdict as without the real-world track
+    alone = judge_competition(dataclasses.replace(competition, realworld=None, rules=load_rules("srbench2025")))
+    assert result.verdict.leaderboard[["method", "place", "score"]].equals(
+        alone.verdict.leaderboard[["method", "place", "score"]])

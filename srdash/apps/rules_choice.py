@@ -5,7 +5,8 @@ The dashboard judges a competition under the chosen rules as ``srdash score`` do
 :func:`srdash.judging.pipeline.prepare_competition` (what the rules' criteria measure: tree nodes, rounded
 nodes, R² on the data, ...) and :func:`~srdash.judging.pipeline.judge_prepared`. Rules whose criteria
 measure the same things share one preparation (:func:`measures_key`). A preset that cannot judge the
-results (a criterion given as a column the results do not have) stays in the dropdown, labelled
+results (a criterion given as a column the results do not have, or measured on model strings or data files
+they lack: :func:`cannot_judge`) stays in the dropdown, labelled
 (:func:`preset_options`); choosing it shows why where the leaderboard was (:func:`refusal_html`), with no
 number of an earlier verdict left on the page.
 """
