@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import base64
 from pathlib import Path
@@ -661,3 +662,67 @@ def test_after_the_reveal_the_overview_names_the_methods_like_the_cards(store):
         ">", "&gt;") in view.order.value
     org.dataset_picker.value = "d2"                                 # built after the reveal: named too
     assert ">plain<" in " ".join(c.children[0].value for c in org.comparisons["d2"].children[1:-1])
+
+
+# --------------------------------------------------------------------------- which verdict the organiser reads
+
+
+def _competition_under_review(folder: Path) -> Path:
+    """Three methods with model strings and sizes on two datasets, reviewed for the real-world track."""
+    rows = [{"method": method, "dataset": dataset, "run": run, "model": f"x1 + {m}",
+             "r2_test": 0.9 - 0.1 * m + 0.01 * d + 0.001 * run, "components": 3 + 2 * m + d, "property": 1.0}
+            for d, dataset in enumerate(["d1", "d2"]) for m, method in enumerate(["a", "b", "c"]) for run in range(2)]
+    pd.DataFrame(rows).to_csv(folder / "results.csv", index=False)
+    (folder / "competition.toml").write_text(
+        'title = "Reviewed"\nresults = "results.csv"\n[realworld]\nstore = "trust.sqlite"\n'
+        '[simplification]\ncache = false\n')
+    TrustStore(folder / "trust.sqlite", seed=1).close()   # an empty store, as `srdash trust init` makes it
+    return folder / "competition.toml"
+
+
+def test_after_the_reveal_the_organiser_reads_the_fingerprint_srdash_score_prints(tmp_path):
+    """Issue 37, item 5: the organiser's panel showed a 'review fingerprint' no other door printed."""
+    import re
+
+    from click.testing import CliRunner
+
+    from srdash.apps.review import review_inputs_from_environment
+    from srdash.cli import main
+    from srdash.judging.competition import load_competition
+
+    competition_file = _competition_under_review(tmp_path)
+    options = {"competition": load_competition(competition_file).to_json(), "judge": "org", "organiser": "1",
+               "store": str(tmp_path / "trust.sqlite")}
+    app = ReviewApp(**review_inputs_from_environment({"SRDASH_REVIEW": json.dumps(options)}))
+    try:
+        for dataset in ("d1", "d2"):
+            app.dataset_picker.value = dataset
+            for rank, method in enumerate(["b", "a", "c"], start=1):
+                cards_by_method(app, dataset)[method].trust.value = rank
+        app.confirm_reveal.value = "REVEAL"
+        app.reveal_button.click()
+        assert app.competition_fingerprint.wait(120)
+        board = app.leaderboard.value
+    finally:
+        app.store.close()
+    score = CliRunner().invoke(main, ["score", str(competition_file)])
+    assert score.exit_code == 0, score.output
+    printed = re.search(r"Verdict fingerprint: ([0-9a-f]{12})", score.output).group(1)
+    shown = re.findall(r"Verdict fingerprint: <code class='srdash-fingerprint-value'>([0-9a-f]{12})</code>", board)
+    assert shown == [printed]
+    assert "(the competition's: the same in <code>srdash score</code> and the report)" in board
+    assert "Entries hash" not in board and "computing" not in board and app.log_panel.text() == ""
+
+
+def test_a_review_of_loose_results_names_its_hash_the_entries_hash(store):
+    app = ReviewApp(representatives(), store, judge="org", organiser=True)
+    for dataset in ("d1", "d2"):
+        app.dataset_picker.value = dataset
+        for rank, method in enumerate(["plain", "scaled", "<b>evil</b>"], start=1):
+            cards_by_method(app, dataset)[method].trust.value = rank
+    app.confirm_reveal.value = "REVEAL"
+    app.reveal_button.click()
+    board = app.leaderboard.value
+    assert "Verdict fingerprint" not in board and "srdash-fingerprint-value" not in board
+    assert re.search(r"Entries hash: <code class='srdash-entries-hash-value'>[0-9a-f]{12}</code> \(of this "
+                     r"leaderboard and the judges' entries", board)

@@ -165,7 +165,10 @@ def test_a_callback_error_goes_to_the_log(runs, monkeypatch):
     log = app.log_panel.text()
     assert "Unexpected error while judging (please report it)" in log
     assert "ZeroDivisionError: boom" in log and "Traceback" in log
-    assert "could not be applied" in app.leaderboard.value
+    # the reason stands where the leaderboard was, and nothing of the earlier verdict stays
+    assert "No verdict under the rules &#x27;srbench2022&#x27;" in app.leaderboard.value
+    assert "ZeroDivisionError (see the log)" in app.leaderboard.value
+    assert app.verdict is None and app.provenance.value == "" and "No verdict" in app.heatmap.outputs[0]["data"]["text/plain"]
 
 
 def test_srdash_errors_in_callbacks_show_their_message_only(runs, tmp_path):
@@ -176,7 +179,9 @@ def test_srdash_errors_in_callbacks_show_their_message_only(runs, tmp_path):
                                     "Allowed keys: column, decimals, description, direction, domain, label, measure, name, normalisation, "
                                     "optional, rounding, weight.\n")
     assert "Traceback" not in app.log_panel.text()
-    assert "These rules could not be loaded (see the log)" in app.leaderboard.value
+    # the reason itself stands where the leaderboard would be, not only in the log
+    assert "No verdict under the rules" in app.leaderboard.value
+    assert "unknown key &#x27;colour&#x27; in criterion &#x27;a&#x27;" in app.leaderboard.value
     app.rules_name = "srbench2022"  # a preset repairs it
     assert app.verdict.rules.name == "srbench2022" and "steady" in app.leaderboard.value
 

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import html
 import os
+import re
 import threading
 import time
 import warnings
@@ -38,20 +40,19 @@ from srdash.figures.leaderboard import leaderboard_html, problems_html, scoring_
 from srdash.io.loading import Results
 from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
 from srdash.judging.ranking import Verdict, judge
-from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, list_presets, load_rules
+from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, load_rules
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, ProgressPanel,
                                    logged)
+from srdash.apps.more_views import (CERTIFICATE_VIEW_TITLE, COMPARISON_VIEW_TITLE, LINEAGE_VIEW_TITLE,  # noqa: F401
+                                    PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE, RESOURCES_VIEW_TITLE,
+                                    more_views, refresh_view)
+from srdash.apps.verdict_text import (RANK_METHOD_LABELS, options_note_html, provenance_html,  # noqa: F401
+                                      significance_html, view_failed_html)
+from srdash.apps.rules_choice import (measures_key, missing_columns, preset_options, refusal_html, rules_set_note_html,
+                                      run_presets)
 
 __all__ = ["Dashboard"]
 
-_RANK_METHOD_LABELS = {
-    "average": "average (shared mean position)",
-    "min": "min (lowest shared position)",
-    "max": "max (highest shared position)",
-    "dense": "dense",
-    "k-minus-dense": "K − dense rank (as run in 2022)",
-    "dense-from-best": "K + 1 − dense rank (as run in 2023)",
-}
 _AGGREGATION_TOOLTIPS = {
     "median": "median of each method's runs on a dataset (published rules)",
     "mean": "mean of each method's runs on a dataset",
@@ -59,20 +60,7 @@ _AGGREGATION_TOOLTIPS = {
 }
 _CONTROL_STYLE = {"description_width": "initial"}
 _TOGGLE_STYLE = {"description_width": "initial", "button_width": "auto"}
-
-
-
-
-def _applicable_presets() -> list[str]:
-    """The presets judge() can apply (rules that rank per-run results); a broken preset is left out."""
-    names = []
-    for name in list_presets():
-        try:
-            if load_rules(name).rule_kind.judges_runs:
-                names.append(name)
-        except SrdashError:
-            continue
-    return names
+_TAGS = re.compile(r"<[^>]*>")
 
 
 def _labelled(text: str, control: widgets.Widget) -> widgets.HBox:
@@ -183,6 +171,8 @@ class Dashboard(BackgroundApp):
     heatmap_criterion = traitlets.Unicode("", help="Criterion whose ranks the heatmap shows ('' = dataset score).")
     runs = traitlets.Instance(pd.DataFrame, allow_none=True, help="The prepared per-run table (cached).")
     verdict = traitlets.Instance(Verdict, allow_none=True, read_only=True, help="The current verdict.")
+    refusal = traitlets.Unicode("", read_only=True,
+                                help="Why no verdict is shown ('' while one is): the text where the leaderboard was.")
 
     def __init__(
         self,
@@ -207,6 +197,12 @@ class Dashboard(BackgroundApp):
     ):
         self._competition = competition
         self._prepared = None              # PreparedCompetition, when built from a competition
+        self._prepared_by_measures: dict[tuple, object] = {}   # measures_key(rules) -> PreparedCompetition
+        self._generation = 0               # counts verdicts shown and withdrawn: a late figure of an old one is dropped
+        self._adopting_rules = False       # the controls are being set to the chosen rules' options
+        self._replacing_runs = False       # self.runs follows the prepared competition of other rules
+        self._relabelling = False          # the Rules dropdown's labels change, not the choice
+        self._withdrawn = False            # the page says why there is no verdict (_withdraw_verdict)
         self.result = None                 # CompetitionResult of the current options (competition only)
         if competition is not None:
             results = competition
@@ -272,7 +268,7 @@ class Dashboard(BackgroundApp):
             track_views.append((PROPERTY_VIEW_TITLE, self._build_property_view))
         if qualification is not None:
             track_views.append((QUALIFICATION_VIEW_TITLE, self._build_qualification_view))
-        self._view_builders = {title: build for title, build in track_views + _more_views(trust_store, self)}
+        self._view_builders = {title: build for title, build in track_views + more_views(trust_store, self)}
         self._views: dict[str, widgets.Widget] = {}
         self.more = widgets.Accordion(
             children=[widgets.HTML("<div class='srdash-note'>Open to compute.</div>") for _ in self._view_builders],
@@ -285,24 +281,27 @@ class Dashboard(BackgroundApp):
             options=list(RUN_AGGREGATIONS), style=_TOGGLE_STYLE,
             tooltips=[_AGGREGATION_TOOLTIPS.get(a, a) for a in RUN_AGGREGATIONS])
         self._rank_method_picker = widgets.Dropdown(
-            options=[(_RANK_METHOD_LABELS.get(m, m), m) for m in RANK_METHODS], description="Ties",
+            options=[(RANK_METHOD_LABELS.get(m, m), m) for m in RANK_METHODS], description="Ties",
             style=_CONTROL_STYLE, layout=widgets.Layout(width="auto"))
         self._criterion_picker = widgets.ToggleButtons(options=[("dataset score", "")], style=_TOGGLE_STYLE)
         self._rules_picker.add_class("srdash-rules")
         self._aggregation_picker.add_class("srdash-aggregation")
         self._rank_method_picker.add_class("srdash-rank-method")
         self._criterion_picker.add_class("srdash-heatmap-criterion")
+        # beside the controls: what choosing the rules set (a preset fixes "Ties", say, and says so here)
+        self.controls_note = widgets.HTML(layout=widgets.Layout(margin="2px 0"))
+        self._criterion_row = _labelled("Show", self._criterion_picker)   # hidden while there is no verdict
+        self.controls_note.add_class("srdash-controls-note")
         self._controls = (self._rules_picker, self._aggregation_picker, self._rank_method_picker)
         for control in self._controls:
             control.layout.width = "auto"
             control.layout.margin = "2px 24px 2px 0"
+        self._rules_picker.layout.max_width = "100%"   # a long label must not push it past a phone's screen
 
         rules_label = rules.name if isinstance(rules, Rules) else str(rules)
-        presets = _applicable_presets()
-        options = [(name, name) for name in presets]
-        if rules_label not in presets:
-            options.append((Path(rules_label).name, rules_label))
-        self._rules_picker.options = options
+        self._presets = run_presets()
+        self._rules_file = None if rules_label in self._presets else (Path(rules_label).name, rules_label)
+        self._offer_rules(None)
         self._rules_picker.value = rules_label
         if isinstance(rules, Rules):
             self._rules = rules
@@ -323,10 +322,10 @@ class Dashboard(BackgroundApp):
                 self.warnings,
                 self.scoring,
                 widgets.HBox([self._rules_picker, _labelled("Runs combined by", self._aggregation_picker),
-                              self._rank_method_picker],
+                              self._rank_method_picker, self.controls_note],
                              layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
                 self.significance,
-                _section("Per-dataset ranks", _labelled("Show", self._criterion_picker), self.heatmap,
+                _section("Per-dataset ranks", self._criterion_row, self.heatmap,
                          note="Hover a cell for the raw values and ranks of every criterion; grey = DNF."),
                 _section("Simplicity", self.curve),
                 _section("Problems", self.problems,
@@ -473,6 +472,8 @@ class Dashboard(BackgroundApp):
 
     def _apply_prepared(self, prepared) -> None:
         self._prepared = prepared
+        self._prepared_by_measures[measures_key(prepared.competition.rules)] = prepared
+        self._offer_rules(prepared.runs)
         if prepared.qualification is not None:
             self._show_qualification(prepared.qualification, prepared.filtered)
         self._track_problems = prepared.track_problems
@@ -571,28 +572,60 @@ class Dashboard(BackgroundApp):
             return competition.title
         return rules.title or rules.name
 
+    def _offer_rules(self, runs) -> None:
+        """The Rules dropdown: every preset that judges runs (labelled when it cannot judge ``runs``), and a
+        rules file given by path; the choice is kept."""
+        data_files = self._competition is not None and self._competition.descriptions is not None
+        options = (preset_options(self._presets, runs, data_files=data_files)
+                   + ([self._rules_file] if self._rules_file else []))
+        chosen = self._rules_picker.value
+        self._relabelling = True
+        try:
+            self._rules_picker.options = options
+            if chosen is not None:
+                self._rules_picker.value = chosen
+        finally:
+            self._relabelling = False
+
     @traitlets.observe("rules_name")
     @logged("loading the rules")
     def _on_rules_name_change(self, change) -> None:
-        rules = self._rules if self._rules is not None and self._rules.name == change["new"] else None
+        if self._relabelling:
+            return
+        previous = self._rules
+        rules = previous if previous is not None and previous.name == change["new"] else None
         try:
             rules = rules or load_rules(change["new"])
-        except Exception:
+        except Exception as error:
             self._rules = None
-            self.leaderboard.value = ("<div style='color:#b00'>These rules could not be loaded (see the log); "
-                                      "choose a preset above.</div>")
+            self._withdraw_verdict(refusal_html(change["new"], error) if isinstance(error, SrdashError) else
+                                   "<div style='color:#b00'>These rules could not be loaded (see the log); "
+                                   "choose a preset above.</div>")
             raise
         self._rules = rules
         # the rules' description is under "How is this scored?" (self.scoring), below the leaderboard
         self.title.value = f"<h2 style='margin:4px 0'>{html_text(self._title_of(rules))}</h2>{self._source_line}"
-        with self._one_rejudge():
-            # The rules file's own options become the starting point of the controls.
-            self.run_aggregation = rules.run_aggregation
-            self.rank_method = rules.rank_method
-            self._stale = True
+        # The rules file's own options become the starting point of the controls, said beside them (first:
+        # the page shows the note before the verdict or the refusal that follows).
+        ties = RANK_METHOD_LABELS.get
+        changed = [(label, new, old) for label, new, old in (
+            ("Runs combined by", rules.run_aggregation, self.run_aggregation),
+            ("Ties", ties(rules.rank_method, rules.rank_method), ties(self.rank_method, self.rank_method)))
+            if new != old and previous is not None]
+        self.controls_note.value = rules_set_note_html(rules, changed)
+        self._adopting_rules = True
+        try:
+            with self._one_rejudge():
+                self.run_aggregation = rules.run_aggregation
+                self.rank_method = rules.rank_method
+                self._stale = True
+        finally:
+            self._adopting_rules = False
 
     @traitlets.observe("run_aggregation", "rank_method")
     def _on_options_change(self, change) -> None:
+        if not self._adopting_rules:
+            self.controls_note.value = ""  # the options note under the leaderboard says what differs now
         self._request_rejudge()
 
     @traitlets.observe("runs")
@@ -601,8 +634,14 @@ class Dashboard(BackgroundApp):
         runs = change["new"]
         if runs is None:
             return
-        self._request_rejudge()
-        if "components" in runs.columns:
+        if not self._replacing_runs:
+            self._request_rejudge()
+        if self.verdict is not None or not self._replacing_runs:
+            self._show_curve()
+
+    def _show_curve(self) -> None:
+        runs = self.runs
+        if runs is not None and "components" in runs.columns and runs["components"].notna().any():
             self._show_figure(self.curve, simplicity_curve(runs), drawing="Drawing the simplicity curve…")
         else:
             self.curve.message("No model sizes ('components') in the input: no simplicity curve.")
@@ -636,36 +675,116 @@ class Dashboard(BackgroundApp):
     @logged("judging")
     def _rejudge(self) -> None:
         self._stale = False
-        if self.runs is None or self._rules is None:
+        if self._rules is None or (self.runs is None and self._prepared is None):
             return
         with self._judging:
             started = time.monotonic()
             rules = self._rules.with_options(run_aggregation=self.run_aggregation, rank_method=self.rank_method)
             try:
                 if self._prepared is not None:
-                    from srdash.judging.pipeline import judge_prepared
-
-                    # a real-world track without trust entries yet is left out, saying why, not the whole page
-                    self.result = judge_prepared(self._prepared, rules=rules, refused_realworld="warn")
-                    verdict = self.result.verdict
+                    verdict = self._judge_competition(rules)
+                    if verdict is None:   # measuring what these rules need, in the background
+                        return
                 else:
                     verdict = with_track_problems(judge(self.runs, rules), self._track_problems)
                     if self.qualification is not None and self._filtered is not None:
                         verdict = with_qualification(verdict, self.qualification, self._filtered)
-            except Exception:
-                self.leaderboard.value = ("<div style='color:#b00'>These options could not be applied; "
-                                          "the leaderboard is not up to date (see the log).</div>")
+            except Exception as error:
+                self._withdraw_verdict(refusal_html(rules.name, error, realworld=bool(self._trust_store)))
                 raise
             self.timings["judge"] = time.monotonic() - started
             self.options_note.value = options_note_html(self._rules, rules)
             self.set_trait("verdict", verdict)
+            self.set_trait("refusal", "")
             self._show_verdict(verdict)
 
+    def _judge_competition(self, rules: Rules) -> Verdict | None:
+        """The verdict under ``rules`` through the one pipeline, as ``srdash score`` gives it for the
+        competition with these rules; None while their measures are being prepared in the background."""
+        from dataclasses import replace
+
+        from srdash.judging.pipeline import judge_prepared
+
+        prepared = self._prepared_by_measures.get(measures_key(rules))
+        if prepared is None and missing_columns(rules, self.runs):
+            prepared = self._prepared   # nothing to measure would give them their data: judging says why
+        if prepared is None:
+            # said before the work starts: no number of the earlier verdict stays while it runs
+            self._withdraw_verdict(f"<div class='srdash-note srdash-computing'>Measuring what the rules "
+                                   f"{html_text(repr(rules.name))} need…</div>", busy=True)
+            if not self.busy:
+                self._start_background(self._prepare_for_rules, self._rules, name="srdash-prepare-rules")
+            return None
+        if self.runs is not prepared.runs:
+            self._replacing_runs = True
+            try:
+                self.runs = prepared.runs
+            finally:
+                self._replacing_runs = False
+        # the competition as judged (rules and options applied): its fingerprint is srdash score's for it
+        competition = replace(prepared.competition, rules=rules)
+        # a real-world track without trust entries yet is left out, saying why, not the whole page
+        self.result = judge_prepared(replace(prepared, competition=competition), refused_realworld="warn")
+        if self.progress.bar.bar_style == "danger":   # other rules failed to prepare: these did not
+            self.progress.finish(f"Judged under the rules '{rules.name}'.")
+        return self.result.verdict
+
+    def _prepare_for_rules(self, rules: Rules) -> None:
+        """Background: prepare the competition under ``rules`` (what their criteria measure), then judge."""
+        from dataclasses import replace
+
+        from srdash.judging.pipeline import prepare_competition
+
+        started = time.monotonic()
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                prepared = prepare_competition(replace(self._competition, rules=rules),
+                                               progress=self.progress.update,
+                                               stage=lambda text: self.progress.stage(f"{text}…"))
+            self._log_notes(caught)
+        except Exception as error:  # noqa: BLE001 - said where the leaderboard was, and in the log
+            self.progress.fail(f"The rules '{rules.name}' cannot judge these results.")
+            self._withdraw_verdict(refusal_html(rules.name, error, realworld=bool(self._trust_store)))
+            self.log_panel.report(error, context=f"preparing the results for the rules '{rules.name}'")
+            self.busy = False
+            return
+        self._prepared_by_measures[measures_key(rules)] = prepared
+        self.progress.finish(f"Measured what the rules '{rules.name}' need in {time.monotonic() - started:.1f} s.")
+        self.busy = False
+        self._rejudge()   # under the rules chosen now (they may have changed meanwhile)
+
+    def _withdraw_verdict(self, reason_html: str, *, busy: bool = False) -> None:
+        """No verdict can be shown: ``reason_html`` stands where the leaderboard was, and nothing of an earlier
+        verdict (fingerprint, numbers, figures, views) stays on the page."""
+        self._generation += 1
+        self._withdrawn = True
+        self.result = None
+        self.set_trait("verdict", None)
+        self.set_trait("refusal", "" if busy else html.unescape(_TAGS.sub(" ", reason_html)).strip())
+        self.leaderboard.value = reason_html
+        for panel in (self.provenance, self.scoring, self.significance, self.warnings, self.options_note):
+            panel.value = ""
+        self.problems.value = "<div class='srdash-note'>No verdict: nothing to list.</div>"
+        self.heatmap.message("No verdict: no per-dataset ranks.")
+        self._criterion_row.layout.display = "none"
+        self.curve.message("No verdict: no simplicity curve.")
+        self._views.clear()
+        self.more.children = [widgets.HTML("<div class='srdash-note'>No verdict to analyse: see the leaderboard "
+                                           "above.</div>") for _ in self._view_builders]
+        self.more.selected_index = None
+
     def _show_verdict(self, verdict: Verdict) -> None:
+        if self._withdrawn:   # the page said why there was no verdict: everything comes back
+            self._withdrawn = False
+            self._criterion_row.layout.display = None
+            self._show_curve()
+            self.more.children = [widgets.HTML("<div class='srdash-note'>Open to compute.</div>")
+                                  for _ in self._view_builders]
         self.leaderboard.value = leaderboard_html(verdict, explain=False)
         self.scoring.value = scoring_html(verdict)
-        self.significance.value = _significance_html(verdict)
-        self.provenance.value = _provenance_html(verdict, self.result)
+        self.significance.value = significance_html(verdict)
+        self.provenance.value = provenance_html(verdict, self.result)
         self._refresh_views()
         self.warnings.value = warnings_html(verdict)
         self.problems.value = problems_html(verdict, runs=self.runs)
@@ -686,6 +805,11 @@ class Dashboard(BackgroundApp):
         self._show_figure(self.heatmap, rank_heatmap(self.verdict, criterion=self.heatmap_criterion or None),
                           drawing="Drawing the per-dataset ranks…")
 
+    def _show_figure(self, panel, figure, *, drawing: str = "Drawing the figure…") -> None:
+        # a figure drawn once the page is displayed is dropped if its verdict was withdrawn meanwhile
+        generation = self._generation
+        super()._show_figure(panel, figure, drawing=drawing, still=lambda: generation == self._generation)
+
     # ------------------------------------------------------------------ further views
 
     @logged("opening a view")
@@ -700,7 +824,14 @@ class Dashboard(BackgroundApp):
             children[index] = widgets.HTML(f"<div class='srdash-note srdash-computing'>Computing the "
                                            f"{html_text(title.lower())} view…</div>")
             self.more.children = children
-            view = self._view_builders[title](self.verdict, self.runs)
+            try:
+                view = self._view_builders[title](self.verdict, self.runs)
+            except Exception as error:
+                # said in the view itself (not only in the log), and computed again when opened again
+                children = list(self.more.children)
+                children[index] = widgets.HTML(view_failed_html(title, error))
+                self.more.children = children
+                raise
             self._views[title] = view
             children = list(self.more.children)
             children[index] = view
@@ -728,277 +859,4 @@ class Dashboard(BackgroundApp):
     @logged("refreshing the views")
     def _refresh_views(self) -> None:
         for title, view in self._views.items():
-            _refresh_view(view, self.verdict, self.runs)
-
-
-
-
-
-
-def _provenance_html(verdict: Verdict, result=None) -> str:
-    """The verdict's fingerprint, and its provenance (versions, rules hash, input hashes) in a collapsed block."""
-    rows = "".join(f"<tr><td>{html_text(str(key))}</td><td><code>{html_text(str(value))}</code></td></tr>"
-                   for key, value in verdict.provenance.items())
-    stamp = ""
-    if result is not None and result.fingerprint:
-        stamp = (f"<div class='srdash-fingerprint'>Verdict fingerprint: <code class='srdash-fingerprint-value'>"
-                 f"{html_text(result.fingerprint[:12])}"
-                 "</code> (the same in <code>srdash score</code>, the report and every app for the same verdict)"
-                 "</div>")
-    return (stamp + "<details class='srdash-note'><summary>Provenance: the versions, rules and inputs of this "
-            f"verdict</summary><table class='srdash-table'>{rows}</table></details>")
-
-
-def _significance_html(verdict: Verdict) -> str:
-    """The Friedman/Nemenyi sentence about the winner, or nothing when it cannot be tested."""
-    from srdash.analysis.significance import significance
-
-    if verdict.n_methods < 2 or verdict.per_dataset["dataset"].nunique() < 2:
-        return ""
-    try:
-        result = significance(verdict)
-    except SrdashError as exc:
-        return f"<div class='srdash-note' style='margin-top:4px'>{html_text(f'No significance test: {exc}')}</div>"
-    return (f"<div class='srdash-note' style='margin-top:4px'>{html_text(result.statement)}</div>"
-            f"<div class='srdash-note'>{html_text(result.beside_bootstrap)}</div>")
-
-
-def _more_views(trust_store: str | None, app=None):
-    """(title, builder) of the further views; a builder takes (verdict, runs) and returns a widget.
-
-    The views report to ``app``'s log (one log per app), or to logs of their own without an app.
-    """
-    log = app.log_panel if app is not None else None
-
-    def sensitivity(verdict, runs):
-        from srdash.analysis.sensitivity import Rescorer
-        from srdash.apps.sensitivity import SensitivityView
-
-        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs), log_panel=log, show_title=False)
-
-    def robustness(verdict, runs):
-        from srdash.apps.integrity import RobustnessView
-
-        return RobustnessView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
-
-    def audit(verdict, runs):
-        from srdash.apps.integrity import AuditView
-
-        return AuditView(verdict, log_panel=log)
-
-    def rules_compared(verdict, runs):
-        return widgets.HTML(_rules_comparison(runs))
-
-    def why(verdict, runs):
-        from srdash.apps.certificate import CertificateView
-
-        return CertificateView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
-
-    def lineage(verdict, runs):
-        return _lineage_view(verdict, runs, cache=_view_cache(app))
-
-    def resources(verdict, runs):
-        return _srbench2025_view("resources", verdict, runs, cache=_view_cache(app))
-
-    def comparison(verdict, runs):
-        return _srbench2025_view("comparison", verdict, runs, cache=_view_cache(app))
-
-    views = [("Rules compared: published, as run, draft", rules_compared),
-             ("Weight sensitivity", sensitivity),
-             ("Rank uncertainty and significance", robustness),
-             ("Audit a published table", audit)]
-    if trust_store:
-        def realworld(verdict, runs):
-            if app is not None and app.result is not None and app.result.realworld is not None:
-                track = app.result.realworld
-                return widgets.HTML("<div class='srdash-note'>Trust entries from " + html_text(str(trust_store))
-                                    + "</div>" + leaderboard_html(track) + warnings_html(track)
-                                    + _jury_model_of_result_html(app.result))
-            return widgets.HTML(_realworld_html(trust_store, runs, verdict))
-
-        views.append(("Real-world track (expert trust)", realworld))
-    views.append((LINEAGE_VIEW_TITLE, lineage))
-    views.append((COMPARISON_VIEW_TITLE, comparison))
-    views.append((RESOURCES_VIEW_TITLE, resources))
-    views.append((CERTIFICATE_VIEW_TITLE, why))
-    return views
-
-
-def options_note_html(declared: Rules, applied: Rules) -> str:
-    """What the leaderboard is judged with, when the controls differ from the rules file's options.
-
-    The title shows the rules file's own description; once "Runs combined by"
-    or "Ties" is changed, that description no longer tells how the leaderboard
-    was computed, and this note says what changed.
-
-    Examples
-    --------
-    >>> rules = load_rules("srbench2022")
-    >>> options_note_html(rules, rules)
-    ''
-    >>> print(options_note_html(rules, rules.with_options(run_aggregation="mean", rank_method="k-minus-dense")))
-    <div class='srdash-note srdash-changed'>Judged with options changed from these rules: runs combined by the mean (the rules say: the median); ties ranked by K − dense rank (as run in 2022) (the rules say: average (shared mean position)).</div>
-    """
-    changes = []
-    if applied.run_aggregation != declared.run_aggregation:
-        changes.append(f"runs combined by {_aggregation_words(applied.run_aggregation)} "
-                       f"(the rules say: {_aggregation_words(declared.run_aggregation)})")
-    if applied.rank_method != declared.rank_method:
-        changes.append(f"ties ranked by {_RANK_METHOD_LABELS.get(applied.rank_method, applied.rank_method)} "
-                       f"(the rules say: {_RANK_METHOD_LABELS.get(declared.rank_method, declared.rank_method)})")
-    if not changes:
-        return ""
-    return ("<div class='srdash-note srdash-changed'>Judged with options changed from these rules: "
-            + html_text("; ".join(changes)) + ".</div>")
-
-
-def _aggregation_words(aggregation: str) -> str:
-    return {"median": "the median", "mean": "the mean",
-            "rank-mean": "the mean of per-run ranks"}.get(aggregation, aggregation)
-
-
-#: Title of the winner certificate's view in the "More views" accordion.
-CERTIFICATE_VIEW_TITLE = "Why this winner: what would change the verdict"
-
-#: Title of the SRBench-lineage view in the "More views" accordion.
-LINEAGE_VIEW_TITLE = "SRBench views: Pareto front, performance profiles, pairwise tests"
-
-
-#: Titles of SRBench 2025's views in the "More views" accordion (srdash.figures.srbench2025).
-COMPARISON_VIEW_TITLE = "Comparison of methods: post-hoc test, CD diagram, effect sizes"
-RESOURCES_VIEW_TITLE = "Resources: time, energy and CO2 per method"
-
-
-def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
-    """The report's resources or comparison views (same figure functions, :mod:`srdash.figures.srbench2025`),
-    computed once for every visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
-    import plotly.io as pio
-
-    from srdash.apps.panels import FigurePanel
-    from srdash.apps.shared import shared_view
-    from srdash.figures import srbench2025
-
-    def compute() -> dict:
-        views = srbench2025.resource_views(runs) if which == "resources" else srbench2025.comparison_views(runs)
-        if not views:
-            views = ("<div class='srdash-note'>No resources: the runs carry no time, energy or CO2 column "
-                     "(training time (s), duration(s), power_consumption(kWh), CO2_emissions(kg)).</div>",)
-        return {"views": [view if isinstance(view, str) else {"figure": pio.to_json(view, validate=False)}
-                          for view in views]}
-
-    content = shared_view(f"srbench2025 {which}", runs, verdict.rules, compute, cache=cache)
-    children = []
-    for view in content["views"]:
-        if isinstance(view, str):  # srdash's own HTML, every untrusted text escaped by srdash.figures.srbench2025
-            children.append(widgets.HTML(view))
-        else:
-            panel = FigurePanel()
-            panel.show(pio.from_json(view["figure"], skip_invalid=True))
-            children.append(panel)
-    box = widgets.VBox(children)
-    box.add_class(f"srdash-{which}-view")
-    return box
-
-
-def _view_cache(app) -> object:
-    """Where the heavy views of ``app``'s competition are shared between visitors (:mod:`srdash.apps.shared`):
-    the competition's cache (None: srdash's default one), or False (not shared) without a competition or
-    when the competition turned the cache off."""
-    competition = getattr(app, "_competition", None)
-    if competition is None:
-        return False
-    cache = competition.simplification.cache
-    return None if cache is True else cache
-
-
-def _lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
-    """The report's SRBench views (same figure functions), one figure panel each; computed once for every
-    visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
-    import plotly.io as pio
-
-    from srdash.apps.panels import FigurePanel
-    from srdash.apps.shared import shared_view
-    from srdash.figures.lineage import srbench_views
-
-    def compute() -> dict:
-        # no critical-difference diagram here: "Rank uncertainty and significance" shows it (once per page)
-        return {"views": [view if isinstance(view, str) else {"figure": pio.to_json(view, validate=False)}
-                          for view in srbench_views(runs)]}
-
-    content = shared_view("srbench views", runs, verdict.rules, compute, cache=cache)
-    panels = []
-    for view in content["views"]:
-        panel = FigurePanel()
-        if isinstance(view, str):
-            panel.message(view)
-        else:
-            panel.show(pio.from_json(view["figure"], skip_invalid=True))
-        panels.append(panel)
-    return widgets.VBox(panels)
-
-
-def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> str:
-    from srdash.judging.trust import TrustStore, realworld_verdict
-
-    with contextlib.closing(TrustStore(store_path, read_only=True)) as store:
-        entries = store.entries()
-    methods = sorted(verdict.leaderboard["method"])
-    realworld = realworld_verdict(runs, entries, "srbench2022-realworld", methods=methods)
-    return ("<div class='srdash-note'>Trust entries from " + html_text(str(store_path)) + "</div>"
-            + leaderboard_html(realworld) + warnings_html(realworld)
-            + _jury_model_html(runs, entries, "srbench2022-realworld", methods))
-
-
-def _jury_model_of_result_html(result) -> str:
-    """The real-world track's jury model, from the entries and rules its verdict was judged with."""
-    from srdash.judging.pipeline import realworld_inputs
-
-    try:
-        inputs = realworld_inputs(result.prepared)
-    except SrdashError as exc:
-        return f"<div class='srdash-note'>{html_text(f'No jury model: {exc}')}</div>"
-    return _jury_model_html(inputs.runs, inputs.entries, inputs.rules, list(inputs.methods))
-
-
-def _jury_model_html(runs, entries, rules, methods) -> str:
-    """The report's jury-model section (same renderer): a second opinion under the real-world leaderboard."""
-    from srdash.analysis.jury_model import realworld_jury_model
-    from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html
-
-    try:
-        model = realworld_jury_model(runs, entries, rules, methods=methods)
-    except SrdashError as exc:
-        return f"<div class='srdash-note'>{html_text(f'No jury model: {exc}')}</div>"
-    return ("<h3>Jury model (a second opinion)</h3>"
-            f"<div class='srdash-note'>{html_text(JURY_MODEL_NOTE)}</div>" + jury_model_html(model))
-
-
-#: Titles of the synthetic track's views in the "More views" accordion.
-PROPERTY_VIEW_TITLE = "Properties of the synthetic track"
-QUALIFICATION_VIEW_TITLE = "Qualification stage (against LinearRegression)"
-
-_COMPARED_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
-
-
-def _rules_comparison(runs: pd.DataFrame) -> str:
-    from srdash.figures.leaderboard import rules_comparison_html
-    from srdash.judging.ranking import compare_verdicts
-
-    verdicts = [judge(runs, load_rules(name)) for name in _COMPARED_PRESETS]
-    return rules_comparison_html(compare_verdicts(verdicts))
-
-
-def _refresh_view(view: widgets.Widget, verdict: Verdict, runs: pd.DataFrame) -> None:
-    from srdash.analysis.sensitivity import Rescorer
-    from srdash.apps.properties import PropertyView, QualificationView
-
-    if isinstance(view, (widgets.HTML, PropertyView, QualificationView)):
-        return  # views that do not depend on the current options
-    if hasattr(view, "rescorer"):
-        view.rescorer = Rescorer.from_verdict(verdict, runs=runs)
-    elif hasattr(view, "published"):
-        view.verdict = verdict
-    elif hasattr(view, "runs"):
-        with view.hold_trait_notifications():
-            view.runs = runs
-            view.rules = verdict.rules
+            refresh_view(view, self.verdict, self.runs)

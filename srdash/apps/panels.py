@@ -459,13 +459,15 @@ class BackgroundApp(widgets.VBox):
         """Wait for the background work; True when it has finished."""
         return self._work.wait(timeout)
 
-    def _show_figure(self, panel: "FigurePanel", figure: go.Figure, *, drawing: str = "Drawing the figure…") -> None:
+    def _show_figure(self, panel: "FigurePanel", figure: go.Figure, *, drawing: str = "Drawing the figure…",
+                     still=None) -> None:
         """Show ``figure`` in ``panel`` once the page is displayed (progressive display: the page's
         text first, then its figures, which plotly draws for most of a second); in a notebook at once.
-        Meanwhile the panel says ``drawing``."""
+        Meanwhile the panel says ``drawing``. ``still()``, if given, is asked then: False drops the
+        figure (what it showed was withdrawn meanwhile)."""
         if self._work.display_timeout and not self.page_ready.displayed:
             panel.message(drawing)
-        self._work.after_display(lambda: panel.show(figure))
+        self._work.after_display(lambda: panel.show(figure) if still is None or still() else None)
 
     def _load(self, loader, *, done, failed, context: str) -> None:
         """The usual background work: ``done(loader())``, or ``failed()`` and the error in the log.

@@ -68,6 +68,7 @@ from srdash.judging.trust import (
     review_settings,
     trust_summary,
 )
+from srdash.apps.review_stamp import CompetitionFingerprint, entries_hash, entries_hash_html
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, ProgressPanel,
                                    logged)
 
@@ -621,6 +622,9 @@ class ReviewApp(widgets.VBox):
         Draw a card's figures only once the browser has scrolled the card near
         the screen (a served page: ``FigurePanel(when_near=True)``); False (a
         notebook): at once.
+    competition : Competition, optional
+        The competition whose real-world track is reviewed: once revealed, the organiser's panel shows its
+        verdict fingerprint, the one ``srdash score`` prints (without it: the review's entries hash).
 
     Examples
     --------
@@ -643,7 +647,8 @@ class ReviewApp(widgets.VBox):
                  rules: str | Rules = DEFAULT_RULES, settings: ReviewSettings | None = None,
                  methods: Sequence[str] | None = None, features: Mapping[str, Sequence[str]] | None = None,
                  data_dir: str | Path | None = None, organiser: bool = False, source: str = "",
-                 disagreement_threshold: float = 2.0, figures_when_near: bool = False, **kwargs):
+                 disagreement_threshold: float = 2.0, figures_when_near: bool = False, competition=None,
+                 **kwargs):
         if not isinstance(judge, str) or not judge.strip():
             raise SrdashError(f"The review needs the judge's name (--judge NAME). Got {judge!r}.")
         self.set_trait("judge", judge.strip())
@@ -669,6 +674,9 @@ class ReviewApp(widgets.VBox):
         self._unsaved: set[tuple] = set()  # (dataset, method, field) whose last change failed
 
         self.log_panel = LogPanel()
+        # a review of a competition shows its verdict fingerprint once revealed (srdash score's)
+        self.competition_fingerprint = None if competition is None else CompetitionFingerprint(
+            competition, report=lambda error: self.log_panel.report(error, context="judging the competition"))
         self.header = widgets.HTML(self._header_html(source))
         self.instructions = widgets.HTML(self._instructions_html())
         self.saved_indicator = widgets.HTML("")
@@ -1222,6 +1230,8 @@ class ReviewApp(widgets.VBox):
         self.organiser_status.value = status
         self.leaderboard.value = self._leaderboard_html(entries) if self.revealed else (
             "<div class='srdash-explain'>The real-world leaderboard appears here once the methods are revealed.</div>")
+        if self.competition_fingerprint is not None:   # computed before the line above was shown
+            self.leaderboard.value = self.competition_fingerprint.resolve(self.leaderboard.value)
 
     def _jury_model(self, entries: pd.DataFrame, jury=None, *, n_bootstrap: int, verdict: bool = False):
         """The jury model of the entries (a rubric jury's summary, or trust entries), as the report fits it."""
@@ -1276,15 +1286,26 @@ class ReviewApp(widgets.VBox):
                 for r in shown.itertuples())
             ranked_by = "mean score" if self.rubric.normalisation == "none" else "mean per-juror z-score"
             return (f"<h3 style='margin:12px 0 4px 0'>Jury verdict ({_text(self.rules.title)}), ranked by the "
-                    f"{ranked_by}</h3>{leaderboard_html(verdict)}{_fingerprint_html(verdict)}{warnings_html(verdict)}"
+                    f"{ranked_by}</h3>{leaderboard_html(verdict)}{self._stamp_html(verdict)}{warnings_html(verdict)}"
                     "<table class='srdash-jury'><tr><th>dataset</th><th>method</th><th>mean score</th>"
                     f"<th>mean z-score</th><th>jurors</th><th>flag</th></tr>{rows}</table>"
                     + self._jury_model_html(entries, summary))
         verdict = realworld_verdict(self.representatives, entries, self.rules, settings=self.settings,
                                     methods=self.methods)
         return (f"<h3 style='margin:12px 0 4px 0'>Real-world leaderboard ({_text(self.rules.title)})</h3>"
-                f"{leaderboard_html(verdict)}{_fingerprint_html(verdict)}{warnings_html(verdict)}"
+                f"{leaderboard_html(verdict)}{self._stamp_html(verdict)}{warnings_html(verdict)}"
                 + self._jury_model_html(entries))
+
+    def _stamp_html(self, verdict) -> str:
+        """The line under the revealed leaderboard: the competition's verdict fingerprint (srdash score's),
+        or, reviewing loose results, the entries hash (see :mod:`srdash.apps.review_stamp`)."""
+        if self.competition_fingerprint is None:
+            return entries_hash_html(verdict)
+
+        def update() -> None:   # from the worker thread, once computed
+            self.leaderboard.value = self.competition_fingerprint.resolve(self.leaderboard.value)
+
+        return self.competition_fingerprint.html(entries_hash(verdict), update)
 
     # ------------------------------------------------------------------ display
 
@@ -1313,45 +1334,6 @@ class ReviewApp(widgets.VBox):
 
 
 # --------------------------------------------------------------------------- the served page
-
-
-def review_fingerprint(verdict) -> str:
-    """The identity of the review's verdict: SHA-256 of its leaderboard (method, place, score to 9 decimals),
-    its per-dataset table (the representatives' values and the judges' trust), the rules' hash and the srdash
-    and sympy versions (as :func:`srdash.judging.pipeline.verdict_fingerprint` for a competition's tracks).
-    Any change of a rank, an entry, a rule or a version changes it.
-
-    Examples
-    --------
-    >>> runs = pd.DataFrame({"method": ["a", "a", "a", "b"], "dataset": "d", "run": [0, 1, 2, 0],
-    ...                      "r2_test": [0.9, 0.7, 0.8, 0.8], "simplicity": -1.0})
-    >>> entries = pd.DataFrame({"judge": "ann", "dataset": "d", "method": ["a", "b"], "kind": "rank",
-    ...                         "value": [2.0, 1.0]})
-    >>> swapped = entries.assign(value=[1.0, 2.0])
-    >>> first = review_fingerprint(realworld_verdict(runs, entries))
-    >>> first == review_fingerprint(realworld_verdict(runs, entries)), len(first)
-    (True, 64)
-    >>> first == review_fingerprint(realworld_verdict(runs, swapped))
-    False
-    """
-    import hashlib
-    import json
-
-    from srdash.judging.pipeline import FINGERPRINTED_VERSIONS, _leaderboard_rows
-
-    provenance = verdict.provenance
-    payload = {"leaderboard": _leaderboard_rows(verdict),
-               "per_dataset": verdict.per_dataset.to_csv(index=False, float_format="%.9g"),
-               "rules": str(provenance.get("rules_sha256", "")),
-               "versions": {name: str(provenance.get(f"{name}_version", "")) for name in FINGERPRINTED_VERSIONS}}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _fingerprint_html(verdict) -> str:
-    """The review's verdict fingerprint, worded as the dashboard's (its first 12 characters)."""
-    return ("<div class='srdash-fingerprint'>Verdict fingerprint: <code class='srdash-fingerprint-value'>"
-            f"{html_text(review_fingerprint(verdict)[:12])}</code> (of this real-world leaderboard: it changes "
-            "with any entry, rule or version)</div>")
 
 
 def _environment_flag(value: str) -> bool:
@@ -1500,6 +1482,7 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         data_dir = _option(options, "data_dir").strip() or None
         say("Loading the results…")
         competition_text = _option(options, "competition").strip()
+        competition = None
         if competition_text:
             # The competition's real-world track: its rules, and the methods and datasets under review
             # (after the qualification stage), as the one pipeline judges them.
@@ -1531,7 +1514,7 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
                                               decimals=accuracy.decimals if accuracy else 3, prepare=prepare)
         return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
                 "settings": settings, "methods": sorted(set(results.table["method"])), "features": results.features,
-                "data_dir": data_dir, "organiser": organiser, "source": source}
+                "data_dir": data_dir, "organiser": organiser, "source": source, "competition": competition}
     except BaseException:
         store.close()
         raise

@@ -858,7 +858,7 @@ def _prepare_competition(competition: "Competition", cache, *, progress, say) ->
     results, qualification, filtered = qualified_competition_results(competition, stage=say, cache=cache)
     options = {**competition.simplification.options(), "cache": cache}
     track_problems = properties = None
-    rules = competition.rules
+    rules = _measured_rules(competition)
     simplifies = any(c.measure == "simplified-components" for c in rules.criteria)
     say(f"{'Simplifying' if simplifies else 'Measuring'} models ({len(results.table)})")
     if competition.descriptions is not None:
@@ -890,6 +890,21 @@ def _prepare_competition(competition: "Competition", cache, *, progress, say) ->
                                    trust_entries=trust_entries, cache_stats=MappingProxyType(stats),
                                    input_hashes=MappingProxyType(_file_input_hashes(competition, data_files)))
     return prepared, data_files
+
+
+def _measured_rules(competition: "Competition") -> Rules:
+    """The main rules, with the real-world track's criteria measured from the models that they lack: both
+    tracks are judged from the same prepared runs (srbench2025's main track counts rounded nodes, the
+    2022 real-world track ranks simplified components)."""
+    rules = competition.rules
+    if competition.realworld is None or not rules.rule_kind.judges_runs:
+        return rules
+    from srdash.judging.measures import measure as measure_of
+
+    columns = {c.column for c in rules.criteria}
+    extra = tuple(c for c in competition.realworld.rules.criteria
+                  if c.column not in columns and measure_of(c.measure).from_model)
+    return replace(rules, criteria=rules.criteria + extra) if extra else rules
 
 
 def _trust_entries(store_path) -> pd.DataFrame:

@@ -145,12 +145,12 @@ def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(jo_se
     page.close()
 
 
-# The leaderboard's first row (place, method, score: their text) and the verdict fingerprint of the organiser's
-# panel lie inside the first width x height screen.
+# The leaderboard's first row (place, method, score: their text) and the entries hash of the organiser's
+# panel (a review of loose results: no competition verdict) lie inside the first width x height screen.
 _ORGANISER_ROW = ".srdash-organiser table.srdash-leaderboard tbody tr:first-child"
-#: the revealed leaderboard's first row (place, method, score) and its fingerprint
+#: the revealed leaderboard's first row (place, method, score) and its entries hash
 _ORGANISER_FIRST_SCREEN = (f"{_ORGANISER_ROW} td.srdash-place", f"{_ORGANISER_ROW} td.srdash-method",
-                           f"{_ORGANISER_ROW} td.srdash-score", ".srdash-organiser .srdash-fingerprint-value")
+                           f"{_ORGANISER_ROW} td.srdash-score", ".srdash-organiser .srdash-entries-hash-value")
 
 
 def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the_typed_confirmation(
@@ -185,9 +185,9 @@ def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the
     # revealed: the organiser's panel opens on the real-world leaderboard, its first row on the first screen
     first = page.locator(".srdash-organiser table.srdash-leaderboard tbody tr").first
     expect(first).to_be_visible(timeout=30_000)
-    fingerprint = page.locator(".srdash-organiser .srdash-fingerprint-value")
+    fingerprint = page.locator(".srdash-organiser .srdash-entries-hash-value")
     expect(fingerprint).to_have_text(re.compile(r"^[0-9a-f]{12}$"))
-    expect(page.locator(".srdash-organiser .srdash-fingerprint")).to_contain_text("Verdict fingerprint: ")
+    expect(page.locator(".srdash-organiser .srdash-fingerprint")).to_contain_text("Entries hash: ")
     assert first_screen_problems(page, _ORGANISER_FIRST_SCREEN, 1300, 900) == []
     # and on a phone, from the top of the page: the same first row and the fingerprint on its first screen
     page.set_viewport_size({"width": 390, "height": 844})

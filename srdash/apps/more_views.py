@@ -1,0 +1,239 @@
+"""The dashboard's further views ("More views"): each built from the current verdict and prepared runs
+when first opened, refreshed when the verdict changes (:func:`refresh_view`).
+
+A builder takes ``(verdict, runs)`` and returns a widget; :func:`more_views` lists them, titled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import ipywidgets as widgets
+import pandas as pd
+
+from srdash.errors import SrdashError
+from srdash.figures.escape import html_text
+from srdash.figures.leaderboard import leaderboard_html, warnings_html
+from srdash.judging.ranking import Verdict, judge
+from srdash.judging.rules import load_rules
+
+__all__ = ["more_views", "refresh_view", "CERTIFICATE_VIEW_TITLE", "LINEAGE_VIEW_TITLE", "COMPARISON_VIEW_TITLE",
+           "RESOURCES_VIEW_TITLE", "PROPERTY_VIEW_TITLE", "QUALIFICATION_VIEW_TITLE"]
+
+def more_views(trust_store: str | None, app=None):
+    """(title, builder) of the further views; a builder takes (verdict, runs) and returns a widget.
+
+    The views report to ``app``'s log (one log per app), or to logs of their own without an app.
+    """
+    log = app.log_panel if app is not None else None
+
+    def sensitivity(verdict, runs):
+        from srdash.analysis.sensitivity import Rescorer
+        from srdash.apps.sensitivity import SensitivityView
+
+        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs), log_panel=log, show_title=False)
+
+    def robustness(verdict, runs):
+        from srdash.apps.integrity import RobustnessView
+
+        return RobustnessView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
+
+    def audit(verdict, runs):
+        from srdash.apps.integrity import AuditView
+
+        return AuditView(verdict, log_panel=log)
+
+    def rules_compared(verdict, runs):
+        return widgets.HTML(_rules_comparison(runs))
+
+    def why(verdict, runs):
+        from srdash.apps.certificate import CertificateView
+
+        return CertificateView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
+
+    def lineage(verdict, runs):
+        return _lineage_view(verdict, runs, cache=_view_cache(app))
+
+    def resources(verdict, runs):
+        return _srbench2025_view("resources", verdict, runs, cache=_view_cache(app))
+
+    def comparison(verdict, runs):
+        return _srbench2025_view("comparison", verdict, runs, cache=_view_cache(app))
+
+    views = [("Rules compared: published, as run, draft", rules_compared),
+             ("Weight sensitivity", sensitivity),
+             ("Rank uncertainty and significance", robustness),
+             ("Audit a published table", audit)]
+    if trust_store:
+        def realworld(verdict, runs):
+            if app is not None and app.result is not None and app.result.realworld is not None:
+                track = app.result.realworld
+                return widgets.HTML("<div class='srdash-note'>Trust entries from " + html_text(str(trust_store))
+                                    + "</div>" + leaderboard_html(track) + warnings_html(track)
+                                    + _jury_model_of_result_html(app.result))
+            return widgets.HTML(_realworld_html(trust_store, runs, verdict))
+
+        views.append(("Real-world track (expert trust)", realworld))
+    views.append((LINEAGE_VIEW_TITLE, lineage))
+    views.append((COMPARISON_VIEW_TITLE, comparison))
+    views.append((RESOURCES_VIEW_TITLE, resources))
+    views.append((CERTIFICATE_VIEW_TITLE, why))
+    return views
+
+
+#: Title of the winner certificate's view in the "More views" accordion.
+CERTIFICATE_VIEW_TITLE = "Why this winner: what would change the verdict"
+
+#: Title of the SRBench-lineage view in the "More views" accordion.
+LINEAGE_VIEW_TITLE = "SRBench views: Pareto front, performance profiles, pairwise tests"
+
+
+#: Titles of SRBench 2025's views in the "More views" accordion (srdash.figures.srbench2025).
+COMPARISON_VIEW_TITLE = "Comparison of methods: post-hoc test, CD diagram, effect sizes"
+RESOURCES_VIEW_TITLE = "Resources: time, energy and CO2 per method"
+
+
+def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
+    """The report's resources or comparison views (same figure functions, :mod:`srdash.figures.srbench2025`),
+    computed once for every visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
+    import plotly.io as pio
+
+    from srdash.apps.panels import FigurePanel
+    from srdash.apps.shared import shared_view
+    from srdash.figures import srbench2025
+
+    def compute() -> dict:
+        views = srbench2025.resource_views(runs) if which == "resources" else srbench2025.comparison_views(runs)
+        if not views:
+            views = ("<div class='srdash-note'>No resources: the runs carry no time, energy or CO2 column "
+                     "(training time (s), duration(s), power_consumption(kWh), CO2_emissions(kg)).</div>",)
+        return {"views": [view if isinstance(view, str) else {"figure": pio.to_json(view, validate=False)}
+                          for view in views]}
+
+    content = shared_view(f"srbench2025 {which}", runs, verdict.rules, compute, cache=cache)
+    children = []
+    for view in content["views"]:
+        if isinstance(view, str):  # srdash's own HTML, every untrusted text escaped by srdash.figures.srbench2025
+            children.append(widgets.HTML(view))
+        else:
+            panel = FigurePanel()
+            panel.show(pio.from_json(view["figure"], skip_invalid=True))
+            children.append(panel)
+    box = widgets.VBox(children)
+    box.add_class(f"srdash-{which}-view")
+    return box
+
+
+def _view_cache(app) -> object:
+    """Where the heavy views of ``app``'s competition are shared between visitors (:mod:`srdash.apps.shared`):
+    the competition's cache (None: srdash's default one), or False (not shared) without a competition or
+    when the competition turned the cache off."""
+    competition = getattr(app, "_competition", None)
+    if competition is None:
+        return False
+    cache = competition.simplification.cache
+    return None if cache is True else cache
+
+
+def _lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
+    """The report's SRBench views (same figure functions), one figure panel each; computed once for every
+    visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
+    import plotly.io as pio
+
+    from srdash.apps.panels import FigurePanel
+    from srdash.apps.shared import shared_view
+    from srdash.figures.lineage import srbench_views
+
+    def compute() -> dict:
+        # no critical-difference diagram here: "Rank uncertainty and significance" shows it (once per page)
+        return {"views": [view if isinstance(view, str) else {"figure": pio.to_json(view, validate=False)}
+                          for view in srbench_views(runs)]}
+
+    content = shared_view("srbench views", runs, verdict.rules, compute, cache=cache)
+    panels = []
+    for view in content["views"]:
+        panel = FigurePanel()
+        if isinstance(view, str):
+            panel.message(view)
+        else:
+            panel.show(pio.from_json(view["figure"], skip_invalid=True))
+        panels.append(panel)
+    return widgets.VBox(panels)
+
+
+def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> str:
+    from srdash.judging.trust import TrustStore, realworld_verdict
+
+    with contextlib.closing(TrustStore(store_path, read_only=True)) as store:
+        entries = store.entries()
+    methods = sorted(verdict.leaderboard["method"])
+    realworld = realworld_verdict(runs, entries, "srbench2022-realworld", methods=methods)
+    return ("<div class='srdash-note'>Trust entries from " + html_text(str(store_path)) + "</div>"
+            + leaderboard_html(realworld) + warnings_html(realworld)
+            + _jury_model_html(runs, entries, "srbench2022-realworld", methods))
+
+
+def _jury_model_of_result_html(result) -> str:
+    """The real-world track's jury model, from the entries and rules its verdict was judged with."""
+    from srdash.judging.pipeline import realworld_inputs
+
+    try:
+        inputs = realworld_inputs(result.prepared)
+    except SrdashError as exc:
+        return f"<div class='srdash-note'>{html_text(f'No jury model: {exc}')}</div>"
+    return _jury_model_html(inputs.runs, inputs.entries, inputs.rules, list(inputs.methods))
+
+
+def _jury_model_html(runs, entries, rules, methods) -> str:
+    """The report's jury-model section (same renderer): a second opinion under the real-world leaderboard."""
+    from srdash.analysis.jury_model import realworld_jury_model
+    from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html
+
+    try:
+        model = realworld_jury_model(runs, entries, rules, methods=methods)
+    except SrdashError as exc:
+        return f"<div class='srdash-note'>{html_text(f'No jury model: {exc}')}</div>"
+    return ("<h3>Jury model (a second opinion)</h3>"
+            f"<div class='srdash-note'>{html_text(JURY_MODEL_NOTE)}</div>" + jury_model_html(model))
+
+
+#: Titles of the synthetic track's views in the "More views" accordion.
+PROPERTY_VIEW_TITLE = "Properties of the synthetic track"
+QUALIFICATION_VIEW_TITLE = "Qualification stage (against LinearRegression)"
+
+_COMPARED_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
+
+
+def _rules_comparison(runs: pd.DataFrame) -> str:
+    """The 2022 presets side by side on these runs; a preset that cannot judge them is named with why."""
+    from srdash.figures.leaderboard import rules_comparison_html
+    from srdash.judging.ranking import compare_verdicts
+
+    verdicts, refused = [], []
+    for name in _COMPARED_PRESETS:
+        try:
+            verdicts.append(judge(runs, load_rules(name)))
+        except SrdashError as exc:
+            refused.append(f"{name}: {str(exc).splitlines()[0]}")
+    notes = "".join(f"<div class='srdash-note srdash-rules-refused'>Not compared: {html_text(line)}</div>"
+                    for line in refused)
+    if len(verdicts) < 2:
+        return ("<div class='srdash-note'>No comparison: fewer than two of the rules "
+                f"{html_text(', '.join(_COMPARED_PRESETS))} can judge these results.</div>" + notes)
+    return rules_comparison_html(compare_verdicts(verdicts)) + notes
+
+
+def refresh_view(view: widgets.Widget, verdict: Verdict, runs: pd.DataFrame) -> None:
+    from srdash.analysis.sensitivity import Rescorer
+    from srdash.apps.properties import PropertyView, QualificationView
+
+    if isinstance(view, (widgets.HTML, PropertyView, QualificationView)):
+        return  # views that do not depend on the current options
+    if hasattr(view, "rescorer"):
+        view.rescorer = Rescorer.from_verdict(verdict, runs=runs)
+    elif hasattr(view, "published"):
+        view.verdict = verdict
+    elif hasattr(view, "runs"):
+        with view.hold_trait_notifications():
+            view.runs = runs
+            view.rules = verdict.rules
