@@ -476,8 +476,11 @@ def jury_command(store_path, rules, output, explain, show_model):
 
             click.echo(jury_model_text(rubric_jury_model(summary)))
         if output is not None:
+            from srdash.io.private import open_private
+
             try:
-                table.to_csv(output, index=False)
+                with open_private(output, "w", newline="", encoding="utf-8") as handle:  # jurors' scores: 0600
+                    table.to_csv(handle, index=False)
             except OSError as exc:
                 raise click.ClickException(f"Cannot write '{output}': {exc}.") from exc
             click.echo(f"Wrote {len(table)} entries to {output}", err=True)
