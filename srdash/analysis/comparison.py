@@ -296,9 +296,11 @@ def compare(
                      "cliffs_delta": delta, "cliffs_magnitude": magnitude(delta, "cliffs_delta"),
                      "cohens_d": d, "cohens_magnitude": magnitude(d, "cohens_d")})
     pairs = pd.DataFrame(rows)
-    p_values = pd.DataFrame(1.0, index=pd.Index(order, name="method"), columns=order)
-    for row in pairs.itertuples(index=False):
-        p_values.loc[row.method_a, row.method_b] = p_values.loc[row.method_b, row.method_a] = row.p_adjusted
+    square = np.ones((len(order), len(order)))
+    position = {name: i for i, name in enumerate(order)}
+    first, second = [position[a] for a in pairs["method_a"]], [position[b] for b in pairs["method_b"]]
+    square[first, second] = square[second, first] = pairs["p_adjusted"].to_numpy(dtype=float)
+    p_values = pd.DataFrame(square, index=pd.Index(order, name="method"), columns=order)
     if not gate:
         groups: tuple[tuple[str, ...], ...] = (tuple(order),)
     else:
