@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from srdash.analysis import _tables
+from srdash.analysis import _tables, costs
 
 __all__ = ["Comparison", "compare", "compare_by_group", "friedman_datasets", "POSTHOCS", "MISSING_RULES"]
 
@@ -213,6 +213,7 @@ def compare(
     methods = list(matrix.columns)
     if len(methods) < 3:
         raise ValueError(f"A comparison needs at least three methods. Got {len(methods)}.")
+    costs.check_compare(len(methods), posthoc=posthoc)  # past a bound of pairs: refused, with what to do
     notes: list[str] = []
     block_word = "datasets" if unit == "dataset" else "(dataset, seed) blocks"
     incomplete = matrix.isna().any(axis=1)

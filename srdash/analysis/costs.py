@@ -12,8 +12,10 @@ Three computations grow faster than their input:
   :data:`MAX_EXPLAIN_COMBINATIONS` combinations, jurors are left out one at a time only (said in
   the output).
 * **A comparison** (``srdash analyse compare``): every pair of k methods gets a post-hoc test
-  and effect sizes (300 methods: 44,850 pairs). Past :data:`MAX_COMPARE_PAIRS` pairs, the
-  comparison is refused with what to do instead.
+  and effect sizes (300 methods: 44,850 pairs). Nemenyi's and Conover's p-values are computed
+  for every pair at once; Wilcoxon's tests are one scipy call per pair. Past
+  :data:`MAX_WILCOXON_PAIRS` pairs with Wilcoxon, or :data:`MAX_COMPARE_PAIRS` with any
+  post-hoc, the comparison is refused with what to do instead (:func:`check_compare`).
 
 The bounds are on sizes, never on measured time: the same input gets the same verdict on any
 machine. The seconds printed beside them are estimates for one core (the rates measured in
@@ -24,7 +26,7 @@ Examples
 >>> model_work(n_items=100, n_stages=3060, n_rankings=180, n_fits=261, n_pair_fits=201) < MAX_MODEL_WORK
 True
 >>> model_redraws(n_items=300, n_stages=1020, n_rankings=60, n_judges=60, n_bootstrap=200)  # rubric scores
-200
+52
 >>> model_redraws(n_items=300, n_stages=17940, n_rankings=60, n_judges=60, n_bootstrap=200)  # strict ranks
 -1
 >>> explain_max_removed(60), explain_max_removed(20)
@@ -37,7 +39,8 @@ import math
 
 from srdash.errors import SrdashError
 
-__all__ = ["bounded_redraws", "MAX_MODEL_WORK", "MAX_EXPLAIN_COMBINATIONS", "MAX_COMPARE_PAIRS", "model_work", "model_redraws",
+__all__ = ["bounded_redraws", "check_compare", "compare_plan", "MAX_MODEL_WORK", "MAX_EXPLAIN_COMBINATIONS",
+           "MAX_COMPARE_PAIRS", "MAX_WILCOXON_PAIRS", "model_work", "model_redraws",
            "model_seconds", "explain_max_removed", "explain_combinations", "compare_pairs", "compare_seconds"]
 
 #: Operations of the jury model's fits (see :func:`model_work`) above which its bootstrap is cut: about a
@@ -45,14 +48,16 @@ __all__ = ["bounded_redraws", "MAX_MODEL_WORK", "MAX_EXPLAIN_COMBINATIONS", "MAX
 MAX_MODEL_WORK = 1.5e11
 #: Combinations of the jury's scores ``--explain`` makes at most (each one jury_summary of every score).
 MAX_EXPLAIN_COMBINATIONS = 250
-#: Pairs of methods a comparison tests at most (300 methods: 44,850).
+#: Pairs of methods a comparison tests at most (300 methods: 44,850; 317 methods: 50,086).
 MAX_COMPARE_PAIRS = 50_000
+#: Pairs of Wilcoxon signed-rank tests (one scipy call each, about 1 ms) a comparison runs at most (142 methods).
+MAX_WILCOXON_PAIRS = 10_000
 #: Newton's iterations per fit, typically (for the estimate only).
 _ITERATIONS = 10
 #: Operations per second of the fits, and seconds per pair of a comparison with Wilcoxon's tests, on one
 #: loaded core (benchmarks/hostile_costs.py; for the printed estimates only).
 _OPERATIONS_PER_SECOND = 2.5e9
-_SECONDS_PER_PAIR = {"wilcoxon-holm": 6e-4, "conover": 1e-4, "nemenyi": 1e-4}
+_SECONDS_PER_PAIR = {"wilcoxon-holm": 2e-3, "conover": 3e-4, "nemenyi": 3e-4}
 
 
 def model_work(*, n_items: int, n_stages: int, n_rankings: int, n_fits: int, n_pair_fits: int) -> float:
@@ -116,15 +121,18 @@ def compare_seconds(n_methods: int, posthoc: str) -> float:
     return compare_pairs(n_methods) * _SECONDS_PER_PAIR.get(posthoc, 6e-4)
 
 
-def bounded_redraws(rankings: list, n_items: int, n_judges: int, n_bootstrap: int, notes: list) -> int:
-    """The redraws within :data:`srdash.analysis.MAX_MODEL_WORK` (a note says when fewer than asked);
-    refused when the fit and the judges left out alone exceed it."""
+def bounded_redraws(rankings: list, n_items: int, n_judges: int, n_bootstrap: int, notes: list, *,
+                    announce=None) -> int:
+    """The redraws within :data:`MAX_MODEL_WORK` (a note says when fewer than asked); refused when the fit
+    and the judges left out alone exceed it. ``announce``, when given, gets one sentence saying what the
+    model will fit and about how long it takes, before any fit."""
     stages = sum(len(groups) - (len(groups[-1]) == 1) for groups in rankings)
     redraws = model_redraws(n_items=n_items, n_stages=stages, n_rankings=len(rankings), n_judges=n_judges,
-                                  n_bootstrap=n_bootstrap)
+                            n_bootstrap=n_bootstrap)
+    left_out = n_judges if n_judges >= 2 else 0
     if redraws < 0:
-        work = model_work(n_items=n_items, n_stages=stages, n_rankings=len(rankings),
-                                n_fits=1 + n_judges, n_pair_fits=1)
+        work = model_work(n_items=n_items, n_stages=stages, n_rankings=len(rankings), n_fits=1 + left_out,
+                          n_pair_fits=1)
         raise SrdashError(f"The jury model of {n_items} methods over {len(rankings)} rankings ({stages} choice "
                           f"stages) and {n_judges} judges needs about {work:.1e} operations without a bootstrap, "
                           f"more than its bound of {MAX_MODEL_WORK:.1e} (srdash.analysis.costs). Fit it "
@@ -134,4 +142,53 @@ def bounded_redraws(rankings: list, n_items: int, n_judges: int, n_bootstrap: in
                      f"{len(rankings)} rankings ({stages} choice stages) with more would pass the bound of "
                      f"{MAX_MODEL_WORK:.1e} operations (srdash.analysis.costs); the intervals are wider "
                      "for it.")
+    if announce is not None:
+        work = model_work(n_items=n_items, n_stages=stages, n_rankings=len(rankings),
+                          n_fits=1 + redraws + left_out, n_pair_fits=1 + redraws)
+        cut = f" (cut from {n_bootstrap}: the bound of {MAX_MODEL_WORK:.1e} operations)" if redraws < n_bootstrap else ""
+        announce(f"Jury model: {len(rankings)} rankings ({stages:,} choice stages) of {n_items} methods by "
+                 f"{n_judges} judges; Plackett-Luce and Bradley-Terry fits of the rankings, of {redraws} bootstrap "
+                 f"redraws{cut} and without each judge: about {model_seconds(work):.0f} s.")
     return redraws
+
+
+def compare_plan(n_methods: int, n_blocks: int, *, posthoc: str, missing: int = 0) -> str:
+    """What a comparison will do, in one sentence, with its estimated seconds (for the CLI to say first).
+
+    Examples
+    --------
+    >>> compare_plan(300, 400, posthoc="nemenyi", missing=1200)
+    'Comparing 300 methods on 400 blocks (1200 missing values: Skillings-Mack beside Friedman): nemenyi post-hoc and effect sizes for 44,850 pairs, about 13 s.'
+    """
+    pairs = compare_pairs(n_methods)
+    incomplete = f" ({missing} missing values: Skillings-Mack beside Friedman)" if missing else ""
+    return (f"Comparing {n_methods} methods on {n_blocks} blocks{incomplete}: {posthoc} post-hoc and effect sizes "
+            f"for {pairs:,} pairs, about {compare_seconds(n_methods, posthoc):.0f} s.")
+
+
+def check_compare(n_methods: int, *, posthoc: str) -> None:
+    """Refuse a comparison past :data:`MAX_WILCOXON_PAIRS` (Wilcoxon) or :data:`MAX_COMPARE_PAIRS` pairs.
+
+    Raises
+    ------
+    ValueError
+        Naming the pairs, the bound and what to do instead.
+
+    Examples
+    --------
+    >>> check_compare(300, posthoc="wilcoxon-holm")
+    Traceback (most recent call last):
+    ...
+    ValueError: Wilcoxon's signed-rank test for every pair of 300 methods is 44,850 tests (about 90 s), more than the bound of 10,000 (srdash.analysis.costs.MAX_WILCOXON_PAIRS). Use posthoc 'nemenyi' or 'conover' (--posthoc; every pair at once), or compare fewer methods (e.g. --split by a group column).
+    """
+    pairs = compare_pairs(n_methods)
+    if posthoc == "wilcoxon-holm" and pairs > MAX_WILCOXON_PAIRS:
+        raise ValueError(f"Wilcoxon's signed-rank test for every pair of {n_methods} methods is {pairs:,} tests "
+                         f"(about {compare_seconds(n_methods, posthoc):.0f} s), more than the bound of "
+                         f"{MAX_WILCOXON_PAIRS:,} (srdash.analysis.costs.MAX_WILCOXON_PAIRS). Use posthoc 'nemenyi' "
+                         "or 'conover' (--posthoc; every pair at once), or compare fewer methods (e.g. --split by "
+                         "a group column).")
+    if pairs > MAX_COMPARE_PAIRS:
+        raise ValueError(f"A comparison of {n_methods} methods is {pairs:,} pairs, more than the bound of "
+                         f"{MAX_COMPARE_PAIRS:,} (srdash.analysis.costs.MAX_COMPARE_PAIRS). Compare fewer methods "
+                         "(e.g. --split by a group column, or the best methods of a first comparison).")
