@@ -122,3 +122,18 @@ def test_the_helpers_leave_links_and_others_files_alone(tmp_path, permissive_uma
     assert make_private(tmp_path / "missing") is True
     private_database(tmp_path / "a" / "b" / "t.sqlite", create=True)
     _assert_private([tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "t.sqlite"])
+
+
+def test_the_reviews_token_file_is_private_from_its_creation(permissive_umask):
+    import json
+    import shutil
+
+    from srdash.cli.review import _token_config
+
+    folder = _token_config("s3cret")
+    try:
+        config = folder / "voila.json"
+        assert json.loads(config.read_text()) == {"Voila": {"token": "s3cret"}}
+        _assert_private([folder, config])
+    finally:
+        shutil.rmtree(folder)

@@ -6,7 +6,6 @@ import functools
 import json
 import os
 import shutil
-import stat
 import tempfile
 import time
 from pathlib import Path
@@ -127,10 +126,11 @@ def review_environment(*, judge: str, store: Path, rules: str, input_path: Path 
 def _token_config(token: str) -> Path:
     """A private folder with a voila.json holding the token (kept off the command line, which
     other users of the machine can read)."""
+    from srdash.io.private import open_private
+
     folder = Path(tempfile.mkdtemp(prefix="srdash-review-"))
-    config = folder / "voila.json"
-    config.write_text(json.dumps({"Voila": {"token": token}}))
-    config.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    with open_private(folder / "voila.json", "w", encoding="utf-8") as config:  # 0600 from its creation
+        config.write(json.dumps({"Voila": {"token": token}}))
     return folder
 
 
