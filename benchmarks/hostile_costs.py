@@ -100,7 +100,7 @@ def zygote(tests, folder: Path) -> None:
         manager = KernelManager(kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]),
                                 kernel_name="python3")
         start = time.perf_counter()
-        manager.start_kernel(cwd=str(folder), env=ENV)
+        manager.start_kernel(cwd=str(folder), env=ENV, stderr=subprocess.DEVNULL)  # its TCP warnings
         client = manager.blocking_client()
         client.start_channels()
         try:

@@ -119,7 +119,9 @@ def test_explain_leaves_60_jurors_out_one_at_a_time_and_says_so(tmp_path):
     # 1 + 60 + C(60, 2) = 1,831 combinations with pairs; the bound is 250
     assert ("--explain: leaving out every pair of the 60 jurors would be 1,831 combinations of the scores, more "
             "than the bound of 250 (srdash.analysis.costs): jurors are left out one at a time.") in done.output
-    assert "--explain: up to 61 combinations of the scores (each juror left out) and the rubric's variants" in done.output
+    # and the rubric's variants: the other normalisation and each of the 4 criteria left out (equal weights)
+    assert "--explain: up to 66 combinations of the scores (each juror left out, and 5 variants of the rubric)" \
+        in done.output
     assert "Why the jury's choice, dataset d0:" in done.output
 
 

@@ -388,22 +388,25 @@ def import_command(csv_path, store_path, judge, kind, create):
         click.echo(f"Imported {count} entries from {csv_path} into {store.path}", err=True)
 
 
-def _explain_plan(scores, seconds: float) -> int:
+def _explain_plan(scores, rubric, seconds: float) -> int:
     """Say what ``--explain`` will combine and about how long it takes; the largest set of jurors it leaves
     out (two, or one past :data:`srdash.analysis.costs.MAX_EXPLAIN_COMBINATIONS`)."""
     from srdash.analysis import costs
 
     jurors = int(scores["judge"].nunique())
     removed = costs.explain_max_removed(jurors)
-    combinations = costs.explain_combinations(jurors, removed)
+    criteria = len(rubric.criteria)
+    # the certificate's variants: the other normalisation, each criterion left out, equal weights
+    variants = 1 + (criteria if criteria > 1 else 0) + (len({c.weight for c in rubric.criteria}) > 1)
+    combinations = costs.explain_combinations(jurors, removed) + variants
     if removed < 2 and jurors > 2:
         click.echo(f"--explain: leaving out every pair of the {jurors} jurors would be "
                    f"{costs.explain_combinations(jurors, 2):,} combinations of the scores, more than the bound of "
                    f"{costs.MAX_EXPLAIN_COMBINATIONS} (srdash.analysis.costs): jurors are left out one at a time.",
                    err=True)
     click.echo(f"--explain: up to {combinations:,} combinations of the scores (each juror"
-               f"{' and each pair of jurors' if removed >= 2 else ''} left out) and the rubric's variants, "
-               f"about {combinations * seconds:.0f} s.", err=True)
+               f"{' and each pair of jurors' if removed >= 2 else ''} left out, and {variants} variants of the "
+               f"rubric), about {combinations * seconds:.0f} s.", err=True)
     return removed
 
 
@@ -493,7 +496,7 @@ def jury_command(store_path, rules, output, explain, show_model):
             from srdash.analysis.certificate import jury_certificate, jury_certificate_text
 
             click.echo(jury_certificate_text(jury_certificate(scores, rubric,
-                                                              max_removed=_explain_plan(scores, seconds))))
+                                                              max_removed=_explain_plan(scores, rubric, seconds))))
         if show_model:
             from srdash.analysis.jury_model import jury_model_text, rubric_jury_model
 
