@@ -162,6 +162,11 @@ def test_compare_300_methods_on_400_datasets_with_missing_values_says_first_and_
     assert omnibus["test"].tolist() == ["Friedman", "Iman-Davenport", "Skillings-Mack"]
     assert int(omnibus.loc[2, "blocks"]) == 400  # Skillings-Mack uses every block
     assert len(pd.read_csv(output)) == 44_850
+    # the paragraph stays readable: 12 pairs, 12 groups of at most 20 names spelled out, the rest counted
+    # (the summary file lists every group after the paragraph)
+    paragraph = output.with_name("pairs.summary.txt").read_text().split("\n\n")[0]
+    assert "more significant pair(s) (see the pairs table)" in paragraph
+    assert "more group(s) (see the critical-difference diagram)." in paragraph and len(paragraph) < 12_000
     assert peak_mb < PEAK_MB, peak_mb  # before: Nemenyi's 44,850 x 4,801 arrays alone were 1.7 GB each
 
 

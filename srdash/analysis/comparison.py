@@ -59,6 +59,9 @@ MISSING_RULES = ("drop", "worst")
 
 #: Significant pairs the paragraph spells out (the rest are counted; every pair is in the table).
 _LISTED_PAIRS = 12
+#: Groups, and names per group, the paragraph spells out (the rest are counted; every group is in the result).
+_LISTED_GROUPS = 12
+_LISTED_NAMES = 20
 
 _POSTHOC_NAMES = {"nemenyi": "Nemenyi post-hoc test", "conover": "Conover (Friedman) post-hoc test",
                   "wilcoxon-holm": "Wilcoxon signed-rank test per pair"}
@@ -422,8 +425,13 @@ def _paragraph(r: Comparison) -> str:
         parts.append("No pair of methods differs significantly.")
     groups = [g for g in r.groups if len(g) > 1]
     if groups and len(significant):
-        parts.append("Methods not significantly different from one another: "
-                     + "; ".join("{" + ", ".join(g) + "}" for g in groups) + ".")
+        # a paragraph of bounded length: 300 methods made about 100 groups of about 150 names (60,000 characters)
+        shown = ["{" + ", ".join(g[:_LISTED_NAMES]) + (f", and {len(g) - _LISTED_NAMES} more" if
+                                                       len(g) > _LISTED_NAMES else "") + "}"
+                 for g in groups[:_LISTED_GROUPS]]
+        more = len(groups) - _LISTED_GROUPS
+        parts.append("Methods not significantly different from one another: " + "; ".join(shown)
+                     + (f"; and {more} more group(s) (see the critical-difference diagram)." if more > 0 else "."))
     best = r.mean_ranks.iloc[0]
     parts.append(f"Best mean rank: {best['method']} ({best['mean_rank']:.3f}, {r.n_methods} = best).")
     return " ".join(parts)
