@@ -66,9 +66,8 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
             click.secho(f"Note: {note}", fg="yellow", err=True)
         return result.pairs, summary
     if kind == "compare":
-        from srdash.analysis.comparison import compare, compare_by_group
-
         from srdash.analysis import _tables, costs
+        from srdash.analysis.comparison import compare, compare_by_group
 
         options = dict(value=accuracy, direction=direction, method=method, seed=seed_column, unit=unit,
                        posthoc=posthoc, correction=correction or "holm", missing=missing, alpha=alpha)
