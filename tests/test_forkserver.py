@@ -310,3 +310,91 @@ def test_a_zygote_still_importing_is_terminated_and_a_ready_one_stops_when_its_s
         time.sleep(0.05)
     ready.stop()
     assert ready.process.returncode == 0
+
+
+# --------------------------------------------------------------------------- idle and slow clients (issue 32)
+
+
+def _connected(path) -> "socket.socket":
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(str(path))
+    return sock
+
+
+def _still_open(sock) -> bool:
+    """The zygote has neither closed ``sock`` nor written to it (it waits for the request)."""
+    sock.setblocking(False)
+    try:
+        return not sock.recv(1)  # b"" would be the zygote's end of the connection
+    except BlockingIOError:
+        return True
+    finally:
+        sock.setblocking(True)
+
+
+def test_idle_and_slow_connections_do_not_delay_another_kernels_start(tmp_path):
+    # Before issue 32 the zygote read one request at a time, waiting up to 10 s on each connection: three
+    # connections that sent nothing delayed the next kernel by 30.8 s. Here they may wait 600 s (longer than
+    # any start, however loaded the machine): the kernel must start while they are all still open.
+    from srdash.apps import forkkernel
+
+    zygote = KernelZygote(ENV, preload=["ipykernel.kernelapp"], request_timeout=600)
+    idle = []
+    try:
+        idle = [_connected(zygote.socket_path) for _ in range(3)]
+        slow = _connected(zygote.socket_path)
+        slow.sendall(forkkernel.MAGIC[:2])  # half a header, then nothing
+        manager, client = _start([zygote.folder / "kernels"], tmp_path)
+        try:
+            assert _parent(_facts(client)["pid"]) == zygote.pid
+        finally:
+            client.stop_channels()
+            manager.shutdown_kernel(now=True)
+        assert all(_still_open(sock) for sock in [*idle, slow])
+    finally:
+        for sock in idle:
+            sock.close()
+        zygote.stop()
+
+
+def test_a_connection_that_sends_no_request_in_time_is_dropped_with_a_reason(tmp_path):
+    zygote = KernelZygote(ENV, preload=["json"], request_timeout=0.5)
+    try:
+        quiet, garbage = _connected(zygote.socket_path), _connected(zygote.socket_path)
+        garbage.sendall(b"GET / HTTP/1.0\r\n\r\n")  # 8 bytes of header: not a launcher's magic
+        quiet.settimeout(60)
+        garbage.settimeout(60)
+        assert quiet.recv(4096).decode().startswith("error a connection sent no whole request within 0.5 s")
+        assert garbage.recv(4096) == b"error a request that is not a kernel launcher's\n"
+        assert quiet.recv(10) == b""  # closed (the other may be reset: it sent bytes the zygote did not read)
+        quiet.close()
+        garbage.close()
+        # the zygote serves on
+        manager, client = _start([zygote.folder / "kernels"], tmp_path)
+        try:
+            assert _parent(_facts(client)["pid"]) == zygote.pid
+        finally:
+            client.stop_channels()
+            manager.shutdown_kernel(now=True)
+    finally:
+        zygote.stop()
+
+
+def test_connections_waiting_for_their_request_are_bounded_the_oldest_goes():
+    from srdash.apps.forkserver import MAX_PENDING
+
+    zygote = KernelZygote(ENV, preload=["json"], request_timeout=600)
+    held = []
+    try:
+        held = [_connected(zygote.socket_path) for _ in range(MAX_PENDING + 1)]
+        held[0].settimeout(60)
+        said = held[0].recv(4096).decode()
+        assert said == (f"error more than {MAX_PENDING} connections waited to send their request; the one "
+                        "connected longest ago was dropped\n")
+        assert all(_still_open(sock) for sock in held[1:])
+    finally:
+        for sock in held:
+            sock.close()
+        zygote.stop()

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from srdash.analysis import _tables
+from srdash.analysis import _tables, costs
 
 __all__ = ["Comparison", "compare", "compare_by_group", "friedman_datasets", "POSTHOCS", "MISSING_RULES"]
 
@@ -59,6 +59,9 @@ MISSING_RULES = ("drop", "worst")
 
 #: Significant pairs the paragraph spells out (the rest are counted; every pair is in the table).
 _LISTED_PAIRS = 12
+#: Groups, and names per group, the paragraph spells out (the rest are counted; every group is in the result).
+_LISTED_GROUPS = 12
+_LISTED_NAMES = 20
 
 _POSTHOC_NAMES = {"nemenyi": "Nemenyi post-hoc test", "conover": "Conover (Friedman) post-hoc test",
                   "wilcoxon-holm": "Wilcoxon signed-rank test per pair"}
@@ -213,6 +216,7 @@ def compare(
     methods = list(matrix.columns)
     if len(methods) < 3:
         raise ValueError(f"A comparison needs at least three methods. Got {len(methods)}.")
+    costs.check_compare(len(methods), posthoc=posthoc)  # past a bound of pairs: refused, with what to do
     notes: list[str] = []
     block_word = "datasets" if unit == "dataset" else "(dataset, seed) blocks"
     incomplete = matrix.isna().any(axis=1)
@@ -296,9 +300,11 @@ def compare(
                      "cliffs_delta": delta, "cliffs_magnitude": magnitude(delta, "cliffs_delta"),
                      "cohens_d": d, "cohens_magnitude": magnitude(d, "cohens_d")})
     pairs = pd.DataFrame(rows)
-    p_values = pd.DataFrame(1.0, index=pd.Index(order, name="method"), columns=order)
-    for row in pairs.itertuples(index=False):
-        p_values.loc[row.method_a, row.method_b] = p_values.loc[row.method_b, row.method_a] = row.p_adjusted
+    square = np.ones((len(order), len(order)))
+    position = {name: i for i, name in enumerate(order)}
+    first, second = [position[a] for a in pairs["method_a"]], [position[b] for b in pairs["method_b"]]
+    square[first, second] = square[second, first] = pairs["p_adjusted"].to_numpy(dtype=float)
+    p_values = pd.DataFrame(square, index=pd.Index(order, name="method"), columns=order)
     if not gate:
         groups: tuple[tuple[str, ...], ...] = (tuple(order),)
     else:
@@ -419,8 +425,13 @@ def _paragraph(r: Comparison) -> str:
         parts.append("No pair of methods differs significantly.")
     groups = [g for g in r.groups if len(g) > 1]
     if groups and len(significant):
-        parts.append("Methods not significantly different from one another: "
-                     + "; ".join("{" + ", ".join(g) + "}" for g in groups) + ".")
+        # a paragraph of bounded length: 300 methods made about 100 groups of about 150 names (60,000 characters)
+        shown = ["{" + ", ".join(g[:_LISTED_NAMES]) + (f", and {len(g) - _LISTED_NAMES} more" if
+                                                       len(g) > _LISTED_NAMES else "") + "}"
+                 for g in groups[:_LISTED_GROUPS]]
+        more = len(groups) - _LISTED_GROUPS
+        parts.append("Methods not significantly different from one another: " + "; ".join(shown)
+                     + (f"; and {more} more group(s) (see the critical-difference diagram)." if more > 0 else "."))
     best = r.mean_ranks.iloc[0]
     parts.append(f"Best mean rank: {best['method']} ({best['mean_rank']:.3f}, {r.n_methods} = best).")
     return " ".join(parts)

@@ -55,6 +55,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.analysis import costs
+from srdash.analysis._strength_fits import NO_MAXIMUM as _NO_MAXIMUM, NOT_CONVERGED as _NOT_CONVERGED
+from srdash.analysis._strength_fits import (bradley_terry_tables, chunks, fit_stages, fit_tables, stages,
+                                            one_blas_thread)
 from srdash.errors import SrdashError
 
 __all__ = ["plackett_luce", "bradley_terry", "krippendorff_alpha", "JuryModel", "jury_model",
@@ -67,136 +71,10 @@ LEVELS = ("nominal", "ordinal", "interval")
 DEFAULT_PRIOR = 0.1
 _TOL = 1e-12
 _MAX_ITER = 200
-_NOT_CONVERGED = ("The strengths did not converge in {max_iter} iterations; give a prior above 0 (a method every "
-                  "judge puts first, or last, has no finite maximum-likelihood strength).")
-_NO_MAXIMUM = ("The strengths have no finite maximum-likelihood estimate: some method is never picked before "
-               "another that is picked before it (e.g. first, or last, in every ranking). Give a prior above 0.")
 _DECIMALS = 9  # strengths equal to this many decimals share a rank
 
 
 # --------------------------------------------------------------------------- fitting
-
-
-def _stages(rankings: Sequence[Sequence], n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each ranking's choice stages: who is left (0/1 rows), who is picked (counts), which ranking.
-
-    A ranking is a sequence of items (best first); an item may be a tuple or list of tied items.
-    A last stage with one item left is skipped (it contributes w/w = 1).
-    """
-    left_rows, picked_rows, owner = [], [], []
-    for r, ranking in enumerate(rankings):
-        groups = [tuple(g) if isinstance(g, (tuple, list, np.ndarray)) else (g,) for g in ranking]
-        items = [int(i) for g in groups for i in g]
-        if len(set(items)) != len(items):
-            raise SrdashError(f"Ranking #{r + 1} names an item more than once: {list(ranking)!r}.")
-        if any(i < 0 or i >= n_items for i in items):
-            raise SrdashError(f"Ranking #{r + 1} names an item outside 0..{n_items - 1}: {list(ranking)!r}.")
-        remaining = set(items)
-        for group in groups:
-            if len(remaining) == 1 and len(group) == 1:
-                break
-            left = np.zeros(n_items)
-            left[list(remaining)] = 1.0
-            picked = np.zeros(n_items)
-            picked[[int(i) for i in group]] = 1.0
-            left_rows.append(left)
-            picked_rows.append(picked)
-            owner.append(r)
-            remaining -= {int(i) for i in group}
-    if not left_rows:
-        return np.zeros((0, n_items)), np.zeros((0, n_items)), np.zeros(0, dtype=int)
-    return np.array(left_rows), np.array(picked_rows), np.array(owner)
-
-
-def _log_sums(theta: np.ndarray, left_sets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per fit: the strengths scaled by the largest (B, n), the sums of the scaled strengths left in each
-    set (B, U) and the logs of the unscaled sums (B, U)."""
-    top = theta.max(axis=1, keepdims=True)
-    scaled = np.exp(theta - top)
-    totals = scaled @ left_sets.T
-    return scaled, totals, np.log(totals) + top
-
-
-def _objective(theta, wins, cost, left_sets, prior) -> np.ndarray:
-    _, _, log_sums = _log_sums(theta, left_sets)
-    return (wins * theta).sum(axis=1) - (cost * log_sums).sum(axis=1) + prior * (theta - np.exp(theta)).sum(axis=1)
-
-
-def _check_estimable(left: np.ndarray, picked: np.ndarray, weights: np.ndarray) -> None:
-    """Without a prior, the maximum-likelihood strengths exist only when every item can be reached from every
-    other through "was picked before" (Hunter 2004, assumption 1): the comparison graph is strongly connected."""
-    n_items = left.shape[1]
-    for row in weights:
-        counted = row > 0
-        # i -> j: i was picked while j was left (a tie: both ways, Breslow's term bounds their ratio)
-        beaten = (picked[counted] > 0).astype(float).T @ (left[counted] > 0).astype(float) > 0
-        reach = beaten | np.eye(n_items, dtype=bool)
-        for _ in range(max(1, int(np.ceil(np.log2(max(n_items, 2)))))):
-            reach = reach | ((reach.astype(float) @ reach.astype(float)) > 0)
-        if not reach.all():
-            raise SrdashError(_NO_MAXIMUM)
-
-
-def _fit(left: np.ndarray, picked: np.ndarray, weights: np.ndarray, *, prior: float, tol: float,
-         max_iter: int) -> np.ndarray:
-    """The strengths of many weightings at once: (B, n) centred log-strengths.
-
-    ``left`` (S, n): who is left at each stage; ``picked`` (S, n): who is picked there (a tie group:
-    several); ``weights`` (B, S): how often each stage counts in each fit. The log-posterior
-
-        sum_i wins_i theta_i - sum_s weight_s |picked_s| log sum_{j left at s} e^theta_j
-                            + prior sum_i (theta_i - e^theta_i)
-
-    is concave; its maximum is the fixed point of Hunter's MM with choix's prior,
-    ``w_i = (wins_i + prior) / (denominator_i + prior)`` (whose strengths sum to n). It is found by
-    Newton's method with a backtracking line search (a few iterations where MM takes thousands).
-    With ``prior = 0`` the strengths are defined up to a common shift; each step is taken
-    orthogonal to it.
-    """
-    n_fits, n_items = weights.shape[0], left.shape[1]
-    if prior == 0:
-        _check_estimable(left, picked, weights)
-    wins = weights @ picked                                       # (B, n)
-    # stages with the same methods left share their log-sum term: one column per distinct set (the pairs
-    # of Bradley-Terry repeat across rankings)
-    left_sets, which = np.unique(left, axis=0, return_inverse=True)
-    which = np.asarray(which).reshape(-1)
-    members = np.zeros((len(left), len(left_sets)))
-    members[np.arange(len(left)), which] = 1.0
-    cost = (weights * picked.sum(axis=1)[None, :]) @ members      # (B, U): picks made from each set
-    pairs = (left_sets[:, :, None] * left_sets[:, None, :]).reshape(len(left_sets), n_items * n_items)
-    theta = np.zeros((n_fits, n_items))
-    value = _objective(theta, wins, cost, left_sets, prior)
-    ones = np.ones((n_items, n_items))
-    eye = np.eye(n_items)
-    for _ in range(max_iter):
-        scaled, totals, _ = _log_sums(theta, left_sets)
-        strengths = np.exp(theta)
-        expected = scaled * ((cost / totals) @ left_sets)          # sum over sets of cost * share (B, n)
-        gradient = wins - expected + prior * (1.0 - strengths)
-        outer = ((cost / totals ** 2) @ pairs).reshape(n_fits, n_items, n_items)
-        hessian = (outer * scaled[:, :, None] * scaled[:, None, :]
-                   - (expected + prior * strengths)[:, :, None] * eye[None])
-        if prior == 0:
-            hessian = hessian - ones[None]                        # steps orthogonal to the common shift
-        try:
-            step = -np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
-        except np.linalg.LinAlgError:
-            break
-        size = np.ones(n_fits)
-        for _ in range(60):                                       # backtracking: never go downhill
-            trial = theta + size[:, None] * step
-            new_value = _objective(trial, wins, cost, left_sets, prior)
-            worse = ~(new_value >= value - 1e-12 * np.abs(value))
-            if not worse.any():
-                break
-            size = np.where(worse, size / 2, size)
-        theta, value = trial, new_value
-        if not np.isfinite(theta).all():
-            break
-        if np.abs(size[:, None] * step).max() <= tol:
-            return theta - theta.mean(axis=1, keepdims=True)
-    raise SrdashError(_NOT_CONVERGED.format(max_iter=max_iter))
 
 
 def plackett_luce(rankings: Sequence[Sequence], n_items: int, *, prior: float = 0.0, tol: float = _TOL,
@@ -239,10 +117,10 @@ def plackett_luce(rankings: Sequence[Sequence], n_items: int, *, prior: float = 
     >>> plackett_luce([[(0, 1)], [0, 1]], 2).round(4).tolist()
     [0.3466, -0.3466]
     """
-    left, picked, _ = _stages(rankings, n_items)
+    left, picked, _ = stages(rankings, n_items)
     if not len(left):
         return np.zeros(n_items)
-    return _fit(left, picked, np.ones((1, len(left))), prior=prior, tol=tol, max_iter=max_iter)[0]
+    return fit_stages(left, picked, np.ones((1, len(left))), prior=prior, tol=tol, max_iter=max_iter)[0]
 
 
 def bradley_terry(comparisons: Sequence[Sequence], n_items: int, *, weights: Sequence[float] | None = None,
@@ -277,18 +155,9 @@ def bradley_terry(comparisons: Sequence[Sequence], n_items: int, *, weights: Seq
     if not len(pairs):
         return np.zeros(n_items)
     counts = np.ones(len(pairs)) if weights is None else np.asarray(weights, dtype=float)
-    left, picked = _pair_stages(pairs, n_items)
-    return _fit(left, picked, counts[None, :], prior=prior, tol=tol, max_iter=max_iter)[0]
-
-
-def _pair_stages(pairs: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
-    """A comparison is one Plackett-Luce stage: both left, the winner picked."""
-    left = np.zeros((len(pairs), n_items))
-    left[np.arange(len(pairs)), pairs[:, 0]] = 1.0
-    left[np.arange(len(pairs)), pairs[:, 1]] = 1.0
-    picked = np.zeros((len(pairs), n_items))
-    picked[np.arange(len(pairs)), pairs[:, 0]] = 1.0
-    return left, picked
+    wins = np.zeros((n_items, n_items))
+    np.add.at(wins, (pairs[:, 0], pairs[:, 1]), counts)
+    return fit_tables(wins[None], prior=prior, tol=tol, max_iter=max_iter)[0]
 
 
 # --------------------------------------------------------------------------- agreement
@@ -455,21 +324,9 @@ def _rankings(table: pd.DataFrame, index: dict[str, int]) -> tuple[list, list[tu
     return rankings, keys
 
 
-def _pairs(rankings: list, n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The comparisons each ranking implies: (winner, loser), weight (1, or 1/2 each way for a tie), ranking."""
-    pairs, weights, owner = [], [], []
-    for r, groups in enumerate(rankings):
-        for a, upper in enumerate(groups):
-            for i in upper:
-                for lower in groups[a + 1:]:
-                    for j in lower:
-                        pairs.append((i, j)), weights.append(1.0), owner.append(r)
-                for j in upper:
-                    if j != i:
-                        pairs.append((i, j)), weights.append(0.5), owner.append(r)   # a tie, once each way
-    if not pairs:
-        return np.zeros((0, 2), dtype=int), np.zeros(0), np.zeros(0, dtype=int)
-    return np.array(pairs, dtype=int), np.array(weights), np.array(owner)
+def _said(progress, done: str) -> None:
+    if progress is not None:
+        progress(f"  done: {done}")
 
 
 def _positions(strengths: np.ndarray) -> np.ndarray:
@@ -479,20 +336,16 @@ def _positions(strengths: np.ndarray) -> np.ndarray:
 
 def _fit_many(rankings: list, n_items: int, draws: np.ndarray, *, prior: float) -> tuple[np.ndarray, np.ndarray]:
     """Plackett-Luce and Bradley-Terry strengths for each row of ``draws`` (how often each ranking counts)."""
-    left, picked, owner = _stages(rankings, n_items)
-    pl = _fit(left, picked, draws[:, owner], prior=prior, tol=1e-10, max_iter=_MAX_ITER)
-    pairs, pair_weights, pair_owner = _pairs(rankings, n_items)
-    if len(pairs):
-        pair_left, pair_picked = _pair_stages(pairs, n_items)
-        bt = _fit(pair_left, pair_picked, draws[:, pair_owner] * pair_weights, prior=prior, tol=1e-10,
-                 max_iter=_MAX_ITER)
-    else:
-        bt = np.zeros_like(pl)
+    left, picked, owner = stages(rankings, n_items)
+    pl = np.zeros((len(draws), n_items))
+    for fits in chunks(len(draws), n_items):  # (fits, n, n) arrays of a bounded size
+        pl[fits] = fit_stages(left, picked, draws[fits][:, owner], prior=prior, tol=1e-10, max_iter=_MAX_ITER)
+    bt = bradley_terry_tables(rankings, n_items, draws, prior=prior, tol=1e-10, max_iter=_MAX_ITER)
     return pl, bt
 
 
 def jury_model(ranks: pd.DataFrame, *, n_bootstrap: int = 200, seed: int = 0, prior: float = DEFAULT_PRIOR,
-               level: str = "ordinal") -> JuryModel:
+               level: str = "ordinal", progress=None) -> JuryModel:
     """Fit the jury model to the judges' ranks: consensus strengths with intervals, agreement, judges.
 
     Parameters
@@ -508,6 +361,9 @@ def jury_model(ranks: pd.DataFrame, *, n_bootstrap: int = 200, seed: int = 0, pr
         Pseudo-wins per method (choix's ``alpha``; see the module's notes).
     level : {'nominal', 'ordinal', 'interval'}, keyword-only
         Krippendorff's alpha's level of measurement of the ranks.
+    progress : callable, optional, keyword-only
+        Called with a sentence before the fits (what they are, about how long) and as each part ends.
+        The bootstrap is cut past :data:`srdash.analysis.costs.MAX_MODEL_WORK` (a note says so).
 
     Returns
     -------
@@ -532,46 +388,52 @@ def jury_model(ranks: pd.DataFrame, *, n_bootstrap: int = 200, seed: int = 0, pr
     if prior == 0 and n_bootstrap:
         raise SrdashError("The bootstrap needs a prior above 0: a redraw of the rankings can leave a method "
                           "without a defeat, and then without a finite maximum-likelihood strength.")
-    table = _check_ranks(ranks)
-    methods = sorted(set(table["method"]))
-    index = {m: i for i, m in enumerate(methods)}
-    rankings, keys = _rankings(table, index)
-    notes = []
-    rng = np.random.default_rng(seed)
-    n = len(methods)
-    if rankings:
-        draws = np.ones((1, len(rankings)))
-        if n_bootstrap:
-            picks = rng.integers(0, len(rankings), size=(n_bootstrap, len(rankings)))
-            draws = np.vstack([draws, np.apply_along_axis(np.bincount, 1, picks, minlength=len(rankings))])
-        pl, bt = _fit_many(rankings, n, draws.astype(float), prior=prior)
-    else:
-        pl = bt = np.zeros((1, n))
-        notes.append("No judge ranked two methods or more: every method has the same strength.")
-    consensus = pd.DataFrame({"method": methods, "pl_strength": pl[0], "bt_strength": bt[0]})
-    for name, fitted in (("pl", pl), ("bt", bt)):
-        redraws = fitted[1:]
-        consensus[f"{name}_low"] = np.percentile(redraws, 2.5, axis=0) if len(redraws) else np.nan
-        consensus[f"{name}_high"] = np.percentile(redraws, 97.5, axis=0) if len(redraws) else np.nan
-        consensus[f"{name}_rank"] = _positions(fitted[0])
-    if len(pl) > 1:
-        best = np.round(pl[1:], _DECIMALS) == np.round(pl[1:], _DECIMALS).max(axis=1, keepdims=True)
-        consensus["pl_first"] = (best / best.sum(axis=1, keepdims=True)).mean(axis=0)   # a tie shares the redraw
-    else:
-        consensus["pl_first"] = np.nan
-    stats = table.groupby("method")["rank"].agg(["size", "mean"])
-    consensus["rankings"] = consensus["method"].map(stats["size"]).fillna(0).astype(int)
-    consensus["mean_rank"] = consensus["method"].map(stats["mean"]).astype(float)
-    consensus = consensus[["method", "pl_strength", "pl_low", "pl_high", "pl_first", "pl_rank", "bt_strength",
-                           "bt_low", "bt_high", "bt_rank", "rankings", "mean_rank"]]
-    consensus = consensus.sort_values(["pl_rank", "method"], ignore_index=True)
-    judges = sorted(set(table["judge"]))
-    if len(judges) < 2:
-        notes.append("One judge: agreement, Krippendorff's alpha and leaving a judge out need two judges or more.")
-    agreement = _agreement(table, rng, n_bootstrap=n_bootstrap, level=level)
-    judge_table = _judges(table, rankings, keys, methods, pl[0], prior=prior)
-    return JuryModel(consensus=consensus, agreement=agreement, judges=judge_table, n_bootstrap=int(n_bootstrap),
-                     seed=int(seed), prior=float(prior), level=level, notes=tuple(notes))
+    with one_blas_thread():  # small systems: BLAS threads only slow them down
+        table = _check_ranks(ranks)
+        methods = sorted(set(table["method"]))
+        index = {m: i for i, m in enumerate(methods)}
+        rankings, keys = _rankings(table, index)
+        notes = []
+        rng = np.random.default_rng(seed)
+        n = len(methods)
+        n_bootstrap = costs.bounded_redraws(rankings, n, len(set(table["judge"])), n_bootstrap, notes,
+                                            announce=progress)
+        if rankings:
+            draws = np.ones((1, len(rankings)))
+            if n_bootstrap:
+                picks = rng.integers(0, len(rankings), size=(n_bootstrap, len(rankings)))
+                draws = np.vstack([draws, np.apply_along_axis(np.bincount, 1, picks, minlength=len(rankings))])
+            pl, bt = _fit_many(rankings, n, draws.astype(float), prior=prior)
+            _said(progress, f"fitted the rankings and {n_bootstrap} redraws")
+        else:
+            pl = bt = np.zeros((1, n))
+            notes.append("No judge ranked two methods or more: every method has the same strength.")
+        consensus = pd.DataFrame({"method": methods, "pl_strength": pl[0], "bt_strength": bt[0]})
+        for name, fitted in (("pl", pl), ("bt", bt)):
+            redraws = fitted[1:]
+            consensus[f"{name}_low"] = np.percentile(redraws, 2.5, axis=0) if len(redraws) else np.nan
+            consensus[f"{name}_high"] = np.percentile(redraws, 97.5, axis=0) if len(redraws) else np.nan
+            consensus[f"{name}_rank"] = _positions(fitted[0])
+        if len(pl) > 1:
+            best = np.round(pl[1:], _DECIMALS) == np.round(pl[1:], _DECIMALS).max(axis=1, keepdims=True)
+            consensus["pl_first"] = (best / best.sum(axis=1, keepdims=True)).mean(axis=0)   # a tie shares the redraw
+        else:
+            consensus["pl_first"] = np.nan
+        stats = table.groupby("method")["rank"].agg(["size", "mean"])
+        consensus["rankings"] = consensus["method"].map(stats["size"]).fillna(0).astype(int)
+        consensus["mean_rank"] = consensus["method"].map(stats["mean"]).astype(float)
+        consensus = consensus[["method", "pl_strength", "pl_low", "pl_high", "pl_first", "pl_rank", "bt_strength",
+                               "bt_low", "bt_high", "bt_rank", "rankings", "mean_rank"]]
+        consensus = consensus.sort_values(["pl_rank", "method"], ignore_index=True)
+        judges = sorted(set(table["judge"]))
+        if len(judges) < 2:
+            notes.append("One judge: agreement, Krippendorff's alpha and leaving a judge out need two judges or more.")
+        agreement = _agreement(table, rng, n_bootstrap=n_bootstrap, level=level)
+        _said(progress, "Krippendorff's alpha and its interval")
+        judge_table = _judges(table, rankings, keys, methods, pl[0], prior=prior)
+        _said(progress, "each judge left out")
+        return JuryModel(consensus=consensus, agreement=agreement, judges=judge_table, n_bootstrap=int(n_bootstrap),
+                         seed=int(seed), prior=float(prior), level=level, notes=tuple(notes))
 
 
 def _agreement(table: pd.DataFrame, rng, *, n_bootstrap: int, level: str) -> pd.DataFrame:
@@ -610,11 +472,36 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(a, b)[0, 1])
 
 
+def _without_each_judge(rankings: list, keys: list, judges: list, n_items: int, *, prior: float) -> dict:
+    """Plackett-Luce strengths without each judge's rankings (None: no finite strengths), judges with some
+    ranking left: one set of stages, each judge's rankings weighted 0 in their fit."""
+    owners = [key[0] for key in keys]
+    kept = [judge for judge in judges if len(judges) >= 2 and any(owner != judge for owner in owners)]
+    if not kept:
+        return {}
+    left, picked, owner = stages(rankings, n_items)
+    weights = np.array([[owners[r] != judge for r in owner] for judge in kept], dtype=float)
+    try:
+        fitted = np.zeros((len(kept), n_items))
+        for fits in chunks(len(kept), n_items):
+            fitted[fits] = fit_stages(left, picked, weights[fits], prior=prior, tol=1e-10, max_iter=_MAX_ITER)
+        return dict(zip(kept, fitted))
+    except SrdashError:  # one of them has no finite strengths: each alone says which
+        found = {}
+        for judge, row in zip(kept, weights):
+            try:
+                found[judge] = fit_stages(left, picked, row[None], prior=prior, tol=1e-10, max_iter=_MAX_ITER)[0]
+            except SrdashError:
+                found[judge] = None
+        return found
+
+
 def _judges(table: pd.DataFrame, rankings: list, keys: list, methods: list, strengths: np.ndarray, *,
             prior: float) -> pd.DataFrame:
     judges = sorted(set(table["judge"]))
     first = tuple(methods[i] for i in np.nonzero(_positions(strengths) == _positions(strengths).min())[0]) \
         if len(methods) else ()
+    without = _without_each_judge(rankings, keys, judges, len(methods), prior=prior)
     rows = []
     for judge in judges:
         mine = table[table["judge"] == judge]
@@ -633,16 +520,12 @@ def _judges(table: pd.DataFrame, rankings: list, keys: list, methods: list, stre
             for row in rated.itertuples():
                 if (row.dataset, row.method) in reference.index:
                     offsets.append(row.value - reference[(row.dataset, row.method)])
-        kept = [r for r, key in zip(rankings, keys) if key[0] != judge]
         first_without = ()
-        if len(judges) >= 2 and kept:
-            try:
-                without = plackett_luce(kept, len(methods), prior=prior, tol=1e-10)
-            except SrdashError:
-                first_without = ("(no finite strengths without this judge: give a prior above 0)",)
-            else:
-                positions = _positions(without)
-                first_without = tuple(methods[i] for i in np.nonzero(positions == positions.min())[0])
+        if without.get(judge) is not None:
+            positions = _positions(without[judge])
+            first_without = tuple(methods[i] for i in np.nonzero(positions == positions.min())[0])
+        elif judge in without:
+            first_without = ("(no finite strengths without this judge: give a prior above 0)",)
         rows.append((judge, int(sum(1 for key in keys if key[0] == judge)), float(np.mean(rhos)) if rhos else np.nan,
                      float(np.mean(offsets)) if offsets else np.nan, " = ".join(first_without),
                      bool(first_without) and first_without != first))

@@ -397,25 +397,42 @@ def studentized_range_sf(q: float, k: int) -> float:
     return float(_studentized_range_sf_many(np.array([q], dtype=float), k)[0])
 
 
+#: Values of q integrated at once (the grid's 4,801 points each): 44,850 pairs in one array took 1.7 GB.
+_Q_CHUNK = 256
+#: Above this many methods the sum ``sum_i a^i b^(k-2-i)`` (k - 2 products per grid point) is taken in closed form.
+_HORNER_UP_TO = 50
+
+
 def _studentized_range_sf_many(q: np.ndarray, k: int) -> np.ndarray:
-    """:func:`studentized_range_sf` of every value of ``q`` (1 where q <= 0), in one pass over the grid;
-    the sum ``sum_i a^i b^(k-2-i)`` is accumulated by Horner's rule (``total = total * b + a^i``)."""
+    """:func:`studentized_range_sf` of every value of ``q`` (1 where q <= 0), :data:`_Q_CHUNK` values at a time;
+    the sum ``sum_i a^i b^(k-2-i)`` is accumulated by Horner's rule (``total = total * b + a^i``) up to
+    :data:`_HORNER_UP_TO` methods. Above, ``(a - b) * sum = a^(k-1) - b^(k-1)`` is taken as
+    ``-a^(k-1) expm1((k-1) log1p(-(a-b)/a))``, accurate also where a and b are close, in a few operations
+    instead of 2(k - 2) (300 methods, 44,850 pairs: 6e10 products)."""
+    q, inverse = np.unique(np.asarray(q, dtype=float), return_inverse=True)  # pairs often share a difference
     out = np.ones(q.shape, dtype=float)
-    positive = q > 0
-    if not positive.any():
-        return out
+    positive = np.nonzero(q > 0)[0]
     a = special.ndtr(-_GRID)[None, :]
-    gap = special.ndtr(-(_GRID[None, :] + q[positive][:, None]))
-    b = np.clip(a - gap, 0.0, None)
-    # sum_{i=0}^{k-2} a^i b^(k-2-i), by Horner in b: ((a^0) b + a^1) b + ... + a^(k-2)
-    total = np.ones_like(b)
-    power = np.ones_like(a)
-    for _ in range(k - 2):
-        power = power * a
-        total = total * b + power
-    values = k * np.trapezoid(_DENSITY[None, :] * gap * total, _GRID, axis=1)
-    out[positive] = np.clip(values, 0.0, 1.0)
-    return out
+    with np.errstate(under="ignore"):
+        top = a ** (k - 1)
+    for start in range(0, len(positive), _Q_CHUNK):
+        chosen = positive[start:start + _Q_CHUNK]
+        gap = special.ndtr(-(_GRID[None, :] + q[chosen][:, None]))
+        if k <= _HORNER_UP_TO:
+            b = np.clip(a - gap, 0.0, None)
+            # sum_{i=0}^{k-2} a^i b^(k-2-i), by Horner in b: ((a^0) b + a^1) b + ... + a^(k-2)
+            total = np.ones_like(b)
+            power = np.ones_like(a)
+            for _ in range(k - 2):
+                power = power * a
+                total = total * b + power
+            integrand = gap * total
+        else:
+            with np.errstate(divide="ignore", under="ignore"):
+                integrand = -top * np.expm1((k - 1) * np.log1p(-np.minimum(gap / a, 1.0)))
+        values = k * np.trapezoid(_DENSITY[None, :] * integrand, _GRID, axis=1)
+        out[chosen] = np.clip(values, 0.0, 1.0)
+    return out[inverse.reshape(-1)]
 
 
 def _studentized_range_isf(alpha: float, k: int) -> float:
@@ -535,8 +552,12 @@ def cliffs_delta(x, y) -> float:
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]
     if not x.size or not y.size:
         return float("nan")
-    signs = np.sign(x[:, None] - y[None, :])
-    return float(signs.sum() / signs.size)
+    # counted by sorting, O(n log n) rather than all n_x n_y signs (400 datasets, 44,850 pairs: 70 s); the
+    # counts are whole numbers, so the quotient is the same float
+    ordered = np.sort(y)
+    above = np.searchsorted(ordered, x, side="left").sum()               # y_j < x_i
+    below = y.size * x.size - np.searchsorted(ordered, x, side="right").sum()  # y_j > x_i
+    return float((above - below) / (x.size * y.size))
 
 
 def cohens_d(x, y) -> float:

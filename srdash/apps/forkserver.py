@@ -24,7 +24,11 @@ The zygote (``python -m srdash.apps.forkserver --listen-fd N``)
     sympy, scikit-learn or dask, which a prepared dashboard kernel must not
     import, see tests/test_kernel_imports.py), freezes what the garbage
     collector tracks (``gc.freeze``: a child's collections then do not write
-    to the shared pages), then serves requests one at a time. It forks only
+    to the shared pages), then serves requests. Requests are read as their
+    bytes arrive, from every connection at once (one poll loop, no thread): a
+    connection that sends nothing or sends slowly delays no other kernel; it
+    is dropped after ``request_timeout`` seconds, or when
+    :data:`MAX_PENDING` others wait behind it (the oldest goes). It forks only
     while it holds a single thread, no zmq context and no asyncio loop
     (:func:`fork_hazards`; a thread does not survive a fork and a lock it held
     stays locked), else it refuses and the launcher starts the kernel alone.
@@ -119,8 +123,10 @@ SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM
 KERNEL_NAME = "python3"
 #: Start of the name of the private folder of a zygote's socket and kernelspec.
 FOLDER_PREFIX = "srdash-kernels-"
-#: Seconds the zygote waits for a launcher's request once connected.
+#: Seconds the zygote waits for a launcher's request once connected (others are served meanwhile).
 REQUEST_TIMEOUT = 10.0
+#: Connections whose request is still arriving, at most; one more drops the one connected longest ago.
+MAX_PENDING = 32
 #: The file the zygote writes beside its socket once it has imported what it preloads and serves.
 READY_FILE = "ready"
 #: Seconds the zygote gives its kernels to end after SIGTERM when it stops.
@@ -209,13 +215,15 @@ class KernelZygote:
         Interpreter of the zygote and of the launcher (default: the running one).
     preexec_fn : callable, optional
         Run in the zygote before it starts (e.g. to die with this process).
+    request_timeout : float, optional
+        Seconds a connection may take to send its whole request (default :data:`REQUEST_TIMEOUT`).
 
     Use :meth:`environment` for Voilà's environment and :meth:`stop` (or
     ``with``) when Voilà has stopped.
     """
 
     def __init__(self, env: Mapping[str, str], *, preload: Sequence[str] = PRELOAD, python: str | None = None,
-                 preexec_fn: Callable[[], None] | None = None):
+                 preexec_fn: Callable[[], None] | None = None, request_timeout: float = REQUEST_TIMEOUT):
         python = python or sys.executable
         self.folder = Path(tempfile.mkdtemp(prefix=FOLDER_PREFIX))  # mode 0700: only this user
         if len(str(self.folder)) > 80:  # a Unix socket's path holds about 100 bytes (macOS's temp folders are long)
@@ -236,7 +244,7 @@ class KernelZygote:
             (self.kernel_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
             self.process = subprocess.Popen(
                 [python, "-m", "srdash.apps.forkserver", "--listen-fd", str(listener.fileno()),
-                 "--preload", ",".join(preload)],
+                 "--preload", ",".join(preload), "--request-timeout", repr(float(request_timeout))],
                 # debugpy (imported for ipykernel's debugger) warns on import about Python's frozen modules; a
                 # spawned kernel's warning goes to its frontend, the zygote's would reach the terminal
                 env={**self.environment(env), **SINGLE_THREADED, "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
@@ -325,13 +333,15 @@ class _Kernel:
 class _Zygote:
     """The serving loop: accept requests, fork kernels, reap them, relay signals."""
 
-    def __init__(self, listener: socket.socket):
+    def __init__(self, listener: socket.socket, *, request_timeout: float = REQUEST_TIMEOUT):
         self.listener = listener
         self.listener.setblocking(False)
+        self.request_timeout = float(request_timeout)
         self.parent = os.getppid()
         self.pid = os.getpid()
         self.kernels: dict[int, _Kernel] = {}       # by pid, until reaped
         self.connections: dict[int, _Kernel] = {}   # by the launcher connection's fd, until it closes
+        self.pending: dict[int, _Pending] = {}      # by fd: requests still arriving (oldest first)
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
         os.set_blocking(self.wake_write, False)
@@ -348,7 +358,8 @@ class _Zygote:
                 self._reap()
                 if os.getppid() != self.parent:
                     return
-                for fd, _events in self.poller.poll(1000):
+                self._expire()
+                for fd, _events in self.poller.poll(self._poll_timeout()):
                     if fd == self.listener.fileno():
                         self._accept()
                     elif fd == 0:
@@ -360,21 +371,73 @@ class _Zygote:
                                 pass
                         except BlockingIOError:
                             pass
+                    elif fd in self.pending:
+                        self._read_pending(self.pending[fd])
                     elif fd in self.connections:
                         self._receive(fd)
         finally:
             if os.getpid() == self.pid:
                 self._stop()
 
+    def _poll_timeout(self) -> int:
+        """Milliseconds until the next pending request's deadline (at most a second: the parent is checked)."""
+        if not self.pending:
+            return 1000
+        soonest = min(pending.deadline for pending in self.pending.values())
+        return max(0, min(1000, int((soonest - time.monotonic()) * 1000) + 1))
+
     def _accept(self) -> None:
+        """Take every waiting connection; its request is read as it arrives (:meth:`_read_pending`)."""
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:  # e.g. out of descriptors: the connection waits in the queue
+                print(f"srdash kernel zygote: cannot accept a connection: {error}", file=sys.stderr, flush=True)
+                return
+            conn.setblocking(False)
+            if len(self.pending) >= MAX_PENDING:
+                oldest = next(iter(self.pending.values()))
+                self._refuse(oldest, f"more than {MAX_PENDING} connections waited to send their request; "
+                                     "the one connected longest ago was dropped")
+            pending = _Pending(conn, time.monotonic() + self.request_timeout)
+            self.pending[conn.fileno()] = pending
+            self.poller.register(conn.fileno(), select.POLLIN)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for pending in [p for p in self.pending.values() if p.deadline <= now]:
+            self._refuse(pending, f"a connection sent no whole request within {self.request_timeout:g} s")
+
+    def _refuse(self, pending: "_Pending", why: str) -> None:
+        print(f"srdash kernel zygote: {why}", file=sys.stderr, flush=True)
         try:
-            conn, _ = self.listener.accept()
+            pending.conn.send(f"error {' '.join(why.split())}\n".encode())
+        except OSError:
+            pass
+        self._forget(pending)
+        pending.close()
+
+    def _forget(self, pending: "_Pending") -> None:
+        fd = pending.conn.fileno()
+        if self.pending.pop(fd, None) is not None:
+            self.poller.unregister(fd)
+
+    def _read_pending(self, pending: "_Pending") -> None:
+        """Read what has arrived of a request (never waiting); fork its kernel once it is whole."""
+        try:
+            request = pending.read()
         except (BlockingIOError, InterruptedError):
             return
-        fds: list[int] = []
+        except (_Refused, OSError, ValueError, TypeError) as error:
+            self._refuse(pending, str(error))
+            return
+        if request is None:
+            return
+        self._forget(pending)
+        conn, fds = pending.conn, pending.fds
         try:
-            conn.settimeout(REQUEST_TIMEOUT)
-            request, fds = _read_request(conn)
             hazards = fork_hazards()
             if hazards:
                 raise _Refused(f"the zygote holds {', '.join(hazards)}; it cannot fork safely")
@@ -384,17 +447,14 @@ class _Zygote:
             if pid == 0:
                 self._become_kernel(conn, request, fds)  # never returns
         except (_Refused, OSError, ValueError, KeyError, TypeError) as error:
-            print(f"srdash kernel zygote: {error}", file=sys.stderr, flush=True)
-            try:
-                conn.sendall(f"error {' '.join(str(error).split())}\n".encode())
-            except OSError:
-                pass
-            conn.close()
+            self._refuse(pending, str(error))
             return
         finally:
             for fd in fds:
                 os.close(fd)
+            fds.clear()
         kernel = _Kernel(pid, conn)
+        kernel.buffer.extend(pending.rest)
         self.kernels[pid] = kernel
         self.connections[conn.fileno()] = kernel
         self.poller.register(conn.fileno(), select.POLLIN)
@@ -462,6 +522,9 @@ class _Zygote:
             time.sleep(0.01)
         for kernel in list(self.connections.values()):
             self._close(kernel)
+        for pending in list(self.pending.values()):
+            self._forget(pending)
+            pending.close()
         self.listener.close()
 
     def _become_kernel(self, conn: socket.socket, request: dict, fds: list[int]) -> None:
@@ -476,6 +539,8 @@ class _Zygote:
             _die_with_parent(signal.SIGKILL, self.pid)
             for kernel in self.connections.values():
                 kernel.conn.close()
+            for pending in self.pending.values():
+                pending.close()
             conn.close()
             self.listener.close()
             os.close(self.wake_read)
@@ -543,36 +608,62 @@ def _as_in_a_fresh_kernel() -> None:
         sys.modules["ipywidgets"].register_comm_target()
 
 
-def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
-    """A launcher's request (:mod:`srdash.apps.forkkernel`): the payload and the three descriptors received."""
-    header, fds, _flags, _address = socket.recv_fds(conn, forkkernel.HEADER.size, 3)
-    try:
-        while len(header) < forkkernel.HEADER.size:
-            more = conn.recv(forkkernel.HEADER.size - len(header))
-            if not more:
-                raise _Refused("a launcher closed its connection before its request")
-            header += more
-        magic, size = forkkernel.HEADER.unpack(header)
-        if magic != forkkernel.MAGIC or size > forkkernel.MAX_REQUEST or len(fds) != 3:
+class _Pending:
+    """A connection whose launcher's request (:mod:`srdash.apps.forkkernel`) is still arriving: the bytes and
+    descriptors received so far, and the time by which the whole request must be in."""
+
+    def __init__(self, conn: socket.socket, deadline: float):
+        self.conn, self.deadline = conn, deadline
+        self.data = bytearray()
+        self.fds: list[int] = []
+        self.rest = b""  # what came after the request (a signal line sent early)
+
+    def read(self) -> dict | None:
+        """Read what is there without waiting: the request once it is whole, else None.
+
+        Raises ``BlockingIOError`` when nothing was there, :class:`_Refused` for what is no launcher's request.
+        """
+        header_size = forkkernel.HEADER.size
+        wanted = header_size if len(self.data) < header_size else header_size + self._size() - len(self.data)
+        data, fds, flags, _address = socket.recv_fds(self.conn, max(1, min(1 << 20, wanted)), 3)
+        self.fds.extend(fds)
+        if flags & getattr(socket, "MSG_CTRUNC", 0) or len(self.fds) > 3:
             raise _Refused("a request that is not a kernel launcher's")
-        payload = bytearray()
-        while len(payload) < size:
-            more = conn.recv(min(1 << 20, size - len(payload)))
-            if not more:
-                raise _Refused("a launcher closed its connection in the middle of its request")
-            payload.extend(more)
+        if not data:
+            raise _Refused("a launcher closed its connection before its whole request")
+        self.data.extend(data)
+        if len(self.data) < header_size or len(self.data) < header_size + self._size():
+            return None
+        if len(self.fds) != 3:
+            raise _Refused("a request that is not a kernel launcher's")
+        size = self._size()
+        payload, self.rest = bytes(self.data[header_size:header_size + size]), bytes(self.data[header_size + size:])
         request = json.loads(payload)
-        if not (isinstance(request.get("argv"), list) and isinstance(request.get("env"), dict)
-                and isinstance(request.get("cwd"), str) and isinstance(request.get("umask"), int)):
+        if not (isinstance(request, dict) and isinstance(request.get("argv"), list)
+                and isinstance(request.get("env"), dict) and isinstance(request.get("cwd"), str)
+                and isinstance(request.get("umask"), int)):
             raise _Refused("a request without argv, env, cwd and umask")
-        return request, fds
-    except BaseException:
-        for fd in fds:
-            os.close(fd)
-        raise
+        return request
+
+    def _size(self) -> int:
+        """The payload's size, from the header (which must be a launcher's)."""
+        magic, size = forkkernel.HEADER.unpack(bytes(self.data[:forkkernel.HEADER.size]))
+        if magic != forkkernel.MAGIC or size > forkkernel.MAX_REQUEST:
+            raise _Refused("a request that is not a kernel launcher's")
+        return size
+
+    def close(self) -> None:
+        for fd in self.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.fds.clear()
+        self.conn.close()
 
 
-def serve(listener: socket.socket, *, preload: Sequence[str] = PRELOAD) -> None:
+def serve(listener: socket.socket, *, preload: Sequence[str] = PRELOAD,
+          request_timeout: float = REQUEST_TIMEOUT) -> None:
     """Be the zygote: import ``preload``, then fork a kernel for each launcher that connects to ``listener``.
 
     Returns when stdin reaches its end (``srdash serve`` stopped), the parent
@@ -586,13 +677,13 @@ def serve(listener: socket.socket, *, preload: Sequence[str] = PRELOAD) -> None:
         folder = None
     pid = os.getpid()
     try:
-        _preload_and_serve(listener, preload)
+        _preload_and_serve(listener, preload, request_timeout)
     finally:
         if os.getpid() == pid and folder is not None and folder.name.startswith(FOLDER_PREFIX):
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _preload_and_serve(listener: socket.socket, preload: Sequence[str]) -> None:
+def _preload_and_serve(listener: socket.socket, preload: Sequence[str], request_timeout: float) -> None:
     for name in preload:
         module, _, function = name.partition(":")
         try:
@@ -611,7 +702,7 @@ def _preload_and_serve(listener: socket.socket, preload: Sequence[str]) -> None:
     if hazards:  # every request is refused, and its launcher starts a kernel alone
         print(f"srdash kernel zygote: holds {', '.join(hazards)} after its imports: kernels will not be forked.",
               file=sys.stderr, flush=True)
-    _Zygote(listener).run()
+    _Zygote(listener, request_timeout=request_timeout).run()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -619,11 +710,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                                      description="The kernel zygote of a served srdash app (started by srdash serve).")
     parser.add_argument("--listen-fd", type=int, required=True, help="A listening Unix socket (inherited).")
     parser.add_argument("--preload", default=",".join(PRELOAD), help="Modules to import first, comma-separated.")
+    parser.add_argument("--request-timeout", type=float, default=REQUEST_TIMEOUT,
+                        help="Seconds a connection may take to send its whole request.")
     args = parser.parse_args(argv)
     if sys.path and sys.path[0] in ("", os.getcwd()):  # `-m` put the current folder first: no module of it shadows
         del sys.path[0]
     listener = socket.socket(fileno=args.listen_fd)
-    serve(listener, preload=[name for name in args.preload.split(",") if name])
+    serve(listener, preload=[name for name in args.preload.split(",") if name], request_timeout=args.request_timeout)
 
 
 if __name__ == "__main__":

@@ -93,10 +93,20 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
             click.secho(f"Note: {note}", fg="yellow", err=True)
         return result.pairs, summary
     if kind == "compare":
+        from srdash.analysis import _tables, costs
         from srdash.analysis.comparison import compare, compare_by_group
 
         options = dict(value=accuracy, direction=direction, method=method, seed=seed_column, unit=unit,
                        posthoc=posthoc, correction=correction or "holm", missing=missing, alpha=alpha)
+        if not split:  # say first what it will do (and refuse past the bounds before any work)
+            column = _tables.method_column(table, method)
+            _tables.check_columns(table, [column, dataset, accuracy], what="the comparison of methods")
+            blocked, block = _tables.blocks(table, unit=unit, dataset=dataset, seed=seed_column)
+            wide = _tables.wide(blocked, accuracy, method=column, dataset=block).dropna(how="all")
+            if wide.shape[1] >= 3:
+                costs.check_compare(wide.shape[1], posthoc=posthoc)
+                click.echo(costs.compare_plan(wide.shape[1], len(wide), posthoc=posthoc,
+                                              missing=int(wide.isna().sum().sum())), err=True)
         if split:
             results = compare_by_group(table, by=split, dataset=dataset, **options)
         else:

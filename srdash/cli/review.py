@@ -6,8 +6,8 @@ import functools
 import json
 import os
 import shutil
-import stat
 import tempfile
+import time
 from pathlib import Path
 
 import click
@@ -127,10 +127,11 @@ def review_environment(*, judge: str, store: Path, rules: str, input_path: Path 
 def _token_config(token: str) -> Path:
     """A private folder with a voila.json holding the token (kept off the command line, which
     other users of the machine can read)."""
+    from srdash.io.private import open_private
+
     folder = Path(tempfile.mkdtemp(prefix="srdash-review-"))
-    config = folder / "voila.json"
-    config.write_text(json.dumps({"Voila": {"token": token}}))
-    config.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    with open_private(folder / "voila.json", "w", encoding="utf-8") as config:  # 0600 from its creation
+        config.write(json.dumps({"Voila": {"token": token}}))
     return folder
 
 
@@ -396,6 +397,28 @@ def import_command(csv_path, store_path, judge, kind, create):
         click.echo(f"Imported {count} entries from {csv_path} into {store.path}", err=True)
 
 
+def _explain_plan(scores, rubric, seconds: float) -> int:
+    """Say what ``--explain`` will combine and about how long it takes; the largest set of jurors it leaves
+    out (two, or one past :data:`srdash.analysis.costs.MAX_EXPLAIN_COMBINATIONS`)."""
+    from srdash.analysis import costs
+
+    jurors = int(scores["judge"].nunique())
+    removed = costs.explain_max_removed(jurors)
+    criteria = len(rubric.criteria)
+    # the certificate's variants: the other normalisation, each criterion left out, equal weights
+    variants = 1 + (criteria if criteria > 1 else 0) + (len({c.weight for c in rubric.criteria}) > 1)
+    combinations = costs.explain_combinations(jurors, removed) + variants
+    if removed < 2 and jurors > 2:
+        click.echo(f"--explain: leaving out every pair of the {jurors} jurors would be "
+                   f"{costs.explain_combinations(jurors, 2):,} combinations of the scores, more than the bound of "
+                   f"{costs.MAX_EXPLAIN_COMBINATIONS} (srdash.analysis.costs): jurors are left out one at a time.",
+                   err=True)
+    click.echo(f"--explain: up to {combinations:,} combinations of the scores (each juror"
+               f"{' and each pair of jurors' if removed >= 2 else ''} left out, and {variants} variants of the "
+               f"rubric), about {combinations * seconds:.0f} s.", err=True)
+    return removed
+
+
 def _rubric(rules):
     from srdash.errors import RulesError
     from srdash.judging.jury import rubric_from_rules
@@ -456,7 +479,9 @@ def jury_command(store_path, rules, output, explain, show_model):
         rubric = _rubric(rules)
         with TrustStore(_existing(store_path), read_only=True) as store:
             scores = store.jury_scores()
+        started = time.perf_counter()
         summary = jury_summary(scores, rubric)
+        seconds = time.perf_counter() - started  # one combination of the scores: --explain's unit of work
         table = summary.table.sort_values(["dataset", "rank", "method"], ignore_index=True)
         ranked_by = "mean score" if rubric.normalisation == "none" else "mean per-juror z-score"
         click.echo(f"Ranked by the {ranked_by} (rules: {rules}); both are shown.")
@@ -479,14 +504,19 @@ def jury_command(store_path, rules, output, explain, show_model):
         if explain:
             from srdash.analysis.certificate import jury_certificate, jury_certificate_text
 
-            click.echo(jury_certificate_text(jury_certificate(scores, rubric)))
+            click.echo(jury_certificate_text(jury_certificate(scores, rubric,
+                                                              max_removed=_explain_plan(scores, rubric, seconds))))
         if show_model:
             from srdash.analysis.jury_model import jury_model_text, rubric_jury_model
 
-            click.echo(jury_model_text(rubric_jury_model(summary)))
+            say = functools.partial(click.echo, err=True)
+            click.echo(jury_model_text(rubric_jury_model(summary, progress=say)))
         if output is not None:
+            from srdash.io.private import open_private
+
             try:
-                write_csv(table, output, index=False)
+                with open_private(output, "w", newline="", encoding="utf-8") as handle:  # jurors' scores: 0600
+                    write_csv(table, handle, index=False)
             except OSError as exc:
                 raise click.ClickException(f"Cannot write '{output}': {exc}.") from exc
             click.echo(f"Wrote {len(table)} entries to {output}", err=True)

@@ -379,20 +379,7 @@ def jury_summary(scores: pd.DataFrame, rubric: Rubric, models=None) -> JurySumma
             models = models[models["method"] != rubric.calibration]
     models = _models_frame(models, scores).sort_values(["dataset", "method"], ignore_index=True)
     under_review = {d: set(g["method"]) for d, g in models.groupby("dataset", sort=True)}
-    given = scores[pd.to_numeric(scores["score"], errors="coerce").notna()]
-    juror_rows, problem_rows = [], []
-    for (judge, dataset, method), group in given.groupby(["judge", "dataset", "method"], sort=True):
-        if method not in under_review.get(dataset, ()):
-            problem_rows.append((judge, dataset, method, "not under review; scores ignored"))
-            continue
-        values = dict(zip(group["criterion"], group["score"].astype(float)))
-        missing = [c.name for c in rubric.criteria if c.name not in values]
-        if missing:
-            problem_rows.append((judge, dataset, method, f"left out: no score for {', '.join(missing)}"))
-            continue
-        # rounded so that equal weighted means tie exactly ((2*4 + 1)/3 and (2*2 + 5)/3 differ in the 16th digit)
-        weighted = round(float(sum(weights[c] * values[c] for c in weights)), _DECIMALS)
-        juror_rows.append((judge, dataset, method, weighted))
+    juror_rows, problem_rows = _weighted_scores(scores, rubric, under_review)
     juror_scores = pd.DataFrame(juror_rows, columns=["judge", "dataset", "method", "score"])
     juror_scores["z"] = (juror_scores.groupby("judge")["score"].transform(_z_scores)
                          if len(juror_scores) else pd.Series(dtype=float))
@@ -421,8 +408,10 @@ def jury_summary(scores: pd.DataFrame, rubric: Rubric, models=None) -> JurySumma
     agreement = pd.DataFrame(agreement_rows, columns=["dataset", "jurors", "entries", "kendalls_w"])
 
     flag_rows = []
+    by_entry = {key: group for key, group in juror_scores.groupby(["dataset", "method"], sort=False)} \
+        if table["flagged"].any() else {}
     for row in table[table["flagged"]].itertuples():
-        mine = juror_scores[(juror_scores["dataset"] == row.dataset) & (juror_scores["method"] == row.method)]
+        mine = by_entry[(row.dataset, row.method)]
         listed = ", ".join(f"{j} {s:g}" for j, s in zip(mine["judge"], mine["score"]))
         flag_rows.append((row.dataset, row.method, listed, float(row.spread)))
     flags = pd.DataFrame(flag_rows, columns=["dataset", "method", "scores", "spread"])
@@ -430,6 +419,41 @@ def jury_summary(scores: pd.DataFrame, rubric: Rubric, models=None) -> JurySumma
     problems = pd.DataFrame(problem_rows, columns=["judge", "dataset", "method", "detail"])
     return JurySummary(table=table, juror_scores=juror_scores, agreement=agreement, flags=flags,
                        problems=problems, rubric=rubric, calibration=_calibration(calibration_scores, rubric))
+
+
+def _weighted_scores(scores: pd.DataFrame, rubric: Rubric, under_review: dict) -> tuple[list, list]:
+    """Each juror's weighted score of each entry (rows judge, dataset, method, score) and the problems
+    (rows judge, dataset, method, detail), both in the order of (judge, dataset, method).
+
+    One table of entries by criterion instead of a group per entry (60 jurors x 300 entries: 18,000 groups,
+    4.9 s); the weighted sums are added in the rubric's order, as ``sum`` does, so they are the same floats.
+    """
+    keys = ["judge", "dataset", "method"]
+    numbers = pd.to_numeric(scores["score"], errors="coerce")
+    given = scores.assign(score=numbers)[numbers.notna()]
+    if given.empty:
+        return [], []
+    # a criterion scored twice: the last row counts (as a dict of the rows would have it)
+    given = given.drop_duplicates([*keys, "criterion"], keep="last")
+    wide = given.set_index([*keys, "criterion"])["score"].astype(float).unstack("criterion").sort_index()
+    names = [c.name for c in rubric.criteria]
+    scored = wide.reindex(columns=list(dict.fromkeys([*names, *rubric.weights])))
+    total = 0
+    for criterion, weight in rubric.weights.items():
+        total = total + weight * scored[criterion].to_numpy()
+    lacking = scored[names].isna().to_numpy()
+    juror_rows, problem_rows = [], []
+    for (judge, dataset, method), weighted, missing in zip(wide.index, np.broadcast_to(total, len(wide)), lacking):
+        if method not in under_review.get(dataset, ()):
+            problem_rows.append((judge, dataset, method, "not under review; scores ignored"))
+        elif missing.any():
+            left_out = ", ".join(name for name, gone in zip(names, missing) if gone)
+            problem_rows.append((judge, dataset, method, f"left out: no score for {left_out}"))
+        else:
+            # rounded so that equal weighted means tie exactly ((2*4 + 1)/3 and (2*2 + 5)/3 differ in the 16th
+            # digit); Python's round (correctly rounded), not numpy's
+            juror_rows.append((judge, dataset, method, round(float(weighted), _DECIMALS)))
+    return juror_rows, problem_rows
 
 
 def _calibration(scores: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:

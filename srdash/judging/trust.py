@@ -69,6 +69,7 @@ import numpy as np
 
 from srdash.errors import Problem, RulesError, SrdashError, ValidationError
 from srdash.io.csvsafe import restore_text, write_csv
+from srdash.io.private import open_private, private_database
 from srdash.judging.rules import Rules, load_rules
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -414,6 +415,7 @@ class TrustStore:
                                   "store is made by `srdash trust init --store FILE`.")
         try:
             if read_only:
+                private_database(self.path, create=False)  # one made before srdash kept it private
                 self._connection = self._open_read_only(timeout)
                 tables = {row[0] for row in self._connection.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -424,7 +426,7 @@ class TrustStore:
                 meta = dict(self._connection.execute("SELECT key, value FROM meta").fetchall())
             else:
                 self._missing_tables = set()
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                private_database(self.path, create=True)
                 self._connection = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
                                                    check_same_thread=False)
                 self._connection.execute("PRAGMA journal_mode=WAL")
@@ -928,26 +930,16 @@ class TrustStore:
     # -- CSV
 
     def export_csv(self, path: str | Path) -> int:
-        """Write the current entries to a CSV file; returns the number of rows.
+        """Write the current entries to a CSV file (private to its owner); returns the number of rows.
 
         Columns: judge, dataset, method, kind, value, comment, updated_at.
         """
-        entries = self.entries()
-        try:
-            write_csv(entries, path, index=False)
-        except OSError as exc:
-            raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
-        return len(entries)
+        return _export(self.entries(), path)
 
     def export_scores_csv(self, path: str | Path) -> int:
         """Write the current rubric scores to a CSV file (columns judge, dataset, method, criterion,
         score, updated_at); returns the number of rows. :meth:`import_scores_csv` reads it back."""
-        scores = self.jury_scores()
-        try:
-            write_csv(scores, path, index=False)
-        except OSError as exc:
-            raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
-        return len(scores)
+        return _export(self.jury_scores(), path)
 
     def import_csv(self, path: str | Path, *, judge: str | None = None, kind: str | None = None) -> int:
         """Read trust entries from a CSV file into the store, in one transaction.
@@ -1082,6 +1074,15 @@ class ReviewSession:
     def reopen(self, *, reason: str = "") -> None:
         self._organiser_only("reopen the review")
         self._store.reopen(by=self.judge, reason=reason)
+
+
+def _export(table: pd.DataFrame, path: str | Path) -> int:
+    try:
+        with open_private(path, "w", newline="", encoding="utf-8") as handle:  # mode 0600: judges' ranks
+            write_csv(table, handle, index=False)
+    except OSError as exc:
+        raise TrustStoreError(f"Cannot write '{path}': {exc}.") from exc
+    return len(table)
 
 
 def _read_trust_csv(path: Path, *, judge: str | None, kind: str | None) -> list[dict]:
