@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.voila_server import VoilaServer
+from voila_server import VoilaServer
 
 # What Voilà runs as a kernel: ipykernel itself (--kernels spawn), or srdash's launcher of a forked kernel
 _KERNEL_COMMANDS = (b"ipykernel_launcher", b"forkkernel.py")
