@@ -56,6 +56,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.analysis.printed import MOST_DECIMALS, printed_winning_weights, score_texts
 from srdash.errors import RulesError, SrdashError
 from srdash.judging.kernel import rank_higher_better, weighted_harmonic_mean
 from srdash.judging.ranking import judge
@@ -434,7 +435,7 @@ def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, m
     variants, skipped = _variant_table(judged, rules, certified, who, official)
     for place in certified:
         findings[("rules", place.position)] = _rules_finding(variants, place, who)
-    for place, finding in zip(certified, _weight_findings(verdict, runs, certified, who, official,
+    for place, finding in zip(certified, _weight_findings(verdict, judged, certified, who,
                                                           samples=weight_samples, seed=seed)):
         findings[("weights", place.position)] = finding
     for place, finding in zip(certified, _entrant_findings(verdict, runs, certified, who, official)):
@@ -453,7 +454,8 @@ def _lead(scores: np.ndarray, new: np.ndarray, place: _Place, names: np.ndarray)
     """``(x 2 against y 1)``: the new holders' scores against the official holder's."""
     shown = [int(i) for i in np.flatnonzero(new)][:2]
     shown += [int(i) for i in np.flatnonzero(place.holder) if i not in shown][:1]
-    return "(" + " against ".join(f"{names[i]} {scores[i]:.4g}" for i in shown) + ")"
+    texts = score_texts([scores[i] for i in shown])  # digits enough to tell apart what the verdict tells apart
+    return "(" + " against ".join(f"{names[i]} {text}" for i, text in zip(shown, texts)) + ")"
 
 
 def _describe_change(place: _Place, new: np.ndarray, who, scores: np.ndarray) -> str:
@@ -682,10 +684,10 @@ def _rules_finding(variants: pd.DataFrame, place: _Place, who) -> Finding:
 # --------------------------------------------------------------------------- weights and entrants
 
 
-def _weight_findings(verdict, runs, certified, who, official, *, samples, seed) -> list[Finding]:
+def _weight_findings(verdict, judged: _Judge, certified, who, *, samples, seed) -> list[Finding]:
     from srdash.analysis.sensitivity import Rescorer, find_winning_weights
 
-    rescorer = Rescorer.from_verdict(verdict, runs=runs)
+    rescorer = Rescorer.from_verdict(verdict, runs=judged.runs)
     out = []
     for place in certified:
         holder = who(place.holder)
@@ -697,21 +699,37 @@ def _weight_findings(verdict, runs, certified, who, official, *, samples, seed) 
             out.append(Finding("weights", 1, holder, None, (), (), "one weighted criterion: scaling it changes "
                                "nothing.", ""))
             continue
-        official_w = rescorer.official_weights / rescorer.official_weights.sum()
+        official = dict(zip(rescorer.weight_names, rescorer.official_weights.tolist()))
         answers = [find_winning_weights(rescorer, m, samples=samples, seed=seed) for m in rescorer.methods
                    if not (len(holder) == 1 and m == holder[0])]
-        found = [(float(np.abs(np.array(list(a.weights.values())) - official_w).sum()), a.method, a)
-                 for a in answers if a.status == "found"]
+        found = sorted((float(np.abs(np.array(list(a.weights.values())) - rescorer.official_weights
+                                     / rescorer.official_weights.sum()).sum()), a.method, a)
+                       for a in answers if a.status == "found")
         approach = answers[0].approach if answers else ""
-        search = f"find_winning_weights for each of the {len(answers)} other methods: {approach}"
-        if found:
-            distance, method, answer = min(found)
-            weights = ", ".join(f"{k} {v:.3f}" for k, v in answer.weights.items())
-            official_text = ", ".join(f"{k} {v:.3f}" for k, v in zip(rescorer.weight_names, official_w))
-            out.append(Finding("weights", 1, holder, False, (method,), (weights,),
-                               f"at weights {weights} (official {official_text}; L1 distance {distance:.3g} on the "
-                               f"simplex, the nearest of the {len(found)} method(s) that can win) {method} leads by "
-                               f"{answer.margin:.4g}.", search))
+        search = (f"find_winning_weights for each of the {len(answers)} other methods: {approach}; the point printed "
+                  "is rounded to the fewest decimals (at least 3) at which the method still wins, judged again at "
+                  "the printed weights")
+
+        def scores_at(weights):
+            return judged.scores(judged.runs, rules=judged.rules.with_options(weights=weights))
+
+        # the nearest point found, rounded and judged again as printed (a point just past a crossing
+        # can round to the other side); the next nearest method if no rounding of it holds
+        printed = next((p for p in (printed_winning_weights(scores_at, sorted(judged.methods), method, answer.weights,
+                                                            official=official) for _, method, answer in found)
+                        if p is not None), None)
+        if printed is not None:
+            weights = ", ".join(f"{k} {v}" for k, v in printed.text.items())
+            official_text = ", ".join(f"{k} {v:g}" for k, v in official.items())
+            out.append(Finding("weights", 1, holder, False, (printed.method,), (weights,),
+                               f"at weights {weights} (official {official_text}; L1 distance {printed.distance:.3g} "
+                               f"on the simplex, the nearest of the {len(found)} method(s) that can win) "
+                               f"{printed.method} leads by {printed.margin_text}.", search))
+        elif found:
+            out.append(Finding("weights", 1, holder, None, (), (),
+                               f"not confirmed: the search found weights under which {len(found)} method(s) lead, "
+                               f"but judged again at those weights (rounded to up to {MOST_DECIMALS} decimals, and "
+                               "unrounded) none is first alone.", search))
         else:
             proved = sum(a.status == "impossible" for a in answers)
             out.append(Finding("weights", 1, holder, True, (), (),
