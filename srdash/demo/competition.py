@@ -21,8 +21,9 @@ Methods (10 runs each; runs differ by a bootstrap of the training rows and
 the method's own randomness)
     * ``ExactSR`` finds the ground truth's structure (constants fitted, then
       slightly perturbed); some runs add a tiny spurious term or miss a constant.
-    * ``LinearRegression`` is scikit-learn's, fitted on the whole training set
-      and written out with full-precision coefficients (the same every run).
+    * ``LinearRegression``: ordinary least squares on the whole training set (what
+      scikit-learn's ``LinearRegression`` fits), solved exactly in rationals and
+      written out with full-precision coefficients (the same every run).
     * ``PolyRidge``: degree-2 ``PolynomialFeatures`` + ``Ridge``, written out.
     * ``LassoSR``: ``Lasso`` over degree-2 monomials: sparse formulas.
     * ``GreedyGP``: greedy term selection from a library of nonlinear terms,
@@ -40,7 +41,13 @@ converge to one of three solutions per dataset (run ``r`` repeats run
 model strings, and so the sympy work of opening the demo, small.
 
 Every ``r2_test`` is computed by evaluating the model on the test split with
-the very constants written in its string. Model strings are built together
+the very constants written in its string.
+
+The files are the same on every machine (they are part of the verdict's fingerprint):
+nothing written depends on the CPU or the BLAS. The one full-precision fit is exact
+(:mod:`srdash.demo.exact`); every other number is rounded to the digits it means, far above
+the last bit: constants of fitted models to 6 significant digits (4 for ``GreedyGP``), the
+targets of the data to 10, ``r2_test`` and the property to 8. Model strings are built together
 with a numpy function computing the same formula; no string is ever
 evaluated.
 
@@ -61,6 +68,7 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from srdash.demo.exact import exact_least_squares, round_significant
 from srdash.errors import SrdashError
 from srdash.io.loading import Results, load_results
 
@@ -92,6 +100,10 @@ _GREEDY_RUNS_DELIVERED = {"exact_formula_hard": 0, "featureselection_easy": 7, "
                           "extrapolation_easy": 9}
 _HOSTILE_AT = ("GreedyGP", "exact_formula_easier")
 _HOSTILE_CLAIMED_R2 = 0.999
+# Significant digits written (see the module's description): a last-bit difference of a CPU's
+# sin or a BLAS kernel is ~1e-16 relative, ~1e-6 of a rounding step at these digits.
+_TARGET_DIGITS = 10
+_R2_DIGITS = 8
 
 Columns = Mapping[str, np.ndarray]
 
@@ -209,10 +221,11 @@ def _features(n: int, prefix: str = "x") -> tuple:
 
 
 def _r2_score(y: np.ndarray, prediction: np.ndarray) -> float:
-    """Coefficient of determination ``1 - SS_res / SS_tot`` (as scikit-learn's r2_score)."""
+    """Coefficient of determination ``1 - SS_res / SS_tot`` (as scikit-learn's r2_score), to
+    ``_R2_DIGITS`` significant digits (the predictions use the CPU's sin, exp, tanh)."""
     residual = np.sum((y - prediction) ** 2)
     total = np.sum((y - np.mean(y)) ** 2)
-    return float(1.0 - residual / total)
+    return _round_sig(1.0 - residual / total, _R2_DIGITS)
 
 
 # --------------------------------------------------------------------------- datasets
@@ -232,6 +245,11 @@ class _Dataset:
     template: _Model         # the structure ExactSR finds (the truth, or an approximation)
     irrelevant: tuple = ()
     noise: float = 0.0
+
+    def __post_init__(self):
+        # the targets as written: computed with the CPU's sin, log, erf, rounded to what they mean
+        object.__setattr__(self, "y_train", round_significant(self.y_train, _TARGET_DIGITS))
+        object.__setattr__(self, "y_test", round_significant(self.y_test, _TARGET_DIGITS))
 
     def columns(self, split: str, rows=None) -> dict:
         x = self.x_train if split == "train" else self.x_test
@@ -425,12 +443,11 @@ def _exact_sr(dataset: _Dataset, rng) -> _Model:
 
 
 def _linear_regression(dataset: _Dataset, rng) -> _Model:
-    """scikit-learn's LinearRegression on the whole training set, coefficients in full precision."""
-    from sklearn.linear_model import LinearRegression
-
-    fitted = LinearRegression().fit(dataset.matrix("train"), dataset.target("train"))
+    """Ordinary least squares on the whole training set (scikit-learn's LinearRegression), solved exactly:
+    coefficients in full precision, the same bits on every machine."""
+    intercept, coefficients = exact_least_squares(dataset.matrix("train"), dataset.target("train"))
     terms = [_variable(f) for f in dataset.features]
-    return _model(fitted.intercept_, fitted.coef_, terms, digits=None)
+    return _model(intercept, coefficients, terms, digits=None)
 
 
 def _polynomial_terms(dataset: _Dataset):
