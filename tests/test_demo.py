@@ -164,8 +164,7 @@ def test_linear_regression_r2_is_recomputed_independently(demo, written):
         expected = r2_score(test["y"], fitted.predict(test[features]))
         values = table.loc[table["dataset"] == dataset, "r2_test"]
         assert len(values) == 10
-        # written to 8 significant digits (machine-independent files): within half a step, 5e-8 relative
-        np.testing.assert_allclose(values, expected, rtol=5e-8, atol=1e-12, err_msg=dataset)
+        np.testing.assert_allclose(values, expected, rtol=1e-9, atol=1e-9, err_msg=dataset)
 
 
 _FUNCTIONS = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "tanh": np.tanh, "log": np.log}
@@ -208,8 +207,7 @@ def test_every_r2_is_that_of_the_model_string_on_the_test_data(demo, written):
             continue
         test = tests[row.dataset]
         expected = r2_score(test["y"], evaluate_model(row.model, test))
-        # written to 8 significant digits: within half a step, 5e-8 relative
-        assert row.r2_test == pytest.approx(expected, rel=5e-8, abs=1e-12), (row.method, row.dataset, row.run)
+        assert row.r2_test == pytest.approx(expected, rel=1e-9, abs=1e-9), (row.method, row.dataset, row.run)
         checked += 1
     assert checked == len(demo.table) - 1
 

@@ -44,10 +44,11 @@ Every ``r2_test`` is computed by evaluating the model on the test split with
 the very constants written in its string.
 
 The files are the same on every machine (they are part of the verdict's fingerprint):
-nothing written depends on the CPU or the BLAS. The one full-precision fit is exact
-(:mod:`srdash.demo.exact`); every other number is rounded to the digits it means, far above
-the last bit: constants of fitted models to 6 significant digits (4 for ``GreedyGP``), the
-targets of the data to 10, ``r2_test`` and the property to 8. Model strings are built together
+nothing written depends on the CPU or the BLAS (:mod:`srdash.demo.exact`). The one
+full-precision fit is exact; the other fits' constants are rounded to 6 significant digits
+(4 for ``GreedyGP``), far above the last bit; exp, log and tanh, whose numpy versions differ in
+the last bits with the CPU's SIMD extensions, are computed by mpmath (pure Python, correctly
+rounded to float64) for the data, the fits and every ``r2_test``. Model strings are built together
 with a numpy function computing the same formula; no string is ever
 evaluated.
 
@@ -68,7 +69,8 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from srdash.demo.exact import exact_least_squares, round_significant
+from srdash.demo import exact
+from srdash.demo.exact import exact_least_squares
 from srdash.errors import SrdashError
 from srdash.io.loading import Results, load_results
 
@@ -100,10 +102,6 @@ _GREEDY_RUNS_DELIVERED = {"exact_formula_hard": 0, "featureselection_easy": 7, "
                           "extrapolation_easy": 9}
 _HOSTILE_AT = ("GreedyGP", "exact_formula_easier")
 _HOSTILE_CLAIMED_R2 = 0.999
-# Significant digits written (see the module's description): a last-bit difference of a CPU's
-# sin or a BLAS kernel is ~1e-16 relative, ~1e-6 of a rounding step at these digits.
-_TARGET_DIGITS = 10
-_R2_DIGITS = 8
 
 Columns = Mapping[str, np.ndarray]
 
@@ -195,7 +193,8 @@ def _variable(name: str) -> _Term:
 
 
 def _apply(function: str, inner: _Term) -> _Term:
-    numpy_function = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "tanh": np.tanh, "log": np.log}[function]
+    # exp, log and tanh through mpmath (numpy's differ in the last bits with the CPU's SIMD extensions)
+    numpy_function = {"sin": np.sin, "cos": np.cos, "exp": exact.exp, "tanh": exact.tanh, "log": exact.log}[function]
     return _Term(f"{function}({inner.text})", inner.features,
                  lambda columns: numpy_function(inner.evaluate(columns)))
 
@@ -221,11 +220,10 @@ def _features(n: int, prefix: str = "x") -> tuple:
 
 
 def _r2_score(y: np.ndarray, prediction: np.ndarray) -> float:
-    """Coefficient of determination ``1 - SS_res / SS_tot`` (as scikit-learn's r2_score), to
-    ``_R2_DIGITS`` significant digits (the predictions use the CPU's sin, exp, tanh)."""
+    """Coefficient of determination ``1 - SS_res / SS_tot`` (as scikit-learn's r2_score)."""
     residual = np.sum((y - prediction) ** 2)
     total = np.sum((y - np.mean(y)) ** 2)
-    return _round_sig(1.0 - residual / total, _R2_DIGITS)
+    return float(1.0 - residual / total)
 
 
 # --------------------------------------------------------------------------- datasets
@@ -245,11 +243,6 @@ class _Dataset:
     template: _Model         # the structure ExactSR finds (the truth, or an approximation)
     irrelevant: tuple = ()
     noise: float = 0.0
-
-    def __post_init__(self):
-        # the targets as written: computed with the CPU's sin, log, erf, rounded to what they mean
-        object.__setattr__(self, "y_train", round_significant(self.y_train, _TARGET_DIGITS))
-        object.__setattr__(self, "y_test", round_significant(self.y_test, _TARGET_DIGITS))
 
     def columns(self, split: str, rows=None) -> dict:
         x = self.x_train if split == "train" else self.x_test

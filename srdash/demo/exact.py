@@ -8,8 +8,12 @@ functions can differ in the last bits from one CPU or BLAS kernel to another. Tw
 * :func:`exact_least_squares` solves ordinary least squares exactly in rationals (every
   float is a dyadic rational, so the normal equations are exact integers over powers of
   two) and rounds each coefficient correctly to a float: the same bits everywhere.
-* :func:`round_significant` rounds what is written to the digits it means, far above the
-  last bit, so a last-bit difference cannot cross a rounding boundary in practice.
+* :func:`exp`, :func:`log` and :func:`tanh` compute with mpmath (pure Python integers),
+  rounded to float64, instead of numpy's SIMD code paths. (numpy's float64 ``sin`` and ``cos``
+  gave the same bits with and without AVX2 and AVX512 here, and stay numpy's.)
+
+The other fits (BLAS) write their constants rounded to 6 significant digits, far above the
+last bit.
 
 Examples
 --------
@@ -28,7 +32,7 @@ import numpy as np
 
 from srdash.errors import SrdashError
 
-__all__ = ["exact_least_squares", "round_significant"]
+__all__ = ["exact_least_squares", "exp", "log", "tanh"]
 
 
 def _integers(values: np.ndarray) -> tuple[list[int], int]:
@@ -93,12 +97,64 @@ def exact_least_squares(matrix: np.ndarray, y: np.ndarray) -> tuple[float, np.nd
     return solution[0], np.array(solution[1:])
 
 
-def round_significant(values, digits: int) -> np.ndarray:
-    """Each value rounded to ``digits`` significant digits (through its decimal text); -0.0 becomes 0.0.
+def _mpmath_context():
+    import mpmath  # installed with sympy; pure Python (or GMP) integers: the same bits on every CPU
+
+    context = mpmath.MPContext()  # its own precision, whatever the global context is set to
+    context.prec = 53
+    return context
+
+
+_CONTEXT = None
+
+
+#: Values already computed, per function: the generator evaluates the same terms on bootstrap samples of the
+#: same rows again and again (about 9 in 10 evaluations are repeats). A pure function's memo, bounded.
+_MEMO: dict[str, dict[float, float]] = {}
+_MEMO_LIMIT = 2_000_000
+
+
+def _elementwise(name: str, values) -> np.ndarray:
+    global _CONTEXT
+    if _CONTEXT is None:
+        _CONTEXT = _mpmath_context()
+    function = getattr(_CONTEXT, name)
+    memo = _MEMO.setdefault(name, {})
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
+    array = np.asarray(values, dtype=float)
+    out = []
+    for value in array.reshape(-1).tolist():
+        known = memo.get(value)
+        if known is None:
+            if name == "log" and not value > 0:  # numpy's answers outside the domain, not mpmath's complex
+                known = -np.inf if value == 0 else np.nan
+            else:
+                known = float(function(_CONTEXT.mpf(value)))
+            memo[value] = known
+        out.append(known)
+    return np.array(out, dtype=float).reshape(array.shape)
+
+
+def exp(values) -> np.ndarray:
+    """``numpy.exp`` with the same bits on every machine (mpmath, correctly rounded to float64).
+
+    numpy's float64 ``exp`` and ``log`` take other code paths with and without AVX512, ``tanh``
+    with and without AVX2/FMA3, and differ in the last bits.
 
     Examples
     --------
-    >>> round_significant([0.4348113467418584, -0.0, 123456.789], 8).tolist()
-    [0.43481135, 0.0, 123456.79]
+    >>> exp([0.0, 1.0]).tolist(), log([1.0, 0.0, -1.0]).tolist()[:2], tanh([0.0]).tolist()
+    ([1.0, 2.718281828459045], [0.0, -inf], [0.0])
     """
-    return np.array([float(f"{float(v):.{digits}g}") + 0.0 for v in np.ravel(values)]).reshape(np.shape(values))
+    return _elementwise("exp", values)
+
+
+def log(values) -> np.ndarray:
+    """``numpy.log`` with the same bits on every machine (see :func:`exp`); NaN below 0, -inf at 0."""
+    return _elementwise("log", values)
+
+
+def tanh(values) -> np.ndarray:
+    """``numpy.tanh`` with the same bits on every machine (see :func:`exp`)."""
+    return _elementwise("tanh", values)
