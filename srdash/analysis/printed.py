@@ -12,7 +12,7 @@ the values the verdict tells apart (scores compared to 9 decimals).
 Examples
 --------
 >>> score_texts([14.7035861, 14.7032311, 13.2])
-['14.7036', '14.7032', '13.2']
+['14.704', '14.703', '13.2']
 >>> score_texts([2.5, 2.25])
 ['2.5', '2.25']
 """
