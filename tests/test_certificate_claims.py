@@ -228,3 +228,21 @@ def test_scores_printed_side_by_side_tell_apart_what_the_verdict_tells_apart():
     assert score_texts([14.7035861, 14.7032311]) == ["14.704", "14.703"]
     assert score_texts([1.0000000001, 1.0]) == ["1", "1"]  # equal to 9 decimals: a tie, printed alike
     assert score_texts([2.00000001, 2.0]) == ["2.00000001", "2"]
+
+
+def test_sensitivity_target_weights_hold_as_printed(tmp_path):
+    # `srdash sensitivity --target` prints the same kind of claim: weights under which the target wins, and its lead
+    path = tmp_path / "results.csv"
+    crossing_at_eight_tenths().to_csv(path, index=False)
+    rules_path = _optional_property_rules(tmp_path)
+    result = CliRunner().invoke(main, ["sensitivity", str(path), "--rules", str(rules_path), "--no-cache",
+                                       "--samples", "200", "--target", "b"])
+    assert result.exit_code == 0, result.output
+    claim = re.search(r"Target b: found with (.+?): re-scored at exactly these weights, it leads the runner-up by "
+                      r"(\S+) \(", result.stderr)
+    weights = {k: float(v) for k, v in (item.rsplit(" ", 1) for item in claim.group(1).split(", "))}
+    assert weights["accuracy"] > 0.8  # past the crossing, not rounded onto it
+    judged = judge_competition(competition_from_options(path, rules=rules_path, cache=False))
+    board = _board(judged.runs, judged.competition.rules.with_options(weights=weights))
+    assert _holder(board, 1) == ["b"]
+    assert f"{board.loc['b', 'score'] - board.loc['a', 'score']:.4g}" == claim.group(2)
