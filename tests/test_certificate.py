@@ -135,8 +135,10 @@ def test_renaming_and_reordering_change_nothing():
 def test_refusals_say_what_to_do():
     with pytest.raises(SrdashError, match=r"needs its rules \(rules=...\)"):
         winner_certificate(one_dataset_decides())
-    with pytest.raises(SrdashError, match="podium and max_removed must be >= 1 and budget >= 0. Got podium=0"):
+    with pytest.raises(SrdashError, match="The 'podium' option must be an integer >= 1. Got 0."):
         winner_certificate(one_dataset_decides(), rules=accuracy_rules(), podium=0)
+    with pytest.raises(SrdashError, match="The 'budget' option must be an integer >= 0. Got -1."):
+        winner_certificate(one_dataset_decides(), rules=accuracy_rules(), budget=-1)
     from types import SimpleNamespace
 
     submissions = SimpleNamespace(competition=SimpleNamespace(rules=load_rules("evalrs2022")), runs=None)

@@ -49,18 +49,22 @@ True
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from srdash.errors import RulesError, SrdashError
+from srdash.analysis.findings import Finding, group_text as _group
+from srdash.analysis.jury_certificate import JURY_FAMILIES, JuryCertificate, jury_certificate, jury_certificate_text
+from srdash.analysis.printed import MOST_DECIMALS, printed_winning_weights, score_texts
+from srdash.analysis.rules_variants import rules_variants
+from srdash.errors import SrdashError
 from srdash.judging.kernel import rank_higher_better, weighted_harmonic_mean
 from srdash.judging.ranking import judge
-from srdash.judging.rules import (DNF_RULES, MISSING_RANKS, MISSING_RUN_VALUES, RANK_METHODS, ROUNDINGS,
-                                  RUN_AGGREGATIONS, SCORES, Rules, load_rules)
+from srdash.judging.rules import Rules, load_rules
 
 __all__ = ["Finding", "WinnerCertificate", "winner_certificate", "rules_variants", "certificate_text",
            "FAMILIES", "JuryCertificate", "jury_certificate", "jury_certificate_text", "JURY_FAMILIES"]
@@ -69,61 +73,8 @@ __all__ = ["Finding", "WinnerCertificate", "winner_certificate", "rules_variants
 FAMILIES = ("data", "runs", "rules", "weights", "entrants")
 #: Scores are compared to this many decimals (as :func:`srdash.judging.ranking.place_from_scores`).
 _SCORE_DECIMALS = 9
-#: Presets judged as variants of rules that look like SRBench 2022's.
-_SRBENCH2022_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
-#: ``ties = "tolerance"`` variant of exact rules: merges float-noise ties only.
-_NOISE_TOLERANCE = 1e-9
 #: Subsets scored at once by the exact dataset search (bounds memory).
 _CHUNK = 20_000
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One line of the certificate: one family of changes, one place.
-
-    Attributes
-    ----------
-    family : {'data', 'runs', 'rules', 'weights', 'entrants'}
-    place : int
-        The leaderboard position (1 = the winner).
-    holder : tuple of str
-        Who holds the place in the official verdict (several: a tie).
-    stays : bool or None
-        True: no change searched changes the holder; False: one does; None: the family
-        does not apply (``reason`` says why).
-    changes_to : tuple of str
-        Who holds the place after the change (empty when it stays).
-    items : tuple of str
-        What is responsible: the datasets or runs removed, the rules variants, the
-        weights, the method removed.
-    reason : str
-        One sentence for the reader.
-    search : str
-        How the family was searched, with its bound.
-    scope : str
-        Where the place is (a jury's dataset; empty for a competition's leaderboard).
-    """
-
-    family: str
-    place: int
-    holder: tuple[str, ...]
-    stays: bool | None
-    changes_to: tuple[str, ...]
-    items: tuple[str, ...]
-    reason: str
-    search: str
-    scope: str = ""
-
-    @property
-    def outcome(self) -> str:
-        """``stays``, ``changes to X`` or ``not applicable``."""
-        if self.stays is None:
-            return "not applicable"
-        return "stays" if self.stays else f"changes to {_group(self.changes_to)}"
-
-    def line(self) -> str:
-        """The finding as one line of text."""
-        return f"{self.family:<9} {self.outcome}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -189,10 +140,6 @@ class WinnerCertificate:
 # --------------------------------------------------------------------------- places
 
 
-def _group(methods: Sequence[str]) -> str:
-    return " = ".join(methods) if methods else "nobody"
-
-
 def _places(scores: np.ndarray) -> np.ndarray:
     """Places (1 = best, ties share the smallest) along the last axis, from the ranking kernel:
     place = K + 1 - the highest position a tied value occupies."""
@@ -234,95 +181,6 @@ class _Place:
         return mask
 
 
-# --------------------------------------------------------------------------- rules variants
-
-
-def _srbench2022_like(rules: Rules) -> bool:
-    reference = load_rules("srbench2022")
-    return rules.rule_kind.judges_runs and {c.column for c in rules.criteria} == {c.column for c in reference.criteria}
-
-
-def rules_variants(rules: Rules) -> list[tuple[str, str, Rules]]:
-    """Every variant of ``rules`` the certificate judges: one option changed at a time, and the
-    related presets.
-
-    Parameters
-    ----------
-    rules : Rules
-        Rules of a kind that judges runs.
-
-    Returns
-    -------
-    list of (name, description, Rules)
-        Variants that the rules' own checks refuse (e.g. ``rank-mean`` with DNFs left out)
-        are not listed. The presets ``srbench2022``, ``srbench2022-as-run`` and
-        ``srbench2022-draft`` are variants of rules that rank the same columns as
-        ``srbench2022`` (r2_test, simplicity, property).
-
-    Examples
-    --------
-    >>> names = [name for name, _, _ in rules_variants(load_rules("srbench2022"))]
-    >>> names[:3]
-    ['run_aggregation = mean', 'run_aggregation = rank-mean', 'rank_method = min']
-    >>> names[-2:]
-    ['preset srbench2022-as-run', 'preset srbench2022-draft']
-    """
-    candidates: list[tuple[str, str, Callable[[], Rules]]] = []
-    words = {"median": "the median of the runs", "mean": "the mean of the runs",
-             "rank-mean": "ranks per run averaged over the runs"}
-    for value in RUN_AGGREGATIONS:
-        if value != rules.run_aggregation:
-            candidates.append((f"run_aggregation = {value}", f"runs combined by {words[value]} instead of "
-                               f"{words[rules.run_aggregation]}",
-                               lambda v=value: rules.with_options(run_aggregation=v)))
-    for value in RANK_METHODS:
-        if value != rules.rank_method:
-            candidates.append((f"rank_method = {value}", f"ties ranked '{value}' instead of '{rules.rank_method}'",
-                               lambda v=value: rules.with_options(rank_method=v)))
-    for value in SCORES:
-        if value != rules.score:
-            candidates.append((f"score = {value}", f"final score '{value}' instead of '{rules.score}'",
-                               lambda v=value: replace(rules, score=v)))
-    if rules.ties == "exact":
-        candidates.append((f"ties = tolerance {_NOISE_TOLERANCE:g}",
-                           f"values within {_NOISE_TOLERANCE:g} tie instead of being compared exactly",
-                           lambda: rules.with_options(ties="tolerance", tie_tolerance=_NOISE_TOLERANCE)))
-    else:
-        candidates.append(("ties = exact", f"values compared exactly instead of within {rules.tie_tolerance:g}",
-                           lambda: rules.with_options(ties="exact", tie_tolerance=0.0)))
-    for option, values in (("dnf", DNF_RULES), ("missing_run_value", MISSING_RUN_VALUES),
-                           ("missing_rank", MISSING_RANKS)):
-        for value in values:
-            if value != getattr(rules, option):
-                candidates.append((f"{option} = {value}", f"{option.replace('_', ' ')} '{value}' instead of "
-                                   f"'{getattr(rules, option)}'", lambda o=option, v=value: rules.with_options(**{o: v})))
-    rounded = [c for c in rules.criteria if c.decimals is not None]
-    for value in ROUNDINGS if rounded else ():
-        if any(c.rounding != value for c in rounded):
-            candidates.append((f"rounding = {value}", f"rounding '{value}' for "
-                               f"{', '.join(c.name for c in rounded)}",
-                               lambda v=value: replace(rules, criteria=tuple(
-                                   replace(c, rounding=v) if c.decimals is not None else c for c in rules.criteria))))
-    for criterion in rules.criteria:
-        value = "none" if criterion.normalisation != "none" else "min-max-table"
-        candidates.append((f"{criterion.name}: normalisation = {value}",
-                           f"{criterion.name} normalised '{value}' instead of '{criterion.normalisation}'",
-                           lambda c=criterion, v=value: replace(rules, criteria=tuple(
-                               replace(x, normalisation=v) if x.name == c.name else x for x in rules.criteria))))
-    if _srbench2022_like(rules):
-        for preset in _SRBENCH2022_PRESETS:
-            if preset != rules.name:
-                candidates.append((f"preset {preset}", f"judged by the preset {preset}",
-                                   lambda p=preset: load_rules(p)))
-    variants = []
-    for name, description, build in candidates:
-        try:
-            variants.append((name, description, build()))
-        except RulesError:  # a combination the rules refuse (e.g. rank-mean with DNFs left out)
-            continue
-    return variants
-
-
 # --------------------------------------------------------------------------- the certificate
 
 
@@ -342,8 +200,28 @@ class _Judge:
         return board.reindex(sorted(self.methods)).to_numpy(dtype=float)
 
 
+class _Tracker:
+    """Feeds a progress callback ``progress(done, total, counts)`` and ``stage(text)`` (the CLI's progress bar)."""
+
+    def __init__(self, progress=None, stage=None):
+        self._progress, self._stage, self.done, self.total = progress, stage, 0, 0
+
+    def stage(self, text: str, total: int) -> None:
+        self.done, self.total = 0, int(total)
+        if self._stage is not None:
+            self._stage(text)
+        if self._progress is not None:
+            self._progress(0, self.total, {})
+
+    def advance(self, count: int = 1) -> None:
+        self.done += count
+        if self._progress is not None:
+            self._progress(self.done, self.total, {})
+
+
 def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, max_removed: int = 3,
-                       budget: int = 30, weight_samples: int = 2_000, seed: int = 0) -> WinnerCertificate:
+                       budget: int = 30, weight_samples: int = 2_000, weight_methods: int | None = None,
+                       seed: int = 0, progress=None, stage=None) -> WinnerCertificate:
     """What would change the winner and each podium place of a verdict.
 
     Parameters
@@ -363,8 +241,14 @@ def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, m
         fits, then greedy.
     weight_samples : int
         Weight vectors of each search of :func:`srdash.analysis.sensitivity.find_winning_weights`.
+    weight_methods : int, optional
+        Search the winning weights of at most this many other methods, the best placed (None:
+        all); the weights line says when it samples (see :mod:`srdash.analysis.certificate_plan`).
     seed : int
         Seed of the weight searches and of the shuffled rows.
+    progress, stage : callable, optional
+        ``progress(done, total, counts)`` and ``stage(text)``, called as the work advances
+        (``srdash explain``'s progress bar on stderr).
 
     Returns
     -------
@@ -400,9 +284,11 @@ def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, m
         if runs is None or not rules.rule_kind.judges_runs:
             raise SrdashError(f"The certificate judges per-run results; the rules '{rules.name}' judge submissions. "
                               "Use `srdash sensitivity` for their weights.")
-    if podium < 1 or max_removed < 1 or budget < 0:
-        raise SrdashError(f"podium and max_removed must be >= 1 and budget >= 0. Got podium={podium!r}, "
-                          f"max_removed={max_removed!r}, budget={budget!r}.")
+    for name, value, least in (("podium", podium, 1), ("max_removed", max_removed, 1), ("budget", budget, 0),
+                               ("weight_methods", 1 if weight_methods is None else weight_methods, 1)):
+        if value < least:
+            raise SrdashError(f"The '{name}' option must be an integer >= {least}. Got {value!r}.")
+    tracker = _Tracker(progress, stage)
     # the verdict shown everywhere else, unless other rules are asked for
     verdict = result.verdict if not isinstance(result, pd.DataFrame) and rules is result.competition.rules \
         else judge(runs, rules)
@@ -426,20 +312,24 @@ def winner_certificate(result, *, rules: Rules | None = None, podium: int = 3, m
 
     findings: dict[tuple[str, int], Finding] = {}
     for family, found in (("data", _data_findings(runs, verdict, judged, certified, who, datasets,
-                                                  max_removed=max_removed, budget=budget)),
+                                                  max_removed=max_removed, budget=budget, tracker=tracker)),
                           ("runs", _run_findings(runs, judged, certified, who, run_ids, max_removed=max_removed,
-                                                 budget=budget))):
+                                                 budget=budget, tracker=tracker))):
         for place, finding in zip(certified, found):
             findings[(family, place.position)] = finding
-    variants, skipped = _variant_table(judged, rules, certified, who, official)
+    variants, skipped = _variant_table(judged, rules, certified, who, official, tracker=tracker)
     for place in certified:
         findings[("rules", place.position)] = _rules_finding(variants, place, who)
-    for place, finding in zip(certified, _weight_findings(verdict, runs, certified, who, official,
-                                                          samples=weight_samples, seed=seed)):
+    best_first = [methods[i] for i in np.lexsort((names, -np.round(official, _SCORE_DECIMALS)))]
+    for place, finding in zip(certified, _weight_findings(verdict, judged, certified, who, best_first,
+                                                          samples=weight_samples, seed=seed, limit=weight_methods,
+                                                          tracker=tracker)):
         findings[("weights", place.position)] = finding
-    for place, finding in zip(certified, _entrant_findings(verdict, runs, certified, who, official)):
+    for place, finding in zip(certified, _entrant_findings(verdict, runs, certified, who, official, tracker=tracker)):
         findings[("entrants", place.position)] = finding
+    tracker.stage("checking invariance", 3)
     invariance = _invariance(runs, rules, judged, official, seed=seed)
+    tracker.advance(3)
     ordered = tuple(findings[(family, place.position)] for place in certified for family in FAMILIES)
     return WinnerCertificate(
         rules=rules, methods=methods, datasets=datasets, runs=run_ids,
@@ -453,7 +343,8 @@ def _lead(scores: np.ndarray, new: np.ndarray, place: _Place, names: np.ndarray)
     """``(x 2 against y 1)``: the new holders' scores against the official holder's."""
     shown = [int(i) for i in np.flatnonzero(new)][:2]
     shown += [int(i) for i in np.flatnonzero(place.holder) if i not in shown][:1]
-    return "(" + " against ".join(f"{names[i]} {scores[i]:.4g}" for i in shown) + ")"
+    texts = score_texts([scores[i] for i in shown])  # digits enough to tell apart what the verdict tells apart
+    return "(" + " against ".join(f"{names[i]} {text}" for i, text in zip(shown, texts)) + ")"
 
 
 def _describe_change(place: _Place, new: np.ndarray, who, scores: np.ndarray) -> str:
@@ -469,7 +360,8 @@ def _describe_change(place: _Place, new: np.ndarray, who, scores: np.ndarray) ->
 # --------------------------------------------------------------------------- data and runs
 
 
-def _data_findings(runs, verdict, judged: _Judge, certified, who, datasets, *, max_removed, budget) -> list[Finding]:
+def _data_findings(runs, verdict, judged: _Judge, certified, who, datasets, *, max_removed, budget,
+                   tracker: _Tracker) -> list[Finding]:
     names = np.array(sorted(judged.methods), dtype=object)
     if len(datasets) < 2:
         return [Finding("data", p.position, who(p.holder), None, (), (), "one dataset: nothing to remove.", "")
@@ -482,14 +374,19 @@ def _data_findings(runs, verdict, judged: _Judge, certified, who, datasets, *, m
         return judged.scores(runs[~column.isin(subset)])
 
     if not fast:
+        tracker.stage("judging without datasets", budget)
         return _judged_search("data", "dataset", datasets, without, certified, who, names,
-                              max_removed=max_removed, budget=budget,
+                              max_removed=max_removed, budget=budget, tracker=tracker,
                               why="a criterion normalised over the whole table or DNFs given the table's worst "
                                   "value make every dataset's ranks depend on the others")
-    return _exact_data_search(verdict, certified, who, names, datasets, without, max_removed=max_removed)
+    largest = min(max_removed, len(datasets) - 1)
+    tracker.stage("scoring dataset sets", sum(math.comb(len(datasets), k) for k in range(1, largest + 1)))
+    return _exact_data_search(verdict, certified, who, names, datasets, without, max_removed=max_removed,
+                              tracker=tracker)
 
 
-def _exact_data_search(verdict, certified, who, names, datasets, without, *, max_removed) -> list[Finding]:
+def _exact_data_search(verdict, certified, who, names, datasets, without, *, max_removed,
+                       tracker: _Tracker) -> list[Finding]:
     """Every subset of up to ``max_removed`` datasets, scored from the verdict's dataset scores."""
     per_dataset = verdict.per_dataset
     criteria = verdict.criteria
@@ -527,6 +424,7 @@ def _exact_data_search(verdict, certified, who, names, datasets, without, *, max
                 else:
                     scores = np.where(kept > 0, rest / kept, 0.0)
             scores = scores.T
+            tracker.advance(len(chunk))
             for place in pending:
                 changed = (place.holders_after(scores) != place.holder).any(axis=-1)
                 if changed.any():  # the most decisive change: the holder furthest behind
@@ -562,7 +460,8 @@ def _exact_data_search(verdict, certified, who, names, datasets, without, *, max
     return out
 
 
-def _run_findings(runs, judged: _Judge, certified, who, run_ids, *, max_removed, budget) -> list[Finding]:
+def _run_findings(runs, judged: _Judge, certified, who, run_ids, *, max_removed, budget,
+                  tracker: _Tracker) -> list[Finding]:
     names = np.array(sorted(judged.methods), dtype=object)
     if len(run_ids) < 2:
         return [Finding("runs", p.position, who(p.holder), None, (), (),
@@ -574,11 +473,13 @@ def _run_findings(runs, judged: _Judge, certified, who, run_ids, *, max_removed,
         chosen = [r for r, label in zip(run_ids, labels) if label in subset]
         return judged.scores(runs[~column.isin(chosen)])
 
+    tracker.stage("judging without runs", budget)
     return _judged_search("runs", "run", labels, without, certified, who, names, max_removed=max_removed,
-                          budget=budget, why="removing runs changes the aggregation over runs")
+                          budget=budget, tracker=tracker, why="removing runs changes the aggregation over runs")
 
 
-def _judged_search(family, noun, items, without, certified, who, names, *, max_removed, budget, why) -> list[Finding]:
+def _judged_search(family, noun, items, without, certified, who, names, *, max_removed, budget, why,
+                   tracker: _Tracker) -> list[Finding]:
     """Judge each subset of ``items`` removed: exhaustively while ``budget`` allows, then greedily
     (extending the set that brought the winner closest to losing, one item at a time)."""
     largest = min(max_removed, len(items) - 1)
@@ -596,6 +497,7 @@ def _judged_search(family, noun, items, without, certified, who, names, *, max_r
         best_margin = np.inf
         for subset in combos:
             scores = without(subset)
+            tracker.advance()
             for place in certified:
                 new = place.holders_after(scores)
                 if place.position not in found and not (new == place.holder).all():
@@ -639,11 +541,15 @@ def _judged_search(family, noun, items, without, certified, who, names, *, max_r
 # --------------------------------------------------------------------------- rules
 
 
-def _variant_table(judged: _Judge, rules: Rules, certified, who, official) -> tuple[pd.DataFrame, tuple[str, ...]]:
+def _variant_table(judged: _Judge, rules: Rules, certified, who, official, *, tracker: _Tracker
+                   ) -> tuple[pd.DataFrame, tuple[str, ...]]:
     names = np.array(sorted(judged.methods), dtype=object)
     rows = []
     skipped: list[str] = []
-    for name, description, variant in rules_variants(rules):
+    variants = rules_variants(rules)
+    tracker.stage("judging rules variants", len(variants))
+    for name, description, variant in variants:
+        tracker.advance()
         try:
             scores = judged.scores(judged.runs, rules=variant)
         except SrdashError as exc:  # e.g. every criterion with data weighted 0 under a preset
@@ -682,10 +588,11 @@ def _rules_finding(variants: pd.DataFrame, place: _Place, who) -> Finding:
 # --------------------------------------------------------------------------- weights and entrants
 
 
-def _weight_findings(verdict, runs, certified, who, official, *, samples, seed) -> list[Finding]:
+def _weight_findings(verdict, judged: _Judge, certified, who, best_first, *, samples, seed, limit,
+                     tracker: _Tracker) -> list[Finding]:
     from srdash.analysis.sensitivity import Rescorer, find_winning_weights
 
-    rescorer = Rescorer.from_verdict(verdict, runs=runs)
+    rescorer = Rescorer.from_verdict(verdict, runs=judged.runs)
     out = []
     for place in certified:
         holder = who(place.holder)
@@ -697,30 +604,57 @@ def _weight_findings(verdict, runs, certified, who, official, *, samples, seed) 
             out.append(Finding("weights", 1, holder, None, (), (), "one weighted criterion: scaling it changes "
                                "nothing.", ""))
             continue
-        official_w = rescorer.official_weights / rescorer.official_weights.sum()
-        answers = [find_winning_weights(rescorer, m, samples=samples, seed=seed) for m in rescorer.methods
-                   if not (len(holder) == 1 and m == holder[0])]
-        found = [(float(np.abs(np.array(list(a.weights.values())) - official_w).sum()), a.method, a)
-                 for a in answers if a.status == "found"]
+        official = dict(zip(rescorer.weight_names, rescorer.official_weights.tolist()))
+        others = [m for m in best_first if not (len(holder) == 1 and m == holder[0])]
+        searched = others if limit is None else others[:limit]
+        # past the limit, the best-placed others only (the sentence says so)
+        among = (f"among the {len(searched)} best-placed of the {len(others)} other methods searched"
+                 if len(searched) < len(others) else "")
+        tracker.stage("searching winning weights", len(searched))
+        answers = []
+        for m in searched:
+            answers.append(find_winning_weights(rescorer, m, samples=samples, seed=seed))
+            tracker.advance()
+        found = sorted((float(np.abs(np.array(list(a.weights.values())) - rescorer.official_weights
+                                     / rescorer.official_weights.sum()).sum()), a.method, a)
+                       for a in answers if a.status == "found")
         approach = answers[0].approach if answers else ""
-        search = f"find_winning_weights for each of the {len(answers)} other methods: {approach}"
-        if found:
-            distance, method, answer = min(found)
-            weights = ", ".join(f"{k} {v:.3f}" for k, v in answer.weights.items())
-            official_text = ", ".join(f"{k} {v:.3f}" for k, v in zip(rescorer.weight_names, official_w))
-            out.append(Finding("weights", 1, holder, False, (method,), (weights,),
-                               f"at weights {weights} (official {official_text}; L1 distance {distance:.3g} on the "
-                               f"simplex, the nearest of the {len(found)} method(s) that can win) {method} leads by "
-                               f"{answer.margin:.4g}.", search))
+        search = (f"find_winning_weights for each of the {len(answers)} other methods searched: {approach}; the point printed "
+                  "is rounded to the fewest decimals (at least 3) at which the method still wins, judged again at "
+                  "the printed weights")
+
+        def scores_at(weights):
+            return judged.scores(judged.runs, rules=judged.rules.with_options(weights=weights))
+
+        # the nearest point found, rounded and judged again as printed (a point just past a crossing
+        # can round to the other side); the next nearest method if no rounding of it holds
+        printed = next((p for p in (printed_winning_weights(scores_at, sorted(judged.methods), method, answer.weights,
+                                                            official=official) for _, method, answer in found)
+                        if p is not None), None)
+        if printed is not None:
+            weights = ", ".join(f"{k} {v}" for k, v in printed.text.items())
+            official_text = ", ".join(f"{k} {v:g}" for k, v in official.items())
+            out.append(Finding("weights", 1, holder, False, (printed.method,), (weights,),
+                               f"at weights {weights} (official {official_text}; L1 distance {printed.distance:.3g} "
+                               f"on the simplex, the nearest of the {len(found)} method(s) that can win"
+                               f"{' ' + among if among else ''}) {printed.method} leads by {printed.margin_text}.",
+                               search))
+        elif found:
+            out.append(Finding("weights", 1, holder, None, (), (),
+                               f"not confirmed: the search found weights under which {len(found)} method(s) lead, "
+                               f"but judged again at those weights (rounded to up to {MOST_DECIMALS} decimals, and "
+                               "unrounded) none is first alone.", search))
         else:
             proved = sum(a.status == "impossible" for a in answers)
+            whom = (f"any of the {len(searched)} best-placed of the {len(others)} other methods" if among
+                    else "another method")
             out.append(Finding("weights", 1, holder, True, (), (),
-                               f"no weights make another method win ({proved} of {len(answers)} proved impossible, "
+                               f"no weights make {whom} win ({proved} of {len(answers)} proved impossible, "
                                f"{len(answers) - proved} not found by the search).", search))
     return out
 
 
-def _entrant_findings(verdict, runs, certified, who, official) -> list[Finding]:
+def _entrant_findings(verdict, runs, certified, who, official, *, tracker: _Tracker) -> list[Finding]:
     from srdash.analysis.sensitivity import Rescorer
 
     rescorer = Rescorer.from_verdict(verdict, runs=runs)
@@ -730,7 +664,11 @@ def _entrant_findings(verdict, runs, certified, who, official) -> list[Finding]:
     if len(methods) < 3:
         return [Finding("entrants", p.position, who(p.holder), None, (), (),
                         "fewer than three methods: removing one leaves no contest.", "") for p in certified]
-    reduced = {m: rescorer.without(m).scores() for m in methods}  # each computed once, as irrelevant_alternatives
+    tracker.stage("removing each method", len(methods))
+    reduced = {}
+    for m in methods:  # each computed once, as irrelevant_alternatives
+        reduced[m] = rescorer.without(m).scores()
+        tracker.advance()
     search = f"each of the {len(methods)} methods removed in turn (Rescorer.without)"
     for place in certified:
         changed = []
@@ -830,202 +768,4 @@ def certificate_text(certificate: WinnerCertificate, *, variants: bool = True) -
     lines += ["", f"Name- and order-invariant: {'yes' if c.invariant else 'no'} ({checks})."]
     lines.append(f"Judged again {c.rejudgings} times. Places: 1 = best; scores compared to {_SCORE_DECIMALS} "
                  "decimals.")
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- juries
-
-#: The families of changes of a jury's verdict.
-JURY_FAMILIES = ("jurors", "normalisation", "rubric")
-
-
-@dataclass(frozen=True)
-class JuryCertificate:
-    """What would change a jury's choice on each dataset (:func:`jury_certificate`).
-
-    Attributes
-    ----------
-    rubric : Rubric
-    jurors : tuple of str
-    winners : Mapping of str to tuple of str
-        Per dataset, the entries ranked first by the jury (several: a tie).
-    findings : tuple of Finding
-        One per (dataset, family); ``scope`` is the dataset.
-    summaries : int
-        How many times the jury's scores were combined again.
-    """
-
-    rubric: object
-    jurors: tuple[str, ...]
-    winners: Mapping[str, tuple[str, ...]]
-    findings: tuple[Finding, ...]
-    summaries: int
-
-    def finding(self, family: str, dataset: str) -> Finding:
-        """The finding of ``family`` on ``dataset``."""
-        for f in self.findings:
-            if f.family == family and f.scope == dataset:
-                return f
-        raise SrdashError(f"No finding for family '{family}' on dataset '{dataset}'. Families: "
-                          f"{', '.join(JURY_FAMILIES)}; datasets: {', '.join(self.winners)}.")
-
-
-def _jury_winners(summary) -> dict[str, tuple[str, ...]]:
-    """Per dataset, the entries with the best (smallest) jury rank."""
-    table = summary.table
-    best = table.groupby("dataset")["rank"].transform("min")
-    first = table[table["rank"] == best]
-    return {str(d): tuple(sorted(g["method"].astype(str))) for d, g in first.groupby("dataset", sort=True)}
-
-
-def jury_certificate(scores: pd.DataFrame, rubric, *, models=None, max_removed: int = 2) -> JuryCertificate:
-    """What would change the jury's first choice on each dataset.
-
-    The jury's scores are combined by :func:`srdash.judging.jury.jury_summary` (the one
-    implementation) again under each change:
-
-    * **jurors**: the fewest jurors whose scores, left out, change the first choice
-      (exact: every set of up to ``max_removed`` jurors, leaving at least one);
-    * **normalisation**: ranking by the other score (mean score or mean per-juror z-score);
-    * **rubric**: each criterion left out of the rubric, and equal weights when the
-      weights differ.
-
-    Parameters
-    ----------
-    scores : DataFrame
-        ``judge``, ``dataset``, ``method``, ``criterion``, ``score`` (as for ``jury_summary``).
-    rubric : Rubric
-    models : optional
-        The entries under review (see ``jury_summary``).
-    max_removed : int
-        The largest set of jurors left out.
-
-    Returns
-    -------
-    JuryCertificate
-
-    Examples
-    --------
-    Ann prefers a by 4 points, Bob and Cy prefer b by 1: the mean is a 3.33 against b 3;
-    without Ann, b leads; ranked by z-scores (each juror's spread counts the same), b leads.
-
-    >>> from srdash.judging.jury import Rubric, RubricCriterion
-    >>> rubric = Rubric((RubricCriterion("insight"),), scale=(1, 5))
-    >>> scores = pd.DataFrame({"judge": ["ann", "ann", "bob", "bob", "cy", "cy"], "dataset": "d",
-    ...                        "method": ["a", "b"] * 3, "criterion": "insight",
-    ...                        "score": [5.0, 1.0, 3.0, 4.0, 2.0, 3.0]})
-    >>> certificate = jury_certificate(scores, rubric)
-    >>> dict(certificate.winners)
-    {'d': ('a',)}
-    >>> print(certificate.finding("jurors", "d").line())
-    jurors    changes to b: without juror ann, b is first (b 3.5 against a 2.5).
-    >>> certificate.finding("normalisation", "d").outcome
-    'changes to b'
-    """
-    from srdash.judging.jury import NORMALISATIONS as JURY_NORMALISATIONS, Rubric, jury_summary
-
-    if max_removed < 1:
-        raise SrdashError(f"max_removed must be >= 1. Got {max_removed!r}.")
-    count = 0
-
-    def combined(table: pd.DataFrame, chosen: Rubric):
-        nonlocal count
-        count += 1
-        return jury_summary(table, chosen, models=models if models is not None else scores)
-
-    official = combined(scores, rubric)
-    winners = _jury_winners(official)
-    jurors = tuple(sorted(scores["judge"].astype(str).unique()))
-    per_family: dict[tuple[str, str], Finding] = {}
-
-    def lead(summary, dataset, new, old) -> str:
-        column = "score" if summary.rubric.normalisation == "none" else "score_z"
-        table = summary.table[summary.table["dataset"].astype(str) == dataset].set_index("method")[column]
-        shown = list(new[:1]) + [m for m in old if m not in new][:1]
-        return "(" + " against ".join(f"{m} {table.get(m, float('nan')):.3g}" for m in shown) + ")"
-
-    # jurors
-    largest = min(max_removed, len(jurors) - 1)
-    checked = 0
-    for size in range(1, largest + 1):
-        pending = [d for d in winners if ("jurors", d) not in per_family]
-        if not pending:
-            break
-        for subset in itertools.combinations(jurors, size):
-            checked += 1
-            summary = combined(scores[~scores["judge"].astype(str).isin(subset)], rubric)
-            after = _jury_winners(summary)
-            for dataset in pending:
-                new = after.get(dataset, ())
-                if ("jurors", dataset) not in per_family and new != winners[dataset]:
-                    plural = "juror" if size == 1 else "jurors"
-                    per_family[("jurors", dataset)] = Finding(
-                        "jurors", 1, winners[dataset], False, new, subset,
-                        f"without {plural} {', '.join(subset)}, {_group(new)} "
-                        f"{'is' if len(new) == 1 else 'are'} first {lead(summary, dataset, new, winners[dataset])}.",
-                        f"exact: every set of up to {largest} of the {len(jurors)} jurors", scope=dataset)
-    for dataset in winners:
-        if ("jurors", dataset) not in per_family:
-            reason = (f"no set of up to {largest} of the {len(jurors)} jurors changes it ({checked} sets checked)."
-                      if largest else "one juror: nobody to leave out.")
-            per_family[("jurors", dataset)] = Finding("jurors", 1, winners[dataset], True if largest else None, (),
-                                                      (), reason, f"exact: up to {largest} jurors", scope=dataset)
-
-    # normalisation and rubric: one variant each, combined again
-    variants = [(f"normalisation = {other}", f"ranked by the {'mean score' if other == 'none' else 'mean z-score'}",
-                 "normalisation", replace(rubric, normalisation=other))
-                for other in JURY_NORMALISATIONS if other != rubric.normalisation]
-    if len(rubric.criteria) > 1:
-        variants += [(f"without {c.name}", f"the rubric without '{c.name}'", "rubric",
-                      replace(rubric, criteria=tuple(x for x in rubric.criteria if x.name != c.name)))
-                     for c in rubric.criteria]
-        if len({c.weight for c in rubric.criteria}) > 1:
-            variants.append(("equal weights", "every rubric criterion weighted the same", "rubric",
-                             replace(rubric, criteria=tuple(replace(c, weight=1.0) for c in rubric.criteria))))
-    for family in ("normalisation", "rubric"):
-        mine = [v for v in variants if v[2] == family]
-        results = [(name, words, combined(scores, chosen)) for name, words, _, chosen in mine]
-        for dataset in winners:
-            changed = [(name, words, summary, _jury_winners(summary).get(dataset, ()))
-                       for name, words, summary in results]
-            changed = [c for c in changed if c[3] != winners[dataset]]
-            if not mine:
-                per_family[(family, dataset)] = Finding(family, 1, winners[dataset], None, (), (),
-                                                        "one rubric criterion: nothing to leave out.", "",
-                                                        scope=dataset)
-            elif not changed:
-                per_family[(family, dataset)] = Finding(
-                    family, 1, winners[dataset], True, (), (),
-                    f"none of {', '.join(name for name, *_ in mine)} changes it.",
-                    f"{len(mine)} variant(s), each combined again", scope=dataset)
-            else:
-                name, words, summary, new = changed[0]
-                per_family[(family, dataset)] = Finding(
-                    family, 1, winners[dataset], False, new, tuple(c[0] for c in changed),
-                    f"with {name} ({words}), {_group(new)} {'is' if len(new) == 1 else 'are'} first "
-                    f"{lead(summary, dataset, new, winners[dataset])}.",
-                    f"{len(mine)} variant(s), each combined again", scope=dataset)
-    findings = tuple(per_family[(family, dataset)] for dataset in winners for family in JURY_FAMILIES)
-    return JuryCertificate(rubric=rubric, jurors=jurors, winners=MappingProxyType(winners), findings=findings,
-                           summaries=count)
-
-
-def jury_certificate_text(certificate: JuryCertificate) -> str:
-    """The jury certificate as plain text (``srdash trust jury --explain`` prints it).
-
-    Examples
-    --------
-    >>> from srdash.judging.jury import Rubric, RubricCriterion
-    >>> scores = pd.DataFrame({"judge": ["ann", "ann"], "dataset": "d", "method": ["a", "b"],
-    ...                        "criterion": "insight", "score": [5.0, 1.0]})
-    >>> print(jury_certificate_text(jury_certificate(scores, Rubric((RubricCriterion("insight"),)))))
-    Why the jury's choice, dataset d: a
-      jurors    not applicable: one juror: nobody to leave out.
-      normalisation stays: none of normalisation = z-score changes it.
-      rubric    not applicable: one rubric criterion: nothing to leave out.
-    """
-    lines = []
-    for dataset, winners in certificate.winners.items():
-        lines.append(f"Why the jury's choice, dataset {dataset}: {_group(winners)}")
-        lines += ["  " + f.line() for f in certificate.findings if f.scope == dataset]
     return "\n".join(lines)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
+from srdash.analysis.certificate_plan import MAX_CELLS, WEIGHT_METHODS
+from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged, progress_bar
 
 
 @click.command(name="explain")
@@ -16,8 +17,14 @@ from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly
 @click.option("--budget", default=30, show_default=True, type=click.IntRange(min=0),
               help="Re-judgings allowed per removal search that must judge each set again (runs; datasets under "
                    "rules that normalise over the whole table): exhaustive while it fits, then greedy.")
+@click.option("--weight-methods", default=WEIGHT_METHODS, show_default=True, type=click.IntRange(min=1),
+              help="Search the winning weights of at most this many other methods, the best placed (the weights "
+                   "line says when it samples).")
+@click.option("--max-cells", default=MAX_CELLS, show_default=True, type=click.IntRange(min=1),
+              help="Refuse tables of more methods x datasets x runs than this (the work grows with methods^2 x "
+                   "datasets); the message says what to do instead.")
 @click.option("--no-variants", is_flag=True, help="Do not print the table of winners per rules variant.")
-def explain_command(competition, podium, max_removed, budget, no_variants):
+def explain_command(competition, podium, max_removed, budget, weight_methods, max_cells, no_variants):
     """Why the winner of INPUT wins: what would change the verdict.
 
     For the winner and each podium place, the smallest change of each family
@@ -30,12 +37,26 @@ def explain_command(competition, podium, max_removed, budget, no_variants):
     listed in another order. The main track is explained; with a real-world
     track, its winner with each judge's trust entries left out follows.
     Places: 1 = best.
+
+    It first says on stderr what it will do and roughly how long that takes,
+    shows its progress there, and refuses tables larger than --max-cells
+    (methods x datasets x runs), saying what to do instead.
     """
-    from srdash.analysis.certificate import certificate_text, winner_certificate
+    from srdash.analysis.certificate import certificate_text, rules_variants, winner_certificate
+    from srdash.analysis.certificate_plan import check_plan, plan_certificate
 
     result = judged(competition)
     with fail_cleanly():
-        certificate = winner_certificate(result, podium=podium, max_removed=max_removed, budget=budget)
+        rules = result.competition.rules
+        if result.runs is not None and rules.rule_kind.judges_runs:  # else winner_certificate says what to use
+            plan = plan_certificate(result.runs, criteria=len(result.verdict.criteria),
+                                    variants=len(rules_variants(rules)), podium=podium, max_removed=max_removed,
+                                    budget=budget, weight_methods=weight_methods)
+            click.echo(plan.text(), err=True)
+            check_plan(plan, max_cells=max_cells)
+        with progress_bar("explaining", unit="step") as progress:
+            certificate = winner_certificate(result, podium=podium, max_removed=max_removed, budget=budget,
+                                             weight_methods=weight_methods, progress=progress, stage=progress.stage)
     click.echo(certificate_text(certificate, variants=not no_variants))
     if result.realworld is not None:
         with fail_cleanly():

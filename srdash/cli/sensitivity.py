@@ -78,9 +78,18 @@ def sensitivity(competition, samples, seed, output, target):
         click.echo(f"The verdict depends on who takes part: removing {', '.join(disruptive['removed'].astype(str))} "
                    "swaps the places of others.", err=True)
     if answer is not None:
-        weights = ", ".join(f"{k} {v:.3f}" for k, v in (answer.weights or {}).items())
-        click.echo(f"Target {target}: {answer.status}{' with ' + weights if weights else ''}. "
-                   f"{answer.explanation} (method: {answer.approach})", err=True)
+        from srdash.analysis.printed import printed_winning_weights
+
+        # the weights as printed, re-scored: the search's point rounded can fall on the other side of a crossing
+        printed = printed_winning_weights(rescorer.scores, rescorer.methods, target, answer.weights, official=dict(
+            zip(rescorer.weight_names, rescorer.official_weights))) if answer.status == "found" else None
+        if printed is not None:
+            weights = ", ".join(f"{k} {v}" for k, v in printed.text.items())
+            click.echo(f"Target {target}: found with {weights}: re-scored at exactly these weights, it leads the "
+                       f"runner-up by {printed.margin_text} (L1 distance {printed.distance:.3g} from the official "
+                       f"weights on the simplex). (method: {answer.approach})", err=True)
+        else:
+            click.echo(f"Target {target}: {answer.status}. {answer.explanation} (method: {answer.approach})", err=True)
     if output is None:
         click.echo(table.to_string(index=False))
     else:

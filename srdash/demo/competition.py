@@ -21,8 +21,9 @@ Methods (10 runs each; runs differ by a bootstrap of the training rows and
 the method's own randomness)
     * ``ExactSR`` finds the ground truth's structure (constants fitted, then
       slightly perturbed); some runs add a tiny spurious term or miss a constant.
-    * ``LinearRegression`` is scikit-learn's, fitted on the whole training set
-      and written out with full-precision coefficients (the same every run).
+    * ``LinearRegression``: ordinary least squares on the whole training set (what
+      scikit-learn's ``LinearRegression`` fits), solved exactly in rationals and
+      written out with full-precision coefficients (the same every run).
     * ``PolyRidge``: degree-2 ``PolynomialFeatures`` + ``Ridge``, written out.
     * ``LassoSR``: ``Lasso`` over degree-2 monomials: sparse formulas.
     * ``GreedyGP``: greedy term selection from a library of nonlinear terms,
@@ -40,7 +41,14 @@ converge to one of three solutions per dataset (run ``r`` repeats run
 model strings, and so the sympy work of opening the demo, small.
 
 Every ``r2_test`` is computed by evaluating the model on the test split with
-the very constants written in its string. Model strings are built together
+the very constants written in its string.
+
+The files are the same on every machine (they are part of the verdict's fingerprint):
+nothing written depends on the CPU or the BLAS (:mod:`srdash.demo.exact`). The one
+full-precision fit is exact; the other fits' constants are rounded to 6 significant digits
+(4 for ``GreedyGP``), far above the last bit; exp, log and tanh, whose numpy versions differ in
+the last bits with the CPU's SIMD extensions, are computed by mpmath (pure Python, correctly
+rounded to float64) for the data, the fits and every ``r2_test``. Model strings are built together
 with a numpy function computing the same formula; no string is ever
 evaluated.
 
@@ -61,6 +69,8 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from srdash.demo import exact
+from srdash.demo.exact import exact_least_squares
 from srdash.errors import SrdashError
 from srdash.io.csvsafe import write_csv
 from srdash.io.loading import Results, load_results
@@ -184,7 +194,8 @@ def _variable(name: str) -> _Term:
 
 
 def _apply(function: str, inner: _Term) -> _Term:
-    numpy_function = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "tanh": np.tanh, "log": np.log}[function]
+    # exp, log and tanh through mpmath (numpy's differ in the last bits with the CPU's SIMD extensions)
+    numpy_function = {"sin": np.sin, "cos": np.cos, "exp": exact.exp, "tanh": exact.tanh, "log": exact.log}[function]
     return _Term(f"{function}({inner.text})", inner.features,
                  lambda columns: numpy_function(inner.evaluate(columns)))
 
@@ -426,12 +437,11 @@ def _exact_sr(dataset: _Dataset, rng) -> _Model:
 
 
 def _linear_regression(dataset: _Dataset, rng) -> _Model:
-    """scikit-learn's LinearRegression on the whole training set, coefficients in full precision."""
-    from sklearn.linear_model import LinearRegression
-
-    fitted = LinearRegression().fit(dataset.matrix("train"), dataset.target("train"))
+    """Ordinary least squares on the whole training set (scikit-learn's LinearRegression), solved exactly:
+    coefficients in full precision, the same bits on every machine."""
+    intercept, coefficients = exact_least_squares(dataset.matrix("train"), dataset.target("train"))
     terms = [_variable(f) for f in dataset.features]
-    return _model(fitted.intercept_, fitted.coef_, terms, digits=None)
+    return _model(intercept, coefficients, terms, digits=None)
 
 
 def _polynomial_terms(dataset: _Dataset):

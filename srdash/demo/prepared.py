@@ -6,7 +6,8 @@ them for exact re-discovery: about a minute and a half of sympy work on two
 cores. srdash computes those results itself, once, with
 ``python -m srdash.demo.prepared`` (run it after changing anything that
 changes a result: the simplification, the evaluation, the equivalence check,
-the demo's data, or the supported sympy version), and ships them as
+the demo's data, or the supported sympy version; on an idle machine: a loaded one turns
+slow simplifications into timeouts, which every user would then inherit), and ships them as
 ``prepared.json.gz`` beside this module. :func:`seed_cache` copies them into
 a user's cache (signed with that cache's own key) when the demo's files are
 written, so a first visitor waits for none of that work. The demo's files
@@ -159,6 +160,10 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
                           jobs=jobs or default_jobs(), cache=cache, stage=lambda text: announce(f"{text}..."))
             rows = cache.export_rows()
             announce(f"Prepared {len(rows)} results.")
+            timeouts = sum(row[2] == "timeout" for row in rows)
+            if timeouts:  # the wall-clock kill of a loaded machine: every user would inherit them
+                announce(f"Warning: {timeouts} result(s) timed out; the shipped rows would carry them. Regenerate on "
+                         "an idle machine (the shipped rows so far had none).")
         # the trust store (binary, SQLite) is written by srdash when the demo is written, not shipped
         shipped = {name: file for name, file in paths.items() if name != "trust"}
         names = {name: file.name for name, file in shipped.items()}
