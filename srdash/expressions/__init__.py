@@ -37,6 +37,7 @@ import numpy as np
 import sympy
 
 from srdash import cache as _cache
+from srdash.expressions._numeric import compile_numeric, numeric_values
 from srdash.expressions._timelimit import (DEFAULT_MEMORY_LIMIT, SoftTimeLimitExceeded, WorkerPool, soft_time_limit,
                                           thread_cpu_limit)
 from srdash.errors import ModelRejected
@@ -1563,8 +1564,10 @@ def evaluate_model(
     """Predictions of a model string on data, vectorised with numpy.
 
     The string is parsed safely (:func:`parse_model`) and the resulting sympy
-    expression compiled with ``sympy.lambdify(..., modules="numpy")``; the raw
-    string is never evaluated. Floating-point warnings are silenced: invalid
+    expression compiled with ``sympy.lambdify(..., modules="numpy")``, its variables
+    renamed ``_x0, _x1, ...`` so that the code, and the values to the last bit, do not
+    depend on the process's history; the raw string is never evaluated. Every row is
+    computed elementwise: its value does not depend on the other rows. Floating-point warnings are silenced: invalid
     operations give NaN or inf, complex values with a non-zero imaginary part
     give NaN.
 
@@ -1616,55 +1619,23 @@ def evaluate_model(
             raise ModelRejected(f"The model uses {', '.join(repr(m) for m in missing)} but the data has no "
                                 f"such column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
         function = _compiled(symbols, expression)
-    inputs = [arrays[symbol.name].astype(float) for symbol in symbols]
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            values = function(*inputs)
-        except (OverflowError, TypeError, ValueError, ZeroDivisionError):
-            # e.g. an integer too large for float: evaluate with floats throughout
-            try:
-                with _bounded("Preparing the model for evaluation"):
-                    function = _compiled(symbols, expression.evalf())
-                values = function(*inputs)
-            except ModelRejected:
-                raise
-            except Exception as exc:  # noqa: BLE001
-                raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
-                                    f"{_short(exc, 200)}") from None
-        except Exception as exc:  # noqa: BLE001 - never a traceback for one model
-            raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
-                                f"{_short(exc, 200)}") from None
-        try:
-            values = np.asarray(values)
-            if np.iscomplexobj(values):
-                values = np.where(values.imag == 0, values.real, np.nan)
-            values = values.astype(float)
-        except OverflowError:
-            raise ModelRejected("The model's values are beyond the float64 range (about 1.8e308); "
-                                "it counts as the worst value.") from None
-        except (TypeError, ValueError) as exc:
-            raise ModelRejected(f"The model's values are not numbers: {type(exc).__name__}: "
-                                f"{_short(exc, 200)}") from None
-    return np.broadcast_to(values, (length,)).copy()
+
+    def with_floats():  # e.g. an integer too large for float: evaluate with floats throughout
+        with _bounded("Preparing the model for evaluation"):
+            return _compiled(symbols, expression.evalf())
+
+    return numeric_values(function, [arrays[symbol.name] for symbol in symbols], length, fallback=with_floats)
 
 
 def _compiled(symbols, expression):
-    """``_lambdify`` with every failure (printing, code generation) turned into a refusal."""
+    """``compile_numeric`` with every failure (printing, code generation) turned into a refusal."""
     try:
-        return _lambdify(symbols, expression)
+        return compile_numeric(symbols, expression)
     except ModelRejected:
         raise
     except Exception as exc:  # noqa: BLE001 - KeyError for zoo, RecursionError, SyntaxError, ...
         raise ModelRejected(f"The model cannot be compiled for numeric evaluation: {type(exc).__name__}: "
                             f"{_short(exc, 200)}") from None
-
-
-def _lambdify(symbols, expression):
-    # dummify: variable names cannot clash with names in the generated code (e.g. 'numpy').
-    # numpy has no erf: scipy.special's (vectorised) for expressions that use it.
-    modules = ["scipy", "numpy"] if expression.has(sympy.erf) else "numpy"
-    return sympy.lambdify(symbols, expression, modules=modules, dummify=True)
 
 
 # ==========================================================================================
@@ -1759,7 +1730,7 @@ def _numerically_different(truth, model) -> bool:
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            values = [np.broadcast_to(np.asarray(_lambdify(symbols, e)(*inputs), dtype=complex), (_SAMPLE_POINTS,))
+            values = [np.broadcast_to(np.asarray(compile_numeric(symbols, e)(*inputs), dtype=complex), (_SAMPLE_POINTS,))
                       for e in (truth, model)]
     except Exception:  # noqa: BLE001 - any doubt: leave it to sympy
         return False
@@ -2131,17 +2102,7 @@ def evaluate_expression(expression, columns: Mapping[str, np.ndarray]) -> np.nda
                             f"column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
     with _bounded("Preparing the model for evaluation"):  # as evaluate_model: code generation is bounded too
         function = _compiled(symbols, expression)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            values = np.asarray(function(*[arrays[s.name] for s in symbols]))
-        except Exception as exc:  # noqa: BLE001 - sympy/numpy refusing the expression
-            raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
-                                f"{_short(exc, 200)}") from None
-        if np.iscomplexobj(values):
-            values = np.where(values.imag == 0, values.real, np.nan)
-        values = values.astype(float)
-    return np.broadcast_to(values, (length,)).copy()
+    return numeric_values(function, [arrays[symbol.name] for symbol in symbols], length)
 
 
 def expression_tree(expression) -> tuple:
