@@ -8,14 +8,11 @@ clock: the demo's equivalence timeouts went from 1 to 17 as the load rose.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
+from busy_machine import busy_machine
 
 from srdash.expressions import _timelimit
 from srdash.io.datasets import write_property_datasets
@@ -70,20 +67,6 @@ def _judged(path: Path, cache: Path) -> dict:
         "complexity": sorted(zip(runs["method"], runs["dataset"], runs["status"], runs["components"].astype(str))),
         "leaderboard": result.verdict.leaderboard[["method", "place"]].values.tolist(),
     }
-
-
-@contextlib.contextmanager
-def busy_machine():
-    """Every core kept busy (and one more process) by busy loops, killed on leaving."""
-    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
-             for _ in range((os.cpu_count() or 1) + 1)]
-    try:
-        yield loops
-    finally:
-        for loop in loops:
-            loop.kill()
-        for loop in loops:
-            loop.wait()
 
 
 def test_a_busy_machine_changes_no_timeout_no_problem_and_no_verdict(tmp_path, monkeypatch):
