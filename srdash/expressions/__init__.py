@@ -1044,7 +1044,8 @@ class _Settings:
 
     def cache_identity(self) -> dict:
         return {
-            "procedure": _PROCEDURE if self.measure == "simplified-components" else f"srdash-measure/{self.measure}/1",
+            # measures' procedure 2: timeouts count CPU time only (as _PROCEDURE 3)
+            "procedure": _PROCEDURE if self.measure == "simplified-components" else f"srdash-measure/{self.measure}/2",
             "sympy": sympy.__version__,
             # not the time limit: each cached row records its own (srdash.cache)
             "decimals": self.decimals,

@@ -201,7 +201,7 @@ _BOOT = (
 
 class _Worker:
     __slots__ = ("process", "conn", "stderr", "ready", "started", "task", "task_started", "key", "task_cpu",
-                 "cpu_seen", "cpu_seen_at")
+                 "cpu_seen", "cpu_seen_at", "checked_at")
 
     def __init__(self, process, conn, stderr, key=None):
         self.process = process
@@ -213,8 +213,9 @@ class _Worker:
         self.task_started = math.nan
         self.key = key  # what its start fixed (_spare_key), for a pool that keeps spares; else None
         self.task_cpu: float | None = None  # the worker's CPU seconds when its task reached it (None: unknown)
-        self.cpu_seen = math.nan            # its CPU seconds when last read, and when (monotonic)
+        self.cpu_seen = math.nan            # its CPU seconds when they last grew, and when (monotonic)
         self.cpu_seen_at = math.nan
+        self.checked_at = math.nan          # when they were last read
 
     def cpu(self) -> float | None:
         """CPU seconds this worker has used (None: cannot be read)."""
@@ -550,7 +551,7 @@ class WorkerPool:
                 self._discard(worker, kill=True)
                 continue
             worker.task = task
-            worker.task_started = worker.cpu_seen_at = time.monotonic()
+            worker.task_started = worker.cpu_seen_at = worker.checked_at = time.monotonic()
             worker.task_cpu = worker.cpu()
             worker.cpu_seen = worker.task_cpu if worker.task_cpu is not None else math.nan
 
@@ -565,7 +566,7 @@ class WorkerPool:
         if worker.task_cpu is None:
             return worker.task_started + _WALL_FALLBACK_FACTOR * self.time_limit + _WALL_FALLBACK_GRACE
         left = self.time_limit - (worker.cpu_seen - worker.task_cpu)
-        return worker.cpu_seen_at + min(max(left, 0.005), 1.0, self.stall_limit)
+        return min(worker.checked_at + min(max(left, 0.01), 1.0), worker.cpu_seen_at + self.stall_limit)
 
     def _overrun(self, worker: _Worker, now: float) -> str:
         """Why ``worker``'s task must be killed now, or ""."""
@@ -574,6 +575,7 @@ class WorkerPool:
             return (f"killed after the hard limit of {limit:g} s (wall clock: this system does not report a "
                     f"process's CPU time)") if now - worker.task_started >= limit else ""
         cpu = worker.cpu()
+        worker.checked_at = now
         if cpu is not None and cpu > worker.cpu_seen:
             worker.cpu_seen, worker.cpu_seen_at = cpu, now
         if worker.cpu_seen - worker.task_cpu >= self.time_limit:
