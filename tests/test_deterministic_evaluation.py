@@ -80,8 +80,8 @@ _SCRIPT = r"""
 import json, sys
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np, pandas as pd, sympy
-sys.path.insert(0, sys.argv[1])
-from tests.test_deterministic_evaluation import many_term_model, synthetic_data, _columns
+sys.path.insert(0, sys.argv[1] + "/tests")  # by basename: site-packages may hold a 'tests' package
+from test_deterministic_evaluation import many_term_model, synthetic_data, _columns
 from srdash.expressions import evaluate_model
 from srdash.judging.evaluation import exact_r2_score
 from srdash.judging.submitted import score_submitted_models
