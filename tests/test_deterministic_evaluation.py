@@ -168,8 +168,8 @@ _EVERY_FUNCTION = [
     " + arctanh(x1/4)",
     "erf(x1) + floor(x3) + ceiling(x1) + sign(x3) + abs(x1) + Abs(x3) + re(x1) + im(x1)",
     "max(x1, x3, x2) + min(x1, x2) + Max(x1, 0) + Min(x3, 1)",
-    "Piecewise((x1, x1 > 0), (x3, True)) + Piecewise((x1, ITE(x3 < 0, x1 > 0, x2 > 1)), (x2, True)) + Piecewise((1, And(x1 > 0, Not(x3 > 0))), "
-    "(2, Or(Eq(x1, 0), Ne(x2, 1))), (0, True))",
+    "Piecewise((x1, x1 > 0), (x3, True)) + Piecewise((x1, ITE(x3 < 0, x1 > 0, x2 > 1)), (x2, True))"
+    " + Piecewise((1, And(x1 > 0, Not(x3 > 0))), (2, Or(Eq(x1, 0), Ne(x2, 1))), (0, True))",
     "add(x1, x2) + sub(x1, x3) + mul(x1, x3) + div(x2, x3) + neg(x1) + inv(x2) + factor_terms(2*x1 + 2*x3)",
     "log(x3) + 1/x1 + exp(x3)",  # NaN, inf and overflow on some rows
 ]

@@ -62,8 +62,9 @@ STATUSES = ("ok", "timeout", "simplify_error", "rejected", "parse_error")
 COLUMNS = ("components", "simplicity", "simplified", "status", "reason", "seconds", "features_used")
 
 # Bump when anything that changes a computed result changes (invalidates the cache).
-# 3: timeouts count CPU time only (a worker killed on the wall clock of a busy machine was cached as one)
-_PROCEDURE = "srbench2022-complexity/3"  # 2: undefined models rejected
+# 2: undefined models rejected; 3: timeouts count CPU time only (a worker killed on the wall clock of a busy
+# machine was cached as one)
+_PROCEDURE = "srbench2022-complexity/3"
 
 
 # ---------------------------------------------------------------------------
@@ -1581,9 +1582,9 @@ def evaluate_model(
     expression compiled with ``sympy.lambdify(..., modules="numpy")``, its variables
     renamed ``_x0, _x1, ...`` so that the code, and the values to the last bit, do not
     depend on the process's history; the raw string is never evaluated. Every row is
-    computed elementwise: its value does not depend on the other rows. Floating-point warnings are silenced: invalid
-    operations give NaN or inf, complex values with a non-zero imaginary part
-    give NaN.
+    computed elementwise: its value does not depend on the other rows. Floating-point
+    warnings are silenced: invalid operations give NaN or inf, complex values with a
+    non-zero imaginary part give NaN.
 
     Parameters
     ----------
@@ -1746,8 +1747,8 @@ def _numerically_different(truth, model) -> bool:
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            values = [np.broadcast_to(np.asarray(compile_numeric(symbols, e)(*inputs), dtype=complex), (_SAMPLE_POINTS,))
-                      for e in (truth, model)]
+            values = [np.broadcast_to(np.asarray(compile_numeric(symbols, e)(*inputs), dtype=complex),
+                                      (_SAMPLE_POINTS,)) for e in (truth, model)]
     except Exception:  # noqa: BLE001 - any doubt: leave it to sympy
         return False
     t, m = values
