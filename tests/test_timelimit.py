@@ -287,3 +287,17 @@ def test_spares_end_when_their_time_is_up_and_a_fork_does_not_take_its_parents(m
     while time.monotonic() < deadline and not gone(spare):
         time.sleep(0.1)
     assert gone(spare) and not _timelimit._SPARES.by_key
+
+
+def test_without_a_cpu_clock_the_limit_falls_back_to_the_wall_clock(monkeypatch):
+    from srdash.expressions import _timelimit
+
+    # a system without /proc (macOS, Windows): no process's CPU time can be read
+    monkeypatch.setattr(_timelimit, "process_cpu_seconds", lambda pid: None)
+    with WorkerPool(time.sleep, processes=1, time_limit=0.2) as pool:
+        results = run_all(pool, [("stuck", 600)])
+    # 3 x 0.2 + 2 = 2.6 s of wall-clock time
+    assert results["stuck"].outcome == "killed"
+    assert results["stuck"].error == ("killed after the hard limit of 2.6 s (wall clock: this system does not "
+                                      "report a process's CPU time)")
+    assert results["stuck"].seconds >= 2.6 and math.isnan(results["stuck"].cpu_seconds)
