@@ -28,7 +28,9 @@ def run_all(pool, tasks):
 def test_returned_and_raised_tasks():
     with WorkerPool(math.sqrt, processes=2, time_limit=60) as pool:
         results = run_all(pool, [("four", 4.0), ("nine", 9.0), ("bad", "x")])
-    assert results["four"] == TaskResult("four", "returned", 2.0, "", results["four"].seconds)
+    assert results["four"] == TaskResult("four", "returned", 2.0, "", results["four"].seconds,
+                                         results["four"].cpu_seconds)
+    assert 0 <= results["four"].cpu_seconds < 1
     assert results["nine"].value == 3.0
     assert results["bad"].outcome == "raised"
     assert results["bad"].error == "TypeError: must be real number, not str"
@@ -47,16 +49,56 @@ def test_workers_are_reused_and_never_more_than_the_tasks():
         assert pool.started_processes == 1  # one task: one worker
 
 
-def test_a_task_over_the_hard_limit_is_killed_and_its_worker_replaced():
-    start = time.monotonic()
-    with WorkerPool(time.sleep, processes=1, time_limit=1.0) as pool:
-        results = run_all(pool, [("stuck", 600), ("after", 0.01)])
+def burn(seconds: float) -> float:
+    """Use ``seconds`` of this process's CPU time (a task, and a warm-up, for the workers)."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return seconds
+
+
+def burn_a_second() -> None:
+    burn(1.0)
+
+
+# sum(range(10**13)) runs for hours of CPU time in one C call: no signal stops it, only a kill.
+ENDLESS = range(10**13)
+
+
+def test_a_task_over_the_hard_limit_of_cpu_time_is_killed_and_its_worker_replaced():
+    with WorkerPool(sum, processes=1, time_limit=1.0) as pool:
+        results = run_all(pool, [("endless", ENDLESS), ("after", range(10))])
         assert pool.started_processes == 2
+    assert results["endless"].outcome == "killed"
+    assert results["endless"].error == "killed after the hard limit of 1 s of CPU time"
+    # read from /proc in 10 ms steps, at most every second: stopped soon after its limit, counted in CPU time
+    assert 1.0 <= results["endless"].cpu_seconds < 1.0 + 5
+    assert results["after"].value == 45
+
+
+def test_a_task_using_no_cpu_is_killed_as_stuck_after_the_stall_limit():
+    start = time.monotonic()
+    with WorkerPool(time.sleep, processes=1, time_limit=60, stall_limit=1.0) as pool:
+        results = run_all(pool, [("stuck", 600), ("after", 0.01)])
     assert results["stuck"].outcome == "killed"
-    assert results["stuck"].error == "killed after the hard limit of 1 s"
-    assert 1.0 <= results["stuck"].seconds < 1.0 + 5
+    assert results["stuck"].error == "killed as stuck: it used no CPU time for 1 s"
+    assert results["stuck"].cpu_seconds < 0.5
     assert results["after"].outcome == "returned"
-    assert time.monotonic() - start < 1.0 + 2 * STARTUP
+    assert time.monotonic() - start < 1.0 + 2 * STARTUP  # stopped, not waited for (600 s)
+
+
+def test_neither_the_workers_start_nor_its_warm_up_count_against_a_task():
+    # the warm-up uses 1 s of CPU, twice the task's limit; the task itself about 0.1 s
+    with WorkerPool(burn, processes=1, time_limit=0.5, warm_up=burn_a_second) as pool:
+        results = run_all(pool, [("quick", 0.1)])
+    assert results["quick"].outcome == "returned"
+    assert 0.1 <= results["quick"].cpu_seconds < 0.5
+
+
+def test_stall_limit_must_be_positive():
+    with pytest.raises(ValueError, match=r"The 'stall_limit' option must be a positive number of seconds\. "
+                                         r"Got 0\."):
+        WorkerPool(math.sqrt, stall_limit=0)
 
 
 def test_a_task_that_kills_its_worker_is_reported_as_died():
@@ -89,8 +131,8 @@ def test_the_hard_limit_holds_from_a_non_main_thread():
     outcome = {}
 
     def work():
-        with WorkerPool(time.sleep, processes=1, time_limit=1.0) as pool:
-            outcome.update(run_all(pool, [("stuck", 600)]))
+        with WorkerPool(sum, processes=1, time_limit=1.0) as pool:
+            outcome.update(run_all(pool, [("stuck", ENDLESS)]))
 
     start = time.monotonic()
     thread = threading.Thread(target=work)
@@ -98,6 +140,7 @@ def test_the_hard_limit_holds_from_a_non_main_thread():
     thread.join(1.0 + 2 * STARTUP)
     assert not thread.is_alive()
     assert outcome["stuck"].outcome == "killed"
+    assert outcome["stuck"].error == "killed after the hard limit of 1 s of CPU time"
     assert time.monotonic() - start < 1.0 + 2 * STARTUP
 
 
@@ -244,3 +287,17 @@ def test_spares_end_when_their_time_is_up_and_a_fork_does_not_take_its_parents(m
     while time.monotonic() < deadline and not gone(spare):
         time.sleep(0.1)
     assert gone(spare) and not _timelimit._SPARES.by_key
+
+
+def test_without_a_cpu_clock_the_limit_falls_back_to_the_wall_clock(monkeypatch):
+    from srdash.expressions import _timelimit
+
+    # a system without /proc (macOS, Windows): no process's CPU time can be read
+    monkeypatch.setattr(_timelimit, "process_cpu_seconds", lambda pid: None)
+    with WorkerPool(time.sleep, processes=1, time_limit=0.2) as pool:
+        results = run_all(pool, [("stuck", 600)])
+    # 3 x 0.2 + 2 = 2.6 s of wall-clock time
+    assert results["stuck"].outcome == "killed"
+    assert results["stuck"].error == ("killed after the hard limit of 2.6 s (wall clock: this system does not "
+                                      "report a process's CPU time)")
+    assert results["stuck"].seconds >= 2.6 and math.isnan(results["stuck"].cpu_seconds)

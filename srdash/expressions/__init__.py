@@ -37,6 +37,7 @@ import numpy as np
 import sympy
 
 from srdash import cache as _cache
+from srdash.expressions._numeric import compile_numeric, numeric_values
 from srdash.expressions._timelimit import (DEFAULT_MEMORY_LIMIT, SoftTimeLimitExceeded, WorkerPool, soft_time_limit,
                                           thread_cpu_limit)
 from srdash.errors import ModelRejected
@@ -61,7 +62,9 @@ STATUSES = ("ok", "timeout", "simplify_error", "rejected", "parse_error")
 COLUMNS = ("components", "simplicity", "simplified", "status", "reason", "seconds", "features_used")
 
 # Bump when anything that changes a computed result changes (invalidates the cache).
-_PROCEDURE = "srbench2022-complexity/2"  # 2: undefined models rejected
+# 2: undefined models rejected; 3: timeouts count CPU time only (a worker killed on the wall clock of a busy
+# machine was cached as one)
+_PROCEDURE = "srbench2022-complexity/3"
 
 
 # ---------------------------------------------------------------------------
@@ -1031,17 +1034,19 @@ class _Settings:
 
     @property
     def hard_limit(self) -> float:
-        """Wall-clock seconds after which the parent kills a worker busy with one model.
+        """CPU seconds of one model's task after which the parent kills its worker.
 
-        The soft limits count the worker's CPU time, so that a loaded machine
-        does not change a verdict; this backstop, for work stuck where the soft
-        limit cannot reach it, leaves room for a machine shared with others.
+        The soft limits inside the task and this hard limit all count the task's
+        own CPU time, so that a loaded machine does not change a verdict; the hard
+        limit stops work stuck where the soft limits cannot reach it (one long C
+        call), after the soft ones have had their chance.
         """
-        return 3 * self.timeout + self.grace
+        return self.timeout + self.grace
 
     def cache_identity(self) -> dict:
         return {
-            "procedure": _PROCEDURE if self.measure == "simplified-components" else f"srdash-measure/{self.measure}/1",
+            # measures' procedure 2: timeouts count CPU time only (as _PROCEDURE 3)
+            "procedure": _PROCEDURE if self.measure == "simplified-components" else f"srdash-measure/{self.measure}/2",
             "sympy": sympy.__version__,
             # not the time limit: each cached row records its own (srdash.cache)
             "decimals": self.decimals,
@@ -1148,6 +1153,8 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
 
 def _timed_complexity_task(model: str, features: tuple[str, ...] | None, settings: _Settings) -> tuple:
     """:func:`_complexity_task` plus the CPU seconds the worker spent on it (cached with the result)."""
+    # sympy's cache would make a model's CPU time (and so a timeout) depend on what the worker did before
+    sympy.core.cache.clear_cache()
     start = time.process_time()
     return (*_complexity_task(model, features, settings), time.process_time() - start)
 
@@ -1231,11 +1238,11 @@ def complexity_table(
     ``simplicity = round(-log(components) / log(5), 1)``.
 
     The sympy work runs in ``jobs`` worker processes (also for ``jobs=1``), so
-    the limit holds from any thread. The limit counts the worker's CPU time, so
-    that the outcome does not depend on the machine's load. A worker still busy
-    ``3 * timeout + grace`` wall-clock seconds after it got a model
-    (grace = max(2 s, timeout / 2)) is killed and
-    replaced; the model gets status ``timeout`` and the components of its
+    the limit holds from any thread. The limit counts the CPU time the worker
+    spent on the model (not its start, not the wall clock), so that the outcome
+    does not depend on the machine's load. A worker whose model has used
+    ``timeout + grace`` seconds of CPU time (grace = max(2 s, timeout / 2)) is
+    killed and replaced; the model gets status ``timeout`` and the components of its
     unsimplified expression, counted by a fresh worker (NaN if that fails too).
     Each worker's memory is capped (``memory_limit``). A failing model never
     stops the others. Identical (model, features) pairs are computed
@@ -1369,9 +1376,18 @@ def _worker_pool(settings: _Settings, *, processes: int, memory_limit, scheduler
         resolved = resolve_scheduler(scheduler)
         if resolved is not None:
             return DaskWorkerPool(_timed_complexity_task, scheduler=resolved, time_limit=settings.hard_limit,
-                                  memory_limit=memory_limit)
+                                  memory_limit=memory_limit, warm_up=_warm_up)
     return WorkerPool(_timed_complexity_task, processes=processes, time_limit=settings.hard_limit,
-                      memory_limit=memory_limit, keep_spares=True)
+                      memory_limit=memory_limit, keep_spares=True, warm_up=_warm_up)
+
+
+def _warm_up() -> None:
+    """Run once by each new worker before its first task: sympy's lazy imports and first-call set-up (about
+    0.1 s of CPU) would otherwise count against the first model's time limit, and only where a worker is new."""
+    expression = parse_model("exp(x1)/(x2 + 1) + log(x1**2) + sin(x1)*cos(x2) + sqrt(x1) + 0.5*x1*x2")
+    _round_exactly(sympy.simplify(expression))
+    _count_components(_round_floats(expression))
+    bool(expression.is_constant(simplify=False))
 
 
 def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_limit,
@@ -1436,9 +1452,9 @@ def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_l
                         continue
                     outcome = _outcome_of(result, first_failure, first_seconds, settings)
                     record(pair, outcome)
-                    # A timeout is kept with its limit, also a wall-clock kill (3x the CPU-time limit plus
-                    # a grace: work stuck where no signal reaches, e.g. in C): recomputing it would cost
-                    # the whole wall-clock limit on every scoring and every dashboard kernel. The cache
+                    # A timeout is kept with its limit, also a hard kill (the CPU-time limit plus a grace:
+                    # work stuck where no signal reaches, e.g. in C): recomputing it would cost the
+                    # whole limit on every scoring and every dashboard kernel. The cache
                     # answers it under the same or a shorter limit only; --retry-timeouts computes it again.
                     if store is not None and (outcome.cacheable or outcome.status == "timeout"):
                         pending_writes.append((keys[pair], {"model": pair[0], **outcome._asdict()}))
@@ -1468,8 +1484,8 @@ def _outcome_of(result, first_failure, first_seconds: float, settings: _Settings
         return outcome
     if first_failure.outcome == "killed":
         status = "timeout"
-        what = (f"The model was still being processed {settings.hard_limit:g} s after it started "
-                f"(CPU-time limit {settings.timeout:g} s) and its worker was killed")
+        what = (f"The model used {settings.hard_limit:g} s of CPU time without finishing (time limit "
+                f"{settings.timeout:g} s) and its worker was killed")
     else:
         status = "simplify_error"
         what = f"The worker processing the model died ({first_failure.error.removeprefix('the worker process died ')})"
@@ -1563,10 +1579,12 @@ def evaluate_model(
     """Predictions of a model string on data, vectorised with numpy.
 
     The string is parsed safely (:func:`parse_model`) and the resulting sympy
-    expression compiled with ``sympy.lambdify(..., modules="numpy")``; the raw
-    string is never evaluated. Floating-point warnings are silenced: invalid
-    operations give NaN or inf, complex values with a non-zero imaginary part
-    give NaN.
+    expression compiled with ``sympy.lambdify(..., modules="numpy")``, its variables
+    renamed ``_x0, _x1, ...`` so that the code, and the values to the last bit, do not
+    depend on the process's history; the raw string is never evaluated. Every row is
+    computed elementwise: its value does not depend on the other rows. Floating-point
+    warnings are silenced: invalid operations give NaN or inf, complex values with a
+    non-zero imaginary part give NaN.
 
     Parameters
     ----------
@@ -1616,55 +1634,23 @@ def evaluate_model(
             raise ModelRejected(f"The model uses {', '.join(repr(m) for m in missing)} but the data has no "
                                 f"such column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
         function = _compiled(symbols, expression)
-    inputs = [arrays[symbol.name].astype(float) for symbol in symbols]
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            values = function(*inputs)
-        except (OverflowError, TypeError, ValueError, ZeroDivisionError):
-            # e.g. an integer too large for float: evaluate with floats throughout
-            try:
-                with _bounded("Preparing the model for evaluation"):
-                    function = _compiled(symbols, expression.evalf())
-                values = function(*inputs)
-            except ModelRejected:
-                raise
-            except Exception as exc:  # noqa: BLE001
-                raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
-                                    f"{_short(exc, 200)}") from None
-        except Exception as exc:  # noqa: BLE001 - never a traceback for one model
-            raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
-                                f"{_short(exc, 200)}") from None
-        try:
-            values = np.asarray(values)
-            if np.iscomplexobj(values):
-                values = np.where(values.imag == 0, values.real, np.nan)
-            values = values.astype(float)
-        except OverflowError:
-            raise ModelRejected("The model's values are beyond the float64 range (about 1.8e308); "
-                                "it counts as the worst value.") from None
-        except (TypeError, ValueError) as exc:
-            raise ModelRejected(f"The model's values are not numbers: {type(exc).__name__}: "
-                                f"{_short(exc, 200)}") from None
-    return np.broadcast_to(values, (length,)).copy()
+
+    def with_floats():  # e.g. an integer too large for float: evaluate with floats throughout
+        with _bounded("Preparing the model for evaluation"):
+            return _compiled(symbols, expression.evalf())
+
+    return numeric_values(function, [arrays[symbol.name] for symbol in symbols], length, fallback=with_floats)
 
 
 def _compiled(symbols, expression):
-    """``_lambdify`` with every failure (printing, code generation) turned into a refusal."""
+    """``compile_numeric`` with every failure (printing, code generation) turned into a refusal."""
     try:
-        return _lambdify(symbols, expression)
+        return compile_numeric(symbols, expression)
     except ModelRejected:
         raise
     except Exception as exc:  # noqa: BLE001 - KeyError for zoo, RecursionError, SyntaxError, ...
         raise ModelRejected(f"The model cannot be compiled for numeric evaluation: {type(exc).__name__}: "
                             f"{_short(exc, 200)}") from None
-
-
-def _lambdify(symbols, expression):
-    # dummify: variable names cannot clash with names in the generated code (e.g. 'numpy').
-    # numpy has no erf: scipy.special's (vectorised) for expressions that use it.
-    modules = ["scipy", "numpy"] if expression.has(sympy.erf) else "numpy"
-    return sympy.lambdify(symbols, expression, modules=modules, dummify=True)
 
 
 # ==========================================================================================
@@ -1721,6 +1707,8 @@ def _equivalence_step(step: str, payload):
     ("" if not shown) from the unsimplified difference and ratio. ``difference`` /
     ``ratio``: the same after ``sympy.simplify`` of the difference / ratio.
     """
+    # sympy's cache would make a step's CPU time (and so a timeout) depend on what the worker did before
+    sympy.core.cache.clear_cache()
     if step == "simplify":
         text, features = payload
         return _round_exactly(sympy.simplify(parse_model(text, features=features)))
@@ -1759,8 +1747,8 @@ def _numerically_different(truth, model) -> bool:
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            values = [np.broadcast_to(np.asarray(_lambdify(symbols, e)(*inputs), dtype=complex), (_SAMPLE_POINTS,))
-                      for e in (truth, model)]
+            values = [np.broadcast_to(np.asarray(compile_numeric(symbols, e)(*inputs), dtype=complex),
+                                      (_SAMPLE_POINTS,)) for e in (truth, model)]
     except Exception:  # noqa: BLE001 - any doubt: leave it to sympy
         return False
     t, m = values
@@ -1810,7 +1798,8 @@ def equivalence_table(
     2.5*x2 + 1``, kept a residue 9.155e-5*x1 and was *not* equivalent; with exact decimals
     it is. Every step
     (simplifying the model, the truth, the difference, the ratio, the quick check) has
-    its own hard time limit, and **a timeout means not equivalent** (the 2022 code went on
+    its own hard limit of ``timeout`` seconds of the CPU time it uses (never the wall clock: a
+    busy machine does not turn a check into a timeout), and **a timeout means not equivalent** (the 2022 code went on
     with the unsimplified model); a model that is not finite (``zoo``, ``nan``, ``oo``, e.g.
     ``1/0 + x1``) is not equivalent (in 2022, ``truth - zoo = zoo`` counted as constant).
 
@@ -1823,7 +1812,8 @@ def equivalence_table(
     features : None, collection of str, or sequence of (collection of str or None), keyword-only
         Allowed variable names: as in :func:`complexity_table`.
     timeout : float, keyword-only
-        Hard time limit of each symbolic step, in seconds (the 2022 scorer: 10).
+        Hard limit of each symbolic step, in seconds of the CPU time it uses (the 2022 scorer: 10, on
+        the wall clock).
     jobs : int, keyword-only
         Worker processes.
     progress : callable, optional, keyword-only
@@ -1884,7 +1874,8 @@ def equivalence_table(
     return verdicts
 
 
-_EQUIVALENCE_PROCEDURE = "srbench2022-equivalence/1"
+# 2: a step's limit counts its CPU time (the wall clock of a busy machine made timeouts); fixed-name numeric code
+_EQUIVALENCE_PROCEDURE = "srbench2022-equivalence/2"
 
 
 def _cached_verdicts(store, models, truths, features, *, timeout, retry_timeouts) -> tuple[dict, dict]:
@@ -1939,7 +1930,7 @@ def _equivalence_work(models, truths, features, verdicts, *, timeout, jobs, prog
         return f"could not be processed ({result.error})"
 
     with WorkerPool(_equivalence_step, processes=max(1, int(jobs)), time_limit=timeout,
-                    memory_limit=memory_limit, keep_spares=True) as pool:
+                    memory_limit=memory_limit, keep_spares=True, warm_up=_warm_up) as pool:
 
         def need(key: tuple, index: int) -> None:
             if key in simplified:
@@ -2131,17 +2122,7 @@ def evaluate_expression(expression, columns: Mapping[str, np.ndarray]) -> np.nda
                             f"column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
     with _bounded("Preparing the model for evaluation"):  # as evaluate_model: code generation is bounded too
         function = _compiled(symbols, expression)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            values = np.asarray(function(*[arrays[s.name] for s in symbols]))
-        except Exception as exc:  # noqa: BLE001 - sympy/numpy refusing the expression
-            raise ModelRejected(f"The model cannot be evaluated numerically: {type(exc).__name__}: "
-                                f"{_short(exc, 200)}") from None
-        if np.iscomplexobj(values):
-            values = np.where(values.imag == 0, values.real, np.nan)
-        values = values.astype(float)
-    return np.broadcast_to(values, (length,)).copy()
+    return numeric_values(function, [arrays[symbol.name] for symbol in symbols], length)
 
 
 def expression_tree(expression) -> tuple:

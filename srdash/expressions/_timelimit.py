@@ -2,9 +2,13 @@
 
 Nothing here knows about sympy: :class:`WorkerPool` runs any importable
 function in reusable worker processes and kills (SIGKILL) a worker whose task
-overruns its limit, then replaces it. :func:`soft_time_limit` is the polite
-limit a task can set on itself *inside* a worker (where it is always the main
-thread, so ``SIGALRM`` works).
+overruns its limit, then replaces it. The limit counts the task's own CPU time
+(read by the parent from the worker's clock), never the wall clock: a busy
+machine slows a task down but does not change its outcome. Only a task that
+uses no CPU at all for a long time (blocked for good) is stopped by the wall
+clock. :func:`soft_time_limit` (from :mod:`srdash.expressions._cpuclock`) is the
+polite limit a task can set on itself *inside* a worker (where it is always the
+main thread, so ``SIGALRM`` works).
 
 Why processes and not threads or ``concurrent.futures``: ``signal.alarm`` only
 works in a process's main thread, and ``Future.result(timeout=...)`` returns
@@ -34,8 +38,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Pipe, wait
 from typing import Any, Callable, Hashable, Iterator
 
+from srdash.expressions._cpuclock import SoftTimeLimitExceeded, process_cpu_seconds, soft_time_limit, thread_cpu_limit
+
 __all__ = [
     "DEFAULT_MEMORY_LIMIT",
+    "STALL_SECONDS",
     "SoftTimeLimitExceeded",
     "TaskResult",
     "WorkerPool",
@@ -48,173 +55,20 @@ DEFAULT_MEMORY_LIMIT = 4 * 2**30
 
 # A worker that has not reported ready after this long is considered broken.
 _STARTUP_LIMIT = 120.0
+#: Wall-clock seconds a busy worker may go without using any CPU time before it is killed as stuck
+#: (blocked on a lock, stopped, sleeping): a loaded machine slows a runnable worker, it never stops its clock
+#: for this long.
+STALL_SECONDS = 60.0
+# Where a process's CPU time cannot be read (no /proc), the limit falls back to the wall clock, this many times
+# the limit plus _WALL_FALLBACK_GRACE seconds.
+_WALL_FALLBACK_FACTOR = 3.0
+_WALL_FALLBACK_GRACE = 2.0
 _MAX_FAILED_STARTS = 3
-# How often the soft limit re-fires after it first expires, in case the running
-# code swallowed the first exception with a bare ``except:``.
-_REFIRE_INTERVAL = 0.1
 #: Seconds an idle worker of a pool that keeps spares waits, once its pool has closed, for the next pool of
 #: the same function to take it instead of starting an interpreter (and importing sympy: about 0.8 s of CPU).
 SPARE_SECONDS = 30.0
 #: At most this many spares per function and settings.
 _MAX_SPARES = max(2, os.cpu_count() or 1)
-
-
-class SoftTimeLimitExceeded(BaseException):
-    """Raised inside the main thread when a :func:`soft_time_limit` expires.
-
-    It derives from ``BaseException`` (like ``KeyboardInterrupt``) so that
-    library code with ``except Exception:`` clauses does not swallow it.
-    """
-
-
-class soft_time_limit:  # noqa: N801 - used like a function: ``with soft_time_limit(5):``
-    """Context manager raising :class:`SoftTimeLimitExceeded` after ``seconds``.
-
-    Uses ``SIGALRM`` (``setitimer``), so it only works in the main thread of a
-    process; elsewhere it raises ``RuntimeError``. It interrupts Python code
-    only: work stuck in C code is stopped by :class:`WorkerPool`'s hard limit.
-
-    Parameters
-    ----------
-    seconds : float or None
-        Time allowed; None or ``inf`` means no limit. Values <= 0 expire at once.
-    clock : {'wall', 'cpu'}
-        ``wall`` counts elapsed time (``ITIMER_REAL``/``SIGALRM``); ``cpu`` counts
-        the CPU time of this process (``ITIMER_PROF``/``SIGPROF``), so that a
-        busy machine does not turn a model into a timeout: what is judged must
-        not depend on what else the machine is doing.
-
-    Examples
-    --------
-    >>> import time
-    >>> try:
-    ...     with soft_time_limit(0.05):
-    ...         time.sleep(5)
-    ... except SoftTimeLimitExceeded:
-    ...     print("stopped")
-    stopped
-    """
-
-    def __init__(self, seconds: float | None, *, clock: str = "wall"):
-        if clock not in ("wall", "cpu"):
-            raise ValueError(f"The 'clock' option must be one of 'wall', 'cpu'. Got {clock!r}.")
-        self.seconds = seconds
-        self._signal, self._timer = ((signal.SIGALRM, signal.ITIMER_REAL) if clock == "wall"
-                                     else (signal.SIGPROF, signal.ITIMER_PROF))
-        self._active = False
-        self._previous = None
-
-    def _on_alarm(self, signum, frame):
-        if self._active:
-            raise SoftTimeLimitExceeded(f"time limit of {self.seconds:g} s exceeded")
-
-    def __enter__(self):
-        if self.seconds is None or math.isinf(self.seconds):
-            return self
-        if threading.current_thread() is not threading.main_thread():
-            raise RuntimeError(
-                "soft_time_limit() uses SIGALRM and only works in the main thread; "
-                "run the work in a WorkerPool to limit it from another thread."
-            )
-        self._previous = signal.signal(self._signal, self._on_alarm)
-        self._active = True
-        signal.setitimer(self._timer, max(self.seconds, 1e-4), _REFIRE_INTERVAL)
-        return self
-
-    def __exit__(self, *exc_info):
-        if self._previous is None:
-            return False
-        try:
-            self._active = False
-        finally:
-            # Disarm even if the alarm fired while leaving the block.
-            signal.setitimer(self._timer, 0, 0)
-            signal.signal(self._signal, self._previous)
-            self._previous = None
-        return False
-
-
-class thread_cpu_limit:  # noqa: N801 - used like a function: ``with thread_cpu_limit(5):``
-    """Context manager raising :class:`SoftTimeLimitExceeded` after ``seconds`` of this thread's CPU time.
-
-    Works in any thread, where :func:`soft_time_limit` (a signal) cannot: a
-    watchdog thread reads this thread's CPU clock (``pthread_getcpuclockid``;
-    the wall clock where there is none) every few milliseconds and, past the
-    deadline, raises the exception in this thread with
-    ``PyThreadState_SetAsyncExc``, again every 0.1 s until the block is left
-    (in case the code swallowed it). The limited code runs at full speed; like
-    a signal, the exception only arrives between two bytecodes: one long C call
-    (a big-integer conversion) is not stopped, which is why the callers also
-    bound the size of what they hand to such calls.
-
-    Examples
-    --------
-    >>> import threading
-    >>> def spin():
-    ...     try:
-    ...         with thread_cpu_limit(0.05):
-    ...             while True:
-    ...                 pass
-    ...     except SoftTimeLimitExceeded:
-    ...         print("stopped")
-    >>> worker = threading.Thread(target=spin); worker.start(); worker.join()
-    stopped
-    """
-
-    def __init__(self, seconds: float | None):
-        self.seconds = seconds
-        self._lock = threading.Lock()
-        self._done = threading.Event()
-        self._active = False
-        self._watchdog: threading.Thread | None = None
-
-    def __enter__(self):
-        if self.seconds is None or math.isinf(self.seconds):
-            return self
-        ident = threading.get_ident()
-        try:
-            clock = time.pthread_getcpuclockid(ident)
-            now = lambda: time.clock_gettime(clock)  # noqa: E731
-        except (AttributeError, OSError):  # no per-thread CPU clock on this platform
-            now = time.monotonic
-        deadline = now() + max(self.seconds, 0.0)
-        interval = min(0.02, max(self.seconds / 4, 0.001))
-        self._active = True
-        self._watchdog = threading.Thread(target=self._watch, args=(ident, now, deadline, interval),
-                                          name="srdash-cpu-limit", daemon=True)
-        self._watchdog.start()
-        return self
-
-    def _watch(self, ident: int, now: Callable[[], float], deadline: float, interval: float) -> None:
-        import ctypes
-
-        while not self._done.wait(interval):
-            try:
-                expired = now() > deadline
-            except OSError:  # the thread is gone
-                return
-            if not expired:
-                continue
-            with self._lock:
-                if not self._active:
-                    return
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident),
-                                                           ctypes.py_object(SoftTimeLimitExceeded))
-            interval = _REFIRE_INTERVAL
-
-    def __exit__(self, *exc_info):
-        if self._watchdog is None:
-            return False
-        import ctypes
-
-        with self._lock:
-            self._active = False
-            # Withdraw an exception fired but not yet delivered: it must not escape the block.
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()), None)
-        self._done.set()
-        self._watchdog.join()
-        self._watchdog = None
-        return False
 
 
 @dataclass(frozen=True)
@@ -235,8 +89,11 @@ class TaskResult:
     error : str
         Description of what went wrong, ``""`` when the task returned.
     seconds : float
-        Time the task ran (measured in the worker when it returned or raised,
-        by the parent otherwise).
+        Wall-clock time the task ran (measured in the worker when it returned or
+        raised, by the parent otherwise).
+    cpu_seconds : float
+        CPU time the task used (its worker's, from the moment the task reached it;
+        NaN where it cannot be read).
     """
 
     task_id: Hashable
@@ -244,6 +101,7 @@ class TaskResult:
     value: Any = None
     error: str = ""
     seconds: float = math.nan
+    cpu_seconds: float = math.nan
 
 
 def _address_space() -> int:
@@ -292,13 +150,20 @@ def _die_with_parent(parent: int | None) -> None:
         os._exit(1)
 
 
-def _worker_main(conn, func: Callable, memory_limit: int | None, parent: int | None = None) -> None:
+def _worker_main(conn, func: Callable, memory_limit: int | None, parent: int | None = None,
+                 warm_up: Callable | None = None) -> None:
     """Loop of a worker process: receive ``(task_id, args)``, send the outcome."""
     _die_with_parent(parent)
     # Ctrl-C reaches the whole process group; the parent decides what to do.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if memory_limit:
         _limit_memory(memory_limit)
+    if warm_up is not None:
+        # Before "ready": what the first task would otherwise pay (lazy imports, caches) is charged to none.
+        try:
+            warm_up()
+        except Exception:  # noqa: BLE001 - a failed warm-up only costs the first task some time
+            pass
     conn.send(("ready", os.getpid()))
     while True:
         try:
@@ -308,18 +173,18 @@ def _worker_main(conn, func: Callable, memory_limit: int | None, parent: int | N
         if message is None:
             return
         task_id, args = message
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         try:
             reply = (task_id, "returned", func(*args), "")
         except BaseException as exc:  # noqa: BLE001 - report everything to the parent
             reply = (task_id, "raised", None, f"{type(exc).__name__}: {exc}")
-        elapsed = time.perf_counter() - start
+        elapsed = (time.perf_counter() - start, time.process_time() - cpu_start)
         try:
-            conn.send(reply + (elapsed,))
+            conn.send(reply + elapsed)
         except (EOFError, OSError):
             return
         except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable return value
-            conn.send((task_id, "raised", None, f"could not send the result back: {exc}", elapsed))
+            conn.send((task_id, "raised", None, f"could not send the result back: {exc}", *elapsed))
 
 
 # Run by a fresh interpreter: ``python -c _BOOT FD``. It adopts the parent's
@@ -335,7 +200,8 @@ _BOOT = (
 
 
 class _Worker:
-    __slots__ = ("process", "conn", "stderr", "ready", "started", "task", "task_started", "key")
+    __slots__ = ("process", "conn", "stderr", "ready", "started", "task", "task_started", "key", "task_cpu",
+                 "cpu_seen", "cpu_seen_at", "checked_at")
 
     def __init__(self, process, conn, stderr, key=None):
         self.process = process
@@ -346,6 +212,19 @@ class _Worker:
         self.task = None  # (task_id, args) while busy
         self.task_started = math.nan
         self.key = key  # what its start fixed (_spare_key), for a pool that keeps spares; else None
+        self.task_cpu: float | None = None  # the worker's CPU seconds when its task reached it (None: unknown)
+        self.cpu_seen = math.nan            # its CPU seconds when they last grew, and when (monotonic)
+        self.cpu_seen_at = math.nan
+        self.checked_at = math.nan          # when they were last read
+
+    def cpu(self) -> float | None:
+        """CPU seconds this worker has used (None: cannot be read)."""
+        return process_cpu_seconds(self.process.pid)
+
+    def task_cpu_seconds(self) -> float:
+        """CPU seconds used by the current task so far (NaN: unknown)."""
+        now = self.cpu()
+        return math.nan if now is None or self.task_cpu is None else max(0.0, now - self.task_cpu)
 
     def stop(self) -> None:
         """Ask it to exit (kill it after a second), and close its pipe and error file."""
@@ -381,14 +260,14 @@ class _Worker:
 _WORKER_ENVIRONMENT_PREFIXES = ("SYMPY", "MPMATH", "PYTHON", "LC_", "LANG")
 
 
-def _spare_key(func: Callable, memory_limit: int | None) -> tuple:
+def _spare_key(func: Callable, memory_limit: int | None, warm_up: Callable | None = None) -> tuple:
     """What a worker's start fixed: this process and the thread that started it (``PR_SET_PDEATHSIG`` kills
     the worker when that thread ends), the function it imported, its memory cap, the import path and the
     environment variables that can change its work (:data:`_WORKER_ENVIRONMENT_PREFIXES`). A spare is only
     taken under the same key."""
     environment = frozenset((name, value) for name, value in os.environ.items()
                             if name.startswith(_WORKER_ENVIRONMENT_PREFIXES))
-    return (os.getpid(), threading.current_thread(), func, memory_limit, tuple(sys.path), environment)
+    return (os.getpid(), threading.current_thread(), func, memory_limit, tuple(sys.path), environment, warm_up)
 
 
 class _Spares:
@@ -459,13 +338,22 @@ if hasattr(os, "register_at_fork"):
 
 
 class WorkerPool:
-    """Reusable worker processes running ``func(*args)`` under a hard time limit.
+    """Reusable worker processes running ``func(*args)`` under a hard CPU-time limit.
 
     Submit tasks with :meth:`submit`, then iterate :meth:`results`; tasks may be
-    submitted while iterating (e.g. to retry one). A task that runs longer than
-    ``time_limit`` seconds has its worker killed with SIGKILL; a fresh worker
-    takes its place for the next task. Use the pool as a context manager so
-    the workers are always stopped.
+    submitted while iterating (e.g. to retry one). A task that uses more than
+    ``time_limit`` seconds of CPU time has its worker killed with SIGKILL; a
+    fresh worker takes its place for the next task. Use the pool as a context
+    manager so the workers are always stopped.
+
+    What is counted is the CPU time of the task itself: the worker's user and
+    system time (``/proc/PID/stat``, read by this process, in 10 ms steps) from
+    the moment the task reached it, so neither the worker's start (an
+    interpreter, imports, ``warm_up``) nor the other processes of a busy machine
+    count. A task that has used no CPU time for ``stall_limit`` wall-clock
+    seconds (blocked for good) is killed too. Where a process's CPU time cannot
+    be read (no ``/proc``: macOS, Windows), the limit falls back to the wall
+    clock, 3 x ``time_limit`` + 2 s.
 
     Each worker is a new interpreter (``subprocess``, not ``multiprocessing``):
     starting one is safe from any thread and from daemonic processes (a Dask
@@ -487,8 +375,9 @@ class WorkerPool:
         Maximum number of worker processes (started lazily, never more than
         there are tasks).
     time_limit : float or None, keyword-only
-        Hard limit per task in seconds, counted from the moment the task is sent
-        to a ready worker. None: no limit.
+        Hard limit per task in seconds of the task's own CPU time, counted from
+        the moment the task is sent to a ready worker. None: no limit (and no
+        ``stall_limit``).
     memory_limit : int or None, keyword-only
         Bytes of address space each worker may add to what it maps after
         start-up (default 4 GiB; enforced with ``RLIMIT_AS``): an allocation
@@ -503,6 +392,14 @@ class WorkerPool:
         task alike whichever pool sends it (tasks carry everything else), as
         the tasks of one pool already share their workers. Spares stop when
         their time is up, and at exit.
+    stall_limit : float, keyword-only
+        Wall-clock seconds a task may use no CPU time at all before its worker is
+        killed as stuck (:data:`STALL_SECONDS`). A runnable task on a loaded
+        machine always gets some CPU time: this never fires because of load.
+    warm_up : callable or None, keyword-only
+        Module-level function each new worker calls once before it takes tasks
+        (e.g. the imports and caches a first task would otherwise pay for, which
+        would then count against that task's limit). Its errors are ignored.
 
     Examples
     --------
@@ -522,12 +419,18 @@ class WorkerPool:
         time_limit: float | None = None,
         memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
         keep_spares: bool = False,
+        stall_limit: float = STALL_SECONDS,
+        warm_up: Callable | None = None,
     ):
         if processes < 1:
             raise ValueError(f"The 'processes' option must be at least 1. Got {processes}.")
+        if not stall_limit > 0:
+            raise ValueError(f"The 'stall_limit' option must be a positive number of seconds. Got {stall_limit!r}.")
         self.func = func
         self.processes = int(processes)
         self.time_limit = time_limit
+        self.stall_limit = float(stall_limit)
+        self.warm_up = warm_up
         self.memory_limit = memory_limit
         self._workers: list[_Worker] = []
         self._queue: deque = deque()
@@ -592,7 +495,7 @@ class WorkerPool:
         return [w for w in self._workers if w.task is not None]
 
     def _start_worker(self) -> _Worker:
-        key = _spare_key(self.func, self.memory_limit) if self.keep_spares else None
+        key = _spare_key(self.func, self.memory_limit, self.warm_up) if self.keep_spares else None
         spare = _SPARES.take(key) if key is not None else None
         if spare is not None:
             self.reused_processes += 1
@@ -616,7 +519,7 @@ class WorkerPool:
         self._workers.append(worker)
         try:
             parent_conn.send(list(sys.path))
-            parent_conn.send((self.func, self.memory_limit, os.getpid()))
+            parent_conn.send((self.func, self.memory_limit, os.getpid(), self.warm_up))
         except (OSError, ValueError):
             pass  # it died at once; _collect() notices
         return worker
@@ -648,30 +551,54 @@ class WorkerPool:
                 self._discard(worker, kill=True)
                 continue
             worker.task = task
-            worker.task_started = time.monotonic()
+            worker.task_started = worker.cpu_seen_at = worker.checked_at = time.monotonic()
+            worker.task_cpu = worker.cpu()
+            worker.cpu_seen = worker.task_cpu if worker.task_cpu is not None else math.nan
 
-    def _deadline(self, worker: _Worker) -> float:
+    def _check_at(self, worker: _Worker) -> float:
+        """When (monotonic) this worker's limit can next be due: a start-up limit, the wall-clock fallback, or
+        the moment its task could have used up its CPU time (one thread's CPU clock runs no faster than the
+        wall clock; read at least every second in case it has more threads) or stalled for ``stall_limit``."""
         if not worker.ready:
             return worker.started + _STARTUP_LIMIT
         if worker.task is None or self.time_limit is None:
             return math.inf
-        return worker.task_started + self.time_limit
+        if worker.task_cpu is None:
+            return worker.task_started + _WALL_FALLBACK_FACTOR * self.time_limit + _WALL_FALLBACK_GRACE
+        left = self.time_limit - (worker.cpu_seen - worker.task_cpu)
+        return min(worker.checked_at + min(max(left, 0.01), 1.0), worker.cpu_seen_at + self.stall_limit)
+
+    def _overrun(self, worker: _Worker, now: float) -> str:
+        """Why ``worker``'s task must be killed now, or ""."""
+        if worker.task_cpu is None:  # no CPU clock here: the wall-clock fallback
+            limit = _WALL_FALLBACK_FACTOR * self.time_limit + _WALL_FALLBACK_GRACE
+            return (f"killed after the hard limit of {limit:g} s (wall clock: this system does not report a "
+                    f"process's CPU time)") if now - worker.task_started >= limit else ""
+        cpu = worker.cpu()
+        worker.checked_at = now
+        if cpu is not None and cpu > worker.cpu_seen:
+            worker.cpu_seen, worker.cpu_seen_at = cpu, now
+        if worker.cpu_seen - worker.task_cpu >= self.time_limit:
+            return f"killed after the hard limit of {self.time_limit:g} s of CPU time"
+        if now - worker.cpu_seen_at >= self.stall_limit:
+            return f"killed as stuck: it used no CPU time for {self.stall_limit:g} s"
+        return ""
 
     def _collect(self) -> None:
-        """Wait for one event (a message, a death or a deadline) and handle it."""
+        """Wait for one event (a message, a death or a limit) and handle it."""
         watched = [w for w in self._workers if w.task is not None or not w.ready]
         if not watched:
             return
-        next_deadline = min(self._deadline(w) for w in watched)
-        timeout = None if math.isinf(next_deadline) else max(0.0, next_deadline - time.monotonic())
+        next_check = min(self._check_at(w) for w in watched)
+        timeout = None if math.isinf(next_check) else max(0.0, next_check - time.monotonic())
         # A worker's death closes its end of the pipe, which makes it readable.
         ready = set(wait([w.conn for w in watched], timeout))
         for worker in watched:
             if worker.conn in ready:
                 self._receive(worker)
         now = time.monotonic()
-        for worker in [w for w in self._workers if self._deadline(w) <= now]:
-            if worker.task is None:  # never became ready
+        for worker in list(self._workers):
+            if not worker.ready and now >= worker.started + _STARTUP_LIMIT:  # never became ready
                 self._failed_starts += 1
                 self._discard(worker, kill=True)
                 if self._failed_starts >= _MAX_FAILED_STARTS:
@@ -679,11 +606,16 @@ class WorkerPool:
                         f"{self._failed_starts} worker processes in a row did not start within "
                         f"{_STARTUP_LIMIT:g} s; cannot run tasks.")
                 continue
-            task_id = worker.task[0]
+            if worker.task is None or self.time_limit is None:
+                continue
+            why = self._overrun(worker, now)
+            if not why:
+                continue
+            task_id, used = worker.task[0], worker.cpu_seen - worker.task_cpu if worker.task_cpu is not None \
+                else math.nan
             self._discard(worker, kill=True)
-            self._ready_results.append(TaskResult(
-                task_id, "killed", error=f"killed after the hard limit of {self.time_limit:g} s",
-                seconds=now - worker.task_started))
+            self._ready_results.append(TaskResult(task_id, "killed", error=why, seconds=now - worker.task_started,
+                                                  cpu_seconds=used))
 
     def _receive(self, worker: _Worker) -> None:
         try:
@@ -691,11 +623,12 @@ class WorkerPool:
                 raise EOFError
             message = worker.conn.recv()
         except (EOFError, OSError):
+            task = worker.task
+            used = worker.task_cpu_seconds() if task is not None else math.nan  # before it is reaped
             try:
                 code = worker.process.wait(1.0)
             except subprocess.TimeoutExpired:
                 code = None
-            task = worker.task
             details = ""
             if not worker.ready:
                 self._failed_starts += 1
@@ -709,12 +642,12 @@ class WorkerPool:
                 how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
                 self._ready_results.append(TaskResult(
                     task[0], "died", error=f"the worker process died ({how})",
-                    seconds=time.monotonic() - worker.task_started))
+                    seconds=time.monotonic() - worker.task_started, cpu_seconds=used))
             return
         if len(message) == 2:  # ("ready", pid), sent once at start-up
             worker.ready = True
             self._failed_starts = 0
             return
-        task_id, outcome, value, error, seconds = message
+        task_id, outcome, value, error, seconds, cpu_seconds = message
         worker.task = None
-        self._ready_results.append(TaskResult(task_id, outcome, value, error, seconds))
+        self._ready_results.append(TaskResult(task_id, outcome, value, error, seconds, cpu_seconds))

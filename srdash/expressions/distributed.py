@@ -12,8 +12,11 @@ Why not plain ``client.submit(task)``: Dask cannot stop a running task
 ``client.restart()`` restarts every worker). So the time limit is enforced
 *inside* the Dask task: each Dask worker thread keeps one
 :class:`~srdash.expressions._timelimit.WorkerPool` subprocess and runs the task there; a task
-that overruns ``time_limit`` has its subprocess killed (SIGKILL) and replaced,
-exactly as on a laptop, and the Dask worker itself carries on. The subprocess's
+that uses more than ``time_limit`` seconds of CPU time (its own, counted in the
+subprocess from the moment the task reached it: neither the subprocess's start nor
+a busy machine counts) has its subprocess killed (SIGKILL) and replaced, exactly
+as on a laptop, and the Dask worker itself carries on. The client waits for the
+results without a wall-clock limit. The subprocess's
 address space is capped at ``memory_limit`` bytes (``RLIMIT_AS``), so a runaway
 simplification raises ``MemoryError`` in the subprocess and the model is marked,
 instead of the worker (or the machine) running out of memory. If a Dask worker
@@ -177,10 +180,13 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _run_task(func: Callable, args: tuple, time_limit: float | None, memory_limit: int | None) -> tuple:
+def _run_task(func: Callable, args: tuple, time_limit: float | None, memory_limit: int | None,
+              warm_up: Callable | None = None) -> tuple:
     """Runs in a Dask worker thread: ``func(*args)`` in this thread's subprocess, under the hard limit.
 
-    Returns ``(outcome, value, error, seconds)`` of the :class:`~srdash.expressions._timelimit.TaskResult`.
+    Returns ``(outcome, value, error, seconds, cpu_seconds)`` of the
+    :class:`~srdash.expressions._timelimit.TaskResult`. The limit counts the task's CPU time in the subprocess
+    (not the subprocess's start, nor the time the task waited for a core on a busy machine).
     """
     from distributed import get_worker
 
@@ -188,19 +194,19 @@ def _run_task(func: Callable, args: tuple, time_limit: float | None, memory_limi
     # One subprocess per Dask worker thread, kept warm between tasks; replaced when the
     # function or the limits change (so a long-lived worker never accumulates them).
     thread = threading.get_ident()
-    settings = (func, time_limit, memory_limit)
+    settings = (func, time_limit, memory_limit, warm_up)
     current = pools.get(thread)
     if current is None or current[0] != settings:
         if current is not None:
             current[1].close()
         current = pools[thread] = (settings, WorkerPool(func, processes=1, time_limit=time_limit,
-                                                        memory_limit=memory_limit))
+                                                        memory_limit=memory_limit, warm_up=warm_up))
     pool = current[1]
     pool.submit(0, *args)
     result = None
     for result in pool.results():
         pass
-    return (result.outcome, result.value, result.error, result.seconds)
+    return (result.outcome, result.value, result.error, result.seconds, result.cpu_seconds)
 
 
 # --------------------------------------------------------------------------- client side
@@ -224,10 +230,14 @@ class DaskWorkerPool:
         Scheduler address (``tcp://HOST:PORT``) or a connected client (not
         closed by the pool). See :func:`resolve_scheduler`.
     time_limit : float or None, keyword-only
-        Hard limit per task in seconds, counted from the moment the task
-        reaches its subprocess.
+        Hard limit per task in seconds of its CPU time, counted from the moment
+        the task reaches its subprocess. The client waits for results without a
+        wall-clock limit: a loaded cluster is slower, never a timeout.
     memory_limit : int or None, keyword-only
         ``RLIMIT_AS`` of each subprocess in bytes (default 4 GiB).
+    warm_up : callable or None, keyword-only
+        Run once by each new subprocess before its first task (see
+        :class:`~srdash.expressions._timelimit.WorkerPool`).
     connect_timeout : float, keyword-only
         Seconds to wait for the scheduler and for at least one worker.
 
@@ -251,13 +261,15 @@ class DaskWorkerPool:
     """
 
     def __init__(self, func: Callable, *, scheduler, time_limit: float | None = None,
-                 memory_limit: int | None = DEFAULT_MEMORY_LIMIT, connect_timeout: float = 30.0):
+                 memory_limit: int | None = DEFAULT_MEMORY_LIMIT, connect_timeout: float = 30.0,
+                 warm_up: Callable | None = None):
         self.func = func
         self.scheduler = resolve_scheduler(scheduler) if scheduler is not None else None
         if self.scheduler is None:
             raise SrdashError("DaskWorkerPool needs a scheduler address (tcp://HOST:PORT) or a distributed.Client.")
         self.time_limit = time_limit
         self.memory_limit = memory_limit
+        self.warm_up = warm_up
         self.connect_timeout = float(connect_timeout)
         self._client = None
         self._owns_client = False
@@ -279,7 +291,7 @@ class DaskWorkerPool:
             raise RuntimeError("This DaskWorkerPool is closed.")
         client = self._connect()
         key = f"srdash-{getattr(self.func, '__name__', 'task').strip('_')}-{uuid.uuid4().hex}"
-        future = client.submit(_run_task, self.func, args, self.time_limit, self.memory_limit,
+        future = client.submit(_run_task, self.func, args, self.time_limit, self.memory_limit, self.warm_up,
                                key=key, pure=False)
         self._pending[future.key] = (task_id, time.monotonic())
         self._completed.add(future)
@@ -348,8 +360,7 @@ class DaskWorkerPool:
     def _result(self, task_id: Hashable, future, submitted: float) -> TaskResult:
         status = future.status
         if status == "finished":
-            outcome, value, error, seconds = future.result()
-            return TaskResult(task_id, outcome, value, error, seconds)
+            return TaskResult(task_id, *future.result())
         elapsed = time.monotonic() - submitted
         if status == "error":
             from distributed.scheduler import KilledWorker

@@ -14,6 +14,9 @@ Metrics (``_score`` higher is better, ``_error`` lower is better):
 * ``rmse`` = √(Σ(y − ŷ)² / n), root mean squared error;
 * ``mae`` = Σ|y − ŷ| / n, mean absolute error.
 
+Every Σ is correctly rounded (:func:`exact_sum`), so a metric does not depend on the
+order of the rows: the same predictions give the same values to the last bit.
+
 The degenerate-prediction rule
 ------------------------------
 A run has no usable prediction when its model is missing, refused by the
@@ -55,6 +58,8 @@ __all__ = [
     "METRICS",
     "PREDICTION_STATUSES",
     "score_predictions",
+    "exact_sum",
+    "exact_r2_score",
     "Evaluation",
     "evaluate_runs",
     "MergedMetrics",
@@ -125,16 +130,64 @@ def score_predictions(y_true, predictions) -> pd.DataFrame:
         finite = np.isfinite(stacked).all(axis=1)
         constant = finite & (stacked.max(axis=1) == stacked.min(axis=1))
         residual = stacked - y
-        squared = np.einsum("ij,ij->i", residual, residual)
-        total = float(np.sum((y - y.mean()) ** 2)) or n * _VARIANCE_FLOOR
+        squared = np.array([exact_sum(row * row) for row in residual])
+        total = exact_sum((y - _exact_mean(y)) ** 2) or n * _VARIANCE_FLOOR
         r2 = 1.0 - squared / total
         rmse = np.sqrt(squared / n)
-        mae = np.abs(residual).sum(axis=1) / n
+        mae = np.array([exact_sum(np.abs(row)) for row in residual]) / n
     overflow = finite & ~(np.isfinite(r2) & np.isfinite(rmse) & np.isfinite(mae))
     status = np.where(~finite | overflow, "non_finite", np.where(constant, "constant", "ok"))
     degenerate = status != "ok"
     r2[degenerate], rmse[degenerate], mae[degenerate] = -np.inf, np.inf, np.inf
     return pd.DataFrame({"r2": r2, "rmse": rmse, "mae": mae, "status": status})
+
+
+def exact_sum(values) -> float:
+    """The sum of ``values``, correctly rounded (``math.fsum``): the same whatever their order.
+
+    numpy's sums (pairwise, SIMD, ``einsum``) depend on the values' order and can depend on
+    how the array lies in memory; a verdict that compares R² values exactly must not.
+    A sum beyond the float64 range is ``inf`` (the values summed here are never negative
+    when it can happen: squares and absolute values); one with NaN is NaN.
+
+    Examples
+    --------
+    >>> exact_sum([1e16, 1.0, -1e16]), sum([1e16, 1.0, -1e16])
+    (1.0, 0.0)
+    """
+    values = np.asarray(values, dtype=float).ravel()
+    try:
+        return math.fsum(values.tolist())
+    except OverflowError:  # "intermediate overflow": finite values whose sum is beyond float64
+        return math.inf
+    except ValueError:  # inf + -inf
+        return math.nan
+
+
+def _exact_mean(values: np.ndarray) -> float:
+    total = exact_sum(values)
+    return total / values.size if math.isfinite(total) else exact_sum(values / values.size)
+
+
+def exact_r2_score(y_true, y_pred) -> float:
+    """R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² with every sum correctly rounded (:func:`exact_sum`).
+
+    The value depends on the rows as a set, not on their order or on how the arrays lie in
+    memory: two teams with the same predictions get the same R² to the last bit. Both
+    arrays must be finite, of the same length (validated where they enter); a constant
+    target (Σ(y − ȳ)² = 0) gives NaN.
+
+    Examples
+    --------
+    >>> exact_r2_score([1.0, 3.0, 5.0], [1.0, 3.0, 6.0])  # 1 - 1/8
+    0.875
+    """
+    y = np.asarray(y_true, dtype=float)
+    residual = y - np.asarray(y_pred, dtype=float)
+    total = exact_sum((y - _exact_mean(y)) ** 2)
+    if total == 0:
+        return math.nan
+    return 1.0 - exact_sum(residual * residual) / total
 
 
 @dataclass(frozen=True)
@@ -324,7 +377,8 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
     return Evaluation(metrics=metrics, problems=_problem_frame(problems))
 
 
-_EVALUATION_PROCEDURE = "srdash-evaluation/1"
+# 2: values from fixed-name generated code (no sympy Dummy counter) and correctly rounded sums.
+_EVALUATION_PROCEDURE = "srdash-evaluation/2"
 
 
 def _plain(value):

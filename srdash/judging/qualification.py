@@ -234,7 +234,8 @@ def fit_baseline(data: Mapping[str, pd.DataFrame], *, seeds: Sequence[int] | Map
     import sklearn
     from sklearn.linear_model import LinearRegression
 
-    settings = {"procedure": "srdash-qualification-baseline/1", "sklearn": sklearn.__version__, "target": target,
+    # 2: R2 with correctly rounded sums (score_predictions)
+    settings = {"procedure": "srdash-qualification-baseline/2", "sklearn": sklearn.__version__, "target": target,
                 "test_size": test_size, "max_rows": max_rows}
     wanted = [(dataset, int(seed)) for dataset, frame in data.items()
               for seed in (seeds.get(dataset, ()) if isinstance(seeds, Mapping) else seeds)]

@@ -27,6 +27,7 @@ import pandas as pd
 
 from srdash.errors import ModelRejected, Problem, ValidationError
 from srdash.expressions import evaluate_expression, parse_submitted_model, tree_size
+from srdash.judging.evaluation import exact_r2_score
 from srdash.judging.metrics import r2_score
 
 __all__ = ["score_submitted_models", "r2_on_data"]
@@ -106,18 +107,24 @@ def score_submitted_models(
 
 
 def _r2_of(expression, columns: Mapping[str, np.ndarray], y: np.ndarray) -> tuple[float, str, str]:
-    """(R², status, reason) of a parsed model on data, as the 2023 scorer computed it: not rounded; a model
-    whose predictions are not all finite has no R² (NaN, the worst value when judged)."""
+    """(R², status, reason) of a parsed model on data, as the 2023 scorer computed it but with correctly
+    rounded sums (:func:`~srdash.judging.evaluation.exact_r2_score`: the same to the last bit whatever the
+    rows' order); not rounded; a model whose predictions are not all finite has no R² (NaN, the worst value
+    when judged)."""
     try:
         predictions = evaluate_expression(expression, columns)
     except ModelRejected as exc:
         return np.nan, "rejected", str(exc)
     if not np.isfinite(predictions).all():
         return np.nan, "not finite", "some predictions are NaN or infinite; R² not defined"
-    return float(r2_score(y, predictions)), "ok", ""
+    r2 = exact_r2_score(y, predictions)
+    if np.isnan(r2):  # a constant target: srdash's documented rule (a warning and NaN)
+        r2 = r2_score(y, predictions)
+    return float(r2), "ok", ""
 
 
-_R2_PROCEDURE = "srdash-measure/r2-on-data/1"
+# 2: values from fixed-name generated code (no sympy Dummy counter) and correctly rounded sums.
+_R2_PROCEDURE = "srdash-measure/r2-on-data/2"
 
 
 def r2_on_data(runs: pd.DataFrame, datasets, *, column: str = "r2_test", cache=False) -> pd.DataFrame:
