@@ -5,15 +5,16 @@ from __future__ import annotations
 import click
 
 from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
+from srdash.cli._options import bounded
 
 
 @click.command(name="explain")
 @competition_input(trust=False)
-@click.option("--podium", default=3, show_default=True, type=click.IntRange(min=1),
+@click.option("--podium", default=3, show_default=True, type=bounded("podium"),
               help="Places to certify (1: the winner only).")
-@click.option("--max-removed", default=3, show_default=True, type=click.IntRange(min=1),
+@click.option("--max-removed", default=3, show_default=True, type=bounded("max-removed"),
               help="The largest set of datasets (or runs) whose removal is searched.")
-@click.option("--budget", default=30, show_default=True, type=click.IntRange(min=0),
+@click.option("--budget", default=30, show_default=True, type=bounded("rejudgings"),
               help="Re-judgings allowed per removal search that must judge each set again (runs; datasets under "
                    "rules that normalise over the whole table): exhaustive while it fits, then greedy.")
 @click.option("--no-variants", is_flag=True, help="Do not print the table of winners per rules variant.")

@@ -14,6 +14,7 @@ import click
 
 from srdash.apps.forkserver import REVIEW_PRELOAD
 from srdash.cli._common import fail_cleanly, jobs_option, kernels_option, rules_reference
+from srdash.cli._options import bounded
 
 #: The environment variable the review notebook reads: its options as one JSON object
 #: (:data:`srdash.apps.review.REVIEW_OPTIONS`).
@@ -152,7 +153,7 @@ def _token_config(token: str) -> Path:
 @click.option("--organiser", is_flag=True,
               help="Also show the organiser's panel: the judges' agreement, unblinding (which closes the "
                    "review) and the real-world leaderboard.")
-@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port to listen on. Default: a free port.")
+@click.option("--port", default=0, type=bounded("port"), help="Port to listen on. Default: a free port.")
 @click.option("--ip", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default serves this machine only; any other address needs --token.")
 @click.option("--token", envvar="SRDASH_TOKEN", show_envvar=True,
@@ -299,7 +300,7 @@ def export_command(store_path, output, scores):
 
 @trust.command("init")
 @_store_option
-@click.option("--seed", type=int, help="Seed of the blinded orders (default: a random one, kept in the store).")
+@click.option("--seed", type=bounded("seed"), help="Seed of the blinded orders (default: a random one, kept in the store).")
 def init_command(store_path, seed):
     """Create a new, empty trust store (refused when the file exists)."""
     from srdash.judging.trust import TrustStore, TrustStoreError

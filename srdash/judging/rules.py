@@ -28,6 +28,7 @@ from typing import Any, Mapping
 
 from srdash.errors import RulesError
 from srdash.judging.kinds import DEFAULT_KIND, KINDS, RuleKind, rule_kind
+from srdash.judging.limits import MIN_WEIGHT_RATIO, RULES_LIMITS, check_any_numbers
 from srdash.judging.measures import default_measure, measure as _measure
 
 __all__ = [
@@ -155,16 +156,18 @@ class Criterion:
             raise RulesError(f"{where}: {exc}") from None
         if not isinstance(self.optional, bool):
             raise RulesError(f"{where}: 'optional' must be true or false. Got {self.optional!r}.")
-        if self.decimals is not None and (not isinstance(self.decimals, int) or self.decimals < 0):
-            raise RulesError(f"{where}: 'decimals' must be a non-negative integer. Got {self.decimals!r}.")
-        if not isinstance(self.weight, (int, float)) or isinstance(self.weight, bool) or self.weight < 0:
-            raise RulesError(f"{where}: 'weight' must be a number >= 0. Got {self.weight!r}.")
+        if self.decimals is not None:
+            if not isinstance(self.decimals, int):  # 3.0 is not a count of decimals
+                raise RulesError(f"{where}: 'decimals' must be {RULES_LIMITS['criteria.decimals'].describe()}. "
+                                 f"Got {self.decimals!r}.")
+            RULES_LIMITS["criteria.decimals"].check(self.decimals, where=where)
+        object.__setattr__(self, "weight", RULES_LIMITS["criteria.weight"].check(self.weight, where=where))
         if not self.label:
             object.__setattr__(self, "label", self.name)
         if self.domain is not None:
             bounds = self.domain
             if (not isinstance(bounds, (list, tuple)) or len(bounds) != 2
-                    or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b != b for b in bounds)
+                    or not all(RULES_LIMITS["criteria.domain"].admits(b) for b in bounds)
                     or bounds[0] > bounds[1]):
                 raise RulesError(f"{where}: 'domain' must be two numbers [low, high] with low <= high "
                                  f"(inf allowed). Got {bounds!r}.")
@@ -273,20 +276,22 @@ class Rules:
         _one_of("dnf", self.dnf, DNF_RULES, where)
         _one_of("missing_rank", self.missing_rank, MISSING_RANKS, where)
         _one_of("missing_run_value", self.missing_run_value, MISSING_RUN_VALUES, where)
-        tolerance = self.tie_tolerance
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not tolerance >= 0 \
-                or tolerance == float("inf"):
-            raise RulesError(f"{where}: 'tie_tolerance' must be a finite number >= 0. Got {tolerance!r}.")
+        tolerance = RULES_LIMITS["ranking.tie_tolerance"].check(self.tie_tolerance, where=where)
         if self.ties == "tolerance" and tolerance <= 0:
             raise RulesError(f"{where}: ties = 'tolerance' needs a 'tie_tolerance' > 0. Got {tolerance!r}.")
         if self.ties == "exact" and tolerance != 0:
             raise RulesError(f"{where}: a 'tie_tolerance' ({tolerance!r}) needs ties = 'tolerance'; "
                              "with ties = 'exact' values are compared exactly.")
         object.__setattr__(self, "tie_tolerance", float(tolerance))
-        runs = self.runs_per_dataset
-        if isinstance(runs, bool) or not isinstance(runs, int) or runs < 0:
-            raise RulesError(f"{where}: 'runs_per_dataset' must be a whole number >= 0 (0: no expectation). "
-                             f"Got {runs!r}.")
+        if not isinstance(self.runs_per_dataset, int):  # 30.0 is not a count of runs
+            raise RulesError(f"{where}: 'runs_per_dataset' must be "
+                             f"{RULES_LIMITS['ranking.runs_per_dataset'].describe()} (0: no expectation). "
+                             f"Got {self.runs_per_dataset!r}.")
+        RULES_LIMITS["ranking.runs_per_dataset"].check(self.runs_per_dataset, where=where)
+        if self.min_relative is not None:
+            column, ratio = self.min_relative
+            object.__setattr__(self, "min_relative", (column, RULES_LIMITS["filters.min_relative.ratio"].check(
+                ratio, where=f"{where}: [filters] min_relative")))
         if self.run_aggregation == "rank-mean":
             changed = [k for k in ("dnf", "missing_rank", "missing_run_value", "runs_per_dataset")
                        if getattr(self, k) != _RANKING_DEFAULTS[k]]
@@ -300,8 +305,15 @@ class Rules:
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
             raise RulesError(f"{where}: criterion names must be unique. Repeated: {', '.join(duplicated)}.")
-        if sum(c.weight for c in self.criteria) <= 0:
+        largest = max(c.weight for c in self.criteria)
+        if largest <= 0:
             raise RulesError(f"{where}: at least one criterion needs a weight > 0.")
+        negligible = [c for c in self.criteria if 0 < c.weight < MIN_WEIGHT_RATIO * largest]
+        if negligible:  # it would break exact ties and nothing else; 0 says that plainly
+            c = negligible[0]
+            raise RulesError(f"{where}: criterion '{c.name}': 'weight' {c.weight!r} is less than a millionth of the "
+                             f"largest weight ({largest:g}); it would decide nothing but exact ties. Give it 0 to "
+                             "leave it out, or a larger weight.")
 
     @property
     def sha256(self) -> str:
@@ -509,6 +521,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}.") from exc
+    check_any_numbers(data, where=source)  # the declared keys are checked where they are read
     kind = data.get("kind", DEFAULT_KIND)
     allowed = rule_kind(kind).top_level_keys
     if allowed is not None:
@@ -544,7 +557,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         if set(threshold) != {"column", "ratio"} or not isinstance(threshold["ratio"], (int, float)):
             raise RulesError(f"{source}: [filters] min_relative must be a table with keys 'column' (text) and "
                              f"'ratio' (a number). Got {threshold!r}.")
-        min_relative = (str(threshold["column"]), float(threshold["ratio"]))
+        min_relative = (str(threshold["column"]), threshold["ratio"])  # its bounds: Rules
     return Rules(
         name=data.get("name", default_name),
         title=data.get("title", data.get("name", default_name)),
