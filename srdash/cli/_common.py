@@ -224,10 +224,11 @@ def _is_terminal(stream) -> bool:
 
 
 @contextlib.contextmanager
-def progress_bar(description: str):
+def progress_bar(description: str, *, unit: str = "model"):
     """A tqdm progress bar on stderr, fed by ``progress(done, total, counts)`` calls.
 
-    ``progress.stage(text)`` renames the bar for the next step of the work.
+    ``progress.stage(text)`` renames the bar for the next step of the work. With
+    ``unit="model"`` the bar also shows the failed and timed-out counts.
     """
     from tqdm import tqdm
 
@@ -241,12 +242,13 @@ def progress_bar(description: str):
         if bar is None:
             # redrawn at most 5 times a second on a terminal; in a log (not a terminal), where each redraw
             # stays, every 10 s
-            bar = tqdm(total=total, desc=title, file=sys.stderr, unit="model", disable=total == 0, leave=False,
+            bar = tqdm(total=total, desc=title, file=sys.stderr, unit=unit, disable=total == 0, leave=False,
                        mininterval=0.2 if _is_terminal(sys.stderr) else 10.0)
         elif bar.total != total:  # the next step of the same work (e.g. checking equivalences)
             bar.reset(total=total)
-        failed = sum(v for k, v in counts.items() if k in ("rejected", "parse_error", "simplify_error"))
-        bar.set_postfix(failed=failed, timeout=counts.get("timeout", 0), refresh=False)
+        if unit == "model":
+            failed = sum(v for k, v in counts.items() if k in ("rejected", "parse_error", "simplify_error"))
+            bar.set_postfix(failed=failed, timeout=counts.get("timeout", 0), refresh=False)
         bar.update(done - bar.n)
 
     def stage(text: str) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
-                                refuse_output_onto_input, with_sidecar)
+                                progress_bar, refuse_output_onto_input, with_sidecar)
 from srdash.cli._options import bounded
 
 
@@ -50,9 +50,11 @@ def robustness_command(competition, n_bootstrap, seed, resample, confidence, alp
     refuse_output_onto_input([*with_sidecar("-o/--output", output), ("--pairwise", pairwise)],
                              competition_files(competition))
     judged_result = judged(competition)
-    with fail_cleanly():
+    with fail_cleanly(), progress_bar("bootstrap", unit="redraw") as progress:
+        # redraws judged one by one can take minutes: the bar says how far they are
         result = bootstrap(judged_result.runs, judged_result.verdict.rules, n_bootstrap=n_bootstrap, seed=seed,
-                           resample=resample, confidence=confidence)
+                           resample=resample, confidence=confidence,
+                           progress=lambda done, total: progress(done, total, {}))
         test = significance(result.verdict, alpha=alpha)
         block = dict(judged_result.provenance)
     for note in result.verdict.warnings + result.notes + test.notes:

@@ -33,7 +33,23 @@ from typing import Any, Iterator, Mapping
 from srdash.errors import RulesError, SrdashError
 
 __all__ = ["Limit", "RULES_LIMITS", "COMPETITION_LIMITS", "OPTION_LIMITS", "ANY_OTHER_NUMBER",
-           "MIN_WEIGHT_RATIO", "check_any_numbers"]
+           "MIN_WEIGHT_RATIO", "check_any_numbers", "shown"]
+
+
+def shown(value: Any) -> str:
+    """``value`` as a message quotes it: its repr, a huge integer by its digits (a file may hold thousands).
+
+    Examples
+    --------
+    >>> shown(10**400), shown(float("nan")), shown("3")
+    ('an integer of 401 digits', 'nan', "'3'")
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"an integer of {len(str(abs(value)))} digits"
+    if isinstance(value, (list, tuple)) and len(value) <= 10:
+        return "[" + ", ".join(shown(item) for item in value) + "]"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _number(value: float) -> str:
@@ -115,7 +131,7 @@ class Limit:
     def check(self, value: Any, *, where: str, error: type[SrdashError] = RulesError) -> int | float:
         """``value`` as an int (``integer``) or float when admitted; else ``error`` naming the key and range."""
         if not self.admits(value):
-            raise error(f"{where}: '{self.key}' must be {self.describe()}. Got {value!r}.")
+            raise error(f"{where}: '{self.key}' must be {self.describe()}. Got {shown(value)}.")
         return int(value) if self.integer else float(value)
 
 
@@ -178,10 +194,12 @@ OPTION_LIMITS: Mapping[str, Limit] = {
     "jobs": Limit("--jobs", 1, 256, integer=True, why="As simplification.jobs (at least one worker)."),
     "seed": Limit("--seed", 0, 2**32 - 1, integer=True,
                   why="numpy and every tool that repeats a draw take seeds of 32 bits; a negative seed failed."),
-    "bootstrap": Limit("--bootstrap", 1, 100_000, integer=True,
-                       why="Redraws of the bootstrap: about 1 ms each on 20 methods x 100 datasets; a "
-                           "probability's Monte-Carlo error at 100,000 is below 0.2 %; 1e9 ended in MemoryError."),
-    "bootstrap-or-none": Limit("--bootstrap", 0, 100_000, integer=True, why="As --bootstrap; 0: no interval."),
+    "bootstrap": Limit("--bootstrap", 1, 10_000, integer=True,
+                       why="Redraws of the bootstrap: a probability's Monte-Carlo error at 10,000 is at most 0.5 %. "
+                           "Over datasets alone it holds B x datasets x methods scores (1.6 GB at 100,000 x 100 x "
+                           "20); rules judged again per redraw take 10-70 ms a redraw (a progress bar shows it); "
+                           "1e9 ended in MemoryError."),
+    "bootstrap-or-none": Limit("--bootstrap", 0, 10_000, integer=True, why="As --bootstrap; 0: no interval."),
     "samples": Limit("--samples", 1, 200_000, integer=True,
                      why="Weight vectors, each held with every method's score and place (about 1 GB at "
                          "1,000,000 x 30 methods); a probability's Monte-Carlo error at 200,000 is 0.11 %."),
@@ -238,4 +256,4 @@ def check_any_numbers(data: Mapping[str, Any], *, where: str, declared: Mapping[
         if key in declared or any(key.startswith(f"{d}.") for d in declared):
             continue
         if not ANY_OTHER_NUMBER.admits(value):
-            raise error(f"{where}: '{key}' must be {ANY_OTHER_NUMBER.describe()}. Got {value!r}.")
+            raise error(f"{where}: '{key}' must be {ANY_OTHER_NUMBER.describe()}. Got {shown(value)}.")

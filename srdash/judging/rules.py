@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from srdash.errors import RulesError
 from srdash.judging.kinds import DEFAULT_KIND, KINDS, RuleKind, rule_kind
-from srdash.judging.limits import MIN_WEIGHT_RATIO, RULES_LIMITS, check_any_numbers
+from srdash.judging.limits import MIN_WEIGHT_RATIO, RULES_LIMITS, check_any_numbers, shown
 from srdash.judging.measures import default_measure, measure as _measure
 
 __all__ = [
@@ -159,7 +159,7 @@ class Criterion:
         if self.decimals is not None:
             if not isinstance(self.decimals, int):  # 3.0 is not a count of decimals
                 raise RulesError(f"{where}: 'decimals' must be {RULES_LIMITS['criteria.decimals'].describe()}. "
-                                 f"Got {self.decimals!r}.")
+                                 f"Got {shown(self.decimals)}.")
             RULES_LIMITS["criteria.decimals"].check(self.decimals, where=where)
         object.__setattr__(self, "weight", RULES_LIMITS["criteria.weight"].check(self.weight, where=where))
         if not self.label:
@@ -170,7 +170,7 @@ class Criterion:
                     or not all(RULES_LIMITS["criteria.domain"].admits(b) for b in bounds)
                     or bounds[0] > bounds[1]):
                 raise RulesError(f"{where}: 'domain' must be two numbers [low, high] with low <= high "
-                                 f"(inf allowed). Got {bounds!r}.")
+                                 f"(inf allowed). Got {shown(bounds)}.")
             object.__setattr__(self, "domain", (float(bounds[0]), float(bounds[1])))
 
 
@@ -286,7 +286,7 @@ class Rules:
         if not isinstance(self.runs_per_dataset, int):  # 30.0 is not a count of runs
             raise RulesError(f"{where}: 'runs_per_dataset' must be "
                              f"{RULES_LIMITS['ranking.runs_per_dataset'].describe()} (0: no expectation). "
-                             f"Got {self.runs_per_dataset!r}.")
+                             f"Got {shown(self.runs_per_dataset)}.")
         RULES_LIMITS["ranking.runs_per_dataset"].check(self.runs_per_dataset, where=where)
         if self.min_relative is not None:
             column, ratio = self.min_relative
