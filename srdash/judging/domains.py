@@ -118,16 +118,12 @@ def check_domains(table: pd.DataFrame, rules) -> DomainCheck:
     return DomainCheck(checked, tuple(problems) + undecided_criteria(checked, rules))
 
 
-def _ties_everywhere(values: pd.Series, datasets: pd.Series, tolerance: float) -> tuple[bool, bool]:
-    """(every dataset's finite values lie closer than ``tolerance`` (all equal: 0), some dataset has
-    two different values)."""
-    finite = values.where(np.isfinite(values))
-    grouped = finite.groupby(datasets.to_numpy(), sort=False)
-    spans = (grouped.max() - grouped.min()).dropna()
-    if spans.empty:
-        return False, False
-    tied = bool((spans <= 0).all()) if tolerance == 0 else bool((spans < tolerance).all())
-    return tied, bool((spans > 0).any())
+def _spans(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Max minus min of the finite values of each dataset (rows sorted by dataset, each starting at
+    ``starts``); NaN for a dataset without any finite value."""
+    finite = np.where(np.isfinite(values), values, np.nan)
+    with np.errstate(invalid="ignore"):
+        return np.fmax.reduceat(finite, starts) - np.fmin.reduceat(finite, starts)
 
 
 def undecided_criteria(table: pd.DataFrame, rules) -> tuple[str, ...]:
@@ -163,8 +159,40 @@ def undecided_criteria(table: pd.DataFrame, rules) -> tuple[str, ...]:
     """
     notes = [f"Criterion '{c.name}' has weight 0: it decides nothing (its ranks are shown, not counted in the "
              "score)." for c in rules.criteria if c.weight == 0]
-    if "dataset" not in table.columns:
+    tolerant = rules.ties == "tolerance"
+    candidates = [c for c in rules.criteria if c.weight > 0 and c.column in table.columns
+                  and (tolerant or (c.decimals is not None and c.rounding in ("both", "per-run")))]
+    if "dataset" not in table.columns or not candidates or table.empty:
         return tuple(notes)
+    # rows sorted by dataset once: each criterion's spans per dataset are then two reductions
+    codes, _ = pd.factorize(table["dataset"])
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    for c in candidates:
+        raw = pd.to_numeric(table[c.column], errors="coerce").to_numpy(dtype=float)[order]
+        raw_spans = _spans(raw, starts)
+        if not np.nan_to_num(raw_spans, nan=0.0).max() > 0:  # equal in the data: not the rules' doing
+            continue
+        values = raw
+        rounded = c.decimals is not None and c.rounding in ("both", "per-run")
+        if rounded:
+            values = np.round(values, c.decimals)
+        if c.normalisation == "min-max-table":  # after the per-run rounding, as the ranking does
+            finite = values[np.isfinite(values)]
+            low, high = finite.min(), finite.max()
+            values = (values - low) / (high - low) if high > low else values * 0.0
+        spans = _spans(values, starts)
+        spans = spans[~np.isnan(spans)]
+        what = None
+        if rounded and (spans <= 0).all():
+            what = f"rounded to {c.decimals} decimals"
+        elif tolerant and (spans < rules.tie_tolerance).all():
+            what = f"within the tie_tolerance {rules.tie_tolerance:g}"
+        if what:
+            notes.append(f"Criterion '{c.name}' (column '{c.column}'): {what} its values tie on every dataset: it "
+                         "ranks every method alike and decides nothing.")
+    return tuple(notes)
     for c in rules.criteria:
         if c.weight == 0 or c.column not in table.columns:
             continue
