@@ -64,7 +64,13 @@ def test_the_issues_values_are_refused_before_any_data_is_read(tmp_path, where, 
     arguments = MAKE.write_case(tmp_path, where, spec)
     code, stderr, seconds, peak_mb = MAKE.run_srdash(arguments, cwd=tmp_path)
     assert code == (2 if where == "option" else 1), stderr
-    assert key in stderr and ("at most" in stderr or "<=" in stderr or "<x<" in stderr or "must be" in stderr)
+    assert key in stderr
+    if where == "rules":
+        assert RULES_LIMITS[spec[0]].describe() in stderr or "'domain' must be two numbers [low, high]" in stderr
+    elif where == "competition":
+        assert COMPETITION_LIMITS[f"simplification.{spec[0]}"].describe() in stderr
+    else:
+        assert re.search(r"is not in the range \d+<=x<=\d+\.|is not allowed: it must be a finite number", stderr)
     assert "Traceback" not in stderr
     assert seconds < REFUSAL_SECONDS and peak_mb < REFUSAL_MB
     assert not (tmp_path / "cache").exists()  # nothing was prepared
@@ -121,6 +127,29 @@ def _folder_with_results() -> Path:
 def test_values_that_changed_the_verdict_are_refused(key, value, message):
     with pytest.raises(RulesError, match=message):
         parse_rules(MAKE.rules_text(key, value), source="rules.toml")
+
+
+_PLAIN = MAKE.rules_text()
+
+
+@pytest.mark.parametrize("text, message", [
+    (_PLAIN.replace('name = "hostile"', 'name = 5'), r"rules '5': 'name' must be text \(in quotes\)\. Got 5\."),
+    (_PLAIN.replace('name = "hostile"', 'name = "h"\ncompetition_sympy_version = 1.14'),
+     r"rules 'h': 'competition_sympy_version' must be text \(in quotes\)\. Got 1\.14\."),
+    (_PLAIN.replace('name = "accuracy"', 'name = 7'), r"criterion '7': 'name' must be text \(in quotes\)\. Got 7\."),
+    (_PLAIN.replace('column = "r2_test"', 'column = "r2_test"\nlabel = true'),
+     r"criterion 'accuracy': 'label' must be text \(in quotes\)\. Got True\."),
+    ('name = "x"\ncriteria = [5]\n', r"rules\.toml: criterion #1 must be a table \(\[\[criteria\]\]\)\. Got 5\."),
+    ('ranking = 5\n' + _PLAIN, r"rules\.toml: 'ranking' must be a table \(\[ranking\]\)\. Got 5\."),
+    ('filters = 5\n' + _PLAIN, r"rules\.toml: 'filters' must be a table \(\[filters\]\)\. Got 5\."),
+    (_PLAIN.replace('name = "hostile"', 'name = "h"\n[filters]\nmin_relative = { column = 5, ratio = 0.5 }'),
+     r"\[filters\] min_relative must be a table with keys 'column' \(text\) and 'ratio' \(a number\)\."),
+])
+def test_a_number_where_text_or_a_table_is_expected_is_refused(text, message):
+    """TOML gives numbers, booleans and lists wherever the file has them: ``criteria = [5]`` and
+    ``ranking = 5`` ended in AttributeError and TypeError, ``name = 5`` was taken."""
+    with pytest.raises(RulesError, match=message):
+        parse_rules(text, source="rules.toml")
 
 
 def test_any_other_number_of_a_rules_file_is_finite():

@@ -78,6 +78,12 @@ NORMALISATIONS = ("none", "min-max-table")
 ROUNDINGS = ("both", "per-run", "after-aggregation", "never")
 
 
+def _text(option: str, value: Any, where: str, *, optional: bool = False) -> None:
+    """Refuse a number, boolean, list or table where the rules expect text (``name = 5`` was taken)."""
+    if not isinstance(value, str) and not (optional and value is None):
+        raise RulesError(f"{where}: '{option}' must be text (in quotes). Got {shown(value)}.")
+
+
 def _one_of(option: str, value: Any, allowed: tuple[str, ...], where: str) -> None:
     if not isinstance(value, str) or value not in allowed:
         listed = ", ".join(f"'{a}'" for a in allowed)
@@ -145,6 +151,8 @@ class Criterion:
 
     def __post_init__(self) -> None:
         where = f"criterion '{self.name}'"
+        for option in ("name", "column", "label", "description", "measure"):
+            _text(option, getattr(self, option), where)
         _one_of("direction", self.direction, DIRECTIONS, where)
         _one_of("rounding", self.rounding, ROUNDINGS, where)
         _one_of("normalisation", self.normalisation, NORMALISATIONS, where)
@@ -268,6 +276,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         where = f"rules '{self.name}'"
+        for option in ("name", "title", "description"):
+            _text(option, getattr(self, option), where)
+        _text("competition_sympy_version", self.competition_sympy_version, where, optional=True)
         _one_of("kind", self.kind, tuple(KINDS), where)
         _one_of("run_aggregation", self.run_aggregation, RUN_AGGREGATIONS, where)
         _one_of("rank_method", self.rank_method, RANK_METHODS, where)
@@ -533,8 +544,13 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
     raw_criteria = data.get("criteria", [])
     if not isinstance(raw_criteria, list) or not raw_criteria:
         raise RulesError(f"{source}: a rules file needs at least one [[criteria]] table.")
+    for table in ("ranking", "filters"):
+        if not isinstance(data.get(table, {}), dict):
+            raise RulesError(f"{source}: '{table}' must be a table ([{table}]). Got {shown(data[table])}.")
     criteria = []
     for i, raw in enumerate(raw_criteria, start=1):
+        if not isinstance(raw, dict):
+            raise RulesError(f"{source}: criterion #{i} must be a table ([[criteria]]). Got {shown(raw)}.")
         label = raw.get("name", f"#{i}")
         unknown = sorted(set(raw) - _CRITERION_KEYS)
         if unknown:
@@ -554,7 +570,8 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
     min_relative = None
     threshold = data.get("filters", {}).get("min_relative")
     if threshold is not None:
-        if set(threshold) != {"column", "ratio"} or not isinstance(threshold["ratio"], (int, float)):
+        if (not isinstance(threshold, dict) or set(threshold) != {"column", "ratio"}
+                or not isinstance(threshold["ratio"], (int, float)) or not isinstance(threshold["column"], str)):
             raise RulesError(f"{source}: [filters] min_relative must be a table with keys 'column' (text) and "
                              f"'ratio' (a number). Got {threshold!r}.")
         min_relative = (str(threshold["column"]), threshold["ratio"])  # its bounds: Rules
