@@ -48,6 +48,8 @@ def shown(value: Any) -> str:
         return f"an integer of {len(str(abs(value)))} digits"
     if isinstance(value, (list, tuple)) and len(value) <= 10:
         return "[" + ", ".join(shown(item) for item in value) + "]"
+    if isinstance(value, dict) and len(value) <= 10:
+        return "{" + ", ".join(f"{key!r}: {shown(item)}" for key, item in value.items()) + "}"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 

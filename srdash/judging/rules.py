@@ -573,7 +573,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         if (not isinstance(threshold, dict) or set(threshold) != {"column", "ratio"}
                 or not isinstance(threshold["ratio"], (int, float)) or not isinstance(threshold["column"], str)):
             raise RulesError(f"{source}: [filters] min_relative must be a table with keys 'column' (text) and "
-                             f"'ratio' (a number). Got {threshold!r}.")
+                             f"'ratio' (a number). Got {shown(threshold)}.")
         min_relative = (str(threshold["column"]), threshold["ratio"])  # its bounds: Rules
     return Rules(
         name=data.get("name", default_name),
