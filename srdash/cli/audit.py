@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
                                 refuse_output_onto_input, with_sidecar)
-from srdash.cli._options import bounded
 
 #: Exit status of `srdash audit --strict` when the audit found something.
 FINDINGS_EXIT_CODE = 3

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, progress_bar
 from srdash.cli._options import bounded
+from srdash.cli._common import fail_cleanly, progress_bar
 
 OUTPUT_COLUMNS = ("components", "simplicity", "simplified", "status", "reason", "seconds")
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, refuse_output_onto_input, rules_reference, serve_notebook
 from srdash.cli._options import bounded
+from srdash.cli._common import fail_cleanly, refuse_output_onto_input, rules_reference, serve_notebook
 
 _METRIC_NAMES = ("accuracy", "r2", "rmse", "mae")
 _out_path = click.Path(dir_okay=False, path_type=Path)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, refuse_output_onto_input
 from srdash.cli._options import bounded
+from srdash.cli._common import fail_cleanly, refuse_output_onto_input
 
 
 @click.command("qualify")

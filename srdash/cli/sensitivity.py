@@ -10,9 +10,9 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, echo_problems, fail_cleanly,
                                 judged, refuse_output_onto_input, write_leaderboard, write_table)
-from srdash.cli._options import bounded
 
 
 def write_submissions_verdict(verdict, output: Path | None, per_submission: Path | None = None) -> None:

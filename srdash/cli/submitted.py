@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import echo_fingerprint, fail_cleanly, judged, refuse_output_onto_input
 from srdash.cli._options import bounded
+from srdash.cli._common import echo_fingerprint, fail_cleanly, judged, refuse_output_onto_input
 
 _SUFFIXES = (".csv.gz", ".tsv.gz", ".csv", ".tsv", ".parquet")
 _OK = ("ok", "given", "measured")
