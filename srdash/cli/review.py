@@ -12,8 +12,8 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._options import bounded
 from srdash.apps.forkserver import REVIEW_PRELOAD
+from srdash.cli._options import bounded
 from srdash.cli._common import fail_cleanly, jobs_option, kernels_option, rules_reference
 
 #: The environment variable the review notebook reads: its options as one JSON object
