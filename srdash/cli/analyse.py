@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from srdash.cli._options import bounded
+
 KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources")
 
 #: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
