@@ -199,7 +199,7 @@ def test_a_criterion_that_decides_nothing_is_stated_in_the_verdict():
     ("score", ["--timeout", "inf"], r"Invalid value for '--timeout': inf is not in the range 0<x<=86400\."),
     ("score", ["--jobs", "100000"], r"Invalid value for '--jobs': 100000 is not in the range 1<=x<=256\."),
     ("explain", ["--max-removed", "1000000"], r"Invalid value for '--max-removed': 1000000 is not in the range "
-                                              r"1<=x<=50\."),
+                                              r"1<=x<=20\."),
     ("analyse", ["--r2-gate", "nan"], r"Invalid value for '--r2-gate': 'nan' is not allowed: it must be a finite "
                                       r"number < 1\."),
 ])

@@ -220,12 +220,14 @@ OPTION_LIMITS: Mapping[str, Limit] = {
                        why="A score difference; scores are ranks or meta-scores, far below 1,000."),
     "max-selected": Limit("--max-selected", 1, 1_000, integer=True,
                           why="Submissions a team selects for the final; more than it made selects them all."),
-    "podium": Limit("--podium", 1, 20, integer=True, why="Places certified, each a search of its own."),
-    "max-removed": Limit("--max-removed", 1, 50, integer=True,
-                         why="The largest set of datasets removed; each step of the search judges every "
+    "podium": Limit("--podium", 1, 10, integer=True,
+                    why="Places certified, each a search of its own (with --budget re-judgings per search)."),
+    "max-removed": Limit("--max-removed", 1, 20, integer=True,
+                         why="The largest set of datasets removed; each step of the greedy search tries every "
                              "candidate."),
-    "rejudgings": Limit("--budget", 0, 10_000, integer=True,
-                        why="Re-judgings per removal search (tens of ms each on real data)."),
+    "rejudgings": Limit("--budget", 0, 1_000, integer=True,
+                        why="Re-judgings per removal search, 10-70 ms each on real data: at most about a minute "
+                            "per search."),
     "visitors": Limit("--visitors", 1, 64, integer=True, why="Kernels kept waiting, about 250 MB each."),
     "port": Limit("--port", 0, 65_535, integer=True, why="A TCP port (0: a free one)."),
 }
