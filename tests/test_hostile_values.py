@@ -175,7 +175,8 @@ def test_a_criterion_that_decides_nothing_is_stated_in_the_verdict():
     assert set(wide.leaderboard["accuracy_rank"]) == {2.0}  # three methods tied: average rank 2
     narrow = judge(TABLE, parse_rules(MAKE.rules_text("ranking.tie_tolerance", 0.44)))
     assert not any("decides nothing" in w for w in narrow.warnings)
-    # rounded to 0 decimals, r2_test in [0.5, 0.75] (d1) or [0.5, 1.0] (d2)... differ: 0 and 1 on both datasets
+    # rounded to 0 decimals the values still differ: 0.50 -> 0 (half to even) and 0.55 -> 1 on d1, 0.40 -> 0 and
+    # 0.71 -> 1 on d2
     assert not any("rounded to 0 decimals" in w
                    for w in judge(TABLE, parse_rules(MAKE.rules_text("criteria.decimals", 0))).warnings)
     # r2_test / 2 + 0.5 lies in [0.7, 0.965]: rounded to 0 decimals every value is 1.0
