@@ -230,6 +230,8 @@ OPTION_LIMITS: Mapping[str, Limit] = {
                         why="Re-judgings per removal search (0.07 s each on 3 methods, 0.4-0.6 s on 20 methods x "
                             "100 datasets x 10 runs)."),
     "visitors": Limit("--visitors", 1, 64, integer=True, why="Kernels kept waiting, about 250 MB each."),
+    "review-visitors": Limit("--visitors", 0, 64, integer=True,
+                             why="Review kernels kept waiting (0: none), about 250 MB each."),
     "port": Limit("--port", 0, 65_535, integer=True, why="A TCP port (0: a free one)."),
 }
 
