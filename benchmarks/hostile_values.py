@@ -10,7 +10,7 @@ Before issue 32 (the issue's figures): ``runs_per_dataset = 20000000`` took 3.2 
 failed with a traceback; ``1000000000`` asked numpy for 149 GiB; ``decimals = 1e12`` ended in an
 OverflowError; ``robustness -B 1e9`` and ``sensitivity --samples 1e9`` in MemoryError tracebacks.
 
-Usage: python benchmarks/hostile_values.py [--bounds]
+Usage: python benchmarks/hostile_values.py [--bounds] [--scale]
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ import argparse
 import importlib.util
 import tempfile
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,10 +59,38 @@ def bounds() -> None:
         print(_line(what, code, seconds, peak_mb, stderr))
 
 
+def _synthetic_results(path: Path, methods: int, datasets: int, runs: int) -> None:
+    """Random results of ``methods x datasets x runs`` (seeded): accuracy and simplicity differ everywhere."""
+    rng = np.random.default_rng(0)
+    rows = [(f"m{m}", f"d{d}", r) for m in range(methods) for d in range(datasets) for r in range(runs)]
+    table = pd.DataFrame(rows, columns=["method", "dataset", "run"])
+    table["r2_test"] = rng.random(len(table)).round(6)
+    table["simplicity"] = -rng.integers(1, 30, len(table)).astype(float)
+    table.to_csv(path, index=False)
+
+
+def scale() -> None:
+    print("At the bounds, 20 methods x 100 datasets x 10 runs (random results):")
+    cases = [("robustness -B 10000 --resample datasets", ["robustness", "-B", "10000", "--resample", "datasets"]),
+             ("robustness -B 10000", ["robustness", "-B", "10000"]),
+             ("sensitivity --samples 200000", ["sensitivity", "--samples", "200000"])]
+    for what, command in cases:
+        with tempfile.TemporaryDirectory() as folder:
+            competition = MAKE.competition_folder(Path(folder), rules_file=MAKE.rules_text())
+            _synthetic_results(Path(folder) / "results.csv", 20, 100, 10)
+            arguments = [command[0], str(competition), *command[1:]]
+            code, stderr, seconds, peak_mb = MAKE.run_srdash(arguments, cwd=Path(folder), timeout=3600)
+        print(_line(what, code, seconds, peak_mb, stderr))
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bounds", action="store_true", help="also measure the accepted extremes")
+    parser.add_argument("--scale", action="store_true",
+                        help="also measure -B and --samples at their bounds on 20 methods x 100 datasets x 10 runs")
     options = parser.parse_args()
     refusals()
     if options.bounds:
         bounds()
+    if options.scale:
+        scale()
