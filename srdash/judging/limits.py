@@ -145,7 +145,7 @@ RULES_LIMITS: Mapping[str, Limit] = {
     "criteria.decimals": Limit(
         "decimals", 0, 17, integer=True,
         why="17 significant digits tell every float64 apart: more decimals round nothing of a value above 0.1, "
-            "and from 309 on numpy turns every value into NaN (1e12 overflowed)."),
+            "and from 309 on numpy turns every value into NaN; 1e12 ended in an OverflowError."),
     "criteria.weight": Limit(
         "weight", 0, 1e6,
         why="Weights are relative (scaling them all changes nothing); NaN dropped the criterion and inf made "
@@ -157,8 +157,9 @@ RULES_LIMITS: Mapping[str, Limit] = {
             "is refused."),
     "ranking.tie_tolerance": Limit(
         "tie_tolerance", 0, 1e6,
-        why="An absolute difference of criterion values; when it ties every value of a criterion on every "
-            "dataset (1e300 did), the verdict says that the criterion decides nothing."),
+        why="An absolute difference of criterion values (1e300 tied every method on every criterion without "
+            "a word); within the range, a tolerance that ties every value of a criterion on every dataset is "
+            "stated in the verdict: that criterion decides nothing."),
     "ranking.runs_per_dataset": Limit(
         "runs_per_dataset", 0, 100, integer=True,
         why="Each (method, dataset) is padded to this many rows: SRBench asks 10 (2022) or 30 (2025); "
@@ -186,8 +187,8 @@ COMPETITION_LIMITS: Mapping[str, Limit] = {
         why="Seconds of CPU time per model: one day at most; NaN and inf would never stop a worker."),
     "simplification.jobs": Limit(
         "simplification.jobs", 0, 256, integer=True,
-        why="Worker processes (0: every core); each holds sympy (about 60 MB), so 256 is already more than "
-            "any one machine serves."),
+        why="Worker processes (0: every core, at most 256), each a Python process with sympy loaded: more "
+            "than the cores only queue."),
 }
 
 #: The bounds of the numeric command-line options, by name (the CLI's ``Bounded`` type reads them).
