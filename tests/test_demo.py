@@ -326,7 +326,7 @@ def test_demo_command_refuses_a_negative_seed(tmp_path):
 
     result = CliRunner().invoke(demo_command, ["-o", str(tmp_path), "--seed", "-1"])
     assert result.exit_code == 2
-    assert "-1 is not in the range x>=0" in result.output
+    assert "-1 is not in the range 0<=x<=4294967295" in result.output
 
 
 # --------------------------------------------------------------------------- descriptions and qualification

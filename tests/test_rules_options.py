@@ -203,7 +203,7 @@ def test_value_outside_domain_is_worst_even_when_missing_values_are_skipped():
     ('missing_run_value = "drop"', "the 'missing_run_value' option must be one of 'worst', 'skipped', 'worst-value'. Got 'drop'."),
     ('ties = "tolerance"', "ties = 'tolerance' needs a 'tie_tolerance' > 0. Got 0.0."),
     ('tie_tolerance = 0.1', r"a 'tie_tolerance' \(0.1\) needs ties = 'tolerance'"),
-    ('ties = "tolerance"\ntie_tolerance = -1', "'tie_tolerance' must be a finite number >= 0. Got -1."),
+    ('ties = "tolerance"\ntie_tolerance = -1', "'tie_tolerance' must be a finite number >= 0 and at most 1,000,000. Got -1."),
     ('dnfs = "last"', r"unknown key 'dnfs' in \[ranking\]. Allowed keys: dataset_order, dnf, missing_rank, "),
 ])
 def test_ranking_option_errors(line, message):

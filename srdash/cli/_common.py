@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.errors import SrdashError
 from srdash.io.csvsafe import write_csv
 
@@ -48,7 +49,7 @@ def jobs_option(what: str = "simplifying models"):
     from srdash.judging.competition import default_jobs
 
     return click.option("--jobs", default=default_jobs, show_default=f"the cores available, {default_jobs()} here",
-                        type=click.IntRange(min=1), help=f"Worker processes for {what}.")
+                        type=bounded("jobs"), help=f"Worker processes for {what}.")
 
 
 def kernels_option(whose: str, imports: str):
@@ -84,7 +85,7 @@ def prepare_options(command):
     came from it. ``--no-cache`` makes the command pass False instead.
     """
     for option in reversed((
-        click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+        click.option("--timeout", default=10.0, show_default=True, type=bounded("timeout"),
                      help="Hard time limit in seconds (CPU time) for each model's simplification."),
         jobs_option(),
         click.option("--trust-competition-scheduler", is_flag=True,
@@ -365,9 +366,9 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
                          help="Rules of the real-world track (default srbench2022-realworld)."),
         ]
     options += [
-        click.option("--timeout", default=None, type=click.FloatRange(min=0, min_open=True),
+        click.option("--timeout", default=None, type=bounded("timeout"),
                      help="Hard time limit in seconds (CPU time) for each model's simplification (default 10)."),
-        click.option("--jobs", default=None, type=click.IntRange(min=1),
+        click.option("--jobs", default=None, type=bounded("jobs"),
                      help="Worker processes for simplification (default: the cores available)."),
         click.option("--cache", "cache", type=click.Path(path_type=Path),
                      help="Complexity cache file (default: srdash's cache in your user cache directory)."),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.io.csvsafe import write_csv
 
 KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025")
@@ -168,9 +169,9 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("--by", type=click.Choice(["method", "seed", "dataset"]), default="method", show_default=True,
               help="profiles: one row per method (pooled AUC, and median/min/max over seeds), per (method, "
                    "seed), or per (method, dataset).")
-@click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=click.IntRange(min=0),
+@click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=bounded("bootstrap-or-none"),
               help="Bootstrap resamples of the datasets for intervals (pareto, recovery rates); 0: none.")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Random seed.")
+@click.option("--seed", default=0, show_default=True, type=bounded("seed"), help="Random seed.")
 @click.option("--test", type=click.Choice(["wilcoxon", "conover"]), default="wilcoxon", show_default=True,
               help="pairwise: Wilcoxon signed-rank with Holm correction, or Friedman + Conover post-hoc.")
 @click.option("--holm/--no-holm", "conover_holm", default=False, show_default=True,
@@ -193,17 +194,17 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
                    "derived from SRBench's dataset names when absent).")
 @click.option("--direction", type=click.Choice(["higher", "lower"]), default="higher", show_default=True,
               help="compare: which values of the metric are better.")
-@click.option("--alpha", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=0.05,
+@click.option("--alpha", type=bounded("probability"), default=0.05,
               show_default=True, help="compare: significance level.")
-@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--budget", type=bounded("budget-seconds"), default=None,
               help="resources: also count the runs whose training time exceeds this many seconds.")
 @click.option("--noise", "noise_column", default="target_noise", show_default=True,
               help="recovery: noise-level column.")
-@click.option("--r2-gate", default=0.5, show_default=True, type=float,
+@click.option("--r2-gate", default=0.5, show_default=True, type=bounded("r2-gate"),
               help="recovery with model strings: only models with R² above this are checked (SRBench: 0.5).")
-@click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", default=10.0, show_default=True, type=bounded("timeout"),
               help="recovery with model strings: hard time limit of each sympy step, in seconds.")
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
+@click.option("-j", "--jobs", default=1, show_default=True, type=bounded("jobs"),
               help="recovery with model strings: worker processes.")
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
             rank_rule, by, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,

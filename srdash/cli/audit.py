@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
                                 refuse_output_onto_input, with_sidecar)
 from srdash.io.csvsafe import write_csv
@@ -20,7 +21,7 @@ FINDINGS_EXIT_CODE = 3
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The published leaderboard: a CSV with columns method, score and optionally place and track.")
 @click.option("--track", help="The track to audit, when the published table has a 'track' column with several.")
-@click.option("--tolerance", default=0.005, show_default=True, type=click.FloatRange(min=0),
+@click.option("--tolerance", default=0.005, show_default=True, type=bounded("tolerance"),
               help="Flag a method whose recomputed score differs from the published one by more than this "
                    "(default: half a unit of the second decimal).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),

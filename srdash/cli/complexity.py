@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.cli._common import fail_cleanly, progress_bar
 from srdash.io.csvsafe import write_csv
 
@@ -31,10 +32,10 @@ def _feature_names(cell: str):
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="CSV file to write: the input columns plus components, simplicity, simplified, "
                    "status, reason, seconds, in the input's row order.")
-@click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", default=10.0, show_default=True, type=bounded("timeout"),
               help="Seconds allowed for sympy.simplify on one model (SRBench 2022: 10). A model still "
                    "running after timeout + max(2, timeout/2) s has its worker killed.")
-@click.option("--jobs", default=_default_jobs, show_default="all cores", type=click.IntRange(min=1),
+@click.option("--jobs", default=_default_jobs, show_default="all cores", type=bounded("jobs"),
               help="Worker processes.")
 @click.option("--cache", "cache_path", type=click.Path(path_type=Path),
               help="Complexity cache: an SQLite file, or an existing directory to hold complexity.sqlite. "

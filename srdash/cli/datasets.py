@@ -7,12 +7,13 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import fail_cleanly
+from srdash.cli._options import bounded
 
 
 @click.command("datasets")
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder to write the data files and datasets.yaml into (created if needed).")
-@click.option("--seed", default=0, show_default=True, type=int,
+@click.option("--seed", default=0, show_default=True, type=bounded("seed"),
               help="Seed of the random numbers: the same seed writes the same files.")
 def datasets_command(output, seed):
     """Write small synthetic property datasets and their description file.

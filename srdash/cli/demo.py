@@ -8,13 +8,14 @@ import click
 
 from srdash.errors import SrdashError
 from srdash.cli._common import fail_cleanly
+from srdash.cli._options import bounded
 
 
 @click.command("demo")
 @click.option("-o", "--output", "output", required=True,
               type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
               help="Folder to write into (created if missing; files of the same names are overwritten).")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
+@click.option("--seed", default=0, show_default=True, type=bounded("seed"),
               help="Seed of every random draw: the same seed, the same files, byte for byte, on any machine.")
 @click.option("--scale", type=click.Choice(["demo", "2025"]), default="demo", show_default=True,
               help="'2025': a generated SRBench-2025-scale benchmark instead (25 methods x 24 datasets x 30 runs, "

@@ -6,21 +6,22 @@ import click
 
 from srdash.analysis.certificate_plan import MAX_CELLS, WEIGHT_METHODS
 from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged, progress_bar
+from srdash.cli._options import bounded
 
 
 @click.command(name="explain")
 @competition_input(trust=False)
-@click.option("--podium", default=3, show_default=True, type=click.IntRange(min=1),
+@click.option("--podium", default=3, show_default=True, type=bounded("podium"),
               help="Places to certify (1: the winner only).")
-@click.option("--max-removed", default=3, show_default=True, type=click.IntRange(min=1),
+@click.option("--max-removed", default=3, show_default=True, type=bounded("max-removed"),
               help="The largest set of datasets (or runs) whose removal is searched.")
-@click.option("--budget", default=30, show_default=True, type=click.IntRange(min=0),
+@click.option("--budget", default=30, show_default=True, type=bounded("rejudgings"),
               help="Re-judgings allowed per removal search that must judge each set again (runs; datasets under "
                    "rules that normalise over the whole table): exhaustive while it fits, then greedy.")
-@click.option("--weight-methods", default=WEIGHT_METHODS, show_default=True, type=click.IntRange(min=1),
+@click.option("--weight-methods", default=WEIGHT_METHODS, show_default=True, type=bounded("weight-methods"),
               help="Search the winning weights of at most this many other methods, the best placed (the weights "
                    "line says when it samples).")
-@click.option("--max-cells", default=MAX_CELLS, show_default=True, type=click.IntRange(min=1),
+@click.option("--max-cells", default=MAX_CELLS, show_default=True, type=bounded("max-cells"),
               help="Refuse tables of more methods x datasets x runs than this (the work grows with methods^2 x "
                    "datasets); the message says what to do instead.")
 @click.option("--no-variants", is_flag=True, help="Do not print the table of winners per rules variant.")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.cli._common import fail_cleanly, refuse_output_onto_input, rules_reference, serve_notebook
 from srdash.io.csvsafe import write_csv
 
@@ -48,7 +49,7 @@ def _competition_options(*, metric_required: bool):
                           "preliminary score; or, among those marked in the listing's 'selected' column, the best "
                           "preliminary one on the preliminary and the best final one on the final leaderboard "
                           "(Kaggle)."),
-        click.option("--max-selected", type=click.IntRange(min=1), default=2, show_default=True,
+        click.option("--max-selected", type=bounded("max-selected"), default=2, show_default=True,
                      help="How many submissions a team may select (rule 'selected'); a team that selected none "
                           "gets its best preliminary ones."),
         click.option("--order", type=click.Choice(("submitted_at", "name")), default="submitted_at",
@@ -215,7 +216,7 @@ def score(submissions, targets_preliminary, targets_final, targets_csv, metric_n
 @predictions.command()
 @click.argument("submissions", required=False, type=click.Path(exists=True, path_type=Path))
 @_competition_options(metric_required=False)
-@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port to listen on. Default: a free port.")
+@click.option("--port", default=0, type=bounded("port"), help="Port to listen on. Default: a free port.")
 @click.option("--ip", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default serves this machine only; the app has no login, so only "
                    "change it on a trusted network.")
@@ -284,9 +285,9 @@ def serve(submissions, targets_preliminary, targets_final, targets_csv, metric_n
 @click.option("--format", "output_format", type=click.Choice(["html", "md"]),
               help="html or md. Default: md for a .md or .markdown output, else html.")
 @click.option("--title", help="Title of the report (default: 'Prediction competition: <metrics>').")
-@click.option("--samples", default=2000, show_default=True, type=click.IntRange(min=10),
+@click.option("--samples", default=2000, show_default=True, type=bounded("report-samples"),
               help="Weight vectors drawn from the simplex for the weight sensitivity (several metrics).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of that draw (same seed, same report).")
+@click.option("--seed", default=0, show_default=True, type=bounded("seed"), help="Seed of that draw (same seed, same report).")
 def report(submissions, targets_preliminary, targets_final, targets_csv, metric_names, combine_rules, rule,
            max_selected, order, output, output_format, title, samples, seed):
     """Write the report of the prediction competition in SUBMISSIONS.

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.cli._common import fail_cleanly, refuse_output_onto_input
 from srdash.io.csvsafe import write_csv
 
@@ -21,8 +22,8 @@ from srdash.io.csvsafe import write_csv
               help="The baseline's method name (in RESULTS and in the fitted rows).")
 @click.option("--rule", type=click.Choice(["wins", "mean-rank"]), default="wins", show_default=True,
               help="wins: more head-to-head wins than losses; mean-rank: mean rank difference > 0.")
-@click.option("--decimals", default=3, show_default=True, type=int, help="Round R2 to this many decimals.")
-@click.option("--max-rows", type=int, help="Subsample each dataset to this many rows first (faster; the "
+@click.option("--decimals", default=3, show_default=True, type=bounded("decimals"), help="Round R2 to this many decimals.")
+@click.option("--max-rows", type=bounded("max-rows"), help="Subsample each dataset to this many rows first (faster; the "
                                            "2022 stage used every row).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the per-method table (wins, ties, losses, mean rank difference, qualified) here.")

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
+from srdash.cli._options import bounded
 
 _SUFFIX_FORMATS = {".md": "md", ".markdown": "md", ".tex": "latex", ".latex": "latex"}
 
@@ -26,9 +27,9 @@ def _format_of(output: Path, chosen: str | None) -> str:
                    "md: Markdown summary with the leaderboard tables; latex: the leaderboard as a booktabs "
                    "table. Default: from the output's suffix (.md, .tex), else html.")
 @click.option("--title", help="Title of the report (default: the competition's title, else the rules' title).")
-@click.option("--samples", default=2000, show_default=True, type=click.IntRange(min=10),
+@click.option("--samples", default=2000, show_default=True, type=bounded("report-samples"),
               help="Weight vectors drawn from the simplex for the weight-sensitivity views.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of that draw (same seed, same report).")
+@click.option("--seed", default=0, show_default=True, type=bounded("seed"), help="Seed of that draw (same seed, same report).")
 def report_command(competition, output, output_format, title, samples, seed):
     """Write a report of the competition in INPUT.
 

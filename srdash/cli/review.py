@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from srdash.apps.forkserver import REVIEW_PRELOAD
+from srdash.cli._options import bounded
 from srdash.cli._common import fail_cleanly, jobs_option, kernels_option, rules_reference
 from srdash.io.csvsafe import write_csv
 
@@ -154,10 +155,10 @@ def _token_config(token: str) -> Path:
 @click.option("--organiser", is_flag=True,
               help="Also show the organiser's panel: the judges' agreement, unblinding (which closes the "
                    "review) and the real-world leaderboard.")
-@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port to listen on. Default: a free port.")
+@click.option("--port", default=0, type=bounded("port"), help="Port to listen on. Default: a free port.")
 @click.option("--ip", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default serves this machine only; any other address needs --token.")
-@click.option("--visitors", type=click.IntRange(0, 64), default=0, show_default=True,
+@click.option("--visitors", type=bounded("review-visitors"), default=0, show_default=True,
               help="Keep this many judges' kernels ready (imports done) for the next judges who open their links "
                    "(each holds its memory while it waits); the page itself is built once its judge's key is "
                    "checked. 0: each judge's kernel starts when they open their link.")
@@ -309,7 +310,7 @@ def export_command(store_path, output, scores):
 
 @trust.command("init")
 @_store_option
-@click.option("--seed", type=int, help="Seed of the blinded orders (default: a random one, kept in the store).")
+@click.option("--seed", type=bounded("seed"), help="Seed of the blinded orders (default: a random one, kept in the store).")
 def init_command(store_path, seed):
     """Create a new, empty trust store (refused when the file exists)."""
     from srdash.judging.trust import TrustStore, TrustStoreError

@@ -7,22 +7,22 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
-                                refuse_output_onto_input, with_sidecar)
+                                progress_bar, refuse_output_onto_input, with_sidecar)
+from srdash.cli._options import bounded
 from srdash.io.csvsafe import write_csv
 
 
 @click.command(name="robustness")
 @competition_input
-@click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=click.IntRange(min=1),
+@click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=bounded("bootstrap"),
               help="Number of bootstrap redraws.")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
+@click.option("--seed", default=0, show_default=True, type=bounded("seed"),
               help="Random seed: the same input, rules and seed give the same numbers.")
 @click.option("--resample", type=click.Choice(["both", "datasets", "runs"]), default="both", show_default=True,
               help="Resample datasets, runs within datasets (run ids jointly for all methods), or both.")
-@click.option("--confidence", default=0.95, show_default=True, type=click.FloatRange(0, 1, min_open=True,
-                                                                                    max_open=True),
+@click.option("--confidence", default=0.95, show_default=True, type=bounded("probability"),
               help="Level of the score interval.")
-@click.option("--alpha", default=0.05, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--alpha", default=0.05, show_default=True, type=bounded("probability"),
               help="Significance level of the Friedman and Nemenyi tests.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV to write: place, method, score, p_win, expected_place, score_low, score_high and "
@@ -51,9 +51,11 @@ def robustness_command(competition, n_bootstrap, seed, resample, confidence, alp
     refuse_output_onto_input([*with_sidecar("-o/--output", output), ("--pairwise", pairwise)],
                              competition_files(competition))
     judged_result = judged(competition)
-    with fail_cleanly():
+    with fail_cleanly(), progress_bar("bootstrap", unit="redraw") as progress:
+        # redraws judged one by one can take minutes: the bar says how far they are
         result = bootstrap(judged_result.runs, judged_result.verdict.rules, n_bootstrap=n_bootstrap, seed=seed,
-                           resample=resample, confidence=confidence)
+                           resample=resample, confidence=confidence,
+                           progress=lambda done, total: progress(done, total, {}))
         test = significance(result.verdict, alpha=alpha)
         block = dict(judged_result.provenance)
     for note in result.verdict.warnings + result.notes + test.notes:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, echo_problems, fail_cleanly,
                                 judged, refuse_output_onto_input, write_leaderboard, write_table)
 from srdash.io.csvsafe import write_csv
@@ -34,9 +35,9 @@ def write_submissions_verdict(verdict, output: Path | None, per_submission: Path
 
 @click.command(name="sensitivity")
 @competition_input(trust=False)
-@click.option("--samples", default=10_000, show_default=True, type=click.IntRange(min=1),
+@click.option("--samples", default=10_000, show_default=True, type=bounded("samples"),
               help="Weight vectors drawn uniformly from the simplex.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the sampling (same seed, same table).")
+@click.option("--seed", default=0, show_default=True, type=bounded("seed"), help="Seed of the sampling (same seed, same table).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Place-probability CSV to write (columns: method or team, official_place, p_win, "
                    "mean_place, place_1 ... place_K). Default: print it.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from srdash.cli._common import competition_input, fail_cleanly, kernels_option, serve_notebook
+from srdash.cli._options import bounded
 
 
 @click.command()
@@ -13,16 +14,16 @@ from srdash.cli._common import competition_input, fail_cleanly, kernels_option, 
 @click.option("--view", type=click.Choice(["dashboard", "sensitivity"]), default="dashboard", show_default=True,
               help="The app to open: the judging dashboard, or the weight-sensitivity view alone (the "
                    "one for normalised, weighted rules such as evalrs2022).")
-@click.option("--port", default=0, type=click.IntRange(0, 65535),
+@click.option("--port", default=0, type=bounded("port"),
               help="Port to listen on. Default: a free port.")
 @click.option("--preheat/--no-preheat", default=True, show_default=True,
               help="Keep kernels that have already opened the dashboard waiting for the next visitors "
                    "(each holds its memory while it waits: about 80 MB with forked kernels, 180 MB spawned; "
                    "see --visitors and --kernels).")
-@click.option("--visitors", type=click.IntRange(1, 64), default=None,
+@click.option("--visitors", type=bounded("visitors"), default=None,
               help="How many such kernels wait (visitors who arrive together beyond them wait for a kernel "
                    "to start). Default: one per core, within a quarter of the available memory.")
-@click.option("--cull-idle", "cull_idle", type=click.FloatRange(0), default=300, show_default=True,
+@click.option("--cull-idle", "cull_idle", type=bounded("cull-idle"), default=300, show_default=True,
               help="Seconds after which a kernel no page is connected to any more (its visitor left) is shut "
                    "down; 0: never.")
 @kernels_option("each visitor's", "ipykernel, pandas, plotly, ipywidgets and srdash")

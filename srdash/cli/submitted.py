@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from srdash.cli._options import bounded
 from srdash.cli._common import echo_fingerprint, fail_cleanly, judged, refuse_output_onto_input
 from srdash.io.csvsafe import write_csv
 
@@ -60,7 +61,7 @@ def _descriptions(folder: Path, dataset_paths, target: str | None) -> Path:
               help="Leaderboard CSV to write (place, method, score, criteria ranks). Default: print it.")
 @click.option("--table", "table_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the per-model table: method, dataset, run, the criteria's columns, status, reason.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: every core).")
+@click.option("--jobs", type=bounded("jobs"), default=None, help="Worker processes (default: every core).")
 @click.option("--cache", "cache", type=click.Path(dir_okay=False, path_type=Path),
               help="Cache file of the measures (default: srdash's cache in your user cache directory).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the cache.")

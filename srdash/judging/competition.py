@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from srdash.errors import CompetitionError, SrdashError
+from srdash.judging.limits import COMPETITION_LIMITS
 from srdash.judging.rules import Rules, load_rules
 
 __all__ = [
@@ -54,12 +55,8 @@ __all__ = [
 ]
 
 
-#: The longest per-model time limit a competition file may set (seconds): one day.
-MAX_TIMEOUT = 86_400
-
-
 def default_jobs() -> int:
-    """Worker processes used when a competition does not say: the cores this process may use.
+    """Worker processes used when a competition does not say: the cores this process may use (at most 256).
 
     Examples
     --------
@@ -67,9 +64,10 @@ def default_jobs() -> int:
     True
     """
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not every platform has sched_getaffinity
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, int(COMPETITION_LIMITS["simplification.jobs"].high)))
 
 
 @dataclass(frozen=True)
@@ -549,15 +547,10 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>",
                                    rules_of("realworld", "rules", r.get("rules", "srbench2022-realworld")),
                                    tuple(datasets))
     s = data.get("simplification", {})
-    timeout = float(s.get("timeout", 10.0))
-    if not 0 < timeout <= MAX_TIMEOUT:  # also refuses nan (every comparison with it is False)
-        raise CompetitionError(f"{_where(source, text, 'simplification', 'timeout')}: 'simplification.timeout' "
-                               f"must be a number of seconds > 0 and at most {MAX_TIMEOUT:,} (one day). "
-                               f"Got {s['timeout']!r}.")
-    jobs = int(s.get("jobs", 0))
-    if jobs < 0:
-        raise CompetitionError(f"{_where(source, text, 'simplification', 'jobs')}: 'simplification.jobs' must be "
-                               f"0 (every core) or a positive number of workers. Got {jobs!r}.")
+    timeout = COMPETITION_LIMITS["simplification.timeout"].check(
+        s.get("timeout", 10.0), where=_where(source, text, "simplification", "timeout"), error=CompetitionError)
+    jobs = COMPETITION_LIMITS["simplification.jobs"].check(
+        s.get("jobs", 0), where=_where(source, text, "simplification", "jobs"), error=CompetitionError)
     cache = s.get("cache")
     file_cache = None
     if isinstance(cache, str):

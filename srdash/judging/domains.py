@@ -7,6 +7,12 @@ or an infinite value, cannot be a real measurement: an R2 of ``1.5``, ``inf`` or
 ``1e308`` would otherwise rank first. :func:`check_domains` replaces each such
 value by NaN, which the ranking counts as the worst value (like a run that did
 not finish), and lists it, so the verdict shows why.
+
+It also says when the rules themselves leave a criterion deciding nothing
+(:func:`undecided_criteria`): a weight of 0, or a rounding or a tie tolerance
+that ties every value of the criterion on every dataset although the values
+differ (``tie_tolerance = 1e300`` tied every method on every criterion without a
+word).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import pandas as pd
 #: Statuses of runs whose model srdash refused to read: nothing was computed from them.
 REFUSED_STATUSES = ("rejected", "parse_error")
 
-__all__ = ["DomainCheck", "check_domains"]
+__all__ = ["DomainCheck", "check_domains", "undecided_criteria"]
 
 # Problems listed per criterion before a count of the rest.
 _MAX_LISTED = 10
@@ -66,6 +72,7 @@ def check_domains(table: pd.DataFrame, rules) -> DomainCheck:
     Returns
     -------
     DomainCheck
+        Its problems end with the notes of :func:`undecided_criteria`.
 
     Examples
     --------
@@ -107,6 +114,107 @@ def check_domains(table: pd.DataFrame, rules) -> DomainCheck:
             problems.append(f"Criterion '{criterion.name}' (column '{criterion.column}'): ... and "
                             f"{positions.size - _MAX_LISTED} more values outside its domain, counted as the "
                             f"worst value.")
-    if not replaced:
-        return DomainCheck(table, ())
-    return DomainCheck(table.assign(**replaced), tuple(problems))
+    checked = table.assign(**replaced) if replaced else table
+    return DomainCheck(checked, tuple(problems) + undecided_criteria(checked, rules))
+
+
+def _spans(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Max minus min of the finite values of each dataset (rows sorted by dataset, each starting at
+    ``starts``); NaN for a dataset without any finite value."""
+    finite = np.where(np.isfinite(values), values, np.nan)
+    with np.errstate(invalid="ignore"):
+        return np.fmax.reduceat(finite, starts) - np.fmin.reduceat(finite, starts)
+
+
+def undecided_criteria(table: pd.DataFrame, rules) -> tuple[str, ...]:
+    """Notes on the criteria the rules leave deciding nothing on this table.
+
+    A criterion with weight 0 is not counted; one whose per-run values, rounded to
+    its ``decimals`` (per run) or compared within ``tie_tolerance``, tie on every
+    dataset although they differ on some ranks every method alike. Values that are
+    equal in the data say nothing about the rules and are not noted.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Per-run table with ``dataset`` and the criteria columns (out-of-domain values already NaN).
+    rules : Rules
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> from srdash.judging.rules import load_rules
+    >>> rules = load_rules("srbench2022").with_options(ties="tolerance", tie_tolerance=1e6,
+    ...                                                 weights={"property": 0})
+    >>> t = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.5],
+    ...                   "simplicity": [-1.0, -2.0], "property": [1.0, 0.0]})
+    >>> for note in undecided_criteria(t, rules):
+    ...     print(note)
+    Criterion 'property' has weight 0: it decides nothing (its ranks are shown, not counted in the score).
+    Criterion 'accuracy' (column 'r2_test'): within the tie_tolerance 1e+06 its values tie on every dataset: it ranks every method alike and decides nothing.
+    Criterion 'simplicity' (column 'simplicity'): within the tie_tolerance 1e+06 its values tie on every dataset: it ranks every method alike and decides nothing.
+    """
+    notes = [f"Criterion '{c.name}' has weight 0: it decides nothing (its ranks are shown, not counted in the "
+             "score)." for c in rules.criteria if c.weight == 0]
+    tolerant = rules.ties == "tolerance"
+    candidates = [c for c in rules.criteria if c.weight > 0 and c.column in table.columns
+                  and (tolerant or (c.decimals is not None and c.rounding in ("both", "per-run")))]
+    if "dataset" not in table.columns or not candidates or table.empty:
+        return tuple(notes)
+    # rows sorted by dataset once: each criterion's spans per dataset are then two reductions
+    codes, _ = pd.factorize(table["dataset"])
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    for c in candidates:
+        raw = pd.to_numeric(table[c.column], errors="coerce").to_numpy(dtype=float)[order]
+        raw_spans = _spans(raw, starts)
+        if not np.nan_to_num(raw_spans, nan=0.0).max() > 0:  # equal in the data: not the rules' doing
+            continue
+        values = raw
+        rounded = c.decimals is not None and c.rounding in ("both", "per-run")
+        if rounded:
+            values = np.round(values, c.decimals)
+        if c.normalisation == "min-max-table":  # after the per-run rounding, as the ranking does
+            finite = values[np.isfinite(values)]
+            low, high = finite.min(), finite.max()
+            values = (values - low) / (high - low) if high > low else values * 0.0
+        spans = _spans(values, starts)
+        spans = spans[~np.isnan(spans)]
+        what = None
+        if rounded and (spans <= 0).all():
+            what = f"rounded to {c.decimals} decimals"
+        elif tolerant and (spans < rules.tie_tolerance).all():
+            what = f"within the tie_tolerance {rules.tie_tolerance:g}"
+        if what:
+            notes.append(f"Criterion '{c.name}' (column '{c.column}'): {what} its values tie on every dataset: it "
+                         "ranks every method alike and decides nothing.")
+    return tuple(notes)
+    for c in rules.criteria:
+        if c.weight == 0 or c.column not in table.columns:
+            continue
+        raw = pd.to_numeric(table[c.column], errors="coerce").astype(float)
+        values = raw
+        rounded = c.decimals is not None and c.rounding in ("both", "per-run")
+        if rounded:
+            values = values.round(c.decimals)
+        if c.normalisation == "min-max-table":  # after the per-run rounding, as the ranking does
+            finite = values[np.isfinite(values)]
+            if len(finite):
+                low, high = finite.min(), finite.max()
+                values = (values - low) / (high - low) if high > low else values * 0.0
+        _, differ = _ties_everywhere(raw, table["dataset"], 0.0)
+        if not differ:
+            continue
+        what = None
+        if rounded and _ties_everywhere(values, table["dataset"], 0.0)[0]:
+            what = f"rounded to {c.decimals} decimals"
+        elif rules.ties == "tolerance" and _ties_everywhere(values, table["dataset"], rules.tie_tolerance)[0]:
+            what = f"within the tie_tolerance {rules.tie_tolerance:g}"
+        if what:
+            notes.append(f"Criterion '{c.name}' (column '{c.column}'): {what} its values tie on every dataset: it "
+                         "ranks every method alike and decides nothing.")
+    return tuple(notes)

@@ -28,6 +28,7 @@ from typing import Any, Mapping
 
 from srdash.errors import RulesError
 from srdash.judging.kinds import DEFAULT_KIND, KINDS, RuleKind, rule_kind
+from srdash.judging.limits import MIN_WEIGHT_RATIO, RULES_LIMITS, check_any_numbers, shown
 from srdash.judging.measures import default_measure, measure as _measure
 
 __all__ = [
@@ -85,6 +86,12 @@ MISSING_RUN_VALUES = ("worst", "skipped", "worst-value")
 NORMALISATIONS = ("none", "min-max-table")
 #: When a criterion with ``decimals`` is rounded (criterion key ``rounding``).
 ROUNDINGS = ("both", "per-run", "after-aggregation", "never")
+
+
+def _text(option: str, value: Any, where: str, *, optional: bool = False) -> None:
+    """Refuse a number, boolean, list or table where the rules expect text (``name = 5`` was taken)."""
+    if not isinstance(value, str) and not (optional and value is None):
+        raise RulesError(f"{where}: '{option}' must be text (in quotes). Got {shown(value)}.")
 
 
 def _one_of(option: str, value: Any, allowed: tuple[str, ...], where: str) -> None:
@@ -154,6 +161,8 @@ class Criterion:
 
     def __post_init__(self) -> None:
         where = f"criterion '{self.name}'"
+        for option in ("name", "column", "label", "description", "measure"):
+            _text(option, getattr(self, option), where)
         _one_of("direction", self.direction, DIRECTIONS, where)
         _one_of("rounding", self.rounding, ROUNDINGS, where)
         _one_of("normalisation", self.normalisation, NORMALISATIONS, where)
@@ -165,19 +174,21 @@ class Criterion:
             raise RulesError(f"{where}: {exc}") from None
         if not isinstance(self.optional, bool):
             raise RulesError(f"{where}: 'optional' must be true or false. Got {self.optional!r}.")
-        if self.decimals is not None and (not isinstance(self.decimals, int) or self.decimals < 0):
-            raise RulesError(f"{where}: 'decimals' must be a non-negative integer. Got {self.decimals!r}.")
-        if not isinstance(self.weight, (int, float)) or isinstance(self.weight, bool) or self.weight < 0:
-            raise RulesError(f"{where}: 'weight' must be a number >= 0. Got {self.weight!r}.")
+        if self.decimals is not None:
+            if not isinstance(self.decimals, int):  # 3.0 is not a count of decimals
+                raise RulesError(f"{where}: 'decimals' must be {RULES_LIMITS['criteria.decimals'].describe()}. "
+                                 f"Got {shown(self.decimals)}.")
+            RULES_LIMITS["criteria.decimals"].check(self.decimals, where=where)
+        object.__setattr__(self, "weight", RULES_LIMITS["criteria.weight"].check(self.weight, where=where))
         if not self.label:
             object.__setattr__(self, "label", self.name)
         if self.domain is not None:
             bounds = self.domain
             if (not isinstance(bounds, (list, tuple)) or len(bounds) != 2
-                    or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b != b for b in bounds)
+                    or not all(RULES_LIMITS["criteria.domain"].admits(b) for b in bounds)
                     or bounds[0] > bounds[1]):
                 raise RulesError(f"{where}: 'domain' must be two numbers [low, high] with low <= high "
-                                 f"(inf allowed). Got {bounds!r}.")
+                                 f"(inf allowed). Got {shown(bounds)}.")
             object.__setattr__(self, "domain", (float(bounds[0]), float(bounds[1])))
 
 
@@ -284,6 +295,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         where = f"rules '{self.name}'"
+        for option in ("name", "title", "description"):
+            _text(option, getattr(self, option), where)
+        _text("competition_sympy_version", self.competition_sympy_version, where, optional=True)
         _one_of("kind", self.kind, tuple(KINDS), where)
         _one_of("run_aggregation", self.run_aggregation, RUN_AGGREGATIONS, where)
         _one_of("rank_method", self.rank_method, RANK_METHODS, where)
@@ -294,20 +308,22 @@ class Rules:
         _one_of("missing_run_value", self.missing_run_value, MISSING_RUN_VALUES, where)
         _one_of("places", self.places, PLACES, where)
         _one_of("dataset_order", self.dataset_order, DATASET_ORDERS, where)
-        tolerance = self.tie_tolerance
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not tolerance >= 0 \
-                or tolerance == float("inf"):
-            raise RulesError(f"{where}: 'tie_tolerance' must be a finite number >= 0. Got {tolerance!r}.")
+        tolerance = RULES_LIMITS["ranking.tie_tolerance"].check(self.tie_tolerance, where=where)
         if self.ties == "tolerance" and tolerance <= 0:
             raise RulesError(f"{where}: ties = 'tolerance' needs a 'tie_tolerance' > 0. Got {tolerance!r}.")
         if self.ties == "exact" and tolerance != 0:
             raise RulesError(f"{where}: a 'tie_tolerance' ({tolerance!r}) needs ties = 'tolerance'; "
                              "with ties = 'exact' values are compared exactly.")
         object.__setattr__(self, "tie_tolerance", float(tolerance))
-        runs = self.runs_per_dataset
-        if isinstance(runs, bool) or not isinstance(runs, int) or runs < 0:
-            raise RulesError(f"{where}: 'runs_per_dataset' must be a whole number >= 0 (0: no expectation). "
-                             f"Got {runs!r}.")
+        if not isinstance(self.runs_per_dataset, int):  # 30.0 is not a count of runs
+            raise RulesError(f"{where}: 'runs_per_dataset' must be "
+                             f"{RULES_LIMITS['ranking.runs_per_dataset'].describe()} (0: no expectation). "
+                             f"Got {shown(self.runs_per_dataset)}.")
+        RULES_LIMITS["ranking.runs_per_dataset"].check(self.runs_per_dataset, where=where)
+        if self.min_relative is not None:
+            column, ratio = self.min_relative
+            object.__setattr__(self, "min_relative", (column, RULES_LIMITS["filters.min_relative.ratio"].check(
+                ratio, where=f"{where}: [filters] min_relative")))
         if self.run_aggregation == "rank-mean":
             changed = [k for k in ("dnf", "missing_rank", "missing_run_value", "runs_per_dataset")
                        if getattr(self, k) != _RANKING_DEFAULTS[k]]
@@ -321,8 +337,15 @@ class Rules:
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
             raise RulesError(f"{where}: criterion names must be unique. Repeated: {', '.join(duplicated)}.")
-        if sum(c.weight for c in self.criteria) <= 0:
+        largest = max(c.weight for c in self.criteria)
+        if largest <= 0:
             raise RulesError(f"{where}: at least one criterion needs a weight > 0.")
+        negligible = [c for c in self.criteria if 0 < c.weight < MIN_WEIGHT_RATIO * largest]
+        if negligible:  # it would break exact ties and nothing else; 0 says that plainly
+            c = negligible[0]
+            raise RulesError(f"{where}: criterion '{c.name}': 'weight' {c.weight!r} is less than a millionth of the "
+                             f"largest weight ({largest:g}); it would decide nothing but exact ties. Give it 0 to "
+                             "leave it out, or a larger weight.")
 
     @property
     def sha256(self) -> str:
@@ -532,6 +555,7 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}.") from exc
+    check_any_numbers(data, where=source)  # the declared keys are checked where they are read
     kind = data.get("kind", DEFAULT_KIND)
     allowed = rule_kind(kind).top_level_keys
     if allowed is not None:
@@ -543,8 +567,13 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
     raw_criteria = data.get("criteria", [])
     if not isinstance(raw_criteria, list) or not raw_criteria:
         raise RulesError(f"{source}: a rules file needs at least one [[criteria]] table.")
+    for table in ("ranking", "filters"):
+        if not isinstance(data.get(table, {}), dict):
+            raise RulesError(f"{source}: '{table}' must be a table ([{table}]). Got {shown(data[table])}.")
     criteria = []
     for i, raw in enumerate(raw_criteria, start=1):
+        if not isinstance(raw, dict):
+            raise RulesError(f"{source}: criterion #{i} must be a table ([[criteria]]). Got {shown(raw)}.")
         label = raw.get("name", f"#{i}")
         unknown = sorted(set(raw) - _CRITERION_KEYS)
         if unknown:
@@ -564,10 +593,11 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
     min_relative = None
     threshold = data.get("filters", {}).get("min_relative")
     if threshold is not None:
-        if set(threshold) != {"column", "ratio"} or not isinstance(threshold["ratio"], (int, float)):
+        if (not isinstance(threshold, dict) or set(threshold) != {"column", "ratio"}
+                or not isinstance(threshold["ratio"], (int, float)) or not isinstance(threshold["column"], str)):
             raise RulesError(f"{source}: [filters] min_relative must be a table with keys 'column' (text) and "
-                             f"'ratio' (a number). Got {threshold!r}.")
-        min_relative = (str(threshold["column"]), float(threshold["ratio"]))
+                             f"'ratio' (a number). Got {shown(threshold)}.")
+        min_relative = (str(threshold["column"]), threshold["ratio"])  # its bounds: Rules
     return Rules(
         name=data.get("name", default_name),
         title=data.get("title", data.get("name", default_name)),
