@@ -123,7 +123,7 @@ def bradley_terry(wins, *, regularization: float = REGULARIZATION, tol: float = 
     Examples
     --------
     >>> bradley_terry([[0, 3], [1, 0]]).round(4)  # 3 wins to 1: θ_0 - θ_1 ≈ ln 3 = 1.0986 (α shrinks it a little)
-    array([ 0.5488, -0.5488])
+    array([ 0.5486, -0.5486])
     """
     wins = np.asarray(wins, dtype=float)
     meetings = wins + wins.T
