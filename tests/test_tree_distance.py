@@ -1,0 +1,139 @@
+"""The normalised tree edit distance (graded recovery, SRSD): hand-computed trees, and apted and zss as
+references on more than 50 model/ground-truth pairs."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import pytest
+
+from srdash.errors import ModelRejected
+from srdash.expressions import parse_submitted_model, tree_size
+from srdash.expressions.tree_distance import (MAX_TREE_NODES, TreeTooLarge, expression_tree,
+                                              normalised_tree_edit_distance, tree_edit_distance)
+
+# Ground truths in the style of the Feynman and Strogatz datasets, and models near and far from them.
+EXPRESSIONS = [
+    "x0*x1",
+    "x0*x1/x2",
+    "x0*x1**2/2",
+    "exp(-x0**2/2)/sqrt(2*pi)",
+    "x0*sin(x1)",
+    "x0*cos(x1) + x2*sin(x1)",
+    "x0/(4*pi*x1*x2**2)",
+    "sqrt(x0**2 + x1**2)",
+    "x0*x1*x2*(1/x3 - 1/x4)",
+    "log(x0/x1)*x2",
+    "1.0001*x0*x1 + 0.3",
+    "x0 + x1 - x2",
+    "tanh(x0)*x1 + 2.5",
+    "x0**3 - 2*x0 + sin(x1*x0)",
+]
+
+
+def _reference_zss(a, b):
+    zss = pytest.importorskip("zss")
+
+    def node(tree):
+        out = zss.Node(tree[0])
+        for child in tree[1]:
+            out.addkid(node(child))
+        return out
+
+    return zss.simple_distance(node(a), node(b))
+
+
+def _reference_apted(a, b):
+    apted = pytest.importorskip("apted")
+    from apted.helpers import Tree
+
+    def bracket(tree):
+        return "{" + tree[0] + "".join(bracket(child) for child in tree[1]) + "}"
+
+    return apted.APTED(Tree.from_text(bracket(a)), Tree.from_text(bracket(b))).compute_edit_distance()
+
+
+def _tree(text):
+    return expression_tree(parse_submitted_model(text))
+
+
+# ---------------------------------------------------------------------------
+# Hand-computed trees
+# ---------------------------------------------------------------------------
+def test_tree_labels_numbers_const_symbols_by_name_functions_by_class():
+    # 3*sin(x0): Mul(3, sin(x0)); SRSD labels every number "Const"
+    assert _tree("3*sin(x0)") == ("Mul", (("Const", ()), ("sin", (("x0", ()),))))
+
+
+@pytest.mark.parametrize(("a", "b", "distance", "why"), [
+    ("x0*x1", "x0*x1", 0, "the same tree"),
+    ("x0 + x1", "x0*x1", 1, "relabel the root Add -> Mul"),
+    ("2*x0", "3.7*x0", 0, "constants' values do not count: both Mul(Const, x0)"),
+    ("x0", "2*x0", 2, "insert Mul above x0 and its Const child"),
+    ("sin(x0)", "cos(x1)", 2, "relabel sin -> cos and x0 -> x1"),
+    ("x0 + x1 + x2", "x0 + x1", 1, "delete the leaf x2 of the Add"),
+    # Add(x0, sin(x1)) [Add, x0, sin, x1] vs Mul(x0, cos(x1)) [Mul, x0, cos, x1]: relabel root and sin
+    ("x0 + sin(x1)", "x0*cos(x1)", 2, "relabel Add -> Mul and sin -> cos"),
+])
+def test_distance_on_hand_computed_trees(a, b, distance, why):
+    assert tree_edit_distance(parse_submitted_model(a), parse_submitted_model(b)) == distance, why
+
+
+def test_normalised_distance_divides_by_the_truths_nodes_and_caps_at_one():
+    # truth x0 + sin(x1): Add, x0, sin, x1 = 4 nodes; the model adds Mul and Const above x0: 2/4
+    assert normalised_tree_edit_distance("2.5*x0 + sin(x1)", "x0 + sin(x1)") == 0.5
+    assert tree_size(parse_submitted_model("x0 + sin(x1)")) == 4
+    # truth x0 (1 node) against a 7-node model: d = 6 > 1, capped at 1
+    assert normalised_tree_edit_distance("exp(x1)*cos(x2) + 1", "x0") == 1.0
+    assert normalised_tree_edit_distance("x0*x1/x2", "x0*x1/x2") == 0.0
+
+
+def test_simplification_as_the_rules_do_before_measuring():
+    # (x0**2 - x1**2)/(x0 - x1) simplifies to x0 + x1: exact recovery once simplified ...
+    assert normalised_tree_edit_distance("(x0**2 - x1**2)/(x0 - x1)", "x0 + x1") == 0.0
+    # ... and not as submitted: Mul(Add(Pow(x0,2), Mul(-1,Pow(x1,2))), Pow(Add(x0, Mul(-1,x1)), -1)) vs Add(x0, x1)
+    assert normalised_tree_edit_distance("(x0**2 - x1**2)/(x0 - x1)", "x0 + x1", simplify=False) == 1.0
+    # a float below 0.001 is rounded to 0 (SRBench 2022): the term disappears
+    assert normalised_tree_edit_distance("x0*x1 + 0.0004*x2", "x0*x1") == 0.0
+
+
+def test_hostile_strings_are_refused_by_the_whitelist():
+    with pytest.raises(ModelRejected, match=r"Attribute access \('\.system'\) is not allowed in a model"):
+        normalised_tree_edit_distance("__import__('os').system('echo PWNED')", "x0")
+
+
+def test_trees_above_the_cap_are_refused():
+    big = " + ".join(f"x{i}*x{i + 1}" for i in range(60))  # Add of 60 Mul(x, x): 1 + 60*3 = 181 nodes
+    assert tree_size(parse_submitted_model(big)) > MAX_TREE_NODES
+    with pytest.raises(TreeTooLarge, match=f"The first tree has 181 nodes, more than the {MAX_TREE_NODES}"):
+        tree_edit_distance(parse_submitted_model(big), parse_submitted_model("x0"))
+    with pytest.raises(TreeTooLarge, match="The second tree has 181 nodes"):
+        normalised_tree_edit_distance("x0", big, simplify=False)
+
+
+# ---------------------------------------------------------------------------
+# References: zss (Zhang-Shasha, SRSD's) and apted on 91 pairs
+# ---------------------------------------------------------------------------
+PAIRS = list(combinations(EXPRESSIONS, 2))
+
+
+def test_enough_reference_pairs():
+    assert len(PAIRS) >= 50
+
+
+@pytest.mark.parametrize("reference", [_reference_zss, _reference_apted], ids=["zss", "apted"])
+def test_distance_equals_the_reference_libraries(reference):
+    mismatches = []
+    for model, truth in PAIRS:
+        a, b = _tree(model), _tree(truth)
+        ours, theirs = tree_edit_distance(a, b), reference(a, b)
+        if ours != theirs:
+            mismatches.append((model, truth, ours, theirs))
+    assert not mismatches
+
+
+def test_distance_is_a_symmetric_metric_on_the_pairs():
+    for model, truth in PAIRS[:20]:
+        a, b = _tree(model), _tree(truth)
+        assert tree_edit_distance(a, b) == tree_edit_distance(b, a)
+        assert tree_edit_distance(a, a) == 0
