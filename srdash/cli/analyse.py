@@ -8,7 +8,7 @@ import click
 
 from srdash.io.csvsafe import write_csv
 
-KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025")
+KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025", "ratings", "bayes")
 
 #: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
 COMPARE_SIDECARS = {".mean_ranks.csv": "mean ranks", ".omnibus.csv": "omnibus tests", ".summary.txt": "summary"}
@@ -47,8 +47,13 @@ def _totals(resources) -> str:
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
              budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
              posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method",
-             split=None, source="<table>"):
+             split=None, source="<table>", rope=None, against_winner=False, n_samples=50_000, anchor=None,
+             optimum=None, plot=None):
     """The result table of one analysis (and a one-line summary for stderr)."""
+    if kind in ("ratings", "bayes"):
+        return _reader_analysis(kind, table, metric=accuracy, method=method, dataset=dataset, direction=direction,
+                                n_bootstrap=n_bootstrap, seed=seed, rope=rope, against_winner=against_winner,
+                                n_samples=n_samples, anchor=anchor, optimum=optimum, plot=plot, source=source)
     if kind == "srbench2025":
         from srdash.analysis.srbench2025 import srbench2025_mean_ranks
 
@@ -136,6 +141,40 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
     return out, summary
 
 
+def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_bootstrap, seed, rope, against_winner,
+                     n_samples, anchor, optimum, plot, source):
+    """``ratings`` (Elo, win-rate, improvability, place shares) and ``bayes`` (signed-rank test with a ROPE)."""
+    method = method or ("method" if "method" in table.columns or "algorithm" not in table.columns else "algorithm")
+    if kind == "ratings":
+        from srdash.analysis.ratings import ELO_PER_LOGIT, ratings
+
+        rated = ratings(table, metric=metric, method=method, dataset=dataset, direction=direction, optimum=optimum,
+                        anchor=anchor, n_bootstrap=n_bootstrap, seed=seed, source=source)
+        for note in rated.notes:
+            click.secho(f"Note: {note}", fg="yellow", err=True)
+        intervals = (f"95% intervals over {rated.n_bootstrap} bootstrap resamples of the {rated.n_datasets} datasets "
+                     f"(seed {rated.seed})" if rated.n_bootstrap else "no intervals (-B 0)")
+        return rated.table, (f"Elo from a Bradley-Terry fit of the per-dataset outcomes on {metric} ({direction} is "
+                             f"better; {ELO_PER_LOGIT:.1f} Elo per logit unit, penalty {rated.regularization:g}·Σθ²), "
+                             f"{rated.anchor} anchored at 1000; {intervals}; improvability measured from the "
+                             f"optimum {rated.optimum:g}; best: {rated.table['method'].iloc[0]}")
+    from srdash.analysis.bayes import bayes_pairs
+
+    compared = bayes_pairs(table, metric=metric, rope=rope, method=method, dataset=dataset, direction=direction,
+                           against_winner=against_winner, n_samples=n_samples, seed=seed, source=source)
+    for note in compared.notes:
+        click.secho(f"Note: {note}", fg="yellow", err=True)
+    if plot is not None:
+        from srdash.figures.bayes import bayes_figure
+
+        bayes_figure(compared).write_html(plot, include_plotlyjs=True, full_html=True)
+        click.echo(f"Wrote {plot}", err=True)
+    return compared.table, (f"Bayesian signed-rank test (Benavoli et al. 2014, baycomp's definition) on {metric}, "
+                            f"ROPE ±{compared.rope:g} in {metric}'s units ({direction} is better), "
+                            f"{compared.n_samples} posterior draws (seed {compared.seed}); p_left: method_a better "
+                            f"by more than the ROPE, p_right: method_b better; {len(compared.table)} pairs")
+
+
 @click.command(name="analyse")
 @click.argument("kind", type=click.Choice(KINDS))
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -182,7 +221,20 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
               help="compare: one comparison per value of COLUMN (a dataset group, e.g. friedman_dataset, "
                    "derived from SRBench's dataset names when absent).")
 @click.option("--direction", type=click.Choice(["higher", "lower"]), default="higher", show_default=True,
-              help="compare: which values of the metric are better.")
+              help="compare, ratings, bayes: which values of the metric are better.")
+@click.option("--rope", type=click.FloatRange(min=0), default=None, metavar="WIDTH",
+              help="bayes: half-width of the region of practical equivalence, in the metric's units (0: none).")
+@click.option("--against-winner", is_flag=True, help="bayes: compare only the winner (best mean rank) with each "
+                                                      "other method instead of every pair.")
+@click.option("--samples", "n_samples", default=50_000, show_default=True, type=click.IntRange(min=1),
+              help="bayes: posterior draws (Monte-Carlo standard error at most 0.5/sqrt(draws)).")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="bayes: also write the figure (stacked p_left, p_rope, p_right per pair) as a standalone HTML.")
+@click.option("--anchor", default=None, metavar="METHOD",
+              help="ratings: the method rated 1000. Default: the median-rated method.")
+@click.option("--optimum", type=float, default=None,
+              help="ratings: the metric's best possible value, from which improvability measures errors. "
+                   "Default: 1 when higher is better (R²), 0 when lower is.")
 @click.option("--alpha", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="compare: significance level.")
 @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -197,7 +249,8 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
               help="recovery with model strings: worker processes.")
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
             rank_rule, by, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
-            alpha, split, budget, noise_column, r2_gate, timeout, jobs):
+            alpha, split, budget, noise_column, r2_gate, timeout, jobs, rope, against_winner, n_samples, plot, anchor,
+            optimum):
     """Run one SRBench-style analysis of INPUT (a results table) and write it as a CSV.
 
     \b
@@ -228,6 +281,14 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                  (model_size, lower is better) of the runs that exist; a DNF or a
                  (method, dataset) whose runs all failed is unranked there (not srdash's
                  srbench2025 verdict, which counts them as the worst value).
+      ratings    per method on --metric: Elo from a Bradley-Terry fit of the
+                 per-dataset wins (ties 1/2; 400/ln 10 Elo per logit), --anchor at
+                 1000, win-rate, improvability (TabArena: 1 - best error / error,
+                 averaged), shares of 1st/2nd/3rd places, with -B bootstrap intervals
+                 over datasets; a missing value loses to every value.
+      bayes      the Bayesian signed-rank test with a ROPE (--rope, in the metric's
+                 units) for every pair (or --against-winner): p_left (method_a
+                 better), p_rope, p_right, a verdict at 0.95; --plot writes the figure.
 
     INPUT is a CSV (or .tsv, .parquet) with one row per (method, dataset) or per run,
     e.g. SRBench's blackbox_results.csv.
@@ -235,9 +296,12 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
     from srdash.cli._common import refuse_output_onto_input
     from srdash.errors import SrdashError
 
-    if output is not None:
-        written = compare_outputs(output) if kind == "compare" else {"table": output}
-        refuse_output_onto_input([("-o/--output", path) for path in written.values()], [input_path])
+    if kind == "bayes" and rope is None:
+        raise click.UsageError(f"bayes needs --rope WIDTH (the ROPE's half-width in {accuracy}'s units; 0: no ROPE).")
+    if output is not None or plot is not None:
+        written = (compare_outputs(output) if kind == "compare" else {"table": output}) if output is not None else {}
+        refuse_output_onto_input([("-o/--output", path) for path in written.values()] + [("--plot", plot)],
+                                 [input_path])
     table = _read_table(input_path)
     try:
         result, summary = _compute(kind, table, accuracy=accuracy, size=size, time=time_column,
@@ -247,7 +311,8 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                                    noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
                                    unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
                                    missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by,
-                                   split=split, source=str(input_path))
+                                   split=split, source=str(input_path), rope=rope, against_winner=against_winner,
+                                   n_samples=n_samples, anchor=anchor, optimum=optimum, plot=plot)
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if kind == "compare":
