@@ -244,9 +244,9 @@ def ratings(table: pd.DataFrame, *, metric: str, method: str = "method", dataset
     beyond = np.argwhere(errors < 0)
     if len(beyond):
         d, m = beyond[0]
-        raise SrdashError(f"{source}: the {metric!r} of {methods[m]!r} on {wide.index[d]!r} ({values[d, m]!r}) is "
-                          f"better than the optimum {optimum!r}: give the metric's best possible value with "
-                          "the 'optimum' option.")
+        raise SrdashError(f"{source}: the {metric!r} of {methods[m]!r} on {wide.index[d]!r} "
+                          f"({float(values[d, m])!r}) is better than the optimum {optimum!r}: give the metric's "
+                          "best possible value with the 'optimum' option.")
     oriented = sign * values
     outcomes = _outcomes(oriented)
     improv = _improvability(errors)
