@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import numpy as np
+import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from srdash.cli import main
 from srdash.errors import ModelRejected
 from srdash.expressions import parse_submitted_model, tree_size
+from srdash.expressions.measures import TRUTH_MEASURES
 from srdash.expressions.tree_distance import (MAX_TREE_NODES, TreeTooLarge, expression_tree,
-                                              normalised_tree_edit_distance, tree_edit_distance)
+                                              normalised_tree_edit_distance, tree_distance_table, tree_edit_distance)
+from srdash.judging.measures import measure
+from srdash.judging.ranking import judge
+from srdash.judging.rules import parse_rules
 
 # Ground truths in the style of the Feynman and Strogatz datasets, and models near and far from them.
 EXPRESSIONS = [
@@ -137,3 +145,55 @@ def test_distance_is_a_symmetric_metric_on_the_pairs():
         a, b = _tree(model), _tree(truth)
         assert tree_edit_distance(a, b) == tree_edit_distance(b, a)
         assert tree_edit_distance(a, a) == 0
+
+
+# ---------------------------------------------------------------------------
+# A measure the rules can name, and its door
+# ---------------------------------------------------------------------------
+def _runs():
+    return pd.DataFrame({
+        "method": ["a", "a", "b", "b"], "dataset": ["feynman_1", "feynman_2"] * 2,
+        "r2_test": [0.99, 0.98, 0.97, 0.99],
+        "model": ["2.5*x0 + sin(x1)", "x0*x1", "x0 + sin(x1)", "open(x0)"],
+        "true_model": ["x0 + sin(x1)", "x0*x1", "x0 + sin(x1)", "x0*x1"]})
+
+
+def test_cli_tree_distance_writes_the_column_and_the_statuses(tmp_path):
+    source, out = tmp_path / "runs.csv", tmp_path / "distances.csv"
+    _runs().to_csv(source, index=False)
+    result = CliRunner().invoke(main, ["analyse", "tree-distance", str(source), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    written = pd.read_csv(out)
+    # a: 2/4 (see the hand-computed case) and 0; b: 0, and a refused model
+    assert written["tree_edit_distance"].tolist()[:3] == [0.5, 0.0, 0.0]
+    assert np.isnan(written["tree_edit_distance"].iloc[3])
+    assert written["status"].tolist() == ["ok", "ok", "ok", "rejected"]
+    assert "Unknown function 'open'" in written["reason"].iloc[3]
+    assert "of 3 of 4 models; 0 = exact recovery; the others: 1 rejected" in result.output
+
+
+def test_cli_tree_distance_needs_the_ground_truth(tmp_path):
+    source = tmp_path / "runs.csv"
+    _runs().drop(columns="true_model").to_csv(source, index=False)
+    result = CliRunner().invoke(main, ["analyse", "tree-distance", str(source)])
+    assert result.exit_code != 0
+    assert "tree-distance needs the columns model and true_model; no column 'true_model'." in result.output
+
+
+def test_tree_distance_table_pairs_up_and_refuses_missing_strings():
+    table = tree_distance_table(["x0", None], ["x0", "x1"], timeout=60)
+    assert table["status"].tolist() == ["ok", "rejected"] and table["reason"].iloc[1] == "no model string"
+    with pytest.raises(ValueError, match="models and truths must pair up. Got 2 models and 1 truths."):
+        tree_distance_table(["x0", "x1"], ["x0"])
+
+
+def test_rules_can_name_the_measure():
+    rules = parse_rules('name = "graded"\n[[criteria]]\nname = "accuracy"\ncolumn = "r2_test"\n'
+                        '[[criteria]]\nname = "recovery"\ncolumn = "tree_edit_distance"\ndirection = "lower"\n'
+                        'measure = "tree-edit-distance"\n')
+    assert rules.criteria[1].measure == "tree-edit-distance"
+    assert measure("tree-edit-distance").needs_truth and not measure("tree-edit-distance").from_model
+    assert TRUTH_MEASURES["tree-edit-distance"]("x0*x1", "x0*x1") == 0.0
+    runs = _runs().iloc[:3].assign(tree_edit_distance=[0.5, 0.0, 0.0])
+    verdict = judge(runs.drop(columns=["model", "true_model"]), rules)
+    assert set(verdict.leaderboard["method"]) == {"a", "b"}

@@ -8,7 +8,7 @@ import click
 
 from srdash.io.csvsafe import write_csv
 
-KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025", "ratings", "bayes")
+KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025", "ratings", "bayes", "tree-distance")
 
 #: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
 COMPARE_SIDECARS = {".mean_ranks.csv": "mean ranks", ".omnibus.csv": "omnibus tests", ".summary.txt": "summary"}
@@ -50,6 +50,8 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
              split=None, source="<table>", rope=None, against_winner=False, n_samples=50_000, anchor=None,
              optimum=None, plot=None):
     """The result table of one analysis (and a one-line summary for stderr)."""
+    if kind == "tree-distance":
+        return _tree_distances(table, timeout=timeout, jobs=jobs, source=source)
     if kind in ("ratings", "bayes"):
         return _reader_analysis(kind, table, metric=accuracy, method=method, dataset=dataset, direction=direction,
                                 n_bootstrap=n_bootstrap, seed=seed, rope=rope, against_winner=against_winner,
@@ -139,6 +141,30 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
         out = out.merge(counts, on="method", how="left")
         summary += f"; {len(over.table)} runs over the budget of {budget:g} s"
     return out, summary
+
+
+def _tree_distances(table, *, timeout, jobs, source):
+    """SRSD's normalised tree edit distance of each run's model to its true_model, as a new column."""
+    import pandas as pd
+
+    from srdash.errors import SrdashError
+    from srdash.expressions.tree_distance import tree_distance_table
+
+    missing = [c for c in ("model", "true_model") if c not in table.columns]
+    if missing:
+        raise SrdashError(f"{source}: tree-distance needs the columns model and true_model; no column "
+                          f"{', '.join(map(repr, missing))}. Columns: {', '.join(map(str, table.columns))}.")
+    models = [m if isinstance(m, str) else None for m in table["model"]]
+    truths = [t if isinstance(t, str) else None for t in table["true_model"]]
+    distances = tree_distance_table(models, truths, timeout=timeout, jobs=jobs)
+    out = table.drop(columns=[c for c in ("tree_edit_distance", "status", "reason") if c in table.columns])
+    out = pd.concat([out.reset_index(drop=True), distances], axis=1)
+    done = distances["status"] == "ok"
+    return out, (f"normalised tree edit distance (SRSD: min(1, d/|truth|), Zhang-Shasha, unit costs, numbers as one "
+                 f"label; both simplified as SRBench 2022) of {int(done.sum())} of {len(out)} models; 0 = exact "
+                 f"recovery; the others: " + (", ".join(f"{n} {s}" for s, n in
+                                                       distances.loc[~done, "status"].value_counts().items())
+                                              or "none"))
 
 
 def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_bootstrap, seed, rope, against_winner,
@@ -244,9 +270,9 @@ def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_boots
 @click.option("--r2-gate", default=0.5, show_default=True, type=float,
               help="recovery with model strings: only models with R² above this are checked (SRBench: 0.5).")
 @click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="recovery with model strings: hard time limit of each sympy step, in seconds.")
+              help="recovery, tree-distance: hard time limit of each sympy step (of each model), in seconds.")
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1),
-              help="recovery with model strings: worker processes.")
+              help="recovery with model strings, tree-distance: worker processes.")
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
             rank_rule, by, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
             alpha, split, budget, noise_column, r2_gate, timeout, jobs, rope, against_winner, n_samples, plot, anchor,
@@ -286,6 +312,10 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                  1000, win-rate, improvability (TabArena: 1 - best error / error,
                  averaged), shares of 1st/2nd/3rd places, with -B bootstrap intervals
                  over datasets; a missing value loses to every value.
+      tree-distance  with columns model, true_model: SRSD's normalised tree edit
+                 distance min(1, d/|truth|) of each model (both simplified as SRBench
+                 2022; trees up to 150 nodes), the column tree_edit_distance that the
+                 rules' measure "tree-edit-distance" reads; status and reason per run.
       bayes      the Bayesian signed-rank test with a ROPE (--rope, in the metric's
                  units) for every pair (or --against-winner): p_left (method_a
                  better), p_rope, p_right, a verdict at 0.95; --plot writes the figure.

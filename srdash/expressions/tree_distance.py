@@ -38,12 +38,15 @@ Examples
 
 from __future__ import annotations
 
+import math
+
 import sympy
 
+from srdash.errors import ModelRejected
 from srdash.expressions import _round_floats, parse_submitted_model
 
 __all__ = ["MAX_TREE_NODES", "TreeTooLarge", "expression_tree", "tree_edit_distance",
-           "normalised_tree_edit_distance"]
+           "normalised_tree_edit_distance", "tree_distance_table"]
 
 #: Largest tree (nodes) either side of a distance: bounds its O(n·m·depth²) cost.
 MAX_TREE_NODES = 150
@@ -192,3 +195,69 @@ def normalised_tree_edit_distance(model: str, truth: str, *, simplify: bool = Tr
     truth_tree = expression_tree(_prepared(truth, simplify=simplify, features=features))
     size = _size(truth_tree)
     return min(size, tree_edit_distance(model_tree, truth_tree)) / size
+
+
+def _distance_task(model, truth, simplify: bool) -> tuple:
+    """One pair in a worker: ``(distance or NaN, status, reason)``."""
+    try:
+        return normalised_tree_edit_distance(model, truth, simplify=simplify), "ok", ""
+    except ModelRejected as exc:
+        return math.nan, "rejected", str(exc)
+    except TreeTooLarge as exc:
+        return math.nan, "too_large", str(exc)
+
+
+def tree_distance_table(models, truths, *, simplify: bool = True, timeout: float = 10.0, jobs: int = 1):
+    """SRSD's normalised tree edit distance of each model to its ground truth, each pair under a hard time limit.
+
+    Every pair runs in a worker process (:class:`srdash.expressions._timelimit.WorkerPool`) that is killed
+    after ``timeout`` seconds: simplifying a hostile model can take forever.
+
+    Parameters
+    ----------
+    models, truths : sequence of str
+        Model strings and their ground truths, pairwise (same length).
+    simplify : bool, keyword-only
+        As in :func:`normalised_tree_edit_distance`.
+    timeout : float, keyword-only
+        Seconds per pair.
+    jobs : int, keyword-only
+        Worker processes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``tree_edit_distance`` (in [0, 1]; NaN when not computed), ``status`` (``ok``, ``rejected``,
+        ``too_large``, ``timeout``, ``error``), ``reason``; one row per pair, in order.
+
+    Raises
+    ------
+    ValueError
+        When the two sequences differ in length.
+    """
+    import pandas as pd
+
+    from srdash.expressions._timelimit import WorkerPool
+
+    models, truths = list(models), list(truths)
+    if len(models) != len(truths):
+        raise ValueError(f"models and truths must pair up. Got {len(models)} models and {len(truths)} truths.")
+    rows = [(math.nan, "error", "") for _ in models]
+    todo = []
+    for index, (model, truth) in enumerate(zip(models, truths)):
+        if not isinstance(model, str) or not isinstance(truth, str):
+            rows[index] = (math.nan, "rejected", "no model string" if not isinstance(model, str) else "no ground truth")
+        else:
+            todo.append(index)
+    if todo:
+        with WorkerPool(_distance_task, processes=min(jobs, len(todo)), time_limit=timeout) as pool:
+            for index in todo:
+                pool.submit(index, models[index], truths[index], simplify)
+            for result in pool.results():
+                if result.outcome == "returned":
+                    rows[result.task_id] = result.value
+                elif result.outcome == "killed":
+                    rows[result.task_id] = (math.nan, "timeout", f"over the time limit of {timeout:g} s")
+                else:
+                    rows[result.task_id] = (math.nan, "error", result.error)
+    return pd.DataFrame(rows, columns=["tree_edit_distance", "status", "reason"])
