@@ -14,8 +14,10 @@ from srdash.cli import main
 from srdash.errors import ModelRejected
 from srdash.expressions import parse_submitted_model, tree_size
 from srdash.expressions.measures import TRUTH_MEASURES
-from srdash.expressions.tree_distance import (MAX_TREE_NODES, TreeTooLarge, expression_tree,
-                                              normalised_tree_edit_distance, tree_distance_table, tree_edit_distance)
+from srdash.analysis.recovery import normalised_edit_distances
+from srdash.expressions import expression_tree
+from srdash.expressions.tree_distance import (MAX_TREE_NODES, TreeTooLarge, normalised_distance,
+                                              normalised_tree_edit_distance, tree_edit_distance)
 from srdash.judging.measures import measure
 from srdash.judging.ranking import judge
 from srdash.judging.rules import parse_rules
@@ -69,8 +71,9 @@ def _tree(text):
 # Hand-computed trees
 # ---------------------------------------------------------------------------
 def test_tree_labels_numbers_const_symbols_by_name_functions_by_class():
-    # 3*sin(x0): Mul(3, sin(x0)); SRSD labels every number "Const"
-    assert _tree("3*sin(x0)") == ("Mul", (("Const", ()), ("sin", (("x0", ()),))))
+    # 3*sin(x0): Mul(3, sin(x0)); every number (and pi, E) is "c", as SRSD labels numbers alike
+    assert _tree("3*sin(x0)") == ("Mul", (("c", ()), ("sin", (("x0", ()),))))
+    assert _tree("pi*x0") == ("Mul", (("c", ()), ("x0", ())))
 
 
 @pytest.mark.parametrize(("a", "b", "distance", "why"), [
@@ -158,18 +161,17 @@ def _runs():
         "true_model": ["x0 + sin(x1)", "x0*x1", "x0 + sin(x1)", "x0*x1"]})
 
 
-def test_cli_tree_distance_writes_the_column_and_the_statuses(tmp_path):
+def test_cli_tree_distance_writes_the_column(tmp_path):
     source, out = tmp_path / "runs.csv", tmp_path / "distances.csv"
     _runs().to_csv(source, index=False)
     result = CliRunner().invoke(main, ["analyse", "tree-distance", str(source), "-o", str(out)])
     assert result.exit_code == 0, result.output
     written = pd.read_csv(out)
-    # a: 2/4 (see the hand-computed case) and 0; b: 0, and a refused model
-    assert written["tree_edit_distance"].tolist()[:3] == [0.5, 0.0, 0.0]
-    assert np.isnan(written["tree_edit_distance"].iloc[3])
-    assert written["status"].tolist() == ["ok", "ok", "ok", "rejected"]
-    assert "Unknown function 'open'" in written["reason"].iloc[3]
-    assert "of 3 of 4 models; 0 = exact recovery; the others: 1 rejected" in result.output
+    # a: 2/4 (see the hand-computed case) and 0; b: 0, and a refused model, which counts as 1 (the worst)
+    assert written["tree_edit_distance"].tolist() == [0.5, 0.0, 0.0, 1.0]
+    assert written["truth_nodes"].tolist() == [4, 3, 4, 3]
+    assert "Unknown function 'open'" in written["detail"].iloc[3]
+    assert "for 4 models, 0 = exact recovery; 1 with a reason in 'detail'" in result.output
 
 
 def test_cli_tree_distance_needs_the_ground_truth(tmp_path):
@@ -180,11 +182,16 @@ def test_cli_tree_distance_needs_the_ground_truth(tmp_path):
     assert "tree-distance needs the columns model and true_model; no column 'true_model'." in result.output
 
 
-def test_tree_distance_table_pairs_up_and_refuses_missing_strings():
-    table = tree_distance_table(["x0", None], ["x0", "x1"], timeout=60)
-    assert table["status"].tolist() == ["ok", "rejected"] and table["reason"].iloc[1] == "no model string"
-    with pytest.raises(ValueError, match="models and truths must pair up. Got 2 models and 1 truths."):
-        tree_distance_table(["x0", "x1"], ["x0"])
+def test_trees_beyond_the_cap_in_a_table():
+    big = " + ".join(f"x{i}*x{i + 1}" for i in range(60))  # 181 nodes
+    middle = " + ".join(f"x{i}*x{i + 1}" for i in range(40))  # 121 nodes: within the cap, the truth
+    table = normalised_edit_distances([big, big], ["x0*x1", middle], simplify=False)
+    # against a 3-node truth, d >= 181 - 3 >= 3: NED 1 without the distance; against 121 nodes: unknown
+    assert table["ned"].iloc[0] == 1.0 and np.isnan(table["distance"].iloc[0])
+    assert "NED is 1: the model has at least twice the truth's nodes." in table["detail"].iloc[0]
+    assert np.isnan(table["ned"].iloc[1])
+    assert table["detail"].iloc[1].startswith("The first tree has 181 nodes, more than the 150")
+    assert normalised_distance(_tree(big), _tree("x0*x1")) == 1.0
 
 
 def test_rules_can_name_the_measure():

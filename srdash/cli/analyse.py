@@ -144,11 +144,11 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 
 
 def _tree_distances(table, *, timeout, jobs, source):
-    """SRSD's normalised tree edit distance of each run's model to its true_model, as a new column."""
+    """SRSD's normalised tree edit distance of each run's model to its true_model, as new columns."""
     import pandas as pd
 
+    from srdash.analysis.recovery import normalised_edit_distances
     from srdash.errors import SrdashError
-    from srdash.expressions.tree_distance import tree_distance_table
 
     missing = [c for c in ("model", "true_model") if c not in table.columns]
     if missing:
@@ -156,15 +156,14 @@ def _tree_distances(table, *, timeout, jobs, source):
                           f"{', '.join(map(repr, missing))}. Columns: {', '.join(map(str, table.columns))}.")
     models = [m if isinstance(m, str) else None for m in table["model"]]
     truths = [t if isinstance(t, str) else None for t in table["true_model"]]
-    distances = tree_distance_table(models, truths, timeout=timeout, jobs=jobs)
-    out = table.drop(columns=[c for c in ("tree_edit_distance", "status", "reason") if c in table.columns])
-    out = pd.concat([out.reset_index(drop=True), distances], axis=1)
-    done = distances["status"] == "ok"
-    return out, (f"normalised tree edit distance (SRSD: min(1, d/|truth|), Zhang-Shasha, unit costs, numbers as one "
-                 f"label; both simplified as SRBench 2022) of {int(done.sum())} of {len(out)} models; 0 = exact "
-                 f"recovery; the others: " + (", ".join(f"{n} {s}" for s, n in
-                                                       distances.loc[~done, "status"].value_counts().items())
-                                              or "none"))
+    distances = normalised_edit_distances(models, truths, timeout=timeout, jobs=jobs)
+    distances = distances.rename(columns={"ned": "tree_edit_distance"})
+    out = table.drop(columns=[c for c in distances.columns if c in table.columns]).reset_index(drop=True)
+    out = pd.concat([out, distances], axis=1)
+    refused = int((distances["detail"] != "").sum())
+    return out, ("normalised tree edit distance (SRSD: min(1, d/|truth|), Zhang-Shasha, unit costs, numbers "
+                 f"labelled alike; both simplified as SRBench 2022) in the column tree_edit_distance for {len(out)} "
+                 f"models, 0 = exact recovery; {refused} with a reason in 'detail' (an unreadable model: 1)")
 
 
 def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_bootstrap, seed, rope, against_winner,
@@ -315,7 +314,7 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
       tree-distance  with columns model, true_model: SRSD's normalised tree edit
                  distance min(1, d/|truth|) of each model (both simplified as SRBench
                  2022; trees up to 150 nodes), the column tree_edit_distance that the
-                 rules' measure "tree-edit-distance" reads; status and reason per run.
+                 rules' measure "tree-edit-distance" reads; distance, truth_nodes, detail.
       bayes      the Bayesian signed-rank test with a ROPE (--rope, in the metric's
                  units) for every pair (or --against-winner): p_left (method_a
                  better), p_rope, p_right, a verdict at 0.95; --plot writes the figure.

@@ -106,7 +106,8 @@ MODEL_MEASURES: Mapping[str, ModelMeasure] = {
 
 
 #: The measures that compare a model string with the ground truth's: name -> ``f(model, truth) -> float``
-#: (:mod:`srdash.expressions.tree_distance`; tables under a time limit: ``tree_distance_table``).
+#: (:mod:`srdash.expressions.tree_distance`; tables under a time limit:
+#: :func:`srdash.analysis.recovery.normalised_edit_distances`).
 TRUTH_MEASURES: Mapping[str, Callable] = {"tree-edit-distance": normalised_tree_edit_distance}
 
 
