@@ -8,7 +8,8 @@ import click
 
 from srdash.io.csvsafe import write_csv
 
-KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025", "ratings", "bayes", "tree-distance")
+KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025", "ratings", "bayes",
+         "tree-distance")
 
 #: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
 COMPARE_SIDECARS = {".mean_ranks.csv": "mean ranks", ".omnibus.csv": "omnibus tests", ".summary.txt": "summary"}
@@ -180,7 +181,8 @@ def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_boots
         intervals = (f"95% intervals over {rated.n_bootstrap} bootstrap resamples of the {rated.n_datasets} datasets "
                      f"(seed {rated.seed})" if rated.n_bootstrap else "no intervals (-B 0)")
         return rated.table, (f"Elo from a Bradley-Terry fit of the per-dataset outcomes on {metric} ({direction} is "
-                             f"better; {ELO_PER_LOGIT:.1f} Elo per logit unit, penalty {rated.regularization:g}·Σθ²), "
+                             f"better; {ELO_PER_LOGIT:.1f} Elo per logit unit, penalty "
+                             f"{rated.regularization:g}·Σθ²), "
                              f"{rated.anchor} anchored at 1000; {intervals}; improvability measured from the "
                              f"optimum {rated.optimum:g}; best: {rated.table['method'].iloc[0]}")
     from srdash.analysis.bayes import bayes_pairs
@@ -206,8 +208,8 @@ def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_boots
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV to write. Default: print the table.")
 @click.option("--accuracy", "--metric", "accuracy", default="r2_test", show_default=True,
-              help="Accuracy (metric) column (pareto, profiles, pairwise, compare, srbench2025; the R² gate "
-                   "column for recovery).")
+              help="Accuracy (metric) column (pareto, profiles, pairwise, compare, srbench2025, ratings, bayes; "
+                   "the R² gate column for recovery).")
 @click.option("--size", default="model_size", show_default=True, help="Model-size column (pareto, srbench2025).")
 @click.option("--time", "time_column", default="training time (s)", show_default=True,
               help="Training-time column in seconds (resources).")
@@ -223,7 +225,7 @@ def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_boots
               help="profiles: one row per method (pooled AUC, and median/min/max over seeds), per (method, "
                    "seed), or per (method, dataset).")
 @click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=click.IntRange(min=0),
-              help="Bootstrap resamples of the datasets for intervals (pareto, recovery rates); 0: none.")
+              help="Bootstrap resamples of the datasets for intervals (pareto, recovery rates, ratings); 0: none.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Random seed.")
 @click.option("--test", type=click.Choice(["wilcoxon", "conover"]), default="wilcoxon", show_default=True,
               help="pairwise: Wilcoxon signed-rank with Holm correction, or Friedman + Conover post-hoc.")

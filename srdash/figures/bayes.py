@@ -51,8 +51,9 @@ def bayes_figure(comparison: BayesComparison, *, height_per_pair: int = 22) -> g
             x=table[column].tolist(), y=labels, orientation="h", name=_NAMES[column],
             marker_color=_COLOURS[column],
             hovertemplate="%{y}: " + column + " = %{x:.3f}<extra></extra>"))
+    metric = plotly_text(comparison.metric)
     title = title_layout("Practical equivalence",
-                         f"Bayesian signed-rank test on {plotly_text(comparison.metric)}, ROPE ±{comparison.rope:g} ({plotly_text(comparison.metric)} units, "
+                         f"Bayesian signed-rank test on {metric}, ROPE ±{comparison.rope:g} ({metric} units, "
                          f"{comparison.direction} is better); {comparison.n_samples} posterior draws, "
                          f"seed {comparison.seed}")
     figure.update_layout(barmode="stack", title=title, height=160 + height_per_pair * max(len(labels), 1),
