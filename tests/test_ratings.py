@@ -203,3 +203,27 @@ def test_cli_ratings_errors(tmp_path):
     assert "Error: The 'anchor' option must name a method of" in result.output
     result = CliRunner().invoke(main, ["analyse", "ratings", str(source), "--metric", "r2", "-o", str(source)])
     assert result.exit_code == 2 and "-o/--output" in result.output
+
+
+AUDIT = Path(__file__).parent / "data" / "audit"
+
+
+def test_cli_ratings_on_the_verdicts_per_dataset_score(tmp_path):
+    # tests/data/audit: one criterion, so each dataset score is the rank (K = 3 = best):
+    # d1 A 3, B 2, C 1; d2 B 3, A 2, C 1; d3 A 3, C 2, B 1 (derivation in tests/data/audit/README.md).
+    out = tmp_path / "ratings.csv"
+    result = CliRunner().invoke(main, ["analyse", "ratings", str(AUDIT / "competition.csv"), "--rules",
+                                       str(AUDIT / "accuracy.toml"), "-B", "0", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Judged under the rules 'accuracy-only'" in result.output and "3 = best" in result.output
+    rows = pd.read_csv(out).set_index("method")
+    # wins: A 2 over B + 3 over C = 5 of 6; B 1 + 2 = 3; C 1 (over B on d3)
+    assert rows["win_rate"].to_dict() == pytest.approx({"A": 5 / 6, "B": 3 / 6, "C": 1 / 6})
+    # improvability from the optimum K = 3 (errors 3 - score; the best error is 0 on every dataset,
+    # so every other method is at 1 there): A 1/3 (d2), B 2/3 (d1, d3), C 1
+    assert rows["improvability"].to_dict() == pytest.approx({"A": 1 / 3, "B": 2 / 3, "C": 1.0})
+    assert rows["first_share"].to_dict() == pytest.approx({"A": 2 / 3, "B": 1 / 3, "C": 0})
+    assert rows.loc["B", "elo"] == 1000.0  # the median-rated of three
+    refused = CliRunner().invoke(main, ["analyse", "bayes", str(AUDIT / "competition.csv"), "--rope", "0",
+                                        "--rules", "srbench2022"])
+    assert refused.exit_code == 2 and "--rules is an option of ratings only." in refused.output

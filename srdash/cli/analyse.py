@@ -144,6 +144,20 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
     return out, summary
 
 
+def _verdict_scores(input_path, rules_name, *, timeout, jobs):
+    """The verdict's per-dataset scores under the rules, and how ratings read them: (table, metric,
+    direction, optimum, method, dataset); the best score is K, the number of methods ranked."""
+    from srdash.cli._common import fail_cleanly, judged
+    from srdash.judging.competition import competition_from_options
+
+    with fail_cleanly():
+        competition = competition_from_options(input_path, rules=rules_name, timeout=timeout, jobs=jobs)
+    verdict = judged(competition).verdict
+    click.echo(f"Judged under the rules '{verdict.rules.name}': methods compared by the per-dataset score "
+               f"(harmonic mean of the criteria's ranks, {verdict.n_methods} = best).", err=True)
+    return verdict.per_dataset, "dataset_score", "higher", float(verdict.n_methods), "method", "dataset"
+
+
 def _tree_distances(table, *, timeout, jobs, source):
     """SRSD's normalised tree edit distance of each run's model to its true_model, as new columns."""
     import pandas as pd
@@ -257,6 +271,9 @@ def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_boots
               help="bayes: posterior draws (Monte-Carlo standard error at most 0.5/sqrt(draws)).")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="bayes: also write the figure (stacked p_left, p_rope, p_right per pair) as a standalone HTML.")
+@click.option("--rules", "rules_name", default=None, metavar="RULES",
+              help="ratings: judge INPUT under these rules (a preset name or a rules file, as `srdash score "
+                   "--rules`) and compare the methods by the verdict's per-dataset score instead of --metric.")
 @click.option("--anchor", default=None, metavar="METHOD",
               help="ratings: the method rated 1000. Default: the median-rated method.")
 @click.option("--optimum", type=float, default=None,
@@ -277,7 +294,7 @@ def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_boots
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
             rank_rule, by, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
             alpha, split, budget, noise_column, r2_gate, timeout, jobs, rope, against_winner, n_samples, plot, anchor,
-            optimum):
+            optimum, rules_name):
     """Run one SRBench-style analysis of INPUT (a results table) and write it as a CSV.
 
     \b
@@ -312,7 +329,8 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                  per-dataset wins (ties 1/2; 400/ln 10 Elo per logit), --anchor at
                  1000, win-rate, improvability (TabArena: 1 - best error / error,
                  averaged), shares of 1st/2nd/3rd places, with -B bootstrap intervals
-                 over datasets; a missing value loses to every value.
+                 over datasets; a missing value loses to every value. With --rules,
+                 on the verdict's per-dataset score.
       tree-distance  with columns model, true_model: SRSD's normalised tree edit
                  distance min(1, d/|truth|) of each model (both simplified as SRBench
                  2022; trees up to 150 nodes), the column tree_edit_distance that the
@@ -333,7 +351,13 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
         written = (compare_outputs(output) if kind == "compare" else {"table": output}) if output is not None else {}
         refuse_output_onto_input([("-o/--output", path) for path in written.values()] + [("--plot", plot)],
                                  [input_path])
-    table = _read_table(input_path)
+    if rules_name is not None and kind != "ratings":
+        raise click.UsageError("--rules is an option of ratings only.")
+    if rules_name is not None:
+        table, accuracy, direction, optimum, method_column, dataset_column = _verdict_scores(
+            input_path, rules_name, timeout=timeout, jobs=jobs)
+    else:
+        table = _read_table(input_path)
     try:
         result, summary = _compute(kind, table, accuracy=accuracy, size=size, time=time_column,
                                    method=method_column, dataset=dataset_column, space=space,
