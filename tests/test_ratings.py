@@ -227,3 +227,17 @@ def test_cli_ratings_on_the_verdicts_per_dataset_score(tmp_path):
     refused = CliRunner().invoke(main, ["analyse", "bayes", str(AUDIT / "competition.csv"), "--rope", "0",
                                         "--rules", "srbench2022"])
     assert refused.exit_code == 2 and "--rules is an option of ratings only." in refused.output
+
+
+def test_row_order_and_method_names_change_nothing():
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame({"method": np.repeat(list("abcde"), 12),
+                          "dataset": np.tile([f"d{i:02}" for i in range(12)], 5),
+                          "r2": np.round(rng.uniform(0, 1, 60), 2)})  # rounded: ties on some datasets
+    base = ratings(table, metric="r2", n_bootstrap=50, seed=1, anchor="c").table
+    shuffled = ratings(table.sample(frac=1, random_state=3), metric="r2", n_bootstrap=50, seed=1, anchor="c").table
+    pd.testing.assert_frame_equal(base, shuffled)
+    # renaming the methods (same alphabetical order) renames the rows and nothing else
+    renamed = ratings(table.assign(method="m_" + table["method"]), metric="r2", n_bootstrap=50, seed=1,
+                      anchor="m_c").table
+    pd.testing.assert_frame_equal(base.drop(columns="method"), renamed.drop(columns="method"))
