@@ -147,6 +147,10 @@ def test_cli_bayes_needs_a_rope_and_names_a_missing_column(tmp_path):
     assert "Error: bayes needs --rope WIDTH (the ROPE's half-width in r2's units; 0: no ROPE)." in result.output
     result = CliRunner().invoke(main, ["analyse", "bayes", str(source), "--metric", "mse", "--rope", "0.1"])
     assert result.exit_code != 0 and "no column 'mse'" in result.output
+    result = CliRunner().invoke(main, ["analyse", "bayes", str(source), "--metric", "r2", "--rope", "0.1",
+                                       "--plot", str(source)])
+    assert result.exit_code == 2 and "--plot" in result.output
+    assert source.read_text().startswith("method,dataset,r2")  # the input is left as it was
 
 
 # ---------------------------------------------------------------------------
