@@ -80,6 +80,19 @@ def test_elo_equals_choix_on_random_tournaments():
         assert ours - ours.mean() == pytest.approx(reference - reference.mean(), abs=1e-6)
 
 
+@pytest.mark.parametrize("wins", [
+    [[0, 500, 500], [0, 0, 250], [0, 250, 0]],        # an unbeaten method: the MLE would be infinite
+    [[0, 3, 0, 0], [0, 0, 0, 0], [0, 0, 0, 5], [0, 0, 0, 0]],  # two groups that never meet
+])
+def test_the_penalty_keeps_strengths_finite_and_equal_to_choix(wins):
+    wins = np.array(wins, dtype=float)
+    ours = bradley_terry(wins)
+    assert np.isfinite(ours).all() and ours.max() < 10  # α = 1e-3: 7.41 for the unbeaten one (choix: 7.4128)
+    # choix's Newton-CG stops 2e-6 short here (its tol bounds the step, not the gradient); ours is at a gradient
+    # below 1e-10
+    assert ours == pytest.approx(_choix_strengths(wins, REGULARIZATION), abs=1e-5)
+
+
 @pytest.mark.realdata
 def test_elo_equals_choix_on_the_blackbox_table():
     if not BLACKBOX.is_file():
