@@ -45,7 +45,8 @@ def test_default_measures_keep_the_2022_behaviour():
 
 def test_unknown_measure_and_bad_optional_are_refused():
     with pytest.raises(RulesError, match="criterion 'size': Unknown measure 'nodes'. Measures: 'column', "
-                                         "'r2-on-data', 'rounded-nodes', 'simplified-components', 'tree-nodes'."):
+                                         "'r2-on-data', 'rounded-nodes', 'simplified-components', 'tree-edit-distance', "
+                                         "'tree-nodes'."):
         parse_rules(_rules("nodes"))
     with pytest.raises(RulesError, match="criterion 'size': 'optional' must be true or false. Got 'yes'."):
         parse_rules(_rules("tree-nodes") + 'optional = "yes"\n')

@@ -35,6 +35,8 @@ import pandas as pd
 from srdash.analysis import _tables
 from srdash.errors import ModelRejected
 from srdash.expressions import complexity_table, equivalence_table, expression_tree, parse_submitted_model
+# the distance lives beside the measures the rules can name ('tree-edit-distance'); re-exported here
+from srdash.expressions.tree_distance import TreeTooLarge, tree_edit_distance, tree_nodes
 
 __all__ = ["Recovery", "SolutionRates", "symbolic_solutions", "solution_rates", "SRBENCH_R2_GATE",
            "tree_edit_distance", "normalised_edit_distances"]
@@ -207,78 +209,6 @@ def solution_rates(
 # --------------------------------------------------------------------------- tree edit distance (SRSD)
 
 
-def _postorder(tree: tuple) -> tuple[list[str], list[int]]:
-    """Labels in postorder and, for each node, the postorder index of its leftmost leaf."""
-    labels: list[str] = []
-    leftmost: list[int] = []
-    frames = [[tree, 0, None]]
-    while frames:
-        frame = frames[-1]
-        node, position, first_leaf = frame
-        if position < len(node[1]):
-            frame[1] += 1
-            frames.append([node[1][position], 0, None])
-            continue
-        frames.pop()
-        index = len(labels)
-        labels.append(node[0])
-        leaf = first_leaf if first_leaf is not None else index
-        leftmost.append(leaf)
-        if frames and frames[-1][2] is None:
-            frames[-1][2] = leaf  # the first finished child gives its parent's leftmost leaf
-    return labels, leftmost
-
-
-def tree_edit_distance(first: tuple, second: tuple) -> int:
-    """Ordered tree edit distance with unit costs (insert, delete, relabel), Zhang and Shasha (1989).
-
-    Parameters
-    ----------
-    first, second : tuple
-        Trees as nested ``(label, children)`` tuples (see
-        :func:`srdash.expressions.expression_tree`).
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> leaf = lambda name: (name, ())
-    >>> tree_edit_distance(("Mul", (leaf("x1"), ("sin", (leaf("x2"),)))),
-    ...                    ("Mul", (leaf("x1"), ("cos", (leaf("x2"),)))))  # relabel sin -> cos
-    1
-    >>> tree_edit_distance(("f", (leaf("a"),)), ("g", (("f", (leaf("a"),)), leaf("b"))))  # insert g and b
-    2
-    """
-    labels_a, left_a = _postorder(first)
-    labels_b, left_b = _postorder(second)
-    keyroots_a = sorted({leaf: i for i, leaf in enumerate(left_a)}.values())
-    keyroots_b = sorted({leaf: j for j, leaf in enumerate(left_b)}.values())
-    distance = [[0] * len(labels_b) for _ in labels_a]
-    for i in keyroots_a:
-        for j in keyroots_b:
-            li, lj = left_a[i], left_b[j]
-            rows, cols = i - li + 2, j - lj + 2
-            forest = [[0] * cols for _ in range(rows)]
-            for x in range(1, rows):
-                forest[x][0] = x
-            for y in range(1, cols):
-                forest[0][y] = y
-            for x in range(1, rows):
-                a = li + x - 1
-                for y in range(1, cols):
-                    b = lj + y - 1
-                    if left_a[a] == li and left_b[b] == lj:
-                        forest[x][y] = min(forest[x - 1][y] + 1, forest[x][y - 1] + 1,
-                                           forest[x - 1][y - 1] + (labels_a[a] != labels_b[b]))
-                        distance[a][b] = forest[x][y]
-                    else:
-                        forest[x][y] = min(forest[x - 1][y] + 1, forest[x][y - 1] + 1,
-                                           forest[left_a[a] - li][left_b[b] - lj] + distance[a][b])
-    return distance[-1][-1]
-
-
 def normalised_edit_distances(
     models,
     truths,
@@ -297,7 +227,10 @@ def normalised_edit_distances(
     far as it gets. With ``simplify`` both sides are first simplified by
     :func:`srdash.expressions.complexity_table` (``sympy.simplify`` under a hard time limit,
     floats rounded to 3 decimals; on a timeout the unsimplified expression is used); without
-    it the trees are those of the strings as parsed. A model that cannot be parsed gets 1.
+    it the trees are those of the strings as parsed. A model that cannot be parsed gets 1. A tree
+    above :data:`srdash.expressions.tree_distance.MAX_TREE_NODES` nodes gets no distance (its cost
+    bound): NED 1 when the model has at least twice the truth's nodes (``d >= |model| - |truth|``),
+    else NaN, with the reason in ``detail``.
 
     Parameters
     ----------
@@ -347,11 +280,19 @@ def normalised_edit_distances(
         if isinstance(truth_tree, str):
             rows.append({"distance": np.nan, "truth_nodes": 0, "ned": np.nan, "detail": f"truth: {truth_tree}"})
             continue
-        size = len(_postorder(truth_tree)[0])
+        size = tree_nodes(truth_tree)
         if isinstance(model_tree, str):
             rows.append({"distance": np.nan, "truth_nodes": size, "ned": 1.0, "detail": f"model: {model_tree}"})
             continue
-        distance = tree_edit_distance(model_tree, truth_tree)
-        rows.append({"distance": float(distance), "truth_nodes": size, "ned": min(1.0, distance / size),
-                     "detail": ""})
+        try:
+            distance = float(tree_edit_distance(model_tree, truth_tree))
+        except TreeTooLarge as exc:
+            # d >= |model| - |truth|: a model of at least twice the truth's nodes is at NED 1 without d
+            whole = tree_nodes(model_tree) >= 2 * size
+            rows.append({"distance": np.nan, "truth_nodes": size, "ned": 1.0 if whole else np.nan,
+                         "detail": f"{exc}" + (" NED is 1: the model has at least twice the truth's nodes."
+                                               if whole else "")})
+            continue
+        ned = min(1.0, distance / size)
+        rows.append({"distance": distance, "truth_nodes": size, "ned": ned, "detail": ""})
     return pd.DataFrame(rows, columns=["distance", "truth_nodes", "ned", "detail"])

@@ -9,7 +9,8 @@ import click
 from srdash.cli._options import bounded
 from srdash.io.csvsafe import write_csv
 
-KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025")
+KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025", "ratings", "bayes",
+         "tree-distance")
 
 #: The files ``compare`` writes beside its -o CSV (the pairs): suffix -> what.
 COMPARE_SIDECARS = {".mean_ranks.csv": "mean ranks", ".omnibus.csv": "omnibus tests", ".summary.txt": "summary"}
@@ -48,8 +49,15 @@ def _totals(resources) -> str:
 def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_bootstrap, seed, test, p_adjust,
              budget, noise, r2_gate, timeout, jobs, unit="dataset", seed_column=None, correction=None,
              posthoc="wilcoxon-holm", missing="drop", direction="higher", alpha=0.05, rank_rule="srdash", by="method",
-             split=None, source="<table>"):
+             split=None, source="<table>", rope=None, against_winner=False, n_samples=50_000, anchor=None,
+             optimum=None, plot=None):
     """The result table of one analysis (and a one-line summary for stderr)."""
+    if kind == "tree-distance":
+        return _tree_distances(table, timeout=timeout, jobs=jobs, source=source)
+    if kind in ("ratings", "bayes"):
+        return _reader_analysis(kind, table, metric=accuracy, method=method, dataset=dataset, direction=direction,
+                                n_bootstrap=n_bootstrap, seed=seed, rope=rope, against_winner=against_winner,
+                                n_samples=n_samples, anchor=anchor, optimum=optimum, plot=plot, source=source)
     if kind == "srbench2025":
         from srdash.analysis.srbench2025 import srbench2025_mean_ranks
 
@@ -147,14 +155,86 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
     return out, summary
 
 
+def _verdict_scores(input_path, rules_name, *, timeout, jobs):
+    """The verdict's per-dataset scores under the rules, and how ratings read them: (table, metric,
+    direction, optimum, method, dataset); the best score is K, the number of methods ranked."""
+    from srdash.cli._common import fail_cleanly, judged
+    from srdash.judging.competition import competition_from_options
+
+    with fail_cleanly():
+        competition = competition_from_options(input_path, rules=rules_name, timeout=timeout, jobs=jobs)
+    verdict = judged(competition).verdict
+    click.echo(f"Judged under the rules '{verdict.rules.name}': methods compared by the per-dataset score "
+               f"(harmonic mean of the criteria's ranks, {verdict.n_methods} = best).", err=True)
+    return verdict.per_dataset, "dataset_score", "higher", float(verdict.n_methods), "method", "dataset"
+
+
+def _tree_distances(table, *, timeout, jobs, source):
+    """SRSD's normalised tree edit distance of each run's model to its true_model, as new columns."""
+    import pandas as pd
+
+    from srdash.analysis.recovery import normalised_edit_distances
+    from srdash.errors import SrdashError
+
+    missing = [c for c in ("model", "true_model") if c not in table.columns]
+    if missing:
+        raise SrdashError(f"{source}: tree-distance needs the columns model and true_model; no column "
+                          f"{', '.join(map(repr, missing))}. Columns: {', '.join(map(str, table.columns))}.")
+    models = [m if isinstance(m, str) else None for m in table["model"]]
+    truths = [t if isinstance(t, str) else None for t in table["true_model"]]
+    distances = normalised_edit_distances(models, truths, timeout=timeout, jobs=jobs)
+    distances = distances.rename(columns={"ned": "tree_edit_distance"})
+    out = table.drop(columns=[c for c in distances.columns if c in table.columns]).reset_index(drop=True)
+    out = pd.concat([out, distances], axis=1)
+    refused = int((distances["detail"] != "").sum())
+    return out, ("normalised tree edit distance (SRSD: min(1, d/|truth|), Zhang-Shasha, unit costs, numbers "
+                 f"labelled alike; both simplified as SRBench 2022) in the column tree_edit_distance for {len(out)} "
+                 f"models, 0 = exact recovery; {refused} with a reason in 'detail' (an unreadable model: 1)")
+
+
+def _reader_analysis(kind, table, *, metric, method, dataset, direction, n_bootstrap, seed, rope, against_winner,
+                     n_samples, anchor, optimum, plot, source):
+    """``ratings`` (Elo, win-rate, improvability, place shares) and ``bayes`` (signed-rank test with a ROPE)."""
+    method = method or ("method" if "method" in table.columns or "algorithm" not in table.columns else "algorithm")
+    if kind == "ratings":
+        from srdash.analysis.ratings import ELO_PER_LOGIT, ratings
+
+        rated = ratings(table, metric=metric, method=method, dataset=dataset, direction=direction, optimum=optimum,
+                        anchor=anchor, n_bootstrap=n_bootstrap, seed=seed, source=source)
+        for note in rated.notes:
+            click.secho(f"Note: {note}", fg="yellow", err=True)
+        intervals = (f"95% intervals over {rated.n_bootstrap} bootstrap resamples of the {rated.n_datasets} datasets "
+                     f"(seed {rated.seed})" if rated.n_bootstrap else "no intervals (-B 0)")
+        return rated.table, (f"Elo from a Bradley-Terry fit of the per-dataset outcomes on {metric} ({direction} is "
+                             f"better; {ELO_PER_LOGIT:.1f} Elo per logit unit, penalty "
+                             f"{rated.regularization:g}·Σθ²), "
+                             f"{rated.anchor} anchored at 1000; {intervals}; improvability measured from the "
+                             f"optimum {rated.optimum:g}; best: {rated.table['method'].iloc[0]}")
+    from srdash.analysis.bayes import bayes_pairs
+
+    compared = bayes_pairs(table, metric=metric, rope=rope, method=method, dataset=dataset, direction=direction,
+                           against_winner=against_winner, n_samples=n_samples, seed=seed, source=source)
+    for note in compared.notes:
+        click.secho(f"Note: {note}", fg="yellow", err=True)
+    if plot is not None:
+        from srdash.figures.bayes import bayes_figure
+
+        bayes_figure(compared).write_html(plot, include_plotlyjs=True, full_html=True)
+        click.echo(f"Wrote {plot}", err=True)
+    return compared.table, (f"Bayesian signed-rank test (Benavoli et al. 2014, baycomp's definition) on {metric}, "
+                            f"ROPE ±{compared.rope:g} in {metric}'s units ({direction} is better), "
+                            f"{compared.n_samples} posterior draws (seed {compared.seed}); p_left: method_a better "
+                            f"by more than the ROPE, p_right: method_b better; {len(compared.table)} pairs")
+
+
 @click.command(name="analyse")
 @click.argument("kind", type=click.Choice(KINDS))
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="CSV to write. Default: print the table.")
 @click.option("--accuracy", "--metric", "accuracy", default="r2_test", show_default=True,
-              help="Accuracy (metric) column (pareto, profiles, pairwise, compare, srbench2025; the R² gate "
-                   "column for recovery).")
+              help="Accuracy (metric) column (pareto, profiles, pairwise, compare, srbench2025, ratings, bayes; "
+                   "the R² gate column for recovery).")
 @click.option("--size", default="model_size", show_default=True, help="Model-size column (pareto, srbench2025).")
 @click.option("--time", "time_column", default="training time (s)", show_default=True,
               help="Training-time column in seconds (resources).")
@@ -170,7 +250,7 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
               help="profiles: one row per method (pooled AUC, and median/min/max over seeds), per (method, "
                    "seed), or per (method, dataset).")
 @click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=bounded("bootstrap-or-none"),
-              help="Bootstrap resamples of the datasets for intervals (pareto, recovery rates); 0: none.")
+              help="Bootstrap resamples of the datasets for intervals (pareto, recovery rates, ratings); 0: none.")
 @click.option("--seed", default=0, show_default=True, type=bounded("seed"), help="Random seed.")
 @click.option("--test", type=click.Choice(["wilcoxon", "conover"]), default="wilcoxon", show_default=True,
               help="pairwise: Wilcoxon signed-rank with Holm correction, or Friedman + Conover post-hoc.")
@@ -193,7 +273,23 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
               help="compare: one comparison per value of COLUMN (a dataset group, e.g. friedman_dataset, "
                    "derived from SRBench's dataset names when absent).")
 @click.option("--direction", type=click.Choice(["higher", "lower"]), default="higher", show_default=True,
-              help="compare: which values of the metric are better.")
+              help="compare, ratings, bayes: which values of the metric are better.")
+@click.option("--rope", type=bounded("rope"), default=None, metavar="WIDTH",
+              help="bayes: half-width of the region of practical equivalence, in the metric's units (0: none).")
+@click.option("--against-winner", is_flag=True, help="bayes: compare only the winner (best mean rank) with each "
+                                                      "other method instead of every pair.")
+@click.option("--samples", "n_samples", default=50_000, show_default=True, type=bounded("bayes-samples"),
+              help="bayes: posterior draws (Monte-Carlo standard error at most 0.5/sqrt(draws)).")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="bayes: also write the figure (stacked p_left, p_rope, p_right per pair) as a standalone HTML.")
+@click.option("--rules", "rules_name", default=None, metavar="RULES",
+              help="ratings: judge INPUT under these rules (a preset name or a rules file, as `srdash score "
+                   "--rules`) and compare the methods by the verdict's per-dataset score instead of --metric.")
+@click.option("--anchor", default=None, metavar="METHOD",
+              help="ratings: the method rated 1000. Default: the median-rated method.")
+@click.option("--optimum", type=bounded("optimum"), default=None,
+              help="ratings: the metric's best possible value, from which improvability measures errors. "
+                   "Default: 1 when higher is better (R²), 0 when lower is.")
 @click.option("--alpha", type=bounded("probability"), default=0.05,
               show_default=True, help="compare: significance level.")
 @click.option("--budget", type=bounded("budget-seconds"), default=None,
@@ -203,12 +299,13 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 @click.option("--r2-gate", default=0.5, show_default=True, type=bounded("r2-gate"),
               help="recovery with model strings: only models with R² above this are checked (SRBench: 0.5).")
 @click.option("--timeout", default=10.0, show_default=True, type=bounded("timeout"),
-              help="recovery with model strings: hard time limit of each sympy step, in seconds.")
+              help="recovery, tree-distance: hard time limit of each sympy step (of each model), in seconds.")
 @click.option("-j", "--jobs", default=1, show_default=True, type=bounded("jobs"),
-              help="recovery with model strings: worker processes.")
+              help="recovery with model strings, tree-distance: worker processes.")
 def analyse(kind, input_path, output, accuracy, size, time_column, method_column, dataset_column, space,
             rank_rule, by, n_bootstrap, seed, test, conover_holm, unit, seed_column, correction, posthoc, missing, direction,
-            alpha, split, budget, noise_column, r2_gate, timeout, jobs):
+            alpha, split, budget, noise_column, r2_gate, timeout, jobs, rope, against_winner, n_samples, plot, anchor,
+            optimum, rules_name):
     """Run one SRBench-style analysis of INPUT (a results table) and write it as a CSV.
 
     \b
@@ -239,6 +336,19 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                  (model_size, lower is better) of the runs that exist; a DNF or a
                  (method, dataset) whose runs all failed is unranked there (not srdash's
                  srbench2025 verdict, which counts them as the worst value).
+      ratings    per method on --metric: Elo from a Bradley-Terry fit of the
+                 per-dataset wins (ties 1/2; 400/ln 10 Elo per logit), --anchor at
+                 1000, win-rate, improvability (TabArena: 1 - best error / error,
+                 averaged), shares of 1st/2nd/3rd places, with -B bootstrap intervals
+                 over datasets; a missing value loses to every value. With --rules,
+                 on the verdict's per-dataset score.
+      tree-distance  with columns model, true_model: SRSD's normalised tree edit
+                 distance min(1, d/|truth|) of each model (both simplified as SRBench
+                 2022; trees up to 150 nodes), the column tree_edit_distance that the
+                 rules' measure "tree-edit-distance" reads; distance, truth_nodes, detail.
+      bayes      the Bayesian signed-rank test with a ROPE (--rope, in the metric's
+                 units) for every pair (or --against-winner): p_left (method_a
+                 better), p_rope, p_right, a verdict at 0.95; --plot writes the figure.
 
     INPUT is a CSV (or .tsv, .parquet) with one row per (method, dataset) or per run,
     e.g. SRBench's blackbox_results.csv.
@@ -246,10 +356,19 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
     from srdash.cli._common import refuse_output_onto_input
     from srdash.errors import SrdashError
 
-    if output is not None:
-        written = compare_outputs(output) if kind == "compare" else {"table": output}
-        refuse_output_onto_input([("-o/--output", path) for path in written.values()], [input_path])
-    table = _read_table(input_path)
+    if kind == "bayes" and rope is None:
+        raise click.UsageError(f"bayes needs --rope WIDTH (the ROPE's half-width in {accuracy}'s units; 0: no ROPE).")
+    if output is not None or plot is not None:
+        written = (compare_outputs(output) if kind == "compare" else {"table": output}) if output is not None else {}
+        refuse_output_onto_input([("-o/--output", path) for path in written.values()] + [("--plot", plot)],
+                                 [input_path])
+    if rules_name is not None and kind != "ratings":
+        raise click.UsageError("--rules is an option of ratings only.")
+    if rules_name is not None:
+        table, accuracy, direction, optimum, method_column, dataset_column = _verdict_scores(
+            input_path, rules_name, timeout=timeout, jobs=jobs)
+    else:
+        table = _read_table(input_path)
     try:
         result, summary = _compute(kind, table, accuracy=accuracy, size=size, time=time_column,
                                    method=method_column, dataset=dataset_column, space=space,
@@ -258,7 +377,8 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
                                    noise=noise_column, r2_gate=r2_gate, timeout=timeout, jobs=jobs,
                                    unit=unit, seed_column=seed_column, correction=correction, posthoc=posthoc,
                                    missing=missing, direction=direction, alpha=alpha, rank_rule=rank_rule, by=by,
-                                   split=split, source=str(input_path))
+                                   split=split, source=str(input_path), rope=rope, against_winner=against_winner,
+                                   n_samples=n_samples, anchor=anchor, optimum=optimum, plot=plot)
     except (SrdashError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if kind == "compare":

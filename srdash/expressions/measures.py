@@ -47,8 +47,9 @@ from srdash.expressions import (
     parse_submitted_model,
     tree_size,
 )
+from srdash.expressions.tree_distance import normalised_tree_edit_distance
 
-__all__ = ["ModelMeasure", "MODEL_MEASURES", "count_nodes", "measure_model", "measure_table"]
+__all__ = ["ModelMeasure", "MODEL_MEASURES", "TRUTH_MEASURES", "count_nodes", "measure_model", "measure_table"]
 
 #: ``rounded-nodes``: floats smaller than this in absolute value become 0 ...
 ROUND_TO_ZERO_BELOW = 1e-4
@@ -102,6 +103,12 @@ MODEL_MEASURES: Mapping[str, ModelMeasure] = {
         ModelMeasure("rounded-nodes", simplifies=False, count=_rounded_nodes),
     )
 }
+
+
+#: The measures that compare a model string with the ground truth's: name -> ``f(model, truth) -> float``
+#: (:mod:`srdash.expressions.tree_distance`; tables under a time limit:
+#: :func:`srdash.analysis.recovery.normalised_edit_distances`).
+TRUTH_MEASURES: Mapping[str, Callable] = {"tree-edit-distance": normalised_tree_edit_distance}
 
 
 def count_nodes(expression, measure: str) -> tuple:

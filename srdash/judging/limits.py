@@ -209,6 +209,13 @@ OPTION_LIMITS: Mapping[str, Limit] = {
                          "x 100 datasets peaked at 250 MB (11 s); a probability's Monte-Carlo error at 200,000 is "
                          "0.11 %."),
     "report-samples": Limit("--samples", 10, 200_000, integer=True, why="As --samples."),
+    "rope": Limit("--rope", 0, 1e15,
+                  why="Half-width of the region of practical equivalence, in the metric's units (0: none)."),
+    "bayes-samples": Limit("--samples", 100, 200_000, integer=True,
+                           why="Posterior draws of the Bayesian signed-rank test, each a Dirichlet weight per dataset "
+                               "(200,000 draws on 122 datasets: about 200 MB); Monte-Carlo error at most "
+                               "0.5/sqrt(draws)."),
+    "optimum": Limit("--optimum", -1e15, 1e15, why="The metric's best possible value: any finite number."),
     "probability": Limit("--alpha", 0, 1, low_open=True, high_open=True,
                          why="A significance level or confidence, strictly between 0 and 1."),
     "decimals": Limit("--decimals", 0, 17, integer=True, why="As criteria.decimals."),

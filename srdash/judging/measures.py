@@ -13,7 +13,7 @@ under the same names; this registry imports no sympy.
 Examples
 --------
 >>> sorted(MEASURES)
-['column', 'r2-on-data', 'rounded-nodes', 'simplified-components', 'tree-nodes']
+['column', 'r2-on-data', 'rounded-nodes', 'simplified-components', 'tree-edit-distance', 'tree-nodes']
 >>> measure("tree-nodes").from_model, measure("column").from_model
 (True, False)
 >>> default_measure("simplicity"), default_measure("r2_test")
@@ -21,7 +21,7 @@ Examples
 >>> measure("nodes")
 Traceback (most recent call last):
 ...
-srdash.errors.RulesError: Unknown measure 'nodes'. Measures: 'column', 'r2-on-data', 'rounded-nodes', 'simplified-components', 'tree-nodes'.
+srdash.errors.RulesError: Unknown measure 'nodes'. Measures: 'column', 'r2-on-data', 'rounded-nodes', 'simplified-components', 'tree-edit-distance', 'tree-nodes'.
 """
 
 from __future__ import annotations
@@ -55,6 +55,9 @@ class Measure:
         ``descriptions`` name the files).
     how_to_supply : str
         What a user does when the criterion has no data.
+    needs_truth : bool
+        Compares the model with the dataset's ground truth (column ``true_model``); the results carry
+        the value, written by ``srdash analyse tree-distance``.
     """
 
     name: str
@@ -62,6 +65,7 @@ class Measure:
     from_model: bool = False
     needs_data: bool = False
     how_to_supply: str = ""
+    needs_truth: bool = False
 
 
 MEASURES: Mapping[str, Measure] = {
@@ -87,6 +91,13 @@ MEASURES: Mapping[str, Measure] = {
                 needs_data=True,
                 how_to_supply="give the runs' model strings (column 'model') and name each dataset's files "
                               "in the competition's descriptions (docs/competition.md)"),
+        Measure("tree-edit-distance",
+                "SRSD's normalised tree edit distance min(1, d/|truth|) between the model and the ground truth, "
+                "both simplified as SRBench 2022 (0 = exact recovery; lower is better); for exact-recovery "
+                "datasets.",
+                needs_truth=True,
+                how_to_supply="give the runs' model strings and ground truths (columns 'model', 'true_model') "
+                              "to 'srdash analyse tree-distance', which writes the column 'tree_edit_distance'"),
     )
 }
 
