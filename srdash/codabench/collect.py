@@ -1,0 +1,161 @@
+"""An organiser's Codabench download, back into srdash results.
+
+What Codabench writes (codabench@c7dbc75):
+
+- the competition's results download (``src/apps/api/views/competitions.py``,
+  ``collect_leaderboard_data`` and ``results``): one CSV per phase, named
+  ``<leaderboard title> - <phase name>(<phase id>).csv``, with a ``Username`` column
+  ``<owner>-<submission id>`` (the parent's id for a multi-task submission), ``fact_sheet_answers``,
+  then one column ``<task name>(<task id>)-<column title>`` per task and leaderboard column;
+- each submission's scoring output (``src/apps/api/views/submissions.py``, ``download_many``):
+  ``res_<submission id>_<owner>_PhaseId<phase id>_<date>_<file>``, a zip of the scoring program's
+  output folder plus the worker's ``metadata`` (``compute_worker.py``), where srdash's scoring
+  program left the submission's validated ``results.csv``.
+
+The method is the owner, or ``<owner>-<submission id>`` for an owner with several submissions on the
+leaderboard. Rows are sorted, so collecting the same export twice writes the same file.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from srdash.codabench.score import SUBMISSION_FILE
+from srdash.errors import Problem, SrdashError, ValidationError
+from srdash.io.files import MAX_FILE_BYTES
+
+__all__ = ["Collected", "collect_export", "leaderboard_files"]
+
+_PHASE = re.compile(r"\((\d+)\)\.csv$")
+_USERNAME = re.compile(r"^(.+)-(\d+)$")
+
+
+@dataclass(frozen=True)
+class Collected:
+    """The collected results and what could not be collected.
+
+    Attributes
+    ----------
+    table : DataFrame
+        srdash results: one row per (method, dataset, run), sorted.
+    problems : tuple of str
+        Submissions left out, each with why.
+    phase : str
+        The leaderboard file read.
+    """
+
+    table: pd.DataFrame
+    problems: tuple
+    phase: str
+
+
+def leaderboard_files(export: str | Path) -> list[Path]:
+    """The per-phase leaderboard CSVs in ``export``, by name."""
+    return sorted(p for p in Path(export).glob("*.csv") if p.is_file() and _PHASE.search(p.name))
+
+
+def _choose(export: Path, phase: str | None) -> Path:
+    files = leaderboard_files(export)
+    names = [p.name for p in files]
+    if phase is not None:
+        files = [p for p in files if f"- {phase}(" in p.name or p.name.endswith(f"({phase}).csv")]
+    if len(files) != 1:
+        what = "No" if not files else "Several"
+        raise SrdashError(f"{what} leaderboard export in {str(export)!r} matches"
+                          f"{'' if phase is None else f' the phase {phase!r}'}: give --phase (the phase's name or "
+                          f"id). Leaderboard files there: {names[:20]}.")
+    return files[0]
+
+
+def _submissions(path: Path) -> list[tuple[str, str]]:
+    from srdash.io.files import read_csv_file
+
+    try:
+        frame = read_csv_file(path, dtype=str, keep_default_na=False)
+    except (SrdashError, ValueError) as exc:
+        raise SrdashError(f"{path.name}: cannot read the leaderboard export: {exc}") from exc
+    if "Username" not in frame.columns:
+        raise ValidationError([Problem(source=path.name, row=None, column="Username",
+                                       message=f"no 'Username' column; columns: {list(frame.columns)[:20]}")])
+    out, problems = [], []
+    for row, username in enumerate(frame["Username"], start=1):
+        match = _USERNAME.match(username)
+        if match is None:
+            problems.append(Problem(source=path.name, row=row, column="Username",
+                                    message=f"expected '<owner>-<submission id>', got {username[:80]!r}"))
+        else:
+            out.append((match.group(1), match.group(2)))
+    if problems:
+        raise ValidationError(problems)
+    return out
+
+
+def _results_of(zip_path: Path, folder: Path) -> pd.DataFrame:
+    from srdash.io.loading import load_results
+
+    try:
+        with zipfile.ZipFile(zip_path) as archive:
+            try:
+                info = archive.getinfo(SUBMISSION_FILE)
+            except KeyError:
+                raise SrdashError(f"{zip_path.name}: no {SUBMISSION_FILE} (the submission was not scored by "
+                                  "srdash's scoring program)") from None
+            if info.file_size > MAX_FILE_BYTES:
+                raise SrdashError(f"{zip_path.name}: {SUBMISSION_FILE} is larger than {MAX_FILE_BYTES} bytes")
+            data = archive.read(info)[:MAX_FILE_BYTES + 1]
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise SrdashError(f"{zip_path.name}: not a readable zip ({exc})") from exc
+    target = folder / f"{zip_path.stem}.csv"
+    target.write_bytes(data)
+    return load_results(target).table
+
+
+def collect_export(export: str | Path, *, phase: str | None = None) -> Collected:
+    """Collect the scored submissions of one phase of a Codabench download.
+
+    Parameters
+    ----------
+    export : path
+        A folder holding the phase's leaderboard CSV and the submissions' ``res_*.zip`` files.
+    phase : str, keyword-only
+        The phase's name or id (needed when the folder holds several leaderboard CSVs).
+
+    Returns
+    -------
+    Collected
+    """
+    export = Path(export)
+    if not export.is_dir():
+        raise SrdashError(f"The export {str(export)!r} must be a folder (unzip Codabench's download into it).")
+    board = _choose(export, phase)
+    phase_id = _PHASE.search(board.name).group(1)
+    submissions = _submissions(board)
+    owners = pd.Series([owner for owner, _ in submissions]).value_counts()
+    zips = {p.name: p for p in export.glob("res_*.zip") if p.is_file()}
+    frames, problems = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        for owner, submission in submissions:
+            method = owner if owners[owner] == 1 else f"{owner}-{submission}"
+            prefix = f"res_{submission}_{owner}_PhaseId{phase_id}_"
+            found = sorted(name for name in zips if name.startswith(prefix))
+            if len(found) != 1:
+                problems.append(f"{owner}-{submission}: {len(found)} scoring results named {prefix}*.zip "
+                                "(one expected); left out")
+                continue
+            try:
+                table = _results_of(zips[found[0]], Path(folder))
+            except SrdashError as exc:
+                problems.append(f"{owner}-{submission}: {exc}; left out")
+                continue
+            frames.append(table.assign(method=method))
+    if not frames:
+        raise SrdashError(f"No submission of {board.name} could be collected: " + "; ".join(problems[:10]))
+    table = pd.concat(frames, ignore_index=True)
+    table = table.sort_values(["method", "dataset", "run"], kind="stable").reset_index(drop=True)
+    return Collected(table=table, problems=tuple(problems), phase=board.name)

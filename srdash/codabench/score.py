@@ -1,0 +1,175 @@
+"""The scoring program: one submission scored by srdash itself, as Codabench's compute worker runs it.
+
+``python -m srdash.codabench.score INPUT OUTPUT`` (the bundle's ``metadata.yaml`` runs it as
+``python3 /app/program/score.py /app/input /app/output``). As ``compute_worker/compute_worker.py``
+lays it out (codabench@c7dbc75): ``INPUT/ref`` holds the task's reference data (``srdash.json``,
+written by :mod:`srdash.codabench.bundle`: the rules, the datasets, the columns), ``INPUT/res`` the
+unzipped submission (``results.csv``: one method's rows, srdash's results format). OUTPUT receives:
+
+- ``scores.json``: exactly the leaderboard's column keys, finite values (:mod:`~.columns`); a file
+  that cannot be read scores a failure on every column, a failed model or missing dataset the worst
+  value as the rules say, shown as failed in the detailed results;
+- ``detailed_results.html``: the per-dataset measures and every problem, self-contained, escaped;
+- ``results.csv``: the submission's validated rows, which :mod:`~.collect` gathers at the end.
+
+Never a file named ``metadata`` (the worker refuses an output that has one).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from srdash.codabench.columns import OK_COLUMN, Column, finite_score
+from srdash.errors import SrdashError
+
+__all__ = ["REFERENCE_FILE", "SUBMISSION_FILE", "ScoredSubmission", "score_submission", "main"]
+
+#: The reference data's description, written by the bundle.
+REFERENCE_FILE = "srdash.json"
+#: The one file a submission holds.
+SUBMISSION_FILE = "results.csv"
+
+
+@dataclass(frozen=True)
+class ScoredSubmission:
+    """What the scoring program writes: scores per column key, per-dataset rows, problems."""
+
+    scores: dict
+    rows: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+    method: str = ""
+
+
+def _reference(ref: Path) -> dict:
+    path = ref / REFERENCE_FILE
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SrdashError(f"The reference data has no readable {REFERENCE_FILE} ({exc}): the bundle is broken; "
+                          "tell the organiser.") from exc
+    spec["columns"] = [Column(**c) for c in spec["columns"]]
+    return spec
+
+
+def _failed(columns: Sequence[Column]) -> dict:
+    return {c.key: (0.0 if c.key == OK_COLUMN else finite_score(math.nan, higher_is_better=c.higher_is_better))
+            for c in columns}
+
+
+def score_submission(input_dir: str | Path, *, jobs: int = 1) -> ScoredSubmission:
+    """Score the submission in ``input_dir/res`` against ``input_dir/ref``.
+
+    Parameters
+    ----------
+    input_dir : path
+        The worker's input folder (``ref`` and ``res``).
+    jobs : int, keyword-only
+        Worker processes for the models' simplification.
+
+    Returns
+    -------
+    ScoredSubmission
+        Its ``scores`` hold exactly the columns' keys, each finite.
+    """
+    from srdash.judging.competition import competition_from_options
+    from srdash.judging.pipeline import judge_prepared, prepare_competition
+
+    ref, res = Path(input_dir) / "ref", Path(input_dir) / "res"
+    spec = _reference(ref)
+    columns = spec["columns"]
+    scores = _failed(columns)
+    submission = res / SUBMISSION_FILE
+    if not submission.is_file():
+        present = sorted(p.name for p in res.iterdir())[:20] if res.is_dir() else []
+        return ScoredSubmission(scores, problems=[{
+            "kind": "file", "dataset": "", "run": "", "detail":
+                f"The submission must hold a file named {SUBMISSION_FILE!r} at its root. Got {present}."}])
+    options = {k: (ref / spec[k] if spec.get(k) else None) for k in ("datasets", "descriptions")}
+    try:
+        competition = competition_from_options(submission, rules=ref / spec["rules"], timeout=spec["timeout"],
+                                               jobs=jobs, cache=False, **options)
+        result = judge_prepared(prepare_competition(competition))
+    except SrdashError as exc:
+        return ScoredSubmission(scores, problems=[{"kind": "file", "dataset": "", "run": "", "detail": str(exc)}])
+    verdict = result.verdict
+    methods = sorted(verdict.per_dataset["method"].unique())
+    if len(methods) != 1:
+        return ScoredSubmission(scores, problems=[{"kind": "file", "dataset": "", "run": "", "detail":
+            f"{SUBMISSION_FILE}, column 'method': a submission is one method. Got {len(methods)}: "
+            f"{methods[:10]}."}])
+    known = list(spec["datasets_list"])
+    problems = [{"kind": str(p["kind"]), "dataset": str(p["dataset"]), "run": "" if p["run"] != p["run"] else
+                 str(p["run"]), "detail": str(p["detail"])} for p in verdict.problems.to_dict("records")]
+    per_dataset = {str(r["dataset"]): r for r in verdict.per_dataset.to_dict("records")}
+    for dataset in sorted(set(per_dataset) - set(known)):
+        problems.append({"kind": "unknown dataset", "dataset": dataset, "run": "",
+                         "detail": f"{SUBMISSION_FILE}, column 'dataset': {dataset!r} is not a dataset of this "
+                                   f"competition (left out). Expected one of {known[:20]}."})
+    rows, ok = [], 0
+    for dataset in known:
+        record = per_dataset.get(dataset)
+        values = {c.criterion: (math.nan if record is None else float(record[c.criterion]))
+                  for c in columns if c.dataset == dataset}
+        failed = record is None or any(not math.isfinite(v) for v in values.values())
+        if record is None:
+            problems.append({"kind": "DNF", "dataset": dataset, "run": "",
+                             "detail": "no row for this dataset: the worst value on every criterion"})
+        ok += not failed
+        rows.append({"dataset": dataset, "status": "failed" if failed else "ok",
+                     "runs": 0 if record is None else int(record.get("runs", 0)), **values})
+        for c in columns:
+            if c.dataset == dataset:
+                scores[c.key] = finite_score(values[c.criterion], higher_is_better=c.higher_is_better)
+    scores[OK_COLUMN] = float(ok)
+    return ScoredSubmission(scores, rows=rows, problems=problems, method=methods[0])
+
+
+def _write_results(input_dir: Path, output: Path, datasets: Sequence[str]) -> None:
+    from srdash.io.csvsafe import write_csv
+    from srdash.io.loading import load_results
+
+    table = load_results(input_dir / "res" / SUBMISSION_FILE).table
+    table = table[table["dataset"].isin(list(datasets))]
+    table = table.loc[:, [c for c in table.columns if not table[c].isna().all()]]
+    write_csv(table.sort_values(["dataset", "run"], kind="stable"), output / SUBMISSION_FILE, index=False)
+
+
+def run(input_dir: str | Path, output_dir: str | Path, *, jobs: int = 1) -> ScoredSubmission:
+    """Score, then write ``scores.json``, ``detailed_results.html`` and the validated ``results.csv``."""
+    from srdash.codabench.detailed import detailed_results_html
+
+    input_dir, output = Path(input_dir), Path(output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    scored = score_submission(input_dir, jobs=jobs)
+    spec = _reference(input_dir / "ref")
+    if scored.method:
+        _write_results(input_dir, output, spec["datasets_list"])
+    (output / "scores.json").write_text(json.dumps(scored.scores, allow_nan=False, indent=1), encoding="utf-8")
+    (output / "detailed_results.html").write_text(
+        detailed_results_html(scored, spec["columns"], title=spec.get("title", "")), encoding="utf-8")
+    return scored
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry: ``python -m srdash.codabench.score INPUT OUTPUT``; 0 once scores are written."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2:
+        print("usage: python -m srdash.codabench.score INPUT OUTPUT", file=sys.stderr)
+        return 2
+    try:
+        scored = run(args[0], args[1])
+    except SrdashError as exc:
+        print(f"srdash could not score this submission: {exc}", file=sys.stderr)
+        return 1
+    for problem in scored.problems[:50]:
+        print(f"{problem['kind']}: {problem['dataset']} {problem['detail']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""The scoring program run the way Codabench's compute worker runs it (compute_worker.py, codabench@c7dbc75).
+
+A temporary root stands for the container's /app: ``program`` (the bundle's scoring program, the working
+directory), ``input/ref`` (the task's reference data), ``input/res`` (the unzipped submission) and
+``output``. The command is the one in the bundle's ``metadata.yaml`` with /app replaced by the root,
+run under the phase's ``execution_time_limit``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shlex
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from srdash.codabench.columns import FAILED_VALUE
+from srdash.codabench.bundle import write_bundle
+from srdash.judging.competition import load_competition
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Three methods, two datasets, two runs: the tiny competition every Codabench test uses.
+TINY_RESULTS = """\
+method,dataset,run,model,r2_test,property
+Alpha,d1,0,x1 + 2*x2,0.91,1.0
+Alpha,d1,1,x1 + 2.1*x2,0.9,0.0
+Alpha,d2,0,x1*x1,0.5,0.2
+Alpha,d2,1,x1*x1 + 1,0.6,0.3
+Beta,d1,0,-x1,0.3,0.0
+Beta,d1,1,sin(x1) + x2,0.8,1.0
+Beta,d2,0,x1,0.7,0.5
+Beta,d2,1,exp(x1),0.75,0.4
+Gamma,d1,0,x2,0.2,0.0
+Gamma,d1,1,x2 + 1,0.25,0.0
+Gamma,d2,0,x1 + x1*x1,0.95,0.9
+Gamma,d2,1,x1 + x1*x1 + 0.5,0.97,0.9
+"""
+
+
+def tiny_competition(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.csv").write_text(TINY_RESULTS, encoding="utf-8")
+    path = folder / "competition.toml"
+    path.write_text('title = "Tiny"\nresults = "results.csv"\nrules = "srbench2022"\n', encoding="utf-8")
+    return path
+
+
+def tiny_bundle(tmp_path: Path) -> Path:
+    competition = load_competition(tiny_competition(tmp_path / "competition"))
+    return write_bundle(competition, tmp_path / "bundle.zip", start=datetime.date(2027, 1, 1))
+
+
+def run_like_worker(bundle: Path, submission: bytes | dict | None, root: Path, *, phase: int = 1):
+    """Lay out ``root`` as the worker does, run the metadata command; (returncode, stderr, output folder).
+
+    ``submission``: the zip's bytes, or ``{name: text}`` of its files, or None (nothing submitted)."""
+    with zipfile.ZipFile(bundle) as archive:
+        document = yaml.safe_load(archive.read("competition.yaml"))
+        task = document["tasks"][document["phases"][phase]["tasks"][0]]
+        for member in archive.namelist():
+            for folder, target in ((task["scoring_program"], root / "program"),
+                                   (task["reference_data"], root / "input" / "ref")):
+                if member.startswith(folder + "/"):
+                    destination = target / member[len(folder) + 1:]
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    destination.write_bytes(archive.read(member))
+    res, output = root / "input" / "res", root / "output"
+    res.mkdir(parents=True)
+    output.mkdir()
+    if isinstance(submission, dict):
+        for name, text in submission.items():
+            (res / name).write_text(text, encoding="utf-8")
+    elif submission is not None:
+        (root / "submission.zip").write_bytes(submission)
+        with zipfile.ZipFile(root / "submission.zip") as archive:
+            archive.extractall(res)
+    command = yaml.safe_load((root / "program" / "metadata.yaml").read_text())["command"]
+    argv = [sys.executable if part == "python3" else part.replace("/app", str(root))
+            for part in shlex.split(command)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    limit = document["phases"][phase]["execution_time_limit"]
+    done = subprocess.run(argv, cwd=root / "program", env=env, capture_output=True, text=True, timeout=limit)
+    return done.returncode, done.stderr, output
+
+
+def sample_submission(bundle: Path) -> bytes:
+    with zipfile.ZipFile(bundle) as archive:
+        return archive.read("sample_submission/results.csv")
+
+
+def column_keys(bundle: Path) -> list:
+    with zipfile.ZipFile(bundle) as archive:
+        document = yaml.safe_load(archive.read("competition.yaml"))
+    return [c["key"] for c in document["leaderboards"][0]["columns"]]
+
+
+def check_output(bundle: Path, output: Path) -> dict:
+    """What the worker and the leaderboard need of any run: returns the scores."""
+    scores = json.loads((output / "scores.json").read_text())
+    assert list(scores) == column_keys(bundle)
+    assert all(isinstance(v, float) and abs(v) <= FAILED_VALUE for v in scores.values())
+    assert not (output / "metadata").exists()
+    html = (output / "detailed_results.html").read_text()
+    for reference in ("http:", "https:", "src=", "href=", "@import", "url("):
+        assert reference not in html
+    return scores
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    return tiny_bundle(tmp_path_factory.mktemp("bundle"))
+
+
+def test_sample_submission_scores_like_srdash(bundle, tmp_path):
+    code, stderr, output = run_like_worker(bundle, {"results.csv": sample_submission(bundle).decode()}, tmp_path)
+    assert code == 0, stderr
+    scores = check_output(bundle, output)
+    # Alpha (the sample: first method by name): d1 accuracy = median(0.91, 0.90) = 0.905; d2 = median(0.5, 0.6)
+    # = 0.55; simplicity of x1 + 2*x2 (5 components) = round(-log5(5), 1) = -1.0; property medians 0.5 and 0.25.
+    assert scores == {"datasets_ok": 2.0, "accuracy__d1": 0.905, "simplicity__d1": -1.0, "property__d1": 0.5,
+                      "accuracy__d2": 0.55, "simplicity__d2": -0.8, "property__d2": 0.25}
+    assert "Alpha" in (output / "detailed_results.html").read_text()
+    assert (output / "results.csv").read_text().count("Alpha,") == 4
+
+
+HOSTILE = {
+    # a model that does not parse (and is an attack): as srbench2022 says, the worst simplicity; its reported
+    # accuracy is kept (the rules take test R2 from the results when no data is given)
+    "unparsable": ("method,dataset,run,model,r2_test,property\nX,d1,0,__import__('os').system('echo PWNED'),0.9,1\n"
+                   "X,d2,0,x1,0.5,0.5\n", {"simplicity__d1": -FAILED_VALUE, "accuracy__d1": 0.9,
+                                          "accuracy__d2": 0.5, "datasets_ok": 1.0}, "rejected"),
+    # a missing dataset (d2): DNF, the worst value on its every column
+    "missing dataset": ("method,dataset,run,model,r2_test,property\nX,d1,0,x1,0.9,1\n",
+                        {"accuracy__d2": -FAILED_VALUE, "property__d2": -FAILED_VALUE, "accuracy__d1": 0.9,
+                         "datasets_ok": 1.0}, "DNF"),
+    # a NaN accuracy: the worst value there, never a best one
+    "nan": ("method,dataset,run,model,r2_test,property\nX,d1,0,x1,nan,1\nX,d2,0,x1,0.5,0.5\n",
+            {"accuracy__d1": -FAILED_VALUE, "property__d1": 1.0, "datasets_ok": 1.0},
+            "missing value"),
+    # an empty file: nothing can be scored; every column failed
+    "empty": ("", {"accuracy__d1": -FAILED_VALUE, "datasets_ok": 0.0}, "file"),
+    # two methods in one submission
+    "two methods": ("method,dataset,run,model,r2_test,property\nX,d1,0,x1,0.9,1\nY,d2,0,x1,0.5,0.5\n",
+                    {"accuracy__d1": -FAILED_VALUE, "datasets_ok": 0.0}, "a submission is one method"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_submissions_score_as_failed(bundle, tmp_path, case):
+    text, expected, shown = HOSTILE[case]
+    code, stderr, output = run_like_worker(bundle, {"results.csv": text}, tmp_path)
+    assert code == 0, stderr
+    assert "Traceback" not in stderr
+    scores = check_output(bundle, output)
+    assert {k: scores[k] for k in expected} == expected
+    html = (output / "detailed_results.html").read_text()
+    assert shown in html
+    assert "PWNED" not in stderr
+
+
+def test_a_submission_without_results_csv_is_failed_and_says_why(bundle, tmp_path):
+    code, stderr, output = run_like_worker(bundle, {"predictions.txt": "1\n2\n"}, tmp_path)
+    assert code == 0, stderr
+    scores = check_output(bundle, output)
+    assert scores["datasets_ok"] == 0.0 and scores["property__d2"] == -FAILED_VALUE
+    assert "must hold a file named &#x27;results.csv&#x27;" in (output / "detailed_results.html").read_text() \
+        or "must hold a file named &#39;results.csv&#39;" in (output / "detailed_results.html").read_text()
+
+
+def test_html_in_a_method_name_is_shown_as_text(bundle, tmp_path):
+    text = "method,dataset,run,model,r2_test,property\n<script>x</script>,d1,0,x1,0.9,1\n"
+    code, stderr, output = run_like_worker(bundle, {"results.csv": text}, tmp_path)
+    html = (output / "detailed_results.html").read_text()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_the_program_says_so_when_srdash_is_missing(bundle, tmp_path):
+    program = tmp_path / "program"
+    with zipfile.ZipFile(bundle) as archive:
+        program.mkdir()
+        (program / "score.py").write_bytes(archive.read("scoring_program/score.py"))
+    # -I: isolated mode, neither PYTHONPATH nor the venv's srdash... the venv has srdash installed, so hide it by
+    # running with a site-less interpreter (-S) and an empty path.
+    done = subprocess.run([sys.executable, "-I", "-S", str(program / "score.py"), str(tmp_path / "in"),
+                           str(tmp_path / "out")], cwd=program, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "srdash is not installed in this image" in done.stderr
+    assert not (tmp_path / "out").exists()
