@@ -89,8 +89,9 @@ def validate_command(bundle):
 
 @codabench.command("collect")
 @click.argument("export", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The srdash results CSV to write (method, dataset, run, model, metric columns).")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
+              help="The srdash results CSV to write (method, dataset, run, model, metric columns); for a "
+                   "prediction-file competition, a folder (listing.csv and submissions/).")
 @click.option("--phase", help="The phase's name or id, when EXPORT holds several phases' leaderboard CSVs.")
 def collect_command(export, output, phase):
     """Turn a Codabench download in the folder EXPORT into srdash results.
@@ -99,16 +100,15 @@ def collect_command(export, output, phase):
     download) and each submission's scoring result (res_<id>_<owner>_PhaseId<n>_...zip).
     The method is the owner, or <owner>-<submission id> for an owner with several
     submissions. Judge the output with `srdash score` (point the competition
-    file's `results` at it).
+    file's `results` at it); a prediction-file competition's OUTPUT folder with
+    `srdash predictions score --submissions OUTPUT/listing.csv ...`.
     """
-    from srdash.codabench.collect import collect_export
-    from srdash.io.csvsafe import write_csv
+    from srdash.codabench.collect import collect_export, write_collected
 
     refuse_output_onto_input([("-o/--output", output)], [export])
     with fail_cleanly():
         collected = collect_export(export, phase=phase)
-        write_csv(collected.table, output, index=False)
+        written = write_collected(collected, output)
     for problem in collected.problems:
         click.echo(f"Left out: {problem}", err=True)
-    click.echo(f"Collected {collected.table['method'].nunique()} method(s) from {collected.phase} into {output}.",
-               err=True)
+    click.echo(f"Collected {len(collected.methods)} method(s) from {collected.phase} into {written}.", err=True)

@@ -18,7 +18,7 @@ import os
 import struct
 import zipfile
 import zlib
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Mapping
 
@@ -26,10 +26,10 @@ import yaml
 
 from srdash._version import __version__
 from srdash.codabench.columns import FAILED_VALUE, leaderboard_columns
-from srdash.codabench.score import REFERENCE_FILE, SUBMISSION_FILE
+from srdash.codabench.scored import REFERENCE_FILE, SUBMISSION_FILE
 from srdash.errors import SrdashError
 
-__all__ = ["SCORING_COMMAND", "default_image", "write_bundle"]
+__all__ = ["SCORING_COMMAND", "Phase", "assemble_bundle", "default_image", "write_bundle"]
 
 #: The scoring program's command, with the worker's paths (compute_worker.py: /app/program, /app/input, /app/output).
 SCORING_COMMAND = "python3 /app/program/score.py /app/input /app/output"
@@ -176,59 +176,106 @@ def write_bundle(competition, path: str | Path, *, start: _dt.date | None = None
     -------
     Path
     """
+    image = image or default_image()
+    method, sample, datasets = _sample(competition, sample_method)
+    columns = leaderboard_columns(competition.rules.criteria, datasets)
+    ref, public, spec = _reference_files(competition)
+    spec.update(kind="results", title=competition.title, srdash_version=__version__, datasets_list=datasets,
+                columns=[asdict(c) for c in columns])
+    ref[REFERENCE_FILE] = json.dumps(spec, indent=1, sort_keys=True).encode("utf-8")
+    pages = _pages(competition, columns, datasets, image)
+    phases = [Phase("Development", "Submit and see your per-dataset scores.", "Scored on the competition's test "
+                    "data.", ref),
+              Phase("Final", "The submissions srdash judges for the verdict.", "Scored on the competition's test "
+                    "data; the last submission counts.", ref)]
+    return assemble_bundle(path, title=competition.title, description=competition.rules.description or "",
+                           columns=columns, pages=pages, phases=phases, public=public,
+                           sample=(SUBMISSION_FILE, sample, f"{method}'s results"), image=image, start=start,
+                           development_days=development_days, final_days=final_days,
+                           execution_time_limit=execution_time_limit)
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase and its task: names, descriptions and the task's reference files (name -> bytes)."""
+
+    name: str
+    description: str
+    task_description: str
+    reference: Mapping[str, bytes]
+
+
+def assemble_bundle(path: str | Path, *, title: str, description: str, columns, pages: Mapping[str, str],
+                    phases, public: Mapping[str, bytes], sample: tuple[str, bytes, str], image: str | None = None,
+                    start: _dt.date | None = None, development_days: int = 30, final_days: int = 7,
+                    execution_time_limit: int = 600) -> Path:
+    """Write a bundle of two sequential phases, one task each (the bundle writers of both competition kinds).
+
+    Parameters
+    ----------
+    path : path
+        The zip to write.
+    title, description : str, keyword-only
+    columns : sequence of Column, keyword-only
+    pages : mapping, keyword-only
+        ``overview.md``, ``evaluation.md``, ``data.md``, ``terms.md`` -> Markdown.
+    phases : two Phase, keyword-only
+        The first lasts ``development_days`` from ``start``; the second starts the next day and lasts
+        ``final_days``.
+    public : mapping, keyword-only
+        Public data files (name -> bytes); none: no public data.
+    sample : (file name, bytes, label), keyword-only
+        The sample submission's file (also in the starting kit).
+
+    Returns
+    -------
+    Path
+    """
     if development_days < 1 or final_days < 1:
         raise SrdashError(f"The phases' lengths must be at least one day. Got {development_days} and {final_days}.")
     image = image or default_image()
     start = start or _dt.date.today()
-    method, sample, datasets = _sample(competition, sample_method)
-    columns = leaderboard_columns(competition.rules.criteria, datasets)
-    ref, public, spec = _reference_files(competition)
-    spec.update(title=competition.title, srdash_version=__version__, datasets_list=datasets,
-                columns=[asdict(c) for c in columns])
-    ref[REFERENCE_FILE] = json.dumps(spec, indent=1, sort_keys=True).encode("utf-8")
+    sample_name, sample_bytes, label = sample
     files: dict[str, bytes] = {"logo.png": _png_logo()}
-    files.update({f"pages/{name}": text.encode("utf-8") for name, text in
-                  _pages(competition, columns, datasets, image).items()})
+    files.update({f"pages/{name}": text.encode("utf-8") for name, text in pages.items()})
     files["scoring_program/metadata.yaml"] = yaml.safe_dump({"command": SCORING_COMMAND}).encode()
     files["scoring_program/score.py"] = _SCORE_PY.format(version=__version__).encode()
-    files.update({f"reference_data/{name}": data for name, data in ref.items()})
+    folders = []
+    for index, phase in enumerate(phases):
+        # Phases with the same reference data share one folder (Codabench zips each folder once per task).
+        same = index == 0 or phase.reference == phases[0].reference
+        folder = "reference_data" if same else f"reference_data_{phase.name.lower()}"
+        folders.append(folder)
+        files.update({f"{folder}/{name}": data for name, data in phase.reference.items()})
     files.update({f"public_data/{name}": data for name, data in public.items()})
-    files[f"sample_submission/{SUBMISSION_FILE}"] = sample
-    files[f"starting_kit/{SUBMISSION_FILE}"] = sample
+    files[f"sample_submission/{sample_name}"] = sample_bytes
+    files[f"starting_kit/{sample_name}"] = sample_bytes
     files["starting_kit/README.md"] = (
-        f"# Starting kit\n\n`{SUBMISSION_FILE}` holds the results of `{method}`, scored like yours. Zip your "
-        f"own `{SUBMISSION_FILE}` (at the zip's root) and submit it. Check it first with srdash:\n\n"
-        f"```\npip install srdash=={__version__}\nsrdash score {SUBMISSION_FILE} --rules <the rules>\n```\n"
+        f"# Starting kit\n\n`{sample_name}` is {label}, scored like yours. Zip your own `{sample_name}` (at the "
+        f"zip's root) and submit it. The Evaluation page says how it is scored (srdash {__version__}).\n"
     ).encode()
     dev_end = start + _dt.timedelta(days=development_days)
     final_start = dev_end + _dt.timedelta(days=1)
-    tasks = [{"index": i, "name": f"{name} ({competition.title})"[:200], "description": text,
-              "scoring_program": "scoring_program", "reference_data": "reference_data"}
-             for i, (name, text) in enumerate([("Development", "Scored on the competition's test data."),
-                                               ("Final", "Scored on the competition's test data; the last "
-                                                         "submission counts.")])]
-    phase_common = {"max_submissions_per_day": 5, "max_submissions": 100,
-                    "execution_time_limit": int(execution_time_limit), "starting_kit": "starting_kit"}
+    dates = [(start, dev_end), (final_start, final_start + _dt.timedelta(days=final_days))]
+    tasks = [{"index": i, "name": f"{phase.name} ({title})"[:200], "description": phase.task_description,
+              "scoring_program": "scoring_program", "reference_data": folders[i]} for i, phase in enumerate(phases)]
+    common = {"max_submissions_per_day": 5, "max_submissions": 100,
+              "execution_time_limit": int(execution_time_limit), "starting_kit": "starting_kit"}
     if public:
-        phase_common["public_data"] = "public_data"
-    phases = [
-        {"index": 0, "name": "Development", "description": "Submit and see your per-dataset scores.",
-         "start": start.isoformat(), "end": dev_end.isoformat(), "tasks": [0], **phase_common},
-        {"index": 1, "name": "Final", "description": "The submissions srdash judges for the verdict.",
-         "start": final_start.isoformat(), "end": (final_start + _dt.timedelta(days=final_days)).isoformat(),
-         "tasks": [1], **phase_common},
-    ]
+        common["public_data"] = "public_data"
     document = {
-        "version": 2, "title": competition.title, "description": (competition.rules.description or "")[:1000],
+        "version": 2, "title": title, "description": description[:1000],
         "image": "logo.png", "docker_image": image, "terms": "pages/terms.md",
         "enable_detailed_results": True, "registration_auto_approve": False,
         "pages": [{"title": t, "file": f"pages/{f}"} for t, f in
                   [("Overview", "overview.md"), ("Evaluation", "evaluation.md"), ("Data", "data.md"),
                    ("Terms", "terms.md")]],
         "tasks": tasks,
-        "solutions": [{"index": 0, "tasks": [0, 1], "name": f"Sample submission ({method})",
+        "solutions": [{"index": 0, "tasks": list(range(len(phases))), "name": f"Sample submission ({label})"[:200],
                        "path": "sample_submission"}],
-        "phases": phases,
+        "phases": [{"index": i, "name": phase.name, "description": phase.description,
+                    "start": dates[i][0].isoformat(), "end": dates[i][1].isoformat(), "tasks": [i], **common}
+                   for i, phase in enumerate(phases)],
         "leaderboards": [{"index": 0, "title": "Results", "key": "main", "submission_rule": "Force_Last",
                           "columns": [{"index": i, "key": c.key, "title": c.title, "sorting": c.sorting}
                                       for i, c in enumerate(columns)]}],

@@ -10,7 +10,8 @@ What Codabench writes (codabench@c7dbc75):
 - each submission's scoring output (``src/apps/api/views/submissions.py``, ``download_many``):
   ``res_<submission id>_<owner>_PhaseId<phase id>_<date>_<file>``, a zip of the scoring program's
   output folder plus the worker's ``metadata`` (``compute_worker.py``), where srdash's scoring
-  program left the submission's validated ``results.csv``.
+  program left the submission's validated ``results.csv`` (a prediction-file competition: the
+  accepted ``predictions.txt``).
 
 The method is the owner, or ``<owner>-<submission id>`` for an owner with several submissions on the
 leaderboard. Rows are sorted, so collecting the same export twice writes the same file.
@@ -21,16 +22,17 @@ from __future__ import annotations
 import re
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from srdash.codabench.score import SUBMISSION_FILE
+from srdash.codabench.predictions import PREDICTIONS_FILE
+from srdash.codabench.scored import SUBMISSION_FILE
 from srdash.errors import Problem, SrdashError, ValidationError
 from srdash.io.files import MAX_FILE_BYTES
 
-__all__ = ["Collected", "collect_export", "leaderboard_files"]
+__all__ = ["Collected", "collect_export", "leaderboard_files", "write_collected"]
 
 _PHASE = re.compile(r"\((\d+)\)\.csv$")
 _USERNAME = re.compile(r"^(.+)-(\d+)$")
@@ -43,16 +45,25 @@ class Collected:
     Attributes
     ----------
     table : DataFrame
-        srdash results: one row per (method, dataset, run), sorted.
+        srdash results: one row per (method, dataset, run), sorted; a prediction-file competition: the
+        submission listing (``team``, ``file``), sorted by team.
     problems : tuple of str
         Submissions left out, each with why.
     phase : str
         The leaderboard file read.
+    predictions : dict
+        A prediction-file competition's accepted files (the listing's ``file`` -> bytes); empty otherwise.
     """
 
     table: pd.DataFrame
     problems: tuple
     phase: str
+    predictions: dict = field(default_factory=dict)
+
+    @property
+    def methods(self) -> list:
+        """The methods (teams) collected."""
+        return sorted(self.table["team" if self.predictions else "method"].unique())
 
 
 def leaderboard_files(export: str | Path) -> list[Path]:
@@ -96,24 +107,43 @@ def _submissions(path: Path) -> list[tuple[str, str]]:
     return out
 
 
-def _results_of(zip_path: Path, folder: Path) -> pd.DataFrame:
-    from srdash.io.loading import load_results
-
+def _member(zip_path: Path) -> tuple[str, bytes]:
+    """The submission's validated copy in a scoring result: (its name, its bytes)."""
     try:
         with zipfile.ZipFile(zip_path) as archive:
-            try:
-                info = archive.getinfo(SUBMISSION_FILE)
-            except KeyError:
-                raise SrdashError(f"{zip_path.name}: no {SUBMISSION_FILE} (the submission was not scored by "
-                                  "srdash's scoring program)") from None
+            names = [n for n in (SUBMISSION_FILE, PREDICTIONS_FILE) if n in archive.namelist()]
+            if not names:
+                raise SrdashError(f"{zip_path.name}: no {SUBMISSION_FILE} or {PREDICTIONS_FILE} (the submission "
+                                  "was not accepted by srdash's scoring program)")
+            info = archive.getinfo(names[0])
             if info.file_size > MAX_FILE_BYTES:
-                raise SrdashError(f"{zip_path.name}: {SUBMISSION_FILE} is larger than {MAX_FILE_BYTES} bytes")
-            data = archive.read(info)[:MAX_FILE_BYTES + 1]
+                raise SrdashError(f"{zip_path.name}: {names[0]} is larger than {MAX_FILE_BYTES} bytes")
+            with archive.open(info) as handle:  # read at most the limit, whatever the header says
+                data = handle.read(MAX_FILE_BYTES + 1)
     except (OSError, zipfile.BadZipFile) as exc:
         raise SrdashError(f"{zip_path.name}: not a readable zip ({exc})") from exc
-    target = folder / f"{zip_path.stem}.csv"
-    target.write_bytes(data)
-    return load_results(target).table
+    if len(data) > MAX_FILE_BYTES:
+        raise SrdashError(f"{zip_path.name}: {names[0]} is larger than {MAX_FILE_BYTES} bytes")
+    return names[0], data
+
+
+def write_collected(collected: Collected, output: str | Path) -> Path:
+    """Write what was collected: the results CSV at ``output``; for a prediction-file competition, the
+    folder ``output`` with ``listing.csv`` (``team``, ``file``) and ``submissions/``."""
+    from srdash.io.csvsafe import write_csv
+
+    output = Path(output)
+    try:
+        if not collected.predictions:
+            write_csv(collected.table, output, index=False)
+            return output
+        (output / "submissions").mkdir(parents=True, exist_ok=True)
+        for name, data in collected.predictions.items():
+            (output / name).write_bytes(data)
+        write_csv(collected.table, output / "listing.csv", index=False)
+    except OSError as exc:
+        raise SrdashError(f"Cannot write the collected results to {str(output)!r}: {exc}") from exc
+    return output / "listing.csv"
 
 
 def collect_export(export: str | Path, *, phase: str | None = None) -> Collected:
@@ -130,6 +160,8 @@ def collect_export(export: str | Path, *, phase: str | None = None) -> Collected
     -------
     Collected
     """
+    from srdash.io.loading import load_results
+
     export = Path(export)
     if not export.is_dir():
         raise SrdashError(f"The export {str(export)!r} must be a folder (unzip Codabench's download into it).")
@@ -138,7 +170,7 @@ def collect_export(export: str | Path, *, phase: str | None = None) -> Collected
     submissions = _submissions(board)
     owners = pd.Series([owner for owner, _ in submissions]).value_counts()
     zips = {p.name: p for p in export.glob("res_*.zip") if p.is_file()}
-    frames, problems = [], []
+    frames, problems, predictions, kinds = [], [], {}, set()
     with tempfile.TemporaryDirectory() as folder:
         for owner, submission in submissions:
             method = owner if owners[owner] == 1 else f"{owner}-{submission}"
@@ -149,13 +181,23 @@ def collect_export(export: str | Path, *, phase: str | None = None) -> Collected
                                 "(one expected); left out")
                 continue
             try:
-                table = _results_of(zips[found[0]], Path(folder))
+                name, data = _member(zips[found[0]])
+                if name == SUBMISSION_FILE:
+                    target = Path(folder) / f"{submission}.csv"
+                    target.write_bytes(data)
+                    frames.append(load_results(target).table.assign(method=method))
+                else:
+                    predictions[f"submissions/{submission}.txt"] = data
+                    frames.append(pd.DataFrame({"team": [method], "file": [f"submissions/{submission}.txt"]}))
+                kinds.add(name)
             except SrdashError as exc:
                 problems.append(f"{owner}-{submission}: {exc}; left out")
-                continue
-            frames.append(table.assign(method=method))
     if not frames:
         raise SrdashError(f"No submission of {board.name} could be collected: " + "; ".join(problems[:10]))
+    if len(kinds) > 1:
+        raise SrdashError(f"{board.name}: some scoring results hold {SUBMISSION_FILE}, others {PREDICTIONS_FILE}: "
+                          "one competition has one kind of submission.")
     table = pd.concat(frames, ignore_index=True)
-    table = table.sort_values(["method", "dataset", "run"], kind="stable").reset_index(drop=True)
-    return Collected(table=table, problems=tuple(problems), phase=board.name)
+    order = ["team"] if predictions else ["method", "dataset", "run"]
+    table = table.sort_values(order, kind="stable").reset_index(drop=True)
+    return Collected(table=table, problems=tuple(problems), phase=board.name, predictions=predictions)

@@ -20,45 +20,17 @@ from __future__ import annotations
 import json
 import math
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from srdash.codabench.columns import OK_COLUMN, Column, finite_score
+from srdash.codabench.columns import OK_COLUMN, finite_score
+from srdash.codabench.predictions import score_prediction_submission
+from srdash.codabench.scored import (REFERENCE_FILE, SUBMISSION_FILE, ScoredSubmission, failed_scores, problem,
+                                    read_reference)
 from srdash.errors import SrdashError
 
-__all__ = ["REFERENCE_FILE", "SUBMISSION_FILE", "ScoredSubmission", "score_submission", "main"]
+__all__ = ["REFERENCE_FILE", "SUBMISSION_FILE", "ScoredSubmission", "score_submission", "main", "run"]
 
-#: The reference data's description, written by the bundle.
-REFERENCE_FILE = "srdash.json"
-#: The one file a submission holds.
-SUBMISSION_FILE = "results.csv"
-
-
-@dataclass(frozen=True)
-class ScoredSubmission:
-    """What the scoring program writes: scores per column key, per-dataset rows, problems."""
-
-    scores: dict
-    rows: list = field(default_factory=list)
-    problems: list = field(default_factory=list)
-    method: str = ""
-
-
-def _reference(ref: Path) -> dict:
-    path = ref / REFERENCE_FILE
-    try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise SrdashError(f"The reference data has no readable {REFERENCE_FILE} ({exc}): the bundle is broken; "
-                          "tell the organiser.") from exc
-    spec["columns"] = [Column(**c) for c in spec["columns"]]
-    return spec
-
-
-def _failed(columns: Sequence[Column]) -> dict:
-    return {c.key: (0.0 if c.key == OK_COLUMN else finite_score(math.nan, higher_is_better=c.higher_is_better))
-            for c in columns}
 
 
 def score_submission(input_dir: str | Path, *, jobs: int = 1) -> ScoredSubmission:
@@ -76,40 +48,55 @@ def score_submission(input_dir: str | Path, *, jobs: int = 1) -> ScoredSubmissio
     ScoredSubmission
         Its ``scores`` hold exactly the columns' keys, each finite.
     """
-    from srdash.judging.competition import competition_from_options
-    from srdash.judging.pipeline import judge_prepared, prepare_competition
-
     ref, res = Path(input_dir) / "ref", Path(input_dir) / "res"
-    spec = _reference(ref)
+    spec = read_reference(ref)
+    if spec.get("kind") == "predictions":
+        return score_prediction_submission(ref, res, spec)
+    return _score_results(ref, res, spec, jobs=jobs)
+
+
+def _submitted_file(res: Path, name: str, columns) -> tuple[Path | None, ScoredSubmission | None]:
+    path = res / name
+    if path.is_file():
+        return path, None
+    present = sorted(p.name for p in res.iterdir())[:20] if res.is_dir() else []
+    return None, ScoredSubmission(failed_scores(columns), problems=[problem(
+        "file", f"The submission must hold a file named {name!r} at its root. Got {present}.")])
+
+
+def _score_results(ref: Path, res: Path, spec: dict, *, jobs: int) -> ScoredSubmission:
+    from srdash.io.csvsafe import write_csv
+    from srdash.judging.competition import competition_from_options
+    from srdash.judging.pipeline import judge_prepared, load_competition_results, prepare_competition
+
     columns = spec["columns"]
-    scores = _failed(columns)
-    submission = res / SUBMISSION_FILE
-    if not submission.is_file():
-        present = sorted(p.name for p in res.iterdir())[:20] if res.is_dir() else []
-        return ScoredSubmission(scores, problems=[{
-            "kind": "file", "dataset": "", "run": "", "detail":
-                f"The submission must hold a file named {SUBMISSION_FILE!r} at its root. Got {present}."}])
+    scores = failed_scores(columns)
+    submission, failed = _submitted_file(res, SUBMISSION_FILE, columns)
+    if failed is not None:
+        return failed
     options = {k: (ref / spec[k] if spec.get(k) else None) for k in ("datasets", "descriptions")}
     try:
         competition = competition_from_options(submission, rules=ref / spec["rules"], timeout=spec["timeout"],
                                                jobs=jobs, cache=False, **options)
         result = judge_prepared(prepare_competition(competition))
+        table = load_competition_results(competition).table
     except SrdashError as exc:
-        return ScoredSubmission(scores, problems=[{"kind": "file", "dataset": "", "run": "", "detail": str(exc)}])
+        return ScoredSubmission(scores, problems=[problem("file", str(exc))])
     verdict = result.verdict
     methods = sorted(verdict.per_dataset["method"].unique())
     if len(methods) != 1:
-        return ScoredSubmission(scores, problems=[{"kind": "file", "dataset": "", "run": "", "detail":
-            f"{SUBMISSION_FILE}, column 'method': a submission is one method. Got {len(methods)}: "
-            f"{methods[:10]}."}])
+        return ScoredSubmission(scores, problems=[problem("file", f"{SUBMISSION_FILE}, column 'method': a "
+                                                          f"submission is one method. Got {len(methods)}: "
+                                                          f"{methods[:10]}.")])
     known = list(spec["datasets_list"])
-    problems = [{"kind": str(p["kind"]), "dataset": str(p["dataset"]), "run": "" if p["run"] != p["run"] else
-                 str(p["run"]), "detail": str(p["detail"])} for p in verdict.problems.to_dict("records")]
+    problems = [problem(str(p["kind"]), str(p["detail"]), dataset=str(p["dataset"]),
+                        run="" if p["run"] != p["run"] else str(p["run"]))
+                for p in verdict.problems.to_dict("records")]
     per_dataset = {str(r["dataset"]): r for r in verdict.per_dataset.to_dict("records")}
     for dataset in sorted(set(per_dataset) - set(known)):
-        problems.append({"kind": "unknown dataset", "dataset": dataset, "run": "",
-                         "detail": f"{SUBMISSION_FILE}, column 'dataset': {dataset!r} is not a dataset of this "
-                                   f"competition (left out). Expected one of {known[:20]}."})
+        problems.append(problem("unknown dataset", f"{SUBMISSION_FILE}, column 'dataset': {dataset!r} is not a "
+                                f"dataset of this competition (left out). Expected one of {known[:20]}.",
+                                dataset=dataset))
     rows, ok = [], 0
     for dataset in known:
         record = per_dataset.get(dataset)
@@ -117,8 +104,8 @@ def score_submission(input_dir: str | Path, *, jobs: int = 1) -> ScoredSubmissio
                   for c in columns if c.dataset == dataset}
         failed = record is None or any(not math.isfinite(v) for v in values.values())
         if record is None:
-            problems.append({"kind": "DNF", "dataset": dataset, "run": "",
-                             "detail": "no row for this dataset: the worst value on every criterion"})
+            problems.append(problem("DNF", "no row for this dataset: the worst value on every criterion",
+                                    dataset=dataset))
         ok += not failed
         rows.append({"dataset": dataset, "status": "failed" if failed else "ok",
                      "runs": 0 if record is None else int(record.get("runs", 0)), **values})
@@ -126,29 +113,24 @@ def score_submission(input_dir: str | Path, *, jobs: int = 1) -> ScoredSubmissio
             if c.dataset == dataset:
                 scores[c.key] = finite_score(values[c.criterion], higher_is_better=c.higher_is_better)
     scores[OK_COLUMN] = float(ok)
-    return ScoredSubmission(scores, rows=rows, problems=problems, method=methods[0])
-
-
-def _write_results(input_dir: Path, output: Path, datasets: Sequence[str]) -> None:
-    from srdash.io.csvsafe import write_csv
-    from srdash.io.loading import load_results
-
-    table = load_results(input_dir / "res" / SUBMISSION_FILE).table
-    table = table[table["dataset"].isin(list(datasets))]
+    # The validated rows of the competition's datasets, for collect: what srdash judges at the end.
+    table = table[table["dataset"].isin(known)]
     table = table.loc[:, [c for c in table.columns if not table[c].isna().all()]]
-    write_csv(table.sort_values(["dataset", "run"], kind="stable"), output / SUBMISSION_FILE, index=False)
+    text = write_csv(table.sort_values(["dataset", "run"], kind="stable"), None, index=False)
+    return ScoredSubmission(scores, rows=rows, problems=problems, method=methods[0],
+                            results={SUBMISSION_FILE: text.encode("utf-8")})
 
 
 def run(input_dir: str | Path, output_dir: str | Path, *, jobs: int = 1) -> ScoredSubmission:
-    """Score, then write ``scores.json``, ``detailed_results.html`` and the validated ``results.csv``."""
+    """Score, then write ``scores.json``, ``detailed_results.html`` and the submission's validated copy."""
     from srdash.codabench.detailed import detailed_results_html
 
     input_dir, output = Path(input_dir), Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     scored = score_submission(input_dir, jobs=jobs)
-    spec = _reference(input_dir / "ref")
-    if scored.method:
-        _write_results(input_dir, output, spec["datasets_list"])
+    spec = read_reference(input_dir / "ref")
+    for name, data in scored.results.items():
+        (output / name).write_bytes(data)
     (output / "scores.json").write_text(json.dumps(scored.scores, allow_nan=False, indent=1), encoding="utf-8")
     (output / "detailed_results.html").write_text(
         detailed_results_html(scored, spec["columns"], title=spec.get("title", "")), encoding="utf-8")
