@@ -166,3 +166,32 @@ def test_cli_validate_lists_problems(bundle, tmp_path):
     result = CliRunner().invoke(main, ["codabench", "validate", str(broken)])
     assert result.exit_code == 1
     assert "image: 'logo.png' is not in the bundle" in result.output and "1 problem(s)" in result.output
+
+
+def test_the_prediction_demo_bundle_has_no_problem(tmp_path):
+    from test_codabench_score import prediction_bundle
+
+    bundle, _ = prediction_bundle(tmp_path)
+    assert validate_bundle(bundle) == []
+    with zipfile.ZipFile(bundle) as archive:
+        document = yaml.safe_load(archive.read("competition.yaml"))
+        final = __import__("json").loads(archive.read("reference_data_final/srdash.json"))
+    assert [(c["key"], c["sorting"]) for c in document["leaderboards"][0]["columns"]] == [("rmse", "asc"),
+                                                                                         ("mae", "asc")]
+    assert [p["name"] for p in document["phases"]] == ["Development", "Final"]
+    assert final["subset"] == "final"
+
+
+def test_a_prediction_bundle_refuses_a_sample_srdash_refuses(tmp_path):
+    from srdash.codabench.predictions import write_prediction_bundle
+    from srdash.demo.predictions import write_demo_predictions
+    from srdash.errors import ValidationError
+
+    options = write_demo_predictions(tmp_path / "demo", samples=40)
+    (tmp_path / "bad.txt").write_text("1\n2\n")
+    with pytest.raises(ValidationError, match=r"bad.txt"):
+        write_prediction_bundle(tmp_path / "p.zip", targets_preliminary=options["targets_preliminary"],
+                                targets_final=options["targets_final"], metrics=["rmse"], sample=tmp_path / "bad.txt")
+    with pytest.raises(Exception, match=r"The 'metrics' option must name at least one metric. Got none."):
+        write_prediction_bundle(tmp_path / "p.zip", targets_preliminary=options["targets_preliminary"],
+                                targets_final=options["targets_final"], metrics=[], sample=tmp_path / "bad.txt")

@@ -143,3 +143,49 @@ def test_a_scoring_result_without_results_csv_is_left_out_with_the_reason(scored
     collected = collect_export(copy)
     assert sorted(collected.table["method"].unique()) == ["alpha-lab", "beta_user"]
     assert "gamma-102: " in collected.problems[0] and "no results.csv" in collected.problems[0]
+
+
+def test_a_prediction_competition_is_collected_into_a_listing_that_srdash_predictions_scores(tmp_path):
+    from srdash.io.predictions import read_targets
+    from srdash.judging.predictions import score_submissions
+    from test_codabench_score import prediction_bundle
+
+    bundle, options = prediction_bundle(tmp_path)
+    files = Path(options["targets_final"]).parent / "submissions"
+    export = tmp_path / "export"
+    export.mkdir()
+    rows = []
+    for submission_id, (owner, name) in enumerate([("ann", "forest-1.txt"), ("bob", "linear-1.txt")], start=5):
+        code, stderr, output = run_like_worker(bundle, {"predictions.txt": (files / name).read_text()},
+                                               tmp_path / f"run{submission_id}")
+        assert code == 0, stderr
+        (output / "metadata").write_text("exitCode: 0\n")
+        with zipfile.ZipFile(export / f"res_{submission_id}_{owner}_PhaseId{PHASE_ID}_2027-02-03:10-00_p.zip",
+                             "w") as out:
+            for path in sorted(output.iterdir()):
+                out.write(path, path.name)
+        rows.append(f"{owner}-{submission_id},")
+    (export / f"Results - Final({PHASE_ID}).csv").write_text("Username,fact_sheet_answers\n" + "\n".join(rows) + "\n")
+    result = CliRunner().invoke(main, ["codabench", "collect", str(export), "-o", str(tmp_path / "collected")])
+    assert result.exit_code == 0, result.output
+    listing = tmp_path / "collected" / "listing.csv"
+    assert listing.read_text().splitlines() == ["team,file", "ann,submissions/5.txt", "bob,submissions/6.txt"]
+    targets = read_targets(options["targets_preliminary"], options["targets_final"])
+    collected = score_submissions(listing, targets, metric="rmse").final_leaderboard
+    direct = score_submissions(pd.DataFrame({"team": ["ann", "bob"], "file": [str(files / "forest-1.txt"),
+                                                                              str(files / "linear-1.txt")]}),
+                               targets, metric="rmse").final_leaderboard
+    pd.testing.assert_frame_equal(collected[["place", "team", "score"]], direct[["place", "team", "score"]])
+
+
+def test_cli_bundle_predictions(tmp_path):
+    from srdash.demo.predictions import write_demo_predictions
+
+    options = write_demo_predictions(tmp_path / "demo", samples=40)
+    args = ["codabench", "bundle-predictions", "--targets-preliminary", options["targets_preliminary"],
+            "--targets-final", options["targets_final"], "--metric", "rmse", "--sample",
+            str(tmp_path / "demo" / "submissions" / "forest-1.txt"), "-o", str(tmp_path / "p.zip")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, [*args[:-2], "-o", str(tmp_path / "p.zip"), "--metric", "nonsense"])
+    assert result.exit_code == 1 and "nonsense" in result.output

@@ -193,3 +193,54 @@ def test_the_program_says_so_when_srdash_is_missing(bundle, tmp_path):
     assert done.returncode == 1
     assert "srdash is not installed in this image" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+# ----------------------------------------------------------------------------- prediction-file competitions
+
+def prediction_bundle(folder: Path) -> tuple[Path, dict]:
+    from srdash.codabench.predictions import write_prediction_bundle
+    from srdash.demo.predictions import write_demo_predictions
+
+    options = write_demo_predictions(folder / "demo", samples=40)
+    path = write_prediction_bundle(folder / "predictions.zip", targets_preliminary=options["targets_preliminary"],
+                                   targets_final=options["targets_final"], metrics=options["metrics"],
+                                   sample=folder / "demo" / "submissions" / "forest-1.txt",
+                                   start=datetime.date(2027, 1, 1))
+    return path, options
+
+
+@pytest.fixture(scope="module")
+def predictions(tmp_path_factory):
+    return prediction_bundle(tmp_path_factory.mktemp("predictions"))
+
+
+@pytest.mark.parametrize("phase, subset", [(0, "preliminary"), (1, "final")])
+def test_a_predictions_file_scores_what_srdash_predictions_score_says(predictions, tmp_path, phase, subset):
+    import pandas as pd
+
+    from srdash.io.predictions import read_targets
+    from srdash.judging.predictions import score_submissions
+
+    bundle, options = predictions
+    sample = Path(options["targets_final"]).parent / "submissions" / "forest-1.txt"
+    code, stderr, output = run_like_worker(bundle, {"predictions.txt": sample.read_text()}, tmp_path, phase=phase)
+    assert code == 0, stderr
+    scores = check_output(bundle, output)
+    direct = score_submissions(pd.DataFrame({"team": ["forest"], "file": [str(sample)]}),
+                               read_targets(options["targets_preliminary"], options["targets_final"]),
+                               metric="rmse", extra_metrics=["mae"]).submissions.iloc[0]
+    assert scores == {"rmse": direct[f"rmse_{subset}"], "mae": direct[f"mae_{subset}"]}
+    assert (output / "predictions.txt").read_bytes() == sample.read_bytes()
+
+
+def test_a_refused_predictions_file_scores_the_worst_value_and_says_where(predictions, tmp_path):
+    bundle, options = predictions
+    lines = (Path(options["targets_final"]).parent / "submissions" / "forest-1.txt").read_text().splitlines()
+    lines[4] = "n/a"
+    code, stderr, output = run_like_worker(bundle, {"predictions.txt": "\n".join(lines) + "\n"}, tmp_path)
+    assert code == 0, stderr
+    # rmse and mae are lower-is-better: the worst value is +1e9
+    assert check_output(bundle, output) == {"rmse": FAILED_VALUE, "mae": FAILED_VALUE}
+    html = (output / "detailed_results.html").read_text()
+    assert "row 5: &#x27;n/a&#x27; is not a number" in html and "failed" in html
+    assert not (output / "predictions.txt").exists()

@@ -54,7 +54,6 @@ def bundle_command(competition_file, output, start, development_days, final_days
     as Codabench's unpacker would before this command returns.
     """
     from srdash.codabench.bundle import write_bundle
-    from srdash.codabench.validate import validate_bundle
     from srdash.judging.competition import load_competition
 
     with fail_cleanly():
@@ -62,12 +61,48 @@ def bundle_command(competition_file, output, start, development_days, final_days
         refuse_output_onto_input([("-o/--output", output)], [competition_file, *competition.sources])
         write_bundle(competition, output, start=start, development_days=development_days, final_days=final_days,
                      image=image, sample_method=sample_method, execution_time_limit=time_limit)
-    problems = validate_bundle(output)
+    _check(output)
+
+
+@codabench.command("bundle-predictions")
+@click.option("--targets-preliminary", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The preliminary subset's targets (one line per test sample, empty where not in the subset).")
+@click.option("--targets-final", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The final subset's targets.")
+@click.option("--metric", "metrics", multiple=True, required=True,
+              help="A metric, one leaderboard column each (repeat: --metric rmse --metric mae).")
+@click.option("--sample", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A valid predictions file: the sample submission.")
+@click.option("--title", default="A prediction competition", show_default=True)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The bundle zip to write.")
+@click.option("--start", callback=_date, help="First day of the development phase, YYYY-MM-DD (default: today).")
+@click.option("--image", help="Docker image with srdash installed (default: srdash-codabench:<srdash version>).")
+def bundle_predictions_command(targets_preliminary, targets_final, metrics, sample, title, output, start, image):
+    """Write a Codabench v2 bundle for a prediction-file competition.
+
+    The development phase scores the preliminary samples, the final phase the
+    final ones; the leaderboard has one column per metric. The bundle is checked
+    as Codabench's unpacker would before this command returns.
+    """
+    from srdash.codabench.predictions import write_prediction_bundle
+
+    refuse_output_onto_input([("-o/--output", output)], [targets_preliminary, targets_final, sample])
+    with fail_cleanly():
+        write_prediction_bundle(output, targets_preliminary=targets_preliminary, targets_final=targets_final,
+                                metrics=list(metrics), sample=sample, title=title, start=start, image=image)
+    _check(output)
+
+
+def _check(bundle: Path) -> None:
+    from srdash.codabench.validate import validate_bundle
+
+    problems = validate_bundle(bundle)
     for problem in problems:
         click.echo(f"  - {problem}", err=True)
     if problems:
-        raise click.ClickException(f"The bundle {output} has {len(problems)} problem(s) Codabench would refuse.")
-    click.echo(str(output))
+        raise click.ClickException(f"The bundle {bundle} has {len(problems)} problem(s) Codabench would refuse.")
+    click.echo(str(bundle))
 
 
 @codabench.command("validate")
