@@ -136,7 +136,7 @@ def collect_command(export, output, phase):
     The method is the owner, or <owner>-<submission id> for an owner with several
     submissions. Judge the output with `srdash score` (point the competition
     file's `results` at it); a prediction-file competition's OUTPUT folder with
-    `srdash predictions score --submissions OUTPUT/listing.csv ...`.
+    `srdash predictions score OUTPUT/listing.csv ...`.
     """
     from srdash.codabench.collect import collect_export, write_collected
 
