@@ -195,3 +195,13 @@ def test_a_prediction_bundle_refuses_a_sample_srdash_refuses(tmp_path):
     with pytest.raises(Exception, match=r"The 'metrics' option must name at least one metric. Got none."):
         write_prediction_bundle(tmp_path / "p.zip", targets_preliminary=options["targets_preliminary"],
                                 targets_final=options["targets_final"], metrics=[], sample=tmp_path / "bad.txt")
+
+
+def test_meta_score_rules_have_no_per_dataset_bundle(tmp_path):
+    from srdash.errors import SrdashError
+    from srdash.judging.competition import competition_from_options
+
+    (tmp_path / "r.csv").write_text("method,dataset,run,model,r2_test\nA,d1,0,x1,0.5\n")
+    competition = competition_from_options(tmp_path / "r.csv", rules="evalrs2022")
+    with pytest.raises(SrdashError, match=r"The rules 'evalrs2022' score submissions with weighted meta-scores"):
+        write_bundle(competition, tmp_path / "b.zip")

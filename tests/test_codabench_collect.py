@@ -91,12 +91,20 @@ def test_collected_verdict_equals_srdash_score_and_collecting_twice_gives_one_fi
     assert sorted(got["method"]) == ["alpha-lab", "beta_user", "gamma"]
 
 
-def test_an_owner_with_several_submissions_is_one_method_per_submission(tmp_path):
-    bundle = tiny_bundle(tmp_path)
-    export = _export(bundle, tmp_path, [("ann", "7", _submission("Alpha")), ("ann", "8", _submission("Beta")),
-                                        ("bob", "9", _submission("Gamma"))])
-    collected = collect_export(export)
-    assert sorted(collected.table["method"].unique()) == ["ann-7", "ann-8", "bob"]
+def test_an_owner_with_several_submissions_is_one_method_per_submission(scored, tmp_path):
+    _, export = scored
+    # The same scored outputs, re-owned: ann made submissions 7 and 8, bob 9 (only names decide ownership).
+    owners = {"100": ("ann", "7"), "101": ("ann", "8"), "102": ("bob", "9")}
+    again = tmp_path / "again"
+    again.mkdir()
+    for path in export.glob("res_*.zip"):
+        old_id, old_owner = path.name.split("_")[1], path.name.split("_PhaseId")[0].split("_", 2)[2]
+        owner, new_id = owners[old_id]
+        (again / path.name.replace(f"res_{old_id}_{old_owner}_", f"res_{new_id}_{owner}_")).write_bytes(
+            path.read_bytes())
+    (again / f"Results - Final({PHASE_ID}).csv").write_text("Username,fact_sheet_answers\nann-7,\nann-8,\nbob-9,\n")
+    collected = collect_export(again)
+    assert collected.methods == ["ann-7", "ann-8", "bob"]
     assert collected.problems == ()
 
 

@@ -244,3 +244,18 @@ def test_a_refused_predictions_file_scores_the_worst_value_and_says_where(predic
     html = (output / "detailed_results.html").read_text()
     assert "row 5: &#x27;n/a&#x27; is not a number" in html and "failed" in html
     assert not (output / "predictions.txt").exists()
+
+
+def test_a_scoring_image_with_another_srdash_says_so(bundle, tmp_path):
+    import json as _json
+
+    copy = tmp_path / "old.zip"
+    with zipfile.ZipFile(bundle) as source, zipfile.ZipFile(copy, "w") as out:
+        for name in source.namelist():
+            data = source.read(name)
+            if name == "reference_data/srdash.json":
+                data = _json.dumps({**_json.loads(data), "srdash_version": "0.0.1"}).encode()
+            out.writestr(name, data)
+    code, stderr, output = run_like_worker(copy, {"results.csv": sample_submission(bundle).decode()}, tmp_path / "r")
+    assert code == 0 and "The bundle was written by srdash 0.0.1; this image runs srdash" in stderr
+    assert check_output(copy, output)["accuracy__d1"] == 0.905  # still scored

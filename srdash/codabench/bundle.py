@@ -176,6 +176,10 @@ def write_bundle(competition, path: str | Path, *, start: _dt.date | None = None
     -------
     Path
     """
+    if competition.rules.rule_kind.judges_submissions:
+        raise SrdashError(f"The rules '{competition.rules.name}' score submissions with weighted meta-scores, not "
+                          "methods per dataset: a Codabench bundle needs per-dataset criteria. Use rank rules, or "
+                          "`srdash codabench bundle-predictions` for a prediction-file competition.")
     image = image or default_image()
     method, sample, datasets = _sample(competition, sample_method)
     columns = leaderboard_columns(competition.rules.criteria, datasets)

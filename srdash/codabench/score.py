@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from srdash._version import __version__
 from srdash.codabench.columns import OK_COLUMN, finite_score
 from srdash.codabench.predictions import score_prediction_submission
 from srdash.codabench.scored import (REFERENCE_FILE, SUBMISSION_FILE, ScoredSubmission, failed_scores, problem,
@@ -129,6 +130,10 @@ def run(input_dir: str | Path, output_dir: str | Path, *, jobs: int = 1) -> Scor
     output.mkdir(parents=True, exist_ok=True)
     scored = score_submission(input_dir, jobs=jobs)
     spec = read_reference(input_dir / "ref")
+    if spec.get("srdash_version") != __version__:  # the verdict at the end must use the bundle's srdash
+        scored.problems.insert(0, problem("srdash version", f"The bundle was written by srdash "
+                                          f"{spec.get('srdash_version')}; this image runs srdash {__version__}. "
+                                          "Tell the organiser: scores may differ from the final verdict's."))
     for name, data in scored.results.items():
         (output / name).write_bytes(data)
     (output / "scores.json").write_text(json.dumps(scored.scores, allow_nan=False, indent=1), encoding="utf-8")
