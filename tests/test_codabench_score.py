@@ -259,3 +259,14 @@ def test_a_scoring_image_with_another_srdash_says_so(bundle, tmp_path):
     code, stderr, output = run_like_worker(copy, {"results.csv": sample_submission(bundle).decode()}, tmp_path / "r")
     assert code == 0 and "The bundle was written by srdash 0.0.1; this image runs srdash" in stderr
     assert check_output(copy, output)["accuracy__d1"] == 0.905  # still scored
+
+
+def test_broken_reference_data_stops_with_a_message_and_no_scores(bundle, tmp_path):
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(bundle) as source, zipfile.ZipFile(broken, "w") as out:
+        for name in source.namelist():
+            out.writestr(name, b"{not json" if name == "reference_data/srdash.json" else source.read(name))
+    code, stderr, output = run_like_worker(broken, {"results.csv": sample_submission(bundle).decode()}, tmp_path)
+    assert code == 1
+    assert "srdash could not score this submission: The reference data has no readable srdash.json" in stderr
+    assert "Traceback" not in stderr and not (output / "scores.json").exists()

@@ -101,7 +101,7 @@ def _score_results(ref: Path, res: Path, spec: dict, *, jobs: int) -> ScoredSubm
     rows, ok = [], 0
     for dataset in known:
         record = per_dataset.get(dataset)
-        values = {c.criterion: (math.nan if record is None else float(record[c.criterion]))
+        values = {c.criterion: (math.nan if record is None else float(record.get(c.criterion, math.nan)))
                   for c in columns if c.dataset == dataset}
         failed = record is None or any(not math.isfinite(v) for v in values.values())
         if record is None:
@@ -153,8 +153,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SrdashError as exc:
         print(f"srdash could not score this submission: {exc}", file=sys.stderr)
         return 1
-    for problem in scored.problems[:50]:
-        print(f"{problem['kind']}: {problem['dataset']} {problem['detail']}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a participant sees stderr: one line, no traceback, no scores
+        print(f"srdash failed on this submission ({type(exc).__name__}); tell the organiser, who can call "
+              "srdash.codabench.score.run(INPUT, OUTPUT) on it in Python to see why.", file=sys.stderr)
+        return 1
+    for item in scored.problems[:50]:
+        print(f"{item['kind']}: {item['dataset']} {item['detail']}", file=sys.stderr)
     return 0
 
 
