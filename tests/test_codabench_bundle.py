@@ -103,6 +103,9 @@ BROKEN = {
     "bad sorting": (dict(edit=lambda d: d["leaderboards"][0]["columns"][1].update(sorting="up")),
                     r"'sorting' must be 'desc' or 'asc'. Got 'up'"),
     "unknown task": (dict(edit=lambda d: d["phases"][1].update(tasks=[7])), r"task 7 is no task's index"),
+    "duplicate column title": (dict(edit=lambda d: d["leaderboards"][0]["columns"][2].update(title="d1: accuracy")),
+                               r"columns with the same title become one column of the results download. "
+                               r"Repeated: d1: accuracy"),
 }
 
 
@@ -128,6 +131,7 @@ def test_columns_keys_are_unique_and_short_even_for_long_or_clashing_names():
     keys = [c.key for c in columns]
     assert len(set(keys)) == len(keys) == 1 + 3 * 4
     assert all(len(c.key) <= KEY_LIMIT and len(c.title) <= KEY_LIMIT for c in columns)
+    assert len({c.title for c in columns}) == len(columns)  # 'x'*60 and 'x'*60+'y' truncate alike: hashed apart
     assert keys[1:4] == ["accuracy__a_b", "simplicity__a_b", "property__a_b"]
     assert keys[4].startswith("accuracy__a_b_")  # 'a_b' cleans to the same text: a hash tells them apart
 

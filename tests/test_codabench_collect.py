@@ -89,6 +89,14 @@ def test_collected_verdict_equals_srdash_score_and_collecting_twice_gives_one_fi
     got = fingerprints[0].verdict.leaderboard
     pd.testing.assert_frame_equal(got[["place", "method", "score"]], expected[["place", "method", "score"]])
     assert sorted(got["method"]) == ["alpha-lab", "beta_user", "gamma"]
+    # The same through the command an organiser runs: `srdash score` writes the same leaderboard.
+    boards = []
+    for source in (tmp_path / "first" / "results.csv", direct):
+        board = tmp_path / f"{source.parent.name}-leaderboard.csv"
+        result = runner.invoke(main, ["score", str(source), "--rules", "srbench2022", "-o", str(board)])
+        assert result.exit_code == 0, result.output
+        boards.append(board.read_text())
+    assert boards[0] == boards[1]
 
 
 def test_an_owner_with_several_submissions_is_one_method_per_submission(scored, tmp_path):

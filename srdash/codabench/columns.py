@@ -62,9 +62,13 @@ def _key(criterion: str, dataset: str, used: set) -> str:
     return f"{plain[:KEY_LIMIT - 9]}_{digest}"
 
 
-def _title(criterion: str, dataset: str) -> str:
+def _title(criterion: str, dataset: str, used: set) -> str:
     title = f"{dataset}: {criterion}"
-    return title if len(title) <= KEY_LIMIT else title[:KEY_LIMIT - 1] + "…"
+    if len(title) <= KEY_LIMIT and title not in used:
+        return title
+    # Codabench's results download names a CSV column by the title: two equal titles would become one column.
+    digest = hashlib.sha256(f"{criterion}\0{dataset}".encode()).hexdigest()[:6]
+    return f"{title[:KEY_LIMIT - 8]}… {digest}"
 
 
 def leaderboard_columns(criteria: Sequence, datasets: Sequence[str]) -> tuple[Column, ...]:
@@ -89,13 +93,15 @@ def leaderboard_columns(criteria: Sequence, datasets: Sequence[str]) -> tuple[Co
     [('datasets_ok', 'desc'), ('accuracy__d1', 'desc'), ('simplicity__d1', 'desc'), ('property__d1', 'desc')]
     """
     columns = [Column(OK_COLUMN, "Datasets without failure", "desc")]
-    used = {OK_COLUMN}
+    used, titles = {OK_COLUMN}, {columns[0].title}
     for dataset in datasets:
         for criterion in criteria:
             key = _key(criterion.name, dataset, used)
+            title = _title(criterion.name, dataset, titles)
             used.add(key)
+            titles.add(title)
             sorting = "desc" if criterion.direction == "higher" else "asc"
-            columns.append(Column(key, _title(criterion.name, dataset), sorting, criterion.name, dataset))
+            columns.append(Column(key, title, sorting, criterion.name, dataset))
     return tuple(columns)
 
 

@@ -4,7 +4,8 @@ Written from Codabench's source at codabench@c7dbc75 (commit c7dbc756b07b133f8e5
 ``src/apps/competitions/unpackers/v2.py`` (pages, tasks, solutions, terms, image, phases,
 leaderboards; every file named must exist and pages and terms be non-empty), ``base_unpacker.py``
 (``_validate_phase_ordering``: a phase followed by another needs an end, and the next starts strictly
-after it), ``src/apps/api/serializers/leaderboards.py`` (at least one column, unique indexes and keys,
+after it), ``src/apps/api/views/competitions.py`` (``collect_leaderboard_data``: the results download
+names its CSV columns by column title, so equal titles would merge), ``src/apps/api/serializers/leaderboards.py`` (at least one column, unique indexes and keys,
 computation indexes), ``src/apps/leaderboards/models.py`` (key and title lengths, sorting and
 submission rule choices), ``compute_worker/compute_worker.py`` (a scoring program's
 ``metadata.yaml`` with a ``command``). Only the first leaderboard is used by Codabench.
@@ -113,6 +114,11 @@ def _leaderboard(board, problems: list) -> None:
         duplicates = sorted({str(v) for v in value if value.count(v) > 1})
         if duplicates:
             problems.append(f"{where}: columns must have unique {what}. Repeated: {', '.join(duplicates)}.")
+    titles = [c.get("title") for c in columns if isinstance(c, dict)]
+    repeated = sorted({str(t) for t in titles if titles.count(t) > 1})
+    if repeated:  # collect_leaderboard_data keys the download's CSV columns by title: equal titles merge
+        problems.append(f"{where}: columns with the same title become one column of the results download. "
+                        f"Repeated: {', '.join(repeated)}.")
     for position, column in enumerate(columns):
         at = f"{where}.columns[{position}]"
         if not isinstance(column, dict):
@@ -179,7 +185,7 @@ def _problems(bundle: _Bundle, document: dict) -> list[str]:
         if not document.get(key):
             problems.append(f"'{key}' is missing or empty.")
     if document.get("image"):
-        _file(bundle, document["image"], "image", problems, folder_ok=False)
+        _file(bundle, document["image"], "image", problems, non_empty=True, folder_ok=False)
     if document.get("terms"):
         _file(bundle, document["terms"], "terms", problems, non_empty=True, folder_ok=False)
     for position, page in enumerate(document.get("pages") or []):
@@ -199,7 +205,7 @@ def _problems(bundle: _Bundle, document: dict) -> list[str]:
             problems.append(f"{where}: no 'scoring_program'.")
         for kind in ("ingestion_program", "input_data", "scoring_program", "reference_data"):
             if kind in task:
-                _file(bundle, task[kind], f"{where}.{kind}", problems)
+                _file(bundle, task[kind], f"{where}.{kind}", problems, non_empty=True)
         if isinstance(task.get("scoring_program"), str):
             _program(bundle, task["scoring_program"], f"{where}.scoring_program", problems)
     for position, solution in enumerate(document.get("solutions") or []):
@@ -208,7 +214,7 @@ def _problems(bundle: _Bundle, document: dict) -> list[str]:
         if not (solution or {}).get("tasks") or missing:
             problems.append(f"{where}: its 'tasks' must name task indexes. Not found: {missing}.")
         if "key" not in (solution or {}):
-            _file(bundle, (solution or {}).get("path"), f"{where}.path", problems)
+            _file(bundle, (solution or {}).get("path"), f"{where}.path", problems, non_empty=True)
     phases = sorted((p for p in document.get("phases") or [] if isinstance(p, dict)), key=lambda p: p.get("index", 0))
     dates = []
     for phase in phases:
@@ -220,7 +226,7 @@ def _problems(bundle: _Bundle, document: dict) -> list[str]:
                 problems.append(f"{where}: task {task!r} is no task's index.")
         for kind in ("public_data", "starting_kit"):
             if phase.get(kind):
-                _file(bundle, phase[kind], f"{where}.{kind}", problems)
+                _file(bundle, phase[kind], f"{where}.{kind}", problems, non_empty=True)
         dates.append((where, _date(phase.get("start"), f"{where}.start", problems),
                       _date(phase.get("end"), f"{where}.end", problems)))
     for (first, _, end), (second, start, _) in zip(dates, dates[1:]):
