@@ -43,7 +43,8 @@ def _export(bundle: Path, root: Path, submissions) -> Path:
     task_name = document["tasks"][1]["name"]
     rows = []
     for owner, submission_id, text in submissions:
-        code, stderr, output = run_like_worker(bundle, {"results.csv": text}, root / f"run{submission_id}")
+        code, stderr, output = run_like_worker(bundle, {"results.csv": text}, root / f"run{submission_id}",
+                                               in_process=True)
         assert code == 0, stderr
         (output / "metadata").write_text("exitCode: 0\nelapsedTime: 3.1\n")  # what the worker adds
         name = f"res_{submission_id}_{owner}_PhaseId{PHASE_ID}_2027-02-03:10-00_submission.zip"
@@ -173,7 +174,7 @@ def test_a_prediction_competition_is_collected_into_a_listing_that_srdash_predic
     rows = []
     for submission_id, (owner, name) in enumerate([("ann", "forest-1.txt"), ("bob", "linear-1.txt")], start=5):
         code, stderr, output = run_like_worker(bundle, {"predictions.txt": (files / name).read_text()},
-                                               tmp_path / f"run{submission_id}")
+                                               tmp_path / f"run{submission_id}", in_process=True)
         assert code == 0, stderr
         (output / "metadata").write_text("exitCode: 0\n")
         with zipfile.ZipFile(export / f"res_{submission_id}_{owner}_PhaseId{PHASE_ID}_2027-02-03:10-00_p.zip",
