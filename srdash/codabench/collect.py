@@ -6,7 +6,9 @@ What Codabench writes (codabench@c7dbc75):
   ``collect_leaderboard_data`` and ``results``): one CSV per phase, named
   ``<leaderboard title> - <phase name>(<phase id>).csv``, with a ``Username`` column
   ``<owner>-<submission id>`` (the parent's id for a multi-task submission), ``fact_sheet_answers``,
-  then one column ``<task name>(<task id>)-<column title>`` per task and leaderboard column;
+  then one column ``<task name>(<task id>)-<column title>`` per task and leaderboard column; its rows
+  are the submissions on the leaderboard (``LeaderboardPhaseSerializer.get_submissions`` in
+  ``src/apps/api/serializers/leaderboards.py``), so collect reads exactly those;
 - each submission's scoring output (``src/apps/api/views/submissions.py``, ``download_many``):
   ``res_<submission id>_<owner>_PhaseId<phase id>_<date>_<file>``, a zip of the scoring program's
   output folder plus the worker's ``metadata`` (``compute_worker.py``), where srdash's scoring
