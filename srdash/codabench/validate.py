@@ -5,7 +5,8 @@ Written from Codabench's source at codabench@c7dbc75 (commit c7dbc756b07b133f8e5
 leaderboards; every file named must exist and pages and terms be non-empty), ``base_unpacker.py``
 (``_validate_phase_ordering``: a phase followed by another needs an end, and the next starts strictly
 after it), ``src/apps/api/views/competitions.py`` (``collect_leaderboard_data``: the results download
-names its CSV columns by column title, so equal titles would merge), ``src/apps/api/serializers/leaderboards.py`` (at least one column, unique indexes and keys,
+names its CSV columns by column title, so equal titles would merge),
+``src/apps/api/serializers/leaderboards.py`` (at least one column, unique indexes and keys,
 computation indexes), ``src/apps/leaderboards/models.py`` (key and title lengths, sorting and
 submission rule choices), ``compute_worker/compute_worker.py`` (a scoring program's
 ``metadata.yaml`` with a ``command``). Only the first leaderboard is used by Codabench.
