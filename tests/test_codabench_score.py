@@ -283,3 +283,23 @@ def test_broken_reference_data_stops_with_a_message_and_no_scores(bundle, tmp_pa
     assert code == 1
     assert "srdash could not score this submission: The reference data has no readable srdash.json" in stderr
     assert "Traceback" not in stderr and not (output / "scores.json").exists()
+
+
+def test_with_the_data_in_the_reference_a_claimed_accuracy_is_replaced_by_srdash_s(tmp_path):
+    from srdash.demo.competition import cached_demo
+    from srdash.io.loading import load_results
+
+    paths = cached_demo()
+    bundle = write_bundle(load_competition(paths["competition"]), tmp_path / "demo.zip",
+                          start=datetime.date(2027, 1, 1))
+    row = load_results(paths["results"]).table.query("method == 'LinearRegression' and dataset == 'noise_base'"
+                                                     " and run == 0").iloc[0]
+    text = f"method,dataset,run,model,r2_test,property\nLiar,noise_base,0,{row['model']},0.999,0.999\n"
+    code, stderr, output = run_like_worker(bundle, {"results.csv": text}, tmp_path / "run", in_process=True)
+    assert code == 0, stderr
+    scores = check_output(bundle, output)
+    # The demo's own r2_test of this model (computed by the demo generator on the test split), rounded to 3
+    # decimals as srbench2022 does; the property of a noise dataset is its test R2 too.
+    assert scores["accuracy__noise_base"] == round(row["r2_test"], 3) == 0.294
+    assert scores["property__noise_base"] == 0.294
+    assert scores["datasets_ok"] == 1.0 and scores["accuracy__noise_easy"] == -FAILED_VALUE  # the others: DNF

@@ -128,8 +128,12 @@ def _pages(competition, columns, datasets, image: str) -> dict[str, str]:
             "# Data and submission format\n\nDatasets: " + ", ".join(f"`{d}`" for d in datasets) + ".\n\n"
             f"Submit a zip holding one file, `{SUBMISSION_FILE}`: one row per (dataset, run), columns `method` "
             "(your method's name, the same on every row), `dataset`, `run`, `model` (the formula as text: "
-            "numbers, feature names, arithmetic and usual functions; never evaluated as code) and the metric "
-            "columns the rules use. The sample submission and the starting kit show the format.\n"),
+            "numbers, feature names, arithmetic and usual functions; never evaluated as code)"
+            + (". srdash evaluates every model on the hidden test data and scores each dataset's property "
+               "itself: metric columns are not needed (srdash's own values replace them). The training data is "
+               "the phase's public data." if competition.descriptions is not None else
+               " and the metric columns the rules use.")
+            + " The sample submission and the starting kit show the format.\n"),
         "terms.md": (f"# Terms\n\nBy submitting you agree that your results, models and method name are published "
                      f"with the verdict of {title}.\n"),
     }
