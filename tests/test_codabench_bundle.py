@@ -209,3 +209,13 @@ def test_meta_score_rules_have_no_per_dataset_bundle(tmp_path):
     competition = competition_from_options(tmp_path / "r.csv", rules="evalrs2022")
     with pytest.raises(SrdashError, match=r"The rules 'evalrs2022' score submissions with weighted meta-scores"):
         write_bundle(competition, tmp_path / "b.zip")
+
+
+def test_cli_bundle_says_the_demo_s_qualification_and_real_world_track_stay_with_the_organiser(tmp_path):
+    from srdash.demo.competition import cached_demo
+
+    result = CliRunner().invoke(main, ["codabench", "bundle", str(cached_demo()["competition"]), "-o",
+                                       str(tmp_path / "demo.zip"), "--start", "2027-01-01"])
+    assert result.exit_code == 0, result.output
+    assert "Note: the qualification stage compares methods; it is not run on Codabench" in result.output
+    assert "Note: the real-world track compares methods" in result.output

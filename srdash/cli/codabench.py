@@ -61,6 +61,11 @@ def bundle_command(competition_file, output, start, development_days, final_days
         refuse_output_onto_input([("-o/--output", output)], [competition_file, *competition.sources])
         write_bundle(competition, output, start=start, development_days=development_days, final_days=final_days,
                      image=image, sample_method=sample_method, execution_time_limit=time_limit)
+    for part, present in (("qualification stage", competition.qualification), ("real-world track",
+                                                                                competition.realworld)):
+        if present is not None:
+            click.echo(f"Note: the {part} compares methods; it is not run on Codabench but in the verdict you "
+                       "compute from the collected results with this competition file.", err=True)
     _check(output)
 
 
