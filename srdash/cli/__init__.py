@@ -30,9 +30,11 @@ def _register() -> None:
                             robustness, rules, score, sensitivity, serve)
 
     from srdash.cli import analyse, submitted  # SRBench-lineage analyses; SRBench 2023 track 1
+    from srdash.cli import codabench  # srdash as a Codabench competition's judge
 
     main.add_command(analyse.analyse)
     main.add_command(submitted.score_models)
+    main.add_command(codabench.codabench)
     for command in (
         score.score, init.init_command, complexity.complexity, demo.demo, serve.serve, rules.rules_command,
         datasets.datasets_command, qualify.qualify_command, review.review, review.trust,
