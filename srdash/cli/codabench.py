@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import fail_cleanly, refuse_output_onto_input
+from srdash.cli._options import bounded
 
 
 @click.group("codabench")
@@ -34,14 +35,14 @@ def _date(ctx, param, value):
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The bundle zip to write.")
 @click.option("--start", callback=_date, help="First day of the development phase, YYYY-MM-DD (default: today).")
-@click.option("--development-days", default=30, show_default=True, type=click.IntRange(min=1),
+@click.option("--development-days", default=30, show_default=True, type=bounded("development-days"),
               help="Length of the development phase.")
-@click.option("--final-days", default=7, show_default=True, type=click.IntRange(min=1),
+@click.option("--final-days", default=7, show_default=True, type=bounded("final-days"),
               help="Length of the final phase (it starts the day after the development phase ends).")
 @click.option("--image", help="Docker image with srdash installed that Codabench's workers run the scoring "
                               "program in (default: srdash-codabench:<srdash version>, which you build).")
 @click.option("--sample-method", help="The method whose results are the sample submission (default: the first).")
-@click.option("--time-limit", default=600, show_default=True, type=click.IntRange(min=1),
+@click.option("--time-limit", default=600, show_default=True, type=bounded("scoring-seconds"),
               help="Seconds the scoring program may take per submission.")
 def bundle_command(competition_file, output, start, development_days, final_days, image, sample_method,
                    time_limit):

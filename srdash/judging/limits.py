@@ -216,6 +216,12 @@ OPTION_LIMITS: Mapping[str, Limit] = {
                                "(200,000 draws on 122 datasets: about 200 MB); Monte-Carlo error at most "
                                "0.5/sqrt(draws)."),
     "optimum": Limit("--optimum", -1e15, 1e15, why="The metric's best possible value: any finite number."),
+    "development-days": Limit("--development-days", 1, 3_650, integer=True,
+                              why="The Codabench development phase's length in days (ten years at most)."),
+    "final-days": Limit("--final-days", 1, 3_650, integer=True,
+                        why="The Codabench final phase's length in days (ten years at most)."),
+    "scoring-seconds": Limit("--time-limit", 1, 86_400, integer=True,
+                             why="Seconds Codabench's worker gives the scoring program per submission (a day at most)."),
     "probability": Limit("--alpha", 0, 1, low_open=True, high_open=True,
                          why="A significance level or confidence, strictly between 0 and 1."),
     "decimals": Limit("--decimals", 0, 17, integer=True, why="As criteria.decimals."),
