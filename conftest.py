@@ -10,7 +10,7 @@ Each failure is named as it happens (``FAILED <test> - <message>``, on its own
 line among the progress dots, also from xdist's workers), not only in the
 summary at the end of a run that may take many minutes or be killed before it.
 
-Every process of the run carries ``PYTEST_SRDASH_RUN`` (one value per run) in
+An xdist worker dies with pytest's controller, and every process of the run carries ``PYTEST_SRDASH_RUN`` (one value per run) in
 its environment: tests/child_processes.py, which starts the suite's servers so
 that they die with the test process, and tests/test_killed_suite.py, which
 finds what a killed run left, read it.
@@ -18,7 +18,9 @@ finds what a killed run left, read it.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import tempfile
 import uuid
 
@@ -36,8 +38,23 @@ def pytest_configure(config):
         os.environ["SRDASH_CACHE_DIR"] = tempfile.mkdtemp(prefix="srdash-test-cache-")
     # set before xdist starts its workers, which inherit it
     os.environ.setdefault(RUN_MARKER, uuid.uuid4().hex)
-    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+    if hasattr(config, "workerinput"):
+        _die_with_the_controller()
+    else:  # the controller (or a run without xdist)
         config.pluginmanager.register(FailuresAsTheyHappen(config), "srdash-failures-as-they-happen")
+
+
+def _die_with_the_controller() -> None:
+    """An xdist worker ends when the pytest process that started it dies, even by SIGKILL (Linux).
+
+    Its own end then reaches what its tests started (tests/child_processes.py). Without it, a worker of a
+    killed run goes on with its test until that test ends, and its servers with it.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux
+        pass
 
 
 class FailuresAsTheyHappen:

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import child_processes  # tests/ is on sys.path (pytest prepends it)
 import pytest
 from click.testing import CliRunner
 
@@ -463,9 +464,8 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
                         "JUPYTER_DATA_DIR": str(tmp_path / "data"), "IPYTHONDIR": str(tmp_path / "ipython"),
                         "PYTHONPATH": str(REPO)})
     log = open(tmp_path / "serve.log", "wb")
-    serve = subprocess.Popen([sys.executable, "-m", "srdash", "serve", str(results_csv), "--port", str(port),
-                              "--jobs", "1"], env=environment, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
-                             start_new_session=True)
+    serve = child_processes.start([sys.executable, "-m", "srdash", "serve", str(results_csv), "--port", str(port),
+                                   "--jobs", "1"], env=environment, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
     spawned: set[int] = set()
     try:
         app.wait_until_ready(f"http://127.0.0.1:{port}/", timeout=120, process=serve)
@@ -621,9 +621,9 @@ def test_a_bad_file_stops_srdash_serve_and_the_zygote_started_while_it_was_check
     marker = str(tmp_path / "cache")
     environment = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
     environment.update({"SRDASH_CACHE_DIR": marker, "PYTHONPATH": str(REPO)})
-    serve = subprocess.Popen([sys.executable, "-m", "srdash", "serve", str(bad), "--port", str(app.free_port()),
-                              "--kernels", "fork"], env=environment, cwd=tmp_path, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    serve = child_processes.start([sys.executable, "-m", "srdash", "serve", str(bad), "--port", str(app.free_port()),
+                                   "--kernels", "fork"], env=environment, cwd=tmp_path, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
     seen: dict[int, str] = {}
     deadline = time.monotonic() + 120
     while serve.poll() is None and time.monotonic() < deadline:
@@ -656,7 +656,6 @@ def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handi
     guessed key or with a revoked one gets 403 and takes none of them (Voilà 0.5 hands out a pooled kernel
     without calling its prelaunch hook: the door is srdash.apps.door.ReviewDoor, asked before the page
     handler runs); the right key gets the page from a waiting kernel (the pool then starts a replacement)."""
-    import signal
     import subprocess
     import urllib.error
     import urllib.request
@@ -674,9 +673,9 @@ def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handi
     env.update({"SRDASH_CACHE_DIR": str(tmp_path / "cache"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
                 "IPYTHONDIR": str(tmp_path / "ipython"), "PYTHONPATH": str(REPO)})
     log = open(tmp_path / "server.log", "wb")
-    process = subprocess.Popen([sys.executable, "-m", "srdash", "review", "r.csv", "--store", str(path),
-                                "--port", str(port), "--visitors", "2"], cwd=tmp_path, env=env, stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = child_processes.start([sys.executable, "-m", "srdash", "review", "r.csv", "--store", str(path),
+                                     "--port", str(port), "--visitors", "2"], cwd=tmp_path, env=env, stdout=log,
+                                    stderr=subprocess.STDOUT)
     try:
         base = f"http://127.0.0.1:{port}/"
         app.wait_until_ready(base, timeout=180, process=process)
@@ -704,8 +703,7 @@ def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handi
             time.sleep(0.5)
         assert len(_kernels_of(process.pid)) == 3
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(60)
+        child_processes.stop(process)
         log.close()
     output = (tmp_path / "server.log").read_text(errors="replace")
     assert "403 GET /?key=[hidden]" in output and revoked not in output and key not in output
