@@ -348,10 +348,15 @@ def start_zygote(env: Mapping[str, str], *, kernels: str = "fork", preload: Sequ
                         preexec_fn=_die_with(os.getpid()))
 
 
+#: What stops a served app as Ctrl-C does (Voilà stopped, its kernels shut down, then the zygote): SIGTERM, and
+#: SIGHUP (the terminal of ``srdash serve`` closed), whose default would end this process alone.
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
                     ready_timeout: float = 120.0, kernels: str = "spawn",
                     preload: Sequence[str] | None = None, zygote=None, started=None) -> int:
-    """Run Voilà until it stops or this process gets Ctrl-C or SIGTERM.
+    """Run Voilà until it stops or this process gets Ctrl-C, SIGTERM or SIGHUP.
 
     Parameters
     ----------
@@ -383,7 +388,9 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
     Returns
     -------
     int
-        0 after Ctrl-C / SIGTERM, else Voilà's exit code.
+        0 after Ctrl-C / SIGTERM / SIGHUP, else Voilà's exit code. When this process is killed (SIGKILL),
+        Voilà, the zygote and the checking child get SIGTERM from the system (Linux: they are started with
+        ``PR_SET_PDEATHSIG``) and stop what they started.
     """
     env = {**KERNEL_ENVIRONMENT, **env}
     if zygote is None:
@@ -397,10 +404,10 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
             zygote.stop()
         raise
 
-    def _terminate(signum, frame):  # SIGTERM: stop Voilà cleanly too
+    def _terminate(signum, frame):  # SIGTERM, or SIGHUP (its terminal closed): stop Voilà cleanly too
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {signum: signal.signal(signum, _terminate) for signum in _STOP_SIGNALS}
     try:
         if started is not None:
             started()
@@ -408,11 +415,15 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         announce(f"srdash dashboard: {url}  (Ctrl-C to stop)")
         return process.wait()
     except KeyboardInterrupt:
-        announce("Stopping the dashboard...")
+        try:
+            announce("Stopping the dashboard...")
+        except OSError:  # the terminal is gone (SIGHUP): stop all the same
+            pass
         _stop(process)
         return 0
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         if process.poll() is None:
             _stop(process)
         if zygote is not None:  # after Voilà, which shut its kernels down
