@@ -21,15 +21,20 @@ import ctypes
 import os
 import signal
 import subprocess
+import time
 import uuid
 from pathlib import Path
 from typing import Mapping, Sequence
 
-__all__ = ["MARKER", "kill", "marked_processes", "run_marker", "start", "stop"]
+__all__ = ["MARKER", "START_BOUND", "kill", "marked_processes", "run_marker", "start", "stop", "wait_until_serving"]
 
 #: The environment variable naming the pytest run a process belongs to (not ``SRDASH_*``: tests strip those).
 MARKER = "PYTEST_SRDASH_RUN"
 _PR_SET_PDEATHSIG = 1
+#: Seconds a test waits for a server it started to answer. Only a bound for a broken start, so generous: a
+#: `srdash serve` answers after about 10 s of two cores when idle, and a 2-core machine at load 10-20 gives
+#: the suite's worker a tenth of that.
+START_BOUND = 600.0
 
 
 def run_marker() -> str:
@@ -101,6 +106,27 @@ def kill(process: subprocess.Popen) -> None:
     except ProcessLookupError:
         pass
     process.wait()
+
+
+def wait_until_serving(process: subprocess.Popen, url: str, *, log: Path | None = None,
+                       bound: float = START_BOUND) -> float:
+    """Wait until the srdash server ``process`` answers at ``url``; the seconds it took.
+
+    Raises
+    ------
+    AssertionError
+        When it stops first or does not answer within ``bound`` seconds, with the end of its ``log``.
+    """
+    from srdash.apps.server import wait_until_ready
+    from srdash.errors import SrdashError
+
+    started = time.monotonic()
+    try:
+        wait_until_ready(url, timeout=bound, process=process)
+    except SrdashError as error:
+        said = log.read_text(errors="replace")[-4000:] if log is not None and log.exists() else ""
+        raise AssertionError(f"{error} Its output ends with:\n{said}") from None
+    return time.monotonic() - started
 
 
 def marked_processes(marker: str) -> dict[int, str]:

@@ -833,7 +833,7 @@ def test_a_wrong_review_key_is_refused_before_any_kernel_starts(tmp_path):
     import urllib.error
     import urllib.request
 
-    from srdash.apps.server import free_port, wait_until_ready
+    from srdash.apps.server import free_port
     from srdash.judging.trust import TrustStore
 
     path = tmp_path / "trust.sqlite"
@@ -851,7 +851,7 @@ def test_a_wrong_review_key_is_refused_before_any_kernel_starts(tmp_path):
                                     stderr=subprocess.STDOUT)
     try:
         base = f"http://127.0.0.1:{port}/"
-        wait_until_ready(base, timeout=120, process=process)
+        child_processes.wait_until_serving(process, base, log=tmp_path / "server.log")
         before = MAKE.tree_rss_mb(process.pid)
         start = time.perf_counter()
         pages = {}

@@ -22,9 +22,9 @@ import child_processes  # tests/ is on sys.path (pytest prepends it)
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-#: Bound on the inner run's start (workers, `srdash serve` with one waiting kernel), in seconds: generous, it
-#: only ends a broken run; measured about 15 s on an idle 2-core machine.
-START_BOUND = 400.0
+#: Bound on the inner run's start (workers, `srdash serve` with one waiting kernel), in seconds: only for a
+#: broken run (about 15 s when idle).
+START_BOUND = child_processes.START_BOUND
 
 # Each test of the inner run writes what it started into $SUITE_REPORTS/<name>.json once it is up, then waits
 # to be killed (the bound only ends a run whose killer failed).
@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, {tests!r})
 import child_processes
-from srdash.apps.server import free_port, wait_until_ready
+from srdash.apps.server import free_port
 
 
 def report(name, **what):
@@ -57,7 +57,7 @@ def test_serve(tmp_path):
     log = open(tmp_path / "serve.log", "wb")
     server = child_processes.start([sys.executable, "-m", "srdash", "serve", "--port", str(port), "--jobs", "1",
                                     "--visitors", "1"], env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
-    wait_until_ready(f"http://127.0.0.1:{{port}}/", timeout={bound}, process=server)
+    child_processes.wait_until_serving(server, f"http://127.0.0.1:{{port}}/", log=tmp_path / "serve.log")
     deadline = time.monotonic() + {bound}
     while not any("forkkernel" in line or "ipykernel" in line
                   for line in child_processes.marked_processes(os.environ[child_processes.MARKER]).values()):

@@ -60,7 +60,8 @@ def competition_of(call):
 @pytest.fixture
 def results_csv(tmp_path) -> Path:
     path = tmp_path / "results.csv"
-    path.write_text("method,dataset,run,r2_test,components\na,d1,0,0.9,3\nb,d1,0,0.8,5\n")
+    # srbench2022 (the default rules) ranks the property too
+    path.write_text("method,dataset,run,r2_test,components,property\na,d1,0,0.9,3,0.5\nb,d1,0,0.8,5,0.5\n")
     return path
 
 
@@ -468,7 +469,7 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
                                    "--jobs", "1"], env=environment, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
     spawned: set[int] = set()
     try:
-        app.wait_until_ready(f"http://127.0.0.1:{port}/", timeout=120, process=serve)
+        child_processes.wait_until_serving(serve, f"http://127.0.0.1:{port}/", log=tmp_path / "serve.log")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=120) as page:  # a visitor: a kernel starts
             page.read()
         deadline = time.monotonic() + 60
@@ -678,7 +679,7 @@ def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handi
                                     stderr=subprocess.STDOUT)
     try:
         base = f"http://127.0.0.1:{port}/"
-        app.wait_until_ready(base, timeout=180, process=process)
+        child_processes.wait_until_serving(process, base, log=tmp_path / "server.log")
         deadline = time.monotonic() + 120
         while len(_kernels_of(process.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.5)

@@ -16,11 +16,9 @@ from pathlib import Path
 import child_processes  # tests/ is on sys.path (pytest prepends it)
 import pytest
 
-from srdash.apps.server import free_port, wait_until_ready
+from srdash.apps.server import free_port
 
 REPO = Path(__file__).resolve().parents[1]
-#: Bound on the server's start, in seconds: generous, it only ends a broken run (about 10 s on an idle machine).
-START_BOUND = 300.0
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
@@ -38,13 +36,13 @@ def test_a_hang_up_stops_srdash_serve_voila_the_zygote_and_the_kernels(tmp_path,
                                        stderr=subprocess.STDOUT)
     try:
         started = time.monotonic()
-        wait_until_ready(f"http://127.0.0.1:{port}/", timeout=START_BOUND, process=server)
+        child_processes.wait_until_serving(server, f"http://127.0.0.1:{port}/", log=log_path)
 
         def kernel_runs() -> bool:  # Voilà's waiting kernel: srdash's launcher (forked kernel) or ipykernel's
             return any("forkkernel" in _command_line(pid) or "ipykernel" in _command_line(pid)
                        for pid in _descendants(server.pid))
 
-        deadline = time.monotonic() + START_BOUND
+        deadline = time.monotonic() + child_processes.START_BOUND
         while not kernel_runs():
             assert time.monotonic() < deadline and server.poll() is None, log_path.read_text(errors="replace")
             time.sleep(0.2)

@@ -20,7 +20,7 @@ from typing import Mapping, Sequence
 
 import pytest
 
-from srdash.apps.server import free_port, wait_until_ready
+from srdash.apps.server import free_port
 
 # tests/child_processes.py: pytest puts tests/browser on sys.path for these files, and tests/ only when it
 # collects a file there first
@@ -31,7 +31,6 @@ import child_processes  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
-START_TIMEOUT = 120.0
 
 # A plotly figure in the page (an output area or a FigureWidget). Look for figures only there: after drawing a
 # figure, JupyterLab's plotly renderer draws it a second time for a PNG copy (Plotly.toImage), in a
@@ -250,7 +249,7 @@ class VoilaServer:
                                              env=environment, cwd=folder, stdout=self._log,
                                              stderr=subprocess.STDOUT)
         try:
-            wait_until_ready(self.url, timeout=START_TIMEOUT, process=self.process)
+            child_processes.wait_until_serving(self.process, self.url, log=self.log_path)
         except BaseException:
             self.kill()
             raise
