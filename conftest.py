@@ -10,10 +10,10 @@ Each failure is named as it happens (``FAILED <test> - <message>``, on its own
 line among the progress dots, also from xdist's workers), not only in the
 summary at the end of a run that may take many minutes or be killed before it.
 
-An xdist worker dies with pytest's controller, and every process of the run carries ``PYTEST_SRDASH_RUN`` (one value per run) in
-its environment: tests/child_processes.py, which starts the suite's servers so
-that they die with the test process, and tests/test_killed_suite.py, which
-finds what a killed run left, read it.
+An xdist worker dies with pytest's controller (Linux), and every process of the
+run carries ``PYTEST_SRDASH_RUN`` (one value per run) in its environment:
+tests/child_processes.py starts the suite's servers so that they die with the
+test process, and tests/test_killed_suite.py finds what a killed run left.
 """
 
 from __future__ import annotations

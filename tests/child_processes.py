@@ -1,4 +1,4 @@
-"""The one way a test starts a long-lived process (a server, ``srdash serve``, ``srdash review``): it dies with the test.
+"""The one way a test starts a long-lived process (a server): it dies with the test.
 
 A server started in its own session (``start_new_session=True``, so that it can be
 stopped as a group and Ctrl-C in the terminal does not reach it) is no longer

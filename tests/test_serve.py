@@ -472,7 +472,7 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
         child_processes.wait_until_serving(serve, f"http://127.0.0.1:{port}/", log=tmp_path / "serve.log")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=120) as page:  # a visitor: a kernel starts
             page.read()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + child_processes.START_BOUND
         while time.monotonic() < deadline:  # a kernel runs: spawned (ipykernel_launcher), or forked from the zygote
             spawned = _descendants(serve.pid)
             zygotes = {pid for pid in spawned if "srdash.apps.forkserver" in _command_line(pid)}
@@ -487,7 +487,7 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
 
         serve.send_signal(signal.SIGKILL)
         serve.wait(10)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + child_processes.START_BOUND  # a clean stop: ~2 s idle
         while time.monotonic() < deadline and any(_alive(pid) for pid in spawned):
             time.sleep(0.5)
         survivors = {pid: lines.get(pid, "") for pid in spawned if _alive(pid)}
@@ -626,11 +626,11 @@ def test_a_bad_file_stops_srdash_serve_and_the_zygote_started_while_it_was_check
                                    "--kernels", "fork"], env=environment, cwd=tmp_path, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
     seen: dict[int, str] = {}
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + child_processes.START_BOUND
     while serve.poll() is None and time.monotonic() < deadline:
         seen.update({pid: _command_line(pid) for pid in _descendants(serve.pid)})
         time.sleep(0.05)
-    out, err = serve.communicate(timeout=60)
+    out, err = serve.communicate(timeout=child_processes.START_BOUND)
     assert serve.returncode == 1, out + err
     assert "bad.csv" not in err and f"{bad}, row 1, column 'r2_test': 'zz' is not a number" in err
     assert len(seen) >= 2, seen  # the checking child, and the zygote started meanwhile
@@ -680,7 +680,7 @@ def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handi
     try:
         base = f"http://127.0.0.1:{port}/"
         child_processes.wait_until_serving(process, base, log=tmp_path / "server.log")
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + child_processes.START_BOUND
         while len(_kernels_of(process.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.5)
         assert len(_kernels_of(process.pid)) == 2  # the pool: two kernels wait before anyone visits
@@ -699,7 +699,8 @@ def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handi
             html = page.read().decode()
         assert "application/vnd.jupyter.widget-view+json" in html  # the review page's widget
         assert "There was an error when executing cell" not in html
-        deadline = time.monotonic() + 120  # the judge's kernel came from the pool: the pool refills to two
+        # the judge's kernel came from the pool: the pool refills to two
+        deadline = time.monotonic() + child_processes.START_BOUND
         while len(_kernels_of(process.pid)) < 3 and time.monotonic() < deadline:
             time.sleep(0.5)
         assert len(_kernels_of(process.pid)) == 3

@@ -311,7 +311,7 @@ def test_listening_elsewhere_requires_the_token(competition, tmp_path):
     try:
         # Wait for srdash to announce the link (not only for the server to answer: a SIGTERM sent before
         # srdash's own readiness check has passed stops it before it prints the link).
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + child_processes.START_BOUND
         while not any(line.startswith("Trust review for eve:") for line in lines):
             assert process.poll() is None and time.monotonic() < deadline, "".join(lines)
             time.sleep(0.1)
