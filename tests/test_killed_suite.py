@@ -161,3 +161,25 @@ def test_no_process_outlives_a_killed_worker_or_a_killed_run(tmp_path):
             run.kill()
             run.wait()
         log.close()
+
+
+# --------------------------------------------------------------------------- the helper's refusals and messages
+
+
+def test_start_refuses_what_it_sets_itself():
+    with pytest.raises(TypeError, match=r"The 'start_new_session' option is set by child_processes\.start\. "
+                                        r"Got False\.$"):
+        child_processes.start([sys.executable, "-c", "pass"], start_new_session=False)
+
+
+def test_a_server_that_stops_before_serving_is_reported_with_its_output(tmp_path):
+    log_path = tmp_path / "server.log"
+    with open(log_path, "wb") as log:
+        server = child_processes.start([sys.executable, "-c", "print('Error: no such file'); raise SystemExit(3)"],
+                                       stdout=log, stderr=subprocess.STDOUT)
+    try:
+        with pytest.raises(AssertionError, match=r"stopped before serving \(exit code 3\).*Its output ends with:\n"
+                                                 r"Error: no such file"):
+            child_processes.wait_until_serving(server, "http://127.0.0.1:9/", log=log_path)
+    finally:
+        child_processes.kill(server)
