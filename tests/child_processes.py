@@ -46,14 +46,18 @@ def _die_with(parent: int, signum: int):
     """A ``preexec_fn``: the child gets ``signum`` when ``parent`` dies, even by SIGKILL (Linux).
 
     PR_SET_PDEATHSIG fires when the *thread* that forked the child ends: start servers from the test's
-    thread (pytest's main thread), not from a short-lived helper thread.
+    thread (pytest's main thread), not from a short-lived helper thread. ``prctl`` is looked up here, before
+    the fork: a ``dlopen`` in the child could wait forever on a lock another thread held at the fork.
     """
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: nothing tells the child
+        prctl = None
+
     def arm() -> None:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
-        except (OSError, AttributeError):  # not Linux: nothing tells the child
+        if prctl is None:
             return
+        prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
         if os.getppid() != parent:  # the parent died before prctl: nobody is left to signal us
             os._exit(1)
     return arm

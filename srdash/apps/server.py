@@ -305,14 +305,18 @@ def _die_with(parent: int):
 
     Voilà shuts its kernels down on SIGTERM, and each kernel also exits when its
     own parent (Voilà) is gone (ipykernel's parent poller), so killing ``srdash
-    serve`` leaves nothing behind. Elsewhere this does nothing.
+    serve`` leaves nothing behind. Elsewhere this does nothing. ``prctl`` is looked up before the fork (a
+    ``dlopen`` in the child could wait on a lock another thread held at the fork).
     """
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        prctl = None
+
     def arm() -> None:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except (OSError, AttributeError):  # not Linux
+        if prctl is None:
             return
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() != parent:  # the parent died before prctl: nobody is left to signal us
             os._exit(1)
     return arm
