@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import child_processes  # tests/ is on sys.path (pytest prepends it)
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -827,13 +828,12 @@ def test_an_output_inside_a_submissions_folder_is_refused(tmp_path, monkeypatch)
 def test_a_wrong_review_key_is_refused_before_any_kernel_starts(tmp_path):
     """The served review (a real Voilà): a missing, unknown or revoked key gets 403 and no kernel; the
     keys in the links never reach the terminal. (A valid key's kernel is the browser tests' business.)"""
-    import signal
     import subprocess
     import sys
     import urllib.error
     import urllib.request
 
-    from srdash.apps.server import free_port, wait_until_ready
+    from srdash.apps.server import free_port
     from srdash.judging.trust import TrustStore
 
     path = tmp_path / "trust.sqlite"
@@ -846,12 +846,12 @@ def test_a_wrong_review_key_is_refused_before_any_kernel_starts(tmp_path):
     env = {**os.environ, "SRDASH_CACHE_DIR": str(tmp_path / "cache"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
            "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     log = open(tmp_path / "server.log", "w")
-    process = subprocess.Popen([sys.executable, "-m", "srdash", "review", "r.csv", "--store", str(path),
-                                "--port", str(port)], cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    process = child_processes.start([sys.executable, "-m", "srdash", "review", "r.csv", "--store", str(path),
+                                     "--port", str(port)], cwd=tmp_path, env=env, stdout=log,
+                                    stderr=subprocess.STDOUT)
     try:
         base = f"http://127.0.0.1:{port}/"
-        wait_until_ready(base, timeout=120, process=process)
+        child_processes.wait_until_serving(process, base, log=tmp_path / "server.log")
         before = MAKE.tree_rss_mb(process.pid)
         start = time.perf_counter()
         pages = {}
@@ -875,8 +875,7 @@ def test_a_wrong_review_key_is_refused_before_any_kernel_starts(tmp_path):
         kernels = [child for voila in MAKE.children(process.pid) for child in MAKE.children(voila)]
         assert kernels == []                                          # no kernel for any of them
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(30)
+        child_processes.stop(process)
         log.close()
     output = (tmp_path / "server.log").read_text()
     assert "403 GET /?key=[hidden]" in output

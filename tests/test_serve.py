@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import child_processes  # tests/ is on sys.path (pytest prepends it)
 import pytest
 from click.testing import CliRunner
 
@@ -59,7 +60,8 @@ def competition_of(call):
 @pytest.fixture
 def results_csv(tmp_path) -> Path:
     path = tmp_path / "results.csv"
-    path.write_text("method,dataset,run,r2_test,components\na,d1,0,0.9,3\nb,d1,0,0.8,5\n")
+    # srbench2022 (the default rules) ranks the property too
+    path.write_text("method,dataset,run,r2_test,components,property\na,d1,0,0.9,3,0.5\nb,d1,0,0.8,5,0.5\n")
     return path
 
 
@@ -463,15 +465,14 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
                         "JUPYTER_DATA_DIR": str(tmp_path / "data"), "IPYTHONDIR": str(tmp_path / "ipython"),
                         "PYTHONPATH": str(REPO)})
     log = open(tmp_path / "serve.log", "wb")
-    serve = subprocess.Popen([sys.executable, "-m", "srdash", "serve", str(results_csv), "--port", str(port),
-                              "--jobs", "1"], env=environment, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
-                             start_new_session=True)
+    serve = child_processes.start([sys.executable, "-m", "srdash", "serve", str(results_csv), "--port", str(port),
+                                   "--jobs", "1"], env=environment, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
     spawned: set[int] = set()
     try:
-        app.wait_until_ready(f"http://127.0.0.1:{port}/", timeout=120, process=serve)
+        child_processes.wait_until_serving(serve, f"http://127.0.0.1:{port}/", log=tmp_path / "serve.log")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=120) as page:  # a visitor: a kernel starts
             page.read()
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + child_processes.START_BOUND
         while time.monotonic() < deadline:  # a kernel runs: spawned (ipykernel_launcher), or forked from the zygote
             spawned = _descendants(serve.pid)
             zygotes = {pid for pid in spawned if "srdash.apps.forkserver" in _command_line(pid)}
@@ -486,7 +487,7 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
 
         serve.send_signal(signal.SIGKILL)
         serve.wait(10)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + child_processes.START_BOUND  # a clean stop: ~2 s idle
         while time.monotonic() < deadline and any(_alive(pid) for pid in spawned):
             time.sleep(0.5)
         survivors = {pid: lines.get(pid, "") for pid in spawned if _alive(pid)}
@@ -621,15 +622,15 @@ def test_a_bad_file_stops_srdash_serve_and_the_zygote_started_while_it_was_check
     marker = str(tmp_path / "cache")
     environment = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
     environment.update({"SRDASH_CACHE_DIR": marker, "PYTHONPATH": str(REPO)})
-    serve = subprocess.Popen([sys.executable, "-m", "srdash", "serve", str(bad), "--port", str(app.free_port()),
-                              "--kernels", "fork"], env=environment, cwd=tmp_path, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    serve = child_processes.start([sys.executable, "-m", "srdash", "serve", str(bad), "--port", str(app.free_port()),
+                                   "--kernels", "fork"], env=environment, cwd=tmp_path, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
     seen: dict[int, str] = {}
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + child_processes.START_BOUND
     while serve.poll() is None and time.monotonic() < deadline:
         seen.update({pid: _command_line(pid) for pid in _descendants(serve.pid)})
         time.sleep(0.05)
-    out, err = serve.communicate(timeout=60)
+    out, err = serve.communicate(timeout=child_processes.START_BOUND)
     assert serve.returncode == 1, out + err
     assert "bad.csv" not in err and f"{bad}, row 1, column 'r2_test': 'zz' is not a number" in err
     assert len(seen) >= 2, seen  # the checking child, and the zygote started meanwhile
@@ -656,7 +657,6 @@ def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handi
     guessed key or with a revoked one gets 403 and takes none of them (Voilà 0.5 hands out a pooled kernel
     without calling its prelaunch hook: the door is srdash.apps.door.ReviewDoor, asked before the page
     handler runs); the right key gets the page from a waiting kernel (the pool then starts a replacement)."""
-    import signal
     import subprocess
     import urllib.error
     import urllib.request
@@ -674,13 +674,13 @@ def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handi
     env.update({"SRDASH_CACHE_DIR": str(tmp_path / "cache"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
                 "IPYTHONDIR": str(tmp_path / "ipython"), "PYTHONPATH": str(REPO)})
     log = open(tmp_path / "server.log", "wb")
-    process = subprocess.Popen([sys.executable, "-m", "srdash", "review", "r.csv", "--store", str(path),
-                                "--port", str(port), "--visitors", "2"], cwd=tmp_path, env=env, stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = child_processes.start([sys.executable, "-m", "srdash", "review", "r.csv", "--store", str(path),
+                                     "--port", str(port), "--visitors", "2"], cwd=tmp_path, env=env, stdout=log,
+                                    stderr=subprocess.STDOUT)
     try:
         base = f"http://127.0.0.1:{port}/"
-        app.wait_until_ready(base, timeout=180, process=process)
-        deadline = time.monotonic() + 120
+        child_processes.wait_until_serving(process, base, log=tmp_path / "server.log")
+        deadline = time.monotonic() + child_processes.START_BOUND
         while len(_kernels_of(process.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.5)
         assert len(_kernels_of(process.pid)) == 2  # the pool: two kernels wait before anyone visits
@@ -699,13 +699,13 @@ def test_review_with_waiting_kernels_refuses_a_missing_or_wrong_key_before_handi
             html = page.read().decode()
         assert "application/vnd.jupyter.widget-view+json" in html  # the review page's widget
         assert "There was an error when executing cell" not in html
-        deadline = time.monotonic() + 120  # the judge's kernel came from the pool: the pool refills to two
+        # the judge's kernel came from the pool: the pool refills to two
+        deadline = time.monotonic() + child_processes.START_BOUND
         while len(_kernels_of(process.pid)) < 3 and time.monotonic() < deadline:
             time.sleep(0.5)
         assert len(_kernels_of(process.pid)) == 3
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(60)
+        child_processes.stop(process)
         log.close()
     output = (tmp_path / "server.log").read_text(errors="replace")
     assert "403 GET /?key=[hidden]" in output and revoked not in output and key not in output

@@ -305,14 +305,18 @@ def _die_with(parent: int):
 
     Voilà shuts its kernels down on SIGTERM, and each kernel also exits when its
     own parent (Voilà) is gone (ipykernel's parent poller), so killing ``srdash
-    serve`` leaves nothing behind. Elsewhere this does nothing.
+    serve`` leaves nothing behind. Elsewhere this does nothing. ``prctl`` is looked up before the fork (a
+    ``dlopen`` in the child could wait on a lock another thread held at the fork).
     """
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        prctl = None
+
     def arm() -> None:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except (OSError, AttributeError):  # not Linux
+        if prctl is None:
             return
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() != parent:  # the parent died before prctl: nobody is left to signal us
             os._exit(1)
     return arm
@@ -348,10 +352,15 @@ def start_zygote(env: Mapping[str, str], *, kernels: str = "fork", preload: Sequ
                         preexec_fn=_die_with(os.getpid()))
 
 
+#: What stops a served app as Ctrl-C does (Voilà stopped, its kernels shut down, then the zygote): SIGTERM, and
+#: SIGHUP (the terminal of ``srdash serve`` closed), whose default would end this process alone.
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
                     ready_timeout: float = 120.0, kernels: str = "spawn",
                     preload: Sequence[str] | None = None, zygote=None, started=None) -> int:
-    """Run Voilà until it stops or this process gets Ctrl-C or SIGTERM.
+    """Run Voilà until it stops or this process gets Ctrl-C, SIGTERM or SIGHUP.
 
     Parameters
     ----------
@@ -383,7 +392,9 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
     Returns
     -------
     int
-        0 after Ctrl-C / SIGTERM, else Voilà's exit code.
+        0 after Ctrl-C / SIGTERM / SIGHUP, else Voilà's exit code. When this process is killed (SIGKILL),
+        Voilà, the zygote and the checking child get SIGTERM from the system (Linux: they are started with
+        ``PR_SET_PDEATHSIG``) and stop what they started.
     """
     env = {**KERNEL_ENVIRONMENT, **env}
     if zygote is None:
@@ -397,10 +408,10 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
             zygote.stop()
         raise
 
-    def _terminate(signum, frame):  # SIGTERM: stop Voilà cleanly too
+    def _terminate(signum, frame):  # SIGTERM, or SIGHUP (its terminal closed): stop Voilà cleanly too
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {signum: signal.signal(signum, _terminate) for signum in _STOP_SIGNALS}
     try:
         if started is not None:
             started()
@@ -408,11 +419,15 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         announce(f"srdash dashboard: {url}  (Ctrl-C to stop)")
         return process.wait()
     except KeyboardInterrupt:
-        announce("Stopping the dashboard...")
+        try:
+            announce("Stopping the dashboard...")
+        except OSError:  # the terminal is gone (SIGHUP): stop all the same
+            pass
         _stop(process)
         return 0
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         if process.poll() is None:
             _stop(process)
         if zygote is not None:  # after Voilà, which shut its kernels down

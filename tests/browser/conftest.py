@@ -16,6 +16,10 @@ from voila_server import CHROMIUM, VoilaServer
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
+#: How long an ``expect(...)`` without its own timeout waits, in ms. Playwright's default, 5 s, is what a widget
+#: update takes on a 2-core machine at load 10-20 (0.1-0.5 s idle); a bound only for what never happens, with
+#: Playwright's message saying what was awaited.
+EXPECT_TIMEOUT_MS = 60_000
 
 
 def pytest_collection_modifyitems(items):
@@ -70,6 +74,7 @@ def start_server(tmp_path_factory):
 def browser():
     """Headless Chromium; per module, because Playwright's sync API allows one instance at a time."""
     playwright_api = pytest.importorskip("playwright.sync_api")
+    playwright_api.expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     with playwright_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

@@ -32,6 +32,7 @@ import pandas as pd
 import pytest
 
 from srdash.apps.server import free_port
+from voila_server import child_processes  # tests/child_processes.py, which voila_server puts on sys.path
 from voila_server import (CHROMIUM, PLOT, VoilaServer, figure_text_problems, plot_title, refuse_other_machines,
                           screenshot)
 from srdash.judging.trust import TrustStore
@@ -299,11 +300,10 @@ def test_listening_elsewhere_requires_the_token(competition, tmp_path):
     env.update({"SRDASH_CACHE_DIR": str(competition["folder"] / "cache"), "SRDASH_TOKEN": "s3cret-token",
                 "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "IPYTHONDIR": str(tmp_path / "ipython")})
     TrustStore(tmp_path / "t.sqlite").close()
-    process = subprocess.Popen([sys.executable, "-m", "srdash", "review", str(competition["results"]),
-                                "--judge", "eve", "--store", str(tmp_path / "t.sqlite"), "--ip", "127.0.0.2",
-                                "--port", str(port)],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    process = child_processes.start([sys.executable, "-m", "srdash", "review", str(competition["results"]),
+                                     "--judge", "eve", "--store", str(tmp_path / "t.sqlite"), "--ip", "127.0.0.2",
+                                     "--port", str(port)],
+                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.2:{port}/"
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(line.decode() for line in process.stdout), daemon=True)
@@ -311,7 +311,7 @@ def test_listening_elsewhere_requires_the_token(competition, tmp_path):
     try:
         # Wait for srdash to announce the link (not only for the server to answer: a SIGTERM sent before
         # srdash's own readiness check has passed stops it before it prints the link).
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + child_processes.START_BOUND
         while not any(line.startswith("Trust review for eve:") for line in lines):
             assert process.poll() is None and time.monotonic() < deadline, "".join(lines)
             time.sleep(0.1)
@@ -323,12 +323,7 @@ def test_listening_elsewhere_requires_the_token(competition, tmp_path):
         assert any("-m srdash.apps.voila_main" in c for c in commands)
         assert not [c for c in commands if "s3cret-token" in c]      # not visible in `ps`
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        child_processes.stop(process)
         reader.join(timeout=30)
     assert f"Trust review for eve: {base}?token=s3cret-token" in "".join(lines)
 

@@ -13,7 +13,6 @@ and :func:`layout_problems` check what a screenshot test looks at; :func:`screen
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,11 +20,17 @@ from typing import Mapping, Sequence
 
 import pytest
 
-from srdash.apps.server import free_port, wait_until_ready
+from srdash.apps.server import free_port
+
+# tests/child_processes.py: pytest puts tests/browser on sys.path for these files, and tests/ only when it
+# collects a file there first
+_TESTS = str(Path(__file__).resolve().parents[1])
+if _TESTS not in sys.path:
+    sys.path.append(_TESTS)
+import child_processes  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
-START_TIMEOUT = 120.0
 
 # A plotly figure in the page (an output area or a FigureWidget). Look for figures only there: after drawing a
 # figure, JupyterLab's plotly renderer draws it a second time for a PNG copy (Plotly.toImage), in a
@@ -239,11 +244,12 @@ class VoilaServer:
             arguments += ["--visitors", "1"]
         self.log_path = folder / f"{name}-{self.port}.log"
         self._log = open(self.log_path, "wb")
-        self.process = subprocess.Popen([sys.executable, "-m", module, *arguments, "--port", str(self.port)],
-                                        env=environment, cwd=folder, stdout=self._log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        # its own session, and SIGTERM when this test process dies (even by SIGKILL): nothing outlives the run
+        self.process = child_processes.start([sys.executable, "-m", module, *arguments, "--port", str(self.port)],
+                                             env=environment, cwd=folder, stdout=self._log,
+                                             stderr=subprocess.STDOUT)
         try:
-            wait_until_ready(self.url, timeout=START_TIMEOUT, process=self.process)
+            child_processes.wait_until_serving(self.process, self.url, log=self.log_path)
         except BaseException:
             self.kill()
             raise
@@ -252,20 +258,12 @@ class VoilaServer:
         return self.log_path.read_text(errors="replace")
 
     def stop(self) -> None:
-        """SIGTERM: srdash stops Voilà, which shuts its kernels down; SIGKILL after 30 s."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        """SIGTERM: srdash stops Voilà, which shuts its kernels down; SIGKILL to the whole server if it has not
+        ended after :func:`child_processes.stop`'s grace."""
+        child_processes.stop(self.process)
         self._log.close()
 
     def kill(self) -> None:
         """SIGKILL to every process of the server at once: nothing gets a chance to flush."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait(10)
+        child_processes.kill(self.process)
         self._log.close()
