@@ -68,6 +68,7 @@ from srdash.judging.trust import (
     review_settings,
     trust_summary,
 )
+from srdash.apps.review_letters import flag_item_html, judge_values, naming_note
 from srdash.apps.review_stamp import CompetitionFingerprint, entries_hash, entries_hash_html
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, ProgressPanel,
                                    logged)
@@ -790,7 +791,8 @@ class ReviewApp(widgets.VBox):
             *self.cards[dataset]]
         n = len(self.cards[dataset])
         position = self.datasets.index(dataset) + 1
-        what = (f"Score each model on the {len(self.rubric.criteria)} criteria of the rubric, from "
+        what = ("The review is closed: the entries below are read-only." if self.store.closed is not None else
+                f"Score each model on the {len(self.rubric.criteria)} criteria of the rubric, from "
                 f"{self.rubric.scale[0]:g} (lowest) to {self.rubric.scale[1]:g} (highest)."
                 if self.rubric is not None else
                 "Give each model a trust rank: 1 for the model you trust most, "
@@ -1098,6 +1100,9 @@ class ReviewApp(widgets.VBox):
             for card in cards:
                 card.lock(closed)
             self._validate(dataset)
+        self.instructions.value = self._instructions_html()
+        if self.dataset in self.cards:
+            self._show_dataset(self.dataset)
         self._refresh_progress()
 
     def completeness_table(self, entries: pd.DataFrame) -> pd.DataFrame:
@@ -1150,12 +1155,10 @@ class ReviewApp(widgets.VBox):
             status += (f"<div><b>Calibration entry</b> (each juror's score of it minus the reference; above 0: "
                        f"lenient, below: severe): {offsets}</div>")
         if len(summary.flags):
-            listed = "".join(
-                f"<li>{_text(r.dataset)} / "
-                f"{_text(r.method) if self.revealed else _text(self._blinded_name(r.dataset, r.method))}: "
-                f"scores {_text(r.scores)}</li>" for r in summary.flags.head(10).itertuples())
-            status += (f"<div><b>Flags: the jurors' scores differ by more than {self.rubric.disagreement:g}</b>"
-                       f"<ul style='margin:2px 0'>{listed}</ul></div>")
+            listed = "".join(self._flag_html(r.dataset, r.method, summary.juror_scores, "score", "score")
+                             for r in summary.flags.head(10).itertuples())
+            status += (f"<div><b>Flags: the jurors' scores differ by more than {self.rubric.disagreement:g}</b>. "
+                       f"{naming_note(revealed=self.revealed)}<ul style='margin:2px 0'>{listed}</ul></div>")
         return status
 
     @logged("updating the organiser's panel")
@@ -1190,12 +1193,10 @@ class ReviewApp(widgets.VBox):
         status += self._alpha_html(entries, jury if self.rubric is not None else None)
         flagged = summary.disagreements[summary.disagreements["spread"] > self.disagreement_threshold]
         if len(flagged):
-            listed = "".join(
-                f"<li>{_text(r.dataset)} / "
-                f"{_text(r.method) if self.revealed else _text(self._blinded_name(r.dataset, r.method))}: "
-                f"ranks {_text(r.ranks)}</li>" for r in flagged.head(10).itertuples())
+            listed = "".join(self._flag_html(r.dataset, r.method, summary.judge_ranks, "trust_rank", "rank")
+                             for r in flagged.head(10).itertuples())
             status += (f"<div><b>Flags: the judges' ranks differ by more than {self.disagreement_threshold:g}"
-                       f"</b><ul style='margin:2px 0'>{listed}</ul></div>")
+                       f"</b>. {naming_note(revealed=self.revealed)}<ul style='margin:2px 0'>{listed}</ul></div>")
         closed = self.store.closed
         if closed is not None:
             self.reveal_help.value = (f"<div><b>✓ Methods revealed: the review was closed on {_text(closed[0][:19])} "
@@ -1269,9 +1270,12 @@ class ReviewApp(widgets.VBox):
         return ("<h3 style='margin:12px 0 4px 0'>Jury model (a second opinion)</h3>"
                 f"<div class='srdash-explain'>{_text(JURY_MODEL_NOTE)}</div>{jury_model_html(model)}")
 
-    def _blinded_name(self, dataset: str, method: str) -> str:
-        """The organiser's own blinded label of ``method`` (names stay hidden until revealed)."""
-        return self.store.blinded_labels(self.judge, dataset, self._models(dataset)).get(method, "?")
+    def _flag_html(self, dataset: str, method: str, table: pd.DataFrame, column: str, noun: str) -> str:
+        """A flag naming the model by method once revealed, else by each judge's own letter (review_letters)."""
+        models = self._models(dataset)
+        return flag_item_html(dataset, method, judge_values(table, dataset, method, column), noun=noun,
+                              revealed=self.revealed,
+                              label_of=lambda judge: self.store.blinded_labels(judge, dataset, models))
 
     def _leaderboard_html(self, entries: pd.DataFrame) -> str:
         if self.rubric is not None:
@@ -1310,12 +1314,21 @@ class ReviewApp(widgets.VBox):
     # ------------------------------------------------------------------ display
 
     def _header_html(self, source: str) -> str:
-        where = f" · results: {_text(source)}" if source else ""
+        # the server's local paths are the organiser's business; a judge's page names no file of the server
+        if self.organiser:
+            where = f" · results: {_text(source)}" if source else ""
+            saved = f"every change is saved at once to {_text(self.store.path)}{where}"
+        else:
+            saved = "every change is saved at once on the review's server"
         return ("<h1 style='margin:4px 0'>Trust review — real-world track</h1>"
-                f"<div class='srdash-explain'>Judge: <b>{_text(self.judge)}</b> · every change is saved at once to "
-                f"{_text(self.store.path)}{where}</div>")
+                f"<div class='srdash-explain'>Judge: <b>{_text(self.judge)}</b> · {saved}</div>")
 
     def _instructions_html(self) -> str:
+        if self.store.closed is not None:
+            # nothing is left to give or save: say what the page is now for
+            return ("<div style='background:#f3f7fb;padding:8px 12px;border-radius:6px;margin:6px 0'>"
+                    "The review is closed: the models are shown with the names of the methods that made them, "
+                    "beside the entries each judge gave, which can no longer change.</div>")
         if self.rubric is not None:
             listed = ", ".join(_text(c.label) for c in self.rubric.criteria)
             how = (f"For each dataset, score each model on every criterion of the rubric ({listed}) from "
