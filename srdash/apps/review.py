@@ -46,8 +46,7 @@ from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import leaderboard_html, warnings_html
-from srdash.figures.review import (NARROW_LINE, WIDE_LINE, formula_latex, over_time_figure, predicted_vs_actual_figure,
-                                   predicted_vs_actual_thumbnail)
+from srdash.figures.review import over_time_figure, predicted_vs_actual_figure, predicted_vs_actual_thumbnail
 from srdash.judging.representative import (
     TestData,
     find_test_file,
@@ -68,6 +67,7 @@ from srdash.judging.trust import (
     review_settings,
     trust_summary,
 )
+from srdash.apps.review_math import typeset_html
 from srdash.apps.review_letters import flag_item_html, judge_values, naming_note
 from srdash.apps.review_stamp import CompetitionFingerprint, entries_hash, entries_hash_html
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, ProgressPanel,
@@ -109,11 +109,16 @@ _CSS = """
 .srdash-rank-row button.mod-active { background: #1f77b4; color: #fff; font-weight: bold; }
 .srdash-rank-row button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
 .srdash-card { overflow-x: auto; }
-/* A typeset formula is set twice, in lines for a desk and in shorter lines for a phone; one is shown. */
-.srdash-math-narrow { height: 0; overflow: hidden; visibility: hidden; }
+/* A typeset formula is set twice, in lines for a desk and in shorter lines for a phone; one is shown. The
+   other is taken out of the flow: hidden in place, its width centred the shown one past a phone's card. */
+.srdash-formula { position: relative; }
+.srdash-math-narrow { position: absolute; left: 0; top: 0; width: 1px; height: 1px; overflow: hidden;
+                      visibility: hidden; }
 @media (max-width: 700px) {
-  .srdash-math-wide { height: 0; overflow: hidden; visibility: hidden; }
-  .srdash-math-narrow { height: auto; overflow: visible; visibility: visible; }
+  .srdash-math-wide { position: absolute; left: 0; top: 0; width: 1px; height: 1px; overflow: hidden;
+                      visibility: hidden; }
+  .srdash-math-narrow { position: static; width: auto; height: auto; overflow: visible; visibility: visible; }
+  .srdash-math-narrow mjx-container[display="true"] { text-align: left; }
 }
 /* what still does not fit scrolls inside its box, with a shadow at the edge that has more */
 .srdash-formula, .srdash-organiser .srdash-scroll { overflow-x: auto; max-width: 100%;
@@ -177,15 +182,6 @@ def _natural_key(name: str) -> list:
 # A formula longer than this is shown as wrapping text (typeset on demand).
 _LONG_COMPONENTS = 60
 _LONG_LATEX = 600
-
-
-def _typeset_html(latex: str) -> str:
-    """``ŷ = latex`` typeset in lines that fit a desk's card, and again in lines that fit a phone's (CSS shows one).
-
-    The LaTeX is escaped as HTML text; MathJax reads the text.
-    """
-    return "".join(f"<div class='srdash-math-{name}'>$${html_text(formula_latex(latex, max_chars=chars))}$$</div>"
-                   for name, chars in (("wide", WIDE_LINE), ("narrow", NARROW_LINE)))
 
 
 def _is_long(row: Mapping, latex: str) -> bool:
@@ -258,7 +254,7 @@ class ModelCard(widgets.VBox):
             # does not wrap: it would run thousands of pixels wide); typeset on demand, scrolling.
             self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
                                         layout=widgets.Layout(max_width="100%"))
-            self.typeset = widgets.HTMLMath(_typeset_html(latex),
+            self.typeset = widgets.HTMLMath(typeset_html(latex, formula_text),
                                             layout=widgets.Layout(display="none", max_width="100%"))
             self.typeset.add_class("srdash-formula")
             self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
@@ -267,7 +263,7 @@ class ModelCard(widgets.VBox):
             self.formula_toggle.observe(self._on_formula_toggle_change, "value")
         elif latex is not None:
             # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
-            self.formula = widgets.HTMLMath(_typeset_html(latex), layout=widgets.Layout(max_width="100%"))
+            self.formula = widgets.HTMLMath(typeset_html(latex, formula_text), layout=widgets.Layout(max_width="100%"))
         else:
             self.formula = widgets.HTML(f"<div style='color:#b00'>This model cannot be shown as a formula: "
                                         f"{_text(latex_problem.rstrip('.'))}.</div>")
