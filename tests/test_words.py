@@ -177,3 +177,21 @@ def test_the_server_log_drops_the_shutdown_403_of_a_page_that_left_and_keeps_oth
     assert not PageLeftShutdown().filter(record(access))
     assert PageLeftShutdown().filter(record("403 GET /voila/render/review.ipynb?key=[hidden] (127.0.0.1) 2.00ms"))
     assert PageLeftShutdown().filter(record("500 POST /voila/api/kernels (127.0.0.1) 3.00ms"))
+
+
+def test_the_filtered_lines_are_the_ones_tornado_and_voila_write():
+    """Protects srdash/apps/gate.py:PageLeftShutdown: Voilà's shutdown route and tornado's refusal wording."""
+    import inspect
+
+    import tornado.web
+
+    from srdash.apps.gate import configure
+
+    assert "'_xsrf' argument missing from POST" in inspect.getsource(tornado.web.RequestHandler.check_xsrf_cookie)
+    voila_app = Path(pytest.importorskip("voila").__file__).with_name("app.py").read_text(encoding="utf-8")
+    assert r'"/voila/api/shutdown/(.*)"' in voila_app
+    # srdash's Voilà configuration installs the filter on both loggers that write the line
+    configure(SimpleNamespace(Voila=SimpleNamespace(), VoilaExecutor=SimpleNamespace(),
+                              VoilaConfiguration=SimpleNamespace()))
+    for name in ("tornado.general", "tornado.access"):
+        assert any(type(f).__name__ == "PageLeftShutdown" for f in logging.getLogger(name).filters)
