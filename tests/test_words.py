@@ -55,6 +55,9 @@ def test_the_organisers_flags_name_each_model_by_the_letter_its_judge_sees(store
     # seed 5 shuffles "plain" to different letters for the three of them, so a letter alone misleads
     assert len({ann_letter, bob_letter, org_letter}) >= 2
     status = org.organiser_status.value
+    # the organiser's own cards say whose letters they are
+    assert "org's own letters; each judge's page orders and letters the models differently" in \
+        org.cards_box.children[0].value
     assert f"<li>d1: ann's {ann_letter}, rank 1; bob's {bob_letter}, rank 3</li>" in status
     assert "named by each judge's own letter, as that judge's page shows it" in status
     assert "plain" not in status                                   # still blinded

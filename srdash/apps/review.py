@@ -780,8 +780,11 @@ class ReviewApp(widgets.VBox):
             return
         if dataset not in self.cards:
             self.cards[dataset] = self._build_cards(dataset)
+        # the organiser's letters are their own: each judge's page letters the models in another order
+        whose = (f" <span class='srdash-explain'>({_text(self.judge)}'s own letters; each judge's page orders and "
+                 "letters the models differently)</span>" if self.organiser and not self.revealed else "")
         self.cards_box.children = [
-            widgets.HTML("<h3 style='margin:8px 0 2px 0'>All models at a glance</h3>"),
+            widgets.HTML(f"<h3 style='margin:8px 0 2px 0'>All models at a glance{whose}</h3>"),
             self.comparisons[dataset],
             widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"),
             *self.cards[dataset]]
