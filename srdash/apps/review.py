@@ -188,8 +188,8 @@ class ModelCard(widgets.VBox):
         self.formula_toggle = None
         self.rank_buttons = None  # the comparison row's buttons, when a ComparisonView shows this card
         if latex is not None and formula_text and _is_long(row, latex):
-            # A long formula is shown as text that wraps inside the card (a typeset formula
-            # does not wrap: it would run thousands of pixels wide); typeset on demand, scrolling.
+            # A long formula is shown as text that wraps inside the card; typeset on demand, in lines
+            # (apps/review_math.py: on a phone, as wrapping text where it cannot be cut).
             self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
                                         layout=widgets.Layout(max_width="100%"))
             self.typeset = widgets.HTMLMath(typeset_html(latex, formula_text),
@@ -197,7 +197,7 @@ class ModelCard(widgets.VBox):
             self.typeset.add_class("srdash-formula")
             self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
                                                        icon="expand", layout=widgets.Layout(width="auto"),
-                                                       tooltip="The long formula typeset (scrolls sideways)")
+                                                       tooltip="The long formula typeset, in lines cut between its terms")
             self.formula_toggle.observe(self._on_formula_toggle_change, "value")
         elif latex is not None:
             # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
