@@ -197,7 +197,7 @@ class ModelCard(widgets.VBox):
             self.typeset.add_class("srdash-formula")
             self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
                                                        icon="expand", layout=widgets.Layout(width="auto"),
-                                                       tooltip="The long formula typeset, in lines cut between its terms")
+                                                       tooltip="The long formula typeset, in lines cut at its terms")
             self.formula_toggle.observe(self._on_formula_toggle_change, "value")
         elif latex is not None:
             # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.

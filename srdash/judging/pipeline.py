@@ -47,7 +47,8 @@ if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at 
 
 __all__ = ["judge_competition", "RealWorldTrackRefused", "prepare_competition", "prepared_from_snapshot", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
            "CompetitionResult", "verdict_fingerprint", "competition_input_hashes", "realworld_track",
-           "realworld_inputs", "RealWorldInputs", "prepare_runs", "prepare_track", "property_stage", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
+           "realworld_inputs", "RealWorldInputs", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
+           "property_stage",
            "qualified_results", "with_qualification", "with_track_problems"]
 
 #: Per-run model statuses: ``given`` means the input supplied ``components``; ``measured`` that the model was
