@@ -28,7 +28,7 @@ def test_score_from_raw_models_and_descriptions(tmp_path, monkeypatch):
         "--problems", str(tmp_path / "problems.csv"), "--no-cache"])
     assert result.exit_code == 0, result.output
     # the progress bar follows the work: simplifying, then checking the equivalences
-    assert "simplifying models" in result.stderr and "checking exact re-discovery" in result.stderr
+    assert "simplifying models" in result.stderr and "scoring the datasets' properties: exact re-discovery" in result.stderr
     leaderboard = pd.read_csv(tmp_path / "lb.csv")
     assert list(leaderboard["method"]) == ["Truth", "Line"]
     assert "property_rank" in leaderboard.columns

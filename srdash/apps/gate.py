@@ -36,8 +36,8 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["redact_queries", "RedactQueries", "log_request", "tornado_settings", "refuse_unknown_visitors",
-           "configure", "LOGGERS", "KERNEL_MANAGER", "REVIEW_DOOR"]
+__all__ = ["redact_queries", "RedactQueries", "PageLeftShutdown", "log_request", "tornado_settings",
+           "refuse_unknown_visitors", "configure", "LOGGERS", "KERNEL_MANAGER", "REVIEW_DOOR"]
 
 #: The kernel manager class Voilà builds on (``VoilaConfiguration.multi_kernel_manager_class``): a kernel taken
 #: from the pool counts as active from then on (:mod:`srdash.apps.kernelmanager`).
@@ -182,6 +182,32 @@ class ClosedTab(logging.Filter):
         return not isinstance(error, (WebSocketClosedError, StreamClosedError))
 
 
+class PageLeftShutdown(logging.Filter):
+    """Drops the 403 that Voilà's page earns when it asks, as its tab closes or reloads, to shut its kernel down.
+
+    Voilà's page posts ``/voila/api/shutdown/KERNEL`` on unload without jupyter_server's ``_xsrf``
+    token, so every judge's reload printed ``403 POST /voila/api/shutdown/... '_xsrf' argument missing``
+    (tornado's general log) and a matching access-log line, which read as errors to an organiser. Nothing
+    is wrong and nothing is to do: the kernel of a page that left is shut down by the idle culling
+    (``srdash serve --cull-idle``). Every other failed request is still logged.
+
+    Examples
+    --------
+    >>> import logging
+    >>> record = logging.LogRecord("tornado.general", logging.WARNING, "", 0,
+    ...     "403 POST /voila/api/shutdown/1a2b (127.0.0.1): '_xsrf' argument missing from POST", None, None)
+    >>> PageLeftShutdown().filter(record)
+    False
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a badly formatted record stays
+            return True
+        return not ("403 POST" in message and "/api/shutdown/" in message)
+
+
 def configure(c, *, review: bool = False) -> None:
     """Apply srdash's settings to a Voilà configuration object ``c`` (what the ``voila.py`` files call)."""
     c.Voila.tornado_settings = tornado_settings()
@@ -198,6 +224,10 @@ def configure(c, *, review: bool = False) -> None:
     tornado_logger = logging.getLogger("tornado.general")
     if not any(isinstance(f, PingUnits) for f in tornado_logger.filters):
         tornado_logger.addFilter(PingUnits())
+    for name in ("tornado.general", "tornado.access"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, PageLeftShutdown) for f in logger.filters):
+            logger.addFilter(PageLeftShutdown())
     asyncio_logger = logging.getLogger("asyncio")
     if not any(isinstance(f, ClosedTab) for f in asyncio_logger.filters):
         asyncio_logger.addFilter(ClosedTab())

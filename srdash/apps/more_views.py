@@ -68,8 +68,7 @@ def more_views(trust_store: str | None, app=None):
         def realworld(verdict, runs):
             if app is not None and app.result is not None and app.result.realworld is not None:
                 track = app.result.realworld
-                return widgets.HTML("<div class='srdash-note'>Trust entries from " + html_text(str(trust_store))
-                                    + "</div>" + leaderboard_html(track) + warnings_html(track)
+                return widgets.HTML(trust_entries_note(trust_store) + leaderboard_html(track) + warnings_html(track)
                                     + _jury_model_of_result_html(app.result))
             return widgets.HTML(_realworld_html(trust_store, runs, verdict))
 
@@ -161,6 +160,21 @@ def _lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widge
     return widgets.VBox(panels)
 
 
+def trust_entries_note(store_path) -> str:
+    """Where the trust entries come from, by the store's file name only: the dashboard's visitors are not
+    shown the server's local folders.
+
+    Examples
+    --------
+    >>> trust_entries_note("/home/org/private/trust.sqlite")
+    "<div class='srdash-note'>Trust entries from the review's store trust.sqlite</div>"
+    """
+    from pathlib import PurePath
+
+    name = PurePath(str(store_path)).name
+    return f"<div class='srdash-note'>Trust entries from the review's store {html_text(name)}</div>"
+
+
 def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> str:
     from srdash.judging.trust import TrustStore, realworld_verdict
 
@@ -168,8 +182,7 @@ def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> st
         entries = store.entries()
     methods = sorted(verdict.leaderboard["method"])
     realworld = realworld_verdict(runs, entries, "srbench2022-realworld", methods=methods)
-    return ("<div class='srdash-note'>Trust entries from " + html_text(str(store_path)) + "</div>"
-            + leaderboard_html(realworld) + warnings_html(realworld)
+    return (trust_entries_note(store_path) + leaderboard_html(realworld) + warnings_html(realworld)
             + _jury_model_html(runs, entries, "srbench2022-realworld", methods))
 
 

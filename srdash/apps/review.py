@@ -46,8 +46,7 @@ from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import leaderboard_html, warnings_html
-from srdash.figures.review import (NARROW_LINE, WIDE_LINE, formula_latex, over_time_figure, predicted_vs_actual_figure,
-                                   predicted_vs_actual_thumbnail)
+from srdash.figures.review import over_time_figure, predicted_vs_actual_figure, predicted_vs_actual_thumbnail
 from srdash.judging.representative import (
     TestData,
     find_test_file,
@@ -68,6 +67,9 @@ from srdash.judging.trust import (
     review_settings,
     trust_summary,
 )
+from srdash.apps.review_css import REVIEW_CSS
+from srdash.apps.review_math import typeset_html
+from srdash.apps.review_letters import flag_item_html, judge_values, naming_note
 from srdash.apps.review_stamp import CompetitionFingerprint, entries_hash, entries_hash_html
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel, ProgressPanel,
                                    logged)
@@ -84,64 +86,6 @@ _NO_VALUE = 0
 # The output areas need a height of their own: plotly's renderer sizes the plot to its container.
 _FIGURE_HEIGHT = 310
 _OK_STATUSES = ("ok", "given", "measured")
-_CSS = """
-<style>
-.srdash-card { border: 1px solid #ccc; border-radius: 6px; padding: 8px 14px; margin: 8px 0; background: #fff; }
-.srdash-card-problem { border-left: 5px solid #d9822b; }
-.srdash-card-done { border-left: 5px solid #2e8b57; }
-.srdash-raw pre { white-space: pre-wrap; word-break: break-all; background: #f6f6f6; padding: 6px;
-                  font-size: 12px; margin: 0; }
-.srdash-explain { color: #555; font-size: 12px; }
-.srdash-metrics td { padding: 2px 10px 2px 0; vertical-align: top; }
-.srdash-metrics td:first-child { width: 150px; white-space: nowrap; }
-.srdash-metrics td:nth-child(2) { width: 240px; }
-.srdash-formula { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
-.srdash-formula-text { white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word;
-                       font-family: monospace; font-size: 13px; background: #fafafa; padding: 6px;
-                       border-radius: 4px; max-width: 100%; box-sizing: border-box; }
-.srdash-compare-row { border-bottom: 1px solid #eee; padding: 4px 0; }
-/* the formula wraps (a phone showed its first 12 characters); the card below shows it whole */
-.srdash-compare-row .srdash-compare-formula { font-family: monospace; font-size: 12px; white-space: pre-wrap;
-                                              overflow-wrap: anywhere; max-width: 100%; }
-.srdash-compare-row td { padding: 0 8px 0 0; vertical-align: middle; }
-.srdash-rank-row .widget-toggle-button { width: 38px; }
-.srdash-rank-row button.mod-active { background: #1f77b4; color: #fff; font-weight: bold; }
-.srdash-rank-row button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
-.srdash-card { overflow-x: auto; }
-/* A typeset formula is set twice, in lines for a desk and in shorter lines for a phone; one is shown. */
-.srdash-math-narrow { height: 0; overflow: hidden; visibility: hidden; }
-@media (max-width: 700px) {
-  .srdash-math-wide { height: 0; overflow: hidden; visibility: hidden; }
-  .srdash-math-narrow { height: auto; overflow: visible; visibility: visible; }
-}
-/* what still does not fit scrolls inside its box, with a shadow at the edge that has more */
-.srdash-formula, .srdash-organiser .srdash-scroll { overflow-x: auto; max-width: 100%;
-  background: linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left / 24px 100% no-repeat local,
-              linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 24px 100% no-repeat local,
-              radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.22), rgba(0,0,0,0)) left / 10px 100% no-repeat scroll,
-              radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.22), rgba(0,0,0,0)) right / 10px 100% no-repeat scroll; }
-/* ipywidgets gives each line of an HTML widget a control's height (28 px): text of several lines reads loose */
-.srdash-review .widget-html > .widget-html-content { min-width: 0; max-width: 100%; line-height: 1.45; }
-/* a phone: label and plot side by side, the formula and the numbers under them at the row's full width */
-@media (max-width: 700px) {
-  .srdash-compare-row table, .srdash-compare-row tbody, .srdash-compare-row tr { display: block; }
-  .srdash-compare-row td { display: inline-block; vertical-align: middle; }
-  .srdash-compare-row td:nth-child(3) { display: block; width: 100% !important; box-sizing: border-box;
-                                        padding-top: 4px; }
-}
-/* buttons keep their whole label: their row wraps instead of shortening them to "Show the typese…" */
-.srdash-toggles { flex-wrap: wrap; gap: 4px; }
-.srdash-toggles .jupyter-button, .srdash-review .widget-hbox > .jupyter-button { flex-shrink: 0; max-width: 100%; }
-/* a narrow screen (a phone): the card's table of numbers stacks instead of running off the card */
-@media (max-width: 700px) {
-  .srdash-metrics, .srdash-metrics tbody, .srdash-metrics tr { display: block; width: 100%; }
-  .srdash-metrics td { display: block; width: auto !important; white-space: normal !important; }
-  .srdash-metrics tr { margin-bottom: 6px; }
-}
-/* plotly's renderer sizes the plot to its container, which an output area leaves at height 0 */
-.srdash-figure .jp-RenderedPlotly { display: block; height: 300px; }
-</style>
-"""
 
 
 def _text(value) -> str:
@@ -176,15 +120,6 @@ def _natural_key(name: str) -> list:
 # A formula longer than this is shown as wrapping text (typeset on demand).
 _LONG_COMPONENTS = 60
 _LONG_LATEX = 600
-
-
-def _typeset_html(latex: str) -> str:
-    """``ŷ = latex`` typeset in lines that fit a desk's card, and again in lines that fit a phone's (CSS shows one).
-
-    The LaTeX is escaped as HTML text; MathJax reads the text.
-    """
-    return "".join(f"<div class='srdash-math-{name}'>$${html_text(formula_latex(latex, max_chars=chars))}$$</div>"
-                   for name, chars in (("wide", WIDE_LINE), ("narrow", NARROW_LINE)))
 
 
 def _is_long(row: Mapping, latex: str) -> bool:
@@ -253,20 +188,20 @@ class ModelCard(widgets.VBox):
         self.formula_toggle = None
         self.rank_buttons = None  # the comparison row's buttons, when a ComparisonView shows this card
         if latex is not None and formula_text and _is_long(row, latex):
-            # A long formula is shown as text that wraps inside the card (a typeset formula
-            # does not wrap: it would run thousands of pixels wide); typeset on demand, scrolling.
+            # A long formula is shown as text that wraps inside the card; typeset on demand, in lines
+            # (apps/review_math.py: on a phone, as wrapping text where it cannot be cut).
             self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
                                         layout=widgets.Layout(max_width="100%"))
-            self.typeset = widgets.HTMLMath(_typeset_html(latex),
+            self.typeset = widgets.HTMLMath(typeset_html(latex, formula_text),
                                             layout=widgets.Layout(display="none", max_width="100%"))
             self.typeset.add_class("srdash-formula")
             self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
                                                        icon="expand", layout=widgets.Layout(width="auto"),
-                                                       tooltip="The long formula typeset (scrolls sideways)")
+                                                       tooltip="The long formula typeset, in lines cut at its terms")
             self.formula_toggle.observe(self._on_formula_toggle_change, "value")
         elif latex is not None:
             # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
-            self.formula = widgets.HTMLMath(_typeset_html(latex), layout=widgets.Layout(max_width="100%"))
+            self.formula = widgets.HTMLMath(typeset_html(latex, formula_text), layout=widgets.Layout(max_width="100%"))
         else:
             self.formula = widgets.HTML(f"<div style='color:#b00'>This model cannot be shown as a formula: "
                                         f"{_text(latex_problem.rstrip('.'))}.</div>")
@@ -696,7 +631,7 @@ class ReviewApp(widgets.VBox):
                                    self.saved_indicator], layout=widgets.Layout(align_items="center",
                                                                                 flex_flow="row wrap"))
         # srdash's stylesheet too: the organiser's leaderboard and jury model are the report's tables
-        children = [widgets.HTML(f"<style>{stylesheet()}</style>{_CSS}"), self.header]
+        children = [widgets.HTML(f"<style>{stylesheet()}</style>{REVIEW_CSS}"), self.header]
         if organiser:
             # the organiser's panel (leaderboard, the judges' progress) first; the instructions and the
             # organiser's own entries (self.progress) come after it
@@ -783,14 +718,18 @@ class ReviewApp(widgets.VBox):
             return
         if dataset not in self.cards:
             self.cards[dataset] = self._build_cards(dataset)
+        # the organiser's letters are their own: each judge's page letters the models in another order
+        whose = (f" <span class='srdash-explain'>({_text(self.judge)}'s own letters; each judge's page orders and "
+                 "letters the models differently)</span>" if self.organiser and not self.revealed else "")
         self.cards_box.children = [
-            widgets.HTML("<h3 style='margin:8px 0 2px 0'>All models at a glance</h3>"),
+            widgets.HTML(f"<h3 style='margin:8px 0 2px 0'>All models at a glance{whose}</h3>"),
             self.comparisons[dataset],
             widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"),
             *self.cards[dataset]]
         n = len(self.cards[dataset])
         position = self.datasets.index(dataset) + 1
-        what = (f"Score each model on the {len(self.rubric.criteria)} criteria of the rubric, from "
+        what = ("The review is closed: the entries below are read-only." if self.store.closed is not None else
+                f"Score each model on the {len(self.rubric.criteria)} criteria of the rubric, from "
                 f"{self.rubric.scale[0]:g} (lowest) to {self.rubric.scale[1]:g} (highest)."
                 if self.rubric is not None else
                 "Give each model a trust rank: 1 for the model you trust most, "
@@ -1098,6 +1037,9 @@ class ReviewApp(widgets.VBox):
             for card in cards:
                 card.lock(closed)
             self._validate(dataset)
+        self.instructions.value = self._instructions_html()
+        if self.dataset in self.cards:
+            self._show_dataset(self.dataset)
         self._refresh_progress()
 
     def completeness_table(self, entries: pd.DataFrame) -> pd.DataFrame:
@@ -1150,12 +1092,10 @@ class ReviewApp(widgets.VBox):
             status += (f"<div><b>Calibration entry</b> (each juror's score of it minus the reference; above 0: "
                        f"lenient, below: severe): {offsets}</div>")
         if len(summary.flags):
-            listed = "".join(
-                f"<li>{_text(r.dataset)} / "
-                f"{_text(r.method) if self.revealed else _text(self._blinded_name(r.dataset, r.method))}: "
-                f"scores {_text(r.scores)}</li>" for r in summary.flags.head(10).itertuples())
-            status += (f"<div><b>Flags: the jurors' scores differ by more than {self.rubric.disagreement:g}</b>"
-                       f"<ul style='margin:2px 0'>{listed}</ul></div>")
+            listed = "".join(self._flag_html(r.dataset, r.method, summary.juror_scores, "score", "score")
+                             for r in summary.flags.head(10).itertuples())
+            status += (f"<div><b>Flags: the jurors' scores differ by more than {self.rubric.disagreement:g}</b>. "
+                       f"{naming_note(revealed=self.revealed)}<ul style='margin:2px 0'>{listed}</ul></div>")
         return status
 
     @logged("updating the organiser's panel")
@@ -1190,12 +1130,10 @@ class ReviewApp(widgets.VBox):
         status += self._alpha_html(entries, jury if self.rubric is not None else None)
         flagged = summary.disagreements[summary.disagreements["spread"] > self.disagreement_threshold]
         if len(flagged):
-            listed = "".join(
-                f"<li>{_text(r.dataset)} / "
-                f"{_text(r.method) if self.revealed else _text(self._blinded_name(r.dataset, r.method))}: "
-                f"ranks {_text(r.ranks)}</li>" for r in flagged.head(10).itertuples())
+            listed = "".join(self._flag_html(r.dataset, r.method, summary.judge_ranks, "trust_rank", "rank")
+                             for r in flagged.head(10).itertuples())
             status += (f"<div><b>Flags: the judges' ranks differ by more than {self.disagreement_threshold:g}"
-                       f"</b><ul style='margin:2px 0'>{listed}</ul></div>")
+                       f"</b>. {naming_note(revealed=self.revealed)}<ul style='margin:2px 0'>{listed}</ul></div>")
         closed = self.store.closed
         if closed is not None:
             self.reveal_help.value = (f"<div><b>✓ Methods revealed: the review was closed on {_text(closed[0][:19])} "
@@ -1269,9 +1207,12 @@ class ReviewApp(widgets.VBox):
         return ("<h3 style='margin:12px 0 4px 0'>Jury model (a second opinion)</h3>"
                 f"<div class='srdash-explain'>{_text(JURY_MODEL_NOTE)}</div>{jury_model_html(model)}")
 
-    def _blinded_name(self, dataset: str, method: str) -> str:
-        """The organiser's own blinded label of ``method`` (names stay hidden until revealed)."""
-        return self.store.blinded_labels(self.judge, dataset, self._models(dataset)).get(method, "?")
+    def _flag_html(self, dataset: str, method: str, table: pd.DataFrame, column: str, noun: str) -> str:
+        """A flag naming the model by method once revealed, else by each judge's own letter (review_letters)."""
+        models = self._models(dataset)
+        return flag_item_html(dataset, method, judge_values(table, dataset, method, column), noun=noun,
+                              revealed=self.revealed,
+                              label_of=lambda judge: self.store.blinded_labels(judge, dataset, models))
 
     def _leaderboard_html(self, entries: pd.DataFrame) -> str:
         if self.rubric is not None:
@@ -1310,12 +1251,21 @@ class ReviewApp(widgets.VBox):
     # ------------------------------------------------------------------ display
 
     def _header_html(self, source: str) -> str:
-        where = f" · results: {_text(source)}" if source else ""
+        # the server's local paths are the organiser's business; a judge's page names no file of the server
+        if self.organiser:
+            where = f" · results: {_text(source)}" if source else ""
+            saved = f"every change is saved at once to {_text(self.store.path)}{where}"
+        else:
+            saved = "every change is saved at once on the review's server"
         return ("<h1 style='margin:4px 0'>Trust review — real-world track</h1>"
-                f"<div class='srdash-explain'>Judge: <b>{_text(self.judge)}</b> · every change is saved at once to "
-                f"{_text(self.store.path)}{where}</div>")
+                f"<div class='srdash-explain'>Judge: <b>{_text(self.judge)}</b> · {saved}</div>")
 
     def _instructions_html(self) -> str:
+        if self.store.closed is not None:
+            # nothing is left to give or save: say what the page is now for
+            return ("<div style='background:#f3f7fb;padding:8px 12px;border-radius:6px;margin:6px 0'>"
+                    "The review is closed: the models are shown with the names of the methods that made them, "
+                    "beside the entries each judge gave, which can no longer change.</div>")
         if self.rubric is not None:
             listed = ", ".join(_text(c.label) for c in self.rubric.criteria)
             how = (f"For each dataset, score each model on every criterion of the rubric ({listed}) from "

@@ -458,11 +458,35 @@ def _prepare_once(competition, announce, every: float) -> None:
     except Exception as error:  # noqa: BLE001 - told to the user; the dashboard shows it too
         announce(f"Could not prepare the competition: {error}")
         return
-    runs = prepared.runs
-    what = f"{len(runs)} runs" if runs is not None else "the submissions"
+    what = prepared_runs_said(prepared)
     reused = "snapshot" in prepared.cache_stats
     announce(f"Competition prepared for every visitor ({what}, {time.monotonic() - started:.1f} s"
              f"{', read from the cache' if reused else ''}).")
+
+
+def prepared_runs_said(prepared) -> str:
+    """How many runs were prepared and, when the qualification stage removed methods, why fewer than were
+    read (the check before announced every run of the results).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> runs = pd.DataFrame({"method": ["a"] * 584})
+    >>> filtered = SimpleNamespace(excluded=("LinearRegression",), flagged=())
+    >>> prepared_runs_said(SimpleNamespace(runs=runs, filtered=filtered, results=None))
+    '584 runs: the qualification stage excluded 1 method (LinearRegression) and its runs'
+    """
+    runs = prepared.runs
+    if runs is None:
+        return "the submissions"
+    filtered = getattr(prepared, "filtered", None)
+    excluded = tuple(filtered.excluded) if filtered is not None else ()
+    if not excluded:
+        return f"{len(runs)} runs"
+    s = "s" if len(excluded) != 1 else ""
+    return (f"{len(runs)} runs: the qualification stage excluded {len(excluded)} method{s} "
+            f"({', '.join(map(str, excluded))}) and {'their' if s else 'its'} runs")
 
 
 def _checked(competition, announce, prepare: bool):

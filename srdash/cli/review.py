@@ -125,6 +125,19 @@ def review_environment(*, judge: str, store: Path, rules: str, input_path: Path 
     return env
 
 
+def judge_link_hint(url: str) -> str:
+    """What each judge adds to the announced ``url``: ``?key=`` when it has no query, else ``&key=``.
+
+    Examples
+    --------
+    >>> judge_link_hint("http://127.0.0.1:8866/")
+    '(each judge adds ?key=THEIR-KEY)'
+    >>> judge_link_hint("http://127.0.0.1:8866/?token=abc")
+    '(each judge adds &key=THEIR-KEY)'
+    """
+    return f"(each judge adds {'&' if '?' in url else '?'}key=THEIR-KEY)"
+
+
 def _token_config(token: str) -> Path:
     """A private folder with a voila.json holding the token (kept off the command line, which
     other users of the machine can read)."""
@@ -252,7 +265,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
             def announce(line: str) -> None:
                 if line.startswith("srdash dashboard:"):
-                    who = f"for {judge}" if judge and not keys else "(each judge adds &key=THEIR-KEY)"
+                    who = f"for {judge}" if judge and not keys else judge_link_hint(shown_url)
                     click.echo(f"Trust review {who}: {shown_url}  (Ctrl-C to stop)")
                 else:
                     click.echo(line)

@@ -52,7 +52,7 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method):
         with fail_cleanly():
             competition = competition.with_rules(
                 competition.rules.with_options(run_aggregation=aggregation, rank_method=rank_method))
-    result = judged(competition)
+    result = _judged_or_pointed_to_the_store(competition)
     verdict = result.verdict
     if result.qualification is not None:
         qualification = result.qualification
@@ -88,3 +88,22 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method):
         click.echo(result.realworld.leaderboard.to_string(index=False), err=True)
     echo_fingerprint(result)
 
+
+def _judged_or_pointed_to_the_store(competition):
+    """:func:`judged`, but rules that rank on the experts' trust, given results without it, are told where
+    trust comes from: the review's trust store, not a column anyone should type into the results."""
+    from srdash.errors import CriterionWithoutData
+
+    try:
+        return judged(competition)
+    except click.ClickException as error:
+        cause = error.__cause__
+        if not isinstance(cause, CriterionWithoutData) or "trust" not in getattr(cause, "criteria", ()):
+            raise
+        name = competition.rules.name
+        raise click.ClickException(
+            f"The rules '{name}' rank the real-world track on the experts' trust, which comes from the trust "
+            "store of their review, not from a column of the results. Collect it with `srdash review` (it "
+            "writes the store), then judge the results with their track's rules and the store: `srdash score "
+            f"RESULTS --rules srbench2022 --store STORE` (the real-world track uses --realworld-rules, default "
+            "srbench2022-realworld).") from cause

@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at 
 __all__ = ["judge_competition", "RealWorldTrackRefused", "prepare_competition", "prepared_from_snapshot", "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
            "CompetitionResult", "verdict_fingerprint", "competition_input_hashes", "realworld_track",
            "realworld_inputs", "RealWorldInputs", "prepare_runs", "prepare_track", "PreparedTrack", "score", "input_hashes", "RUN_STATUSES",
+           "property_stage",
            "qualified_results", "with_qualification", "with_track_problems"]
 
 #: Per-run model statuses: ``given`` means the input supplied ``components``; ``measured`` that the model was
@@ -260,6 +261,28 @@ def _with_on_data(runs: pd.DataFrame, descriptions, criteria, *, cache) -> pd.Da
     return table
 
 
+_PROPERTY_WORDS = {"exact": "exact re-discovery", "feature_absence": "feature absence",
+                   "local_optima": "local optima", "extrapolation": "extrapolation R²", "noise": "noise"}
+
+
+def property_stage(descriptions) -> str:
+    """The stage sentence for scoring the properties the datasets declare (what is really done).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as spec
+    >>> property_stage([spec(property="exact"), spec(property="exact"), spec(property="noise")])
+    "Scoring the datasets' properties: exact re-discovery, noise"
+    >>> property_stage([spec(property="none")])
+    'No dataset tests a property: nothing to re-discover'
+    """
+    kinds = {spec.property for spec in descriptions}
+    said = ", ".join(words for kind, words in _PROPERTY_WORDS.items() if kind in kinds)
+    if not said:
+        return "No dataset tests a property: nothing to re-discover"
+    return f"Scoring the datasets' properties: {said}"
+
+
 def prepare_track(
     results: Results,
     descriptions,
@@ -316,7 +339,7 @@ def prepare_track(
     merged = merge_metrics(runs, evaluation)
     if on_data:
         merged = replace(merged, runs=_with_on_data(merged.runs, descriptions, on_data, cache=cache))
-    say("Checking exact re-discovery")
+    say(property_stage(descriptions))
     scores = property_scores(merged.runs, descriptions, evaluation=evaluation, timeout=timeout, jobs=jobs,
                              cache=cache, scheduler=scheduler, progress=progress)
     judged = with_property(merged.runs, scores)

@@ -661,6 +661,20 @@ def _jury_model_section(model) -> _Section:
                     (_Block("html", jury_model_html(model)), _figure(jury_strengths_figure(model))))
 
 
+def _diagram_under_its_statement(figure, significance):
+    """The critical-difference diagram with only the test in its subtitle: the section's note just above
+    states the verdict on the winner, which the figure would otherwise say a second time in a row."""
+    from srdash.figures.escape import plotly_text
+    from srdash.figures.titles import title_layout, title_margin
+
+    before = title_margin(figure.layout.title.to_plotly_json())
+    heading = title_layout(figure.layout.title.text, plotly_text(significance.test_label))
+    shorter = before - title_margin(heading)
+    figure.update_layout(title=heading, margin={"t": title_margin(heading)},
+                         height=figure.layout.height - shorter if figure.layout.height else None)
+    return figure
+
+
 def _integrity_sections(report: Report) -> list[_Section]:
     """Significance (critical difference) and rank uncertainty (bootstrap), as the dashboard shows them."""
     from srdash.figures.integrity import critical_difference_figure, place_probability_figure
@@ -669,7 +683,8 @@ def _integrity_sections(report: Report) -> list[_Section]:
     if report.significance is not None:
         sections.append(_Section("significance", "Significance",
                                  f"{report.significance.statement} {report.significance.beside_bootstrap}",
-                                 (_figure(critical_difference_figure(report.significance)),)))
+                                 (_figure(_diagram_under_its_statement(
+                                     critical_difference_figure(report.significance), report.significance)),)))
     if report.robustness is not None:
         sections.append(_Section("uncertainty", "Rank uncertainty",
                                  "How often each method takes each place when datasets and runs are resampled "
