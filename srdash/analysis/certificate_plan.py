@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # the command line reads MAX_CELLS and WEIGHT_METHODS without importing pandas
+    import pandas as pd
 
 from srdash.errors import SrdashError
 
