@@ -57,10 +57,12 @@ def _store(folder: Path, scores: pd.DataFrame) -> Path:
 
 
 def _run_measured(args: list[str]) -> tuple[subprocess.CompletedProcess, float]:
-    """``srdash ARGS`` in a child process: its outcome and its peak RSS in MB (the child reports its own)."""
+    """``srdash ARGS`` in a child process: its outcome and its peak RSS in MB (the child reports its own VmHWM:
+    ``ru_maxrss`` would keep the peak of the test worker the child was forked from)."""
     code = ("import resource, sys\nfrom srdash.cli import main\nsys.argv = ['srdash', *sys.argv[1:]]\n"
             "try:\n    main()\nexcept SystemExit as exit_:\n    code = exit_.code\nelse:\n    code = 0\n"
-            "print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+            "print('PEAK_KB', [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')][0],\n"
+            "      file=sys.stderr)\n"
             "sys.exit(code)")
     # the timeout only keeps a hung run from hanging the suite; the bound is the work, not the time
     done = subprocess.run([sys.executable, "-c", code, *args], env=ENV, capture_output=True, text=True, timeout=1800)

@@ -53,14 +53,15 @@ def test_the_key_follows_settings_rules_and_content():
 
 def test_the_srbench_views_of_a_second_visitor_are_read(tmp_path, monkeypatch):
     pytest.importorskip("plotly")
+    from srdash.apps import more_views  # the dashboard's further views, the SRBench views among them
     from srdash.figures import lineage
     from srdash.judging.ranking import judge
 
     runs = RUNS.assign(components=[3, 5, 9, 4, 6, 8])
     verdict = judge(runs, accuracy_rules())
-    first = dashboard._lineage_view(verdict, runs, cache=tmp_path)
+    first = more_views._lineage_view(verdict, runs, cache=tmp_path)
     monkeypatch.setattr(lineage, "srbench_views", lambda *a, **k: pytest.fail("computed again"))
-    second = dashboard._lineage_view(verdict, runs.copy(), cache=tmp_path)
+    second = more_views._lineage_view(verdict, runs.copy(), cache=tmp_path)
     assert len(second.children) == len(first.children) >= 2
 
 
