@@ -40,13 +40,9 @@ from dataclasses import dataclass
 
 import sympy
 
-from srdash.expressions import (
-    _count_components,
-    _round_floats,
-    complexity_table,
-    parse_submitted_model,
-    tree_size,
-)
+from srdash.expressions import complexity_table, parse_submitted_model, tree_size
+from srdash.expressions.complexity import _round_floats
+from srdash.expressions.parse import _count_components
 from srdash.expressions.tree_distance import normalised_tree_edit_distance
 
 __all__ = ["ModelMeasure", "MODEL_MEASURES", "TRUTH_MEASURES", "count_nodes", "measure_model", "measure_table"]
