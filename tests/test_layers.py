@@ -46,6 +46,31 @@ def _top_level_imports(source: str, name: str, modules: set[str], *, is_package:
     return found
 
 
+def _all_imports(source: str, name: str, modules: set[str]) -> set[str]:
+    """srdash modules that module ``name`` imports anywhere, function-local imports included (absolute
+    imports: srdash uses no relative ones)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            targets = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _full_graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module_name(p) for p in paths}
+    return {_module_name(p): _all_imports(p.read_text(encoding="utf-8"), _module_name(p), modules) for p in paths}
+
+
 def _graph() -> dict[str, set[str]]:
     paths = sorted(PACKAGE.rglob("*.py"))
     modules = {_module_name(p) for p in paths}
@@ -109,6 +134,26 @@ def test_there_is_no_import_cycle_between_srdash_modules():
     assert _cycles(_graph()) == []
 
 
+def test_function_local_imports_count_as_arrows():
+    modules = {"srdash", "srdash.a", "srdash.b"}
+    assert _all_imports("def f():\n    from srdash.b import g\n", "srdash.a", modules) == {"srdash.b"}
+
+
+def test_the_pipeline_the_snapshot_and_the_demo_are_in_no_cycle_even_through_local_imports():
+    # issue 36 named two: judging.pipeline <-> judging.snapshot, demo.competition <-> demo.prepared.
+    involved = {module for component in _cycles(_full_graph()) for module in component}
+    assert not involved & {"srdash.judging.pipeline", "srdash.judging.snapshot", "srdash.judging.preparation",
+                           "srdash.judging.prepared", "srdash.demo.competition", "srdash.demo.prepared"}
+
+
+# Still cycles through function-local imports (issue 36, item 5): expressions.complexity's worker task
+# -> expressions.measures (count_nodes) -> expressions.complexity (measure_table's complexity_table);
+# io.loading <-> io.csvcolumns.
+@pytest.mark.xfail(reason="cycles through function-local imports remain; see the comment above", strict=False)
+def test_there_is_no_import_cycle_even_through_function_local_imports():
+    assert _cycles(_full_graph()) == []
+
+
 @pytest.mark.skipif(shutil.which("lint-imports", path=str(Path(sys.executable).parent)) is None
                     and shutil.which("lint-imports") is None, reason="import-linter is not installed")
 def test_the_import_contracts_hold():
@@ -127,7 +172,7 @@ def _oversized() -> list[str]:
 
 # Still over 800 lines when this test was written (issue 36, item 4): analysis/sensitivity.py, apps/dashboard.py,
 # apps/review.py, demo/competition.py, io/datasets.py, io/loading.py,
-# judging/pipeline.py, judging/predictions.py, judging/trust.py, report/build.py.
+# judging/predictions.py, judging/trust.py, report/build.py.
 @pytest.mark.xfail(reason="modules still over 800 lines; see _oversized()", strict=False)
 def test_no_module_exceeds_800_lines():
     assert _oversized() == []
