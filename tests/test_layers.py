@@ -146,9 +146,7 @@ def test_the_pipeline_the_snapshot_and_the_demo_are_in_no_cycle_even_through_loc
                            "srdash.judging.prepared", "srdash.demo.competition", "srdash.demo.prepared"}
 
 
-# Still cycles through function-local imports (issue 36, item 5): expressions.complexity's worker task
-# -> expressions.measures (count_nodes) -> expressions.complexity (measure_table's complexity_table);
-# io.loading <-> io.csvcolumns.
+# Still a cycle through function-local imports (issue 36, item 5): io.loading <-> io.csvcolumns.
 @pytest.mark.xfail(reason="cycles through function-local imports remain; see the comment above", strict=False)
 def test_there_is_no_import_cycle_even_through_function_local_imports():
     assert _cycles(_full_graph()) == []

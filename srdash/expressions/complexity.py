@@ -205,7 +205,7 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
         return ("timeout", nan, "", f"Building the expression took longer than "
                 f"{settings.timeout + settings.grace / 2:g} s.", "", False)
     if as_submitted:
-        from srdash.expressions.measures import count_nodes
+        from srdash.expressions.counting import count_nodes
 
         try:
             with soft_time_limit(remaining(), clock="cpu"):
