@@ -304,8 +304,8 @@ def wall_clock() -> None:
     import srdash.expressions as expressions
     from srdash.expressions import complexity_table
 
-    original = expressions._Settings.hard_limit
-    expressions._Settings.hard_limit = property(lambda self: 0.5)  # a model stuck where only the wall clock stops it
+    original = expressions.complexity._Settings.hard_limit
+    expressions.complexity._Settings.hard_limit = property(lambda self: 0.5)  # a model stuck where only the wall clock stops it
     try:
         with tempfile.TemporaryDirectory() as folder:
             cache = Path(folder) / "c.sqlite"
@@ -313,7 +313,7 @@ def wall_clock() -> None:
             second = _seconds(complexity_table, ["x1 + x2"], timeout=5, cache=cache)
             status = complexity_table(["x1 + x2"], timeout=5, cache=cache)["status"].tolist()
     finally:
-        expressions._Settings.hard_limit = original
+        expressions.complexity._Settings.hard_limit = original
     print(f"class 16: a model stopped by the wall clock (limit lowered to 0.5 s): first scoring {first:.3f} s, "
           f"second {second * 1000:.1f} ms from the cache (status {status})")
 

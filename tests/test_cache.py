@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from srdash import expressions
+from srdash.expressions import complexity, equivalence
 from srdash.expressions import complexity_table, equivalence_table
 from srdash.cache import ResultCache, cache_key
 
@@ -79,7 +80,7 @@ def test_a_cached_timeout_is_not_retried_under_the_same_limit_but_is_under_a_lon
     # keep no CPU seconds (a killed worker's are not known: stored as NULL). That path is
     # test_complexity's; here the backstop is out of reach.
     with monkeypatch.context() as patch:
-        patch.setattr(expressions._Settings, "hard_limit", property(lambda settings: 120.0))
+        patch.setattr(complexity._Settings, "hard_limit", property(lambda settings: 120.0))
         cold = complexity_table([SLOW_MODEL, "x1 + x2"], timeout=1.0, cache=path)
     assert cold["status"].tolist() == ["timeout", "ok"]
     assert cold.attrs["cache"] == {"rows": 2, "from_cache": 0, "computed": 2}
@@ -89,7 +90,8 @@ def test_a_cached_timeout_is_not_retried_under_the_same_limit_but_is_under_a_lon
     # limit's timer and the task's clock count slightly different things).
     assert statuses["timeout"][0] == 1.0 and 0.5 < statuses["timeout"][1] < 5.0
 
-    monkeypatch.setattr(expressions, "WorkerPool", _NoWorkers)  # any computation would fail the test
+    monkeypatch.setattr(complexity, "WorkerPool", _NoWorkers)  # any computation would fail the test
+    monkeypatch.setattr(equivalence, "WorkerPool", _NoWorkers)
     warm = complexity_table([SLOW_MODEL, "x1 + x2"], timeout=1.0, cache=path)
     assert warm["status"].tolist() == ["timeout", "ok"] and warm["reason"].equals(cold["reason"])
     assert warm.attrs["cache"] == {"rows": 2, "from_cache": 2, "computed": 0}
@@ -174,7 +176,8 @@ def test_equivalence_verdicts_are_cached(tmp_path, monkeypatch):
     path = tmp_path / "cache.sqlite"
     cold = equivalence_table(models, [truth] * 3, timeout=10.0, cache=path)
     assert [ok for ok, _ in cold] == [True, False, False]
-    monkeypatch.setattr(expressions, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(complexity, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(equivalence, "WorkerPool", _NoWorkers)
     with ResultCache(path) as store:
         warm = equivalence_table(models, [truth] * 3, timeout=10.0, cache=store)
         assert store.stats.as_dict()["hits"] == 2  # the missing model is settled without the cache
@@ -186,13 +189,14 @@ def test_equivalence_verdicts_are_cached(tmp_path, monkeypatch):
 
 def test_an_equivalence_timeout_is_kept_with_its_limit(tmp_path, monkeypatch):
     path = tmp_path / "cache.sqlite"
-    key = cache_key(SLOW_MODEL, None, {"procedure": expressions._EQUIVALENCE_PROCEDURE,
-                                       "sympy": expressions.sympy.__version__, "truth": "x1"})
+    key = cache_key(SLOW_MODEL, None, {"procedure": equivalence._EQUIVALENCE_PROCEDURE,
+                                       "sympy": equivalence.sympy.__version__, "truth": "x1"})
     detail = "not equivalent: the model simplifying it took longer than the time limit of 1 s"
     with ResultCache(path) as store:
         store.put_many([(key, {"status": "timeout", "equivalent": False, "detail": detail})], kind="equivalence",
                        limit=1.0)
-    monkeypatch.setattr(expressions, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(complexity, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(equivalence, "WorkerPool", _NoWorkers)
     assert equivalence_table([SLOW_MODEL], ["x1"], timeout=1.0, cache=path) == [(False, detail)]
     with pytest.raises(AssertionError, match="a worker pool was started"):
         equivalence_table([SLOW_MODEL], ["x1"], timeout=5.0, cache=path)

@@ -4,7 +4,7 @@ Each visitor of a served competition gets a fresh kernel that builds the
 dashboard (``Dashboard.from_environment``); here each "visitor" is a fresh
 Python process doing the same, with the server's cache folder. The work is
 counted where it happens: worker pools started (simplification, equivalence
-checks: srdash.expressions.WorkerPool) and models evaluated on data
+checks: the WorkerPool of srdash.expressions.complexity and .equivalence) and models evaluated on data
 (srdash.expressions.evaluate_model).
 """
 
@@ -30,9 +30,11 @@ REPO = Path(__file__).resolve().parent.parent
 VISITOR = textwrap.dedent("""
     import json, sys
     import srdash.expressions as ex
+    import srdash.expressions.complexity as complexity
+    import srdash.expressions.equivalence as equivalence
 
     work = {"pools": 0, "evaluated": 0}
-    Pool, evaluate = ex.WorkerPool, ex.evaluate_model
+    Pool, evaluate = complexity.WorkerPool, ex.evaluate_model
 
     class CountingPool(Pool):
         def __init__(self, *args, **kwargs):
@@ -43,7 +45,8 @@ VISITOR = textwrap.dedent("""
         work["evaluated"] += 1
         return evaluate(*args, **kwargs)
 
-    ex.WorkerPool, ex.evaluate_model = CountingPool, counting_evaluate
+    complexity.WorkerPool = equivalence.WorkerPool = CountingPool
+    ex.evaluate_model = counting_evaluate
     from srdash.apps.dashboard import Dashboard
 
     app = Dashboard.from_environment(display_timeout=0)  # no browser here: do not wait for one
@@ -108,7 +111,7 @@ class _NoWorkers:
 
 def test_the_shipped_results_are_for_this_sympy():
     document = load_prepared()
-    assert document["sympy"] == expressions.sympy.__version__, (
+    assert document["sympy"] == expressions.complexity.sympy.__version__, (
         "srdash/demo/prepared.json.gz was made with another sympy: regenerate it with "
         "`python -m srdash.demo.prepared`")
     kinds = pd.Series([row[0] for row in document["rows"]]).value_counts().to_dict()
@@ -159,7 +162,8 @@ def test_a_recomputed_sample_equals_the_shipped_results(tmp_path, demo_files, mo
     shipped = ResultCache(tmp_path / "shipped")
     assert seed_cache(shipped) == len(load_prepared()["rows"])
     with monkeypatch.context() as patch:
-        patch.setattr(expressions, "WorkerPool", _NoWorkers)
+        patch.setattr(expressions.complexity, "WorkerPool", _NoWorkers)
+        patch.setattr(expressions.equivalence, "WorkerPool", _NoWorkers)
         from_shipped = expressions.complexity_table(sample["model"], features=features, cache=shipped)
         verdicts_shipped = expressions.equivalence_table(exact["model"].tolist(), truths, features=exact_features,
                                                          timeout=10.0, cache=shipped)

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from sympy.parsing.sympy_parser import parse_expr
 
 import srdash.expressions as expressions
+from srdash.expressions import complexity, equivalence
 from srdash.expressions._timelimit import WorkerPool
 from srdash.cache import ComplexityCache, default_cache_path
 from srdash.cli import main as cli_main
@@ -258,7 +259,8 @@ def test_identical_models_are_computed_once(monkeypatch):
             submitted.append(args[:2])
             super().submit(task_id, *args)
 
-    monkeypatch.setattr(expressions, "WorkerPool", CountingPool)
+    monkeypatch.setattr(complexity, "WorkerPool", CountingPool)
+    monkeypatch.setattr(equivalence, "WorkerPool", CountingPool)
     table = complexity_table(["x1 + x2", "x1 + x2", "x2 + x1", "x1 + x2"],
                              features=[["x1", "x2"], ["x2", "x1", "x1"], ["x1", "x2"], None], cache=False)
     # (model, sorted features): ("x1 + x2", (x1, x2)) twice, ("x2 + x1", ...), ("x1 + x2", None)
@@ -341,11 +343,11 @@ def _blocking_simplify(expression):
 
 
 def _hard_kill_run():
-    settings = expressions._Settings(timeout=1.0, simplifier=_blocking_simplify)
+    settings = complexity._Settings(timeout=1.0, simplifier=_blocking_simplify)
     pairs = [("x1 + x2", None), ("x1*x2*x3", None)]
-    return expressions._as_table(
-        expressions._compute(pairs, settings, jobs=2, cache=False, progress=None,
-                             memory_limit=expressions.DEFAULT_MEMORY_LIMIT),
+    return complexity._as_table(
+        complexity._compute(pairs, settings, jobs=2, cache=False, progress=None,
+                             memory_limit=complexity.DEFAULT_MEMORY_LIMIT),
         pd.RangeIndex(2))
 
 
@@ -366,9 +368,9 @@ def _hungry_simplify(expression):
 
 
 def test_a_simplification_over_the_memory_limit_is_marked(tmp_path):
-    settings = expressions._Settings(timeout=30.0, simplifier=_hungry_simplify)
+    settings = complexity._Settings(timeout=30.0, simplifier=_hungry_simplify)
     store = ComplexityCache(tmp_path)
-    outcomes = expressions._compute([("x1 + x2", None)], settings, jobs=1, cache=store, progress=None,
+    outcomes = complexity._compute([("x1 + x2", None)], settings, jobs=1, cache=store, progress=None,
                                     memory_limit=256 * 2**20)
     assert outcomes[0].status == "simplify_error"
     assert outcomes[0].components == 3.0  # the unsimplified expression, as after any simplify error
@@ -417,7 +419,8 @@ def test_cached_results_equal_computed_ones_and_need_no_worker(tmp_path, monkeyp
     assert path.exists()
     with ComplexityCache(path) as store:
         assert len(store) == 8  # distinct (model, features) pairs, parse errors and rejections included
-    monkeypatch.setattr(expressions, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(complexity, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(equivalence, "WorkerPool", _NoWorkers)
     warm = complexity_table(models, features=FEATURES, cache=path)
     pd.testing.assert_frame_equal(warm, cold)  # `seconds` too: the time it took when computed
     # Other features: not the same computation, not found.
@@ -516,7 +519,8 @@ def test_cli_second_run_uses_the_cache(tmp_path, monkeypatch):
     arguments = ["complexity", str(source), "--cache", str(tmp_path / "c.sqlite"), "--jobs", "1"]
     first = CliRunner().invoke(cli_main, arguments + ["-o", str(tmp_path / "first.csv")])
     assert first.exit_code == 0, first.output
-    monkeypatch.setattr(expressions, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(complexity, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(equivalence, "WorkerPool", _NoWorkers)
     second = CliRunner().invoke(cli_main, arguments + ["-o", str(tmp_path / "second.csv")])
     assert second.exit_code == 0, second.output
     assert (tmp_path / "first.csv").read_text() == (tmp_path / "second.csv").read_text()

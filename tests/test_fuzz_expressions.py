@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from srdash.errors import ModelRejected
-from srdash.expressions import (STATUSES, _complexity_task, _Settings, evaluate_model, latex_of,
-                                parse_model)
+from srdash.expressions import STATUSES, evaluate_model, latex_of, parse_model
+from srdash.expressions.complexity import _complexity_task, _Settings
 
 # derandomize: every run (CI included) tries the same examples, so a failure is reproducible, never a flake.
 # To look for new failures, run with HYPOTHESIS_RANDOM=1 (fresh examples each time).

@@ -173,7 +173,7 @@ def test_the_cpu_backstop_stops_work_in_the_main_thread_and_never_nests(monkeypa
 
     # An honest but slow string (factor_terms of ~1,900 nodes: ~0.1 s), under a backstop of 1 ms.
     model = "factor_terms(" + "+".join(f"{i}*x{i}*y" for i in range(470)) + ")"
-    monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 0.001)
+    monkeypatch.setattr(expressions.parse, "BACKSTOP_SECONDS", 0.001)
     with pytest.raises(ModelRejected, match=r"Parsing the model took more than 0\.001 s of CPU time"):
         parse_model(model)
     # It never nests: inside a worker task already under a CPU-time limit, no second timer is set.
@@ -466,7 +466,7 @@ def test_the_cpu_backstop_also_stops_work_in_a_worker_thread(monkeypatch):
     import srdash.expressions as expressions
 
     model = "factor_terms(" + "+".join(f"{i}*x{i}*y" for i in range(470)) + ")"  # ~0.1 s of honest work
-    monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 0.001)
+    monkeypatch.setattr(expressions.parse, "BACKSTOP_SECONDS", 0.001)
     outcome = []
 
     def run():
@@ -481,7 +481,7 @@ def test_the_cpu_backstop_also_stops_work_in_a_worker_thread(monkeypatch):
     assert isinstance(outcome[0], ModelRejected)
     assert "Parsing the model took more than 0.001 s of CPU time" in outcome[0].reason
     # The thread's profile function is gone afterwards: later work runs unhindered.
-    monkeypatch.setattr(expressions, "BACKSTOP_SECONDS", 10.0)
+    monkeypatch.setattr(expressions.parse, "BACKSTOP_SECONDS", 10.0)
     worker = threading.Thread(target=run)
     worker.start()
     worker.join()
@@ -1143,13 +1143,14 @@ def test_a_model_stopped_by_the_wall_clock_is_cached_as_a_timeout_with_its_limit
     # Every worker killed by the wall clock at once (the hard limit made tiny), as a model stuck in C code: a
     # model whose simplification takes far longer than 10 ms even in a warm worker (sixty sine terms).
     model = " + ".join(f"sin({i}.5*x1 + x2)" for i in range(60))
-    monkeypatch.setattr(expressions._Settings, "hard_limit", property(lambda self: 0.01))
+    monkeypatch.setattr(expressions.complexity._Settings, "hard_limit", property(lambda self: 0.01))
     first = complexity_table([model], timeout=5, cache=tmp_path / "c.sqlite")
     assert first["status"].tolist() == ["timeout"]
     with ResultCache(tmp_path / "c.sqlite") as store:
         rows = store.export_rows(kind="complexity")
     assert [(row[2], row[4]) for row in rows] == [("timeout", 5.0)]  # status and the limit it holds for
-    monkeypatch.setattr(expressions, "WorkerPool", None)  # a second scoring does no work: from the cache
+    monkeypatch.setattr(expressions.complexity, "WorkerPool", None)  # a second scoring does no work: from the cache
+    monkeypatch.setattr(expressions.equivalence, "WorkerPool", None)
     start = time.perf_counter()
     again = complexity_table([model], timeout=5, cache=tmp_path / "c.sqlite")
     assert again["status"].tolist() == ["timeout"]

@@ -12,7 +12,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from srdash import expressions
+from srdash.expressions import complexity, equivalence
 from srdash.cache import ResultCache
 from srdash.judging import snapshot
 from srdash.judging.competition import competition_from_options
@@ -48,7 +48,8 @@ def _cache(competition) -> ResultCache:
 def test_a_second_preparation_reads_the_snapshot_and_gives_the_same_verdict(competition, monkeypatch):
     first = judge_prepared(prepare_competition(competition))
     assert first.provenance["cache_misses"] == "4"  # the first preparation did the work (4 distinct models)
-    monkeypatch.setattr(expressions, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(complexity, "WorkerPool", _NoWorkers)
+    monkeypatch.setattr(equivalence, "WorkerPool", _NoWorkers)
     again = prepare_competition(competition)
     second = judge_prepared(again)
     assert second.fingerprint == first.fingerprint

@@ -1054,7 +1054,7 @@ def _exclusive(path: Path):
 
 
 def _shipped_files():
-    from srdash.demo.prepared import shipped_demo_files
+    from srdash.demo.shipped import shipped_demo_files
 
     return shipped_demo_files()
 
@@ -1066,7 +1066,7 @@ def _write_cached_demo(folder: Path, manifest: Path, *, seed: int, seed_prepared
     import tempfile
 
     if seed_prepared and seed == 0:
-        from srdash.demo.prepared import seed_cache
+        from srdash.demo.shipped import seed_cache
         from srdash.cache import CACHE_FILE_NAME
 
         try:

@@ -36,90 +36,23 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 import sympy
 
-from srdash.expressions import (
-    _count_components,
-    _round_floats,
-    complexity_table,
-    parse_submitted_model,
-    tree_size,
-)
+from srdash.expressions.complexity import _round_floats, complexity_table
+from srdash.expressions.counting import (MODEL_MEASURES, ROUND_DECIMALS, ROUND_TO_ZERO_BELOW,  # noqa: F401 - re-exported
+                                        ModelMeasure, count_nodes)
+from srdash.expressions.parse import _count_components
+from srdash.expressions.submitted import parse_submitted_model
 from srdash.expressions.tree_distance import normalised_tree_edit_distance
 
 __all__ = ["ModelMeasure", "MODEL_MEASURES", "TRUTH_MEASURES", "count_nodes", "measure_model", "measure_table"]
-
-#: ``rounded-nodes``: floats smaller than this in absolute value become 0 ...
-ROUND_TO_ZERO_BELOW = 1e-4
-#: ... and the others are rounded to this many decimals.
-ROUND_DECIMALS = 3
-
-
-@dataclass(frozen=True)
-class ModelMeasure:
-    """A size counted on one model string.
-
-    Attributes
-    ----------
-    name : str
-        The rules' ``measure`` (see :data:`srdash.judging.measures.MEASURES`).
-    simplifies : bool
-        Whether ``sympy.simplify`` runs (only ``simplified-components``).
-    count : callable or None
-        ``count(expression) -> (counted expression, nodes)`` on the parsed,
-        unsimplified expression; None for ``simplified-components``, which runs the
-        SRBench 2022 procedure of :func:`srdash.expressions.complexity_table`.
-    """
-
-    name: str
-    simplifies: bool
-    count: Callable | None = None
-
-
-def _rounded(expression) -> sympy.Expr:
-    """Every float rounded at once (|c| < 1e-4: 0; else 3 decimals); sympy's automatic evaluation
-    then drops the terms and factors that became 0."""
-    floats = {node for node in sympy.preorder_traversal(expression) if isinstance(node, sympy.Float)}
-    replaced = {c: sympy.Integer(0) if abs(c) < ROUND_TO_ZERO_BELOW else sympy.Float(round(float(c), ROUND_DECIMALS))
-                for c in floats}
-    return expression.xreplace(replaced) if replaced else expression
-
-
-def _tree_nodes(expression) -> tuple:
-    return expression, tree_size(expression)
-
-
-def _rounded_nodes(expression) -> tuple:
-    rounded = _rounded(expression)
-    return rounded, tree_size(rounded)
-
-
-MODEL_MEASURES: Mapping[str, ModelMeasure] = {
-    m.name: m for m in (
-        ModelMeasure("simplified-components", simplifies=True),
-        ModelMeasure("tree-nodes", simplifies=False, count=_tree_nodes),
-        ModelMeasure("rounded-nodes", simplifies=False, count=_rounded_nodes),
-    )
-}
 
 
 #: The measures that compare a model string with the ground truth's: name -> ``f(model, truth) -> float``
 #: (:mod:`srdash.expressions.tree_distance`; tables under a time limit:
 #: :func:`srdash.analysis.recovery.normalised_edit_distances`).
 TRUTH_MEASURES: Mapping[str, Callable] = {"tree-edit-distance": normalised_tree_edit_distance}
-
-
-def count_nodes(expression, measure: str) -> tuple:
-    """``(counted expression, nodes)`` of a parsed expression under a measure that does not simplify.
-
-    Examples
-    --------
-    >>> count_nodes(parse_submitted_model("2.00004*x0"), "rounded-nodes")
-    (2.0*x0, 3)
-    """
-    return MODEL_MEASURES[measure].count(expression)
 
 
 def measure_model(text: str, measure: str, *, features=None) -> int:

@@ -45,7 +45,8 @@ from __future__ import annotations
 
 import sympy
 
-from srdash.expressions import _round_floats, expression_tree, parse_submitted_model
+from srdash.expressions.complexity import _round_floats
+from srdash.expressions.submitted import expression_tree, parse_submitted_model
 
 __all__ = ["MAX_TREE_NODES", "TreeTooLarge", "tree_nodes", "tree_edit_distance", "normalised_distance",
            "normalised_tree_edit_distance"]

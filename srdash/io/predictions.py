@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import Problem, SrdashError, ValidationError
-from srdash.judging.metrics import Metric
 
 __all__ = ["SUBSETS", "ORDERS", "Targets", "read_targets", "read_targets_csv", "read_solution", "list_submissions"]
 
@@ -431,8 +430,11 @@ def read_targets_csv(path: str | os.PathLike) -> Targets:
                    _readonly(np.full(n, source, dtype=object)), _readonly(rows), (source,))
 
 
-def _target_metric_problems(targets: Targets, metrics: Sequence[Metric]) -> list[Problem]:
-    """Problems of the targets for these metrics: integer labels for accuracy, R2 defined."""
+def _target_metric_problems(targets: Targets, metrics: Sequence) -> list[Problem]:
+    """Problems of the targets for these metrics: integer labels for accuracy, R2 defined.
+
+    ``metrics`` are :class:`srdash.judging.metrics.Metric` objects, read only through their
+    ``integer_labels``, ``name`` and ``short_name`` (io sits below judging and does not import it)."""
     problems: list[Problem] = []
     for metric in metrics:
         if metric.integer_labels:

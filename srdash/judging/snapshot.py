@@ -1,4 +1,4 @@
-"""A competition prepared once: its whole :class:`~srdash.judging.pipeline.PreparedCompetition`, kept.
+"""A competition prepared once: its whole :class:`~srdash.judging.prepared.PreparedCompetition`, kept.
 
 Preparing a competition (:func:`srdash.judging.pipeline.prepare_competition`)
 reads every result, runs the qualification stage, and simplifies, evaluates
@@ -77,10 +77,11 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 if TYPE_CHECKING:
     from srdash.judging.competition import Competition
-    from srdash.judging.pipeline import PreparedCompetition
+    from srdash.judging.prepared import PreparedCompetition
 
 __all__ = ["SNAPSHOT_FORMAT", "Snapshot", "code_fingerprint", "snapshot_key", "input_manifest", "load_snapshot",
-           "store_snapshot", "preparing", "being_prepared", "replay_warnings", "cacheable_preparation"]
+           "store_snapshot", "preparing", "being_prepared", "replay_warnings", "cacheable_preparation",
+           "read_trust_entries"]
 
 #: Changes when the snapshot's layout changes (old snapshots are then simply not found).
 SNAPSHOT_FORMAT = 2
@@ -192,7 +193,7 @@ MAX_SNAPSHOT_BYTES = 2 << 30
 # the competition is prepared again next time; never wrong, at worst slower).
 _DATACLASSES = frozenset({
     "srdash.io.datasets.DatasetSpec", "srdash.io.datasets.DatasetTable", "srdash.io.loading.Results",
-    "srdash.judging.multiobjective.Submissions", "srdash.judging.pipeline.PreparedCompetition",
+    "srdash.judging.multiobjective.Submissions", "srdash.judging.prepared.PreparedCompetition",
     "srdash.judging.properties.PropertyScores", "srdash.judging.qualification.FilteredRuns",
     "srdash.judging.qualification.Qualification",
 })
@@ -427,11 +428,11 @@ def load_snapshot(competition: "Competition", cache) -> Snapshot | None:
     except Exception:  # noqa: BLE001 - signed but unreadable (not format 2, another Parquet layout): prepare again
         cache.forget_snapshot(key)
         return None
-    from srdash.judging.pipeline import PreparedCompetition, _trust_entries
+    from srdash.judging.prepared import PreparedCompetition
 
     if not isinstance(prepared, PreparedCompetition):
         return None
-    trust = None if competition.realworld is None else _trust_entries(competition.realworld.store)
+    trust = None if competition.realworld is None else read_trust_entries(competition.realworld.store)
     stats = {"snapshot": "reused", "snapshot_prepared_at": time.strftime(
         "%Y-%m-%d %H:%M:%S", time.localtime(float(manifest.get("created", 0))))}
     prepared = replace(prepared, competition=competition, trust_entries=trust, cache_stats=MappingProxyType(stats))
@@ -528,3 +529,20 @@ def being_prepared(competition: "Competition", cache) -> bool:
             return False
     except (ImportError, OSError):
         return False
+
+
+def read_trust_entries(store_path):
+    """The trust store's entries (a DataFrame), read without creating a store (an absent store has no entries).
+
+    Read afresh whenever a prepared competition is used, from a snapshot or not: judges' entries change
+    between visits. pandas and the trust store are imported here, not at the top: reading a snapshot's
+    key and manifest needs neither.
+    """
+    import pandas as pd
+
+    from srdash.judging.trust import TrustStore
+
+    if not Path(store_path).is_file():
+        return pd.DataFrame(columns=["judge", "dataset", "method", "kind", "value"])
+    with contextlib.closing(TrustStore(store_path, read_only=True)) as store:   # judging never writes it
+        return store.entries()

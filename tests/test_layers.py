@@ -1,0 +1,176 @@
+"""The layers the code enforces: import-linter's contracts (pyproject.toml), no import cycle between
+srdash's modules, and rooms of one idea (no module over 800 lines)."""
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "srdash"
+MAX_LINES = 800
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _top_level_imports(source: str, name: str, modules: set[str], *, is_package: bool = False) -> set[str]:
+    """srdash modules that module ``name`` (text ``source``) imports at its top level (function-local
+    imports run later and cannot make an import cycle; TYPE_CHECKING blocks never run)."""
+    tree = ast.parse(source)
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            # The deepest srdash module named: "srdash.io.loading" for "from srdash.io.loading import x".
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _all_imports(source: str, name: str, modules: set[str]) -> set[str]:
+    """srdash modules that module ``name`` imports anywhere, function-local imports included (absolute
+    imports: srdash uses no relative ones)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            targets = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _full_graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module_name(p) for p in paths}
+    return {_module_name(p): _all_imports(p.read_text(encoding="utf-8"), _module_name(p), modules) for p in paths}
+
+
+def _graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module_name(p) for p in paths}
+    return {_module_name(p): _top_level_imports(p.read_text(encoding="utf-8"), _module_name(p), modules,
+                                                is_package=p.name == "__init__.py") for p in paths}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for successor in sorted(graph.get(node, ())):
+            if successor not in index:
+                visit(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return components
+
+
+def test_the_cycle_finder_finds_a_cycle_and_only_a_cycle():
+    # a -> b -> c -> a is one cycle; d -> a hangs off it and is not part of it.
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_relative_and_absolute_imports_resolve_to_the_deepest_srdash_module():
+    modules = {"srdash", "srdash.io", "srdash.io.loading", "srdash.errors"}
+    source = ("from srdash.io.loading import Results\nfrom ..errors import SrdashError\nimport numpy\n"
+              "def f():\n    import srdash.io\n")
+    # ..errors from srdash.io.example is srdash.errors; the import inside f is not top-level.
+    assert _top_level_imports(source, "srdash.io.example", modules) == {"srdash.io.loading", "srdash.errors"}
+    assert _top_level_imports("from . import loading\n", "srdash.io", modules, is_package=True) == {
+        "srdash.io.loading"}
+
+
+def test_there_is_no_import_cycle_between_srdash_modules():
+    assert _cycles(_graph()) == []
+
+
+def test_function_local_imports_count_as_arrows():
+    modules = {"srdash", "srdash.a", "srdash.b"}
+    assert _all_imports("def f():\n    from srdash.b import g\n", "srdash.a", modules) == {"srdash.b"}
+
+
+def test_the_pipeline_the_snapshot_and_the_demo_are_in_no_cycle_even_through_local_imports():
+    # issue 36 named two: judging.pipeline <-> judging.snapshot, demo.competition <-> demo.prepared.
+    involved = {module for component in _cycles(_full_graph()) for module in component}
+    assert not involved & {"srdash.judging.pipeline", "srdash.judging.snapshot", "srdash.judging.preparation",
+                           "srdash.judging.prepared", "srdash.demo.competition", "srdash.demo.prepared"}
+
+
+# Still a cycle through function-local imports (issue 36, item 5): io.loading <-> io.csvcolumns.
+@pytest.mark.xfail(reason="cycles through function-local imports remain; see the comment above", strict=False)
+def test_there_is_no_import_cycle_even_through_function_local_imports():
+    assert _cycles(_full_graph()) == []
+
+
+@pytest.mark.skipif(shutil.which("lint-imports", path=str(Path(sys.executable).parent)) is None
+                    and shutil.which("lint-imports") is None, reason="import-linter is not installed")
+def test_the_import_contracts_hold():
+    executable = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
+    completed = subprocess.run([executable, "--no-cache"], cwd=REPO, capture_output=True, text=True,
+                               env={"PYTHONPATH": str(REPO), "PATH": str(Path(sys.executable).parent),
+                                    "NO_COLOR": "1", "COLUMNS": "200"})
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "Contracts: 3 kept, 0 broken." in completed.stdout
+
+
+def _oversized() -> list[str]:
+    return sorted(f"{path.relative_to(REPO)} ({count})" for path in PACKAGE.rglob("*.py")
+                  if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES)
+
+
+# Still over 800 lines when this test was written (issue 36, item 4): analysis/sensitivity.py, apps/dashboard.py,
+# apps/review.py, demo/competition.py, io/datasets.py, io/loading.py,
+# judging/predictions.py, judging/trust.py, report/build.py.
+@pytest.mark.xfail(reason="modules still over 800 lines; see _oversized()", strict=False)
+def test_no_module_exceeds_800_lines():
+    assert _oversized() == []
