@@ -21,8 +21,6 @@ from srdash.errors import SrdashError
 from srdash.judging.ranking import judge
 from srdash.judging.rules import load_rules
 
-REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
-BLACKBOX = REALDATA / "srbench_results" / "blackbox_results.csv"
 
 
 def one_dataset_decides() -> pd.DataFrame:
@@ -224,20 +222,6 @@ def test_explain_prints_the_certificate(tmp_path):
     for line in ("Why this winner: a", "Place 1: a", "  data      changes to b: without dataset d1",
                  "Rules variants (", "Name- and order-invariant: yes", "Verdict fingerprint:"):
         assert line in result.output
-
-
-@pytest.mark.realdata
-@pytest.mark.skipif(not BLACKBOX.exists(), reason=f"real data not found at {BLACKBOX}")
-def test_explain_finishes_on_the_srbench_blackbox_results(tmp_path):
-    # timed in benchmarks/explain.py, not here; no property column: rules that say it is optional
-    from test_realdata_blackbox import blackbox_rules
-
-    result = CliRunner().invoke(main, ["explain", str(BLACKBOX), "--rules", str(blackbox_rules(tmp_path)),
-                                       "--no-variants"])
-    assert result.exit_code == 0, result.output
-    assert "Why this winner: *GP-GOMEA" in result.output
-    assert "no set of up to 3 of the 122 datasets changes it" in result.output
-    assert "Name- and order-invariant: yes" in result.output
 
 
 def test_report_shows_why_this_winner_after_the_leaderboard():
