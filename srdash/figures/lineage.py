@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from srdash.figures.glance import readable_heatmap
 from srdash.figures.escape import html_text
 from srdash.figures.styles import legend_below, method_style
 from srdash.figures.titles import title_layout, title_margin
@@ -34,7 +35,7 @@ from srdash.analysis.profiles import PerformanceProfiles
 from srdash.analysis.recovery import SolutionRates
 from srdash.analysis.resources import TIME_COLUMN, TrainingTimes
 
-__all__ = ["pareto_figure", "label_positions", "profiles_figure", "auc_heatmap", "pairwise_heatmap",
+__all__ = ["pareto_figure", "label_positions", "interval_bounds", "INTERVAL_REACH", "profiles_figure", "auc_heatmap", "pairwise_heatmap",
            "solution_rates_figure", "training_time_figure",
            "srbench_views"]
 
@@ -114,6 +115,42 @@ def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = Fals
     return positions
 
 
+# An interval may reach this many times the points' spread beyond the outermost point before it is clipped, so
+# the points keep at least a fifth of the axis: one size interval reaching 245 squeezed every point into the
+# left 15 % of the plot.
+INTERVAL_REACH = 2.0
+
+
+def interval_bounds(values, lows, highs, *, log: bool = False, reach: float = INTERVAL_REACH) -> tuple[float, float]:
+    """The ends (low, high) of an axis that shows every point and clips intervals reaching far beyond them.
+
+    The axis spans the points and their intervals, but no further than ``reach`` times the points'
+    spread (in log10 on a log axis) beyond the outermost point on either side. The spread counts as
+    at least a quarter of the largest point's magnitude, so that close points keep their intervals.
+
+    Examples
+    --------
+    >>> interval_bounds([10, 12, 20], [8, 9, 15], [14, 16, 245])  # spread 10: up to 20 + 2 * 10
+    (8.0, 40.0)
+    >>> interval_bounds([10, 100], [5, 50], [20, 2450], log=True)  # one decade: up to 10 ** (2 + 2)
+    (5.0, 2450.0)
+    """
+    def finite(v):
+        v = np.asarray(v, dtype=float)
+        return v[np.isfinite(v) & (v > 0)] if log else v[np.isfinite(v)]
+
+    points, low, high = finite(values), finite(lows), finite(highs)
+    if not points.size:
+        return (np.nan, np.nan)
+    forward, back = (np.log10, lambda v: float(10 ** v)) if log else (float, float)
+    first, last = forward(points.min()), forward(points.max())
+    spread = max(last - first, 0.25 * max(abs(first), abs(last))) or 1.0
+    # compared in data units, so that an end within reach is returned exactly
+    lowest = max(float(min(points.min(), low.min() if low.size else np.inf)), back(first - reach * spread))
+    highest = min(float(max(points.max(), high.max() if high.size else -np.inf)), back(last + reach * spread))
+    return lowest, highest
+
+
 def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.Figure:
     """Methods by median accuracy (y) and median size (x), with intervals; fronts joined by lines.
 
@@ -128,7 +165,9 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
     plotly.graph_objects.Figure
         One marker trace per method (coloured by front, error bars = bootstrap interval), named
         beside its point (labels kept apart by :func:`label_positions`), and one line per front
-        (front 1 = non-dominated, drawn thickest).
+        (front 1 = non-dominated, drawn thickest). An interval reaching further than
+        :data:`INTERVAL_REACH` times the points' spread beyond the outermost point is cut at the axis'
+        edge (:func:`interval_bounds`), marked there by a triangle whose hover gives its true end.
     """
     table = fronts.table
     y_name, x_name = fronts.names
@@ -145,26 +184,50 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
                                     line=dict(color=colour, width=3 if number == 1 else 1, dash=None if number == 1
                                               else "dot"),
                                     name=f"front {int(number)}", legendgroup=f"front {int(number)}"))
+    # intervals reaching far beyond the points end at the axis' edge, with a mark, the true end on hover
+    x_bounds = interval_bounds(table[x_name], table[f"{x_name}_low"], table[f"{x_name}_high"], log=bool(log_size))
+    y_bounds = (np.nan, np.nan) if ranked else interval_bounds(table[y_name], table[f"{y_name}_low"],
+                                                               table[f"{y_name}_high"])
+    clipped = {}
+    for name, bounds in ((x_name, x_bounds), (y_name, y_bounds)):
+        low, high = table[f"{name}_low"].to_numpy(dtype=float), table[f"{name}_high"].to_numpy(dtype=float)
+        if np.isfinite(bounds[0]):
+            low, high = np.maximum(low, bounds[0]), np.minimum(high, bounds[1])
+        clipped[name] = (low, high)
     positions = label_positions(table[x_name], table[y_name], table["method"], log_x=bool(log_size),
-                                reversed_y=ranked,
-                                x_extent=np.r_[table[f"{x_name}_low"], table[f"{x_name}_high"]],
-                                y_extent=np.r_[table[f"{y_name}_low"], table[f"{y_name}_high"]])
-    for row, position in zip(table.itertuples(index=False), positions):
+                                reversed_y=ranked, x_extent=np.r_[clipped[x_name]], y_extent=np.r_[clipped[y_name]])
+    cut_x, cut_y, cut_symbol, cut_text = [], [], [], []
+    for i, (row, position) in enumerate(zip(table.itertuples(index=False), positions)):
         values = row._asdict()
         number = int(values["front"])
         colour = _FRONT_COLOURS[(number - 1) % len(_FRONT_COLOURS)]
         name = _escaped(values["method"])
-        error_x = dict(type="data", symmetric=False, array=[values[f"{x_name}_high"] - values[x_name]],
-                       arrayminus=[values[x_name] - values[f"{x_name}_low"]], thickness=1, width=0)
-        error_y = dict(type="data", symmetric=False, array=[values[f"{y_name}_high"] - values[y_name]],
-                       arrayminus=[values[y_name] - values[f"{y_name}_low"]], thickness=1, width=0)
+        bars = {}
+        for axis, column in (("x", x_name), ("y", y_name)):
+            low, high = clipped[column][0][i], clipped[column][1][i]
+            bars[axis] = dict(type="data", symmetric=False, array=[high - values[column]],
+                              arrayminus=[values[column] - low], thickness=1, width=0)
+            for end, shown, symbol in (("low", low, "left" if axis == "x" else "down"),
+                                       ("high", high, "right" if axis == "x" else "up")):
+                true = values[f"{column}_{end}"]
+                if np.isfinite(true) and true != shown:
+                    cut_x.append(shown if axis == "x" else values[x_name])
+                    cut_y.append(shown if axis == "y" else values[y_name])
+                    cut_symbol.append(f"triangle-{symbol}")
+                    cut_text.append(f"{name}: interval of {column} cut here; it reaches {true:.4g}")
+        interval = (f"<br>{y_name} interval: [{values[f'{y_name}_low']:.4g}, {values[f'{y_name}_high']:.4g}]"
+                    f"<br>{x_name} interval: [{values[f'{x_name}_low']:.4g}, {values[f'{x_name}_high']:.4g}]")
         figure.add_trace(go.Scatter(
             x=[values[x_name]], y=[values[y_name]], mode="markers+text", name=name, showlegend=False,
             text=[name], textposition=position, textfont={"size": 11, "color": "#333"}, cliponaxis=False,
             marker=dict(color=colour, size=11 if number == 1 else 8, line=dict(color="white", width=1)),
-            error_x=error_x, error_y=error_y,
+            error_x=bars["x"], error_y=bars["y"],
             hovertemplate=(f"<b>{name}</b><br>front {number}<br>{y_name}: %{{y:.4g}}<br>{x_name}: %{{x:.4g}}"
-                           "<extra></extra>")))
+                           f"{interval}<extra></extra>")))
+    if cut_x:
+        figure.add_trace(go.Scatter(x=cut_x, y=cut_y, mode="markers", name="interval cut at the axis' edge",
+                                    marker=dict(symbol=cut_symbol, size=9, color="#555"), text=cut_text,
+                                    hovertemplate="%{text}<extra></extra>", cliponaxis=False))
     title = title_layout("Pareto fronts", f"median {y_name} vs median {x_name} ({fronts.space} space)")
     figure.update_layout(
         # narrow side margins (plotly's default 80 px each left a phone's plot 150 px wide); the axes make room
@@ -176,6 +239,11 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
     figure.update_yaxes(automargin=True)
     if log_size:
         figure.update_xaxes(type="log")
+    for axis, bounds, log in ((figure.layout.xaxis, x_bounds, bool(log_size)), (figure.layout.yaxis, y_bounds, False)):
+        if np.isfinite(bounds[0]) and cut_x:
+            ends = np.log10(bounds) if log else np.asarray(bounds)
+            pad = 0.05 * (ends[1] - ends[0] or 1.0)
+            axis.range = [ends[0] - pad, ends[1] + pad]
     if ranked:  # best in the top-left corner, as in SRBench's rank plots
         figure.update_yaxes(autorange="reversed")
     return figure
@@ -246,7 +314,7 @@ def auc_heatmap(profiles: PerformanceProfiles, *, definition: str = "exact") -> 
                            f"{definition} area over the runs of each dataset; best method (pooled AUC) on top")
     figure.update_layout(title=heading, yaxis={"autorange": "reversed"}, template="plotly_white",
                          height=max(320, 120 + 22 * len(methods)), margin={"t": title_margin(heading)})
-    return figure
+    return readable_heatmap(figure)
 
 
 def pairwise_heatmap(tests: PairwiseTests, *, alpha: float = 0.05) -> go.Figure:
@@ -277,7 +345,7 @@ def pairwise_heatmap(tests: PairwiseTests, *, alpha: float = 0.05) -> go.Figure:
     figure.update_layout(title=title, margin={"t": title_margin(title)}, template="plotly_white",
                          height=max(400, 26 * len(labels) + 160),
                          xaxis=dict(automargin=True), yaxis=dict(autorange="reversed", automargin=True))
-    return figure
+    return readable_heatmap(figure)
 
 
 def solution_rates_figure(rates: SolutionRates) -> go.Figure:
