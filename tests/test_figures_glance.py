@@ -15,7 +15,7 @@ from srdash.demo.examples import accuracy_rules
 from srdash.figures.glance import FONT_SIZE, ROW_HEIGHT, readable_heatmap
 from srdash.figures.integrity import place_probability_figure
 from srdash.figures.leaderboard import marker_offsets, rank_heatmap, simplicity_curve
-from srdash.figures.lineage import _label_box, interval_bounds, label_positions, pareto_figure
+from srdash.figures.lineage import _CHAR, _label_box, interval_bounds, label_positions, pareto_figure
 from srdash.figures.predictions import DECIMALS, NUMBERS_NOTE, leaderboard_table_html, shakeup_table_html
 from srdash.judging.ranking import judge
 
@@ -132,7 +132,7 @@ def _boxes(x, y, names, positions, *, log_x):
         return 0.05 + 0.9 * (values - values.min()) / (values.max() - values.min())
 
     xs, ys = scaled(np.asarray(x, dtype=float), log_x), scaled(np.asarray(y, dtype=float), False)
-    return [_label_box(p, px, py, 0.022 * len(n)) for p, px, py, n in zip(positions, xs, ys, names)]
+    return [_label_box(p, px, py, _CHAR * len(n)) for p, px, py, n in zip(positions, xs, ys, names)]
 
 
 def test_pareto_labels_of_close_points_do_not_overlap():
