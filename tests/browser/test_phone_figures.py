@@ -10,7 +10,7 @@ at a phone's 390 x 844 and a desk's 1400 x 900: one page per size, every view wi
 from __future__ import annotations
 
 import pytest
-from voila_server import PLOT, screenshot
+from voila_server import PLOT, plot_title, screenshot
 
 from srdash.apps.more_views import COMPARISON_VIEW_TITLE, LINEAGE_VIEW_TITLE, PROPERTY_VIEW_TITLE
 
@@ -21,16 +21,19 @@ expect = sync_api.expect
 
 APP_READY_TIMEOUT_MS = 240_000
 SIZES = {"phone": (390, 844), "desk": (1400, 900)}
-# The views holding a heatmap, the "Find weights" button, the CD diagram, the Pareto front, the comparison.
-VIEWS = (PROPERTY_VIEW_TITLE, "Weight sensitivity", "Rank uncertainty and significance", LINEAGE_VIEW_TITLE,
-         COMPARISON_VIEW_TITLE)
+# The views holding a heatmap, the "Find weights" button, the CD diagram, the Pareto front, the comparison; and
+# what each shows once built (a figure's title, or a selector).
+VIEWS = ((PROPERTY_VIEW_TITLE, "Property score per dataset"), ("Weight sensitivity", "Winner over all weights"),
+         ("Rank uncertainty and significance", "Critical difference diagram"), (LINEAGE_VIEW_TITLE, "Pareto fronts"),
+         (COMPARISON_VIEW_TITLE, ".srdash-cd-elsewhere"))
 
 CUT_BUTTONS_JS = """() => [...document.querySelectorAll('button')]
   .filter(b => b.getBoundingClientRect().width > 0 && b.scrollWidth > b.clientWidth + 1)
   .map(b => `'${b.textContent.trim()}' (${b.scrollWidth} > ${b.clientWidth})`)"""
 
-# Per heatmap figure: its title, the smallest font of its tick labels and cell texts, and its row labels.
-HEATMAP_TEXT_JS = """(plot) => [...document.querySelectorAll(plot)].filter(p => p.querySelector('.heatmaplayer'))
+# Per heatmap figure shown: its title, the smallest font of its tick labels and cell texts, and its row labels.
+HEATMAP_TEXT_JS = """(plot) => [...document.querySelectorAll(plot)]
+  .filter(p => p.querySelector('.heatmaplayer') && p.getBoundingClientRect().width > 0)
   .map(p => {
     const texts = [...p.querySelectorAll('.xtick text, .ytick text, .heatmaplayer text')]
       .filter(t => t.textContent.trim());
@@ -40,13 +43,16 @@ HEATMAP_TEXT_JS = """(plot) => [...document.querySelectorAll(plot)].filter(p => 
   })"""
 
 
-def _open_views(page) -> None:
-    for title in VIEWS:
+def _open_views(page):
+    """Open each view in turn (the accordion shows one at a time); yield its title once it is drawn."""
+    yield "first screen"
+    for title, shows in VIEWS:
         page.get_by_text(title, exact=True).click()
         expect(page.locator(".srdash-computing")).to_have_count(0, timeout=180_000)
-    expect(page.locator(f"{PLOT} .gtitle", has_text="Pareto fronts").first).to_be_visible(timeout=180_000)
-    expect(page.locator(".srdash-cd-elsewhere")).to_be_visible(timeout=180_000)
-    page.wait_for_timeout(1500)                                   # plotly's responsive resize
+        shown = page.locator(shows) if shows.startswith(".") else plot_title(page, shows)
+        expect(shown.first).to_be_visible(timeout=180_000)
+        page.wait_for_timeout(1500)                               # plotly's responsive resize
+        yield title
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -57,20 +63,23 @@ def test_dashboard_buttons_heatmaps_and_one_cd_diagram(size, browser, dashboard_
         page = context.new_page()
         page.goto(dashboard_url, timeout=120_000)
         expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=APP_READY_TIMEOUT_MS)
-        _open_views(page)
-        screenshot(page, screenshot_dir, f"phone-figures-dashboard-{width}px")
-        assert page.evaluate(CUT_BUTTONS_JS) == []
-        expect(page.get_by_role("button", name="Find weights")).to_be_visible()
-        heatmaps = page.evaluate(HEATMAP_TEXT_JS, PLOT)
-        titles = [h["title"] for h in heatmaps]
-        # the dataset-score heatmap, the property scores, the place probabilities (sensitivity and bootstrap),
-        # the pairwise tests
+        titles = []
+        for view in _open_views(page):
+            assert page.evaluate(CUT_BUTTONS_JS) == [], view
+            if view == "Weight sensitivity":
+                expect(page.get_by_role("button", name="Find weights")).to_be_visible(timeout=60_000)
+            for heatmap in page.evaluate(HEATMAP_TEXT_JS, PLOT):
+                assert heatmap["smallest"] >= 10, (view, heatmap)
+                assert heatmap["rows"] >= 2, (view, heatmap)
+                titles.append(heatmap["title"])
+            if view == "first screen":
+                screenshot(page, screenshot_dir, f"phone-figures-dashboard-{width}px")
+        # the property scores, the place probabilities (sensitivity and bootstrap), the pairwise tests
         assert any(t.startswith("Property score per dataset") for t in titles), titles
         assert any(t.startswith("Place probabilities") for t in titles), titles
-        for heatmap in heatmaps:
-            assert heatmap["smallest"] >= 10, heatmap
-            assert heatmap["rows"] >= 2, heatmap
+        # the views opened stay in the page: one critical-difference diagram among them
         assert page.locator(f"{PLOT} .gtitle", has_text="Critical difference diagram").count() == 1
+        screenshot(page, screenshot_dir, f"phone-figures-comparison-{width}px")
     finally:
         context.close()
 
