@@ -15,7 +15,7 @@ from srdash.demo.examples import accuracy_rules
 from srdash.figures.glance import FONT_SIZE, ROW_HEIGHT, readable_heatmap
 from srdash.figures.integrity import place_probability_figure
 from srdash.figures.leaderboard import marker_offsets, rank_heatmap, simplicity_curve
-from srdash.figures.lineage import _CHAR, _label_box, interval_bounds, label_positions, pareto_figure
+from srdash.figures.lineage import _CHAR, _LINE, _label_box, interval_bounds, label_positions, pareto_figure
 from srdash.figures.predictions import DECIMALS, NUMBERS_NOTE, leaderboard_table_html, shakeup_table_html
 from srdash.judging.ranking import judge
 
@@ -135,17 +135,27 @@ def _boxes(x, y, names, positions, *, log_x):
     return [_label_box(p, px, py, _CHAR * len(n)) for p, px, py, n in zip(positions, xs, ys, names)]
 
 
-def test_pareto_labels_of_close_points_do_not_overlap():
+def test_pareto_labels_of_close_points_do_not_overlap_and_a_label_without_room_is_left_out():
     # the "LassoSRGreedyGP": two methods of about the same size and accuracy, next to four others
     names = ["LassoSR", "GreedyGP", "ExactSR", "BloatGP", "PolyRidge", "LinearRegression"]
     x = [12, 13, 5, 60, 30, 8]
     y = [0.81, 0.80, 0.99, 0.95, 0.70, 0.55]
     positions = label_positions(x, y, names, log_x=True)
+    assert None not in positions
     boxes = _boxes(x, y, names, positions, log_x=True)
     for (a, box_a), (b, box_b) in itertools.combinations(zip(names, boxes), 2):
         width = min(box_a[2], box_b[2]) - max(box_a[0], box_b[0])
         height = min(box_a[3], box_b[3]) - max(box_a[1], box_b[1])
-        assert width <= 0 or height <= 0, (a, b, positions)
+        # the boxes are 14 px lines for 12 px text: a tenth of a line is slack, not text on text
+        assert width <= 0 or height <= 0.1 * _LINE, (a, b, positions)
+    # ten methods on one point: at most eight places around it, and those left out are named in the legend
+    crowd = [f"method_{i}" for i in range(10)]
+    positions = label_positions([10] * 10 + [100], [0.5] * 10 + [0.9], crowd + ["far"], log_x=True)
+    assert positions.count(None) >= 2 and positions[-1] is not None
+    fronts = _fronts([10] * 10 + [100], [9] * 10 + [90], [11] * 10 + [110], [0.5] * 10 + [0.9], names=crowd + ["far"])
+    figure = pareto_figure(fronts, log_size=True)
+    unlabelled = [t.name for t in figure.data if t.mode == "markers+text" and t.text[0] == ""]
+    assert unlabelled and all(t.showlegend for t in figure.data if t.name in unlabelled)
 
 
 def test_simplicity_markers_at_one_place_are_drawn_apart():

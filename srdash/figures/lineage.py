@@ -46,10 +46,10 @@ def _escaped(name) -> str:
     return html_text(str(name))
 
 
-# Label boxes in plot fractions, for a phone-wide plot (about 215 x 330 px between the axes, 11 px text, whose
-# characters are about 6.3 px wide): a character's width, a line's height and the gap between a marker and its
-# label. (0.022 a character, measured on a 300 px plot, let "LassoSR" and "GreedyGP" touch on a phone.)
-_CHAR, _LINE, _GAP = 0.03, 0.05, 0.02
+# Label boxes in plot fractions, for a phone-wide plot (11 px text): a character's width, a line's height and
+# the distance from a marker's centre to its label. Measured at 390 px: a plot of 250 x 360 px, characters 5.4-6.4 px wide, a line 12 px tall, a label
+# 10 px from its point's centre (0.022 a character, from a 300 px plot, let "LassoSR" and "GreedyGP" touch).
+_CHAR, _LINE, _GAP = 0.027, 0.04, 0.028
 # Where a label may sit around its point (plotly's textposition), tried in this order.
 _POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left",
               "bottom right", "bottom left")
@@ -63,17 +63,23 @@ def _label_box(position: str, x: float, y: float, width: float) -> tuple[float, 
     return left, bottom, left + width, bottom + _LINE
 
 
+def _clash(a, b) -> bool:
+    """Whether two label boxes overlap by more than a tenth of a line (the boxes' slack: 14 px for 12 px text)."""
+    return (min(a[2], b[2]) - max(a[0], b[0]) > 0) and (min(a[3], b[3]) - max(a[1], b[1]) > 0.1 * _LINE)
+
+
 def _overlap(a, b) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = False, x_extent=(),
-                    y_extent=()) -> list[str]:
+                    y_extent=()) -> list[str | None]:
     """A textposition for each point's name so that labels keep clear of each other and of the points.
 
     A greedy repel: each label in turn takes the first of eight places around its
     point that overlaps no label placed before, no point and stays inside the plot;
-    failing that, the place that overlaps least. The axes span the points and
+    failing that, of the places clear of every label, the one that overlaps the points and
+    the plot's edge least; with none clear, None: that label is left out (thinned). The axes span the points and
     ``x_extent``, ``y_extent`` (say, the ends of their error bars), as plotly's do.
 
     Examples
@@ -101,17 +107,20 @@ def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = Fals
     placed, positions = [], []
     for px, py, name in zip(xs, ys, names):
         width = _CHAR * max(1, len(str(name)))
-        best, best_cost = _POSITIONS[0], np.inf
+        best, best_cost = None, np.inf
         for position in _POSITIONS:
             box = _label_box(position, px, py, width)
+            if any(_clash(box, other) for other in placed):
+                continue                  # never over another label: thinned rather than overlapping
             outside = max(0.0, -box[0]) + max(0.0, box[2] - 1) + max(0.0, -box[1]) + max(0.0, box[3] - 1)
             # a label past the plot's edge runs into the tick labels: worse than most overlaps
-            cost = sum(_overlap(box, other) for other in placed + points) + outside * _LINE * 4
+            cost = sum(_overlap(box, other) for other in points) + outside * _LINE * 4
             if cost < best_cost - 1e-12:
                 best, best_cost = position, cost
             if cost == 0:
                 break
-        placed.append(_label_box(best, px, py, width))
+        if best is not None:
+            placed.append(_label_box(best, px, py, width))
         positions.append(best)
     return positions
 
@@ -165,7 +174,8 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
     -------
     plotly.graph_objects.Figure
         One marker trace per method (coloured by front, error bars = bootstrap interval), named
-        beside its point (labels kept apart by :func:`label_positions`), and one line per front
+        beside its point (labels kept apart by :func:`label_positions`; a point whose label has no room is
+        named in the legend instead), and one line per front
         (front 1 = non-dominated, drawn thickest). An interval reaching further than
         :data:`INTERVAL_REACH` times the points' spread beyond the outermost point is cut at the axis'
         edge (:func:`interval_bounds`), marked there by a triangle whose hover gives its true end.
@@ -219,8 +229,10 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
         interval = (f"<br>{y_name} interval: [{values[f'{y_name}_low']:.4g}, {values[f'{y_name}_high']:.4g}]"
                     f"<br>{x_name} interval: [{values[f'{x_name}_low']:.4g}, {values[f'{x_name}_high']:.4g}]")
         figure.add_trace(go.Scatter(
-            x=[values[x_name]], y=[values[y_name]], mode="markers+text", name=name, showlegend=False,
-            text=[name], textposition=position, textfont={"size": 11, "color": "#333"}, cliponaxis=False,
+            # a label with no room clear of the others is left out; the legend names that point instead
+            x=[values[x_name]], y=[values[y_name]], mode="markers+text", name=name, showlegend=position is None,
+            text=[name if position else ""], textposition=position or "top center",
+            textfont={"size": 11, "color": "#333"}, cliponaxis=False,
             marker=dict(color=colour, size=11 if number == 1 else 8, line=dict(color="white", width=1)),
             error_x=bars["x"], error_y=bars["y"],
             hovertemplate=(f"<b>{name}</b><br>front {number}<br>{y_name}: %{{y:.4g}}<br>{x_name}: %{{x:.4g}}"

@@ -1,6 +1,7 @@
 """Figures and buttons that read at a glance (issue 38), in the real `srdash serve` and `srdash predictions serve`,
 at a phone's 390 x 844 and a desk's 1400 x 900: one page per size, every view with a figure opened once.
 
+- the Pareto front's point labels do not overlap ("LassoSRGreedyGP");
 - every button shows its whole label (scrollWidth <= clientWidth: "Find weights" read "Find we...");
 - every heatmap's tick labels and cell texts are at least 10 px (plotly shrank them to 4 px), every row labelled;
 - the critical-difference diagram appears once on the page (it was in two views);
@@ -42,6 +43,23 @@ HEATMAP_TEXT_JS = """(plot) => [...document.querySelectorAll(plot)]
             rows: p.querySelectorAll('.ytick text').length};
   })"""
 
+# Pairs of point labels (scatter text) of the shown Pareto fronts whose boxes overlap by more than a pixel.
+LABEL_OVERLAPS_JS = """(plot) => {
+  const overlaps = [];
+  [...document.querySelectorAll(plot)].filter(p => p.getBoundingClientRect().width > 0
+      && (p.querySelector('.gtitle') || {textContent: ''}).textContent.startsWith('Pareto fronts')).forEach(p => {
+    const boxes = [...p.querySelectorAll('.textpoint text')].filter(t => t.textContent.trim())
+      .map(t => [t.textContent, t.getBoundingClientRect()]);
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [s, a] = boxes[i], [t, b] = boxes[j];
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 1 && h > 1) overlaps.push(`'${s}' overlaps '${t}'`);
+    }
+  });
+  return overlaps;
+}"""
+
 
 def _open_views(page):
     """Open each view in turn (the accordion shows one at a time); yield its title once it is drawn."""
@@ -66,6 +84,8 @@ def test_dashboard_buttons_heatmaps_and_one_cd_diagram(size, browser, dashboard_
         titles = []
         for view in _open_views(page):
             assert page.evaluate(CUT_BUTTONS_JS) == [], view
+            if view == LINEAGE_VIEW_TITLE:   # the issue's "LassoSRGreedyGP"
+                assert page.evaluate(LABEL_OVERLAPS_JS, PLOT) == []
             if view == "Weight sensitivity":
                 expect(page.get_by_role("button", name="Find weights")).to_be_visible(timeout=60_000)
             for heatmap in page.evaluate(HEATMAP_TEXT_JS, PLOT):
