@@ -46,10 +46,12 @@ def _escaped(name) -> str:
     return html_text(str(name))
 
 
-# Label boxes in plot fractions, for a phone-wide plot (11 px text): a character's width, a line's height and
-# the distance from a marker's centre to its label. Measured at 390 px: a plot of 250 x 360 px, characters 5.4-6.4 px wide, a line 12 px tall, a label
-# 10 px from its point's centre (0.022 a character, from a 300 px plot, let "LassoSR" and "GreedyGP" touch).
-_CHAR, _LINE, _GAP = 0.027, 0.04, 0.028
+# Label boxes in plot fractions, for a phone-wide plot (11 px text): a character's width, a line's height, the
+# distance from a marker's centre to a label above or beside it, and to one below it (plotly sets it closer).
+# Measured at 390 px: a plot of 250 x 360 px, characters 5.4-6.4 px wide, lines 12 px tall, a label's edge
+# 9-10 px from its point's centre above it, 6-7 px beside it, 4-6.5 px below it. (0.022 a character and one gap
+# for all, from a 300 px plot, let "LassoSR" and "GreedyGP" touch.)
+_CHAR, _LINE, _GAP, _GAP_BELOW = 0.027, 0.04, 0.028, 0.010
 # Where a label may sit around its point (plotly's textposition), tried in this order.
 _POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left",
               "bottom right", "bottom left")
@@ -58,7 +60,7 @@ _POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top
 def _label_box(position: str, x: float, y: float, width: float) -> tuple[float, float, float, float]:
     """(left, bottom, right, top) of a label of ``width`` at ``position`` around the point (x, y)."""
     vertical, horizontal = position.split()
-    bottom = {"top": y + _GAP, "bottom": y - _GAP - _LINE, "middle": y - _LINE / 2}[vertical]
+    bottom = {"top": y + _GAP, "bottom": y - _GAP_BELOW - _LINE, "middle": y - _LINE / 2}[vertical]
     left = {"center": x - width / 2, "right": x + _GAP, "left": x - _GAP - width}[horizontal]
     return left, bottom, left + width, bottom + _LINE
 
@@ -84,8 +86,8 @@ def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = Fals
 
     Examples
     --------
-    >>> label_positions([1, 1.01, 5], [0.5, 0.5, 0.9], ["a", "b", "c"])  # b beside a; c under its point
-    ['top center', 'middle right', 'bottom center']
+    >>> label_positions([1, 1.01, 5], [0.5, 0.5, 0.9], ["a", "b", "c"])  # b beside a; c left of its point
+    ['top center', 'middle right', 'middle left']
     """
     def scaled(values, log, extent):
         values = np.asarray(values, dtype=float)
