@@ -323,12 +323,14 @@ def test_the_dashboard_figure_titles_fit_a_phone(verdict, runs):
 
 
 def test_simplicity_curve_markers_at_one_point_all_stay_visible():
-    # a, b and c have the same median model size (5 components): drawn as concentric markers, the
-    # first largest, so none hides the others; d elsewhere keeps the full size
+    # a, b and c have the same median model size (5 components, simplicity round(-log5 5, 1) = -1.0): drawn
+    # at 0, +0.12 and -0.12 of it (one marker apart), the true value on hover; d (9 components: -1.4) in place
     runs = pd.DataFrame({"method": ["a", "b", "c", "d"], "components": [5, 5, 5, 9]})
     figure = simplicity_curve(runs, max_components=10)
-    sizes = {trace.name: trace.marker.size for trace in figure.data[1:]}
-    assert sizes == {"a": 19, "b": 13, "c": 7, "d": 19}
+    drawn = {trace.name: trace.y[0] for trace in figure.data[1:]}
+    assert drawn == pytest.approx({"a": -1.0, "b": -0.88, "c": -1.12, "d": -1.4})
+    assert [trace.customdata[0] for trace in figure.data[1:]] == [-1.0, -1.0, -1.0, -1.4]
+    assert "drawn 0.12 above its place" in figure.data[2].hovertemplate
     assert len({trace.marker.symbol for trace in figure.data[1:4]}) == 3
 
 

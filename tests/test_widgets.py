@@ -328,7 +328,7 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
     assert titles == ["Rules compared: published, as run, draft", "Weight sensitivity",
                       "Rank uncertainty and significance", "Audit a published table",
                       "SRBench views: Pareto front, performance profiles, pairwise tests",
-                      "Comparison of methods: post-hoc test, CD diagram, effect sizes",
+                      "Comparison of methods: post-hoc test, effect sizes",
                       "Resources: time, energy and CO2 per method",
                       "Why this winner: what would change the verdict"]
     assert all(isinstance(child, ipywidgets.HTML) for child in app.more.children)  # nothing computed yet

@@ -88,8 +88,13 @@ LINEAGE_VIEW_TITLE = "SRBench views: Pareto front, performance profiles, pairwis
 
 
 #: Titles of SRBench 2025's views in the "More views" accordion (srdash.figures.srbench2025).
-COMPARISON_VIEW_TITLE = "Comparison of methods: post-hoc test, CD diagram, effect sizes"
+COMPARISON_VIEW_TITLE = "Comparison of methods: post-hoc test, effect sizes"
 RESOURCES_VIEW_TITLE = "Resources: time, energy and CO2 per method"
+
+
+_CD_ELSEWHERE = ("<div class='srdash-note srdash-cd-elsewhere'>This page draws one critical-difference diagram, "
+                 "under \"Rank uncertainty and significance\" (Nemenyi test on the dataset scores); this view's "
+                 "post-hoc test is in the text and tables above.</div>")
 
 
 def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
@@ -102,7 +107,9 @@ def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache
     from srdash.figures import srbench2025
 
     def compute() -> dict:
-        views = srbench2025.resource_views(runs) if which == "resources" else srbench2025.comparison_views(runs)
+        # the critical-difference diagram once a page: "Rank uncertainty and significance" draws it
+        views = (srbench2025.resource_views(runs) if which == "resources" else
+                 srbench2025.comparison_views(runs, cd_diagram=False) + (_CD_ELSEWHERE,))
         if not views:
             views = ("<div class='srdash-note'>No resources: the runs carry no time, energy or CO2 column "
                      "(training time (s), duration(s), power_consumption(kWh), CO2_emissions(kg)).</div>",)

@@ -24,7 +24,8 @@ import traitlets
 from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
-from srdash.figures.predictions import leaderboard_table_html, notes_html, rejected_table_html, shakeup_table_html
+from srdash.figures.predictions import (NUMBERS_NOTE, leaderboard_table_html, notes_html, rejected_table_html,
+                                       shakeup_table_html)
 from srdash.io.predictions import SUBSETS
 from srdash.judging.predictions import PredictionResult, score_from_options
 from srdash.figures.predictions import shakeup_figure
@@ -171,7 +172,7 @@ class PredictionsDashboard(BackgroundApp):
                                                                         align_items="flex-start",
                                                                         grid_gap="24px")),
                      note="Place 1 = best; equal scores share the smallest place. The preliminary leaderboard "
-                          "was shown during the competition; the final one decides it."),
+                          "was shown during the competition; the final one decides it. " + NUMBERS_NOTE),
             _section("Shake-up", widgets.HBox([self.chart_area, self.shakeup_table],
                                               layout=widgets.Layout(flex_flow="row wrap",
                                                                     align_items="flex-start")),

@@ -163,8 +163,10 @@ class SensitivityView(BackgroundApp):
         self.tau = FigurePanel()
         self.ternary = FigurePanel()
         self.target_picker = widgets.Dropdown(description="Make this win", style=_STYLE,
-                                              layout=widgets.Layout(width="420px"))
-        self.target_button = widgets.Button(description="Find weights", icon="search")
+                                              layout=widgets.Layout(width="420px", max_width="100%"))
+        # its label's width (a fixed 148 px read "Find we..." on a phone); the row wraps instead
+        self.target_button = widgets.Button(description="Find weights", icon="search",
+                                            layout=widgets.Layout(width="auto"))
         self.apply_button = widgets.Button(description="Apply these weights", icon="check", disabled=True,
                                           layout=widgets.Layout(width="auto"))
         self.target_result = widgets.HTML()
@@ -199,7 +201,8 @@ class SensitivityView(BackgroundApp):
                      self.summary, self.heatmap, self.tau, self.ternary,
                      note="Weight vectors drawn uniformly from the simplex (every weight share equally likely)."),
             _section("Which weights would make a competitor win?",
-                     widgets.HBox([self.target_picker, self.target_button, self.apply_button]),
+                     widgets.HBox([self.target_picker, self.target_button, self.apply_button],
+                                  layout=widgets.Layout(flex_flow="row wrap", grid_gap="4px")),
                      self.target_result),
             *([_section("Log", self.log_panel)] if self._own_log else []),
         ], **kwargs)

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.glance import readable_heatmap
 from srdash.figures.escape import plotly_text
 from srdash.figures.titles import title_layout, title_margin
 from srdash.analysis.audit import Audit
@@ -136,7 +137,7 @@ def place_probability_figure(result: Robustness, *, kind: str = "heatmap", title
         height=max(300, 60 + 28 * len(labels)),
         margin={"l": 10, "r": 10, "t": title_margin(heading) if title is None else 80, "b": 50},
     )
-    return figure
+    return readable_heatmap(figure) if kind == "heatmap" else figure
 
 
 def score_interval_figure(result: Robustness, *, title: str | None = None) -> go.Figure:

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.glance import readable_heatmap
 from srdash.figures.styles import legend_below, method_style
 from srdash.figures.tables import Cell, Markup, table_html
 from srdash.figures.escape import html_text, plotly_text
@@ -55,6 +56,7 @@ __all__ = [
     "rank_heatmap",
     "simplicity_curve",
     "simplicity_score",
+    "marker_offsets",
     "leaderboard_html", "scoring_html",
     "problems_html",
     "warnings_html",
@@ -294,7 +296,7 @@ def rank_heatmap(verdict: Verdict, *, criterion: str | None = None) -> go.Figure
     )
     figure.update_yaxes(automargin=True)
     figure.update_xaxes(automargin=True)
-    return figure
+    return readable_heatmap(figure)
 
 
 def _lower_median(values: np.ndarray) -> float:
@@ -345,6 +347,38 @@ def _components_text(n: float) -> str:
     """``'1 component'``, ``'2 components'``, ``'4.5 components'`` (a median between two sizes)."""
     text = f"{float(n):.3g}"
     return f"{text} component" + ("" if text == "1" else "s")
+
+
+# Simplicity markers: their size (px), and how far apart two must be, in fractions of the axes of a phone-wide
+# plot (about 300 x 300 px), so that neither hides the other.
+_MARKER_SIZE = 13
+_MARKER_STEP = 0.12   # simplicity units: the y axis spans about 3 of them over 300 px, so 12 px
+
+
+def marker_offsets(x, y, *, x_span: float, y_step: float = _MARKER_STEP, x_clear: float = 0.05) -> np.ndarray:
+    """Vertical offsets that keep markers on a log-x axis from hiding each other.
+
+    Markers at the same ``y`` whose ``log10(x)`` lie within ``x_clear * x_span`` of the
+    previous one (in order of ``x``, then of input) form a cluster; its k-th member
+    (0-based) moves by 0, +step, -step, +2 step, ... Deterministic: the same input,
+    the same offsets.
+
+    Examples
+    --------
+    >>> marker_offsets([9, 9, 10, 50], [-1.4, -1.4, -1.4, -2.4], x_span=2)
+    array([ 0.  ,  0.12, -0.12,  0.  ])
+    """
+    x = np.log10(np.asarray(x, dtype=float))
+    y = np.asarray(y, dtype=float)
+    offsets = np.zeros(len(x))
+    order = sorted(range(len(x)), key=lambda i: (y[i], x[i], i))
+    member, previous = 0, None
+    for i in order:
+        same = previous is not None and y[i] == y[previous] and x[i] - x[previous] <= x_clear * x_span
+        member = member + 1 if same else 0
+        offsets[i] = ((member + 1) // 2) * y_step * (1 if member % 2 else -1) if member else 0.0
+        previous = i
+    return offsets
 
 
 def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure:
@@ -401,22 +435,20 @@ def simplicity_curve(verdict_or_runs, *, max_components: int = 100) -> go.Figure
         name="simplicity score", customdata=[_components_text(n) for n in sizes[steps]],
         hovertemplate="%{customdata}: simplicity %{y:.1f}<extra></extra>",
     ))
-    # Methods whose median models coincide are drawn as concentric markers, the
-    # first largest, so that every one stays visible (and on the curve).
-    already_there: dict[tuple[float, float], int] = {}
-    for i, row in enumerate(placed.to_dict("records")):
-        point = (round(row["components"], 6), row["simplicity"])
-        size = max(19 - 6 * already_there.get(point, 0), 6)
-        already_there[point] = already_there.get(point, 0) + 1
+    offsets = marker_offsets(placed["components"].to_numpy(dtype=float), placed["simplicity"].to_numpy(dtype=float),
+                             x_span=math.log10(largest * 1.15) - math.log10(0.9))
+    for i, (row, offset) in enumerate(zip(placed.to_dict("records"), offsets)):
         failed = f"<br>{row['failed']} run(s) without a valid model, not counted" if row["failed"] else ""
         colour, symbol, _ = method_style(i)
+        moved = f"<br>(drawn {abs(offset):.2f} {'above' if offset > 0 else 'below'} its place, beside another)" \
+            if offset else ""
         figure.add_trace(go.Scatter(
-            x=[row["components"]], y=[row["simplicity"]], mode="markers",
-            marker={"size": size, "symbol": symbol, "color": colour, "line": {"width": 1, "color": "white"}},
-            name=plotly_text(row["method"]),
+            x=[row["components"]], y=[row["simplicity"] + offset], mode="markers",
+            marker={"size": _MARKER_SIZE, "symbol": symbol, "color": colour, "line": {"width": 1, "color": "white"}},
+            name=plotly_text(row["method"]), customdata=[row["simplicity"]],
             hovertemplate=(f"<b>{plotly_text(row['method'])}</b><br>median model: "
                            f"{_components_text(row['components'])}, "
-                           f"simplicity %{{y:.1f}}<br>{row['models']} model(s); {row['how']}{failed}"
+                           f"simplicity %{{customdata:.1f}}<br>{row['models']} model(s); {row['how']}{failed}{moved}"
                            "<extra></extra>"),
         ))
     title = title_layout("Simplicity of each method's median model", "simplicity score: higher is simpler")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from srdash.figures.glance import readable_heatmap
 from srdash.figures.escape import html_text
 from srdash.figures.styles import legend_below, method_style
 from srdash.figures.titles import title_layout, title_margin
@@ -34,7 +35,7 @@ from srdash.analysis.profiles import PerformanceProfiles
 from srdash.analysis.recovery import SolutionRates
 from srdash.analysis.resources import TIME_COLUMN, TrainingTimes
 
-__all__ = ["pareto_figure", "label_positions", "profiles_figure", "auc_heatmap", "pairwise_heatmap",
+__all__ = ["pareto_figure", "label_positions", "interval_bounds", "INTERVAL_REACH", "profiles_figure", "auc_heatmap", "pairwise_heatmap",
            "solution_rates_figure", "training_time_figure",
            "srbench_views"]
 
@@ -45,9 +46,12 @@ def _escaped(name) -> str:
     return html_text(str(name))
 
 
-# Label boxes in plot fractions, for a phone-wide plot (about 300 x 330 px, 11 px text): a character's
-# width, a line's height and the gap between a marker and its label.
-_CHAR, _LINE, _GAP = 0.022, 0.05, 0.02
+# Label boxes in plot fractions, for a phone-wide plot (11 px text): a character's width, a line's height, the
+# distance from a marker's centre to a label above or beside it, and to one below it (plotly sets it closer).
+# Measured at 390 px: a plot of 250 x 360 px, characters 5.4-6.4 px wide, lines 12 px tall, a label's edge
+# 9-10 px from its point's centre above it, 6-7 px beside it, 4-6.5 px below it. (0.022 a character and one gap
+# for all, from a 300 px plot, let "LassoSR" and "GreedyGP" touch.)
+_CHAR, _LINE, _GAP, _GAP_BELOW = 0.027, 0.04, 0.028, 0.010
 # Where a label may sit around its point (plotly's textposition), tried in this order.
 _POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left",
               "bottom right", "bottom left")
@@ -56,9 +60,14 @@ _POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top
 def _label_box(position: str, x: float, y: float, width: float) -> tuple[float, float, float, float]:
     """(left, bottom, right, top) of a label of ``width`` at ``position`` around the point (x, y)."""
     vertical, horizontal = position.split()
-    bottom = {"top": y + _GAP, "bottom": y - _GAP - _LINE, "middle": y - _LINE / 2}[vertical]
+    bottom = {"top": y + _GAP, "bottom": y - _GAP_BELOW - _LINE, "middle": y - _LINE / 2}[vertical]
     left = {"center": x - width / 2, "right": x + _GAP, "left": x - _GAP - width}[horizontal]
     return left, bottom, left + width, bottom + _LINE
+
+
+def _clash(a, b) -> bool:
+    """Whether two label boxes overlap by more than a tenth of a line (the boxes' slack: 14 px for 12 px text)."""
+    return (min(a[2], b[2]) - max(a[0], b[0]) > 0) and (min(a[3], b[3]) - max(a[1], b[1]) > 0.1 * _LINE)
 
 
 def _overlap(a, b) -> float:
@@ -66,18 +75,19 @@ def _overlap(a, b) -> float:
 
 
 def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = False, x_extent=(),
-                    y_extent=()) -> list[str]:
+                    y_extent=()) -> list[str | None]:
     """A textposition for each point's name so that labels keep clear of each other and of the points.
 
     A greedy repel: each label in turn takes the first of eight places around its
     point that overlaps no label placed before, no point and stays inside the plot;
-    failing that, the place that overlaps least. The axes span the points and
+    failing that, of the places clear of every label, the one that overlaps the points and
+    the plot's edge least; with none clear, None: that label is left out (thinned). The axes span the points and
     ``x_extent``, ``y_extent`` (say, the ends of their error bars), as plotly's do.
 
     Examples
     --------
-    >>> label_positions([1, 1.01, 5], [0.5, 0.5, 0.9], ["a", "b", "c"])  # b beside a; c under its point
-    ['top center', 'middle right', 'bottom center']
+    >>> label_positions([1, 1.01, 5], [0.5, 0.5, 0.9], ["a", "b", "c"])  # b beside a; c left of its point
+    ['top center', 'middle right', 'middle left']
     """
     def scaled(values, log, extent):
         values = np.asarray(values, dtype=float)
@@ -99,19 +109,58 @@ def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = Fals
     placed, positions = [], []
     for px, py, name in zip(xs, ys, names):
         width = _CHAR * max(1, len(str(name)))
-        best, best_cost = _POSITIONS[0], np.inf
+        best, best_cost = None, np.inf
         for position in _POSITIONS:
             box = _label_box(position, px, py, width)
+            if any(_clash(box, other) for other in placed):
+                continue                  # never over another label: thinned rather than overlapping
             outside = max(0.0, -box[0]) + max(0.0, box[2] - 1) + max(0.0, -box[1]) + max(0.0, box[3] - 1)
             # a label past the plot's edge runs into the tick labels: worse than most overlaps
-            cost = sum(_overlap(box, other) for other in placed + points) + outside * _LINE * 4
+            cost = sum(_overlap(box, other) for other in points) + outside * _LINE * 4
             if cost < best_cost - 1e-12:
                 best, best_cost = position, cost
             if cost == 0:
                 break
-        placed.append(_label_box(best, px, py, width))
+        if best is not None:
+            placed.append(_label_box(best, px, py, width))
         positions.append(best)
     return positions
+
+
+# An interval may reach this many times the points' spread beyond the outermost point before it is clipped, so
+# the points keep at least a fifth of the axis: one size interval reaching 245 squeezed every point into the
+# left 15 % of the plot.
+INTERVAL_REACH = 2.0
+
+
+def interval_bounds(values, lows, highs, *, log: bool = False, reach: float = INTERVAL_REACH) -> tuple[float, float]:
+    """The ends (low, high) of an axis that shows every point and clips intervals reaching far beyond them.
+
+    The axis spans the points and their intervals, but no further than ``reach`` times the points'
+    spread (in log10 on a log axis) beyond the outermost point on either side. The spread counts as
+    at least a quarter of the largest point's magnitude, so that close points keep their intervals.
+
+    Examples
+    --------
+    >>> interval_bounds([10, 12, 20], [8, 9, 15], [14, 16, 245])  # spread 10: up to 20 + 2 * 10
+    (8.0, 40.0)
+    >>> interval_bounds([10, 100], [5, 50], [20, 2450], log=True)  # one decade: up to 10 ** (2 + 2)
+    (5.0, 2450.0)
+    """
+    def finite(v):
+        v = np.asarray(v, dtype=float)
+        return v[np.isfinite(v) & (v > 0)] if log else v[np.isfinite(v)]
+
+    points, low, high = finite(values), finite(lows), finite(highs)
+    if not points.size:
+        return (np.nan, np.nan)
+    forward, back = (np.log10, lambda v: float(10 ** v)) if log else (float, float)
+    first, last = forward(points.min()), forward(points.max())
+    spread = max(last - first, 0.25 * max(abs(first), abs(last))) or 1.0
+    # compared in data units, so that an end within reach is returned exactly
+    lowest = max(float(min(points.min(), low.min() if low.size else np.inf)), back(first - reach * spread))
+    highest = min(float(max(points.max(), high.max() if high.size else -np.inf)), back(last + reach * spread))
+    return lowest, highest
 
 
 def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.Figure:
@@ -127,8 +176,11 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
     -------
     plotly.graph_objects.Figure
         One marker trace per method (coloured by front, error bars = bootstrap interval), named
-        beside its point (labels kept apart by :func:`label_positions`), and one line per front
-        (front 1 = non-dominated, drawn thickest).
+        beside its point (labels kept apart by :func:`label_positions`; a point whose label has no room is
+        named in the legend instead), and one line per front
+        (front 1 = non-dominated, drawn thickest). An interval reaching further than
+        :data:`INTERVAL_REACH` times the points' spread beyond the outermost point is cut at the axis'
+        edge (:func:`interval_bounds`), marked there by a triangle whose hover gives its true end.
     """
     table = fronts.table
     y_name, x_name = fronts.names
@@ -145,26 +197,52 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
                                     line=dict(color=colour, width=3 if number == 1 else 1, dash=None if number == 1
                                               else "dot"),
                                     name=f"front {int(number)}", legendgroup=f"front {int(number)}"))
+    # intervals reaching far beyond the points end at the axis' edge, with a mark, the true end on hover
+    x_bounds = interval_bounds(table[x_name], table[f"{x_name}_low"], table[f"{x_name}_high"], log=bool(log_size))
+    y_bounds = (np.nan, np.nan) if ranked else interval_bounds(table[y_name], table[f"{y_name}_low"],
+                                                               table[f"{y_name}_high"])
+    clipped = {}
+    for name, bounds in ((x_name, x_bounds), (y_name, y_bounds)):
+        low, high = table[f"{name}_low"].to_numpy(dtype=float), table[f"{name}_high"].to_numpy(dtype=float)
+        if np.isfinite(bounds[0]):
+            low, high = np.maximum(low, bounds[0]), np.minimum(high, bounds[1])
+        clipped[name] = (low, high)
     positions = label_positions(table[x_name], table[y_name], table["method"], log_x=bool(log_size),
-                                reversed_y=ranked,
-                                x_extent=np.r_[table[f"{x_name}_low"], table[f"{x_name}_high"]],
-                                y_extent=np.r_[table[f"{y_name}_low"], table[f"{y_name}_high"]])
-    for row, position in zip(table.itertuples(index=False), positions):
+                                reversed_y=ranked, x_extent=np.r_[clipped[x_name]], y_extent=np.r_[clipped[y_name]])
+    cut_x, cut_y, cut_symbol, cut_text = [], [], [], []
+    for i, (row, position) in enumerate(zip(table.itertuples(index=False), positions)):
         values = row._asdict()
         number = int(values["front"])
         colour = _FRONT_COLOURS[(number - 1) % len(_FRONT_COLOURS)]
         name = _escaped(values["method"])
-        error_x = dict(type="data", symmetric=False, array=[values[f"{x_name}_high"] - values[x_name]],
-                       arrayminus=[values[x_name] - values[f"{x_name}_low"]], thickness=1, width=0)
-        error_y = dict(type="data", symmetric=False, array=[values[f"{y_name}_high"] - values[y_name]],
-                       arrayminus=[values[y_name] - values[f"{y_name}_low"]], thickness=1, width=0)
+        bars = {}
+        for axis, column in (("x", x_name), ("y", y_name)):
+            low, high = clipped[column][0][i], clipped[column][1][i]
+            bars[axis] = dict(type="data", symmetric=False, array=[high - values[column]],
+                              arrayminus=[values[column] - low], thickness=1, width=0)
+            for end, shown, symbol in (("low", low, "left" if axis == "x" else "down"),
+                                       ("high", high, "right" if axis == "x" else "up")):
+                true = values[f"{column}_{end}"]
+                if np.isfinite(true) and true != shown:
+                    cut_x.append(shown if axis == "x" else values[x_name])
+                    cut_y.append(shown if axis == "y" else values[y_name])
+                    cut_symbol.append(f"triangle-{symbol}")
+                    cut_text.append(f"{name}: interval of {column} cut here; it reaches {true:.4g}")
+        interval = (f"<br>{y_name} interval: [{values[f'{y_name}_low']:.4g}, {values[f'{y_name}_high']:.4g}]"
+                    f"<br>{x_name} interval: [{values[f'{x_name}_low']:.4g}, {values[f'{x_name}_high']:.4g}]")
         figure.add_trace(go.Scatter(
-            x=[values[x_name]], y=[values[y_name]], mode="markers+text", name=name, showlegend=False,
-            text=[name], textposition=position, textfont={"size": 11, "color": "#333"}, cliponaxis=False,
+            # a label with no room clear of the others is left out; the legend names that point instead
+            x=[values[x_name]], y=[values[y_name]], mode="markers+text", name=name, showlegend=position is None,
+            text=[name if position else ""], textposition=position or "top center",
+            textfont={"size": 11, "color": "#333"}, cliponaxis=False,
             marker=dict(color=colour, size=11 if number == 1 else 8, line=dict(color="white", width=1)),
-            error_x=error_x, error_y=error_y,
+            error_x=bars["x"], error_y=bars["y"],
             hovertemplate=(f"<b>{name}</b><br>front {number}<br>{y_name}: %{{y:.4g}}<br>{x_name}: %{{x:.4g}}"
-                           "<extra></extra>")))
+                           f"{interval}<extra></extra>")))
+    if cut_x:
+        figure.add_trace(go.Scatter(x=cut_x, y=cut_y, mode="markers", name="interval cut at the axis' edge",
+                                    marker=dict(symbol=cut_symbol, size=9, color="#555"), text=cut_text,
+                                    hovertemplate="%{text}<extra></extra>", cliponaxis=False))
     title = title_layout("Pareto fronts", f"median {y_name} vs median {x_name} ({fronts.space} space)")
     figure.update_layout(
         # narrow side margins (plotly's default 80 px each left a phone's plot 150 px wide); the axes make room
@@ -176,6 +254,11 @@ def pareto_figure(fronts: ParetoFronts, *, log_size: bool | None = None) -> go.F
     figure.update_yaxes(automargin=True)
     if log_size:
         figure.update_xaxes(type="log")
+    for axis, bounds, log in ((figure.layout.xaxis, x_bounds, bool(log_size)), (figure.layout.yaxis, y_bounds, False)):
+        if np.isfinite(bounds[0]) and cut_x:
+            ends = np.log10(bounds) if log else np.asarray(bounds)
+            pad = 0.05 * (ends[1] - ends[0] or 1.0)
+            axis.range = [ends[0] - pad, ends[1] + pad]
     if ranked:  # best in the top-left corner, as in SRBench's rank plots
         figure.update_yaxes(autorange="reversed")
     return figure
@@ -246,7 +329,7 @@ def auc_heatmap(profiles: PerformanceProfiles, *, definition: str = "exact") -> 
                            f"{definition} area over the runs of each dataset; best method (pooled AUC) on top")
     figure.update_layout(title=heading, yaxis={"autorange": "reversed"}, template="plotly_white",
                          height=max(320, 120 + 22 * len(methods)), margin={"t": title_margin(heading)})
-    return figure
+    return readable_heatmap(figure)
 
 
 def pairwise_heatmap(tests: PairwiseTests, *, alpha: float = 0.05) -> go.Figure:
@@ -277,7 +360,7 @@ def pairwise_heatmap(tests: PairwiseTests, *, alpha: float = 0.05) -> go.Figure:
     figure.update_layout(title=title, margin={"t": title_margin(title)}, template="plotly_white",
                          height=max(400, 26 * len(labels) + 160),
                          xaxis=dict(automargin=True), yaxis=dict(autorange="reversed", automargin=True))
-    return figure
+    return readable_heatmap(figure)
 
 
 def solution_rates_figure(rates: SolutionRates) -> go.Figure:

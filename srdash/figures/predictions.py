@@ -22,7 +22,6 @@ True
 from __future__ import annotations
 
 import math
-import numbers
 import textwrap
 
 import pandas as pd
@@ -30,15 +29,26 @@ import pandas as pd
 from srdash.figures.tables import Cell, Markup, table_html
 from srdash.figures.escape import html_text, plotly_text
 
-__all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html", "shakeup_figure"]
+__all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html", "shakeup_figure",
+           "DECIMALS", "NUMBERS_NOTE"]
+
+#: Decimals of every score and metric value in the tables, fixed so that a column's decimal points line up
+#: (as the dashboard's leaderboard does); ranks are shown exactly (whole, or .5 for a tie).
+DECIMALS = 4
+#: What the tables' numbers are, for the page that shows them.
+NUMBERS_NOTE = (f"Scores and metric values to {DECIMALS} decimals (teams are ranked on the exact values); "
+                "ranks exact.")
 
 _STYLE = """<style>
-.srdash-pred-table{border-collapse:collapse;font-size:13px;margin:4px 0}
-.srdash-pred-table th,.srdash-pred-table td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left;
+.srdash-pred-table{border-collapse:collapse;font-size:13px;line-height:1.35;margin:4px 0}
+.srdash-pred-table th,.srdash-pred-table td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;
 vertical-align:top}
+.srdash-pred-table th,.srdash-pred-table td.number{white-space:nowrap}
+.srdash-pred-table td.srdash-reason{min-width:14em}
 .srdash-pred-table th{background:#f3f3f3}
 .srdash-pred-table td.number{text-align:right;font-variant-numeric:tabular-nums}
-.srdash-pred-caption{font-weight:600;margin:6px 0 2px 0;white-space:normal;position:sticky;left:0}
+.srdash-pred-caption{font-weight:600;margin:6px 0 2px 0;white-space:normal;position:sticky;left:0;
+max-width:calc(100vw - 48px)}
 </style>"""
 # Columns every leaderboard has, in this order; others (metric values, ranks) follow the score.
 _FIRST = ("place", "team", "score")
@@ -51,11 +61,17 @@ _HEADINGS = {"place": "Place", "team": "Team", "score": "Score", "submission": "
 
 
 def _number(value, decimals: int) -> str:
+    """``value`` with ``decimals`` fixed decimals ('' when missing)."""
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    return f"{float(value):.{decimals}g}"
+    return f"{float(value):.{decimals}f}"
+
+
+def _rank(value) -> str:
+    """A rank as it is: whole, or with the decimals of a tie's average (2.5)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{float(value):g}"
 
 
 def _heading(column: str) -> str:
@@ -66,7 +82,7 @@ def _heading(column: str) -> str:
     return column
 
 
-def leaderboard_table_html(board: pd.DataFrame, *, subset: str, caption: str = "", decimals: int = 6) -> str:
+def leaderboard_table_html(board: pd.DataFrame, *, subset: str, caption: str = "", decimals: int = DECIMALS) -> str:
     """A leaderboard (per metric or combined) as an escaped HTML table.
 
     Parameters
@@ -79,7 +95,7 @@ def leaderboard_table_html(board: pd.DataFrame, *, subset: str, caption: str = "
     caption : str
         Shown above the table (escaped).
     decimals : int
-        Significant digits of the scores.
+        Fixed decimals of the scores and metric values (ranks, ``*_rank``, are shown exactly).
 
     Returns
     -------
@@ -102,6 +118,8 @@ def leaderboard_table_html(board: pd.DataFrame, *, subset: str, caption: str = "
                 cells.append(Cell("" if value is None or value != value else value))
             elif column in ("place", "entries"):
                 cells.append(Cell(int(value), "number"))
+            elif column.endswith("_rank"):
+                cells.append(Cell(_rank(value), "number"))
             else:
                 cells.append(Cell(_number(value, decimals), "number"))
         rows.append(cells)
@@ -111,7 +129,7 @@ def leaderboard_table_html(board: pd.DataFrame, *, subset: str, caption: str = "
                                        row_attributes=[{"data-team": r["team"]} for r in board.to_dict("records")])
 
 
-def shakeup_table_html(shakeup: pd.DataFrame, *, decimals: int = 6) -> str:
+def shakeup_table_html(shakeup: pd.DataFrame, *, decimals: int = DECIMALS) -> str:
     """The shake-up table (team, preliminary and final place, change, scores), escaped.
 
     A positive change (moved up) is shown as ▲, a negative one as ▼.
@@ -307,4 +325,4 @@ def _joined(names: list[str]) -> str:
 
 
 def _score_text(score: float) -> str:
-    return "none (no valid submission)" if pd.isna(score) else f"{score:.6g}"
+    return "none (no valid submission)" if pd.isna(score) else f"{score:.{DECIMALS}f}"

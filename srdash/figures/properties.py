@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.glance import readable_heatmap
 from srdash.figures.styles import legend_below, method_style
 from srdash.figures.escape import html_text, plotly_text
 from srdash.figures.titles import title_layout, title_margin
@@ -95,7 +96,7 @@ def property_heatmap(scores: PropertyScores) -> go.Figure:
                          xaxis={"title": {"text": "method"}, "automargin": True},
                          yaxis={"title": {"text": "dataset"}, "autorange": "reversed", "automargin": True},
                          height=max(300, 40 * len(datasets) + 160))
-    return figure
+    return readable_heatmap(figure)
 
 
 def noise_curve_figure(scores: PropertyScores, *, group: str | None = None) -> go.Figure:
@@ -199,7 +200,7 @@ def unwanted_features_figure(usage: pd.DataFrame, *, dataset: str) -> go.Figure:
     figure.update_layout(title=title, margin={"t": title_margin(title)},
                          xaxis={"title": {"text": "unwanted feature"}}, yaxis={"autorange": "reversed"},
                          height=max(260, 32 * len(methods) + 160))
-    return figure
+    return readable_heatmap(figure)
 
 
 def qualification_figure(qualification: Qualification) -> go.Figure:

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from srdash.figures.glance import readable_heatmap
 from srdash.figures.styles import legend_below, method_style
 from srdash.figures.escape import html_text
 from srdash.analysis.sensitivity import PlaceProbabilities, Rescorer, TernaryMap, WeightSweep, WinningWeights
@@ -304,7 +305,7 @@ def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str |
         height=max(300, _top_margin(heading) + 50 + 28 * n),
         margin={"l": 20, "r": 20, "t": _top_margin(heading), "b": 50}, template="plotly_white")
     fig.update_yaxes(automargin=True)   # room for the competitors' names, however long (cut at 24 characters)
-    return fig
+    return readable_heatmap(fig)
 
 
 def kendall_tau_histogram(probabilities: PlaceProbabilities, *, title: str | None = None) -> go.Figure:

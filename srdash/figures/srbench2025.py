@@ -234,11 +234,12 @@ def mean_ranks_views(runs, *, accuracy: str = "r2_test") -> tuple:
 
 
 def comparison_views(runs, *, value: str = "r2_test", posthoc: str = "wilcoxon-holm",
-                     correction: str = "holm") -> tuple:
+                     correction: str = "holm", cd_diagram: bool = True) -> tuple:
     """SRBench 2025's own mean ranks (:func:`mean_ranks_views`), then the comparison of the methods on ``value``
     as SRBench 2025 reports it: (dataset, seed) blocks when the runs have several seeds, missing values as the
     worst value of the table, a named post-hoc; then its critical-difference diagram (bars from the post-hoc's
-    p-values) and :func:`comparison_html`. A comparison the data do not allow is one HTML sentence saying why."""
+    p-values) and :func:`comparison_html`. A comparison the data do not allow is one HTML sentence saying why.
+    ``cd_diagram=False`` leaves the diagram out, for a page that shows one elsewhere (each figure once a page)."""
     from srdash.analysis.comparison import compare
     from srdash.figures.integrity import critical_difference_figure
 
@@ -251,6 +252,8 @@ def comparison_views(runs, *, value: str = "r2_test", posthoc: str = "wilcoxon-h
                          posthoc=posthoc, correction=correction, missing="worst")
     except ValueError as exc:
         return ranks + (f"<div class='srdash-note'>{html_text(f'No comparison of methods: {exc}')}</div>",)
+    if not cd_diagram:
+        return ranks + (comparison_html(result),)
     figure = critical_difference_figure(result, title=f"Critical difference diagram ({value}, {posthoc})")
     return ranks + (figure, comparison_html(result))
 

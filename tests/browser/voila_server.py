@@ -57,7 +57,7 @@ FIGURE_TEXT_PROBLEMS_JS = """(selector) => {
     const name = `plot ${p} ('${(plot.querySelector('.gtitle') || {textContent: ''}).textContent.slice(0, 40)}')`;
     // a figure wider than the window is fine inside an srdash panel that fits it and scrolls sideways (with
     // its sign); not inside the page's own scrolling container
-    const panel = plot.closest('.srdash-heatmap-panel, .srdash-scroll');
+    const panel = plot.closest('.srdash-heatmap-panel, .srdash-scroll, .widget-output');
     const scrolls = panel !== null && ['auto', 'scroll'].includes(getComputedStyle(panel).overflowX)
       && panel.getBoundingClientRect().right <= width + 1;
     if (frame.right > width + 1 && !scrolls) problems.push(`${name} runs past the window (${Math.round(frame.right)} > ${width})`);
