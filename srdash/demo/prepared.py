@@ -44,7 +44,8 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
 
     Everything the demo dashboard prepares is computed by srdash itself (the
     qualification stage, the simplification, the evaluation on the data files,
-    the exact re-discovery check) with the default time limit, then exported.
+    the exact re-discovery check, and what every other preset of its Rules
+    dropdown measures) with the default time limit, then exported.
 
     Returns
     -------
@@ -65,7 +66,9 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
     from dataclasses import replace
 
     from srdash.judging.competition import load_competition
+    from srdash.errors import SrdashError
     from srdash.judging.pipeline import judge_competition
+    from srdash.judging.rules import list_presets, load_rules
 
     with tempfile.TemporaryDirectory(dir=work_dir) as folder:
         paths = cached_demo(cache_dir=folder, seed_prepared=False)
@@ -75,6 +78,17 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
         competition = replace(competition, simplification=replace(
             competition.simplification, timeout=DEMO_TIMEOUT, jobs=jobs or default_jobs(), cache=str(cache_file)))
         judge_competition(competition, stage=lambda text: announce(f"{text}..."))
+        # ... under every other preset the dashboard's Rules dropdown offers, so that choosing one measures
+        # nothing on the demo (srbench2023-track1's tree nodes and R² on the data, srbench2025's rounded
+        # nodes); presets that cannot judge the demo (a trust column, a jury's scores) are left out ...
+        for name in list_presets():
+            if name == competition.rules.name:
+                continue
+            try:
+                judge_competition(replace(competition, rules=load_rules(name)),
+                                  stage=lambda text, name=name: announce(f"{name}: {text}..."))
+            except SrdashError as refused:
+                announce(f"{name}: not for the demo ({str(refused).splitlines()[0][:80]})")
         # ... and the track preparation called directly (mostly found in the cache by now).
         results = load_results(paths["results"], datasets=paths["datasets"])
         kept, _ = qualified_results(results, run_qualification(str(paths["qualification"])))

@@ -54,8 +54,16 @@ def review_server(start_server, tmp_path_factory):
     pd.concat([results, pd.DataFrame(rows)], ignore_index=True).to_csv(path, index=False)
     n_methods = results["method"].nunique() + 2
     TrustStore(folder / "trust.sqlite").close()
+    # the demo's models come simplified from its shipped results, as in a user's cache after `srdash demo`:
+    # only the two added methods are simplified here
+    from srdash.cache import ResultCache
+    from srdash.demo.shipped import seed_cache
+
+    with ResultCache(folder / "cache") as cache:
+        seed_cache(cache)
     server = start_server(["review", str(path), "--judge", "ann", "--store", str(folder / "trust.sqlite"),
-                           "--data", str(demo["results"].parent)], name="review-phone")
+                           "--data", str(demo["results"].parent)], name="review-phone",
+                          env={"SRDASH_CACHE_DIR": str(folder / "cache")})
     return server, n_methods
 
 
