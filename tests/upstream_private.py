@@ -35,8 +35,4 @@ GUARDED_PRIVATE_NAMES: dict[tuple[str, str], str] = {
         "meaning needs this attribute until the widgets' build no longer races the page (issue 33, item 4). "
         "Checked by test_upstream_contract.py::test_a_page_opening_the_widget_control_comm_sets_what_panels_reads, "
         "which drives ipywidgets' own handler.",
-    ("srdash/apps/forkserver.py", "plotly.io._renderers"):
-        "_as_in_a_fresh_kernel sets the default renderer of a forked kernel through the module plotly.io "
-        "re-exports as plotly.io.renderers (public): to be replaced by plotly.io.renderers.default by the "
-        "zygote's engineer; checked by test_upstream_contract.py::test_plotly_renderer_names.",
 }

@@ -103,6 +103,26 @@ def _check_estimable(wins: np.ndarray) -> None:
             raise SrdashError(NO_MAXIMUM)
 
 
+def _newton_step(theta, value, hessian, gradient, objective):
+    """One Newton step of every fit, halved per fit until the objective does not go down (backtracking).
+
+    Returns the new ``(theta, value, largest move)``, or None when a Hessian is singular.
+    """
+    try:
+        step = -np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
+    except np.linalg.LinAlgError:
+        return None
+    size = np.ones(theta.shape[0])
+    for _ in range(60):
+        trial = theta + size[:, None] * step
+        new_value = objective(trial)
+        worse = ~(new_value >= value - 1e-12 * np.abs(value))
+        if not worse.any():
+            break
+        size = np.where(worse, size / 2, size)
+    return trial, new_value, np.abs(size[:, None] * step).max()
+
+
 def fit_tables(wins: np.ndarray, *, prior: float, tol: float, max_iter: int) -> np.ndarray:
     """Centred Bradley-Terry log-strengths (B, n) from win tables (B, n, n): ``wins[b, i, j]`` = weight of
     "i beat j" in fit b.
@@ -127,22 +147,13 @@ def fit_tables(wins: np.ndarray, *, prior: float, tol: float, max_iter: int) -> 
         hessian = curvature - (curvature.sum(axis=2) + prior * strengths)[:, :, None] * eye[None]
         if prior == 0:
             hessian = hessian - 1.0                                   # steps orthogonal to the common shift
-        try:
-            step = -np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
-        except np.linalg.LinAlgError:
+        moved = _newton_step(theta, value, hessian, gradient, lambda t: _objective(t, wins, games, prior))
+        if moved is None:
             break
-        size = np.ones(n_fits)
-        for _ in range(60):                                           # backtracking: never go downhill
-            trial = theta + size[:, None] * step
-            new_value = _objective(trial, wins, games, prior)
-            worse = ~(new_value >= value - 1e-12 * np.abs(value))
-            if not worse.any():
-                break
-            size = np.where(worse, size / 2, size)
-        theta, value = trial, new_value
+        theta, value, largest = moved
         if not np.isfinite(theta).all():
             break
-        if np.abs(size[:, None] * step).max() <= tol:
+        if largest <= tol:
             return theta - theta.mean(axis=1, keepdims=True)
     raise SrdashError(NOT_CONVERGED.format(max_iter=max_iter))
 
@@ -253,21 +264,13 @@ def fit_stages(left: np.ndarray, picked: np.ndarray, weights: np.ndarray, *, pri
                    - (expected + prior * strengths)[:, :, None] * eye[None])
         if prior == 0:
             hessian = hessian - ones[None]                        # steps orthogonal to the common shift
-        try:
-            step = -np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
-        except np.linalg.LinAlgError:
+        moved = _newton_step(theta, value, hessian, gradient,
+                             lambda t: _stage_objective(t, wins, cost, left_sets, prior))
+        if moved is None:
             break
-        size = np.ones(n_fits)
-        for _ in range(60):                                       # backtracking: never go downhill
-            trial = theta + size[:, None] * step
-            new_value = _stage_objective(trial, wins, cost, left_sets, prior)
-            worse = ~(new_value >= value - 1e-12 * np.abs(value))
-            if not worse.any():
-                break
-            size = np.where(worse, size / 2, size)
-        theta, value = trial, new_value
+        theta, value, largest = moved
         if not np.isfinite(theta).all():
             break
-        if np.abs(size[:, None] * step).max() <= tol:
+        if largest <= tol:
             return theta - theta.mean(axis=1, keepdims=True)
     raise SrdashError(NOT_CONVERGED.format(max_iter=max_iter))

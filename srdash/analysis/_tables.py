@@ -1,4 +1,4 @@
-"""Shared input checks of the SRBench-lineage analyses (fronts, profiles, pairwise, resources)."""
+"""Shared input checks of the SRBench-lineage analyses (fronts, profiles, pairwise, resources, ratings, bayes)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from srdash.errors import Problem, ValidationError
+from srdash.errors import Problem, SrdashError, ValidationError
 
 DIRECTIONS = ("higher", "lower")
 
@@ -108,3 +108,20 @@ def with_derived(table: pd.DataFrame, columns) -> pd.DataFrame:
         if column in DERIVED and column not in table.columns and DERIVED[column][0] in table.columns:
             extra[column] = numeric(table, DERIVED[column][0]).clip(lower=0.0).to_numpy()
     return table.assign(**extra) if extra else table
+
+
+def median_by_dataset(table: pd.DataFrame, *, metric: str, method: str, dataset: str, source: str) -> pd.DataFrame:
+    """One row per dataset, one column per method: the median of ``metric`` over the runs (non-finite values
+    missing); a missing column or a cell that is not a number is refused naming ``source``, row and column
+    (``srdash analyse ratings`` and ``bayes``)."""
+    for column in (method, dataset, metric):
+        if column not in table.columns:
+            raise SrdashError(f"{source}: no column {column!r}. Columns: {', '.join(map(str, table.columns))}.")
+    values = pd.to_numeric(table[metric], errors="coerce")
+    bad = values.isna() & table[metric].notna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise SrdashError(f"{source}, row {row + 2}, column {metric!r}: not a number ({table[metric].iloc[row]!r}).")
+    frame = pd.DataFrame({"method": table[method].astype(str), "dataset": table[dataset].astype(str),
+                          "value": values.where(np.isfinite(values))})
+    return frame.groupby(["dataset", "method"])["value"].median().unstack("method")

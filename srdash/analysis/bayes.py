@@ -40,6 +40,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from srdash.analysis._tables import median_by_dataset
 from srdash.errors import SrdashError
 
 __all__ = ["SignedRankRope", "BayesComparison", "signed_rank_rope", "bayes_pairs", "DEFAULT_SAMPLES",
@@ -216,18 +217,7 @@ def bayes_pairs(table: pd.DataFrame, *, metric: str, rope: float, method: str = 
     """
     if direction not in ("higher", "lower"):
         raise ValueError(f"The 'direction' option must be one of 'higher', 'lower'. Got {direction!r}.")
-    for column in (method, dataset, metric):
-        if column not in table.columns:
-            raise SrdashError(f"{source}: no column {column!r}. Columns: {', '.join(map(str, table.columns))}.")
-    values = pd.to_numeric(table[metric], errors="coerce")
-    bad = values.isna() & table[metric].notna()
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise SrdashError(f"{source}, row {row + 2}, column {metric!r}: not a number ({table[metric].iloc[row]!r}).")
-    values = values.where(np.isfinite(values))
-    frame = pd.DataFrame({"method": table[method].astype(str), "dataset": table[dataset].astype(str),
-                          "value": values})
-    wide = frame.groupby(["dataset", "method"])["value"].median().unstack("method")
+    wide = median_by_dataset(table, metric=metric, method=method, dataset=dataset, source=source)
     if wide.shape[1] < 2:
         raise SrdashError(f"{source}: the Bayesian comparison needs at least two methods. Got {wide.shape[1]}.")
     oriented = wide if direction == "higher" else -wide

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from srdash.analysis._tables import median_by_dataset
 from srdash.errors import SrdashError
 
 __all__ = ["Ratings", "ratings", "bradley_terry", "ELO_PER_LOGIT", "ANCHOR_ELO", "REGULARIZATION"]
@@ -139,20 +140,6 @@ def bradley_terry(wins, *, regularization: float = REGULARIZATION, tol: float = 
     return theta
 
 
-def _wide(table, *, metric, method, dataset, source) -> pd.DataFrame:
-    for column in (method, dataset, metric):
-        if column not in table.columns:
-            raise SrdashError(f"{source}: no column {column!r}. Columns: {', '.join(map(str, table.columns))}.")
-    values = pd.to_numeric(table[metric], errors="coerce")
-    bad = values.isna() & table[metric].notna()
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise SrdashError(f"{source}, row {row + 2}, column {metric!r}: not a number ({table[metric].iloc[row]!r}).")
-    frame = pd.DataFrame({"method": table[method].astype(str), "dataset": table[dataset].astype(str),
-                          "value": values.where(np.isfinite(values))})
-    return frame.groupby(["dataset", "method"])["value"].median().unstack("method")
-
-
 def _outcomes(oriented: np.ndarray) -> np.ndarray:
     """``out[d, i, j]``: i's share of its meeting with j on dataset d (1, 1/2 or 0; 0 when they do not meet)."""
     filled = np.where(np.isnan(oriented), -np.inf, oriented)
@@ -223,7 +210,7 @@ def ratings(table: pd.DataFrame, *, metric: str, method: str = "method", dataset
         raise ValueError(f"The 'n_bootstrap' option must be an integer >= 0. Got {n_bootstrap!r}.")
     if not (np.isfinite(regularization) and regularization > 0):
         raise ValueError(f"The 'regularization' option must be a number > 0. Got {regularization!r}.")
-    wide = _wide(table, metric=metric, method=method, dataset=dataset, source=source)
+    wide = median_by_dataset(table, metric=metric, method=method, dataset=dataset, source=source)
     notes = []
     empty = wide.isna().all(axis=1)
     if empty.any():

@@ -601,9 +601,9 @@ def _as_in_a_fresh_kernel() -> None:
     """
     if "numpy.random" in sys.modules:
         sys.modules["numpy.random"].seed()
-    renderers = sys.modules.get("plotly.io._renderers")
-    if renderers is not None and not os.environ.get("PLOTLY_RENDERER"):
-        renderers.renderers.default = "plotly_mimetype"
+    plotly_io = sys.modules.get("plotly.io")
+    if plotly_io is not None and not os.environ.get("PLOTLY_RENDERER"):
+        plotly_io.renderers.default = "plotly_mimetype"  # public: plotly.io.renderers
     if "ipywidgets" in sys.modules:
         sys.modules["ipywidgets"].register_comm_target()
 
