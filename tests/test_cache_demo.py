@@ -179,3 +179,21 @@ def test_a_recomputed_sample_equals_the_shipped_results(tmp_path, demo_files, mo
                                                              timeout=10.0, jobs=2)
     pd.testing.assert_frame_equal(evaluated_shipped.metrics, evaluate_runs(sample, descriptions).metrics)
     shipped.close()
+
+
+def test_the_demo_format_changes_with_the_shipped_files():
+    # The built-in demo is written once per srdash version and DEMO_FORMAT (its folder's name): files that change
+    # without a new format would leave an earlier checkout's demo, and its other fingerprint, in users' caches
+    # (found after the exact LinearRegression: the cached demo still judged 5a22d15d7ff4, `srdash demo -o`
+    # f38b862a1495).
+    import hashlib
+
+    from srdash.demo.competition import DEMO_FORMAT
+    from srdash.demo.prepared import shipped_demo_files
+
+    _, files = shipped_demo_files()
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + files[name] + b"\0")
+    # when the files change: bump DEMO_FORMAT and put the new pair here
+    assert (DEMO_FORMAT, digest.hexdigest()[:16]) == (3, "310a4f9389719061")
