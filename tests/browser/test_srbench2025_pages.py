@@ -26,6 +26,9 @@ def server(start_server, demo):
     return start_server(["serve", str(demo["competition"]), "--jobs", "2"], name="demo2025")
 
 
+VIEW_MS = 300_000
+
+
 def test_dashboard_shows_comparison_and_resources(server, browser):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
@@ -37,14 +40,16 @@ def test_dashboard_shows_comparison_and_resources(server, browser):
         expect(page.locator(".srdash-leaderboard .srdash-method")).to_have_count(25)
         page.get_by_text(COMPARISON_VIEW_TITLE, exact=True).click()
         view = page.locator(".srdash-comparison-view")
-        expect(view.locator(".srdash-cd-elsewhere")).to_be_visible(timeout=60_000)   # one CD diagram a page
+        # the view computes its tests over 720 (dataset, seed) pairs when opened: on a loaded machine (the suite's
+        # four workers on two cores) that took more than 60 s once; a bound, not a speed test
+        expect(view.locator(".srdash-cd-elsewhere")).to_be_visible(timeout=VIEW_MS)   # one CD diagram a page
         expect(view.locator(".srdash-comparison-paragraph")).to_contain_text(
             "25 methods were compared on r2_test (higher is better) over 720 (dataset, seed) pairs")
         expect(view).to_contain_text("Wilcoxon signed-rank test per pair, Holm-corrected")
         expect(view.locator(".srdash-effect-sizes th", has_text="Cliff's delta")).to_be_visible()
         page.get_by_text(RESOURCES_VIEW_TITLE, exact=True).click()
         view = page.locator(".srdash-resources-view")
-        expect(plot_title(view, "Energy per run (power_consumption(kWh))")).to_be_visible(timeout=60_000)
+        expect(plot_title(view, "Energy per run (power_consumption(kWh))")).to_be_visible(timeout=VIEW_MS)
         expect(view.locator("table.srdash-resources tbody tr")).to_have_count(25)
         expect(view.locator("table.srdash-resources")).to_contain_text("Intel(R) Xeon(R) Gold 6248 CPU")
         expect(plot_title(view, "Pareto fronts")).to_be_visible()
