@@ -180,16 +180,24 @@ class _Engine:
         spec = {key: figure_json[key] for key in ("data", "layout") if key in figure_json}
         opts = {"format": "png", "width": width, "height": height, "scale": 1}
         with self._lock:
+            if not self._loop.is_running():
+                raise _NoImage("kaleido's browser was closed")
             try:
                 return self._call(self._kaleido.calc_fig(spec, opts=opts))
             except Exception as error:  # kaleido's own errors: a render that failed or timed out
                 raise _NoImage(f"kaleido could not draw it ({type(error).__name__}: {error})") from error
 
     def close(self) -> None:
-        """Close the browser (at the process's exit); one already gone is not an error then."""
-        with contextlib.suppress(Exception):
-            self._call(self._kaleido.close())
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        """Close the browser (at the process's exit, or earlier); one already gone is not an error then."""
+        with self._lock:
+            if self._loop.is_closed() or not self._loop.is_running():
+                return
+            atexit.unregister(self.close)
+            with contextlib.suppress(Exception):
+                self._call(self._kaleido.close())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
 
 
 _ENGINE_LOCK = threading.Lock()
