@@ -121,12 +121,12 @@ def show(figure: go.Figure, *, width: int | None = None, height: int | None = No
     # plotly's own mimetype renderer: the same JSON (and config) Jupyter gets from ``figure`` itself
     figure_json = pio.renderers["plotly_mimetype"].to_mimebundle(figure.to_dict())[PLOTLY_MIME]
     layout = figure.layout
-    size = (width or layout.width or DEFAULT_WIDTH, height or layout.height or DEFAULT_HEIGHT)
+    size = (int(width or layout.width or DEFAULT_WIDTH), int(height or layout.height or DEFAULT_HEIGHT))
     title = _title(figure)
     if not image:
         return FigureDisplay(figure_json, None, _note(title, "no static image: not asked for (image=False)"))
     try:
-        png = _engine().render(figure_json, width=int(size[0]), height=int(size[1]))
+        png = _engine().render(figure_json, width=size[0], height=size[1])
     except _NoImage as reason:
         warnings.warn(f"No static image beside the figure: {reason}.", StaticImageWarning, stacklevel=2)
         return FigureDisplay(figure_json, None, _note(title, f"no static image: {reason}"))
@@ -211,7 +211,7 @@ def _engine() -> _Engine:
             _ENGINE.append(_start_engine())
         engine = _ENGINE[0]
     if isinstance(engine, _NoImage):
-        raise engine
+        raise _NoImage(str(engine))  # a new exception each time: the stored one's traceback stays its own
     return engine
 
 
