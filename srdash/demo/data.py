@@ -21,8 +21,7 @@ DEMO_DATASETS = (
     "extrapolation_easy",
 )
 
-
-#: The qualification stage's datasets (see :func:`demo_qualification`).
+#: The qualification stage's datasets (see :func:`srdash.demo.generate.demo_qualification`).
 DEMO_QUALIFICATION_DATASETS = ("qualification_1", "qualification_2", "qualification_3")
 
 

@@ -18,8 +18,6 @@ __all__ = ["Columns", "Term", "Model", "round_sig", "make_model", "monomial", "v
            "scaled", "sum_term", "feature_names", "r2_score"]
 
 #: Feature name -> values (one split of a dataset).
-
-
 Columns = Mapping[str, np.ndarray]
 
 

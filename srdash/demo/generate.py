@@ -28,7 +28,6 @@ _GREEDY_RUNS_DELIVERED = {"exact_formula_hard": 0, "featureselection_easy": 7, "
 _HOSTILE_AT = ("GreedyGP", "exact_formula_easier")
 _HOSTILE_CLAIMED_R2 = 0.999
 
-
 _QUALIFICATION_RUNS = 3
 
 

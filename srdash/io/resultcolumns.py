@@ -35,10 +35,8 @@ COLUMN_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "components": ("components", "model_size"),
 })
 
-
 #: Read as ``method`` when the input has no method column (SRBench 2023: ``team, dataset, model``).
 _TEAM = "team"
-
 
 #: Columns always kept as text, even when their values look like numbers.
 TEXT_COLUMNS: frozenset[str] = frozenset({
@@ -47,17 +45,14 @@ TEXT_COLUMNS: frozenset[str] = frozenset({
     "true_model", "url", "version",
 })
 
-
 #: Columns that must hold numbers even if none of their values is one.
 METRIC_COLUMNS: frozenset[str] = frozenset({
     "r2_test", "r2_train", "property", "simplicity", "rmse_test", "rmse_train",
     "mse_test", "mse_train", "mae_test", "mae_train",
 })
 
-
 # SRBench writes model_size = -1 when sympy cannot read the model: a size not counted, not a size.
 _SIZE_NOT_COUNTED = -1.0
-
 
 # pandas' default text dtype: 'str' (missing = NaN) from pandas 3, object before.
 _TEXT_DTYPE = "str" if int(pd.__version__.split(".")[0]) >= 3 else object
