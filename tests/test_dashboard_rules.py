@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import srdash.judging.pipeline as pipeline
+import srdash.apps.dashboard as dashboard_module
 from srdash.apps import Dashboard
 from srdash.apps.rules_choice import NOT_APPLICABLE_LABEL
 from srdash.cli import main
@@ -59,7 +59,7 @@ def _nothing_of_a_verdict_is_shown(app: Dashboard) -> None:
 
 def test_every_rules_choice_judges_as_srdash_score_or_says_why(results_path, monkeypatch):
     competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     assert app.wait(120) and app.log_panel.text() == ""
     first = app.result.fingerprint
     assert first == _score_fingerprint(results_path, "srbench2022")
@@ -73,8 +73,8 @@ def test_every_rules_choice_judges_as_srdash_score_or_says_why(results_path, mon
 
     # srbench2025 counts rounded nodes, which srbench2022's preparation did not: measured in the background,
     # controls frozen, and no number of the srbench2022 verdict on the page meanwhile
-    release, real_prepare = threading.Event(), pipeline.prepare_competition
-    monkeypatch.setattr(pipeline, "prepare_competition",
+    release, real_prepare = threading.Event(), dashboard_module.prepare_competition
+    monkeypatch.setattr(dashboard_module, "prepare_competition",
                         lambda *args, **kwargs: (release.wait(60), real_prepare(*args, **kwargs))[1])
     app._rules_picker.value = "srbench2025"
     assert app.busy and all(control.disabled for control in app._controls)
@@ -124,7 +124,7 @@ def test_a_view_that_fails_says_so_in_the_view(results_path, monkeypatch):
     from srdash.errors import CriterionWithoutData
 
     competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     assert app.wait(120)
     title = "Rules compared: published, as run, draft"
 
@@ -160,7 +160,7 @@ def test_rules_compared_says_which_rules_cannot_judge_the_runs():
 def test_rules_whose_measures_cannot_be_prepared_say_why_where_the_leaderboard_was(results_path):
     # srbench2023-track1 measures R² on each dataset's file: a competition without descriptions names none
     competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     assert app.wait(120)
     labels = dict((name, label) for label, name in app._rules_picker.options)
     assert labels["srbench2023-track1"] == "srbench2023-track1" + NOT_APPLICABLE_LABEL
@@ -188,7 +188,7 @@ def test_on_the_srbench_blackbox_results_rules_compared_says_why_in_the_view(tmp
 
     # no property column: the suite's rules make it optional; the three 2022 presets require it
     competition = competition_from_options(BLACKBOX, rules=str(blackbox_rules(tmp_path)), jobs=1, cache=False)
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     assert app.wait(300) and app.verdict.winner == "*GP-GOMEA"
     index = list(app._view_builders).index("Rules compared: published, as run, draft")
     app.more.selected_index = index

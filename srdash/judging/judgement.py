@@ -13,20 +13,19 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import pandas as pd
 
-from srdash.io.loading import load_results
 from srdash.judging.checks import with_similar_names_flagged
-from srdash.judging.fingerprint import _fingerprinted, _prepared_input_hashes, input_hashes
+from srdash.judging.fingerprint import _fingerprinted, _prepared_input_hashes
 from srdash.judging.prepared import CompetitionResult, PreparedCompetition, RealWorldInputs, RealWorldTrackRefused
 from srdash.judging.preparation import _check_datasets_under_review, prepare_competition, prepare_runs
 from srdash.judging.ranking import Verdict, judge
-from srdash.judging.rules import Rules, load_rules
+from srdash.judging.rules import Rules
 
 if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at start-up
     from srdash.judging.competition import Competition
     from srdash.judging.properties import PropertyScores
     from srdash.judging.qualification import FilteredRuns, Qualification
 
-__all__ = ["judge_competition", "judge_prepared", "realworld_track", "realworld_inputs", "score", "with_qualification",
+__all__ = ["judge_competition", "judge_prepared", "realworld_track", "realworld_inputs", "with_qualification",
            "with_track_problems"]
 
 
@@ -77,32 +76,6 @@ def with_qualification(verdict: Verdict, qualification: "Qualification", filtere
         qualification_excluded=", ".join(filtered.excluded),
         qualification_flagged=", ".join(filtered.flagged),
     )
-
-
-def score(
-    source,
-    rules: str | Rules = "srbench2022",
-    *,
-    datasets=None,
-    timeout: float = 10.0,
-    jobs: int = 1,
-    cache=None,
-    progress: Callable[[int, int, dict], None] | None = None,
-) -> tuple[Verdict, pd.DataFrame]:
-    """Load, prepare and judge in one call.
-
-    Returns
-    -------
-    verdict : Verdict
-        With provenance including the SHA-256 of every input file.
-    runs : DataFrame
-        The prepared per-run table (re-judge it with other rules cheaply).
-    """
-    results = load_results(source, datasets=datasets)
-    rules = load_rules(rules)
-    runs = prepare_runs(results, rules=rules, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
-    verdict = judge(runs, rules)
-    return verdict.with_provenance(**input_hashes(results.sources)), runs
 
 
 def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None,
