@@ -91,7 +91,7 @@ def test_the_jury_models_bootstrap_is_cut_past_its_bound_and_the_notes_say_so(mo
     full = costs.model_work(n_items=12, n_stages=6 * 11, n_rankings=6, n_fits=1 + 50 + 6, n_pair_fits=1 + 50)
     monkeypatch.setattr(costs, "MAX_MODEL_WORK", full / 4)
     said = []
-    model = jury_model(ranks, n_bootstrap=50, progress=said.append)
+    model = jury_model(ranks, n_bootstrap=50, stage=said.append)
     expected = costs.model_redraws(n_items=12, n_stages=_stages(ranks), n_rankings=6,
                                    n_judges=6, n_bootstrap=50)
     assert 0 < model.n_bootstrap == expected < 50

@@ -524,7 +524,7 @@ def jury_command(store_path, rules, output, explain, show_model):
             from srdash.analysis.jury_model import jury_model_text, rubric_jury_model
 
             say = functools.partial(click.echo, err=True)
-            click.echo(jury_model_text(rubric_jury_model(summary, progress=say)))
+            click.echo(jury_model_text(rubric_jury_model(summary, stage=say)))
         if output is not None:
             from srdash.io.private import open_private
 
