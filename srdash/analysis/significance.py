@@ -397,7 +397,8 @@ def studentized_range_sf(q: float, k: int) -> float:
     return float(_studentized_range_sf_many(np.array([q], dtype=float), k)[0])
 
 
-#: Values of q integrated at once (the grid's 4,801 points each): 44,850 pairs in one array took 1.7 GB.
+#: Values of q integrated at once (the grid's 4,801 points each), to bound the memory of many pairs
+#: (docs/decisions/2026-11-significance-at-scale.md).
 _Q_CHUNK = 256
 #: Above this many methods the sum ``sum_i a^i b^(k-2-i)`` (k - 2 products per grid point) is taken in closed form.
 _HORNER_UP_TO = 50
@@ -552,8 +553,8 @@ def cliffs_delta(x, y) -> float:
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]
     if not x.size or not y.size:
         return float("nan")
-    # counted by sorting, O(n log n) rather than all n_x n_y signs (400 datasets, 44,850 pairs: 70 s); the
-    # counts are whole numbers, so the quotient is the same float
+    # counted by sorting, O(n log n) rather than all n_x n_y signs (docs/decisions/2026-11-significance-at-scale.md);
+    # the counts are whole numbers, so the quotient is the same float
     ordered = np.sort(y)
     above = np.searchsorted(ordered, x, side="left").sum()               # y_j < x_i
     below = y.size * x.size - np.searchsorted(ordered, x, side="right").sum()  # y_j > x_i
