@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from srdash.errors import CompetitionError, SrdashError
-from srdash.judging.fingerprint import canonical_sha256
 from srdash.judging.limits import COMPETITION_LIMITS
 from srdash.judging.rules import Rules, load_rules
 
@@ -297,6 +296,9 @@ class Competition:
             "realworld": None if self.realworld is None else {
                 "rules_sha256": self.realworld.rules.sha256, "datasets": sorted(self.realworld.datasets)},
         }
+        # imported here: the process that supervises Voilà reads competitions without pandas or numpy
+        from srdash.judging.fingerprint import canonical_sha256
+
         return canonical_sha256(decisive)
 
     def to_json(self) -> str:
