@@ -193,9 +193,9 @@ def test_nemenyi_p_values_above_50_methods_agree_with_the_sum_they_replace(monke
 
     q = np.linspace(0.05, 7.0, 60)
     for k in (51, 120, 300):
-        closed = significance._studentized_range_sf_many(q, k)
+        closed = significance.studentized_range_sf_many(q, k)
         monkeypatch.setattr(significance, "_HORNER_UP_TO", 10**6)  # Horner's sum, k - 2 products per point
-        horner = significance._studentized_range_sf_many(q, k)
+        horner = significance.studentized_range_sf_many(q, k)
         monkeypatch.undo()
         np.testing.assert_allclose(closed, horner, rtol=1e-13, atol=1e-300)
     # and against scipy's studentized range (infinite degrees of freedom) at one point

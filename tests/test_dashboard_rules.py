@@ -131,7 +131,7 @@ def test_a_view_that_fails_says_so_in_the_view(results_path, monkeypatch):
     def refused(runs):
         raise CriterionWithoutData("Criterion 'property' of the rules 'srbench2022' has no data.")
 
-    monkeypatch.setattr(more_views_module, "_rules_comparison", refused)
+    monkeypatch.setattr(more_views_module, "rules_comparison", refused)
     index = list(app._view_builders).index(title)
     app.more.selected_index = index
     shown = app.more.children[index].value
@@ -142,19 +142,19 @@ def test_a_view_that_fails_says_so_in_the_view(results_path, monkeypatch):
 
 
 def test_rules_compared_says_which_rules_cannot_judge_the_runs():
-    from srdash.apps.more_views import _rules_comparison
+    from srdash.apps.more_views import rules_comparison
 
     # SRBench's black-box results have no property column: none of the 2022 presets can judge them
     runs = pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"], "run": 0,
                          "r2_test": [0.9, 0.8, 0.7, 0.75], "simplicity": [-1.0, -1.4, -1.0, -2.0]})
-    shown = _rules_comparison(runs)
+    shown = rules_comparison(runs)
     assert shown.startswith("<div class='srdash-note'>No comparison: fewer than two of the rules srbench2022, "
                             "srbench2022-as-run, srbench2022-draft can judge these results.</div>")
     assert shown.count("Not compared: ") == 3
     assert ("Not compared: srbench2022: Criterion &#x27;property&#x27; of the rules &#x27;srbench2022&#x27; has no "
             "data: the column &#x27;property&#x27; is missing.") in shown
     # with it, all three are compared and none is refused
-    assert "Not compared" not in _rules_comparison(runs.assign(property=1.0))
+    assert "Not compared" not in rules_comparison(runs.assign(property=1.0))
 
 
 def test_rules_whose_measures_cannot_be_prepared_say_why_where_the_leaderboard_was(results_path):

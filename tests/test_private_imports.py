@@ -36,16 +36,8 @@ ALLOWED = {
     ("tests/test_report.py", "srdash.report.build._wide_on_a_phone"),
     ("tests/test_srbench2025_views.py", "srdash.report.build._ground_truths"),
     ("tests/test_words.py", "srdash.report.build._integrity_sections"),
-    # analysis.comparison shares significance's omnibus and post-hoc steps: significance's names to make public.
-    ("srdash/analysis/comparison.py", "srdash.analysis.significance._check_alpha"),
-    ("srdash/analysis/comparison.py", "srdash.analysis.significance._friedman"),
-    ("srdash/analysis/comparison.py", "srdash.analysis.significance._iman_davenport"),
-    ("srdash/analysis/comparison.py", "srdash.analysis.significance._p"),
-    ("srdash/analysis/comparison.py", "srdash.analysis.significance._pairwise"),
     # Tests of a module's inner step (numerics, layout geometry, serialisation, messages) that no public
     # function exposes on its own yet.
-    ("tests/test_costs.py", "srdash.analysis.significance._studentized_range_sf_many"),
-    ("tests/test_significance.py", "srdash.analysis.significance._studentized_range_isf"),
     ("tests/test_ratings.py", "srdash.analysis.ratings._outcomes"),
     ("tests/test_notebooks.py", "srdash.figures.display._ENGINE"),
     ("tests/test_notebooks.py", "srdash.figures.display._Engine"),
@@ -62,8 +54,6 @@ ALLOWED = {
     ("tests/test_snapshot.py", "srdash.judging.snapshot._loads"),
     ("tests/test_hostile_values.py", "srdash.judging.competition._KEYS"),
     ("tests/test_hostile_values.py", "srdash.judging.rules._RANKING_KEYS"),
-    ("tests/test_dashboard_rules.py", "srdash.apps.more_views._rules_comparison"),
-    ("tests/test_shared_views.py", "srdash.apps.more_views._lineage_view"),
     ("tests/test_private_files.py", "srdash.cli.review._token_config"),
     ("tests/test_serve.py", "srdash.apps.server._config_dir"),
     ("tests/test_upstream_contract.py", "srdash.apps.panels._page_is_loading"),
