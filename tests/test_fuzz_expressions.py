@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from srdash.errors import ModelRejected
 from srdash.expressions import STATUSES, evaluate_model, latex_of, parse_model
-from srdash.expressions.complexity import _complexity_task, _Settings
+from srdash.expressions.complexity import complexity_task, ComplexitySettings
 
 # derandomize: every run (CI included) tries the same examples, so a failure is reproducible, never a flake.
 # To look for new failures, run with HYPOTHESIS_RANDOM=1 (fresh examples each time).
@@ -76,8 +76,8 @@ def _check_everything(text: str) -> None:
         assert values.shape == (4,) and values.dtype == float
     digits = sys.get_int_max_str_digits()  # the worker's task lifts Python's limit: restore it
     try:
-        status, components, simplified, reason, used, cacheable = _complexity_task(
-            text, None, _Settings(timeout=1.0, simplify=False))
+        status, components, simplified, reason, used, cacheable = complexity_task(
+            text, None, ComplexitySettings(timeout=1.0, simplify=False))
     finally:
         sys.set_int_max_str_digits(digits)
     assert status in STATUSES

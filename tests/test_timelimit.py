@@ -235,7 +235,7 @@ def test_a_pool_that_keeps_spares_hands_its_idle_worker_to_the_next_pool_of_the_
     # A spare's idle wait is wall time: on a busy machine the steps below can take longer than the 30 s a
     # spare waits, so this test (about which pool may take a spare, not when spares end) waits an hour.
     monkeypatch.setattr(_timelimit, "SPARE_SECONDS", 3600.0)
-    _timelimit._SPARES.expire(everything=True)
+    _timelimit.SPARES.expire(everything=True)
     first, started, _ = _one_pid(keep_spares=True)
     assert started == 1
     assert _one_pid(keep_spares=True) == (first, 0, 1)  # no interpreter started
@@ -256,7 +256,7 @@ def test_a_pool_that_keeps_spares_hands_its_idle_worker_to_the_next_pool_of_the_
     monkeypatch.setenv("SRDASH_CACHE_DIR", "/elsewhere")  # read by the pool's caller, never by a worker
     assert _one_pid(keep_spares=True) == (first, 0, 1)
     assert _one_pid(keep_spares=True) == (first, 0, 1)
-    _timelimit._SPARES.expire(everything=True)
+    _timelimit.SPARES.expire(everything=True)
     with pytest.raises(ProcessLookupError):
         os.kill(first, 0)  # stopped and reaped
 
@@ -264,14 +264,14 @@ def test_a_pool_that_keeps_spares_hands_its_idle_worker_to_the_next_pool_of_the_
 def test_spares_end_when_their_time_is_up_and_a_fork_does_not_take_its_parents(monkeypatch):
     from srdash.expressions import _timelimit
 
-    _timelimit._SPARES.expire(everything=True)
+    _timelimit.SPARES.expire(everything=True)
     monkeypatch.setattr(_timelimit, "SPARE_SECONDS", 0.5)
     spare, _, _ = _one_pid(keep_spares=True)
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # the parent's spare is alive, but not this process's worker
         try:
-            os.write(write, repr((len(_timelimit._SPARES.by_key), _one_pid(keep_spares=True)[1:])).encode())
+            os.write(write, repr((len(_timelimit.SPARES.by_key), _one_pid(keep_spares=True)[1:])).encode())
         finally:
             os._exit(0)
     os.close(write)
@@ -290,7 +290,7 @@ def test_spares_end_when_their_time_is_up_and_a_fork_does_not_take_its_parents(m
 
     while time.monotonic() < deadline and not gone(spare):
         time.sleep(0.1)
-    assert gone(spare) and not _timelimit._SPARES.by_key
+    assert gone(spare) and not _timelimit.SPARES.by_key
 
 
 def test_without_a_cpu_clock_the_limit_falls_back_to_the_wall_clock(monkeypatch):
