@@ -33,16 +33,9 @@ ALLOWED = {
     ("srdash/judging/predictions.py", "srdash.io.predictions._target_metric_problems"),
     # Tests of a module's inner step (numerics, layout geometry, serialisation, messages) that no public
     # function exposes on its own yet.
-    ("tests/test_ratings.py", "srdash.analysis.ratings._outcomes"),
     ("tests/test_notebooks.py", "srdash.figures.display._ENGINE"),
     ("tests/test_notebooks.py", "srdash.figures.display._Engine"),
     ("tests/test_notebooks.py", "srdash.figures.display._engine"),
-    ("tests/test_figures_glance.py", "srdash.figures.lineage._CHAR"),
-    ("tests/test_figures_glance.py", "srdash.figures.lineage._LINE"),
-    ("tests/test_figures_glance.py", "srdash.figures.lineage._label_box"),
-    ("tests/test_lineage_figures.py", "srdash.figures.lineage._CHAR"),
-    ("tests/test_lineage_figures.py", "srdash.figures.lineage._clash"),
-    ("tests/test_lineage_figures.py", "srdash.figures.lineage._label_box"),
     ("tests/test_hostile.py", "srdash.io.predictions._parse_lines"),
     ("tests/test_hostile.py", "srdash.judging.snapshot._loads"),
     ("tests/test_snapshot.py", "srdash.judging.snapshot._dumps"),

@@ -140,7 +140,7 @@ def bradley_terry(wins, *, regularization: float = REGULARIZATION, tol: float = 
     return theta
 
 
-def _outcomes(oriented: np.ndarray) -> np.ndarray:
+def meeting_outcomes(oriented: np.ndarray) -> np.ndarray:
     """``out[d, i, j]``: i's share of its meeting with j on dataset d (1, 1/2 or 0; 0 when they do not meet)."""
     filled = np.where(np.isnan(oriented), -np.inf, oriented)
     a, b = filled[:, :, None], filled[:, None, :]
@@ -235,7 +235,7 @@ def ratings(table: pd.DataFrame, *, metric: str, method: str = "method", dataset
                           f"({float(values[d, m])!r}) is better than the optimum {optimum!r}: give the metric's "
                           "best possible value with the 'optimum' option.")
     oriented = sign * values
-    outcomes = _outcomes(oriented)
+    outcomes = meeting_outcomes(oriented)
     improv = _improvability(errors)
     ranks = pd.DataFrame(oriented).rank(axis=1, ascending=False, method="min", na_option="bottom").to_numpy()
 
