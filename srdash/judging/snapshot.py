@@ -75,6 +75,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from srdash.judging.fingerprint import canonical_sha256
+
 if TYPE_CHECKING:
     from srdash.judging.competition import Competition
     from srdash.judging.prepared import PreparedCompetition
@@ -152,7 +154,7 @@ def snapshot_key(competition: "Competition") -> str:
     settings = competition.settings()
     settings["simplification"] = {"timeout": competition.simplification.timeout}
     payload = {"format": SNAPSHOT_FORMAT, "settings": settings, "versions": _versions()}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return canonical_sha256(payload)
 
 
 def input_manifest(competition: "Competition", data_files: Sequence[str | Path] = ()) -> dict[str, str]:
@@ -211,7 +213,7 @@ def _qualified_name(cls: type) -> str:
 
 
 class _Encoder:
-    """Turns a prepared competition into JSON-able data plus Parquet frames (see :func:`_dumps`)."""
+    """Turns a prepared competition into JSON-able data plus Parquet frames (see :func:`snapshot_blob`)."""
 
     def __init__(self) -> None:
         self.frames: list[bytes] = []
@@ -348,7 +350,7 @@ class _Decoder:
         raise SnapshotFormatError(f"unknown tag {tag!r}")
 
 
-def _dumps(value) -> bytes:
+def snapshot_blob(value) -> bytes:
     """A snapshot blob: JSON of the data (frames by number) and the frames as Parquet files, zlib-compressed.
 
     Raises TypeError for a value the format does not keep.
@@ -361,8 +363,8 @@ def _dumps(value) -> bytes:
     return zlib.compress(b"".join(parts), 1)
 
 
-def _loads(blob: bytes):
-    """Read a blob written by :func:`_dumps`. Nothing in it is executed: JSON, Parquet, listed dataclasses."""
+def read_snapshot_blob(blob: bytes):
+    """Read a blob written by :func:`snapshot_blob`. Nothing in it is executed: JSON, Parquet, listed dataclasses."""
     inflater = zlib.decompressobj()
     data = inflater.decompress(blob, MAX_SNAPSHOT_BYTES)
     if inflater.unconsumed_tail:
@@ -424,7 +426,7 @@ def load_snapshot(competition: "Competition", cache) -> Snapshot | None:
     if manifest.get("format") != SNAPSHOT_FORMAT or not _manifest_holds(manifest):
         return None
     try:
-        prepared = _loads(blob)
+        prepared = read_snapshot_blob(blob)
     except Exception:  # noqa: BLE001 - signed but unreadable (not format 2, another Parquet layout): prepare again
         cache.forget_snapshot(key)
         return None
@@ -448,7 +450,7 @@ def store_snapshot(competition: "Competition", prepared: "PreparedCompetition", 
         return False
     bare = replace(prepared, competition=None, trust_entries=None, cache_stats=MappingProxyType({}))
     try:
-        blob = _dumps(bare)
+        blob = snapshot_blob(bare)
     except (TypeError, ValueError, OverflowError):  # a value the format does not keep
         return False
     manifest = {"format": SNAPSHOT_FORMAT, "created": time.time(),
