@@ -364,8 +364,7 @@ def test_jsonschema_treats_a_missing_rfc3987_syntax_as_absent():
 # ----------------------------------------------------------------------------------- widgets, anywidget, plotly
 
 def test_ipywidgets_comm_targets():
-    """Protects srdash/apps/forkserver.py:_as_in_a_fresh_kernel (ipywidgets.register_comm_target() in a forked
-    kernel) and srdash/apps/panels.py:_page_is_loading: ipywidgets registers 'jupyter.widget' and
+    """Protects srdash/apps/panels.py:_page_is_loading: ipywidgets registers 'jupyter.widget' and
     'jupyter.widget.control' on the kernel's comm manager (comm.get_comm_manager())."""
     import comm
     import ipywidgets
@@ -408,9 +407,8 @@ def test_anywidgets_load_timeout_message_is_the_one_the_template_catches():
 
 
 def test_plotly_renderer_names():
-    """Protects srdash/apps/forkserver.py:_as_in_a_fresh_kernel (a forked kernel's default renderer,
-    "plotly_mimetype", set through plotly.io._renderers: guarded) and every srdash figure shown in a kernel: the
-    renderer exists in plotly's public registry, which is the module's own object."""
+    """Protects every srdash figure shown in a kernel (plotly's "plotly_mimetype" renderer, what a kernel's
+    default is): the renderer exists in plotly's public registry, which is the module's own object."""
     import sys
 
     import plotly.io as pio
@@ -419,40 +417,7 @@ def test_plotly_renderer_names():
     assert sys.modules["plotly.io._renderers"].renderers is pio.renderers
 
 
-# --------------------------------------------------------------------------- the zygote's private reads (guarded)
-
-def test_the_zygotes_fork_hazards_still_read_real_names(monkeypatch):
-    """Protects srdash/apps/forkserver.py:fork_hazards, which reads pyzmq's global context and asyncio's
-    policy and loop through getattr(..., None): a rename upstream would read as "no hazard" and the zygote would
-    fork holding a zmq context or a loop. The names must exist, and be set when a context or loop exists."""
-    import asyncio
-    import asyncio.events
-
-    import zmq
-
-    assert hasattr(zmq.Context, "_instance")
-    monkeypatch.setattr(zmq.Context, "_instance", None)  # put back afterwards: this process had none
-    context = zmq.Context.instance()
-    try:
-        assert zmq.Context._instance is context
-    finally:
-        context.term()
-    assert hasattr(asyncio.events, "_event_loop_policy")
-    policy = asyncio.get_event_loop_policy()
-    assert asyncio.events._event_loop_policy is policy and hasattr(policy._local, "_loop")
-
-
-def test_atexit_still_runs_exit_functions_on_request():
-    """Protects srdash/apps/forkserver.py (a forked kernel's end: atexit._run_exitfuncs, then os._exit, which
-    alone would run none). In a child Python: here it would run pytest's own exit functions."""
-    import subprocess
-    import sys
-
-    code = ("import atexit, os, sys\natexit.register(print, 'ran', flush=True)\natexit._run_exitfuncs()\n"
-            "sys.stdout.flush()\nos._exit(0)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout) == (0, "ran\n"), done.stderr
-
+# ------------------------------------------------------------------------------ the allow-list's own check
 
 def test_every_guarded_private_name_has_a_contract_test_here():
     """Each entry of tests/upstream_private.py names a test of this module that checks it."""
