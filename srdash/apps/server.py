@@ -256,7 +256,7 @@ def app_environment(*, competition=None, predictions: Mapping[str, object] | Non
 #: What Voilà and its kernels get unless the environment says otherwise: pyarrow allocates with the system's
 #: malloc instead of its default, jemalloc. A dashboard kernel that reads its prepared competition (a few
 #: hundred rows of Parquet) and builds its page then holds about 25 MB less of its own memory (61 -> 35 MB
-#: measured on the demo; ten visitors and two waiting kernels: 12 kernels).
+#: measured on the demo, on a kernel forked from the former zygote; ten visitors and two waiting kernels).
 KERNEL_ENVIRONMENT = {"ARROW_DEFAULT_MEMORY_POOL": "system"}
 
 
