@@ -709,7 +709,7 @@ def test_figure_titles_fit_a_phone_and_the_colour_bar_title_stands_beside_it():
 
 def test_the_kendall_tau_histogram_draws_the_bar_at_one_whole():
     # tau = 1 (a sampled ranking in the official order) falls in a bar centred on 1, inside the axis
-    from srdash.demo.examples import example_rescorer
+    from srdash.analysis.sensitivity.examples import example_rescorer
     from srdash.figures.sensitivity import kendall_tau_histogram
 
     from srdash.analysis import sensitivity as analysis
