@@ -381,10 +381,9 @@ def test_a_simplification_over_the_memory_limit_is_marked(tmp_path):
 
 
 def test_work_the_soft_limit_cannot_stop_is_killed():
-    start = time.monotonic()
-    table = _hard_kill_run()
-    assert time.monotonic() - start < 3.0 + 2 * STARTUP
-    _check_hard_kill(table)
+    # The hard limit counts the task's CPU time (a busy machine gives it slowly, so no wall-clock bound is
+    # asserted here): the table shows each task was killed after 3 s of CPU time.
+    _check_hard_kill(_hard_kill_run())
 
 
 def test_the_limits_hold_when_called_from_a_thread():

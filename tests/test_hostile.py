@@ -1272,7 +1272,7 @@ def test_every_csv_srdash_writes_goes_through_the_neutralising_writer():
     package = Path(srdash.__file__).parent
     # Serialised to be hashed, never written to a file: neutralising them would change fingerprints.
     hashed = {("judging/fingerprint.py", 'text = frame.to_csv(index=False, lineterminator="\\n")'),
-              ("apps/review_stamp.py", '"per_dataset": verdict.per_dataset.to_csv(index=False, float_format="%.9g"),')}
+              ("judging/fingerprint.py", '"per_dataset": verdict.per_dataset.to_csv(index=False, float_format="%.9g"),')}
     writers = re.compile(r"\.to_csv\(|csv\.writer\(|DictWriter\(|\.to_excel\(")
     found = set()
     for path in sorted(package.rglob("*.py")):
@@ -1288,7 +1288,7 @@ def test_every_csv_srdash_writes_goes_through_the_neutralising_writer():
     # Only the demo's generated input files (srdash's own constants, shipped byte for byte) keep formulas.
     keeping = {path.relative_to(package).as_posix() for path in package.rglob("*.py")
                if 'formulas="keep"' in path.read_text(encoding="utf-8")} - {"io/csvsafe.py"}
-    assert keeping == {"demo/competition.py", "demo/srbench2025.py", "demo/predictions.py"}
+    assert keeping == {"demo/folder.py", "demo/srbench2025.py", "demo/predictions.py"}
     from srdash.io.csvsafe import write_csv
 
     with pytest.raises(SrdashError, match=r"The 'formulas' option must be one of 'neutralise', 'keep'\. "

@@ -17,6 +17,7 @@ import pytest
 from srdash.expressions._timelimit import SoftTimeLimitExceeded, TaskResult, WorkerPool, soft_time_limit
 
 STARTUP = 30.0  # generous allowance for starting interpreters on a busy machine
+HANG = 600.0  # a bound only against a hang: CPU-time limits take longer in wall time on a busy machine
 
 
 def run_all(pool, tasks):
@@ -134,14 +135,14 @@ def test_the_hard_limit_holds_from_a_non_main_thread():
         with WorkerPool(sum, processes=1, time_limit=1.0) as pool:
             outcome.update(run_all(pool, [("stuck", ENDLESS)]))
 
-    start = time.monotonic()
     thread = threading.Thread(target=work)
     thread.start()
-    thread.join(1.0 + 2 * STARTUP)
-    assert not thread.is_alive()
+    # The limit is CPU time, which a busy machine hands out slowly: no wall-clock bound is asserted, the
+    # join's bound only keeps a broken limit from hanging the suite.
+    thread.join(HANG)
+    assert not thread.is_alive(), f"the pool's thread still runs after {HANG:.0f} s: the hard limit did not hold"
     assert outcome["stuck"].outcome == "killed"
     assert outcome["stuck"].error == "killed after the hard limit of 1 s of CPU time"
-    assert time.monotonic() - start < 1.0 + 2 * STARTUP
 
 
 def test_closing_stops_busy_workers():
@@ -231,6 +232,9 @@ def _one_pid(**kwargs) -> tuple[int, int, int]:
 def test_a_pool_that_keeps_spares_hands_its_idle_worker_to_the_next_pool_of_the_same_thread(monkeypatch):
     from srdash.expressions import _timelimit
 
+    # A spare's idle wait is wall time: on a busy machine the steps below can take longer than the 30 s a
+    # spare waits, so this test (about which pool may take a spare, not when spares end) waits an hour.
+    monkeypatch.setattr(_timelimit, "SPARE_SECONDS", 3600.0)
     _timelimit._SPARES.expire(everything=True)
     first, started, _ = _one_pid(keep_spares=True)
     assert started == 1

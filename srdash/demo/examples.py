@@ -17,7 +17,11 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
+
+from srdash.judging.rules import load_rules, parse_rules
 
 __all__ = ["example_runs", "accuracy_rules", "accuracy_and_simplicity_rules", "two_methods"]
 
@@ -36,8 +40,6 @@ def accuracy_rules():
     >>> [c.name for c in accuracy_rules().criteria]
     ['accuracy']
     """
-    from srdash.judging.rules import parse_rules
-
     return parse_rules('[[criteria]]\nname = "accuracy"\ncolumn = "r2_test"')
 
 
@@ -51,10 +53,6 @@ def accuracy_and_simplicity_rules():
     >>> rules.name, [c.name for c in rules.criteria]
     ('srbench2022-without-property', ['accuracy', 'simplicity'])
     """
-    from dataclasses import replace
-
-    from srdash.judging.rules import load_rules
-
     rules = load_rules("srbench2022")
     return replace(rules, name="srbench2022-without-property", title=f"{rules.title}, without the property",
                    criteria=tuple(c for c in rules.criteria if c.name != "property"))

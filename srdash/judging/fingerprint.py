@@ -20,7 +20,7 @@ from srdash.judging.prepared import CompetitionResult, PreparedCompetition
 if TYPE_CHECKING:
     from srdash.judging.competition import Competition
 
-__all__ = ["FINGERPRINTED_VERSIONS", "verdict_fingerprint", "competition_input_hashes", "input_hashes"]
+__all__ = ["FINGERPRINTED_VERSIONS", "verdict_fingerprint", "competition_input_hashes", "input_hashes", "entries_hash"]
 
 
 def input_hashes(sources: Sequence[str]) -> dict[str, str]:
@@ -164,3 +164,35 @@ def verdict_fingerprint(result: CompetitionResult) -> str:
                "inputs": sorted(inputs.items()),
                "versions": {name: running[name] for name in FINGERPRINTED_VERSIONS}}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def entries_hash(verdict) -> str:
+    """SHA-256 of a trust review's own leaderboard (method, place, score to 9 decimals), its per-dataset table (the
+    representatives' values and the judges' trust), the rules' hash and the srdash and sympy versions: any
+    change of a rank, an entry, a rule or a version changes it. Not a verdict fingerprint (that is the
+    competition's, :func:`verdict_fingerprint`); the review of loose results shows it
+    (:mod:`srdash.apps.review.stamp`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from srdash.judging.trust import realworld_verdict
+    >>> runs = pd.DataFrame({"method": ["a", "a", "a", "b"], "dataset": "d", "run": [0, 1, 2, 0],
+    ...                      "r2_test": [0.9, 0.7, 0.8, 0.8], "simplicity": -1.0})
+    >>> entries = pd.DataFrame({"judge": "ann", "dataset": "d", "method": ["a", "b"], "kind": "rank",
+    ...                         "value": [2.0, 1.0]})
+    >>> first = entries_hash(realworld_verdict(runs, entries))
+    >>> first == entries_hash(realworld_verdict(runs, entries)), len(first)
+    (True, 64)
+    >>> first == entries_hash(realworld_verdict(runs, entries.assign(value=[1.0, 2.0])))
+    False
+    """
+    import hashlib
+    import json
+
+    provenance = verdict.provenance
+    payload = {"leaderboard": _leaderboard_rows(verdict),
+               "per_dataset": verdict.per_dataset.to_csv(index=False, float_format="%.9g"),
+               "rules": str(provenance.get("rules_sha256", "")),
+               "versions": {name: str(provenance.get(f"{name}_version", "")) for name in FINGERPRINTED_VERSIONS}}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
