@@ -5,8 +5,6 @@ combined leaderboards (:class:`CombinedLeaderboards`), and its per-run table for
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -17,7 +15,8 @@ import pandas as pd
 
 from srdash._version import __version__
 from srdash.errors import Problem, SrdashError
-from srdash.io.predictions import SUBSETS, _one_of
+from srdash.io.predictions import SUBSETS, check_one_of
+from srdash.judging.fingerprint import canonical_sha256
 from srdash.judging.metrics import Metric, get_metric
 from srdash.judging.predictions.leaderboards import DEFAULT_DECIMALS, shakeup_table, subset_leaderboard
 from srdash.judging.provenance import hash_roles
@@ -154,7 +153,7 @@ class PredictionResult:
 
     def leaderboard(self, subset: str) -> pd.DataFrame:
         """The leaderboard of ``subset`` ('preliminary' or 'final')."""
-        _one_of("subset", subset, SUBSETS)
+        check_one_of("subset", subset, SUBSETS)
         return self.preliminary_leaderboard if subset == "preliminary" else self.final_leaderboard
 
 
@@ -207,7 +206,7 @@ class CombinedLeaderboards:
 
     def leaderboard(self, subset: str) -> pd.DataFrame:
         """The combined leaderboard of ``subset`` ('preliminary' or 'final')."""
-        _one_of("subset", subset, SUBSETS)
+        check_one_of("subset", subset, SUBSETS)
         return self.preliminary_leaderboard if subset == "preliminary" else self.final_leaderboard
 
 
@@ -251,8 +250,8 @@ def to_runs_table(result: PredictionResult, *, subsets: Sequence[str] = SUBSETS,
     1      b   final    1  0.000000  0.0
     """
     for subset in subsets:
-        _one_of("subset", subset, SUBSETS)
-    _one_of("submissions", submissions, ("counted", "all"))
+        check_one_of("subset", subset, SUBSETS)
+    check_one_of("submissions", submissions, ("counted", "all"))
     table = result.submissions
     parts = []
     for subset in subsets:
@@ -301,4 +300,4 @@ def _prediction_fingerprint(result: PredictionResult) -> str:
                 "combine_rules": None if result.combined is None else result.combined.rules.sha256}
     payload = {"boards": boards, "settings": settings, "submissions": submissions,
                "inputs": sorted(hashes.items()), "versions": {"srdash": __version__}}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return canonical_sha256(payload)
