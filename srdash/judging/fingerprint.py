@@ -20,7 +20,8 @@ from srdash.judging.prepared import CompetitionResult, PreparedCompetition
 if TYPE_CHECKING:
     from srdash.judging.competition import Competition
 
-__all__ = ["FINGERPRINTED_VERSIONS", "verdict_fingerprint", "competition_input_hashes", "input_hashes"]
+__all__ = ["FINGERPRINTED_VERSIONS", "verdict_fingerprint", "fingerprint_of_parts", "competition_input_hashes",
+           "input_hashes"]
 
 
 def input_hashes(sources: Sequence[str]) -> dict[str, str]:
@@ -131,7 +132,10 @@ def _published_rules_source(verdict, competition) -> dict[str, str]:
 
 
 def _leaderboard_rows(verdict) -> list[tuple]:
-    board = verdict.leaderboard
+    return _board_rows(verdict.leaderboard)
+
+
+def _board_rows(board: pd.DataFrame) -> list[tuple]:
     name = "method" if "method" in board.columns else "team"
     score = "score" if "score" in board.columns else "stage2"
     return [(str(m), int(p), f"{float(s):.9f}")
@@ -154,13 +158,23 @@ def verdict_fingerprint(result: CompetitionResult) -> str:
     another. Every door (CLI, provenance, apps, report) shows this one value; the first 12 characters
     are what outputs show.
     """
+    tracks = {name: verdict.leaderboard for name, verdict in result.tracks.items()}
+    running = provenance.versions()
+    return fingerprint_of_parts(tracks, settings_sha256=result.competition.fingerprint(),
+                                provenance=result.verdict.provenance,
+                                versions={name: running[name] for name in FINGERPRINTED_VERSIONS})
+
+
+def fingerprint_of_parts(tracks, *, settings_sha256: str, provenance, versions) -> str:
+    """:func:`verdict_fingerprint` from its parts, for a verdict read back from files (``srdash diff`` checks a
+    published folder with it): ``tracks`` maps a track to its leaderboard (method, place and score count),
+    ``provenance`` holds the ``input*`` hashes, ``versions`` the :data:`FINGERPRINTED_VERSIONS`."""
     import hashlib
     import json
 
-    tracks = {name: _leaderboard_rows(verdict) for name, verdict in result.tracks.items()}
-    inputs = {k: v for k, v in result.verdict.provenance.items() if k.startswith("input")}
-    running = provenance.versions()
-    payload = {"tracks": tracks, "competition": result.competition.fingerprint(),
+    inputs = {k: v for k, v in provenance.items() if k.startswith("input")}
+    payload = {"tracks": {name: _board_rows(board) for name, board in tracks.items()},
+               "competition": settings_sha256,
                "inputs": sorted(inputs.items()),
-               "versions": {name: running[name] for name in FINGERPRINTED_VERSIONS}}
+               "versions": {name: versions[name] for name in FINGERPRINTED_VERSIONS}}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

@@ -1,0 +1,247 @@
+"""`srdash publish` and `srdash diff` (issue 34 item 6): versions a reader can cite and compare.
+
+The golden pair OLD -> NEW differs by one added method (D), one removed dataset (d3) and one rule change
+(the simplicity criterion's weight 1 -> 0); the diff must credit each moved place to its cause.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from srdash.analysis.diff import diff_text, diff_verdicts, rules_changes, side_of_published, side_of_result
+from srdash.analysis.published import read_published
+from srdash.cli import main
+from srdash.errors import SrdashError
+from srdash.judging.competition import load_competition
+from srdash.judging.pipeline import judge_competition
+from srdash.judging.rules import load_rules
+from srdash.report.publish import citation_cff, publish_result
+
+RULES = """name = "{name}"
+title = "Two criteria"
+kind = "rank-harmonic"
+
+[ranking]
+run_aggregation = "median"
+rank_method = "average"
+
+[[criteria]]
+name = "accuracy"
+column = "r2_test"
+direction = "higher"
+decimals = 3
+weight = 1.0
+
+[[criteria]]
+name = "simplicity"
+column = "simplicity"
+direction = "higher"
+decimals = 1
+weight = {simplicity_weight}
+"""
+
+# Per dataset: (r2_test, simplicity) of each method, one run each. Ranks are higher-is-better (K = best).
+#
+# d1 and d2 (identical): accuracy order B > A > E > C, simplicity order C > B > A > E, so with K = 4
+#   accuracy ranks   A 3, B 4, C 1, E 2;  simplicity ranks A 2, B 3, C 4, E 1;
+#   dataset score = harmonic mean of the two ranks (weights 1, 1) = 2ab / (a + b):
+#   A 2*3*2/5 = 2.4, B 2*4*3/7 = 3.4286, C 2*1*4/5 = 1.6, E 2*2*1/3 = 1.3333.
+# d3 (only in OLD): accuracy A > C > E > B, simplicity A > C > E > B:
+#   ranks A (4, 4), C (3, 3), E (2, 2), B (1, 1); dataset scores A 4, C 3, E 2, B 1.
+# OLD = mean over d1, d2, d3: A (2*2.4 + 4)/3 = 2.9333, B (2*3.4286 + 1)/3 = 2.6190,
+#   C (2*1.6 + 3)/3 = 2.0667, E (2*1.3333 + 2)/3 = 1.5556 -> places A 1, B 2, C 3, E 4.
+# Step "datasets removed" (d3 gone, OLD rules): means over d1, d2 = the d1 scores -> B 1, A 2, C 3, E 4:
+#   A 1 -> 2 and B 2 -> 1, caused by the removed dataset.
+# Step "rules changed" (simplicity weight 0): a dataset score is the accuracy rank alone ((1*a + 0) / 1 over
+#   1/a) -> B 4, A 3, E 2, C 1 -> places B 1, A 2, E 3, C 4: C 3 -> 4 and E 4 -> 3, caused by the rules.
+# Step "entrants added" (D, r2 0.65 between E's 0.7 and C's 0.6 on d1 and d2), K = 5: accuracy ranks
+#   B 5, A 4, E 3, D 2, C 1 -> places B 1, A 2, E 3, D 4, C 5: C 4 -> 5 caused by the added entrant,
+#   D enters at 4. C moved in two steps: several causes.
+OLD_VALUES = {
+    "d1": {"A": (0.8, -1.5), "B": (0.9, -1.0), "C": (0.6, -0.5), "E": (0.7, -2.0)},
+    "d3": {"A": (0.9, -0.5), "B": (0.6, -2.0), "C": (0.8, -1.0), "E": (0.7, -1.5)},
+}
+OLD_VALUES["d2"] = OLD_VALUES["d1"]
+
+
+def _competition(folder: Path, *, new: bool) -> Path:
+    rows = []
+    for dataset, values in sorted(OLD_VALUES.items()):
+        if new and dataset == "d3":
+            continue
+        cells = dict(values, **({"D": (0.65, -0.2)} if new else {}))
+        rows += [{"method": m, "dataset": dataset, "run": 0, "r2_test": r2, "simplicity": s}
+                 for m, (r2, s) in sorted(cells.items())]
+    folder.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(folder / "results.csv", index=False)
+    (folder / "rules.toml").write_text(RULES.format(name="two-criteria", simplicity_weight=0.0 if new else 1.0))
+    (folder / "competition.toml").write_text('title = "Golden cup"\nresults = "results.csv"\nrules = "rules.toml"\n'
+                                             '[simplification]\ncache = false\njobs = 1\n')
+    return folder / "competition.toml"
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory):
+    root = tmp_path_factory.mktemp("golden")
+    old = judge_competition(load_competition(_competition(root / "old", new=False)))
+    new = judge_competition(load_competition(_competition(root / "new", new=True)))
+    return root, old, new
+
+
+@pytest.fixture(scope="module")
+def published(judged):
+    root, old, new = judged
+    publish_result(old, root / "published old", date="2026-01-02", samples=50)
+    publish_result(new, root / "published-new", date="2026-02-03", samples=50)
+    return root / "published old", root / "published-new"
+
+
+def _places(result) -> dict:
+    board = result.verdict.leaderboard
+    return dict(zip(board["method"], board["place"]))
+
+
+def test_the_golden_verdicts_are_as_derived(judged):
+    _, old, new = judged
+    assert _places(old) == {"A": 1, "B": 2, "C": 3, "E": 4}
+    assert _places(new) == {"B": 1, "A": 2, "E": 3, "D": 4, "C": 5}
+    assert old.verdict.leaderboard.set_index("method")["score"].round(4).to_dict() == {
+        "A": 2.9333, "B": 2.619, "C": 2.0667, "E": 1.5556}
+
+
+def _attribution(diff) -> dict:
+    def place(value):
+        return None if pd.isna(value) else int(value)
+
+    return {row.method: (place(row.old_place), place(row.new_place), row.causes) for row in diff.table.itertuples()}
+
+
+def test_each_moved_place_is_credited_to_its_cause(judged):
+    _, old, new = judged
+    diff = diff_verdicts(side_of_result(old), side_of_result(new))
+    assert _attribution(diff) == {
+        "B": (2, 1, "datasets removed (d3)"),
+        "A": (1, 2, "datasets removed (d3)"),
+        "E": (4, 3, "rules changed (criterion 'simplicity': weight 1.0 -> 0.0)"),
+        "D": (None, 4, "entrants added (D)"),
+        "C": (3, 5, "rules changed (criterion 'simplicity': weight 1.0 -> 0.0); entrants added (D)"),
+    }
+    assert list(diff.table.loc[diff.table["several_causes"], "method"]) == ["C"]
+    assert (diff.entrants_added, diff.datasets_removed, diff.entrants_removed, diff.inputs_changed) == (
+        ("D",), ("d3",), (), ())
+    # the steps' places, as derived above
+    places = {step.name: step.places for step in diff.steps}
+    assert places["datasets removed"] == {"B": 1, "A": 2, "C": 3, "E": 4}
+    assert places["rules changed"] == {"B": 1, "A": 2, "E": 3, "C": 4}
+    text = diff_text(diff)
+    assert "5 places moved" in text and "Datasets removed moved B, A." in text
+    assert "Several causes: C moved in more than one step." in text
+
+
+def test_a_published_folder_gives_the_same_diff_as_the_verdicts(judged, published):
+    _, old, new = judged
+    old_folder, new_folder = published
+    from_folders = diff_verdicts(side_of_published(read_published(old_folder)),
+                                 side_of_published(read_published(new_folder)))
+    from_results = diff_verdicts(side_of_result(old), side_of_result(new))
+    pd.testing.assert_frame_equal(from_folders.table, from_results.table)
+    assert from_folders.old_fingerprint == old.fingerprint
+
+
+def test_publishing_twice_gives_the_same_bytes_in_any_folder(judged, published, tmp_path):
+    _, old, _ = judged
+    first = published[0]   # a name with a space
+    again = tmp_path / "elsewhere" / "second"
+    publish_result(old, again, date="2026-01-02", samples=50)
+    names = sorted(p.name for p in first.iterdir())
+    assert names == sorted(p.name for p in again.iterdir())
+    assert f"leaderboard-{old.fingerprint[:12]}.csv" in names and "CITATION.cff" in names
+    for name in names:
+        assert (first / name).read_bytes() == (again / name).read_bytes(), name
+        assert str(tmp_path) not in (again / name).read_text(encoding="utf-8"), name
+    # the same fingerprint folder is written again; any other contents are refused
+    publish_result(old, again, date="2026-01-02", samples=50)
+    with pytest.raises(SrdashError, match=r"holds another verdict \([0-9a-f]{12}\); publishing there would mix"):
+        publish_result(judged[2], again, date="2026-01-02", samples=50)
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine")
+    with pytest.raises(SrdashError, match="is not empty and holds no published verdict"):
+        publish_result(old, tmp_path / "busy", date="2026-01-02", samples=50)
+
+
+def test_the_citation_is_cff_1_2_0_naming_the_verdict(judged, published):
+    _, old, _ = judged
+    cff = yaml.safe_load((published[0] / "CITATION.cff").read_text())
+    # CFF 1.2.0's required keys, and the verdict's identity
+    assert cff["cff-version"] == "1.2.0" and cff["message"] and cff["authors"] == [
+        {"name": "The organisers of Golden cup"}]
+    assert cff["title"] == f"Golden cup: verdict {old.fingerprint[:12]}"
+    assert cff["version"] == old.fingerprint[:12] and cff["date-released"] == "2026-01-02"
+    assert cff["identifiers"][0]["value"] == f"srdash-verdict-fingerprint:{old.fingerprint}"
+    # a hostile title stays one YAML string
+    hostile = yaml.safe_load(citation_cff(title='x"\nauthors: []\n#', fingerprint="0" * 64, date="2026-01-02",
+                                          rules="r"))
+    assert hostile["title"].startswith('x"\nauthors: []') and hostile["authors"][0]["name"].startswith("The")
+    with pytest.raises(SrdashError, match=r"The 'date' option must be a date YYYY-MM-DD. Got '2026-1-2'."):
+        citation_cff(title="t", fingerprint="0" * 64, date="2026-1-2", rules="r")
+
+
+def test_a_folder_diffed_with_itself_says_nothing_changed(published):
+    result = CliRunner().invoke(main, ["diff", str(published[0]), str(published[0])])
+    assert result.exit_code == 0, result.output
+    assert "nothing changed" in result.output
+    diff = diff_verdicts(side_of_published(read_published(published[0])),
+                         side_of_published(read_published(published[0])))
+    assert diff.unchanged and not diff.table["moved"].any()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda folder, fp: _rewrite(folder, f"leaderboard-{fp}.csv", lambda t: t.replace("\n1,A,", "\n1,Z,")),
+     "fingerprint mismatch"),
+    (lambda folder, fp: _rewrite(folder, f"runs-{fp}.csv", lambda t: t.replace("0.9,", "0.1,", 1)),
+     r"runs \(runs-[0-9a-f]{12}.csv\) judged again under its rules do not give its leaderboard"),
+    (lambda folder, fp: _rewrite(folder, f"rules-{fp}.toml", lambda t: t.replace("weight = 1.0", "weight = 2.0", 1)),
+     "is not the rules its provenance names"),
+    (lambda folder, fp: (folder / f"report-{fp}.html").write_text("edited"),
+     "was changed after publishing"),
+    (lambda folder, fp: (folder / "published.json").write_text("{"), "published.json cannot be read"),
+])
+def test_an_edited_published_folder_is_refused(published, tmp_path, edit, message):
+    folder = tmp_path / "copy"
+    shutil.copytree(published[0], folder)
+    fingerprint = json.loads((folder / "published.json").read_text())["fingerprint"][:12]
+    edit(folder, fingerprint)
+    with pytest.raises(SrdashError, match=message):
+        read_published(folder)
+    result = CliRunner().invoke(main, ["diff", str(folder), str(published[1])])
+    assert result.exit_code == 1 and "is refused" in result.output
+
+
+def _rewrite(folder: Path, name: str, change) -> None:
+    """Edit a file and list its new hash in published.json, as a forger would: only the checks of content
+    against content (fingerprint, rules hash, replay) can catch it."""
+    import hashlib
+
+    path = folder / name
+    text = change(path.read_text())
+    assert text != path.read_text()
+    path.write_text(text)
+    manifest = json.loads((folder / "published.json").read_text())
+    for entry in manifest["files"].values():
+        if entry["name"] == name:
+            entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (folder / "published.json").write_text(json.dumps(manifest))
+
+
+def test_rules_changes_are_named_one_by_one():
+    rules = load_rules("srbench2022")
+    assert rules_changes(rules, rules) == ()
+    assert rules_changes(rules, rules.with_options(run_aggregation="mean", weights={"accuracy": 3.0})) == (
+        "run_aggregation 'median' -> 'mean'", "criterion 'accuracy': weight 1.0 -> 3.0")
