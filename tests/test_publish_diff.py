@@ -245,3 +245,38 @@ def test_rules_changes_are_named_one_by_one():
     assert rules_changes(rules, rules) == ()
     assert rules_changes(rules, rules.with_options(run_aggregation="mean", weights={"accuracy": 3.0})) == (
         "run_aggregation 'median' -> 'mean'", "criterion 'accuracy': weight 1.0 -> 3.0")
+
+
+def test_the_commands_publish_and_diff_the_golden_pair(judged, tmp_path):
+    root, old, new = judged
+    runner = CliRunner()
+    out = runner.invoke(main, ["publish", str(root / "old" / "competition.toml"), "-o", str(tmp_path / "v1"),
+                               "--date", "2026-01-02", "--samples", "50"])
+    assert out.exit_code == 0, out.output
+    assert f"Published {old.fingerprint[:12]}" in out.output
+    # a published folder against a competition file, the table as JSON
+    out = runner.invoke(main, ["diff", str(tmp_path / "v1"), str(root / "new" / "competition.toml"), "--json",
+                               "-o", str(tmp_path / "diff.csv")])
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    assert (payload["old"], payload["new"]) == (old.fingerprint, new.fingerprint)
+    assert {row["method"]: (row["old_place"], row["new_place"]) for row in payload["places"]} == {
+        "B": (2, 1), "A": (1, 2), "E": (4, 3), "D": (None, 4), "C": (3, 5)}
+    assert payload["rules_changed"] == ["criterion 'simplicity': weight 1.0 -> 0.0"]
+    written = pd.read_csv(tmp_path / "diff.csv")
+    assert list(written["method"]) == ["B", "A", "E", "D", "C"]
+    assert written.set_index("method").loc["E", "causes"].startswith("rules changed")
+    # results files with the options `srdash score` takes: the same results under two rules
+    out = runner.invoke(main, ["diff", str(root / "old" / "results.csv"), str(root / "old" / "results.csv"),
+                               "--old-rules", str(root / "old" / "rules.toml"), "--rules",
+                               str(root / "new" / "rules.toml"), "--no-cache"])
+    assert out.exit_code == 0, out.output
+    assert "What differs: rules changed (criterion 'simplicity': weight 1.0 -> 0.0). Rules changed moved" in out.stdout
+
+
+def test_diff_refuses_options_a_competition_file_already_says(judged):
+    root, _, _ = judged
+    out = CliRunner().invoke(main, ["diff", str(root / "old" / "competition.toml"), str(root / "new" / "competition.toml"),
+                                    "--rules", "srbench2022"])
+    assert out.exit_code == 2
+    assert "is a competition file: it already says what --rules/--old-rules would" in out.output
