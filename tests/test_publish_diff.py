@@ -209,6 +209,10 @@ def test_a_folder_diffed_with_itself_says_nothing_changed(published):
      r"runs \(runs-[0-9a-f]{12}.csv\) judged again under its rules do not give its leaderboard"),
     (lambda folder, fp: _rewrite(folder, f"rules-{fp}.toml", lambda t: t.replace("weight = 1.0", "weight = 2.0", 1)),
      "is not the rules its provenance names"),
+    (lambda folder, fp: _rewrite(folder, f"runs-{fp}.csv", lambda t: t.replace("method,", "who,", 1)),
+     r"(?s)its runs \(runs-[0-9a-f]{12}.csv\) are not valid results: .*column 'method': the required column"),
+    (lambda folder, fp: _rewrite(folder, f"provenance-{fp}.json", lambda t: "[1, 2]"),
+     r"provenance-[0-9a-f]{12}.json is not a JSON object"),
     (lambda folder, fp: (folder / f"report-{fp}.html").write_text("edited"),
      "was changed after publishing"),
     (lambda folder, fp: (folder / "published.json").write_text("{"), "published.json cannot be read"),
@@ -280,3 +284,31 @@ def test_diff_refuses_options_a_competition_file_already_says(judged):
                                     "--rules", "srbench2022"])
     assert out.exit_code == 2
     assert "is a competition file: it already says what --rules/--old-rules would" in out.output
+
+
+def test_removed_entrants_and_changed_inputs_are_named(judged):
+    """OLD's runs with C gone and A's d1 value changed (0.8 -> 0.95, now the best there), same rules.
+
+    Without C (K = 3) on d1 = d2: accuracy B 3, A 2, E 1; simplicity B 3, A 2, E 1 -> dataset scores 3, 2, 1;
+    on d3: A (3, 3), E (2, 2), B (1, 1) -> 3, 2, 1. Means: A (2+2+3)/3 = 2.333, B (3+3+1)/3 = 2.333, E 1 ->
+    A and B tie at 1 (shared place), E 3: A stays 1 and B 2 -> 1 and E 4 -> 3, by the removed entrant.
+    A's d1 accuracy 0.95: d1 accuracy A 3, B 2, E 1; simplicity B 3, A 2, E 1 -> A 2*3*2/5 = 2.4,
+    B 2*2*3/5 = 2.4, E 1: A gains 0.4/3 and B loses 0.6/3 -> A 1, B 2: B 1 -> 2 by the changed input.
+    """
+    _, old, _ = judged
+    side = side_of_result(old)
+    runs = side.runs[side.runs["method"] != "C"].copy()
+    runs.loc[(runs["method"] == "A") & (runs["dataset"] == "d1"), "r2_test"] = 0.95
+    from srdash.analysis.diff import VerdictSide
+    from srdash.judging.ranking import judge
+
+    new = VerdictSide("new", "f" * 64, runs, side.rules, judge(runs, side.rules).leaderboard)
+    diff = diff_verdicts(side, new)
+    assert _attribution(diff) == {
+        "A": (1, 1, ""),
+        "B": (2, 2, "entrants removed (C); inputs changed"),
+        "E": (4, 3, "entrants removed (C)"),
+        "C": (3, None, "entrants removed (C)"),
+    }
+    assert diff.inputs_changed == (("A", "d1"),) and diff.entrants_removed == ("C",)
+    assert list(diff.table.loc[diff.table["several_causes"], "method"]) == ["B"]

@@ -133,6 +133,7 @@ def read_published(folder) -> PublishedVerdict:
         the stored rules do not give the stored leaderboard.
     """
     from srdash.io.files import read_file_bytes, read_file_text
+    from srdash.io.loading import load_results
     from srdash.judging.fingerprint import fingerprint_of_parts
     from srdash.judging.ranking import judge
     from srdash.judging.rules import parse_rules
@@ -162,15 +163,24 @@ def read_published(folder) -> PublishedVerdict:
             raise _refuse(folder, f"{name} cannot be read ({exc})") from exc
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
             raise _refuse(folder, f"{name} was changed after publishing (its SHA-256 is not the one listed)")
-    provenance = json.loads(read_file_text(folder / names["provenance"], root=folder))
+    try:
+        provenance = json.loads(read_file_text(folder / names["provenance"], root=folder))
+    except ValueError as exc:
+        raise _refuse(folder, f"{names['provenance']} is not JSON") from exc
+    if not isinstance(provenance, dict):
+        raise _refuse(folder, f"{names['provenance']} is not a JSON object")
     rules = parse_rules(read_file_text(folder / names["rules"], root=folder), source=names["rules"],
                         default_name=str(provenance.get("rules", "rules")))
     if rules.sha256 != provenance.get("rules_sha256"):
         raise _refuse(folder, f"the rules file {names['rules']} is not the rules its provenance names")
-    leaderboard = _read_table(folder, names["leaderboard"])
-    tracks = {"main": leaderboard}
-    if "realworld_leaderboard" in names:
-        tracks["realworld"] = _read_table(folder, names["realworld_leaderboard"])
+    try:
+        leaderboard = _read_table(folder, names["leaderboard"])
+        tracks = {"main": leaderboard}
+        if "realworld_leaderboard" in names:
+            tracks["realworld"] = _read_table(folder, names["realworld_leaderboard"])
+        per_dataset = _read_table(folder, names["per_dataset"])
+    except (ValueError, pd.errors.ParserError) as exc:  # pandas' errors on a malformed table
+        raise _refuse(folder, f"a table cannot be read ({type(exc).__name__})") from exc
     try:
         recomputed = fingerprint_of_parts(
             tracks, settings_sha256=str(provenance["settings_sha256"]), provenance=provenance,
@@ -180,12 +190,19 @@ def read_published(folder) -> PublishedVerdict:
     if recomputed != claimed:
         raise _refuse(folder, f"its leaderboard and provenance give the fingerprint {recomputed[:12]}, not the "
                               f"{claimed[:12]} it names (fingerprint mismatch)")
-    runs = _read_table(folder, names["runs"])
-    replayed = judge(runs, rules, methods=list(leaderboard["method"])).leaderboard
+    # the runs are judged again: validated as any results file is (columns, types, duplicates; every problem)
+    try:
+        runs = load_results(folder / names["runs"]).table
+    except SrdashError as exc:
+        raise _refuse(folder, f"its runs ({names['runs']}) are not valid results: {str(exc).rstrip('.')}") from exc
+    try:
+        replayed = judge(runs, rules, methods=list(leaderboard["method"])).leaderboard
+    except SrdashError as exc:
+        raise _refuse(folder, f"its runs ({names['runs']}) cannot be judged under its rules ({exc})") from exc
     if not _same_places(replayed, leaderboard):
         raise _refuse(folder, f"its runs ({names['runs']}) judged again under its rules do not give its leaderboard")
     return PublishedVerdict(folder=folder, fingerprint=claimed, title=str(manifest.get("title", "")),
-                            leaderboard=leaderboard, per_dataset=_read_table(folder, names["per_dataset"]),
+                            leaderboard=leaderboard, per_dataset=per_dataset,
                             runs=runs, rules=rules, provenance=MappingProxyType(dict(provenance)),
                             date=str(manifest.get("date", "")))
 
