@@ -312,3 +312,37 @@ def test_removed_entrants_and_changed_inputs_are_named(judged):
     }
     assert diff.inputs_changed == (("A", "d1"),) and diff.entrants_removed == ("C",)
     assert list(diff.table.loc[diff.table["several_causes"], "method"]) == ["B"]
+
+
+REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
+BLACKBOX = REALDATA / "srbench_results" / "blackbox_results.csv"
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not BLACKBOX.exists(), reason=f"real data not found at {BLACKBOX}")
+def test_on_the_blackbox_results_each_move_is_credited_to_what_was_removed(tmp_path):
+    from test_realdata_blackbox import blackbox_rules
+
+    results = pd.read_csv(BLACKBOX)
+    first_ten = sorted(results["dataset"].unique())[:10]
+    smaller = results[(results["algorithm"] != "*AFP") & ~results["dataset"].isin(first_ten)]
+    smaller.to_csv(tmp_path / "smaller.csv", index=False)
+    rules = str(blackbox_rules(tmp_path))
+    out = CliRunner().invoke(main, ["diff", str(BLACKBOX), str(tmp_path / "smaller.csv"), "--rules", rules,
+                                    "--no-cache", "--json"])
+    assert out.exit_code == 0, out.output
+    payload = json.loads(out.stdout)
+    assert payload["entrants_removed"] == ["*AFP"] and payload["datasets_removed"] == first_ten
+    assert not (payload["rules_changed"] or payload["inputs_changed"] or payload["entrants_added"])
+    # the new places are `srdash score`'s on the smaller file (the steps end in NEW's verdict)
+    scored = CliRunner().invoke(main, ["score", str(tmp_path / "smaller.csv"), "--rules", rules, "--no-cache",
+                                       "-o", str(tmp_path / "lb.csv")])
+    assert scored.exit_code == 0, scored.output
+    board = pd.read_csv(tmp_path / "lb.csv")
+    places = {row["method"]: row["new_place"] for row in payload["places"] if row["new_place"] is not None}
+    assert places == dict(zip(board["method"], board["place"]))
+    for row in payload["places"]:
+        moved = row["old_place"] != row["new_place"]
+        assert bool(row["causes"]) >= moved, row  # every moved place has a cause
+        for cause in filter(None, row["causes"].split("; ")):
+            assert cause.startswith(("entrants removed (*AFP)", "datasets removed (1027_ESL")), row

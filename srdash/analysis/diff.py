@@ -330,8 +330,11 @@ def diff_text(diff: VerdictDiff) -> str:
     """
     head = f"From {diff.old} to {diff.new}:"
     if diff.unchanged:
-        return (f"{head} nothing changed: the same entrants, datasets, rules and inputs, and every place is the "
-                "same.")
+        same = ("the same verdict (the same fingerprint)" if diff.old_fingerprint == diff.new_fingerprint else
+                "the fingerprints differ, but only in what no criterion ranks (the input files' bytes or other "
+                "columns, or versions)")
+        return (f"{head} nothing changed: the same entrants, datasets, rules and ranked values, and every place "
+                f"is the same; {same}.")
     moved = diff.table[diff.table["moved"]]
     parts = [f"{head} {len(moved)} place{'s' if len(moved) != 1 else ''} moved."]
     differs = []
