@@ -176,6 +176,23 @@ def test_publishing_twice_gives_the_same_bytes_in_any_folder(judged, published, 
         publish_result(old, tmp_path / "busy", date="2026-01-02", samples=50)
 
 
+def test_another_process_publishes_the_same_bytes(judged, published, tmp_path):
+    """Another interpreter (another hash seed, another working folder) writes the same folder."""
+    import os
+    import subprocess
+    import sys
+
+    root, _, _ = judged
+    repo = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(repo), PYTHONHASHSEED="12345")
+    run = subprocess.run([sys.executable, "-m", "srdash", "publish", str(root / "old" / "competition.toml"), "-o",
+                          str(tmp_path / "from another process"), "--date", "2026-01-02", "--samples", "50"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    for path in published[0].iterdir():
+        assert (tmp_path / "from another process" / path.name).read_bytes() == path.read_bytes(), path.name
+
+
 def test_the_citation_is_cff_1_2_0_naming_the_verdict(judged, published):
     _, old, _ = judged
     cff = yaml.safe_load((published[0] / "CITATION.cff").read_text())
@@ -346,3 +363,20 @@ def test_on_the_blackbox_results_each_move_is_credited_to_what_was_removed(tmp_p
         assert bool(row["causes"]) >= moved, row  # every moved place has a cause
         for cause in filter(None, row["causes"].split("; ")):
             assert cause.startswith(("entrants removed (*AFP)", "datasets removed (1027_ESL")), row
+
+
+def test_the_diff_table_escapes_hostile_names():
+    from srdash.analysis.diff import VerdictSide
+    from srdash.demo.examples import accuracy_rules
+    from srdash.figures.diff import diff_html, diff_rows
+    from srdash.judging.ranking import judge
+
+    rules = accuracy_rules()
+    runs = pd.DataFrame({"method": ["<script>x</script>", "b"], "dataset": "d", "r2_test": [0.9, 0.5]})
+    new = runs.assign(r2_test=[0.5, 0.9])
+    diff = diff_verdicts(VerdictSide("v1", "1" * 64, runs, rules, judge(runs, rules).leaderboard),
+                         VerdictSide("v2", "2" * 64, new, rules, judge(new, rules).leaderboard))
+    page = diff_html(diff)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    # b overtakes: the inputs changed moved both places (1 <-> 2)
+    assert diff_rows(diff) == [["b", "2", "1", "inputs changed"], ["<script>x</script>", "1", "2", "inputs changed"]]
