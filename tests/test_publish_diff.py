@@ -380,3 +380,22 @@ def test_the_diff_table_escapes_hostile_names():
     assert "<script>" not in page and "&lt;script&gt;" in page
     # b overtakes: the inputs changed moved both places (1 <-> 2)
     assert diff_rows(diff) == [["b", "2", "1", "inputs changed"], ["<script>x</script>", "1", "2", "inputs changed"]]
+
+
+def test_a_step_that_cannot_be_judged_alone_is_credited_with_the_next():
+    """NEW ranks accuracy only and has no simplicity column: OLD's rules cannot judge NEW's runs, so the
+    inputs' and the rules' changes are one step. OLD: simplicity decides (b 1, a 2); NEW: accuracy (a 1, b 2)."""
+    from srdash.analysis.diff import VerdictSide
+    from srdash.demo.examples import accuracy_rules
+    from srdash.judging.ranking import judge
+    from srdash.judging.rules import parse_rules
+
+    old_rules = parse_rules(RULES.format(name="two", simplicity_weight=1.0).replace("weight = 1.0\n", "weight = 0.0\n", 1))
+    runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.5],
+                         "simplicity": [-2.0, -1.0]})
+    new_runs, new_rules = runs.drop(columns="simplicity"), accuracy_rules()
+    diff = diff_verdicts(VerdictSide("v1", "1" * 64, runs, old_rules, judge(runs, old_rules).leaderboard),
+                         VerdictSide("v2", "2" * 64, new_runs, new_rules, judge(new_runs, new_rules).leaderboard))
+    assert _attribution(diff)["a"][:2] == (2, 1)
+    assert _attribution(diff)["a"][2].startswith("inputs changed + rules changed (criterion 'simplicity' removed")
+    assert "The step 'inputs changed' cannot be judged on its own" in diff_text(diff)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import fail_cleanly, judged, refuse_output_onto_input, rules_reference
+from srdash.cli._common import _with_simplification, fail_cleanly, judged, refuse_output_onto_input, rules_reference
 from srdash.cli._options import bounded
 
 
@@ -27,6 +27,8 @@ def _side(path: Path, *, rules, datasets, descriptions, timeout, jobs, cache):
             if is_published_folder(path):
                 return side_of_published(read_published(path))
             competition = load_competition(path)
+            if jobs is not None or cache is False:  # other workers or no cache: the same verdict
+                competition = _with_simplification(competition, jobs=jobs, cache=cache)
         else:
             competition = competition_from_options(path, rules=rules or "srbench2022", datasets=datasets,
                                                    descriptions=descriptions,
