@@ -141,7 +141,8 @@ def test_each_moved_place_is_credited_to_its_cause(judged):
     assert places["datasets removed"] == {"B": 1, "A": 2, "C": 3, "E": 4}
     assert places["rules changed"] == {"B": 1, "A": 2, "E": 3, "C": 4}
     text = diff_text(diff)
-    assert "5 places moved" in text and "Datasets removed moved B, A." in text
+    assert "5 methods changed place (entering or leaving counts)" in text and "Datasets removed moved B, A." in text
+    assert "Entrants added moved C. Entered: D (place 4)." in text
     assert "Several causes: C moved in more than one step." in text
 
 

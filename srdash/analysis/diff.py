@@ -326,7 +326,7 @@ def diff_text(diff: VerdictDiff) -> str:
     Examples
     --------
     See :func:`diff_verdicts`; ``diff_text(d)`` of its example begins
-    "From old to new: 2 places moved."
+    "From old to new: 2 methods changed place"
     """
     head = f"From {diff.old} to {diff.new}:"
     if diff.unchanged:
@@ -336,7 +336,8 @@ def diff_text(diff: VerdictDiff) -> str:
         return (f"{head} nothing changed: the same entrants, datasets, rules and ranked values, and every place "
                 f"is the same; {same}.")
     moved = diff.table[diff.table["moved"]]
-    parts = [f"{head} {len(moved)} place{'s' if len(moved) != 1 else ''} moved."]
+    parts = [f"{head} {len(moved)} method{'s' if len(moved) != 1 else ''} changed place (entering or leaving "
+             "counts)."]
     differs = []
     for label, items in (("entrants added", diff.entrants_added), ("entrants removed", diff.entrants_removed),
                          ("datasets added", diff.datasets_added), ("datasets removed", diff.datasets_removed),
@@ -347,10 +348,18 @@ def diff_text(diff: VerdictDiff) -> str:
         differs.append(f"inputs changed ({len(diff.inputs_changed)} cell(s) of method and dataset)")
     if differs:
         parts.append("What differs: " + "; ".join(differs) + ".")
+    came_or_went = set(diff.entrants_added) | set(diff.entrants_removed)
     for step in STEPS:
-        who = [m for m, c in zip(diff.table["method"], diff.table["causes"]) if step in c]
+        who = [m for m, c in zip(diff.table["method"], diff.table["causes"]) if step in c and m not in came_or_went]
         if who:
             parts.append(f"{step[0].upper()}{step[1:]} moved {', '.join(who)}.")
+    board = diff.table.set_index("method")
+    if diff.entrants_added:
+        parts.append("Entered: " + ", ".join(f"{m} (place {board.loc[m, 'new_place']})"
+                                              for m in diff.entrants_added) + ".")
+    if diff.entrants_removed:
+        parts.append("Left: " + ", ".join(f"{m} (was place {board.loc[m, 'old_place']})"
+                                          for m in diff.entrants_removed) + ".")
     several = list(diff.table.loc[diff.table["several_causes"], "method"])
     if several:
         parts.append(f"Several causes: {', '.join(several)} moved in more than one step.")
