@@ -298,7 +298,8 @@ def test_the_commands_publish_and_diff_the_golden_pair(judged, tmp_path):
 
 def test_diff_refuses_options_a_competition_file_already_says(judged):
     root, _, _ = judged
-    out = CliRunner().invoke(main, ["diff", str(root / "old" / "competition.toml"), str(root / "new" / "competition.toml"),
+    out = CliRunner().invoke(main, ["diff", str(root / "old" / "competition.toml"),
+                                    str(root / "new" / "competition.toml"),
                                     "--rules", "srbench2022"])
     assert out.exit_code == 2
     assert "is a competition file: it already says what --rules/--old-rules would" in out.output
@@ -391,7 +392,8 @@ def test_a_step_that_cannot_be_judged_alone_is_credited_with_the_next():
     from srdash.judging.ranking import judge
     from srdash.judging.rules import parse_rules
 
-    old_rules = parse_rules(RULES.format(name="two", simplicity_weight=1.0).replace("weight = 1.0\n", "weight = 0.0\n", 1))
+    text = RULES.format(name="two", simplicity_weight=1.0)
+    old_rules = parse_rules(text.replace("weight = 1.0\n", "weight = 0.0\n", 1))
     runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.5],
                          "simplicity": [-2.0, -1.0]})
     new_runs, new_rules = runs.drop(columns="simplicity"), accuracy_rules()

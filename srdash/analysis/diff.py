@@ -224,8 +224,8 @@ def diff_verdicts(old: VerdictSide, new: VerdictSide) -> VerdictDiff:
     >>> def side(table, label):
     ...     return VerdictSide(label, label, table, rules, judge(table, rules).leaderboard)
     >>> d = diff_verdicts(side(runs, "old"), side(runs[runs["dataset"] == "d2"], "new"))
-    >>> d.table[["method", "old_place", "new_place", "causes"]].astype(object).to_dict("list")
-    {'method': ['b', 'a'], 'old_place': [2, 1], 'new_place': [1, 2], 'causes': ['datasets removed (d1, d3)', 'datasets removed (d1, d3)']}
+    >>> d.table[["method", "old_place", "new_place", "causes"]].astype(object).values.tolist()
+    [['b', 2, 1, 'datasets removed (d1, d3)'], ['a', 1, 2, 'datasets removed (d1, d3)']]
     """
     old_methods, new_methods = set(old.methods), set(new.methods)
     old_datasets, new_datasets = set(old.datasets), set(new.datasets)

@@ -19,7 +19,8 @@ from srdash.cli._options import bounded
                              "newest modification date of the inputs, UTC; never the clock).")
 @click.option("--samples", default=2000, show_default=True, type=bounded("report-samples"),
               help="Weight vectors drawn from the simplex for the report's weight-sensitivity views.")
-@click.option("--seed", default=0, show_default=True, type=bounded("seed"), help="Seed of that draw (same seed, same report).")
+@click.option("--seed", default=0, show_default=True, type=bounded("seed"),
+              help="Seed of that draw (same seed, same report).")
 def publish_command(competition, output, date, samples, seed):
     """Publish the verdict of INPUT as a folder.
 
