@@ -233,7 +233,11 @@ def test_a_folder_diffed_with_itself_says_nothing_changed(published):
      r"provenance-[0-9a-f]{12}.json is not a JSON object"),
     (lambda folder, fp: (folder / f"report-{fp}.html").write_text("edited"),
      "was changed after publishing"),
+    (lambda folder, fp: _link_outside(folder / f"runs-{fp}.csv"), r"runs-[0-9a-f]{12}.csv cannot be read"),
     (lambda folder, fp: (folder / "published.json").write_text("{"), "published.json cannot be read"),
+    (lambda folder, fp: (folder / "published.json").write_text(json.dumps(
+        dict(json.loads((folder / "published.json").read_text()), fingerprint="../../etc/x"))),
+     r"names no verdict fingerprint \(64 hexadecimal digits\)"),
 ])
 def test_an_edited_published_folder_is_refused(published, tmp_path, edit, message):
     folder = tmp_path / "copy"
@@ -244,6 +248,14 @@ def test_an_edited_published_folder_is_refused(published, tmp_path, edit, messag
         read_published(folder)
     result = CliRunner().invoke(main, ["diff", str(folder), str(published[1])])
     assert result.exit_code == 1 and "is refused" in result.output
+
+
+def _link_outside(path: Path) -> None:
+    """The file replaced by a link to a file outside the folder (with the same bytes: only where it lies differs)."""
+    outside = path.parent.parent / "outside.csv"
+    outside.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(outside)
 
 
 def _rewrite(folder: Path, name: str, change) -> None:

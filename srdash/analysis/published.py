@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -149,6 +150,8 @@ def read_published(folder) -> PublishedVerdict:
     if not isinstance(manifest, dict) or manifest.get("format") != PUBLISHED_FORMAT:
         raise _refuse(folder, f"its {MANIFEST} is not of format {PUBLISHED_FORMAT}")
     claimed = str(manifest.get("fingerprint", ""))
+    if not re.fullmatch(r"[0-9a-f]{64}", claimed):  # it names the files: never a path
+        raise _refuse(folder, f"its {MANIFEST} names no verdict fingerprint (64 hexadecimal digits)")
     files = manifest.get("files")
     names = published_names(claimed, realworld="realworld_leaderboard" in (files or {}))
     if not isinstance(files, dict) or set(files) != set(names):
