@@ -414,3 +414,16 @@ def test_a_step_that_cannot_be_judged_alone_is_credited_with_the_next():
     assert _attribution(diff)["a"][:2] == (2, 1)
     assert _attribution(diff)["a"][2].startswith("inputs changed + rules changed (criterion 'simplicity' removed")
     assert "The step 'inputs changed' cannot be judged on its own" in diff_text(diff)
+
+
+def test_the_date_is_the_inputs_newest_modification_day(tmp_path):
+    import os
+
+    from srdash.report.publish import inputs_date
+
+    competition = load_competition(_competition(tmp_path / "c", new=False))
+    # 1767312000 = 2026-01-02T00:00:00Z; the rules file a day later (+86400 s) is the newest input
+    for name, stamp in (("results.csv", 1767312000), ("rules.toml", 1767312000 + 86400 + 5),
+                        ("competition.toml", 1767312000)):
+        os.utime(tmp_path / "c" / name, (stamp, stamp))
+    assert inputs_date(competition) == "2026-01-03"

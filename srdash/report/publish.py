@@ -23,13 +23,16 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def inputs_date(competition) -> str:
-    """The date of a competition's inputs (``YYYY-MM-DD``, UTC): the newest modification time of its files.
+    """The date of a competition's inputs (``YYYY-MM-DD``, UTC): the newest modification time of its files
+    (the inputs, the competition file and the rules files).
 
     A copy that keeps the files' times (``cp -p``, ``rsync -t``, an archive) keeps the date; give
     ``srdash publish --date`` to fix it otherwise.
     """
     times = []
-    for path in (*(path for _, path in competition.inputs), competition.source):
+    rules_files = [rules.source for rules in (competition.rules, getattr(competition.realworld, "rules", None))
+                   if rules is not None and not str(rules.source).startswith(("preset:", "<"))]
+    for path in (*(path for _, path in competition.inputs), competition.source, *rules_files):
         path = Path(str(path))
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else []
         times += [p.stat().st_mtime for p in files]
