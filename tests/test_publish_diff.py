@@ -427,3 +427,29 @@ def test_the_date_is_the_inputs_newest_modification_day(tmp_path):
                         ("competition.toml", 1767312000)):
         os.utime(tmp_path / "c" / name, (stamp, stamp))
     assert inputs_date(competition) == "2026-01-03"
+
+
+def test_the_report_says_what_changed_since_a_previous_version(judged, published, tmp_path):
+    root, old, new = judged
+    runner = CliRunner()
+    out = runner.invoke(main, ["report", str(root / "new" / "competition.toml"), "-o", str(tmp_path / "r.md"),
+                               "--previous", str(published[0]), "--samples", "50"])
+    assert out.exit_code == 0, out.output
+    text = (tmp_path / "r.md").read_text()
+    assert f"## What changed since {old.fingerprint[:12]}" in text
+    # Markdown cells are HTML-escaped (a hostile name stays inert): "->" is written "-&gt;"
+    assert "| C | 3 | 5 | rules changed (criterion 'simplicity': weight 1.0 -&gt; 0.0); entrants added (D) |" in text
+    assert "| D | - | 4 | entrants added (D) |" in text
+    out = runner.invoke(main, ["report", str(root / "new" / "competition.toml"), "-o", str(tmp_path / "r.html"),
+                               "--previous", str(root / "old" / "competition.toml"), "--samples", "50"])
+    assert out.exit_code == 0, out.output
+    page = (tmp_path / "r.html").read_text()
+    assert f"What changed since {old.fingerprint[:12]}" in page and "srdash-diff" in page
+    # a report without --previous has no such section
+    out = runner.invoke(main, ["report", str(root / "new" / "competition.toml"), "-o", str(tmp_path / "plain.md"),
+                               "--samples", "50"])
+    assert out.exit_code == 0 and "What changed" not in (tmp_path / "plain.md").read_text()
+    out = runner.invoke(main, ["report", str(root / "new" / "competition.toml"), "-o", str(tmp_path / "x.md"),
+                               "--previous", str(root / "old" / "results.csv")])
+    assert out.exit_code == 2 and "is neither a published folder (with published.json) nor a competition file" in (
+        out.output)

@@ -10,8 +10,9 @@ from srdash.cli._common import _with_simplification, fail_cleanly, judged, refus
 from srdash.cli._options import bounded
 
 
-def _side(path: Path, *, rules, datasets, descriptions, timeout, jobs, cache):
-    """One side of the diff: a published folder read back, else a competition or results judged."""
+def side_of_path(path: Path, *, rules=None, datasets=None, descriptions=None, timeout=None, jobs=None, cache=None):
+    """One side of a diff (`srdash diff`, `srdash report --previous`): a published folder read back, else a
+    competition file or results (with the options) judged."""
     from srdash.analysis.diff import side_of_published, side_of_result
     from srdash.analysis.published import is_published_folder, read_published
     from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
@@ -77,7 +78,7 @@ def diff_command(old, new, rules, old_rules, datasets, descriptions, timeout, jo
 
     refuse_output_onto_input([("-o/--output", output)], [old, new, datasets, descriptions])
     cache = False if no_cache else None
-    sides = [_side(path, rules=side_rules, datasets=datasets, descriptions=descriptions, timeout=timeout, jobs=jobs,
+    sides = [side_of_path(path, rules=side_rules, datasets=datasets, descriptions=descriptions, timeout=timeout, jobs=jobs,
                    cache=cache) for path, side_rules in ((old, old_rules or rules), (new, rules))]
     with fail_cleanly():
         diff = diff_verdicts(*sides)
