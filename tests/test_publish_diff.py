@@ -290,7 +290,7 @@ def test_the_commands_publish_and_diff_the_golden_pair(judged, tmp_path):
     assert f"Published {old.fingerprint[:12]}" in out.output
     # a published folder against a competition file, the table as JSON
     out = runner.invoke(main, ["diff", str(tmp_path / "v1"), str(root / "new" / "competition.toml"), "--json",
-                               "-o", str(tmp_path / "diff.csv")])
+                               "-o", str(tmp_path / "diff.csv"), "--jobs", "1", "--no-cache"])
     assert out.exit_code == 0, out.output
     payload = json.loads(out.stdout)
     assert (payload["old"], payload["new"]) == (old.fingerprint, new.fingerprint)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from srdash.cli._common import _with_simplification, fail_cleanly, judged, refuse_output_onto_input, rules_reference
+from srdash.cli._common import fail_cleanly, judged, refuse_output_onto_input, rules_reference
 from srdash.cli._options import bounded
 
 
@@ -29,7 +29,12 @@ def side_of_path(path: Path, *, rules=None, datasets=None, descriptions=None, ti
                 return side_of_published(read_published(path))
             competition = load_competition(path)
             if jobs is not None or cache is False:  # other workers or no cache: the same verdict
-                competition = _with_simplification(competition, jobs=jobs, cache=cache)
+                from dataclasses import replace
+
+                simplification = competition.simplification
+                competition = replace(competition, simplification=replace(
+                    simplification, jobs=simplification.jobs if jobs is None else int(jobs),
+                    cache=simplification.cache if cache is None else cache))
         else:
             competition = competition_from_options(path, rules=rules or "srbench2022", datasets=datasets,
                                                    descriptions=descriptions,
