@@ -207,8 +207,9 @@ def test_the_citation_is_cff_1_2_0_naming_the_verdict(judged, published):
     hostile = yaml.safe_load(citation_cff(title='x"\nauthors: []\n#', fingerprint="0" * 64, date="2026-01-02",
                                           rules="r"))
     assert hostile["title"].startswith('x"\nauthors: []') and hostile["authors"][0]["name"].startswith("The")
-    with pytest.raises(SrdashError, match=r"The 'date' option must be a date YYYY-MM-DD. Got '2026-1-2'."):
-        citation_cff(title="t", fingerprint="0" * 64, date="2026-1-2", rules="r")
+    for date in ("2026-1-2", "2026-02-30", "2026-01-02\nauthors: []"):
+        with pytest.raises(SrdashError, match=r"The 'date' option must be a date YYYY-MM-DD. Got '2026-"):
+            citation_cff(title="t", fingerprint="0" * 64, date=date, rules="r")
 
 
 def test_a_folder_diffed_with_itself_says_nothing_changed(published):
@@ -288,6 +289,10 @@ def test_the_commands_publish_and_diff_the_golden_pair(judged, tmp_path):
                                "--date", "2026-01-02", "--samples", "50"])
     assert out.exit_code == 0, out.output
     assert f"Published {old.fingerprint[:12]}" in out.output
+    bad = runner.invoke(main, ["publish", str(root / "old" / "competition.toml"), "-o", str(tmp_path / "v0"),
+                               "--date", "2026-13-01"])
+    assert bad.exit_code == 2 and "The 'date' option must be a date YYYY-MM-DD. Got '2026-13-01'." in bad.output
+    assert not (tmp_path / "v0").exists()
     # a published folder against a competition file, the table as JSON
     out = runner.invoke(main, ["diff", str(tmp_path / "v1"), str(root / "new" / "competition.toml"), "--json",
                                "-o", str(tmp_path / "diff.csv"), "--jobs", "1", "--no-cache"])

@@ -11,11 +11,25 @@ from srdash.cli._common import (competition_files, competition_input, echo_finge
 from srdash.cli._options import bounded
 
 
+def _checked_date(ctx, param, value):
+    """Click callback: a date is refused before any judging (the command would judge first, then fail)."""
+    if value is None:
+        return None
+    from srdash.errors import SrdashError
+    from srdash.report.publish import check_date
+
+    try:
+        check_date(value)
+    except SrdashError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+    return value
+
+
 @click.command("publish")
 @competition_input
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="The folder to write: new or empty, or holding this same verdict (then written again).")
-@click.option("--date", help="Date of the release, YYYY-MM-DD, in CITATION.cff and the report (default: the "
+@click.option("--date", callback=_checked_date, help="Date of the release, YYYY-MM-DD, in CITATION.cff and the report (default: the "
                              "newest modification date of the inputs, UTC; never the clock).")
 @click.option("--samples", default=2000, show_default=True, type=bounded("report-samples"),
               help="Weight vectors drawn from the simplex for the report's weight-sensitivity views.")

@@ -17,7 +17,7 @@ from srdash.analysis.published import MANIFEST, PUBLISHED_FORMAT, published_name
 from srdash.errors import SrdashError
 from srdash.io.csvsafe import write_csv
 
-__all__ = ["citation_cff", "inputs_date", "publish_result"]
+__all__ = ["check_date", "citation_cff", "inputs_date", "publish_result"]
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -41,6 +41,16 @@ def inputs_date(competition) -> str:
     return _datetime.datetime.fromtimestamp(max(times), _datetime.timezone.utc).date().isoformat()
 
 
+def check_date(date: str) -> None:
+    """Refuse a date that is not a real day written YYYY-MM-DD (it goes into CITATION.cff and the report)."""
+    try:
+        valid = bool(_DATE.fullmatch(date)) and _datetime.date.fromisoformat(date) is not None
+    except ValueError:
+        valid = False
+    if not valid:
+        raise SrdashError(f"The 'date' option must be a date YYYY-MM-DD. Got {date!r}.")
+
+
 def _quoted(text: str) -> str:
     # a JSON string is a YAML double-quoted scalar: quotes, backslashes, newlines and control characters escaped
     return json.dumps(str(text), ensure_ascii=True)
@@ -59,8 +69,7 @@ def citation_cff(*, title: str, fingerprint: str, date: str, rules: str) -> str:
     title: "My \\"SR\\" cup: verdict ababababab..."
     ...
     """
-    if not _DATE.fullmatch(date):
-        raise SrdashError(f"The 'date' option must be a date YYYY-MM-DD. Got {date!r}.")
+    check_date(date)
     lines = [
         "cff-version: 1.2.0",
         f"message: {_quoted('If you use this verdict, cite it as below; its fingerprint identifies it.')}",
@@ -147,8 +156,7 @@ def publish_result(result, folder, *, date: str | None = None, samples: int = 20
                           "verdict stores its rules file. Write the rules as applied to a .toml file and name it "
                           "in the competition file.")
     date = date or inputs_date(result.competition)
-    if not _DATE.fullmatch(date):
-        raise SrdashError(f"The 'date' option must be a date YYYY-MM-DD. Got {date!r}.")
+    check_date(date)
     runs = result.runs[replay_columns(result.runs)]
     replayed = judge(runs, rules, methods=list(verdict.leaderboard["method"])).leaderboard
     if not replayed[["method", "place"]].equals(verdict.leaderboard[["method", "place"]]):
