@@ -450,10 +450,6 @@ def test_the_report_says_what_changed_since_a_previous_version(judged, published
     assert out.exit_code == 0, out.output
     page = (tmp_path / "r.html").read_text()
     assert f"What changed since {old.fingerprint[:12]}" in page and "srdash-diff" in page
-    # a report without --previous has no such section
-    out = runner.invoke(main, ["report", str(root / "new" / "competition.toml"), "-o", str(tmp_path / "plain.md"),
-                               "--samples", "50"])
-    assert out.exit_code == 0 and "What changed" not in (tmp_path / "plain.md").read_text()
     out = runner.invoke(main, ["report", str(root / "new" / "competition.toml"), "-o", str(tmp_path / "x.md"),
                                "--previous", str(root / "old" / "results.csv")])
     assert out.exit_code == 2 and "is neither a published folder (with published.json) nor a competition file" in (
