@@ -33,9 +33,6 @@ ALLOWED = {
     ("srdash/judging/predictions.py", "srdash.io.predictions._target_metric_problems"),
     # Tests of a module's inner step (numerics, layout geometry, serialisation, messages) that no public
     # function exposes on its own yet.
-    ("tests/test_notebooks.py", "srdash.figures.display._ENGINE"),
-    ("tests/test_notebooks.py", "srdash.figures.display._Engine"),
-    ("tests/test_notebooks.py", "srdash.figures.display._engine"),
     ("tests/test_hostile.py", "srdash.io.predictions._parse_lines"),
     ("tests/test_hostile.py", "srdash.judging.snapshot._loads"),
     ("tests/test_snapshot.py", "srdash.judging.snapshot._dumps"),
