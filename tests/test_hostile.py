@@ -606,7 +606,7 @@ def test_a_signed_snapshot_can_never_run_code_it_is_data(tmp_path):
     assert not (tmp_path / "pwned").exists()
     for value, message in forged:
         with pytest.raises(snapshot.SnapshotFormatError, match=message):
-            snapshot._loads(value)
+            snapshot.loads(value)
 
 
 def test_a_cache_named_by_the_competition_file_is_ignored_unless_confirmed(tmp_path):
