@@ -34,10 +34,7 @@ ALLOWED = {
     # Tests of a module's inner step (numerics, layout geometry, serialisation, messages) that no public
     # function exposes on its own yet.
     ("tests/test_hostile.py", "srdash.io.predictions._parse_lines"),
-    ("tests/test_private_files.py", "srdash.cli.review._token_config"),
-    ("tests/test_serve.py", "srdash.apps.server._config_dir"),
     ("tests/test_upstream_contract.py", "srdash.apps.panels._page_is_loading"),
-    ("tests/test_upstream_contract.py", "srdash.apps.server._TEMPLATE_ROOT"),
 }
 
 
