@@ -33,7 +33,6 @@ ALLOWED = {
     ("srdash/judging/predictions.py", "srdash.io.predictions._target_metric_problems"),
     # Tests of a module's inner step (numerics, layout geometry, serialisation, messages) that no public
     # function exposes on its own yet.
-    ("tests/test_hostile.py", "srdash.io.predictions._parse_lines"),
     ("tests/test_upstream_contract.py", "srdash.apps.panels._page_is_loading"),
 }
 
