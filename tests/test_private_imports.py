@@ -31,8 +31,7 @@ ALLOWED = {
     ("srdash/judging/predictions.py", "srdash.io.predictions._solution"),
     ("srdash/judging/predictions.py", "srdash.io.predictions._solution_from_array"),
     ("srdash/judging/predictions.py", "srdash.io.predictions._target_metric_problems"),
-    # Tests of a module's inner step (numerics, layout geometry, serialisation, messages) that no public
-    # function exposes on its own yet.
+    # panels.py is being edited by another engineer in this session; its page-loading check goes public after.
     ("tests/test_upstream_contract.py", "srdash.apps.panels._page_is_loading"),
 }
 
