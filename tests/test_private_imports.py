@@ -25,13 +25,6 @@ PACKAGE = REPO / "srdash"
 #: (file, reached name) pairs still allowed, each group with why. Empty is the goal: each pair goes when its
 #: owner makes the name public or the caller uses a public function.
 ALLOWED = {
-    # Being moved or split by other engineers in this session (issue 36, item 4); done after their merge.
-    ("srdash/judging/predictions/result.py", "srdash.io.predictions._one_of"),
-    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._one_of"),
-    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._show"),
-    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._solution"),
-    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._solution_from_array"),
-    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._target_metric_problems"),
     # panels.py is being edited by another engineer in this session; its page-loading check goes public after.
     ("tests/test_upstream_contract.py", "srdash.apps.panels._page_is_loading"),
 }
