@@ -106,7 +106,7 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method, 
     if output is not None:  # the file has it; the terminal shows it too, as it shows the real-world track
         click.echo("Leaderboard:", err=True)
         click.echo(shown.table.to_string(index=False), err=True)
-    click.echo(shown.sentence, err=True)
+    click.echo(f"Rank resolution: {shown.sentence}", err=True)
     write_table(shown.verdict.per_dataset, per_dataset)
     write_table(verdict.problems, problems)
     if result.realworld is not None:
