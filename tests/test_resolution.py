@@ -266,6 +266,18 @@ def test_the_shown_leaderboard_adds_its_columns_and_refuses_an_unknown_view():
         shown_leaderboard(_Result(runs, judge(runs, accuracy_rules())), view="all")
 
 
+def test_the_html_leaderboard_shows_the_columns_and_the_sentence_escaped():
+    from srdash.figures.leaderboard import leaderboard_html
+
+    runs = _runs({"<b>a</b>": THREE["a"], "b": THREE["b"], "c": THREE["c"]})
+    verdict = judge(runs, accuracy_rules())
+    page = leaderboard_html(verdict, shown=shown_leaderboard(_Result(runs, verdict), n_bootstrap=200))
+    assert "<b>a</b>" not in page and "&lt;b&gt;a&lt;/b&gt; is first; first place is not resolved" in page
+    assert page.count("class=\"srdash-tied\">yes<") == 1 and "Places<br><small>in &ge; 95 % of draws" in page
+    assert "Imputed" in page and "srdash-resolution" in page
+    assert "srdash-places" not in leaderboard_html(verdict)  # without it, the table is the verdict's alone
+
+
 # --------------------------------------------------------------------------- srdash score
 
 

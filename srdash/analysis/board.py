@@ -107,7 +107,7 @@ def shown_leaderboard(result, *, view: str = "as-ruled", n_bootstrap: int = 1000
     view_words = (f"View: {FAILURE_VIEWS[view]}" + (
         " (each method judged on the runs it delivered: model read, every criterion a finite number; "
         "datasets without one left out of its mean; nothing filled in)." if view == "delivered" else
-        " (a failed run counts as the rules say; the columns timed_out, did_not_parse, non_finite, missing "
-        "count failed runs, dnf datasets without any run, imputed whether a value was filled in)."))
+        " (a failed run counts as the rules say; beside each method, its failed runs by type, its datasets "
+        "without any run (DNF) and whether a value was filled in for them (imputed))."))
     sentence = view_words if resolution is None else f"{resolution.sentence} {view_words}"
     return ShownLeaderboard(table=table, verdict=shown, resolution=resolution, view=view, sentence=sentence)
