@@ -154,6 +154,20 @@ def test_one_dataset_is_not_tested_and_says_so():
     assert "first place is not tested (fewer than 2 methods or 2 datasets)" in resolution.sentence
 
 
+def test_runs_are_redrawn_only_where_redraws_are_not_judged_one_by_one():
+    # two runs per cell: the median rules redraw datasets and runs; with dnf = "left-out" (an extended option)
+    # every redraw of the runs would be a judging, so only the datasets are redrawn, and a note says so
+    runs = pd.concat([_runs(THREE).assign(run=0), _runs(THREE).assign(run=1)], ignore_index=True)
+    both = rank_resolution(judge(runs, accuracy_rules()), runs, n_bootstrap=50)
+    assert both.resample == "datasets and runs" and both.notes == ()
+    rules = accuracy_rules().with_options(dnf="left-out")
+    datasets = rank_resolution(judge(runs, rules), runs, n_bootstrap=50)
+    assert datasets.resample == "datasets" and "bootstrap draws of the datasets." in datasets.sentence
+    assert datasets.notes == ("Runs were not redrawn: the rules 'rules' (or the view) would be judged again for "
+                              "every draw; the place intervals redraw the datasets (`srdash robustness` redraws "
+                              "both).",)
+
+
 def test_the_resolution_is_seeded_and_deterministic():
     runs = _runs(THREE)
     verdict = judge(runs, accuracy_rules())

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from srdash.analysis.robustness import _SCORE_DECIMALS, bootstrap
+from srdash.analysis.robustness import _SCORE_DECIMALS, bootstrap, runs_are_vectorised
 from srdash.analysis.significance import Significance, significance
 from srdash.errors import SrdashError
 from srdash.judging.kernel import rank_higher_better
@@ -122,7 +122,9 @@ def rank_resolution(verdict: Verdict, runs: pd.DataFrame, *, n_bootstrap: int = 
     runs : DataFrame
         The per-run table it was judged from (``CompetitionResult.runs``).
     n_bootstrap : int
-        Bootstrap draws (>= 1); datasets, and runs where a dataset has several, are redrawn.
+        Bootstrap draws (>= 1); datasets, and runs where a dataset has several, are redrawn (runs only
+        under rules whose redraws are not judged one by one,
+        :func:`srdash.analysis.robustness.runs_are_vectorised`; a note says so otherwise).
     seed : int
         Seed of the draws (>= 0): same inputs and seed, same intervals.
     alpha : float
@@ -148,8 +150,16 @@ def rank_resolution(verdict: Verdict, runs: pd.DataFrame, *, n_bootstrap: int = 
         test = significance(verdict, alpha=alpha)  # checks alpha
     else:
         notes.append("No test: the Friedman and Nemenyi tests need at least 2 methods and 2 datasets.")
+    resample = "both"
+    several_runs = "run" in runs.columns and bool(runs.groupby(["dataset", "method"]).size().gt(1).any())
+    if several_runs and not runs_are_vectorised(verdict.rules):
+        # such rules are judged again per redraw of the runs (0.02-0.5 s each): a leaderboard cannot wait
+        resample = "datasets"
+        notes.append(f"Runs were not redrawn: the rules '{verdict.rules.name}' (or the view) would be judged "
+                     "again for every draw; the place intervals redraw the datasets (`srdash robustness` redraws "
+                     "both).")
     boot = bootstrap(runs, verdict.rules, n_bootstrap=n_bootstrap, seed=seed, confidence=confidence,
-                     methods=methods)
+                     methods=methods, resample=resample)
     if list(boot.verdict.leaderboard["method"]) != methods:
         raise SrdashError("The runs given do not judge to the verdict given: pass the per-run table the "
                           "verdict was judged from (CompetitionResult.runs).")

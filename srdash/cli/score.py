@@ -107,6 +107,8 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method, 
         click.echo("Leaderboard:", err=True)
         click.echo(shown.table.to_string(index=False), err=True)
     click.echo(f"Rank resolution: {shown.sentence}", err=True)
+    for note in () if shown.resolution is None else shown.resolution.notes:
+        click.echo(f"Note: {note}", err=True)
     write_table(shown.verdict.per_dataset, per_dataset)
     write_table(verdict.problems, problems)
     if result.realworld is not None:
