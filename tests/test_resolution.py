@@ -312,6 +312,10 @@ def test_score_prints_the_columns_and_the_sentence(tmp_path):
                                           "-B", "0"])
     assert delivered.exit_code == 0, delivered.output
     assert "View: only where the method delivered" in delivered.output
+    # the columns and the view are shown beside the verdict: its fingerprint stays the verdict's
+    fingerprints = {line for run in (result, delivered) for line in run.output.splitlines()
+                    if line.startswith("Verdict fingerprint:")}
+    assert len(fingerprints) == 1
     refused = CliRunner().invoke(main, ["score", str(path), "--rules", str(rules), "-B", "100000"])
     assert refused.exit_code == 2 and "100000 is not in the range 0<=x<=10000" in refused.output
 
