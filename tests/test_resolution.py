@@ -340,3 +340,27 @@ def test_blackbox_tie_group_and_place_intervals(tmp_path):
     assert board.loc["*GP-GOMEA", "places"] == "1" and board.loc["RandomForest", "places"] == "21"
     assert board.loc["*AIFeynman", "imputed"] == "yes" and board.loc["*AIFeynman", "dnf"] == 15
     assert (board.drop(index="*AIFeynman")["imputed"] == "no").all()
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not BLACKBOX.exists(), reason=f"real data not found at {BLACKBOX}")
+def test_the_dashboard_shows_the_blackbox_tie_group_and_switches_the_view(tmp_path):
+    from test_realdata_blackbox import blackbox_rules
+
+    from srdash.apps import Dashboard
+    from srdash.judging.competition import competition_from_options
+
+    competition = competition_from_options(BLACKBOX, rules=blackbox_rules(tmp_path), jobs=1, cache=False)
+    app = Dashboard.from_competition(competition)
+    assert app.wait(300) and app.log_panel.text() == ""
+    page = app.leaderboard.value
+    # the same columns and sentence as srdash score's (test_blackbox_tie_group_and_place_intervals)
+    assert page.count("class=\"srdash-tied\">yes<") == 3 and page.count("class=\"srdash-tied\">first<") == 1
+    assert ("*GP-GOMEA is first; first place is not resolved: *Operon, *FEAT and *EPLEX are tied with it "
+            "(Friedman test, Nemenyi post-hoc, α = 0.05)") in page
+    fingerprint = app.result.fingerprint
+    app._failure_view.value = "delivered"
+    assert "View: only where the method delivered" in app.leaderboard.value
+    assert app.result.fingerprint == fingerprint   # the view is shown beside the verdict, not a new verdict
+    app._failure_view.value = "as-ruled"
+    assert app.leaderboard.value == page
