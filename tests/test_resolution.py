@@ -144,6 +144,11 @@ def test_a_shared_first_place_is_never_resolved():
     assert resolution.winners == ("a", "b") and not resolution.resolved
     assert resolution.table["tied_with_winner"].tolist() == ["first", "first"]
     assert resolution.sentence.startswith("a and b share first place; first place is not resolved")
+    # c last on all 4 datasets: rank sums a 10, b 10, c 4, chi2 = 12/48 * 216 - 48 = 6.0, p = exp(-3) = 0.0498
+    # (rejects), CD = 2.343 * sqrt(12/24) = 1.657 >= 2.5 - 1 = 1.5: c is tied with both winners
+    runs = _runs({**r2, "c": [.05] * 4})
+    three = rank_resolution(judge(runs, accuracy_rules()), runs, n_bootstrap=100)
+    assert three.sentence.startswith("a and b share first place; first place is not resolved: c is tied with them")
 
 
 def test_one_dataset_is_not_tested_and_says_so():

@@ -251,6 +251,6 @@ def _with_sentence(r: RankResolution) -> RankResolution:
         body = f"{head}; no other method is tied with them {test}; {draws}."
     else:
         verb = "is" if len(r.tied) == 1 else "are"
-        lead = head if len(r.winners) > 1 else f"{head}; first place is not resolved"
-        body = f"{lead}: {_listed(r.tied)} {verb} tied with it {test}; {draws}."
+        lead, them = (head, "them") if len(r.winners) > 1 else (f"{head}; first place is not resolved", "it")
+        body = f"{lead}: {_listed(r.tied)} {verb} tied with {them} {test}; {draws}."
     return replace(r, sentence=body)
