@@ -1288,7 +1288,7 @@ def test_every_csv_srdash_writes_goes_through_the_neutralising_writer():
     # Only the demo's generated input files (srdash's own constants, shipped byte for byte) keep formulas.
     keeping = {path.relative_to(package).as_posix() for path in package.rglob("*.py")
                if 'formulas="keep"' in path.read_text(encoding="utf-8")} - {"io/csvsafe.py"}
-    assert keeping == {"demo/competition.py", "demo/srbench2025.py", "demo/predictions.py"}
+    assert keeping == {"demo/folder.py", "demo/srbench2025.py", "demo/predictions.py"}
     from srdash.io.csvsafe import write_csv
 
     with pytest.raises(SrdashError, match=r"The 'formulas' option must be one of 'neutralise', 'keep'\. "

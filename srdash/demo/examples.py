@@ -18,7 +18,14 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
+
+# Upward (demo below analysis), listed in pyproject.toml's ignore_imports until these examples move beside it.
+from srdash.analysis.sensitivity import Rescorer
+from srdash.judging.ranking import judge
+from srdash.judging.rules import load_rules, parse_rules
 
 __all__ = ["example_runs", "example_rescorer", "accuracy_or_simplicity", "accuracy_rules",
            "accuracy_and_simplicity_rules", "two_methods"]
@@ -32,10 +39,6 @@ def example_runs() -> pd.DataFrame:
 
 def example_rescorer():
     """The example competition judged by ``srbench2022``, as a :class:`srdash.analysis.sensitivity.Rescorer`."""
-    from srdash.analysis.sensitivity import Rescorer
-    from srdash.judging.ranking import judge
-    from srdash.judging.rules import load_rules
-
     return Rescorer.from_verdict(judge(example_runs(), load_rules("srbench2022")))
 
 
@@ -47,8 +50,6 @@ def accuracy_rules():
     >>> [c.name for c in accuracy_rules().criteria]
     ['accuracy']
     """
-    from srdash.judging.rules import parse_rules
-
     return parse_rules('[[criteria]]\nname = "accuracy"\ncolumn = "r2_test"')
 
 
@@ -62,10 +63,6 @@ def accuracy_and_simplicity_rules():
     >>> rules.name, [c.name for c in rules.criteria]
     ('srbench2022-without-property', ['accuracy', 'simplicity'])
     """
-    from dataclasses import replace
-
-    from srdash.judging.rules import load_rules
-
     rules = load_rules("srbench2022")
     return replace(rules, name="srbench2022-without-property", title=f"{rules.title}, without the property",
                    criteria=tuple(c for c in rules.criteria if c.name != "property"))
@@ -86,9 +83,6 @@ def accuracy_or_simplicity():
     >>> accuracy_or_simplicity().scores().round(4).tolist()
     [1.3333, 1.3333]
     """
-    from srdash.analysis.sensitivity import Rescorer
-    from srdash.judging.ranking import judge
-
     runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.5],
                          "simplicity": [-2.0, -0.5]})
     return Rescorer.from_verdict(judge(runs, accuracy_and_simplicity_rules()))

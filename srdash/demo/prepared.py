@@ -29,11 +29,23 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 
-# Reading the shipped document is shipped.py's (demo/competition.py imports it; this module imports
-# demo/competition.py to regenerate the document): re-exported here as before.
+from srdash import __version__
+from srdash.cache import ResultCache
+from srdash.demo.cached import cached_demo
+# Reading the shipped document is shipped.py's (demo/cached.py imports it; this module regenerates the
+# document from the cached demo): re-exported here as before.
 from srdash.demo.shipped import DEMO_TIMEOUT, PREPARED_FILE, load_prepared, seed_cache, shipped_demo_files
+from srdash.errors import SrdashError
+from srdash.io.datasets import load_dataset_table
+from srdash.io.loading import load_results
+from srdash.judging.competition import default_jobs, load_competition
+from srdash.judging.pipeline import judge_competition, prepare_track, qualified_results
+from srdash.judging.qualification import run_qualification
+from srdash.judging.rules import list_presets, load_rules
 
 __all__ = ["PREPARED_FILE", "load_prepared", "seed_cache", "shipped_demo_files", "regenerate"]
 
@@ -52,24 +64,6 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
     dict
         The written document (see :func:`load_prepared`).
     """
-    import tempfile
-
-    from srdash import __version__
-    from srdash.judging.competition import default_jobs
-    from srdash.demo.competition import cached_demo
-    from srdash.cache import ResultCache
-    from srdash.io.datasets import load_dataset_table
-    from srdash.io.loading import load_results
-    from srdash.judging.pipeline import prepare_track, qualified_results
-    from srdash.judging.qualification import run_qualification
-
-    from dataclasses import replace
-
-    from srdash.judging.competition import load_competition
-    from srdash.errors import SrdashError
-    from srdash.judging.pipeline import judge_competition
-    from srdash.judging.rules import list_presets, load_rules
-
     with tempfile.TemporaryDirectory(dir=work_dir) as folder:
         paths = cached_demo(cache_dir=folder, seed_prepared=False)
         cache_file = Path(folder) / "complexity.sqlite"
