@@ -346,9 +346,9 @@ def test_cli_report_with_a_trust_store(results_file, tmp_path):
     hashed = [line for line in text.splitlines() if line.startswith("| input\\_sha256:")]
     assert len(hashed) == 1 and "results.csv" in hashed[0]
     # the trust store enters by its entries (a store's bytes change with keys and events too)
-    from srdash.judging.pipeline import _entries_sha256
+    from srdash.judging.fingerprint import entries_sha256
     with TrustStore(store_path, read_only=True) as store:
-        expected = _entries_sha256(store.entries())
+        expected = entries_sha256(store.entries())
     entries = [line for line in text.splitlines() if line.startswith("| input\\_entries\\_sha256:")]
     assert len(entries) == 1 and entries[0].endswith("trust.sqlite | `" + expected + "` |")
 
@@ -376,14 +376,14 @@ def test_a_heatmap_whose_cells_carry_numbers_keeps_a_desk_width_on_a_phone():
     # place probabilities); such a heatmap now keeps its desk width in a block that scrolls sideways.
     import plotly.graph_objects as go
 
-    from srdash.report.build import _wide_on_a_phone
+    from srdash.report.html import wide_on_a_phone
 
     def heatmap(columns, **text):
         return go.Figure(go.Heatmap(z=[list(range(columns))], x=[f"m{i}" for i in range(columns)], **text))
 
-    assert _wide_on_a_phone(heatmap(6, texttemplate="%{z:.2f}"))
-    assert _wide_on_a_phone(heatmap(5, text=[["a"] * 5], texttemplate="%{text}"))
-    assert not _wide_on_a_phone(heatmap(4, texttemplate="%{z:.2f}"))   # four cells fit a phone
-    assert not _wide_on_a_phone(heatmap(6))                              # colours only: nothing to read
-    assert _wide_on_a_phone(heatmap(7))                                  # many columns, as before
-    assert not _wide_on_a_phone(go.Figure(go.Scatter(x=list(range(20)), y=list(range(20)))))
+    assert wide_on_a_phone(heatmap(6, texttemplate="%{z:.2f}"))
+    assert wide_on_a_phone(heatmap(5, text=[["a"] * 5], texttemplate="%{text}"))
+    assert not wide_on_a_phone(heatmap(4, texttemplate="%{z:.2f}"))   # four cells fit a phone
+    assert not wide_on_a_phone(heatmap(6))                              # colours only: nothing to read
+    assert wide_on_a_phone(heatmap(7))                                  # many columns, as before
+    assert not wide_on_a_phone(go.Figure(go.Scatter(x=list(range(20)), y=list(range(20)))))

@@ -579,7 +579,7 @@ def test_a_jury_scores_on_the_rubric_and_the_organiser_sees_both_scores_and_the_
         "ann": {"d1": "done", "d2": "0/3"}, "bob": {"d1": "done", "d2": "0/3"}}
     # the target model: ann 5, bob 1 -> spread 4 > 2: flagged (by its blinded name before the reveal)
     assert "Flags: the jurors' scores differ by more than 2" in org.organiser_status.value
-    # each juror's own letter beside their name (srdash.apps.review_letters), the method still hidden
+    # each juror's own letter beside their name (srdash.apps.review.letters), the method still hidden
     ann_letter, bob_letter = (again.store.blinded_labels(j, "d1", [c.method for c in ann.cards["d1"]])[target]
                               for j in ("ann", "bob"))
     assert f"d1: ann's {ann_letter}, score 5; bob's {bob_letter}, score 1" in org.organiser_status.value

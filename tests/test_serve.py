@@ -36,7 +36,7 @@ def served(monkeypatch):
     running it."""
     calls = []
 
-    def fake_serve(command, env, *, url, announce, **kwargs):
+    def fake_serve(command, env, *, url, stage, **kwargs):
         if kwargs.get("started") is not None:  # Voilà has started: wait for the check (an error stops it)
             kwargs["started"]()
         calls.append({"command": list(command), "env": dict(env), "url": url, "kernels": kwargs.get("kernels", "spawn")})
@@ -92,7 +92,7 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
 
     seen = {}
 
-    def voila_runs(command, env, *, url, announce, started, **kwargs):  # Voilà runs until it is prepared
+    def voila_runs(command, env, *, url, stage, started, **kwargs):  # Voilà runs until it is prepared
         started()  # the check has passed
         competition = competition_from_json(env["SRDASH_COMPETITION"])
         deadline = time.monotonic() + 60

@@ -98,11 +98,11 @@ def test_report_sections(runs):
     assert 'id="comparison"' not in page and 'id="resources"' not in page
 
 
-def test_dashboard_views(runs):
-    from srdash.apps import Dashboard
+def test_dashboard_views(runs, tmp_path):
     from srdash.apps.dashboard import COMPARISON_VIEW_TITLE, RESOURCES_VIEW_TITLE
+    from dashboards import dashboard_of
 
-    app = Dashboard(runs=runs)
+    app = dashboard_of(runs, tmp_path)
     titles = list(app.more.titles)
     app.more.selected_index = titles.index(RESOURCES_VIEW_TITLE)
     resources = app.more.children[titles.index(RESOURCES_VIEW_TITLE)]
@@ -135,7 +135,7 @@ def test_report_facets_with_known_equations(runs):
 def test_ground_truths_of_a_competition(tmp_path):
     from srdash.judging.competition import load_competition
     from srdash.judging.rules import load_rules
-    from srdash.report.build import _ground_truths
+    from srdash.report.model import ground_truths
 
     pd.DataFrame({"dataset": ["d0", "d1", "d2"], "features": "x1 x2",
                   "ground_truth": ["x1*x2 + 0.00001*x2", "", "x1 - 1.23456"]}).to_csv(tmp_path / "datasets.csv",
@@ -146,6 +146,6 @@ def test_ground_truths_of_a_competition(tmp_path):
                                                'datasets = "datasets.csv"\n')
     notes = []
     # rounded-nodes: x1*x2 + 0.00001*x2 -> x1*x2 (Mul, x1, x2 = 3); x1 - 1.23456 -> x1 - 1.235 (Add, x1, -1.235 = 3)
-    assert _ground_truths(load_competition(tmp_path / "competition.toml"), load_rules("srbench2025"), notes) == {
+    assert ground_truths(load_competition(tmp_path / "competition.toml"), load_rules("srbench2025"), notes) == {
         "d0": 3.0, "d2": 3.0}
     assert notes == []

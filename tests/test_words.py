@@ -154,11 +154,11 @@ def test_score_with_real_world_rules_points_to_the_trust_store_not_a_trust_colum
 
 def test_the_report_states_the_nemenyi_sentence_once():
     from srdash.analysis.significance import significance
-    from srdash.report.build import _integrity_sections
+    from srdash.report.sections import integrity_sections
 
     scores = pd.DataFrame({"a": [3.0, 3.0, 3.0, 2.0], "b": [2.0, 1.0, 2.0, 3.0], "c": [1.0, 2.0, 1.0, 1.0]})
     result = significance(scores)
-    (section,) = _integrity_sections(SimpleNamespace(significance=result, robustness=None))
+    (section,) = integrity_sections(SimpleNamespace(significance=result, robustness=None))
     assert result.statement in section.note
     subtitle = section.blocks[0].content.layout.title.subtitle.text.replace("<br>", " ")
     assert subtitle == result.test_label                     # the test stays on the diagram, not its verdict

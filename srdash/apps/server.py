@@ -255,9 +255,8 @@ def app_environment(*, competition=None, predictions: Mapping[str, object] | Non
 
 
 #: What Voilà and its kernels get unless the environment says otherwise: pyarrow allocates with the system's
-#: malloc instead of its default, jemalloc. A forked dashboard kernel that reads its prepared competition (a
-#: few hundred rows of Parquet) and builds its page then holds about 25 MB less of its own memory (61 -> 35
-#: MB measured on the demo; ten visitors and two waiting kernels: 12 kernels).
+#: malloc instead of its default, jemalloc, which leaves each kernel less of its own memory
+#: (docs/decisions/2026-11-kernel-memory.md).
 KERNEL_ENVIRONMENT = {"ARROW_DEFAULT_MEMORY_POOL": "system"}
 
 
@@ -357,7 +356,7 @@ def start_zygote(env: Mapping[str, str], *, kernels: str = "fork", preload: Sequ
 _STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
+def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, stage=print,
                     ready_timeout: float = 120.0, kernels: str = "spawn",
                     preload: Sequence[str] | None = None, zygote=None, started=None) -> int:
     """Run Voilà until it stops or this process gets Ctrl-C, SIGTERM or SIGHUP.
@@ -370,7 +369,7 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         From :func:`dashboard_environment`.
     url : str
         Where the server will answer; announced once it does.
-    announce : callable
+    stage : callable
         Called with one line of text for the user.
     kernels : {"spawn", "fork"}
         How Voilà's kernels start: each a fresh Python (``"spawn"``), or forked
@@ -416,11 +415,11 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         if started is not None:
             started()
         wait_until_ready(url, timeout=ready_timeout, process=process)
-        announce(f"srdash dashboard: {url}  (Ctrl-C to stop)")
+        stage(f"srdash dashboard: {url}  (Ctrl-C to stop)")
         return process.wait()
     except KeyboardInterrupt:
         try:
-            announce("Stopping the dashboard...")
+            stage("Stopping the dashboard...")
         except OSError:  # the terminal is gone (SIGHUP): stop all the same
             pass
         _stop(process)
@@ -434,7 +433,7 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
             zygote.stop()
 
 
-def _prepare_once(competition, announce, every: float) -> None:
+def _prepare_once(competition, stage, every: float) -> None:
     """Prepare ``competition`` once for every visitor, announcing progress every ``every`` seconds and the end.
 
     The prepared competition is kept whole in srdash's cache
@@ -451,16 +450,16 @@ def _prepare_once(competition, announce, every: float) -> None:
         nonlocal last
         if time.monotonic() - last >= every:
             last = time.monotonic()
-            announce(f"  preparing: {done} / {total} models")
+            stage(f"  preparing: {done} / {total} models")
 
     try:
         prepared = prepare_competition(competition, progress=progress)
     except Exception as error:  # noqa: BLE001 - told to the user; the dashboard shows it too
-        announce(f"Could not prepare the competition: {error}")
+        stage(f"Could not prepare the competition: {error}")
         return
     what = prepared_runs_said(prepared)
     reused = "snapshot" in prepared.cache_stats
-    announce(f"Competition prepared for every visitor ({what}, {time.monotonic() - started:.1f} s"
+    stage(f"Competition prepared for every visitor ({what}, {time.monotonic() - started:.1f} s"
              f"{', read from the cache' if reused else ''}).")
 
 
@@ -489,7 +488,7 @@ def prepared_runs_said(prepared) -> str:
             f"({', '.join(map(str, excluded))}) and {'their' if s else 'its'} runs")
 
 
-def _checked(competition, announce, prepare: bool):
+def _checked(competition, stage, prepare: bool):
     """``competition`` (None: the built-in demo's) once :func:`~srdash.judging.pipeline.check_competition`
     accepts it; what it holds is announced, and, with ``prepare``, that it is being prepared."""
     from srdash.judging.pipeline import check_competition
@@ -499,13 +498,13 @@ def _checked(competition, announce, prepare: bool):
         from srdash.judging.competition import load_competition
 
         competition = load_competition(cached_demo()["competition"])
-        announce(f"No INPUT: the built-in demo competition ({competition.source}).")
+        stage(f"No INPUT: the built-in demo competition ({competition.source}).")
     results = check_competition(competition)
     if results is not None:
-        announce(f"{', '.join(map(str, competition.results))}: {len(results.table)} runs of "
+        stage(f"{', '.join(map(str, competition.results))}: {len(results.table)} runs of "
                  f"{results.table['method'].nunique()} methods on {results.table['dataset'].nunique()} datasets.")
     if prepare:
-        announce(f"Preparing the competition once for every visitor ({competition.simplification.jobs} "
+        stage(f"Preparing the competition once for every visitor ({competition.simplification.jobs} "
                  "worker processes for the models; --jobs to change)...")
     return competition
 
@@ -516,11 +515,11 @@ def _child(connection, first, then, parent: int) -> None:
 
     _die_with(parent)()
 
-    def say(text: str) -> None:
+    def stage(text: str) -> None:
         connection.send(("say", text))
 
     try:
-        result = first(say)
+        result = first(stage)
     except SrdashError as error:
         connection.send(("error", str(error)))
         return
@@ -530,7 +529,7 @@ def _child(connection, first, then, parent: int) -> None:
         return
     connection.send(("result", result))
     if then is not None:
-        then(say)
+        then(stage)
 
 
 class Child:
@@ -540,19 +539,19 @@ class Child:
     :meth:`wait` and :meth:`stop` are for ``then``, which goes on after it.
     """
 
-    def __init__(self, first, then=None, *, announce=print):
-        self._announce, self._outcome, self._thread = announce, None, None
+    def __init__(self, first, then=None, *, stage=print):
+        self._stage, self._outcome, self._thread = stage, None, None
         self._process = self._receiving = None
         if not hasattr(os, "fork"):  # here, now; ``then`` in a thread
             import threading
 
             try:
-                self._outcome = ("result", first(announce))
+                self._outcome = ("result", first(stage))
             except SrdashError as error:
                 self._outcome = ("error", str(error))
                 return
             if then is not None:
-                self._thread = threading.Thread(target=then, args=(announce,), name="srdash-child", daemon=True)
+                self._thread = threading.Thread(target=then, args=(stage,), name="srdash-child", daemon=True)
                 self._thread.start()
             return
         import multiprocessing
@@ -573,7 +572,7 @@ class Child:
                 return None
             if message[0] != "say":
                 return message
-            self._announce(message[1])
+            self._stage(message[1])
 
     def result(self):
         """What ``first`` returned, once it has (what it said meanwhile is announced); its error raised here."""
@@ -618,30 +617,30 @@ class Child:
         self.wait(5)
 
 
-def start_in_a_child(first, then=None, *, announce=print) -> Child:
-    """Start ``first(say)`` in a child process forked from this one, then ``then(say)`` there.
+def start_in_a_child(first, then=None, *, stage=print) -> Child:
+    """Start ``first(stage)`` in a child process forked from this one, then ``then(stage)`` there.
 
     For the work a long-lived process does once, at its start, with libraries it
     does not need afterwards: ``srdash serve`` and ``srdash review`` check their
     inputs this way, so the process that supervises Voilà for the server's whole
     life never imports pandas or sympy (about 100 MB it would hold until Ctrl-C).
-    What the child says (``say(text)``) is announced here (``announce``), in
+    What the child says (``stage(text)``) is announced here (``stage``), in
     order, from the moment :meth:`Child.result` is asked for. Where the system
     has no ``fork``, ``first`` runs here at once and ``then`` in a thread.
 
     Parameters
     ----------
     first : callable
-        ``first(say)``: its result (picklable) is :meth:`Child.result`. A :class:`SrdashError` it raises is
+        ``first(stage)``: its result (picklable) is :meth:`Child.result`. A :class:`SrdashError` it raises is
         raised by :meth:`Child.result` with its message; any other error's traceback is announced and a
         :class:`SrdashError` raised.
     then : callable, optional
-        ``then(say)``, run in the child once ``first`` has returned (while this process goes on).
+        ``then(stage)``, run in the child once ``first`` has returned (while this process goes on).
     """
-    return Child(first, then, announce=announce)
+    return Child(first, then, stage=stage)
 
 
-def check_then_prepare(competition, *, prepare: bool = True, announce=print, every: float = 10.0) -> Child:
+def check_then_prepare(competition, *, prepare: bool = True, stage=print, every: float = 10.0) -> Child:
     """Check ``competition`` (None: the built-in demo), then prepare it once for every visitor, in a child process.
 
     The child is forked from this one (:func:`start_in_a_child`): the process
@@ -650,18 +649,18 @@ def check_then_prepare(competition, *, prepare: bool = True, announce=print, eve
     demo's when None was given), or raises :class:`SrdashError` with what the
     check found wrong; the preparation goes on in the child meanwhile and after.
     What the child finds (the demo, the results' size) and the preparation's
-    progress are announced here (``announce``).
+    progress are announced here (``stage``).
     """
     checked = []
 
-    def check(say) -> str:
-        checked.append(_checked(competition, say, prepare))
+    def check(stage) -> str:
+        checked.append(_checked(competition, stage, prepare))
         return checked[0].to_json()
 
-    def then(say) -> None:
-        _prepare_once(checked[0], say, every)
+    def then(stage) -> None:
+        _prepare_once(checked[0], stage, every)
 
-    return _CompetitionChild(check, then if prepare else None, announce=announce)
+    return _CompetitionChild(check, then if prepare else None, stage=stage)
 
 
 class _CompetitionChild(Child):

@@ -139,7 +139,7 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
             started()
         click.echo(f"Starting Voilà on {url} ...", err=True)
 
-    code = app.serve_dashboard(command, env, url=url, announce=click.echo, kernels=kernels, zygote=zygote,
+    code = app.serve_dashboard(command, env, url=url, stage=click.echo, kernels=kernels, zygote=zygote,
                                started=begun,
                                preload=preload)
     if code:

@@ -37,7 +37,7 @@ def _check_rules(ctx, param, value):
     return rules_reference(ctx, param, value)
 
 
-def _review_competition(path: Path, *, rules: str, store_path, datasets_path, say):
+def _review_competition(path: Path, *, rules: str, store_path, datasets_path, stage):
     """The competition of ``srdash review competition.toml``: its real-world track says the store, the rules
     and the datasets under review; the qualification stage says the methods."""
     from srdash.judging.competition import load_competition
@@ -54,12 +54,12 @@ def _review_competition(path: Path, *, rules: str, store_path, datasets_path, sa
                                f"{', '.join(clashing)} would. Change the competition file instead.")
     results = results_under_review(competition)
     table = results.table
-    say(f"{path}: {table['method'].nunique()} methods under review "
+    stage(f"{path}: {table['method'].nunique()} methods under review "
         f"({', '.join(sorted(table['method'].astype(str).unique()))}) on {table['dataset'].nunique()} datasets.")
     return competition, competition.realworld.store
 
 
-def _checked_inputs(input_path, say, *, rules: str, store_path, datasets_path) -> dict:
+def _checked_inputs(input_path, stage, *, rules: str, store_path, datasets_path) -> dict:
     """What the review reads, checked (run by :func:`srdash.apps.server.start_in_a_child`): the input (the demo's
     competition file without INPUT), its competition, the trust store, its rules, entries and keys."""
     from srdash.judging.competition import is_competition_file
@@ -71,16 +71,16 @@ def _checked_inputs(input_path, say, *, rules: str, store_path, datasets_path) -
             from srdash.demo.competition import cached_demo
 
             input_path = cached_demo()["competition"]
-            say(f"No INPUT: the real-world track of the built-in demo competition ({input_path}).")
+            stage(f"No INPUT: the real-world track of the built-in demo competition ({input_path}).")
         if is_competition_file(input_path):
             competition, store_path = _review_competition(input_path, rules=rules, store_path=store_path,
-                                                          datasets_path=datasets_path, say=say)
+                                                          datasets_path=datasets_path, stage=stage)
             rules = competition.realworld.rules.source.removeprefix("preset:")
         else:
             from srdash.io.loading import load_results
 
             results = load_results(input_path, datasets=datasets_path)
-            say(f"{input_path}: {len(results.table)} runs of {results.table['method'].nunique()} "
+            stage(f"{input_path}: {len(results.table)} runs of {results.table['method'].nunique()} "
                 f"methods on {results.table['dataset'].nunique()} datasets.")
     except click.UsageError as error:
         return {"usage": error.message}
@@ -212,7 +212,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     # imports (sympy) meanwhile.
     checking = app.start_in_a_child(functools.partial(_checked_inputs, input_path, rules=rules,
                                                       store_path=store_path, datasets_path=datasets_path),
-                                    announce=lambda text: click.echo(text, err=True))
+                                    stage=lambda text: click.echo(text, err=True))
     zygote = None
     if not print_command:
         base = {k: v for k, v in os.environ.items() if k not in ENVIRONMENT and k != "SRDASH_TOKEN"}
@@ -263,7 +263,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
                 command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=visitors, review=True,
                                             config_dirs=[config_dir])
 
-            def announce(line: str) -> None:
+            def stage(line: str) -> None:
                 if line.startswith("srdash dashboard:"):
                     who = f"for {judge}" if judge and not keys else judge_link_hint(shown_url)
                     click.echo(f"Trust review {who}: {shown_url}  (Ctrl-C to stop)")
@@ -272,7 +272,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
             click.echo(f"Starting Voilà on {url} ...", err=True)
             try:
-                code = app.serve_dashboard(command, env, url=url, announce=announce, kernels=kernels,
+                code = app.serve_dashboard(command, env, url=url, stage=stage, kernels=kernels,
                                            preload=REVIEW_PRELOAD, zygote=zygote)
             finally:
                 if config_dir is not None:
@@ -523,8 +523,8 @@ def jury_command(store_path, rules, output, explain, show_model):
         if show_model:
             from srdash.analysis.jury_model import jury_model_text, rubric_jury_model
 
-            say = functools.partial(click.echo, err=True)
-            click.echo(jury_model_text(rubric_jury_model(summary, progress=say)))
+            stage = functools.partial(click.echo, err=True)
+            click.echo(jury_model_text(rubric_jury_model(summary, stage=stage)))
         if output is not None:
             from srdash.io.private import open_private
 

@@ -57,7 +57,7 @@ def serve(competition, view, port, preheat, visitors, cull_idle, kernels, ip, pr
         # Ctrl-C and stays small. The kernels' zygote and Voilà start while the child checks: Voilà is
         # announced only once the check has passed, and a bad file stops both (it is reported here).
         checking = app.check_then_prepare(competition, prepare=not print_command,
-                                          announce=lambda text: click.echo(text, err=True))
+                                          stage=lambda text: click.echo(text, err=True))
         zygote = None
         try:
             if print_command:

@@ -5,18 +5,17 @@ fingerprint, the one ``srdash score`` and the report print for it: computed by t
 (:func:`srdash.judging.pipeline.judge_competition`, which reads the trust store's entries afresh), in a
 background thread, since it may have to prepare the whole competition. A review of loose results has no
 competition verdict: it shows the hash of its own leaderboard and the judges' entries, named so
-(:func:`entries_hash`), never "verdict fingerprint".
+(:func:`srdash.judging.fingerprint.entries_hash`), never "verdict fingerprint".
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from typing import Callable
 
 from srdash.errors import SrdashError
 from srdash.figures.escape import html_text
+from srdash.judging.fingerprint import entries_hash
 
 __all__ = ["CompetitionFingerprint", "entries_hash", "entries_hash_html"]
 
@@ -100,36 +99,6 @@ class CompetitionFingerprint:
         with self._lock:
             self._done[key] = final
         update()
-
-
-def entries_hash(verdict) -> str:
-    """SHA-256 of the review's own leaderboard (method, place, score to 9 decimals), its per-dataset table (the
-    representatives' values and the judges' trust), the rules' hash and the srdash and sympy versions: any
-    change of a rank, an entry, a rule or a version changes it. Not a verdict fingerprint (that is the
-    competition's, :func:`srdash.judging.pipeline.verdict_fingerprint`).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from srdash.judging.trust import realworld_verdict
-    >>> runs = pd.DataFrame({"method": ["a", "a", "a", "b"], "dataset": "d", "run": [0, 1, 2, 0],
-    ...                      "r2_test": [0.9, 0.7, 0.8, 0.8], "simplicity": -1.0})
-    >>> entries = pd.DataFrame({"judge": "ann", "dataset": "d", "method": ["a", "b"], "kind": "rank",
-    ...                         "value": [2.0, 1.0]})
-    >>> first = entries_hash(realworld_verdict(runs, entries))
-    >>> first == entries_hash(realworld_verdict(runs, entries)), len(first)
-    (True, 64)
-    >>> first == entries_hash(realworld_verdict(runs, entries.assign(value=[1.0, 2.0])))
-    False
-    """
-    from srdash.judging.pipeline import FINGERPRINTED_VERSIONS, _leaderboard_rows
-
-    provenance = verdict.provenance
-    payload = {"leaderboard": _leaderboard_rows(verdict),
-               "per_dataset": verdict.per_dataset.to_csv(index=False, float_format="%.9g"),
-               "rules": str(provenance.get("rules_sha256", "")),
-               "versions": {name: str(provenance.get(f"{name}_version", "")) for name in FINGERPRINTED_VERSIONS}}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def entries_hash_html(verdict) -> str:

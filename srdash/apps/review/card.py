@@ -1,0 +1,207 @@
+"""A representative model on a card: formula, numbers, figures and the judge's entry (trust or rubric scores)."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+
+from srdash.figures.escape import html_text
+from srdash.apps.review.typeset import typeset_html
+from srdash.apps.review.values import (NO_VALUE, OK_STATUSES, components_text, is_long, shown_number, shown_text,
+                                       time_of, trust_options)
+
+__all__ = ["ModelCard"]
+
+
+class ModelCard(widgets.VBox):
+    """One representative model on a card: formula, numbers, figures and the trust entry.
+
+    The card only displays; :class:`ReviewApp` listens to :attr:`trust` and
+    :attr:`comment` and writes the changes to the store.
+
+    Attributes
+    ----------
+    method : str
+        The hidden method name (shown only once the review is unblinded).
+    label : str
+        The blinded name ("Model A").
+    trust : ipywidgets.Dropdown
+        Rank (1 = most trusted) or rating; 0 = no value yet.
+    comment : ipywidgets.Textarea
+    problem : ipywidgets.HTML
+        What is missing or inconsistent in this card's entry.
+    saved : ipywidgets.HTML
+        When the card's entry was last saved.
+    """
+
+    def __init__(self, row: Mapping, *, label: str, kind: str, n_models: int, latex: str | None,
+                 latex_problem: str = "", features_used: Sequence[str] = (), figures=(), figure_note: str = "",
+                 value: float | None = None, comment: str = "", choice: str = "closest-to-median",
+                 formula_text: str = "", rubric=None, scores: Mapping[str, float] | None = None, **kwargs):
+        self.method = str(row["method"])
+        self.label = label
+        self.title = widgets.HTML(self._title_html(revealed=False))
+        self.formula_toggle = None
+        self.rank_buttons = None  # the comparison row's buttons, when a ComparisonView shows this card
+        if latex is not None and formula_text and is_long(row, latex):
+            # A long formula is shown as text that wraps inside the card; typeset on demand, in lines
+            # (apps/review/typeset.py: on a phone, as wrapping text where it cannot be cut).
+            self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
+                                        layout=widgets.Layout(max_width="100%"))
+            self.typeset = widgets.HTMLMath(typeset_html(latex, formula_text),
+                                            layout=widgets.Layout(display="none", max_width="100%"))
+            self.typeset.add_class("srdash-formula")
+            self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
+                                                       icon="expand", layout=widgets.Layout(width="auto"),
+                                                       tooltip="The long formula typeset, in lines cut at its terms")
+            self.formula_toggle.observe(self._on_formula_toggle_change, "value")
+        elif latex is not None:
+            # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
+            self.formula = widgets.HTMLMath(typeset_html(latex, formula_text), layout=widgets.Layout(max_width="100%"))
+        else:
+            self.formula = widgets.HTML(f"<div style='color:#b00'>This model cannot be shown as a formula: "
+                                        f"{shown_text(latex_problem.rstrip('.'))}.</div>")
+        raw = "" if pd.isna(row.get("model")) else str(row.get("model"))
+        self.raw = widgets.HTML(f"<pre>{html_text(raw)}</pre>", layout=widgets.Layout(display="none"))
+        self.raw.add_class("srdash-raw")
+        self.raw_toggle = widgets.ToggleButton(description="Show the model as submitted", value=False,
+                                               icon="code", layout=widgets.Layout(width="auto"),
+                                               tooltip="The model text exactly as the method wrote it")
+        self.raw_toggle.observe(self._on_raw_toggle_change, "value")
+        self.metrics = widgets.HTML(self._metrics_html(row, features_used, choice))
+        figure_box = [panel for panel in figures]
+        if figure_note:
+            figure_box.append(widgets.HTML(f"<div class='srdash-explain'>{shown_text(figure_note)}</div>"))
+        self.figures = widgets.HBox(figure_box, layout=widgets.Layout(flex_flow="row wrap"))
+        noun = "Trust rank" if kind == "rank" else "Trust rating"
+        options = trust_options(kind, n_models)
+        initial = int(value) if value is not None and not pd.isna(value) and int(value) in dict(options).values() \
+            else NO_VALUE
+        self.trust = widgets.Dropdown(options=options, value=initial, description=noun,
+                                      style={"description_width": "initial"},
+                                      layout=widgets.Layout(width="280px"))
+        self.comment = widgets.Textarea(value=comment or "", placeholder="Optional comment: why do you trust, "
+                                        "or not trust, this model?", continuous_update=False,
+                                        layout=widgets.Layout(width="100%", height="52px"))
+        self.problem = widgets.HTML("")
+        self.saved = widgets.HTML("")
+        # A jury's rubric: one row of score buttons per criterion, instead of the trust box.
+        self.criterion_buttons: dict[str, widgets.ToggleButtons] = {}
+        rubric_rows = []
+        if rubric is not None:
+            low, high = int(np.ceil(rubric.scale[0])), int(np.floor(rubric.scale[1]))
+            for criterion in rubric.criteria:
+                given = (scores or {}).get(criterion.name)
+                buttons = widgets.ToggleButtons(
+                    options=[(str(v), v) for v in range(low, high + 1)],
+                    value=int(given) if given is not None and int(given) == given and low <= given <= high else None,
+                    tooltips=[f"{v}" + (" (lowest)" if v == low else " (highest)" if v == high else "")
+                              for v in range(low, high + 1)],
+                    style={"button_width": "38px"}, layout=widgets.Layout(width="auto"))
+                buttons.add_class("srdash-rank-row")
+                buttons.add_class("srdash-criterion")
+                self.criterion_buttons[criterion.name] = buttons
+                label = widgets.HTML(f"<span title='{html_text(criterion.description)}'>"
+                                     f"<b>{shown_text(criterion.label)}</b></span>",
+                                     layout=widgets.Layout(width="260px"))
+                rubric_rows.append(widgets.HBox([label, buttons], layout=widgets.Layout(align_items="center",
+                                                                                       flex_flow="row wrap")))
+            self.trust.layout.display = "none"
+        entry = widgets.VBox([
+            *rubric_rows,
+            widgets.HBox([self.trust, self.saved], layout=widgets.Layout(align_items="center")),
+            self.problem,
+            self.comment,
+        ])
+        self.formula.add_class("srdash-formula")
+        toggles = [self.formula_toggle, self.raw_toggle] if self.formula_toggle else [self.raw_toggle]
+        formula = [self.formula, self.typeset] if self.formula_toggle else [self.formula]
+        toggle_row = widgets.HBox(toggles)
+        toggle_row.add_class("srdash-toggles")
+        super().__init__([self.title, *formula, toggle_row, self.raw, self.metrics,
+                          self.figures, entry], layout=widgets.Layout(max_width="100%"), **kwargs)
+        self.add_class("srdash-card")
+
+    def _on_formula_toggle_change(self, change) -> None:
+        self.typeset.layout.display = "block" if change["new"] else "none"
+        self.formula_toggle.description = ("Hide the typeset formula" if change["new"]
+                                           else "Show the typeset formula")
+
+    def _title_html(self, *, revealed: bool) -> str:
+        name = f" <span style='color:#555'>— {shown_text(self.method)}</span>" if revealed else ""
+        return f"<h3 style='margin:4px 0'>{shown_text(self.label)}{name}</h3>"
+
+    @staticmethod
+    def _metrics_html(row: Mapping, features_used: Sequence[str], choice: str) -> str:
+        status = str(row.get("status", "ok"))
+        if status in OK_STATUSES:
+            simplicity = f"{shown_number(row.get('simplicity'), 1)} ({components_text(row.get('components'))})"
+        else:
+            simplicity = "not available: the model could not be read, so it counts as the least simple"
+        n_runs = int(row.get("n_runs", 1) or 1)
+        if n_runs == 1:
+            shown_run = "the method's only run on this dataset"
+        elif choice == "best":
+            shown_run = f"the most accurate of the method's {n_runs} runs on this dataset"
+        else:
+            shown_run = f"the run whose accuracy is the median of the method's {n_runs} runs on this dataset"
+        shown_features = (", ".join(shown_text(f) for f in features_used) if features_used
+                          else "none (a constant)" if status in OK_STATUSES else "unknown")
+        n = len(features_used)
+        uses = f"Uses {n} feature{'' if n == 1 else 's'}" if n else "Features used"
+        return (
+            "<table class='srdash-metrics'>"
+            f"<tr><td><b>Accuracy</b> (test R²)</td><td><b>{shown_number(row.get('r2_test'), 3)}</b></td>"
+            "<td class='srdash-explain'>How much of the variation in the test data the model explains: "
+            "1 is perfect, 0 is no better than always predicting the average.</td></tr>"
+            f"<tr><td><b>Simplicity</b></td><td><b>{simplicity}</b></td>"
+            "<td class='srdash-explain'>Components are the numbers, variables and operations of the "
+            "simplified formula; simplicity = −log₅(components), so higher is simpler.</td></tr>"
+            f"<tr><td><b>{uses}</b></td><td colspan='2'>{shown_features}</td></tr>"
+            f"<tr><td><b>Shown run</b></td><td colspan='2' class='srdash-explain'>{shown_run}</td></tr>"
+            "</table>"
+        )
+
+    def _on_raw_toggle_change(self, change) -> None:
+        self.raw.layout.display = "block" if change["new"] else "none"
+        self.raw_toggle.description = "Hide the model as submitted" if change["new"] else \
+            "Show the model as submitted"
+
+    def reveal(self, revealed: bool) -> None:
+        """Show (or hide) the method's name next to the blinded label."""
+        self.title.value = self._title_html(revealed=revealed)
+
+    def show_problem(self, message: str) -> None:
+        """Show what is wrong with the entry (empty: nothing)."""
+        self.problem.value = (f"<div style='color:#a35200'>⚠ {shown_text(message)}</div>" if message else "")
+        self.remove_class("srdash-card-problem")
+        self.remove_class("srdash-card-done")
+        self.add_class("srdash-card-problem" if message else "srdash-card-done")
+
+    def show_saved(self, stamp: str | None, *, error: str = "") -> None:
+        """Show when the entry was saved, or why it was not."""
+        if error:
+            self.saved.value = f"<span style='color:#b00'>✗ not saved: {shown_text(error)}</span>"
+        elif stamp:
+            self.saved.value = f"<span style='color:#2e8b57'>✓ saved {time_of(stamp)}</span>"
+        else:
+            self.saved.value = ""
+
+    def lock(self, locked: bool) -> None:
+        """Freeze the entry (the review is closed)."""
+        self.trust.disabled = locked
+        self.comment.disabled = locked
+        if self.rank_buttons is not None:
+            self.rank_buttons.disabled = locked
+        for buttons in self.criterion_buttons.values():
+            buttons.disabled = locked
+
+    def rubric_score(self, rubric) -> float | None:
+        """The weighted mean of this card's criterion scores (None until every criterion has one)."""
+        values = {name: buttons.value for name, buttons in self.criterion_buttons.items()}
+        if not values or any(v is None for v in values.values()):
+            return None
+        return sum(rubric.weights[name] * value for name, value in values.items())

@@ -1,0 +1,215 @@
+"""What a served review is of: its options (``SRDASH_REVIEW``), the visitor's key, and the inputs of its
+:class:`~srdash.apps.review.app.ReviewApp`, read and prepared (the slow part of opening a review, and no widget)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Mapping
+
+import pandas as pd
+
+from srdash.errors import SrdashError
+from srdash.judging.representative import representative_choice, representative_runs
+from srdash.judging.rules import load_rules
+from srdash.judging.trust import TrustStore, review_settings
+from srdash.apps.review.app import DEFAULT_RULES, ReviewApp
+
+__all__ = ["REVIEW_OPTIONS", "DEMO_DATASETS", "access_key_from_query", "review_options",
+           "review_inputs_from_environment", "review_app_from_environment"]
+
+# Three demo datasets are plenty to try the review (and simplify quickly).
+DEMO_DATASETS = ("exact_formula_medium", "featureselection_easy", "extrapolation_easy")
+
+
+def _environment_flag(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes")
+
+
+def _demo_results(env: Mapping[str, str]):
+    """Three datasets of the built-in demo, written once to the cache folder (with their test data)."""
+    from srdash.demo.competition import cached_demo
+    from srdash.io.loading import load_results
+
+    paths = cached_demo(cache_dir=env.get("SRDASH_CACHE_DIR", "").strip() or None)
+    results = load_results(paths["results"], datasets=paths["datasets"])
+    table = results.table[results.table["dataset"].isin(DEMO_DATASETS)].reset_index(drop=True)
+    return replace(results, table=table), paths["results"].parent
+
+
+def access_key_from_query(query: str | None) -> str | None:
+    """The personal access key in a page's query string (``key=...``), or None.
+
+    Voilà gives the kernel the page's query string (``QUERY_STRING``).
+
+    Examples
+    --------
+    >>> access_key_from_query("token=abc&key=s3cr%2Dt")
+    's3cr-t'
+    >>> access_key_from_query("") is None
+    True
+    """
+    from urllib.parse import parse_qs
+
+    values = parse_qs(query or "").get("key")
+    return values[-1] if values else None
+
+
+#: The options of a review, as ``srdash review`` passes them: one JSON object in ``SRDASH_REVIEW``.
+REVIEW_OPTIONS = {
+    "input": "results file or folder (absent: three datasets of the built-in demo competition)",
+    "competition": "a serialised competition (Competition.to_json()): its real-world track is reviewed",
+    "judge": "the judge's name (unless access keys were issued)",
+    "store": "trust store file (default: trust.sqlite in srdash's user data directory)",
+    "rules": "rules preset or .toml file (default: srbench2022-realworld)",
+    "data_dir": "folder with the datasets' test files (<dataset>_test.csv), for the figures",
+    "datasets": "dataset table giving each dataset's feature names (optional)",
+    "trust_input": "'rank' or 'rating': overrides the rules' choice",
+    "organiser": "true: show the organiser's panel (agreement, unblinding, leaderboard)",
+    "jobs": "worker processes for simplifying models (default: 1)",
+}
+
+
+def review_options(environ: Mapping[str, str]) -> dict:
+    """The review's options from ``SRDASH_REVIEW`` (one JSON object; absent: none, the demo review).
+
+    Examples
+    --------
+    >>> review_options({"SRDASH_REVIEW": '{"judge": "ann", "jobs": 2}'})
+    {'judge': 'ann', 'jobs': 2}
+    >>> review_options({"SRDASH_REVIEW": '{"juge": "ann"}'})
+    Traceback (most recent call last):
+    ...
+    srdash.errors.SrdashError: SRDASH_REVIEW: unknown option 'juge'. Options: competition, data_dir, datasets, input, jobs, judge, organiser, rules, store, trust_input.
+    """
+    import json
+
+    text = environ.get("SRDASH_REVIEW", "").strip()
+    if not text:
+        return {}
+    try:
+        options = json.loads(text)
+    except ValueError as exc:
+        raise SrdashError(f"SRDASH_REVIEW is not a JSON object: {exc}. Start the review with `srdash review`.") from exc
+    if not isinstance(options, dict):
+        raise SrdashError("SRDASH_REVIEW must be a JSON object of options. Start the review with `srdash review`.")
+    for key in options:
+        if key not in REVIEW_OPTIONS:
+            raise SrdashError(f"SRDASH_REVIEW: unknown option {key!r}. Options: {', '.join(sorted(REVIEW_OPTIONS))}.")
+    return options
+
+
+def _option(options: Mapping, key: str) -> str:
+    value = options.get(key)
+    if value is None or value is False:
+        return ""
+    return "1" if value is True else str(value)
+
+
+def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
+                                   access_key: str | None = None) -> dict:
+    """The arguments of the :class:`ReviewApp` described by the environment variables of ``srdash review``.
+
+    The slow part of opening a review, and no widget: ``ReviewApp(**inputs)``
+    builds the app.
+
+    The options (:data:`REVIEW_OPTIONS`) come as one JSON object in ``SRDASH_REVIEW``. Only the
+    candidates for representative run are simplified (usually one run per
+    method and dataset), not every run.
+
+    Parameters
+    ----------
+    environ : mapping
+    progress : callable, optional
+        ``progress(done, total, counts)``, as :func:`srdash.judging.pipeline.prepare_runs` calls it.
+    stage : callable, optional
+        Called with a line of text saying what is being done.
+    access_key : str, optional
+        The visitor's personal key. Once the organiser issued keys (``srdash
+        trust issue-key``), it alone says who the judge is and whether they
+        are the organiser (the options ``judge`` and ``organiser`` are then
+        ignored), and a missing or invalid key is refused.
+
+    Raises
+    ------
+    SrdashError
+        A missing judge or key, unknown rules, unreadable results, a missing
+        or unreadable store.
+    """
+    from srdash.io.loading import Results, load_results
+    from srdash.judging.pipeline import prepare_runs
+
+    say = stage or (lambda text: None)
+    options = review_options(environ)
+    # The store first: when the organiser issued access keys, the key (not the environment) says
+    # who the visitor is and whether they are the organiser.
+    store_path = _option(options, "store").strip()
+    store = TrustStore(store_path or None, create=not store_path)
+    try:
+        if store.keys_issued:
+            judge, role = store.identify(access_key)
+            organiser = role == "organiser"
+        else:
+            judge = _option(options, "judge").strip()
+            organiser = _environment_flag(_option(options, "organiser"))
+            if not judge:
+                raise SrdashError("No judge's name: start the review with `srdash review --judge NAME` "
+                                  "(the review's 'judge').")
+    except SrdashError:
+        store.close()
+        raise
+    try:  # the store is closed again if the rest fails
+        rules = load_rules(_option(options, "rules").strip() or DEFAULT_RULES)
+        settings = review_settings(rules, trust_input=_option(options, "trust_input").strip() or None)
+        raw_jobs = _option(options, "jobs").strip() or "1"
+        if not raw_jobs.isdigit() or int(raw_jobs) < 1:
+            raise SrdashError(f"The review's 'jobs' must be a positive integer (worker processes). Got {raw_jobs!r}.")
+        input_path = _option(options, "input").strip()
+        data_dir = _option(options, "data_dir").strip() or None
+        say("Loading the results…")
+        competition_text = _option(options, "competition").strip()
+        competition = None
+        if competition_text:
+            # The competition's real-world track: its rules, and the methods and datasets under review
+            # (after the qualification stage), as the one pipeline judges them.
+            from srdash.judging.competition import competition_from_json
+            from srdash.judging.pipeline import results_under_review
+
+            competition = competition_from_json(competition_text)
+            results = results_under_review(competition, stage=say)
+            rules = competition.realworld.rules
+            settings = review_settings(rules, trust_input=_option(options, "trust_input").strip() or None)
+            if data_dir is None and competition.descriptions is not None:
+                data_dir = str(competition.descriptions.parent)
+            source = f"{competition.title} ({competition.source})"
+        elif input_path:
+            results = load_results(input_path, datasets=_option(options, "datasets").strip() or None)
+            source = input_path
+        else:
+            results, demo_folder = _demo_results(environ)
+            data_dir = data_dir or demo_folder
+            source = "three datasets of the built-in demo competition"
+        accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
+
+        def prepare(candidates: pd.DataFrame) -> pd.DataFrame:
+            say(f"Simplifying the {len(candidates)} candidate models (once; they are cached for next time)…")
+            return prepare_runs(Results(candidates, results.features, results.sources), jobs=int(raw_jobs),
+                                progress=progress)
+
+        representatives = representative_runs(results.table, choice=representative_choice(rules),
+                                              decimals=accuracy.decimals if accuracy else 3, prepare=prepare)
+        return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
+                "settings": settings, "methods": sorted(set(results.table["method"])), "features": results.features,
+                "data_dir": data_dir, "organiser": organiser, "source": source, "competition": competition}
+    except BaseException:
+        store.close()
+        raise
+
+
+def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
+                                access_key: str | None = None) -> ReviewApp:
+    """Build the :class:`ReviewApp` described by the environment variables of ``srdash review``.
+
+    See :func:`review_inputs_from_environment`.
+    """
+    return ReviewApp(**review_inputs_from_environment(environ, progress=progress, stage=stage,
+                                                      access_key=access_key))

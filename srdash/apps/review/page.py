@@ -1,0 +1,81 @@
+"""The page ``srdash review`` serves: a progress bar while the models are prepared, then the review."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import ipywidgets as widgets
+import traitlets
+
+from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, ProgressPanel
+from srdash.apps.review.app import ReviewApp
+from srdash.apps.review.environment import review_inputs_from_environment
+
+__all__ = ["ReviewPage"]
+
+
+class ReviewPage(BackgroundApp):
+    """The page ``srdash review`` serves: a progress bar while the models are prepared, then the review.
+
+    Parameters
+    ----------
+    environ : mapping
+        The environment of ``srdash review`` (its options in ``SRDASH_REVIEW``,
+        see :data:`REVIEW_OPTIONS`), e.g. ``os.environ``.
+    background : bool
+        Prepare in a background thread, so that the page shows at once
+        (the default); False: prepare before returning.
+    display_timeout : float
+        With ``background``: once prepared, the review's widgets are built
+        only after a browser has displayed the page (see
+        :class:`~srdash.apps.panels.PageReady`: widgets built while the
+        page loads can be lost), or after this many seconds without one.
+    access_key : str, optional
+        The visitor's personal key (see :func:`access_key_from_query`).
+
+    Attributes
+    ----------
+    app : ReviewApp or None
+        The review, once prepared.
+    log_panel : LogPanel
+        Why the review could not start, if it could not.
+
+    Examples
+    --------
+    >>> page = ReviewPage({"SRDASH_REVIEW": '{"rules": "srbench2022-realworld"}'}, background=False)
+    >>> page.app is None, "No judge's name" in page.log_panel.text()
+    (True, True)
+    """
+
+    app = traitlets.Instance(ReviewApp, allow_none=True, read_only=True)
+
+    def __init__(self, environ: Mapping[str, str], *, background: bool = True,
+                 display_timeout: float = SERVED_DISPLAY_TIMEOUT, access_key: str | None = None,
+                 **kwargs):
+        self._environ = dict(environ)
+        self._access_key = access_key
+        self._init_app(display_timeout=display_timeout if background else 0.0)
+        self.progress = ProgressPanel()
+        self.progress.stage("Preparing the models for review…")
+        super().__init__([widgets.HTML("<h1 style='margin:4px 0'>Trust review — real-world track</h1>"),
+                          self.progress, self.log_panel, self.page_ready], **kwargs)
+        self.add_class("srdash-review-page")
+        if background:
+            self._start_background(self._prepare, name="srdash-review-prepare")
+        else:
+            self._prepare()
+
+    def _prepare(self) -> None:
+        def prepared() -> ReviewApp:
+            inputs = review_inputs_from_environment(self._environ, progress=self.progress.update,
+                                                    stage=self.progress.stage, access_key=self._access_key)
+            self._work.page_displayed()  # the review's widgets are built from here: see PageReady
+            # served: the cards' figures, below the first screen, are drawn as the judge scrolls to them
+            return ReviewApp(**inputs, figures_when_near=bool(self._work.display_timeout))
+
+        def done(app: ReviewApp) -> None:
+            self.set_trait("app", app)
+            self.children = [app]
+
+        self._load(prepared, done=done, failed=lambda: self.progress.fail(
+            "The review cannot start: see the message below."), context="preparing the review")
