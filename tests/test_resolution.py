@@ -369,3 +369,21 @@ def test_the_dashboard_shows_the_blackbox_tie_group_and_switches_the_view(tmp_pa
     assert app.result.fingerprint == fingerprint   # the view is shown beside the verdict, not a new verdict
     app._failure_view.value = "as-ruled"
     assert app.leaderboard.value == page
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not BLACKBOX.exists(), reason=f"real data not found at {BLACKBOX}")
+def test_the_report_shows_the_blackbox_tie_group_and_place_intervals(tmp_path):
+    from test_realdata_blackbox import blackbox_rules
+
+    out = tmp_path / "report.md"
+    result = CliRunner().invoke(main, ["report", str(BLACKBOX), "--rules", str(blackbox_rules(tmp_path)), "-o",
+                                       str(out), "--format", "md", "--samples", "10"])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    # the same numbers as srdash score's (seed 0, 1,000 draws): the report's seed is score's default
+    assert ("| Datasets | DNF | Places | Tied with winner | Timed out | Did not parse | Non-finite | Missing | "
+            "Imputed |") in text
+    assert "| 1 | \\*GP-GOMEA | 14.882 | 13.877 | 16.570 | 122 | 0 | 1 | first | 0 | 0 | 0 | 0 | no |" in text
+    assert ("\\*GP-GOMEA is first; first place is not resolved: \\*Operon, \\*FEAT and \\*EPLEX are tied with it "
+            "(Friedman test, Nemenyi post-hoc, α = 0.05); place 1 in at least 95 % of 1,000 bootstrap draws") in text

@@ -69,6 +69,10 @@ class Report:
     jury_model : JuryModel or None
         The real-world track's jury model, a second opinion beside its verdict
         (:func:`srdash.analysis.jury_model.realworld_jury_model`; competition reports only).
+    leaderboard : ShownLeaderboard or None
+        The main track's leaderboard as every door shows it: place intervals, the tie with the winner,
+        failures by type (:func:`srdash.analysis.board.shown_leaderboard`, with ``srdash score``'s defaults
+        and the report's seed; competition reports only).
     reproducibility : Mapping of str to str
         See :func:`reproducibility_block`.
     rules_texts : Mapping of str to str
@@ -102,6 +106,7 @@ class Report:
     certificate: object = None
     jury_model: object = None
     ground_truths: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    leaderboard: object = None
 
     @property
     def is_prediction_competition(self) -> bool:
@@ -314,6 +319,13 @@ def build_competition_report(
                 notes.append(f"Rank uncertainty is not shown: {exc}")
     else:
         notes.append("Significance and rank uncertainty need at least two methods and two datasets.")
+    leaderboard = None
+    try:
+        from srdash.analysis.board import shown_leaderboard
+
+        leaderboard = shown_leaderboard(result, seed=seed)   # srdash score's numbers for the same seed
+    except SrdashError as exc:
+        notes.append(f"Place intervals and failures by type are not shown: {exc}")
     certificate = None
     if result.runs is not None:
         from srdash.analysis.certificate import winner_certificate
@@ -340,7 +352,7 @@ def build_competition_report(
     block["verdict_fingerprint"] = result.fingerprint  # the one identity of the verdict
     return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
                     verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
-                    notes=tuple(notes), certificate=certificate, jury_model=jury,
+                    notes=tuple(notes), certificate=certificate, jury_model=jury, leaderboard=leaderboard,
                     ground_truths=MappingProxyType(ground_truths(competition, verdict.rules, notes)))
 
 
