@@ -356,7 +356,7 @@ def test_the_dashboard_shows_the_blackbox_tie_group_and_switches_the_view(tmp_pa
     from srdash.judging.competition import competition_from_options
 
     competition = competition_from_options(BLACKBOX, rules=blackbox_rules(tmp_path), jobs=1, cache=False)
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     assert app.wait(300) and app.log_panel.text() == ""
     page = app.leaderboard.value
     # the same columns and sentence as srdash score's (test_blackbox_tie_group_and_place_intervals)
