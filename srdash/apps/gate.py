@@ -14,9 +14,8 @@ only inside the review's door.
 - The review's door (:func:`refuse_unknown_visitors`, called by the review's
   identity provider :class:`srdash.apps.door.ReviewDoor` for every page
   request): once access keys are issued, a visitor whose key is missing,
-  unknown or revoked is refused (403) before any kernel is started, taken
-  from the pool or forked for them (each kernel holds about 140 MB until
-  culled).
+  unknown or revoked is refused (403) before any kernel is started or taken
+  from the pool for them (each kernel holds about 140 MB until culled).
 - The kernel manager Voilà builds on (:mod:`srdash.apps.kernelmanager`): a
   kernel taken from the pool is not culled before its page connects.
 

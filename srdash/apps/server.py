@@ -41,7 +41,6 @@ __all__ = [
     "serve_dashboard",
     "check_then_prepare",
     "start_in_a_child",
-    "start_zygote",
     "default_visitors",
     "local_address",
     "TEMPLATE",
@@ -333,32 +332,13 @@ def _stop(process: subprocess.Popen, *, grace: float = 15.0) -> int:
     return process.returncode
 
 
-def start_zygote(env: Mapping[str, str], *, kernels: str = "fork", preload: Sequence[str] | None = None):
-    """The kernels' zygote (:class:`srdash.apps.forkserver.KernelZygote`) for ``kernels="fork"``; None for "spawn".
-
-    ``env`` is the app's environment (what :func:`serve_dashboard` gets; Voilà's
-    kernels get :data:`KERNEL_ENVIRONMENT` too); ``preload`` the modules it
-    imports (default :data:`srdash.apps.forkserver.PRELOAD`). It dies with this
-    process; stop it after Voilà.
-    """
-    if kernels == "spawn":
-        return None
-    if kernels != "fork":
-        raise ValueError(f"The 'kernels' option must be one of 'fork', 'spawn'. Got {kernels!r}.")
-    from srdash.apps.forkserver import PRELOAD, KernelZygote
-
-    return KernelZygote({**KERNEL_ENVIRONMENT, **env}, preload=PRELOAD if preload is None else preload,
-                        preexec_fn=_die_with(os.getpid()))
-
-
-#: What stops a served app as Ctrl-C does (Voilà stopped, its kernels shut down, then the zygote): SIGTERM, and
+#: What stops a served app as Ctrl-C does (Voilà stopped, its kernels shut down): SIGTERM, and
 #: SIGHUP (the terminal of ``srdash serve`` closed), whose default would end this process alone.
 _STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, stage=print,
-                    ready_timeout: float = 120.0, kernels: str = "spawn",
-                    preload: Sequence[str] | None = None, zygote=None, started=None) -> int:
+                    ready_timeout: float = 120.0, started=None) -> int:
     """Run Voilà until it stops or this process gets Ctrl-C, SIGTERM or SIGHUP.
 
     Parameters
@@ -371,18 +351,6 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         Where the server will answer; announced once it does.
     stage : callable
         Called with one line of text for the user.
-    kernels : {"spawn", "fork"}
-        How Voilà's kernels start: each a fresh Python (``"spawn"``), or forked
-        from one process that has imported ``preload`` (``"fork"``:
-        :class:`srdash.apps.forkserver.KernelZygote`, started before Voilà and
-        stopped after it; a kernel it cannot fork starts alone).
-    preload : sequence of str, optional
-        The modules the kernels' zygote imports (default
-        :data:`srdash.apps.forkserver.PRELOAD`, the dashboard's).
-    zygote : KernelZygote, optional
-        One already started (:func:`start_zygote`, so that its imports overlap
-        what comes before Voilà): used instead of ``kernels`` and ``preload``, and
-        stopped after Voilà all the same.
     started : callable, optional
         Called once Voilà's process has started, before it is announced (e.g.
         waiting for the check of what it serves, :meth:`Child.result`): an
@@ -392,20 +360,11 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
     -------
     int
         0 after Ctrl-C / SIGTERM / SIGHUP, else Voilà's exit code. When this process is killed (SIGKILL),
-        Voilà, the zygote and the checking child get SIGTERM from the system (Linux: they are started with
+        Voilà and the checking child get SIGTERM from the system (Linux: they are started with
         ``PR_SET_PDEATHSIG``) and stop what they started.
     """
     env = {**KERNEL_ENVIRONMENT, **env}
-    if zygote is None:
-        zygote = start_zygote(env, kernels=kernels, preload=preload)
-    if zygote is not None:
-        env = zygote.environment(env)
-    try:
-        process = subprocess.Popen(list(command), env=template_environment(env), preexec_fn=_die_with(os.getpid()))
-    except BaseException:
-        if zygote is not None:
-            zygote.stop()
-        raise
+    process = subprocess.Popen(list(command), env=template_environment(env), preexec_fn=_die_with(os.getpid()))
 
     def _terminate(signum, frame):  # SIGTERM, or SIGHUP (its terminal closed): stop Voilà cleanly too
         raise KeyboardInterrupt
@@ -429,8 +388,6 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
             signal.signal(signum, handler)
         if process.poll() is None:
             _stop(process)
-        if zygote is not None:  # after Voilà, which shut its kernels down
-            zygote.stop()
 
 
 def _prepare_once(competition, stage, every: float) -> None:

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import click
 
-from srdash.apps.forkserver import REVIEW_PRELOAD
 from srdash.cli._options import bounded
-from srdash.cli._common import fail_cleanly, jobs_option, kernels_option, rules_reference
+from srdash.cli._common import fail_cleanly, jobs_option, rules_reference
 from srdash.io.csvsafe import write_csv
 
 #: The environment variable the review notebook reads: its options as one JSON object
@@ -179,11 +178,10 @@ def _token_config(token: str) -> Path:
               help="Secret that visitors must give (URL ?token=SECRET). Required with --ip. The environment "
                    "variable keeps it off the command line, which other users of the machine can read.")
 @jobs_option("simplifying the representative models")
-@kernels_option("each judge's", "ipykernel, pandas, plotly, ipywidgets, sympy and srdash")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
 def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port, ip,
-           visitors, token, jobs, kernels, print_command):
+           visitors, token, jobs, print_command):
     """Open the trust review of the models in INPUT for the judge NAME.
 
     INPUT may be a competition file (competition.toml) with a [realworld]
@@ -208,15 +206,10 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
         raise click.UsageError(f"Serving on {ip} lets other machines open the review: give a secret with "
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
     # The inputs are read and checked in a child process (a bad file is reported here, and no server starts):
-    # this process supervises Voilà until Ctrl-C and never imports pandas or sympy. The kernels' zygote
-    # imports (sympy) meanwhile.
+    # this process supervises Voilà until Ctrl-C and never imports pandas or sympy.
     checking = app.start_in_a_child(functools.partial(_checked_inputs, input_path, rules=rules,
                                                       store_path=store_path, datasets_path=datasets_path),
                                     stage=lambda text: click.echo(text, err=True))
-    zygote = None
-    if not print_command:
-        base = {k: v for k, v in os.environ.items() if k not in ENVIRONMENT and k != "SRDASH_TOKEN"}
-        zygote = app.start_zygote(base, kernels=kernels, preload=REVIEW_PRELOAD)
     try:
         with fail_cleanly():
             found = checking.result()
@@ -272,8 +265,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
             click.echo(f"Starting Voilà on {url} ...", err=True)
             try:
-                code = app.serve_dashboard(command, env, url=url, stage=stage, kernels=kernels,
-                                           preload=REVIEW_PRELOAD, zygote=zygote)
+                code = app.serve_dashboard(command, env, url=url, stage=stage)
             finally:
                 if config_dir is not None:
                     shutil.rmtree(config_dir, ignore_errors=True)
@@ -281,8 +273,6 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
             raise click.ClickException(f"Voilà stopped with exit code {code}.")
     finally:
         checking.stop()
-        if zygote is not None:
-            zygote.stop()
 
 
 @click.group("trust")
