@@ -15,7 +15,7 @@ from srdash.demo.examples import accuracy_rules
 from srdash.figures.glance import FONT_SIZE, ROW_HEIGHT, readable_heatmap
 from srdash.figures.integrity import place_probability_figure
 from srdash.figures.leaderboard import marker_offsets, rank_heatmap, simplicity_curve
-from srdash.figures.lineage import CHAR_WIDTH, LINE_HEIGHT, label_box, interval_bounds, label_positions, pareto_figure
+from srdash.figures.lineage import CHAR_WIDTH, LINE_HEIGHT, interval_bounds, label_box, label_positions, pareto_figure
 from srdash.figures.predictions import DECIMALS, NUMBERS_NOTE, leaderboard_table_html, shakeup_table_html
 from srdash.judging.ranking import judge
 

@@ -39,7 +39,7 @@ def test_pareto_figure_marks_fronts_and_escapes_names():
 
 
 def test_pareto_labels_of_points_close_together_go_to_different_sides():
-    from srdash.figures.lineage import label_box, labels_clash, CHAR_WIDTH, label_positions
+    from srdash.figures.lineage import CHAR_WIDTH, label_box, label_positions, labels_clash
 
     # three methods almost on one point, two far away: no two labels overlap beyond the boxes' slack of a
     # tenth of a line (in plot fractions, as

@@ -25,15 +25,8 @@ PACKAGE = REPO / "srdash"
 #: (file, reached name) pairs still allowed, each group with why. Empty is the goal: each pair goes when its
 #: owner makes the name public or the caller uses a public function.
 ALLOWED = {
-    # Tests of a module's inner step (numerics, layout geometry, serialisation, messages) that no public
-    # function exposes on its own yet.
-    ("tests/test_notebooks.py", "srdash.figures.display._ENGINE"),
-    ("tests/test_notebooks.py", "srdash.figures.display._Engine"),
-    ("tests/test_notebooks.py", "srdash.figures.display._engine"),
-    ("tests/test_private_files.py", "srdash.cli.review._token_config"),
-    ("tests/test_serve.py", "srdash.apps.server._config_dir"),
+    # panels.py is being edited by another engineer in this session; its page-loading check goes public after.
     ("tests/test_upstream_contract.py", "srdash.apps.panels._page_is_loading"),
-    ("tests/test_upstream_contract.py", "srdash.apps.server._TEMPLATE_ROOT"),
 }
 
 

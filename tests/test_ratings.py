@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from srdash.analysis.ratings import ELO_PER_LOGIT, REGULARIZATION, meeting_outcomes, bradley_terry, ratings
+from srdash.analysis.ratings import ELO_PER_LOGIT, REGULARIZATION, bradley_terry, meeting_outcomes, ratings
 from srdash.cli import main
 from srdash.errors import SrdashError
 

@@ -79,15 +79,15 @@ from srdash.judging.kernel import rank_higher_better, weighted_harmonic_mean
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import Rules
 
-__all__ = ["Robustness", "bootstrap", "RESAMPLE_OPTIONS", "ENGINES"]
+__all__ = ["Robustness", "bootstrap", "runs_are_vectorised", "RESAMPLE_OPTIONS", "ENGINES"]
 
 #: What :func:`bootstrap` can resample.
 RESAMPLE_OPTIONS = ("both", "datasets", "runs")
 #: Engines :func:`bootstrap` can be asked for.
 ENGINES = ("auto", "judge")
 
-# Same rounding as srdash.judging.ranking.place_from_scores: scores equal to 9 decimals tie.
-_SCORE_DECIMALS = 9
+#: Scores equal to this many decimals tie (the rounding of srdash.judging.ranking.place_from_scores).
+SCORE_DECIMALS = 9
 # Elements of the largest block array the vectorised engine builds at once.
 _BLOCK_ELEMENTS = 4_000_000
 
@@ -302,10 +302,23 @@ def _check_options(n_bootstrap, seed, resample, confidence, engine) -> None:
         raise SrdashError(f"The 'engine' option must be one of {listed}. Got {engine!r}.")
 
 
+def runs_are_vectorised(rules: Rules) -> bool:
+    """Whether redraws of runs under ``rules`` take the ``vectorised`` engine (else one judging per redraw).
+
+    Examples
+    --------
+    >>> from srdash.judging.rules import load_rules
+    >>> runs_are_vectorised(load_rules("srbench2022")), runs_are_vectorised(load_rules("srbench2022-as-run"))
+    (True, False)
+    """
+    return (rules.run_aggregation in ("median", "mean") and getattr(rules, "min_relative", None) is None
+            and not rules.uses_extended_options)
+
+
 def _place_probabilities(scores: np.ndarray) -> np.ndarray:
     """(B, K) scores -> (K, K) place shares, ties split evenly over the tied positions."""
     n_draws, n_methods = scores.shape
-    rounded = np.round(scores, _SCORE_DECIMALS)
+    rounded = np.round(scores, SCORE_DECIMALS)
     better = (rounded[:, None, :] > rounded[:, :, None]).sum(axis=-1)  # [b, i]: methods scoring above i
     tied = (rounded[:, None, :] == rounded[:, :, None]).sum(axis=-1)   # including i itself
     method = np.broadcast_to(np.arange(n_methods), (n_draws, n_methods))
@@ -355,9 +368,7 @@ def _run_bootstrap(table, rules, verdict, layout, drawn, rng, methods, progress,
     used_rules = rules if len(criteria) == len(rules.criteria) else replace(rules, criteria=tuple(criteria))
     block = max(1, _BLOCK_ELEMENTS // (n_datasets * len(methods) * len(criteria) * layout.max_runs))
     engine, notes, values = "judge per resample", [], None
-    fast_rules = (rules.run_aggregation in ("median", "mean") and getattr(rules, "min_relative", None) is None
-                  and not rules.uses_extended_options)
-    if fast_rules and not force_judge:
+    if runs_are_vectorised(rules) and not force_judge:
         # The vectorised engine is tested against judging every redraw (tests/test_robustness.py), not checked
         # against it here.
         values = _oriented_run_values(table, criteria, layout)

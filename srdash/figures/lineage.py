@@ -49,14 +49,36 @@ def _escaped(name) -> str:
 # Label boxes in plot fractions, for a phone-wide plot (11 px text): a character's width, a line's height, the
 # distance from a marker's centre to a label above or beside it, and to one below it (plotly sets it closer);
 # measured on a phone-wide plot (docs/decisions/2026-11-pareto-label-geometry.md).
-CHAR_WIDTH, LINE_HEIGHT, _GAP, _GAP_BELOW = 0.027, 0.04, 0.028, 0.010
+#: A label character's width and a label line's height, in plot fractions.
+CHAR_WIDTH, LINE_HEIGHT = 0.027, 0.04
+_GAP, _GAP_BELOW = 0.028, 0.010
 # Where a label may sit around its point (plotly's textposition), tried in this order.
 _POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left",
               "bottom right", "bottom left")
 
 
 def label_box(position: str, x: float, y: float, width: float) -> tuple[float, float, float, float]:
-    """(left, bottom, right, top) of a label of ``width`` at ``position`` around the point (x, y)."""
+    """The box a label takes around its point, as :func:`label_positions` reckons it.
+
+    Parameters
+    ----------
+    position : str
+        Plotly's textposition, e.g. ``"top center"``.
+    x, y : float
+        The point, in plot fractions (0 to 1).
+    width : float
+        The label's width in plot fractions (:data:`CHAR_WIDTH` per character).
+
+    Returns
+    -------
+    tuple of float
+        (left, bottom, right, top), in plot fractions; :data:`LINE_HEIGHT` high.
+
+    Examples
+    --------
+    >>> [round(v, 3) for v in label_box("top center", 0.5, 0.5, 0.1)]
+    [0.45, 0.528, 0.55, 0.568]
+    """
     vertical, horizontal = position.split()
     bottom = {"top": y + _GAP, "bottom": y - _GAP_BELOW - LINE_HEIGHT, "middle": y - LINE_HEIGHT / 2}[vertical]
     left = {"center": x - width / 2, "right": x + _GAP, "left": x - _GAP - width}[horizontal]
@@ -64,7 +86,25 @@ def label_box(position: str, x: float, y: float, width: float) -> tuple[float, f
 
 
 def labels_clash(a, b) -> bool:
-    """Whether two label boxes overlap by more than a tenth of a line (the boxes' slack: 14 px for 12 px text)."""
+    """Whether two label boxes overlap by more than a tenth of a line (the boxes' slack: 14 px for 12 px text).
+
+    Parameters
+    ----------
+    a, b : tuple of float
+        Boxes from :func:`label_box`.
+
+    Returns
+    -------
+    bool
+        True when they overlap in width and by more than ``0.1 * LINE_HEIGHT`` in height.
+
+    Examples
+    --------
+    >>> labels_clash(label_box("top center", 0.5, 0.5, 0.1), label_box("top center", 0.52, 0.5, 0.1))
+    True
+    >>> labels_clash(label_box("top center", 0.5, 0.5, 0.1), label_box("bottom center", 0.5, 0.5, 0.1))
+    False
+    """
     return (min(a[2], b[2]) - max(a[0], b[0]) > 0) and (min(a[3], b[3]) - max(a[1], b[1]) > 0.1 * LINE_HEIGHT)
 
 

@@ -32,15 +32,24 @@ _TRUE_WORDS = ("true", "1", "yes", "y", "x")
 _FALSE_WORDS = ("false", "0", "no", "n", "")
 
 
-def check_one_of(option: str, value, allowed: Sequence[str]) -> None:
-    """Refuse an option's value that is not one of ``allowed``, naming them all."""
+def one_of(option: str, value, allowed: Sequence[str]) -> None:
+    """Raise SrdashError when an option's ``value`` is not one of ``allowed``.
+
+    >>> one_of("subset", "all", SUBSETS)
+    Traceback (most recent call last):
+    srdash.errors.SrdashError: The 'subset' option must be one of 'preliminary', 'final'. Got 'all'.
+    """
     if value not in allowed:
         listed = ", ".join(f"'{a}'" for a in allowed)
         raise SrdashError(f"The '{option}' option must be one of {listed}. Got {value!r}.")
 
 
-def quoted_value(text: str, limit: int = 40) -> str:
-    """A value from an untrusted file, quoted and shortened for a message."""
+def quoted(text: str, limit: int = 40) -> str:
+    """A value from an untrusted file, quoted and shortened to ``limit`` characters for a message.
+
+    >>> quoted("x" * 50, limit=8)
+    "'xxxxx...'"
+    """
     text = str(text)
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
@@ -64,7 +73,7 @@ def _fast_numbers(data: bytes) -> np.ndarray | None:
     """Values of the lines (NaN for empty lines) by pandas' C parser, or None if a line is neither.
 
     The common case (a clean file) costs one C-level parse; any doubt falls back
-    to :func:`_split_lines` + :func:`parse_prediction_lines`, which locate the problems.
+    to :func:`_split_lines` + :func:`_parse_lines`, which locate the problems.
     Both count lines the same way (\\n, \\r\\n and \\r end a line; a final
     newline does not start an extra line).
     """
@@ -92,7 +101,7 @@ def _split_lines(data: bytes) -> np.ndarray:
     return pd.Series(lines, dtype=object).str.strip().to_numpy(dtype=object)
 
 
-def parse_prediction_lines(lines: np.ndarray) -> np.ndarray:
+def _parse_lines(lines: np.ndarray) -> np.ndarray:
     """Float value of each line; NaN where it is empty or not a number."""
     if lines.size == 0:
         return np.array([], dtype=float)
@@ -127,17 +136,17 @@ def _number_problems(source: str, texts: np.ndarray, values: np.ndarray, *, what
         problems += _listed(source, rows[empty], texts[empty], column,
                             lambda t: f"empty; expected one {what} (a number).", "an empty value")
     problems += _listed(source, rows[not_number], texts[not_number], column,
-                        lambda t: f"{quoted_value(t)} is not a number; expected one {what} (a number).", "non-numbers")
+                        lambda t: f"{quoted(t)} is not a number; expected one {what} (a number).", "non-numbers")
     problems += _listed(source, rows[nan_word], texts[nan_word], column,
-                        lambda t: f"the {what} is NaN ({quoted_value(t)}); {what}s must be finite numbers.", "NaN")
+                        lambda t: f"the {what} is NaN ({quoted(t)}); {what}s must be finite numbers.", "NaN")
     problems += _listed(source, rows[infinite], texts[infinite], column,
-                        lambda t: f"the {what} is infinite ({quoted_value(t)}); {what}s must be finite numbers.",
+                        lambda t: f"the {what} is infinite ({quoted(t)}); {what}s must be finite numbers.",
                         "infinite values")
     if integer_labels:
         finite = np.isfinite(values)
         fractional = finite & (values != np.round(np.where(finite, values, 0.0)))
         problems += _listed(source, rows[fractional], texts[fractional], column,
-                            lambda t: f"{quoted_value(t)} is not an integer class label; the metric '{metric_name}' "
+                            lambda t: f"{quoted(t)} is not an integer class label; the metric '{metric_name}' "
                                       "needs integer labels.", "non-integer labels")
     return problems
 
@@ -192,7 +201,7 @@ class Targets:
         >>> Targets.from_arrays([1.0, 2.0], ["final", "preliminary"]).mask("final").tolist()
         [True, False]
         """
-        check_one_of("subset", subset, SUBSETS)
+        one_of("subset", subset, SUBSETS)
         return self.subsets == subset
 
     @classmethod
@@ -248,7 +257,7 @@ def _subset_problems(source: str, subsets: np.ndarray, rows: np.ndarray) -> list
                        "no subset")
     odd = ~known & ~blank
     problems += _listed(source, rows[odd], subsets[odd], "subset",
-                        lambda t: f"unknown subset {quoted_value(t)}; expected 'preliminary' or 'final'.", "unknown subsets")
+                        lambda t: f"unknown subset {quoted(t)}; expected 'preliminary' or 'final'.", "unknown subsets")
     return problems
 
 
@@ -261,7 +270,7 @@ def _id_problems(source: str, ids: np.ndarray, rows: np.ndarray, *, what: str) -
     if repeated.any():
         first_row = dict(zip(series[~series.duplicated(keep="first")], rows[~series.duplicated(keep="first")]))
         problems += _listed(source, rows[repeated], ids[repeated], "id",
-                            lambda t: f"id {quoted_value(t)} appears again (first on row {first_row[t]}); "
+                            lambda t: f"id {quoted(t)} appears again (first on row {first_row[t]}); "
                                       f"each {what} must appear once.", "repeated ids")
     return problems
 
@@ -319,7 +328,7 @@ def read_targets(preliminary: str | os.PathLike, final: str | os.PathLike) -> Ta
             values[subset], present[subset] = fast, ~np.isnan(fast)
             continue
         texts = _split_lines(data)
-        values[subset], present[subset] = parse_prediction_lines(texts), texts != ""
+        values[subset], present[subset] = _parse_lines(texts), texts != ""
         problems += _number_problems(str(path), texts, values[subset], what="target", column=None,
                                      allow_empty=True, integer_labels=False)
     if len(values) < 2:
@@ -412,7 +421,7 @@ def read_targets_csv(path: str | os.PathLike) -> Targets:
     ids = table["id"].to_numpy(dtype=object)
     subsets = table["subset"].to_numpy(dtype=object)
     texts = table["target"].to_numpy(dtype=object)
-    values = parse_prediction_lines(texts)
+    values = _parse_lines(texts)
     problems = _id_problems(source, ids, rows, what="sample")
     problems += _subset_problems(source, subsets, rows)
     problems += _number_problems(source, texts, values, what="target", column="target", allow_empty=False,
@@ -474,7 +483,7 @@ def _solution_from_text(data: bytes, source: str, targets: Targets, integer_labe
             not (integer_labels and np.any(values != np.round(values))):
         return values, []
     texts = _split_lines(data)
-    values = parse_prediction_lines(texts)
+    values = _parse_lines(texts)
     problems = _number_problems(source, texts, values, what="prediction", column=None, allow_empty=False,
                                 integer_labels=integer_labels, metric_name=metric_name)
     if texts.size < n:
@@ -498,17 +507,17 @@ def _solution_from_csv(data: bytes, source: str, targets: Targets, integer_label
     rows = np.arange(1, len(table) + 1)
     ids = table["id"].to_numpy(dtype=object)
     texts = table["prediction"].to_numpy(dtype=object)
-    numbers = parse_prediction_lines(texts)
+    numbers = _parse_lines(texts)
     problems = _id_problems(source, ids, rows, what="sample")
     problems += _number_problems(source, texts, numbers, what="prediction", column="prediction",
                                  allow_empty=False, integer_labels=integer_labels, metric_name=metric_name)
     position = pd.Index(targets.ids).get_indexer(ids)
     unknown = (position < 0) & (ids != "")
     problems += _listed(source, rows[unknown], ids[unknown], "id",
-                        lambda t: f"unknown id {quoted_value(t)}; the targets have no sample with this id.", "unknown ids")
+                        lambda t: f"unknown id {quoted(t)}; the targets have no sample with this id.", "unknown ids")
     missing = ~pd.Index(targets.ids).isin(ids)
     where = [f"{s}, row {r}" for s, r in zip(targets.sample_sources[missing], targets.sample_rows[missing])]
-    problems += [Problem(source, None, "id", f"no prediction for id {quoted_value(i)} (targets: {w}).")
+    problems += [Problem(source, None, "id", f"no prediction for id {quoted(i)} (targets: {w}).")
                  for i, w in zip(targets.ids[missing][:_MAX_LISTED], where[:_MAX_LISTED])]
     if missing.sum() > _MAX_LISTED:
         problems.append(Problem(source, None, "id", f"... and {missing.sum() - _MAX_LISTED} more ids without "
@@ -564,16 +573,16 @@ def read_solution(path: str | os.PathLike, targets: Targets, *, integer_labels: 
       - ...solution.txt, row 2: the solution has 1 line but the test files have 2 (one line per ...
     >>> scratch.cleanup()
     """
-    values, problems = read_solution_checked(Path(path), targets, integer_labels=integer_labels, metric_name="accuracy")
+    values, problems = solution_from_file(Path(path), targets, integer_labels=integer_labels, metric_name="accuracy")
     if problems:
         raise ValidationError(problems, header=f"The solution {path} was rejected")
     return values
 
 
 def solution_from_array(values, source: str, targets: Targets, integer_labels: bool,
-                         metric_name: str) -> tuple[np.ndarray, list[Problem]]:
-    """A submission's predictions given as an array, checked as a solution file's lines are: (values, problems)."""
-    # The same checks as a text file, on the values' text (row = position + 1).
+                        metric_name: str) -> tuple[np.ndarray, list[Problem]]:
+    """(values, problems) of predictions given as an array, checked as :func:`read_solution` checks a text
+    file (row = position + 1); the problems listed, not raised."""
     try:
         values = np.asarray(values, dtype=float).ravel()
     except (TypeError, ValueError):
@@ -582,9 +591,10 @@ def solution_from_array(values, source: str, targets: Targets, integer_labels: b
     return _solution_from_text(data, source, targets, integer_labels, metric_name)
 
 
-def read_solution_checked(path: Path, targets: Targets, *, integer_labels: bool,
-              metric_name: str, root=None) -> tuple[np.ndarray, list[Problem]]:
-    """One solution file read and checked against the targets: (predictions, problems), never raising on content."""
+def solution_from_file(path: Path, targets: Targets, *, integer_labels: bool,
+                       metric_name: str, root=None) -> tuple[np.ndarray, list[Problem]]:
+    """(values, problems) of one solution file, checked as by :func:`read_solution`; the problems listed, not
+    raised, by row. ``root``: a file that resolves outside this folder is refused."""
     source = str(path)
     data, problems = _read_bytes(path, source, root)
     if data is None:
@@ -604,7 +614,7 @@ def _parse_flags(texts: np.ndarray, source: str, rows: np.ndarray) -> tuple[np.n
     true = lowered.isin(_TRUE_WORDS).to_numpy()
     bad = ~true & ~lowered.isin(_FALSE_WORDS).to_numpy()
     problems = _listed(source, rows[bad], texts[bad], "selected",
-                       lambda t: f"{quoted_value(t)} is not a yes/no value; use true/false, yes/no, 1/0 or leave it empty.",
+                       lambda t: f"{quoted(t)} is not a yes/no value; use true/false, yes/no, 1/0 or leave it empty.",
                        "unreadable flags")
     return true, problems
 
@@ -647,7 +657,7 @@ def _listing_from_table(table: pd.DataFrame, source: str, base: Path | None, ord
                                     errors="coerce", format="ISO8601")
         bad = stamps.isna().to_numpy() & ~missing_time
         problems += _listed(source, rows[bad], text["submitted_at"][bad], "submitted_at",
-                            lambda t: f"{quoted_value(t)} is not a date-time; expected ISO 8601 such as "
+                            lambda t: f"{quoted(t)} is not a date-time; expected ISO 8601 such as "
                                       "'2024-05-01 12:30:00' (UTC unless it has an offset).", "unreadable dates")
         problems += _listed(source, rows[missing_time], text["submitted_at"][missing_time], "submitted_at",
                             lambda t: "no submitted_at; give every submission a time, or none (then the listing "
@@ -659,7 +669,7 @@ def _listing_from_table(table: pd.DataFrame, source: str, base: Path | None, ord
     pairs = pd.Series(list(zip(text["team"], text["file"])), dtype=object)
     repeated = pairs.duplicated().to_numpy()
     problems += _listed(source, rows[repeated], text["file"][repeated], "file",
-                        lambda t: f"file {quoted_value(t)} is listed twice for the same team.", "repeated files")
+                        lambda t: f"file {quoted(t)} is listed twice for the same team.", "repeated files")
     if n == 0:
         problems.append(Problem(source, None, None, "no submissions listed."))
     if problems:
@@ -759,7 +769,7 @@ def list_submissions(path: str | os.PathLike | pd.DataFrame, *, order: str = "su
     >>> list_submissions(listing, order="name")["submission"].tolist()
     ['1.txt', '2.txt', 'x.txt']
     """
-    check_one_of("order", order, ORDERS)
+    one_of("order", order, ORDERS)
     if isinstance(path, pd.DataFrame):
         return _listing_from_table(path, "<DataFrame>", None, order)
     path = Path(path)
@@ -771,7 +781,7 @@ def list_submissions(path: str | os.PathLike | pd.DataFrame, *, order: str = "su
         try:
             table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8-sig")
         except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-            problems = [Problem(str(path), None, None, f"cannot be read as a CSV listing ({quoted_value(exc, 120)}); "
+            problems = [Problem(str(path), None, None, f"cannot be read as a CSV listing ({quoted(exc, 120)}); "
                                                        "expected columns team, file, submitted_at.")]
     if table is None:
         raise ValidationError(problems, header="The submission listing is not valid")

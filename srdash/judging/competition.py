@@ -416,7 +416,7 @@ def competition_from_options(
 
 # --------------------------------------------------------------------------- the competition file
 
-#: The keys a competition file may hold, by section ('' the top level), with their types.
+#: Every key of a competition file, by section ("" for the top level), with the type(s) its value may have.
 COMPETITION_KEYS: Mapping[str, Mapping[str, type | tuple]] = {
     "": {"title": str, "results": (str, list), "rules": str, "datasets": str, "descriptions": str},
     "qualification": {"results": str, "data": str, "keep_unqualified": bool},
@@ -488,7 +488,8 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>",
             if key not in allowed:
                 if section == "" and key in COMPETITION_KEYS:
                     continue
-                listed = ", ".join(sorted(set(allowed) | ({k for k in COMPETITION_KEYS if k} if section == "" else set())))
+                sections = {k for k in COMPETITION_KEYS if k} if section == "" else set()
+                listed = ", ".join(sorted(set(allowed) | sections))
                 raise CompetitionError(f"{_where(source, text, section, key)}: unknown key '{name}'. "
                                        f"Allowed keys: {listed}.")
             expected = allowed[key]

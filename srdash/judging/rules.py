@@ -530,7 +530,7 @@ def load_rules(name_or_path: str | Path | Rules) -> Rules:
 
 _CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description", "domain",
                    "rounding", "normalisation", "measure", "optional"}
-#: The keys a rules file's [ranking] section may hold.
+#: Every key of a rules file's [ranking] table.
 RANKING_KEYS = {"run_aggregation", "rank_method", "score", *_RANKING_DEFAULTS}
 
 

@@ -213,7 +213,7 @@ def _qualified_name(cls: type) -> str:
 
 
 class _Encoder:
-    """Turns a prepared competition into JSON-able data plus Parquet frames (see :func:`snapshot_blob`)."""
+    """Turns a prepared competition into JSON-able data plus Parquet frames (see :func:`dumps`)."""
 
     def __init__(self) -> None:
         self.frames: list[bytes] = []
@@ -350,10 +350,29 @@ class _Decoder:
         raise SnapshotFormatError(f"unknown tag {tag!r}")
 
 
-def snapshot_blob(value) -> bytes:
+def dumps(value) -> bytes:
     """A snapshot blob: JSON of the data (frames by number) and the frames as Parquet files, zlib-compressed.
 
-    Raises TypeError for a value the format does not keep.
+    Parameters
+    ----------
+    value
+        A prepared competition's data: None, bool, str, int, float, numpy scalars, tuples, lists, sets,
+        dicts, paths, DataFrames and the dataclasses a prepared competition is made of.
+
+    Returns
+    -------
+    bytes
+        The blob :func:`loads` reads back.
+
+    Raises
+    ------
+    TypeError
+        For a value the format does not keep (a sympy expression, a function ...).
+
+    Examples
+    --------
+    >>> loads(dumps({"t": (1, float("inf")), "s": frozenset({"a"})}))
+    {'t': (1, inf), 's': frozenset({'a'})}
     """
     encoder = _Encoder()
     document = json.dumps(encoder.encode(value), allow_nan=False, separators=(",", ":")).encode()
@@ -363,8 +382,25 @@ def snapshot_blob(value) -> bytes:
     return zlib.compress(b"".join(parts), 1)
 
 
-def read_snapshot_blob(blob: bytes):
-    """Read a blob written by :func:`snapshot_blob`. Nothing in it is executed: JSON, Parquet, listed dataclasses."""
+def loads(blob: bytes):
+    """Read a blob written by :func:`dumps`. Nothing in it is executed: JSON, Parquet, listed dataclasses.
+
+    Parameters
+    ----------
+    blob : bytes
+        Untrusted: at most :data:`MAX_SNAPSHOT_BYTES` once inflated.
+
+    Returns
+    -------
+    object
+        The value :func:`dumps` was given.
+
+    Raises
+    ------
+    SnapshotFormatError
+        When the blob is not a format-2 snapshot, is truncated or too large, or names a tag, function or
+        class the format does not build.
+    """
     inflater = zlib.decompressobj()
     data = inflater.decompress(blob, MAX_SNAPSHOT_BYTES)
     if inflater.unconsumed_tail:
@@ -426,7 +462,7 @@ def load_snapshot(competition: "Competition", cache) -> Snapshot | None:
     if manifest.get("format") != SNAPSHOT_FORMAT or not _manifest_holds(manifest):
         return None
     try:
-        prepared = read_snapshot_blob(blob)
+        prepared = loads(blob)
     except Exception:  # noqa: BLE001 - signed but unreadable (not format 2, another Parquet layout): prepare again
         cache.forget_snapshot(key)
         return None
@@ -450,7 +486,7 @@ def store_snapshot(competition: "Competition", prepared: "PreparedCompetition", 
         return False
     bare = replace(prepared, competition=None, trust_entries=None, cache_stats=MappingProxyType({}))
     try:
-        blob = snapshot_blob(bare)
+        blob = dumps(bare)
     except (TypeError, ValueError, OverflowError):  # a value the format does not keep
         return False
     manifest = {"format": SNAPSHOT_FORMAT, "created": time.time(),
