@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import srdash.expressions
 import srdash.io.descriptions
 from srdash.cli import main
 from srdash.judging.competition import competition_from_options
@@ -25,25 +26,26 @@ DEMO_TRUTHS = 10
 
 @pytest.fixture
 def counted(monkeypatch):
-    """Count the reads of a dataset table (``read_source``, by source) and the ground truths parsed
-    (``_truth_problem``), wherever srdash's modules imported them by name."""
+    """Count the reads of a dataset table (``read_source``, by source, wherever srdash's modules imported
+    it by name) and the ground truths parsed (the descriptions reader's calls of ``parse_model``: the
+    models are parsed elsewhere)."""
     reads: list[str] = []
     truths: list[str] = []
-    read_source, truth_problem = srdash.io.descriptions.read_source, srdash.io.descriptions._truth_problem
+    read_source, parse_model = srdash.io.descriptions.read_source, srdash.expressions.parse_model
 
     def counting_read(source, *args, **kwargs):
         reads.append(str(source))
         return read_source(source, *args, **kwargs)
 
-    def counting_truth(truth, *args, **kwargs):
-        truths.append(truth)
-        return truth_problem(truth, *args, **kwargs)
+    def counting_parse(text, *args, **kwargs):
+        if sys._getframe(1).f_globals["__name__"] == srdash.io.descriptions.__name__:
+            truths.append(text)
+        return parse_model(text, *args, **kwargs)
 
     for module in [m for name, m in sys.modules.items() if name.startswith("srdash") and m is not None]:
         if getattr(module, "read_source", None) is read_source:
             monkeypatch.setattr(module, "read_source", counting_read)
-        if getattr(module, "_truth_problem", None) is truth_problem:
-            monkeypatch.setattr(module, "_truth_problem", counting_truth)
+    monkeypatch.setattr(srdash.expressions, "parse_model", counting_parse)
     return reads, truths
 
 

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at start-up
     from srdash.io.datasets import DatasetTable
-    from srdash.judging.competition import Competition
+
+# "Competition" is judging.competition's, named without an import, even for type checkers: judging.competition
+# imports judging.fingerprint, which reads the descriptions through this module.
 
 __all__ = ["CompetitionInputs", "read_inputs", "inputs_for"]
 
