@@ -1,7 +1,7 @@
 """Issue 36, item 1: one command reads and checks the dataset descriptions once, where the competition
 enters, and hands the table to every step (the files it protects, the results' features, the synthetic
 track, the data files' hashes): `srdash score` on the demo reads them once and parses each ground truth once,
-on a cold and on a warm cache, with the leaderboard unchanged."""
+on a cold and on a warm cache, with the leaderboard unchanged; `srdash report` too."""
 
 from __future__ import annotations
 
@@ -76,6 +76,12 @@ def test_score_reads_and_parses_the_descriptions_once_cold_and_warm_and_never_st
         assert len(truths) == DEMO_TRUTHS, run  # features, the track), 30 ground truths parsed
         # the leaderboard pinned by test_move_unchanged (taken on main before the rooms were split)
         assert digest(leaderboard, LEADERBOARD, ["method"]) == PINNED["demo/leaderboard"], run
+    # `srdash report` the same (on the warm cache: what it adds is rendering)
+    reads.clear(), truths.clear()
+    outcome = CliRunner().invoke(main, ["report", str(demo / "competition.toml"), "-o", str(tmp_path / "r.html"),
+                                        "--samples", "20"])
+    assert outcome.exit_code == 0, outcome.output
+    assert reads == [descriptions] and len(truths) == DEMO_TRUTHS
     # never kept across runs: the file edited after the warm run is read again, and its error reported
     # once, with file, row and column
     path = demo / "descriptions.yaml"
