@@ -80,7 +80,8 @@ class ReviewPage(BackgroundApp):
                 self.log_panel.report(error, context="preparing the review")
                 return
             self.set_trait("app", app)
-            self.children = [app]
+            # the beacon stays: a page still loading says "displayed" through it, and is then repaired
+            self.children = [app, self.page_ready]
 
         def failed() -> None:
             self.progress.fail("The review cannot start: see the message below.")
