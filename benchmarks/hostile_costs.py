@@ -12,12 +12,10 @@ Cases:
 - ``jury300``: ``--model`` on 60 jurors x 1 dataset x 300 methods (the bootstrap is cut, said);
 - ``compare``: ``srdash analyse compare`` on 300 methods x 400 datasets with 1% missing values:
   Nemenyi, Conover, and the default Wilcoxon-Holm (refused past 10,000 pairs);
-- ``zygote``: the seconds to start a forked kernel with no other connection, and with three idle
-  connections held open on the zygote's socket (before: 30.8 s; each idle one delayed it 10 s).
 
 Timings on shared machines are noisy: compare the numbers of one run.
 
-Usage: python benchmarks/hostile_costs.py [--cases jury jury300 compare zygote]
+Usage: python benchmarks/hostile_costs.py [--cases jury jury300 compare]
 """
 
 from __future__ import annotations
@@ -88,46 +86,7 @@ def compare(tests, folder: Path) -> None:
              ["analyse", "compare", str(path), "--posthoc", posthoc, "-o", str(folder / f"{posthoc}.csv")])
 
 
-def zygote(tests, folder: Path) -> None:
-    import socket
-
-    from jupyter_client import KernelManager
-    from jupyter_client.kernelspec import KernelSpecManager
-
-    from srdash.apps.forkserver import KernelZygote
-
-    def start_kernel(kernels: Path) -> float:
-        manager = KernelManager(kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]),
-                                kernel_name="python3")
-        start = time.perf_counter()
-        manager.start_kernel(cwd=str(folder), env=ENV, stderr=subprocess.DEVNULL)  # its TCP warnings
-        client = manager.blocking_client()
-        client.start_channels()
-        try:
-            client.wait_for_ready(timeout=300)
-            return time.perf_counter() - start
-        finally:
-            client.stop_channels()
-            manager.shutdown_kernel(now=True)
-
-    with KernelZygote(ENV, preload=["ipykernel.kernelapp"]) as started:
-        start_kernel(started.folder / "kernels")  # the zygote's imports are done once this one has started
-        alone = start_kernel(started.folder / "kernels")
-        idle = []
-        for _ in range(3):
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.connect(str(started.socket_path))
-            idle.append(sock)
-        try:
-            crowded = start_kernel(started.folder / "kernels")
-        finally:
-            for sock in idle:
-                sock.close()
-    print(f"{'zygote: a kernel alone':<44} {alone:8.1f} s", flush=True)
-    print(f"{'zygote: a kernel beside 3 idle connections':<44} {crowded:8.1f} s", flush=True)
-
-
-CASES = {"jury": jury, "jury300": jury300, "compare": compare, "zygote": zygote}
+CASES = {"jury": jury, "jury300": jury300, "compare": compare}
 
 
 def main() -> None:

@@ -23,17 +23,15 @@ The single visitor is the row N = 1 (measured first even when not asked for).
   and what the rest of the machine used meanwhile (mostly the N Chromium pages: on a real jury,
   each visitor's own machine).
 
-With ``--kernels fork --kernels spawn`` the same measurements are made on a server whose kernels are forked
-from one warm process (``--kernels fork``, srdash.apps.forkserver), then on one whose kernels are each a
-fresh Python, one after the other in the same run. PSS is the honest sum of the memory of several
-processes that share pages (forked kernels share most of theirs); RSS counts each shared page once per process.
+PSS is the honest sum of the memory of several processes that share pages; RSS counts each shared page once
+per process.
 
 Targets (issue 25), for N = 10 on 2 cores: the last visitor within 2.5x a single visitor;
 server plus kernels at most 1.2 GB (PSS). No assertions: timings on a shared machine are noisy;
 compare the ratios of one run.
 
 Usage: python benchmarks/visitors.py [N ...] [--app dashboard|review|voila] [--visitors K | --no-preheat]
-       [--settle 20] [--kernels fork|spawn ...]
+       [--settle 20]
 """
 
 from __future__ import annotations
@@ -188,7 +186,7 @@ async def _on_a_fresh_server(command: list[str], n: int, settle: float, app: str
 
 
 async def measure(counts: list[int], visitors: int | None, settle: float, app: str = "dashboard",
-                  kernels: str | None = None, preheat: bool = True) -> None:
+                  preheat: bool = True) -> None:
     if app == "review":
         command = [sys.executable, "-m", "srdash", "review", "--judge", "bench"]
     elif app == "voila":
@@ -199,8 +197,6 @@ async def measure(counts: list[int], visitors: int | None, settle: float, app: s
             command += ["--visitors", str(visitors)]
         if not preheat:
             command += ["--no-preheat"]
-    if kernels is not None and app != "voila":
-        command += ["--kernels", kernels]
     single = None
     for n in sorted({1, *counts}):
         seconds, idle, busy, server, other = await _on_a_fresh_server(command, n, settle, app)
@@ -224,17 +220,12 @@ def main() -> None:
     parser.add_argument("--visitors", type=int, default=None, help="passed to `srdash serve --visitors`")
     parser.add_argument("--settle", type=float, default=20.0,
                         help="seconds to wait once a server answers (its waiting kernels start) before its pages open")
-    parser.add_argument("--kernels", action="append", choices=["fork", "spawn"],
-                        help="passed to the server's --kernels; give it twice to compare both in one run "
-                             "(default: the server's default)")
     parser.add_argument("--no-preheat", dest="preheat", action="store_false",
                         help="passed to `srdash serve`: no kernel waits; each visitor's kernel starts with the visit")
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    for kernels in args.kernels or [None]:
-        print(f"\napp: {args.app}" + (f", kernels: {kernels}" if kernels else "")
-              + f" (load average {os.getloadavg()[0]:.1f})")
-        asyncio.run(measure(args.counts, args.visitors, args.settle, args.app, kernels, args.preheat))
+    print(f"\napp: {args.app} (load average {os.getloadavg()[0]:.1f})")
+    asyncio.run(measure(args.counts, args.visitors, args.settle, args.app, args.preheat))
     print(f"load average now {os.getloadavg()[0]:.1f}")
 
 

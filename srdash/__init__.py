@@ -32,7 +32,7 @@ _LAZY = {
     "Results": "srdash.io.loading", "load_results": "srdash.io.loading",
     "Competition": "srdash.judging.competition", "load_competition": "srdash.judging.competition",
     "CompetitionResult": "srdash.judging.pipeline", "judge_competition": "srdash.judging.pipeline",
-    "prepare_runs": "srdash.judging.pipeline", "score": "srdash.judging.pipeline",
+    "prepare_runs": "srdash.judging.pipeline",
     "Verdict": "srdash.judging.ranking", "judge": "srdash.judging.ranking",
     "Rules": "srdash.judging.rules", "list_presets": "srdash.judging.rules", "load_rules": "srdash.judging.rules",
 }
@@ -67,7 +67,6 @@ __all__ = [
     "judge_competition",
     "CompetitionResult",
     "prepare_runs",
-    "score",
     "Verdict",
     "judge",
     "Rules",

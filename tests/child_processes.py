@@ -6,7 +6,7 @@ stopped by anything when the pytest process that started it is killed: a killed
 run left ``srdash serve``, Voilà, the kernels' zygote and two kernels running.
 :func:`start` therefore also asks Linux to send the process SIGTERM when its
 parent dies (``prctl(PR_SET_PDEATHSIG)``, kept across ``exec``); srdash's
-server stops Voilà, its kernels and the zygote on SIGTERM
+server stops Voilà and its kernels on SIGTERM
 (:func:`srdash.apps.server.serve_dashboard`), and they die with it anyway.
 
 Every process the suite starts carries :data:`MARKER` in its environment (its
@@ -88,7 +88,7 @@ def start(command: Sequence[str], *, env: Mapping[str, str] | None = None, signu
 
 
 def stop(process: subprocess.Popen, *, grace: float = 60.0) -> int:
-    """SIGTERM to ``process`` (srdash then stops Voilà, its kernels and the zygote), SIGKILL to its whole
+    """SIGTERM to ``process`` (srdash then stops Voilà and its kernels), SIGKILL to its whole
     session after ``grace`` seconds; its exit code.
 
     ``grace`` is generous: a clean stop takes about a second, but on a machine kept busy by other processes a

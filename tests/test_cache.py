@@ -80,7 +80,7 @@ def test_a_cached_timeout_is_not_retried_under_the_same_limit_but_is_under_a_lon
     # keep no CPU seconds (a killed worker's are not known: stored as NULL). That path is
     # test_complexity's; here the backstop is out of reach.
     with monkeypatch.context() as patch:
-        patch.setattr(complexity._Settings, "hard_limit", property(lambda settings: 120.0))
+        patch.setattr(complexity.ComplexitySettings, "hard_limit", property(lambda settings: 120.0))
         cold = complexity_table([SLOW_MODEL, "x1 + x2"], timeout=1.0, cache=path)
     assert cold["status"].tolist() == ["timeout", "ok"]
     assert cold.attrs["cache"] == {"rows": 2, "from_cache": 0, "computed": 2}
@@ -189,7 +189,7 @@ def test_equivalence_verdicts_are_cached(tmp_path, monkeypatch):
 
 def test_an_equivalence_timeout_is_kept_with_its_limit(tmp_path, monkeypatch):
     path = tmp_path / "cache.sqlite"
-    key = cache_key(SLOW_MODEL, None, {"procedure": equivalence._EQUIVALENCE_PROCEDURE,
+    key = cache_key(SLOW_MODEL, None, {"procedure": equivalence.EQUIVALENCE_PROCEDURE,
                                        "sympy": equivalence.sympy.__version__, "truth": "x1"})
     detail = "not equivalent: the model simplifying it took longer than the time limit of 1 s"
     with ResultCache(path) as store:

@@ -343,10 +343,10 @@ def _blocking_simplify(expression):
 
 
 def _hard_kill_run():
-    settings = complexity._Settings(timeout=1.0, simplifier=_blocking_simplify)
+    settings = complexity.ComplexitySettings(timeout=1.0, simplifier=_blocking_simplify)
     pairs = [("x1 + x2", None), ("x1*x2*x3", None)]
-    return complexity._as_table(
-        complexity._compute(pairs, settings, jobs=2, cache=False, progress=None,
+    return complexity.outcomes_table(
+        complexity.compute_outcomes(pairs, settings, jobs=2, cache=False, progress=None,
                              memory_limit=complexity.DEFAULT_MEMORY_LIMIT),
         pd.RangeIndex(2))
 
@@ -368,9 +368,9 @@ def _hungry_simplify(expression):
 
 
 def test_a_simplification_over_the_memory_limit_is_marked(tmp_path):
-    settings = complexity._Settings(timeout=30.0, simplifier=_hungry_simplify)
+    settings = complexity.ComplexitySettings(timeout=30.0, simplifier=_hungry_simplify)
     store = ComplexityCache(tmp_path)
-    outcomes = complexity._compute([("x1 + x2", None)], settings, jobs=1, cache=store, progress=None,
+    outcomes = complexity.compute_outcomes([("x1 + x2", None)], settings, jobs=1, cache=store, progress=None,
                                     memory_limit=256 * 2**20)
     assert outcomes[0].status == "simplify_error"
     assert outcomes[0].components == 3.0  # the unsimplified expression, as after any simplify error
@@ -381,10 +381,9 @@ def test_a_simplification_over_the_memory_limit_is_marked(tmp_path):
 
 
 def test_work_the_soft_limit_cannot_stop_is_killed():
-    start = time.monotonic()
-    table = _hard_kill_run()
-    assert time.monotonic() - start < 3.0 + 2 * STARTUP
-    _check_hard_kill(table)
+    # The hard limit counts the task's CPU time (a busy machine gives it slowly, so no wall-clock bound is
+    # asserted here): the table shows each task was killed after 3 s of CPU time.
+    _check_hard_kill(_hard_kill_run())
 
 
 def test_the_limits_hold_when_called_from_a_thread():

@@ -91,7 +91,7 @@ def test_the_jury_models_bootstrap_is_cut_past_its_bound_and_the_notes_say_so(mo
     full = costs.model_work(n_items=12, n_stages=6 * 11, n_rankings=6, n_fits=1 + 50 + 6, n_pair_fits=1 + 50)
     monkeypatch.setattr(costs, "MAX_MODEL_WORK", full / 4)
     said = []
-    model = jury_model(ranks, n_bootstrap=50, progress=said.append)
+    model = jury_model(ranks, n_bootstrap=50, stage=said.append)
     expected = costs.model_redraws(n_items=12, n_stages=_stages(ranks), n_rankings=6,
                                    n_judges=6, n_bootstrap=50)
     assert 0 < model.n_bootstrap == expected < 50
@@ -193,9 +193,9 @@ def test_nemenyi_p_values_above_50_methods_agree_with_the_sum_they_replace(monke
 
     q = np.linspace(0.05, 7.0, 60)
     for k in (51, 120, 300):
-        closed = significance._studentized_range_sf_many(q, k)
+        closed = significance.studentized_range_sf_many(q, k)
         monkeypatch.setattr(significance, "_HORNER_UP_TO", 10**6)  # Horner's sum, k - 2 products per point
-        horner = significance._studentized_range_sf_many(q, k)
+        horner = significance.studentized_range_sf_many(q, k)
         monkeypatch.undo()
         np.testing.assert_allclose(closed, horner, rtol=1e-13, atol=1e-300)
     # and against scipy's studentized range (infinite degrees of freedom) at one point

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import srdash.judging.pipeline as pipeline
+import srdash.apps.dashboard as dashboard_module
 from srdash.apps import Dashboard
 from srdash.apps.rules_choice import NOT_APPLICABLE_LABEL
 from srdash.cli import main
@@ -59,7 +59,7 @@ def _nothing_of_a_verdict_is_shown(app: Dashboard) -> None:
 
 def test_every_rules_choice_judges_as_srdash_score_or_says_why(results_path, monkeypatch):
     competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     assert app.wait(120) and app.log_panel.text() == ""
     first = app.result.fingerprint
     assert first == _score_fingerprint(results_path, "srbench2022")
@@ -73,8 +73,8 @@ def test_every_rules_choice_judges_as_srdash_score_or_says_why(results_path, mon
 
     # srbench2025 counts rounded nodes, which srbench2022's preparation did not: measured in the background,
     # controls frozen, and no number of the srbench2022 verdict on the page meanwhile
-    release, real_prepare = threading.Event(), pipeline.prepare_competition
-    monkeypatch.setattr(pipeline, "prepare_competition",
+    release, real_prepare = threading.Event(), dashboard_module.prepare_competition
+    monkeypatch.setattr(dashboard_module, "prepare_competition",
                         lambda *args, **kwargs: (release.wait(60), real_prepare(*args, **kwargs))[1])
     app._rules_picker.value = "srbench2025"
     assert app.busy and all(control.disabled for control in app._controls)
@@ -124,14 +124,14 @@ def test_a_view_that_fails_says_so_in_the_view(results_path, monkeypatch):
     from srdash.errors import CriterionWithoutData
 
     competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     assert app.wait(120)
     title = "Rules compared: published, as run, draft"
 
     def refused(runs):
         raise CriterionWithoutData("Criterion 'property' of the rules 'srbench2022' has no data.")
 
-    monkeypatch.setattr(more_views_module, "_rules_comparison", refused)
+    monkeypatch.setattr(more_views_module, "rules_comparison", refused)
     index = list(app._view_builders).index(title)
     app.more.selected_index = index
     shown = app.more.children[index].value
@@ -142,25 +142,25 @@ def test_a_view_that_fails_says_so_in_the_view(results_path, monkeypatch):
 
 
 def test_rules_compared_says_which_rules_cannot_judge_the_runs():
-    from srdash.apps.more_views import _rules_comparison
+    from srdash.apps.more_views import rules_comparison
 
     # SRBench's black-box results have no property column: none of the 2022 presets can judge them
     runs = pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"], "run": 0,
                          "r2_test": [0.9, 0.8, 0.7, 0.75], "simplicity": [-1.0, -1.4, -1.0, -2.0]})
-    shown = _rules_comparison(runs)
+    shown = rules_comparison(runs)
     assert shown.startswith("<div class='srdash-note'>No comparison: fewer than two of the rules srbench2022, "
                             "srbench2022-as-run, srbench2022-draft can judge these results.</div>")
     assert shown.count("Not compared: ") == 3
     assert ("Not compared: srbench2022: Criterion &#x27;property&#x27; of the rules &#x27;srbench2022&#x27; has no "
             "data: the column &#x27;property&#x27; is missing.") in shown
     # with it, all three are compared and none is refused
-    assert "Not compared" not in _rules_comparison(runs.assign(property=1.0))
+    assert "Not compared" not in rules_comparison(runs.assign(property=1.0))
 
 
 def test_rules_whose_measures_cannot_be_prepared_say_why_where_the_leaderboard_was(results_path):
     # srbench2023-track1 measures R² on each dataset's file: a competition without descriptions names none
     competition = competition_from_options(results_path, rules="srbench2022", jobs=1, cache=False)
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     assert app.wait(120)
     labels = dict((name, label) for label, name in app._rules_picker.options)
     assert labels["srbench2023-track1"] == "srbench2023-track1" + NOT_APPLICABLE_LABEL
@@ -188,7 +188,7 @@ def test_on_the_srbench_blackbox_results_rules_compared_says_why_in_the_view(tmp
 
     # no property column: the suite's rules make it optional; the three 2022 presets require it
     competition = competition_from_options(BLACKBOX, rules=str(blackbox_rules(tmp_path)), jobs=1, cache=False)
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     assert app.wait(300) and app.verdict.winner == "*GP-GOMEA"
     index = list(app._view_builders).index("Rules compared: published, as run, draft")
     app.more.selected_index = index

@@ -383,7 +383,7 @@ def test_cached_demo_is_written_once_per_version_and_seed(tmp_path, monkeypatch)
     assert first["results"] == folder / "results.csv" and first["descriptions"].is_file()
     assert pd.read_csv(first["results"]).equals(pd.read_csv(write_demo(tmp_path / "fresh")["results"]))
     # The second call reads the manifest and writes nothing (write_demo would fail here).
-    monkeypatch.setattr("srdash.demo.competition.write_demo", lambda *a, **k: pytest.fail("the demo was written again"))
+    monkeypatch.setattr("srdash.demo.cached.write_demo", lambda *a, **k: pytest.fail("the demo was written again"))
     assert cached_demo(cache_dir=tmp_path) == first
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == sorted(["fresh", folder.name])  # no scratch
     assert (tmp_path / "complexity.sqlite").is_file()  # the demo's prepared results, seeded (srdash.demo.prepared)

@@ -88,9 +88,9 @@ def test_the_dashboard_shows_the_competitions_own_title(tmp_path):
     from srdash.apps.dashboard import Dashboard
 
     competition = replace(competition_from_options(_results(tmp_path)), title="srbench_results")
-    app = Dashboard.from_competition(competition, start=False)
+    app = Dashboard(competition, start=False)
     assert ">srbench_results</h2>" in app.title.value
-    untitled = Dashboard.from_competition(competition_from_options(_results(tmp_path)), start=False)
+    untitled = Dashboard(competition_from_options(_results(tmp_path)), start=False)
     assert f">{load_rules('srbench2022').title}</h2>" in untitled.title.value   # no title of its own: the rules'
 
 
@@ -99,7 +99,7 @@ def test_the_demo_dashboard_and_the_demo_report_carry_the_same_title():
     from srdash.demo.competition import cached_demo
 
     competition = load_competition(cached_demo()["competition"])
-    app = Dashboard.from_competition(competition, start=False)
+    app = Dashboard(competition, start=False)
     assert competition.title != competition.rules.title
     assert f">{competition.title}</h2>" in app.title.value
 
@@ -108,7 +108,7 @@ def test_the_dashboard_explains_the_score_behind_a_closed_disclosure(tmp_path):
     from srdash.apps.dashboard import Dashboard
 
     competition = competition_from_options(_results(tmp_path))
-    app = Dashboard.from_competition(competition, start=False)
+    app = Dashboard(competition, start=False)
     assert competition.rules.description.split()[0] not in app.title.value    # the title is only the title
     children = list(app.children)
     board = next(i for i, c in enumerate(children) if app.leaderboard in getattr(c, "children", ()))

@@ -613,7 +613,7 @@ def test_a_cache_named_by_the_competition_file_is_ignored_unless_confirmed(tmp_p
     # A competition file comes from someone else; whoever can write the cache it names decides what
     # its rows say. Ignored with a warning, used when confirmed, stated in the provenance.
     from srdash.judging.competition import load_competition
-    from srdash.judging.pipeline import _file_cache_provenance
+    from srdash.judging.judgement import file_cache_provenance
 
     path = MAKE.competition_naming(tmp_path, "cache", '"theirs"')
     with pytest.warns(UserWarning, match=r"line 3: the competition file names the cache '.*theirs'; it is not used "
@@ -621,10 +621,10 @@ def test_a_cache_named_by_the_competition_file_is_ignored_unless_confirmed(tmp_p
                                          r"--trust-competition-cache"):
         ignored = load_competition(path)
     assert ignored.simplification.cache is None and ignored.simplification.file_cache.endswith("theirs")
-    assert _file_cache_provenance(ignored)["cache_named_by_competition_file"].endswith("theirs (not used)")
+    assert file_cache_provenance(ignored)["cache_named_by_competition_file"].endswith("theirs (not used)")
     trusted = load_competition(path, trust_cache=True)
     assert trusted.simplification.cache == trusted.simplification.file_cache
-    assert "used, as confirmed by the user" in _file_cache_provenance(trusted)["cache_named_by_competition_file"]
+    assert "used, as confirmed by the user" in file_cache_provenance(trusted)["cache_named_by_competition_file"]
 
 
 # ---------------------------------------------------------------------- issue 24, class 4: silent duplicates and merges
@@ -1143,7 +1143,7 @@ def test_a_model_stopped_by_the_wall_clock_is_cached_as_a_timeout_with_its_limit
     # Every worker killed by the wall clock at once (the hard limit made tiny), as a model stuck in C code: a
     # model whose simplification takes far longer than 10 ms even in a warm worker (sixty sine terms).
     model = " + ".join(f"sin({i}.5*x1 + x2)" for i in range(60))
-    monkeypatch.setattr(expressions.complexity._Settings, "hard_limit", property(lambda self: 0.01))
+    monkeypatch.setattr(expressions.complexity.ComplexitySettings, "hard_limit", property(lambda self: 0.01))
     first = complexity_table([model], timeout=5, cache=tmp_path / "c.sqlite")
     assert first["status"].tolist() == ["timeout"]
     with ResultCache(tmp_path / "c.sqlite") as store:
@@ -1288,7 +1288,7 @@ def test_every_csv_srdash_writes_goes_through_the_neutralising_writer():
     # Only the demo's generated input files (srdash's own constants, shipped byte for byte) keep formulas.
     keeping = {path.relative_to(package).as_posix() for path in package.rglob("*.py")
                if 'formulas="keep"' in path.read_text(encoding="utf-8")} - {"io/csvsafe.py"}
-    assert keeping == {"demo/competition.py", "demo/srbench2025.py", "demo/predictions.py"}
+    assert keeping == {"demo/folder.py", "demo/srbench2025.py", "demo/predictions.py"}
     from srdash.io.csvsafe import write_csv
 
     with pytest.raises(SrdashError, match=r"The 'formulas' option must be one of 'neutralise', 'keep'\. "

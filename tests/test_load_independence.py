@@ -55,7 +55,7 @@ def _judged(path: Path, cache: Path) -> dict:
     from srdash.judging.pipeline import judge_competition
 
     shutil.rmtree(cache, ignore_errors=True)
-    _timelimit._SPARES.expire(everything=True)
+    _timelimit.SPARES.expire(everything=True)
     result = judge_competition(load_competition(path))
     problems = result.problems
     runs = result.runs

@@ -40,13 +40,18 @@ def _conda_requirements() -> dict[str, str]:
     return out
 
 
+#: PyPI name -> conda-forge name, where they differ.
+CONDA_NAMES = {"kaleido": "python-kaleido"}
+
+
 def test_environment_yml_mirrors_pyproject():
     pip, conda = _pip_requirements(), _conda_requirements()
-    missing = sorted(set(pip) - set(conda))
+    missing = sorted(CONDA_NAMES.get(name, name) for name in set(pip) if CONDA_NAMES.get(name, name) not in conda)
     assert not missing, f"in pyproject.toml but not in environment.yml: {missing}"
     for name, spec in pip.items():
         # pip's `==1.2` is conda's `=1.2`; ranges are written the same way
-        assert conda[name] == spec.replace("==", "="), (name, spec, conda[name])
+        assert conda[CONDA_NAMES.get(name, name)] == spec.replace("==", "="), (name, spec)
+    assert conda["python-kaleido"] == pip["kaleido"]  # the images extra, under its conda-forge name
 
 
 def test_sympy_is_pinned_exactly():

@@ -346,9 +346,9 @@ def test_cli_report_with_a_trust_store(results_file, tmp_path):
     hashed = [line for line in text.splitlines() if line.startswith("| input\\_sha256:")]
     assert len(hashed) == 1 and "results.csv" in hashed[0]
     # the trust store enters by its entries (a store's bytes change with keys and events too)
-    from srdash.judging.pipeline import _entries_sha256
+    from srdash.judging.fingerprint import entries_sha256
     with TrustStore(store_path, read_only=True) as store:
-        expected = _entries_sha256(store.entries())
+        expected = entries_sha256(store.entries())
     entries = [line for line in text.splitlines() if line.startswith("| input\\_entries\\_sha256:")]
     assert len(entries) == 1 and entries[0].endswith("trust.sqlite | `" + expected + "` |")
 

@@ -15,7 +15,7 @@ import pytest
 from srdash.judging.trust import ReviewSettings, TrustStore, trust_summary
 from srdash.judging.representative import find_test_file
 from srdash.demo.competition import demo_folder
-from srdash.apps.review import DEMO_DATASETS, ModelCard, ReviewApp, ReviewPage, _demo_results
+from srdash.apps.review import DEMO_DATASETS, ModelCard, ReviewApp, ReviewPage, demo_results
 
 STAGE2 = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench2022" / "stage2"
 
@@ -263,7 +263,7 @@ def test_page_prepares_the_app_from_a_results_file_in_the_background(tmp_path, m
 
 
 def test_demo_review_uses_three_demo_datasets_with_their_test_data(tmp_path):
-    results, folder = _demo_results({"SRDASH_CACHE_DIR": str(tmp_path)})
+    results, folder = demo_results({"SRDASH_CACHE_DIR": str(tmp_path)})
     assert sorted(results.table["dataset"].unique()) == sorted(DEMO_DATASETS)
     assert folder == demo_folder(cache_dir=tmp_path)   # the dashboard's demo files, shared
     assert all(find_test_file(folder, dataset) is not None for dataset in DEMO_DATASETS)

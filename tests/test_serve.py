@@ -36,15 +36,13 @@ def served(monkeypatch):
     running it."""
     calls = []
 
-    def fake_serve(command, env, *, url, announce, **kwargs):
+    def fake_serve(command, env, *, url, stage, **kwargs):
         if kwargs.get("started") is not None:  # Voilà has started: wait for the check (an error stops it)
             kwargs["started"]()
-        calls.append({"command": list(command), "env": dict(env), "url": url, "kernels": kwargs.get("kernels", "spawn")})
+        calls.append({"command": list(command), "env": dict(env), "url": url})
         return 0
 
     monkeypatch.setattr(app, "serve_dashboard", fake_serve)
-    # the kernels' zygote, started while the competition is checked: not started here
-    monkeypatch.setattr(app, "start_zygote", lambda env, *, kernels, preload=None: None)
     return calls
 
 
@@ -71,8 +69,9 @@ def test_help_explains_inputs_outputs_and_defaults():
     text = " ".join(result.output.split())
     for expected in ["[INPUT]", "built-in demo competition", "competition file", "--rules", "default srbench2022",
                      "--port", "Default: a free port", "--jobs", "--timeout", "--datasets", "127.0.0.1", "Ctrl-C",
-                     "fingerprint", "--kernels [fork|spawn]", "'spawn': a fresh Python for each kernel"]:
+                     "fingerprint"]:
         assert expected in text, expected
+    assert "--kernels" not in text  # every kernel is a fresh Python: no zygote to choose (docs/scaling.md)
 
 
 def test_no_preheat_serves_without_a_waiting_kernel(served):
@@ -92,7 +91,7 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
 
     seen = {}
 
-    def voila_runs(command, env, *, url, announce, started, **kwargs):  # Voilà runs until it is prepared
+    def voila_runs(command, env, *, url, stage, started, **kwargs):  # Voilà runs until it is prepared
         started()  # the check has passed
         competition = competition_from_json(env["SRDASH_COMPETITION"])
         deadline = time.monotonic() + 60
@@ -102,7 +101,6 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
         return 0
 
     monkeypatch.setattr(app, "serve_dashboard", voila_runs)
-    monkeypatch.setattr(app, "start_zygote", lambda env, *, kernels, preload=None: None)  # no kernel here
     result = CliRunner().invoke(main, ["serve", str(results_csv), "--port", "8999"])
     assert result.exit_code == 0, result.output
     found = seen["found"]
@@ -116,7 +114,6 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
              "    print('HEAVY', sorted(m for m in ('pandas', 'numpy', 'sympy') if m in sys.modules))\n"
              "    return 0\n"
              "app.serve_dashboard = voila\n"
-             "app.start_zygote = lambda env, **kwargs: None\n"
              "from srdash.cli import main\n"
              "sys.argv = ['srdash', 'serve', sys.argv[1], '--port', '8999']\n"
              "main()\n")
@@ -176,24 +173,6 @@ def test_how_many_kernels_wait_for_visitors_is_an_option(served):
     assert "--preheat_kernel=True" in command and "--VoilaConfiguration.default_pool_size=3" in command
     # the replacement of a kernel a visitor took starts later, not while a burst of visitors is being served
     assert f"--VoilaKernelManager.fill_delay={app.FILL_DELAY}" in command
-
-
-def test_kernels_are_forked_by_default_where_the_system_can_fork_and_spawned_on_request(served, monkeypatch):
-    from srdash.apps.forkserver import default_kernels
-
-    assert CliRunner().invoke(main, ["serve", "--port", "9000"]).exit_code == 0
-    assert served[-1]["kernels"] == default_kernels() == ("fork" if hasattr(app.os, "fork") else "spawn")
-    assert CliRunner().invoke(main, ["serve", "--port", "9000", "--kernels", "spawn"]).exit_code == 0
-    assert served[-1]["kernels"] == "spawn"
-    refused = CliRunner().invoke(main, ["serve", "--kernels", "thread"])
-    assert refused.exit_code == 2 and "'thread' is not one of 'fork', 'spawn'" in refused.output
-    # the command line Voilà runs is the same: the kernels' command is in the kernelspec the zygote writes
-    assert served[0]["command"] == served[1]["command"]
-
-
-def test_serve_dashboard_refuses_an_unknown_way_to_start_kernels():
-    with pytest.raises(ValueError, match="The 'kernels' option must be one of 'fork', 'spawn'. Got 'thread'."):
-        app.serve_dashboard(["true"], {}, url="http://127.0.0.1:1/", kernels="thread")
 
 
 def test_default_visitors_follow_cores_and_memory(monkeypatch):
@@ -474,17 +453,14 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=120) as page:  # a visitor: a kernel starts
             page.read()
         deadline = time.monotonic() + child_processes.START_BOUND
-        while time.monotonic() < deadline:  # a kernel runs: spawned (ipykernel_launcher), or forked from the zygote
+        while time.monotonic() < deadline:  # a kernel runs
             spawned = _descendants(serve.pid)
-            zygotes = {pid for pid in spawned if "srdash.apps.forkserver" in _command_line(pid)}
-            if any("ipykernel_launcher" in _command_line(pid) for pid in spawned) or any(
-                    _children().get(pid) for pid in zygotes & set(_children().get(serve.pid, []))):
+            if any("ipykernel_launcher" in _command_line(pid) for pid in spawned):
                 break
             time.sleep(0.5)
         lines = {pid: _command_line(pid) for pid in spawned}
         assert any("-m srdash.apps.voila_main" in line for line in lines.values()), lines
-        # the kernel Voilà started: ipykernel's launcher, or srdash's (whose kernel is a child of the zygote)
-        assert any("ipykernel_launcher" in line or "forkkernel" in line for line in lines.values()), lines
+        assert any("ipykernel_launcher" in line for line in lines.values()), lines  # the kernel Voilà started
 
         serve.send_signal(signal.SIGKILL)
         serve.wait(10)
@@ -586,7 +562,7 @@ def test_voila_waits_for_a_late_cell_output_and_drops_tornados_units_warning():
 
 
 def test_voila_and_its_kernels_allocate_arrow_memory_with_the_system_malloc(monkeypatch):
-    # pyarrow's default allocator (jemalloc) left a forked dashboard kernel holding about 25 MB more of its own
+    # pyarrow's default allocator (jemalloc) left a dashboard kernel holding about 25 MB more of its own
     # memory after reading its prepared competition (61 -> 35 MB, measured): Voilà's environment, which its
     # kernels inherit, names the system's allocator, unless the user's environment names one.
     import subprocess
@@ -604,7 +580,7 @@ def test_voila_and_its_kernels_allocate_arrow_memory_with_the_system_malloc(monk
         patch.setattr(app.subprocess, "Popen", popen)
         for given, expected in (({}, "system"), ({"ARROW_DEFAULT_MEMORY_POOL": "jemalloc"}, "jemalloc")):
             with pytest.raises(Stop):
-                app.serve_dashboard(["voila"], {"HOME": "/h", **given}, url="http://127.0.0.1:1/", kernels="spawn")
+                app.serve_dashboard(["voila"], {"HOME": "/h", **given}, url="http://127.0.0.1:1/")
             assert seen[-1]["ARROW_DEFAULT_MEMORY_POOL"] == expected and seen[-1]["HOME"] == "/h"
     # and pyarrow understands it: a fresh Python with that environment allocates with malloc
     done = subprocess.run([sys.executable, "-c", "import pyarrow; print(pyarrow.default_memory_pool().backend_name)"],
@@ -613,9 +589,8 @@ def test_voila_and_its_kernels_allocate_arrow_memory_with_the_system_malloc(monk
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
-def test_a_bad_file_stops_srdash_serve_and_the_zygote_started_while_it_was_checked(tmp_path):
-    # The kernels' zygote starts while a child process checks the competition (its imports overlap the check);
-    # a bad file is reported with its row and column, the exit code is 1, and nothing is left running.
+def test_a_bad_file_stops_srdash_serve_and_the_voila_started_while_it_was_checked(tmp_path):
+    # Voilà starts while a child process checks the competition (its imports overlap the check); a bad file is reported with its row and column, the exit code is 1, and nothing is left running.
     import subprocess
 
     bad = tmp_path / "results.csv"
@@ -623,8 +598,8 @@ def test_a_bad_file_stops_srdash_serve_and_the_zygote_started_while_it_was_check
     marker = str(tmp_path / "cache")
     environment = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
     environment.update({"SRDASH_CACHE_DIR": marker, "PYTHONPATH": str(REPO)})
-    serve = child_processes.start([sys.executable, "-m", "srdash", "serve", str(bad), "--port", str(app.free_port()),
-                                   "--kernels", "fork"], env=environment, cwd=tmp_path, stdout=subprocess.PIPE,
+    serve = child_processes.start([sys.executable, "-m", "srdash", "serve", str(bad), "--port", str(app.free_port())],
+                                  env=environment, cwd=tmp_path, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
     seen: dict[int, str] = {}
     deadline = time.monotonic() + child_processes.START_BOUND
@@ -634,7 +609,7 @@ def test_a_bad_file_stops_srdash_serve_and_the_zygote_started_while_it_was_check
     out, err = serve.communicate(timeout=child_processes.START_BOUND)
     assert serve.returncode == 1, out + err
     assert "bad.csv" not in err and f"{bad}, row 1, column 'r2_test': 'zz' is not a number" in err
-    assert len(seen) >= 2, seen  # the checking child, and the zygote started meanwhile
+    assert len(seen) >= 2, seen  # the checking child, and Voilà started meanwhile
     time.sleep(0.5)
     left = [pid for pid in seen if _alive(pid) and marker in Path(f"/proc/{pid}/environ").read_bytes().decode(
         errors="replace")]
@@ -645,11 +620,10 @@ def test_a_bad_file_stops_srdash_serve_and_the_zygote_started_while_it_was_check
 
 
 def _kernels_of(server_pid: int) -> list[int]:
-    """The kernels Voilà (a child of ``srdash review``) runs: its kernel launchers (forked: srdash's
-    forkkernel, each standing for one kernel of the zygote) or ipykernel's."""
+    """The kernels Voilà (a child of ``srdash review``) runs (ipykernel's launcher)."""
     voila = [pid for pid in _descendants(server_pid) if "srdash.apps.voila_main" in _command_line(pid)]
     return [pid for parent in voila for pid in _children().get(parent, [])
-            if _alive(pid) and ("forkkernel" in _command_line(pid) or "ipykernel_launcher" in _command_line(pid))]
+            if _alive(pid) and "ipykernel_launcher" in _command_line(pid)]
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")

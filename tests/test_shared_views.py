@@ -59,9 +59,9 @@ def test_the_srbench_views_of_a_second_visitor_are_read(tmp_path, monkeypatch):
 
     runs = RUNS.assign(components=[3, 5, 9, 4, 6, 8])
     verdict = judge(runs, accuracy_rules())
-    first = more_views._lineage_view(verdict, runs, cache=tmp_path)
+    first = more_views.lineage_view(verdict, runs, cache=tmp_path)
     monkeypatch.setattr(lineage, "srbench_views", lambda *a, **k: pytest.fail("computed again"))
-    second = more_views._lineage_view(verdict, runs.copy(), cache=tmp_path)
+    second = more_views.lineage_view(verdict, runs.copy(), cache=tmp_path)
     assert len(second.children) == len(first.children) >= 2
 
 

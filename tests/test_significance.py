@@ -305,9 +305,9 @@ def test_studentized_range_matches_scipy(k):
     # it must agree with scipy's studentized_range (df = inf) in absolute terms and in the tails.
     from scipy import stats
 
-    from srdash.analysis.significance import _studentized_range_isf, studentized_range_sf
+    from srdash.analysis.significance import studentized_range_isf, studentized_range_sf
 
     for q in (0.05, 0.5, 1.0, 2.0, 3.0, 4.5, 6.0, 8.0):
         expected = stats.studentized_range.sf(q, k, np.inf)
         assert studentized_range_sf(q, k) == pytest.approx(expected, rel=1e-6, abs=1e-12)
-    assert _studentized_range_isf(0.05, k) == pytest.approx(stats.studentized_range.ppf(0.95, k, np.inf), abs=1e-9)
+    assert studentized_range_isf(0.05, k) == pytest.approx(stats.studentized_range.ppf(0.95, k, np.inf), abs=1e-9)

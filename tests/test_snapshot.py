@@ -169,7 +169,7 @@ def test_a_dashboard_shows_a_prepared_competition_at_once(competition):
     from srdash.apps.dashboard import Dashboard
 
     expected = judge_prepared(prepare_competition(competition))
-    app = Dashboard.from_competition(competition)
+    app = Dashboard(competition)
     # no background work: the verdict is there when the constructor returns
     assert not app.busy and app.result.fingerprint == expected.fingerprint
     assert "prepared competition read in" in app.progress.label.value
@@ -181,7 +181,7 @@ def test_a_served_dashboard_draws_its_figures_once_the_page_is_displayed_and_the
     from srdash.apps.dashboard import Dashboard
 
     prepare_competition(competition)
-    app = Dashboard.from_competition(competition, display_timeout=30)
+    app = Dashboard(competition, display_timeout=30)
     assert app.verdict is not None and "Ready in" in app.progress.label.value  # the text is complete
     assert app.heatmap.outputs[0]["data"]["text/plain"] == "Drawing the per-dataset ranks…"
     app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])  # the browser's beacon

@@ -98,11 +98,11 @@ def test_report_sections(runs):
     assert 'id="comparison"' not in page and 'id="resources"' not in page
 
 
-def test_dashboard_views(runs):
-    from srdash.apps import Dashboard
+def test_dashboard_views(runs, tmp_path):
     from srdash.apps.dashboard import COMPARISON_VIEW_TITLE, RESOURCES_VIEW_TITLE
+    from dashboards import dashboard_of
 
-    app = Dashboard(runs=runs)
+    app = dashboard_of(runs, tmp_path)
     titles = list(app.more.titles)
     app.more.selected_index = titles.index(RESOURCES_VIEW_TITLE)
     resources = app.more.children[titles.index(RESOURCES_VIEW_TITLE)]

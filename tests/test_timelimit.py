@@ -17,6 +17,7 @@ import pytest
 from srdash.expressions._timelimit import SoftTimeLimitExceeded, TaskResult, WorkerPool, soft_time_limit
 
 STARTUP = 30.0  # generous allowance for starting interpreters on a busy machine
+HANG = 600.0  # a bound only against a hang: CPU-time limits take longer in wall time on a busy machine
 
 
 def run_all(pool, tasks):
@@ -134,14 +135,14 @@ def test_the_hard_limit_holds_from_a_non_main_thread():
         with WorkerPool(sum, processes=1, time_limit=1.0) as pool:
             outcome.update(run_all(pool, [("stuck", ENDLESS)]))
 
-    start = time.monotonic()
     thread = threading.Thread(target=work)
     thread.start()
-    thread.join(1.0 + 2 * STARTUP)
-    assert not thread.is_alive()
+    # The limit is CPU time, which a busy machine hands out slowly: no wall-clock bound is asserted, the
+    # join's bound only keeps a broken limit from hanging the suite.
+    thread.join(HANG)
+    assert not thread.is_alive(), f"the pool's thread still runs after {HANG:.0f} s: the hard limit did not hold"
     assert outcome["stuck"].outcome == "killed"
     assert outcome["stuck"].error == "killed after the hard limit of 1 s of CPU time"
-    assert time.monotonic() - start < 1.0 + 2 * STARTUP
 
 
 def test_closing_stops_busy_workers():
@@ -231,7 +232,10 @@ def _one_pid(**kwargs) -> tuple[int, int, int]:
 def test_a_pool_that_keeps_spares_hands_its_idle_worker_to_the_next_pool_of_the_same_thread(monkeypatch):
     from srdash.expressions import _timelimit
 
-    _timelimit._SPARES.expire(everything=True)
+    # A spare's idle wait is wall time: on a busy machine the steps below can take longer than the 30 s a
+    # spare waits, so this test (about which pool may take a spare, not when spares end) waits an hour.
+    monkeypatch.setattr(_timelimit, "SPARE_SECONDS", 3600.0)
+    _timelimit.SPARES.expire(everything=True)
     first, started, _ = _one_pid(keep_spares=True)
     assert started == 1
     assert _one_pid(keep_spares=True) == (first, 0, 1)  # no interpreter started
@@ -252,7 +256,7 @@ def test_a_pool_that_keeps_spares_hands_its_idle_worker_to_the_next_pool_of_the_
     monkeypatch.setenv("SRDASH_CACHE_DIR", "/elsewhere")  # read by the pool's caller, never by a worker
     assert _one_pid(keep_spares=True) == (first, 0, 1)
     assert _one_pid(keep_spares=True) == (first, 0, 1)
-    _timelimit._SPARES.expire(everything=True)
+    _timelimit.SPARES.expire(everything=True)
     with pytest.raises(ProcessLookupError):
         os.kill(first, 0)  # stopped and reaped
 
@@ -260,14 +264,14 @@ def test_a_pool_that_keeps_spares_hands_its_idle_worker_to_the_next_pool_of_the_
 def test_spares_end_when_their_time_is_up_and_a_fork_does_not_take_its_parents(monkeypatch):
     from srdash.expressions import _timelimit
 
-    _timelimit._SPARES.expire(everything=True)
+    _timelimit.SPARES.expire(everything=True)
     monkeypatch.setattr(_timelimit, "SPARE_SECONDS", 0.5)
     spare, _, _ = _one_pid(keep_spares=True)
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # the parent's spare is alive, but not this process's worker
         try:
-            os.write(write, repr((len(_timelimit._SPARES.by_key), _one_pid(keep_spares=True)[1:])).encode())
+            os.write(write, repr((len(_timelimit.SPARES.by_key), _one_pid(keep_spares=True)[1:])).encode())
         finally:
             os._exit(0)
     os.close(write)
@@ -286,7 +290,7 @@ def test_spares_end_when_their_time_is_up_and_a_fork_does_not_take_its_parents(m
 
     while time.monotonic() < deadline and not gone(spare):
         time.sleep(0.1)
-    assert gone(spare) and not _timelimit._SPARES.by_key
+    assert gone(spare) and not _timelimit.SPARES.by_key
 
 
 def test_without_a_cpu_clock_the_limit_falls_back_to_the_wall_clock(monkeypatch):

@@ -14,17 +14,20 @@ import srdash.apps.dashboard as dashboard_module
 from srdash.demo.competition import demo_folder
 from srdash.errors import SrdashError
 from srdash.figures.leaderboard import simplicity_score
-from srdash.io.loading import load_results
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, load_rules
 from srdash.apps import Dashboard, LogPanel, ProgressPanel
+from srdash.judging.competition import competition_from_options
 from srdash.judging.pipeline import judge_competition
+
+from dashboards import competition_of, dashboard_of
 
 PLOTLY = "application/vnd.plotly.v1+json"
 
 
 @pytest.fixture
 def runs() -> pd.DataFrame:
-    """A prepared per-run table where the run aggregation decides the winner.
+    """A per-run table where the run aggregation decides the winner (with what preparing it gives, as the
+    tests of other apps take it; the dashboards here are given it as a competition's results file).
 
     On d1, 'steady' scores 0.80 in every run; 'erratic' scores 0.90, 0.90, 0.00:
     median 0.90 (erratic ranks first on accuracy) but mean 0.60 (steady first).
@@ -47,13 +50,19 @@ def runs() -> pd.DataFrame:
     return table
 
 
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """One folder (results file and cache) for the module's dashboards of ``runs``: prepared once."""
+    return tmp_path_factory.mktemp("dashboards")
+
+
 def _score_of(app: Dashboard, method: str) -> float:
     board = app.verdict.leaderboard.set_index("method")
     return float(board.loc[method, "score"])
 
 
-def test_constructed_from_a_prepared_table_shows_everything(runs):
-    app = Dashboard(runs=runs)
+def test_constructed_from_a_prepared_table_shows_everything(runs, folder):
+    app = dashboard_of(runs, folder)
     assert not app.busy
     assert app.verdict is not None
     assert "steady" in app.leaderboard.value and "ranks: higher is better, 3 = best" in app.leaderboard.value
@@ -65,12 +74,12 @@ def test_constructed_from_a_prepared_table_shows_everything(runs):
     assert app.log_panel.text() == ""
 
 
-def test_changing_the_aggregation_rejudges_the_cached_runs(runs, monkeypatch):
-    app = Dashboard(runs=runs)
-    before = app.leaderboard.value
+def test_changing_the_aggregation_rejudges_the_cached_runs(runs, monkeypatch, folder):
+    app = dashboard_of(runs, folder)
+    before, prepared_runs = app.leaderboard.value, app.runs
     assert app.verdict.winner == "erratic"  # median: erratic is better on d1
     prepared = []
-    monkeypatch.setattr(dashboard_module, "prepare_runs", lambda *a, **k: prepared.append(1))
+    monkeypatch.setattr(dashboard_module, "prepare_competition", lambda *a, **k: prepared.append(1))
 
     app.run_aggregation = "mean"
 
@@ -79,19 +88,19 @@ def test_changing_the_aggregation_rejudges_the_cached_runs(runs, monkeypatch):
     assert app.leaderboard.value != before
     assert "combined with the mean" in app.scoring.value           # "How is this scored?"
     assert prepared == []                   # nothing recomputed, only re-judged
-    assert app.runs is not None and app.runs.equals(runs)
+    assert app.runs is prepared_runs
 
 
-def test_the_significance_sentence_says_how_it_stands_beside_p_win(runs):
-    app = Dashboard(runs=runs)
+def test_the_significance_sentence_says_how_it_stands_beside_p_win(runs, folder):
+    app = dashboard_of(runs, folder)
     assert "The winner, erratic, is" in app.significance.value
     assert "P(win) (Rank uncertainty) counts how often the winner stays first" in app.significance.value
 
 
-def test_the_page_says_when_the_options_differ_from_the_rules_description(runs):
+def test_the_page_says_when_the_options_differ_from_the_rules_description(runs, folder):
     # "How is this scored?" keeps the rules file's description ("Runs are combined with the median ... ties
     # share the average position"); once a control changes an option, a note says what is applied.
-    app = Dashboard(runs=runs)
+    app = dashboard_of(runs, folder)
     assert "combined with the median" in app.scoring.value
     assert app.options_note.value == ""
     app.run_aggregation = "mean"
@@ -109,8 +118,8 @@ def test_the_page_says_when_the_options_differ_from_the_rules_description(runs):
 
 @pytest.mark.parametrize("aggregation", RUN_AGGREGATIONS)
 @pytest.mark.parametrize("rank_method", RANK_METHODS)
-def test_every_option_judges_and_draws(runs, aggregation, rank_method):
-    app = Dashboard(runs=runs)
+def test_every_option_judges_and_draws(runs, aggregation, rank_method, folder):
+    app = dashboard_of(runs, folder)
     with app.hold_trait_notifications():
         app.run_aggregation, app.rank_method = aggregation, rank_method
     assert app.log_panel.text() == ""
@@ -119,8 +128,8 @@ def test_every_option_judges_and_draws(runs, aggregation, rank_method):
     assert app.heatmap.outputs[0]["data"][PLOTLY]["data"][0]["type"] == "heatmap"
 
 
-def test_the_controls_drive_the_traits(runs):
-    app = Dashboard(runs=runs)
+def test_the_controls_drive_the_traits(runs, folder):
+    app = dashboard_of(runs, folder)
     app._aggregation_picker.value = "mean"
     app._rank_method_picker.value = "min"
     assert (app.run_aggregation, app.rank_method) == ("mean", "min")
@@ -129,11 +138,12 @@ def test_the_controls_drive_the_traits(runs):
     assert app._rank_method_picker.value == "dense"
 
 
-def test_changing_the_rules_adopts_their_options_and_judges_once(runs, monkeypatch):
-    app = Dashboard(runs=runs)
+def test_changing_the_rules_adopts_their_options_and_judges_once(runs, monkeypatch, folder):
+    app = dashboard_of(runs, folder)
     calls = []
-    real_judge = dashboard_module.judge
-    monkeypatch.setattr(dashboard_module, "judge", lambda table, rules: calls.append(rules) or real_judge(table, rules))
+    real_judge = dashboard_module.judge_prepared
+    monkeypatch.setattr(dashboard_module, "judge_prepared",
+                        lambda prepared, **k: calls.append(prepared.competition.rules) or real_judge(prepared, **k))
 
     app.rules_name = "srbench2022-as-run"
 
@@ -143,8 +153,8 @@ def test_changing_the_rules_adopts_their_options_and_judges_once(runs, monkeypat
     assert "SRBench 2022 synthetic track (as the organisers computed it)" in app.title.value
 
 
-def test_heatmap_criterion_follows_the_verdict(runs):
-    app = Dashboard(runs=runs)
+def test_heatmap_criterion_follows_the_verdict(runs, folder):
+    app = dashboard_of(runs, folder)
     values = [value for _, value in app._criterion_picker.options]
     assert values == ["", "accuracy", "simplicity", "property"]
     app.heatmap_criterion = "accuracy"
@@ -153,13 +163,13 @@ def test_heatmap_criterion_follows_the_verdict(runs):
     assert len(app.heatmap.outputs) == 1  # replaced, not appended
 
 
-def test_a_callback_error_goes_to_the_log(runs, monkeypatch):
-    app = Dashboard(runs=runs)
+def test_a_callback_error_goes_to_the_log(runs, monkeypatch, folder):
+    app = dashboard_of(runs, folder)
 
-    def broken(table, rules):
+    def broken(prepared, **options):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(dashboard_module, "judge", broken)
+    monkeypatch.setattr(dashboard_module, "judge_prepared", broken)
     app.run_aggregation = "mean"  # must not raise
 
     log = app.log_panel.text()
@@ -171,10 +181,16 @@ def test_a_callback_error_goes_to_the_log(runs, monkeypatch):
     assert app.verdict is None and app.provenance.value == "" and "No verdict" in app.heatmap.outputs[0]["data"]["text/plain"]
 
 
-def test_srdash_errors_in_callbacks_show_their_message_only(runs, tmp_path):
-    bad = tmp_path / "bad.toml"
+def test_srdash_errors_in_callbacks_show_their_message_only(runs, tmp_path, folder):
+    from srdash.judging.rules import load_rules
+
+    bad = tmp_path / "mine.toml"
+    bad.write_text(load_rules("srbench2022").text.replace('name = "srbench2022"', 'name = "mine"'))
+    app = dashboard_of(runs, folder, rules=str(bad))
+    app.rules_name = "srbench2022"
+    # the competition's rules file edited, badly, while the page is open; then chosen again
     bad.write_text("[[criteria]]\nname = 'a'\ncolumn = 'r2_test'\ncolour = 'red'\n")
-    app = Dashboard(runs=runs, rules=str(bad))
+    app.rules_name = str(bad)
     assert app.log_panel.text() == (f"Error while loading the rules: {bad}: unknown key 'colour' in criterion 'a'. "
                                     "Allowed keys: column, decimals, description, direction, domain, label, measure, name, normalisation, "
                                     "optional, rounding, weight.\n")
@@ -186,47 +202,44 @@ def test_srdash_errors_in_callbacks_show_their_message_only(runs, tmp_path):
     assert app.verdict.rules.name == "srbench2022" and "steady" in app.leaderboard.value
 
 
-def test_only_applicable_presets_are_offered(runs):
-    app = Dashboard(runs=runs)
+def test_only_applicable_presets_are_offered(runs, folder):
+    app = dashboard_of(runs, folder)
     offered = [value for _, value in app._rules_picker.options]
     assert "srbench2022" in offered and "srbench2022-as-run" in offered
     assert "evalrs2022" not in offered  # another kind of rules: judge() cannot apply it
 
 
-def test_a_rules_file_is_offered_beside_the_presets(runs, tmp_path):
+def test_a_rules_file_is_offered_beside_the_presets(runs, tmp_path, folder):
     from srdash.judging.rules import load_rules
 
     path = tmp_path / "mine.toml"
     path.write_text(load_rules("srbench2022").text.replace('name = "srbench2022"', 'name = "mine"'))
-    app = Dashboard(runs=runs, rules=str(path))
+    app = dashboard_of(runs, folder, rules=str(path))
     assert ("mine.toml", str(path)) in app._rules_picker.options
     assert app.verdict.rules.name == "mine"
 
 
-def test_busy_freezes_the_controls(runs):
-    app = Dashboard(runs=runs)
+def test_busy_freezes_the_controls(runs, folder):
+    app = dashboard_of(runs, folder)
     app.busy = True
     assert all(control.disabled for control in app._controls)
     app.busy = False
     assert not any(control.disabled for control in app._controls)
 
 
-def test_dashboards_do_not_share_state(runs):
-    first, second = Dashboard(runs=runs), Dashboard(runs=runs)
+def test_dashboards_do_not_share_state(runs, folder):
+    first, second = dashboard_of(runs, folder), dashboard_of(runs, folder)
     first.run_aggregation = "mean"
     assert second.run_aggregation == "median"
     assert second.verdict.winner == "erratic"
 
 
-def test_background_preparation_fills_in_the_dashboard(runs):
-    given = runs.drop(columns=["simplicity", "status", "reason"])
-    release = threading.Event()
+def test_background_preparation_fills_in_the_dashboard(runs, tmp_path, monkeypatch):
+    release, real_prepare = threading.Event(), dashboard_module.prepare_competition
+    monkeypatch.setattr(dashboard_module, "prepare_competition",
+                        lambda *args, **kwargs: (release.wait(60), real_prepare(*args, **kwargs))[1])
 
-    def slow_loader():
-        release.wait(10)
-        return load_results(given)
-
-    app = Dashboard(slow_loader, rules="srbench2022")
+    app = Dashboard(competition_of(runs, tmp_path))
     assert app.busy and all(control.disabled for control in app._controls)
     assert "Waiting" in app.leaderboard.value  # shown at once, before the results exist
     release.set()
@@ -238,11 +251,12 @@ def test_background_preparation_fills_in_the_dashboard(runs):
     assert set(app.timings) >= {"load", "prepare", "judge", "ready"}
 
 
-def test_a_failed_preparation_is_reported(runs):
-    def failing_loader():
+def test_a_failed_preparation_is_reported(runs, tmp_path, monkeypatch):
+    def failing(*args, **kwargs):
         raise SrdashError("results.csv, row 3, column 'r2_test': not a number")
 
-    app = Dashboard(failing_loader)
+    monkeypatch.setattr(dashboard_module, "prepare_competition", failing)
+    app = Dashboard(competition_of(runs, tmp_path))
     assert app.wait(30)
     assert not app.busy
     assert "results.csv, row 3, column &#x27;r2_test&#x27;: not a number" in app.progress.label.value
@@ -262,7 +276,7 @@ def test_from_environment_reads_the_serialised_competition(runs, tmp_path):
     app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])   # what the browser sends
     assert app.wait(60)
     assert app.verdict.rules.name == "srbench2022-as-run"
-    assert app._competition.simplification.options() == {"jobs": 2, "timeout": 2.5, "cache": None, "scheduler": None}
+    assert app.competition.simplification.options() == {"jobs": 2, "timeout": 2.5, "cache": None, "scheduler": None}
     assert app.result.fingerprint == judge_competition(competition).fingerprint  # the one pipeline's verdict
 
 
@@ -291,9 +305,19 @@ def test_a_competition_that_does_not_load_is_reported_in_the_log(tmp_path):
     assert "Error while preparing the results: " in log and "missing.csv" in log
 
 
-def test_start_refuses_a_second_run_and_missing_results(runs):
-    with pytest.raises(SrdashError, match="no results to prepare; pass results= or runs="):
-        Dashboard(runs=runs).start()
+def test_the_dashboard_takes_a_competition_and_refuses_a_second_start(runs, tmp_path, monkeypatch):
+    with pytest.raises(TypeError, match="The 'competition' argument must be a Competition .* Got DataFrame."):
+        Dashboard(runs)
+    release, real_prepare = threading.Event(), dashboard_module.prepare_competition
+    monkeypatch.setattr(dashboard_module, "prepare_competition",
+                        lambda *args, **kwargs: (release.wait(60), real_prepare(*args, **kwargs))[1])
+    app = Dashboard(competition_of(runs, tmp_path), start=False)
+    assert app.verdict is None and "Not prepared yet" in app.progress.label.value
+    app.start()
+    with pytest.raises(SrdashError, match="already being prepared; wait for the progress bar to finish"):
+        app.start()
+    release.set()
+    assert app.wait(60) and app.verdict.winner == "erratic"
 
 
 def test_log_panel_and_progress_panel():
@@ -308,7 +332,7 @@ def test_log_panel_and_progress_panel():
     assert "5 / 8 models done, 2 failed, 2 timed out" in progress.label.value
 
 
-def test_more_views_are_built_when_opened_and_follow_the_verdict():
+def test_more_views_are_built_when_opened_and_follow_the_verdict(tmp_path):
     import ipywidgets
 
     from srdash.apps import Dashboard
@@ -318,7 +342,7 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict():
         "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
         "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
         "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "property": 0.5, "status": "given"})
-    app = Dashboard(runs=runs)
+    app = dashboard_of(runs, tmp_path)
     assert "significantly" in app.significance.value
     # the provenance block travels with the verdict shown
     assert "sympy_version" in app.provenance.value and app.verdict.rules.sha256 in app.provenance.value
@@ -378,7 +402,7 @@ def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
         for method, rank in (("c", 1), ("b", 2), ("a", 3)):
             store.record("expert", dataset, method, kind="rank", value=rank)
     store.close()
-    app = Dashboard(runs=runs, trust_store=str(store_path))
+    app = dashboard_of(runs, tmp_path, trust_store=store_path)
     app.more.selected_index = 4
     page = app.more.children[4].value
     assert app.more.get_title(4) == "Real-world track (expert trust)"
@@ -411,10 +435,10 @@ def described_track(tmp_path_factory):
         rows += [{"method": "Truth", "dataset": name, "model": table[name].truth},
                  {"method": "Line", "dataset": name, "model": "1.5*x1 + x6"},
                  {"method": "Constant", "dataset": name, "model": "2"}]
-    results = load_results(pd.DataFrame(rows), datasets=table.frame())
-    qualification = pd.DataFrame({"method": ["LinearRegression", "Truth", "Line", "Constant"], "dataset": "q",
-                                  "r2_test": [0.50, 0.90, 0.60, 0.00]})
-    return results, folder / "datasets.yaml", qualification
+    pd.DataFrame(rows).to_csv(folder / "results.csv", index=False)
+    pd.DataFrame({"method": ["LinearRegression", "Truth", "Line", "Constant"], "dataset": "q",
+                  "r2_test": [0.50, 0.90, 0.60, 0.00]}).to_csv(folder / "qualification.csv", index=False)
+    return folder / "results.csv", folder / "datasets.yaml", folder / "qualification.csv"
 
 
 def _open_view(app: Dashboard, title: str):
@@ -427,7 +451,8 @@ def test_dashboard_with_descriptions_shows_the_property_scores(described_track):
     from srdash.apps.properties import PropertyView, QualificationView
 
     results, descriptions, qualification = described_track
-    app = Dashboard(results, descriptions=str(descriptions), qualification=qualification, cache=False)
+    app = Dashboard(competition_from_options(results, descriptions=descriptions, qualification=qualification,
+                                             jobs=1, cache=False))
     assert app.wait(120)
     assert list(app.more.titles[:2]) == [dashboard_module.PROPERTY_VIEW_TITLE,
                                          dashboard_module.QUALIFICATION_VIEW_TITLE]
@@ -468,7 +493,8 @@ def test_keep_unqualified_only_flags_them(described_track):
     # no descriptions, so neither accuracy nor property: the rules say so (simplicity only)
     rules = load_rules("srbench2022")
     rules = replace(rules, name="srbench2022-simplicity", criteria=(rules.criterion("simplicity"),))
-    app = Dashboard(results, rules=rules, qualification=qualification, keep_unqualified=True, cache=False)
+    app = Dashboard(competition_from_options(results, rules=rules, qualification=qualification,
+                                             keep_unqualified=True, jobs=1, cache=False))
     assert app.wait(120)
     assert sorted(app.verdict.leaderboard["method"]) == ["Constant", "Line", "Truth"]
     assert "Did not qualify against LinearRegression but kept in the track: Constant." in app.warnings.value
@@ -477,8 +503,8 @@ def test_keep_unqualified_only_flags_them(described_track):
     assert dashboard_module.QUALIFICATION_VIEW_TITLE in app.more.titles
 
 
-def test_without_descriptions_or_qualification_the_views_are_absent(runs):
-    app = Dashboard(runs=runs)
+def test_without_descriptions_or_qualification_the_views_are_absent(runs, folder):
+    app = dashboard_of(runs, folder)
     assert dashboard_module.PROPERTY_VIEW_TITLE not in app.more.titles
     assert dashboard_module.QUALIFICATION_VIEW_TITLE not in app.more.titles
     assert app.property_scores is None and app.qualification is None
@@ -486,10 +512,14 @@ def test_without_descriptions_or_qualification_the_views_are_absent(runs):
 
 
 def test_a_bad_qualification_file_is_reported_not_raised(described_track, tmp_path):
+    from dataclasses import replace
+
     results, _, _ = described_track
     bad = tmp_path / "q.csv"
     pd.DataFrame({"method": ["a"], "dataset": ["d"], "r2_test": [0.5]}).to_csv(bad, index=False)
-    app = Dashboard(results, qualification=str(bad), cache=False)
+    rules = load_rules("srbench2022")   # simplicity only: the results have no accuracy column
+    rules = replace(rules, name="srbench2022-simplicity", criteria=(rules.criterion("simplicity"),))
+    app = Dashboard(competition_from_options(results, rules=rules, qualification=bad, jobs=1, cache=False))
     assert app.wait(60)
     assert app.verdict is None
     assert "no rows of the baseline 'LinearRegression'" in app.log_panel.text()
@@ -501,15 +531,15 @@ def test_from_environment_reads_descriptions_and_qualification(tmp_path):
     competition = competition_from_options(tmp_path / "r.csv", descriptions=tmp_path / "d.yaml",
                                            qualification=tmp_path / "q.csv", qualification_data=tmp_path / "qd")
     app = Dashboard.from_environment({"SRDASH_COMPETITION": competition.to_json()}, start=False)
-    assert app._competition.descriptions == tmp_path / "d.yaml"
-    assert app._competition.qualification.results == tmp_path / "q.csv"
-    assert app._competition.qualification.data == tmp_path / "qd"
+    assert app.competition.descriptions == tmp_path / "d.yaml"
+    assert app.competition.qualification.results == tmp_path / "q.csv"
+    assert app.competition.qualification.data == tmp_path / "qd"
     assert list(app.more.titles[:2]) == [dashboard_module.PROPERTY_VIEW_TITLE,
                                          dashboard_module.QUALIFICATION_VIEW_TITLE]
     # the demo opens with its own descriptions and qualification stage, written once to the cache
     demo = Dashboard.from_environment({}, start=False)
-    assert Path(demo._descriptions).parent == demo_folder()
-    assert str(demo._descriptions).endswith("descriptions.yaml")
-    assert str(demo._qualification_input).endswith("qualification.csv")
+    assert Path(demo.competition.descriptions).parent == demo_folder()
+    assert str(demo.competition.descriptions).endswith("descriptions.yaml")
+    assert str(demo.competition.qualification.results).endswith("qualification.csv")
     # ... through its competition file, judged by the one pipeline
-    assert demo._competition is not None and demo._competition.source.endswith("competition.toml")
+    assert demo.competition.source.endswith("competition.toml")

@@ -126,7 +126,7 @@ class Comparison:
         """The omnibus test and the post-hoc in one line, for figure captions."""
         friedman = self.omnibus.set_index("test").loc["Friedman"]
         blocks = "N" if self.unit == "dataset" else "N (dataset, seed)"
-        return (f"Friedman chi2 = {friedman['statistic']:.3f}, {_p(friedman['p_value'])}; {self.posthoc_label}, "
+        return (f"Friedman chi2 = {friedman['statistic']:.3f}, {p_text(friedman['p_value'])}; {self.posthoc_label}, "
                 f"alpha = {self.alpha:g} (k = {self.n_methods}, {blocks} = {int(friedman['blocks'])})")
 
     @property
@@ -199,7 +199,7 @@ def compare(
     """
     from scipy import special
 
-    from srdash.analysis.significance import (_check_alpha, _friedman, _iman_davenport, _pairwise, cliffs_delta,
+    from srdash.analysis.significance import (check_alpha, friedman_statistic, iman_davenport_test, nemenyi_pairs, cliffs_delta,
                                               cohens_d, critical_difference, groups_from_p_values, magnitude,
                                               skillings_mack)
 
@@ -208,7 +208,7 @@ def compare(
                                  ("missing", missing, MISSING_RULES), ("unit", unit, _tables.UNITS)):
         if given not in allowed:
             raise ValueError(f"The '{name}' option must be one of {', '.join(map(repr, allowed))}. Got {given!r}.")
-    _check_alpha(alpha)
+    check_alpha(alpha)
     method = _tables.method_column(table, method)
     _tables.check_columns(table, [method, dataset, value], what="the comparison of methods")
     blocked, block = _tables.blocks(table, unit=unit, dataset=dataset, seed=seed)
@@ -237,9 +237,9 @@ def compare(
     values = complete.to_numpy(dtype=float)
     ranks = pd.DataFrame(values).rank(axis=1, method="average").to_numpy()  # k = best
     n_complete, k = ranks.shape
-    chi2, _ = _friedman(ranks)
+    chi2, _ = friedman_statistic(ranks)
     friedman_p = float(special.chdtrc(k - 1, chi2))
-    iman, iman_p = _iman_davenport(chi2, n_complete, k)
+    iman, iman_p = iman_davenport_test(chi2, n_complete, k)
     friedman_rejects = friedman_p < alpha
     omnibus = [{"test": "Friedman", "statistic": float(chi2), "df": float(k - 1), "p_value": friedman_p,
                 "blocks": n_complete},
@@ -261,7 +261,7 @@ def compare(
     long = (oriented.rename_axis(index="block", columns="method").stack().rename("v").reset_index())
     if posthoc == "nemenyi":
         used_correction = "none"
-        raw = _pairwise(ranked, k, n_complete, cd)
+        raw = nemenyi_pairs(ranked, k, n_complete, cd)
         p_of = {frozenset((a, b)): p for a, b, p in zip(raw["method_a"], raw["method_b"], raw["p_value"])}
         adjusted_of = p_of
         blocks_of = {key: len(complete) for key in p_of}
@@ -371,8 +371,8 @@ def compare_by_group(table: pd.DataFrame, *, by: str, dataset: str = "dataset",
     return tuple(out)
 
 
-def _p(p: float) -> str:
-    from srdash.analysis.significance import _p as p_text
+def p_text(p: float) -> str:
+    from srdash.analysis.significance import p_text
 
     return p_text(p)
 
@@ -393,13 +393,13 @@ def _paragraph(r: Comparison) -> str:
     if r.missing == "worst" and any("missing='worst'" in n for n in r.notes):
         parts.append("Missing values were filled with the worst value of the table.")
     parts.append(f"The Friedman test {'rejects' if friedman['p_value'] < r.alpha else 'does not reject'} that all "
-                 f"methods perform alike (chi2 = {friedman['statistic']:.3f}, {_p(friedman['p_value'])}, "
+                 f"methods perform alike (chi2 = {friedman['statistic']:.3f}, {p_text(friedman['p_value'])}, "
                  f"{int(friedman['blocks'])} complete blocks, alpha = {r.alpha:g}).")
     if "Skillings-Mack" in set(r.omnibus["test"]):
         sm = r.omnibus.set_index("test").loc["Skillings-Mack"]
         parts.append(f"Some blocks lack a method; the Skillings-Mack test, which uses them too, "
                      f"{'rejects' if sm['p_value'] < r.alpha else 'does not reject'} it (SM = {sm['statistic']:.3f}, "
-                     f"{_p(sm['p_value'])}, {int(sm['blocks'])} blocks).")
+                     f"{p_text(sm['p_value'])}, {int(sm['blocks'])} blocks).")
     if r.posthoc == "wilcoxon-holm":
         parts.append(f"Pairs were compared with the {r.posthoc_label}: the decision on a pair depends on those two "
                      f"methods only (the correction on the number of pairs), not on which other methods take part.")

@@ -122,9 +122,9 @@ def compare_seconds(n_methods: int, posthoc: str) -> float:
 
 
 def bounded_redraws(rankings: list, n_items: int, n_judges: int, n_bootstrap: int, notes: list, *,
-                    announce=None) -> int:
+                    stage=None) -> int:
     """The redraws within :data:`MAX_MODEL_WORK` (a note says when fewer than asked); refused when the fit
-    and the judges left out alone exceed it. ``announce``, when given, gets one sentence saying what the
+    and the judges left out alone exceed it. ``stage``, when given, gets one sentence saying what the
     model will fit and about how long it takes, before any fit."""
     stages = sum(len(groups) - (len(groups[-1]) == 1) for groups in rankings)
     redraws = model_redraws(n_items=n_items, n_stages=stages, n_rankings=len(rankings), n_judges=n_judges,
@@ -142,11 +142,11 @@ def bounded_redraws(rankings: list, n_items: int, n_judges: int, n_bootstrap: in
                      f"{len(rankings)} rankings ({stages} choice stages) with more would pass the bound of "
                      f"{MAX_MODEL_WORK:.1e} operations (srdash.analysis.costs); the intervals are wider "
                      "for it.")
-    if announce is not None:
+    if stage is not None:
         work = model_work(n_items=n_items, n_stages=stages, n_rankings=len(rankings),
                           n_fits=1 + redraws + left_out, n_pair_fits=1 + redraws)
         cut = f" (cut from {n_bootstrap}: the bound of {MAX_MODEL_WORK:.1e} operations)" if redraws < n_bootstrap else ""
-        announce(f"Jury model: {len(rankings)} rankings ({stages:,} choice stages) of {n_items} methods by "
+        stage(f"Jury model: {len(rankings)} rankings ({stages:,} choice stages) of {n_items} methods by "
                  f"{n_judges} judges; Plackett-Luce and Bradley-Terry fits of the rankings, of {redraws} bootstrap "
                  f"redraws{cut} and without each judge: about {model_seconds(work):.0f} s.")
     return redraws

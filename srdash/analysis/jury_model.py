@@ -324,9 +324,9 @@ def _rankings(table: pd.DataFrame, index: dict[str, int]) -> tuple[list, list[tu
     return rankings, keys
 
 
-def _said(progress, done: str) -> None:
-    if progress is not None:
-        progress(f"  done: {done}")
+def _said(stage, done: str) -> None:
+    if stage is not None:
+        stage(f"  done: {done}")
 
 
 def _positions(strengths: np.ndarray) -> np.ndarray:
@@ -345,7 +345,7 @@ def _fit_many(rankings: list, n_items: int, draws: np.ndarray, *, prior: float) 
 
 
 def jury_model(ranks: pd.DataFrame, *, n_bootstrap: int = 200, seed: int = 0, prior: float = DEFAULT_PRIOR,
-               level: str = "ordinal", progress=None) -> JuryModel:
+               level: str = "ordinal", stage=None) -> JuryModel:
     """Fit the jury model to the judges' ranks: consensus strengths with intervals, agreement, judges.
 
     Parameters
@@ -361,7 +361,7 @@ def jury_model(ranks: pd.DataFrame, *, n_bootstrap: int = 200, seed: int = 0, pr
         Pseudo-wins per method (choix's ``alpha``; see the module's notes).
     level : {'nominal', 'ordinal', 'interval'}, keyword-only
         Krippendorff's alpha's level of measurement of the ranks.
-    progress : callable, optional, keyword-only
+    stage : callable, optional, keyword-only
         Called with a sentence before the fits (what they are, about how long) and as each part ends.
         The bootstrap is cut past :data:`srdash.analysis.costs.MAX_MODEL_WORK` (a note says so).
 
@@ -397,14 +397,14 @@ def jury_model(ranks: pd.DataFrame, *, n_bootstrap: int = 200, seed: int = 0, pr
         rng = np.random.default_rng(seed)
         n = len(methods)
         n_bootstrap = costs.bounded_redraws(rankings, n, len(set(table["judge"])), n_bootstrap, notes,
-                                            announce=progress)
+                                            stage=stage)
         if rankings:
             draws = np.ones((1, len(rankings)))
             if n_bootstrap:
                 picks = rng.integers(0, len(rankings), size=(n_bootstrap, len(rankings)))
                 draws = np.vstack([draws, np.apply_along_axis(np.bincount, 1, picks, minlength=len(rankings))])
             pl, bt = _fit_many(rankings, n, draws.astype(float), prior=prior)
-            _said(progress, f"fitted the rankings and {n_bootstrap} redraws")
+            _said(stage, f"fitted the rankings and {n_bootstrap} redraws")
         else:
             pl = bt = np.zeros((1, n))
             notes.append("No judge ranked two methods or more: every method has the same strength.")
@@ -429,9 +429,9 @@ def jury_model(ranks: pd.DataFrame, *, n_bootstrap: int = 200, seed: int = 0, pr
         if len(judges) < 2:
             notes.append("One judge: agreement, Krippendorff's alpha and leaving a judge out need two judges or more.")
         agreement = _agreement(table, rng, n_bootstrap=n_bootstrap, level=level)
-        _said(progress, "Krippendorff's alpha and its interval")
+        _said(stage, "Krippendorff's alpha and its interval")
         judge_table = _judges(table, rankings, keys, methods, pl[0], prior=prior)
-        _said(progress, "each judge left out")
+        _said(stage, "each judge left out")
         return JuryModel(consensus=consensus, agreement=agreement, judges=judge_table, n_bootstrap=int(n_bootstrap),
                          seed=int(seed), prior=float(prior), level=level, notes=tuple(notes))
 

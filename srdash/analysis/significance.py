@@ -159,7 +159,7 @@ class Significance:
     @property
     def test_label(self) -> str:
         """A one-line description of the tests, for figure captions."""
-        return (f"Friedman chi2 = {self.statistic:.3f}, {_p(self.p_value)}; Nemenyi post-hoc, "
+        return (f"Friedman chi2 = {self.statistic:.3f}, {p_text(self.p_value)}; Nemenyi post-hoc, "
                 f"alpha = {self.alpha:g}, CD = {self.critical_difference:.3f} "
                 f"(k = {self.n_methods}, N = {self.n_datasets})")
 
@@ -190,14 +190,14 @@ def q_alpha(k: int, *, alpha: float = 0.05) -> tuple[float, str]:
     ...
     srdash.errors.SrdashError: The Nemenyi test needs at least 2 methods. Got k = 1.
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     if int(k) != k or k < 2:
         raise SrdashError(f"The Nemenyi test needs at least 2 methods. Got k = {k!r}.")
     k = int(k)
     for tabulated, values in DEMSAR_Q.items():
         if np.isclose(alpha, tabulated) and k <= 1 + len(values):
             return values[k - 2], _DEMSAR
-    return float(_studentized_range_isf(alpha, k) / np.sqrt(2.0)), "studentized range / sqrt(2)"
+    return float(studentized_range_isf(alpha, k) / np.sqrt(2.0)), "studentized range / sqrt(2)"
 
 
 def critical_difference(k: int, n: int, *, alpha: float = 0.05) -> float:
@@ -264,7 +264,7 @@ def significance(scores: Verdict | pd.DataFrame, *, alpha: float = 0.05, dnf: st
     >>> print(result.beside_bootstrap)
     P(win) (Rank uncertainty) counts how often the winner stays first on the mean score when the datasets and runs are redrawn; it is a frequency, not a test. This test asks whether a gap in mean rank exceeds what chance allows for any of the 3 pairs of 3 methods on 5 datasets (critical difference 1.482): a P(win) near 1 beside 'not significantly better' means the winner is consistently ahead on these datasets, by a gap too small for a test that guards every pair at once.
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     if dnf not in DNF_RULES:
         raise SrdashError(f"The 'dnf' option must be one of {', '.join(repr(r) for r in DNF_RULES)}. Got {dnf!r}.")
     matrix, order = _score_matrix(scores)
@@ -284,19 +284,19 @@ def significance(scores: Verdict | pd.DataFrame, *, alpha: float = 0.05, dnf: st
     values = np.where(np.isnan(values), -np.inf, values)  # DNF: last, tied among DNFs
     ranks = pd.DataFrame(values).rank(axis=1, method="average").to_numpy()  # average ranks, k = best
 
-    statistic, ties_only = _friedman(ranks)
+    statistic, ties_only = friedman_statistic(ranks)
     if ties_only:
         notes.append("Every dataset ties all methods: the Friedman statistic is 0.")
     df = n_methods - 1
     p_value = float(special.chdtrc(df, statistic))  # chi-square survival function
-    iman, iman_p = _iman_davenport(statistic, n_datasets, n_methods)
+    iman, iman_p = iman_davenport_test(statistic, n_datasets, n_methods)
     q, source = q_alpha(n_methods, alpha=alpha)
     cd = float(q * np.sqrt(n_methods * (n_methods + 1) / (6.0 * n_datasets)))
 
     mean_rank = pd.Series(ranks.mean(axis=0), index=methods)
     ranked = mean_rank.sort_values(ascending=False, kind="stable")
     mean_ranks = pd.DataFrame({"method": ranked.index, "mean_rank": ranked.to_numpy()})
-    pairwise = _pairwise(ranked, n_methods, n_datasets, cd)
+    pairwise = nemenyi_pairs(ranked, n_methods, n_datasets, cd)
     groups = _groups(ranked, cd)
     winner, runner_up = order[0], order[1]
     statement = _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, n_methods, n_datasets)
@@ -312,7 +312,8 @@ def significance(scores: Verdict | pd.DataFrame, *, alpha: float = 0.05, dnf: st
     )
 
 
-def _check_alpha(alpha) -> None:
+def check_alpha(alpha) -> None:
+    """Refuse a significance level that is not a number strictly between 0 and 1."""
     if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
         raise SrdashError(f"The 'alpha' option must be a number strictly between 0 and 1. Got {alpha!r}.")
 
@@ -334,7 +335,7 @@ def _score_matrix(scores) -> tuple[pd.DataFrame, list[str]]:
     return matrix, order
 
 
-def _friedman(ranks: np.ndarray) -> tuple[float, bool]:
+def friedman_statistic(ranks: np.ndarray) -> tuple[float, bool]:
     """Tie-corrected Friedman chi-square of an (N, k) rank matrix, as scipy.stats.friedmanchisquare."""
     n, k = ranks.shape
     ties = 0.0
@@ -349,7 +350,8 @@ def _friedman(ranks: np.ndarray) -> tuple[float, bool]:
     return max(statistic, 0.0), False
 
 
-def _iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
+def iman_davenport_test(chi2: float, n: int, k: int) -> tuple[float, float]:
+    """Iman and Davenport's F statistic from Friedman's chi-square over n datasets and k methods, and its p-value."""
     denominator = n * (k - 1) - chi2
     if denominator <= 0:
         return float("inf"), 0.0
@@ -357,12 +359,14 @@ def _iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
     return float(f), float(special.fdtrc(k - 1, (k - 1) * (n - 1), f))  # F survival function
 
 
-def _pairwise(ranked: pd.Series, k: int, n: int, cd: float) -> pd.DataFrame:
+def nemenyi_pairs(ranked: pd.Series, k: int, n: int, cd: float) -> pd.DataFrame:
+    """Every pair of methods by mean rank: the difference, whether it exceeds the critical difference ``cd``,
+    and the Nemenyi p-value (the studentized range of k means over n datasets)."""
     scale = np.sqrt(k * (k + 1) / (6.0 * n))
     names = list(ranked.index)
     pairs = [(a, b, float(ranked[a] - ranked[b])) for i, a in enumerate(names) for b in names[i + 1:]]
     # one integration for every pair at once (the same sums as studentized_range_sf, pair by pair)
-    p_values = _studentized_range_sf_many(np.array([d for _, _, d in pairs]) / scale * np.sqrt(2.0), k)
+    p_values = studentized_range_sf_many(np.array([d for _, _, d in pairs]) / scale * np.sqrt(2.0), k)
     rows = [{"method_a": a, "method_b": b, "difference": difference, "significant": difference > cd,
              "p_value": float(min(max(p, 0.0), 1.0))} for (a, b, difference), p in zip(pairs, p_values)]
     return pd.DataFrame(rows, columns=["method_a", "method_b", "difference", "significant", "p_value"])
@@ -394,16 +398,17 @@ def studentized_range_sf(q: float, k: int) -> float:
     k = int(k)
     if k < 2:
         raise SrdashError(f"The studentized range needs at least 2 values. Got k = {k!r}.")
-    return float(_studentized_range_sf_many(np.array([q], dtype=float), k)[0])
+    return float(studentized_range_sf_many(np.array([q], dtype=float), k)[0])
 
 
-#: Values of q integrated at once (the grid's 4,801 points each): 44,850 pairs in one array took 1.7 GB.
+#: Values of q integrated at once (the grid's 4,801 points each), to bound the memory of many pairs
+#: (docs/decisions/2026-11-significance-at-scale.md).
 _Q_CHUNK = 256
 #: Above this many methods the sum ``sum_i a^i b^(k-2-i)`` (k - 2 products per grid point) is taken in closed form.
 _HORNER_UP_TO = 50
 
 
-def _studentized_range_sf_many(q: np.ndarray, k: int) -> np.ndarray:
+def studentized_range_sf_many(q: np.ndarray, k: int) -> np.ndarray:
     """:func:`studentized_range_sf` of every value of ``q`` (1 where q <= 0), :data:`_Q_CHUNK` values at a time;
     the sum ``sum_i a^i b^(k-2-i)`` is accumulated by Horner's rule (``total = total * b + a^i``) up to
     :data:`_HORNER_UP_TO` methods. Above, ``(a - b) * sum = a^(k-1) - b^(k-1)`` is taken as
@@ -435,7 +440,7 @@ def _studentized_range_sf_many(q: np.ndarray, k: int) -> np.ndarray:
     return out[inverse.reshape(-1)]
 
 
-def _studentized_range_isf(alpha: float, k: int) -> float:
+def studentized_range_isf(alpha: float, k: int) -> float:
     """The q with ``studentized_range_sf(q, k) == alpha`` (bisection to 1e-12)."""
     low, high = 0.0, 1.0
     while studentized_range_sf(high, k) > alpha:
@@ -464,7 +469,7 @@ def _groups(ranked: pd.Series, cd: float) -> tuple[tuple[str, ...], ...]:
     return tuple(groups)
 
 
-def _p(p: float) -> str:
+def p_text(p: float) -> str:
     """'p = 0.105', 'p = 3.2e-05', or 'p < 1e-300' when the p-value underflows."""
     if p < 1e-300:
         return "p < 1e-300"
@@ -475,7 +480,7 @@ def _statement(winner, runner_up, mean_rank, cd, alpha, p_value, statistic, k, n
     if p_value >= alpha:
         return (f"The winner, {winner}, is not significantly better than the runner-up, {runner_up}: the Friedman "
                 f"test does not reject that all {k} methods perform alike on these {n} datasets (chi2 = "
-                f"{statistic:.3f}, {_p(p_value)} >= alpha = {alpha:g}), so the Nemenyi post-hoc test declares no pair "
+                f"{statistic:.3f}, {p_text(p_value)} >= alpha = {alpha:g}), so the Nemenyi post-hoc test declares no pair "
                 "different.")
     a, b = float(mean_rank[winner]), float(mean_rank[runner_up])
     difference = a - b
@@ -516,7 +521,7 @@ def groups_from_p_values(order, p_values: pd.DataFrame, *, alpha: float = 0.05) 
     >>> groups_from_p_values(["a", "b", "c"], p)
     (('a', 'b'), ('b', 'c'))
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     names = [str(name) for name in order]
     missing = [name for name in names if name not in p_values.index or name not in p_values.columns]
     if missing:
@@ -552,8 +557,8 @@ def cliffs_delta(x, y) -> float:
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]
     if not x.size or not y.size:
         return float("nan")
-    # counted by sorting, O(n log n) rather than all n_x n_y signs (400 datasets, 44,850 pairs: 70 s); the
-    # counts are whole numbers, so the quotient is the same float
+    # counted by sorting, O(n log n) rather than all n_x n_y signs (docs/decisions/2026-11-significance-at-scale.md);
+    # the counts are whole numbers, so the quotient is the same float
     ordered = np.sort(y)
     above = np.searchsorted(ordered, x, side="left").sum()               # y_j < x_i
     below = y.size * x.size - np.searchsorted(ordered, x, side="right").sum()  # y_j > x_i

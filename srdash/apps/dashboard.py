@@ -1,19 +1,14 @@
-"""The judging dashboard: one ipywidgets box over the core.
+"""The judging dashboard: one ipywidgets box over one competition.
 
-The expensive step, :func:`srdash.judging.pipeline.prepare_runs` (simplifying every
-model in worker processes), runs once, in a background thread, with a progress
-bar; the widget is displayed at once and fills in when it is done. Changing the
-rules, the run aggregation or the tie rule re-judges the cached prepared runs
-(:func:`srdash.judging.ranking.judge`, milliseconds), without reloading or
-re-simplifying anything.
-
-With dataset descriptions (``descriptions=``) the background step is
-:func:`srdash.judging.pipeline.prepare_track` instead: the models are also evaluated
-on the datasets' files and each dataset's property is scored; the "More
-views" accordion then has a property view. With qualification results
-(``qualification=``) the qualification stage runs first, the methods that did
-not qualify leave the track (``keep_unqualified=False``), a warning above the
-leaderboard names them and the rule, and the accordion has a qualification view.
+The dashboard takes a :class:`~srdash.judging.competition.Competition` and nothing else: a caller
+with plain options builds one with :func:`~srdash.judging.competition.competition_from_options`,
+as ``srdash score`` does. The expensive step, :func:`srdash.judging.pipeline.prepare_competition`
+(loading, the qualification stage, measuring what the rules declare, evaluating the models on the
+datasets' files, scoring the properties), runs once, in a background thread with a progress bar, or
+not at all when the competition's snapshot is in the cache. Changing the rules, the run aggregation
+or the tie rule re-judges the prepared competition with
+:func:`srdash.judging.pipeline.judge_prepared` (milliseconds), so the verdict and its fingerprint
+are ``srdash score``'s under the options shown.
 """
 
 from __future__ import annotations
@@ -26,8 +21,9 @@ import re
 import threading
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Mapping
 
 import ipywidgets as widgets
 import pandas as pd
@@ -37,9 +33,9 @@ from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.assets import stylesheet
 from srdash.figures.leaderboard import leaderboard_html, problems_html, scoring_html, rank_heatmap, simplicity_curve, warnings_html
-from srdash.io.loading import Results
-from srdash.judging.pipeline import prepare_runs, prepare_track, qualified_results, with_qualification, with_track_problems
-from srdash.judging.ranking import Verdict, judge
+from srdash.judging.competition import Competition, competition_from_json, load_competition
+from srdash.judging.pipeline import judge_prepared, prepare_competition, prepared_from_snapshot
+from srdash.judging.ranking import Verdict
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, load_rules
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, ProgressPanel,
                                    logged)
@@ -89,40 +85,14 @@ class Dashboard(BackgroundApp):
 
     Parameters
     ----------
-    results : Results or callable returning Results, optional
-        The competition. A callable (e.g. ``functools.partial(load_results, path)``)
-        is called in the background thread too, so that slow loading does not
-        hold the page. Ignored when ``runs`` is given.
-    runs : DataFrame, optional
-        An already prepared per-run table (output of
-        :func:`srdash.judging.pipeline.prepare_runs`); judged at once, in this thread.
-    rules : str or Rules
-        Rules preset name or path of a rules file (see :func:`srdash.judging.rules.load_rules`).
-    jobs : int
-        Worker processes for simplifying models.
-    timeout : float
-        Hard time limit per model simplification, in seconds.
-    cache : path, False or None
-        Complexity cache (None: srdash's default cache, False: none).
+    competition : Competition
+        What is judged: results, rules, descriptions, qualification stage, real-world track and
+        simplification settings (:func:`srdash.judging.competition.load_competition`, or
+        :func:`~srdash.judging.competition.competition_from_options` for plain options).
     source : str
-        What is being judged, shown under the title.
+        What is being judged, shown under the title (default: the competition's source).
     start : bool
-        Start preparing ``results`` at once (else call :meth:`start`).
-    descriptions : DatasetTable, path or None
-        Dataset descriptions (:func:`srdash.io.datasets.load_dataset_table`; a
-        path is read in the background thread). Given: the models are
-        evaluated on the datasets' files, the properties scored
-        (:func:`srdash.judging.pipeline.prepare_track`) and the property view added.
-    qualification : Qualification, path, DataFrame or None
-        The qualification stage (:func:`srdash.judging.qualification.run_qualification`
-        reads a path or DataFrame of results in the background thread). Given:
-        the qualification view is added and non-qualified methods leave the track.
-    qualification_data : path, optional
-        Folder of the qualification datasets: srdash fits the LinearRegression
-        baseline itself and recomputes the models' R2 there.
-    keep_unqualified : bool
-        Keep the methods that did not qualify in the track (only flagged in the
-        warnings) instead of excluding them.
+        Start preparing the competition at once (else call :meth:`start`).
     display_timeout : float
         See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
     snapshot_wait : float
@@ -143,10 +113,14 @@ class Dashboard(BackgroundApp):
         The current verdict.
     busy : traitlet (bool)
         True while the background preparation runs; the controls are frozen.
+    competition : Competition
+        The competition as given (the controls judge it under other rules and options).
+    result : CompetitionResult or None
+        The current verdict with its fingerprint, as ``srdash score`` gives it under the options shown.
     timings : dict
-        Seconds spent loading, preparing and judging.
+        Seconds spent preparing and judging.
     property_scores : PropertyScores or None
-        The track's property scores (with ``descriptions``), once prepared.
+        The track's property scores (with dataset descriptions), once prepared.
     qualification : Qualification or None
         The qualification stage's outcome, once prepared.
     qualification_notes : tuple of str
@@ -154,10 +128,15 @@ class Dashboard(BackgroundApp):
 
     Examples
     --------
-    >>> runs = pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
-    ...                      "run": 0, "r2_test": [0.9, 0.8, 0.5, 0.7], "components": [3.0, 9, 5, 30],
-    ...                      "simplicity": [-0.7, -1.4, -1.0, -2.1], "property": 1.0, "status": "given"})
-    >>> app = Dashboard(runs=runs)
+    >>> import tempfile
+    >>> from srdash.judging.competition import competition_from_options
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> pd.DataFrame({"method": ["a", "b", "a", "b"], "dataset": ["d1", "d1", "d2", "d2"],
+    ...               "r2_test": [0.9, 0.8, 0.5, 0.7], "components": [3, 9, 5, 30],
+    ...               "property": 1.0}).to_csv(folder / "results.csv", index=False)
+    >>> app = Dashboard(competition_from_options(folder / "results.csv", jobs=1, cache=False))
+    >>> app.wait(120)
+    True
     >>> app.verdict.winner
     'a'
     >>> app.rank_method = "min"
@@ -176,25 +155,17 @@ class Dashboard(BackgroundApp):
 
     def __init__(
         self,
-        results: Results | Callable[[], Results] | None = None,
+        competition: Competition,
         *,
-        runs: pd.DataFrame | None = None,
-        rules: str | Rules = "srbench2022",
-        jobs: int = 1,
-        timeout: float = 10.0,
-        cache=None,
         source: str = "",
         start: bool = True,
-        trust_store: str | None = None,
-        descriptions=None,
-        qualification=None,
-        qualification_data=None,
-        keep_unqualified: bool = False,
         display_timeout: float = 0.0,
         snapshot_wait: float = 0.0,
-        competition=None,
         **kwargs,
     ):
+        if not isinstance(competition, Competition):
+            raise TypeError(f"The 'competition' argument must be a Competition (load_competition, or "
+                            f"competition_from_options for plain options). Got {type(competition).__name__}.")
         self._competition = competition
         self._prepared = None              # PreparedCompetition, when built from a competition
         self._prepared_by_measures: dict[tuple, object] = {}   # measures_key(rules) -> PreparedCompetition
@@ -204,26 +175,13 @@ class Dashboard(BackgroundApp):
         self._relabelling = False          # the Rules dropdown's labels change, not the choice
         self._withdrawn = False            # the page says why there is no verdict (_withdraw_verdict)
         self.result = None                 # CompetitionResult of the current options (competition only)
-        if competition is not None:
-            results = competition
-            rules = competition.rules
-            source = source or competition.source
-            descriptions = competition.descriptions
-            if competition.qualification is not None:
-                qualification = competition.qualification.results
-            if competition.realworld is not None:
-                trust_store = str(competition.realworld.store)
-        self._results = results
-        self._descriptions = descriptions
-        self._qualification_input = qualification
-        self._qualification_data = qualification_data
-        self._keep_unqualified = bool(keep_unqualified)
-        self._filtered = None              # FilteredRuns after the qualification stage
-        self._track_problems: pd.DataFrame | None = None
+        rules = competition.rules
+        source = source or competition.source
+        trust_store = None if competition.realworld is None else str(competition.realworld.store)
+        self._realworld = trust_store is not None
         self.property_scores = None
         self.qualification = None
         self.qualification_notes: tuple[str, ...] = ()
-        self._prepare_options = {"jobs": jobs, "timeout": timeout, "cache": cache}
         self._rules: Rules | None = None
         self._deferred = 0          # > 0 inside _one_rejudge(): re-judge once at the end
         self._stale = False
@@ -262,11 +220,10 @@ class Dashboard(BackgroundApp):
         self.provenance.add_class("srdash-provenance")
         # Further views (sensitivity, uncertainty, audit, real-world track): built
         # when first opened, refreshed when the verdict changes.
-        self._trust_store = trust_store
         track_views = []
-        if descriptions is not None:
+        if competition.descriptions is not None:
             track_views.append((PROPERTY_VIEW_TITLE, self._build_property_view))
-        if qualification is not None:
+        if competition.qualification is not None:
             track_views.append((QUALIFICATION_VIEW_TITLE, self._build_qualification_view))
         self._view_builders = {title: build for title, build in track_views + more_views(trust_store, self)}
         self._views: dict[str, widgets.Widget] = {}
@@ -298,13 +255,13 @@ class Dashboard(BackgroundApp):
             control.layout.margin = "2px 24px 2px 0"
         self._rules_picker.layout.max_width = "100%"   # a long label must not push it past a phone's screen
 
-        rules_label = rules.name if isinstance(rules, Rules) else str(rules)
         self._presets = run_presets()
-        self._rules_file = None if rules_label in self._presets else (Path(rules_label).name, rules_label)
+        # a rules file is offered by its path (the dropdown loads it again from there), a preset by its name
+        reference = rules.source if rules.source and not rules.source.startswith("preset:") else rules.name
+        self._rules_file = None if reference in self._presets else (Path(reference).name, reference)
         self._offer_rules(None)
-        self._rules_picker.value = rules_label
-        if isinstance(rules, Rules):
-            self._rules = rules
+        self._rules_picker.value = reference
+        self._rules = rules
 
         source_line = (f"<div class='srdash-source' title='{html_text(source)}'>Judging: {html_text(source)}</div>"
                        if source else "")
@@ -345,27 +302,17 @@ class Dashboard(BackgroundApp):
         widgets.link((self._criterion_picker, "value"), (self, "heatmap_criterion"))
         widgets.link((self._rules_picker, "value"), (self, "rules_name"))
 
-        if runs is not None:
-            self.progress.finish(f"{len(runs)} prepared runs")
-            self.runs = runs
-        elif results is not None and start:
+        if start:
             self.start()
         else:
-            self.progress.stage("No results to judge yet.")
+            self.progress.stage("Not prepared yet: call start().")
 
     # ------------------------------------------------------------------ construction from a competition
 
-    @classmethod
-    def from_competition(cls, competition, **kwargs) -> "Dashboard":
-        """The dashboard of a competition (:class:`srdash.judging.competition.Competition`).
-
-        Everything comes from the competition: results, rules, descriptions,
-        qualification stage, real-world track and simplification settings; the
-        verdict is the one :func:`srdash.judging.pipeline.judge_competition`
-        gives, with the same fingerprint.
-        """
-        return cls(competition=competition, **kwargs)
-
+    @property
+    def competition(self) -> Competition:
+        """The competition as given (the controls judge it under other rules and options)."""
+        return self._competition
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **kwargs) -> "Dashboard":
@@ -377,24 +324,22 @@ class Dashboard(BackgroundApp):
         descriptions and qualification stage). Served pages wait for the
         browser before changing (see :class:`~srdash.apps.panels.PageReady`).
         """
-        from srdash.judging.competition import competition_from_json, load_competition
-
         env = os.environ if environ is None else environ
         kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
         kwargs.setdefault("snapshot_wait", SERVED_SNAPSHOT_WAIT)
         text = env.get("SRDASH_COMPETITION", "").strip()
         if text:
-            return cls.from_competition(competition_from_json(text), **kwargs)
+            return cls(competition_from_json(text), **kwargs)
         from srdash.demo.competition import cached_demo
 
         kwargs.setdefault("source", "the built-in demo competition (srdash.demo.competition, seed 0), with its "
                                     "dataset descriptions and qualification stage")
-        return cls.from_competition(load_competition(cached_demo()["competition"]), **kwargs)
+        return cls(load_competition(cached_demo()["competition"]), **kwargs)
 
     # ------------------------------------------------------------------ background preparation
 
     def start(self) -> None:
-        """Prepare the runs (load, simplify every model) in a background thread.
+        """Prepare the competition (load, measure, evaluate, score) in a background thread.
 
         A competition whose whole preparation is in the cache (see
         :mod:`srdash.judging.snapshot`) is shown at once instead, before this
@@ -404,20 +349,17 @@ class Dashboard(BackgroundApp):
         Raises
         ------
         SrdashError
-            When a preparation is already running or there are no results.
+            When a preparation is already running.
         """
         if self._work.running:
             raise SrdashError("The runs are already being prepared; wait for the progress bar to finish.")
-        if self._results is None:
-            raise SrdashError("This dashboard has no results to prepare; pass results= or runs=.")
-        if self._competition is not None and self._show_snapshot():
+        if self._show_snapshot():
             return
         self._start_background(self._prepare_in_background, name="srdash-prepare")
 
     def _show_snapshot(self) -> bool:
         """Show the competition from its snapshot, in this thread; False when there is none."""
         from srdash.judging import snapshot
-        from srdash.judging.pipeline import prepared_from_snapshot
 
         try:
             found = prepared_from_snapshot(self._competition, wait=self._snapshot_wait)
@@ -459,8 +401,6 @@ class Dashboard(BackgroundApp):
 
     def _prepare_competition(self) -> None:
         """The competition's expensive work, through the one pipeline (srdash.judging.pipeline)."""
-        from srdash.judging.pipeline import prepare_competition
-
         started = time.monotonic()
         prepared = prepare_competition(self._competition, progress=self.progress.update,
                                        stage=lambda text: self.progress.stage(f"{text}…"))
@@ -476,59 +416,13 @@ class Dashboard(BackgroundApp):
         self._offer_rules(prepared.runs)
         if prepared.qualification is not None:
             self._show_qualification(prepared.qualification, prepared.filtered)
-        self._track_problems = prepared.track_problems
         self.property_scores = prepared.properties
         self.runs = prepared.runs
 
     def _prepare(self) -> None:
-        started = time.monotonic()
         try:
-            if self._competition is not None:
-                self._prepare_competition()
-                self._finish_ready(f"models {self.timings['prepare']:.1f} s")
-                return
-            if callable(self._results):
-                self.progress.stage("Loading the results…")
-                results = self._results()
-            else:
-                results = self._results
-            qualified = None
-            if self._qualification_input is not None:
-                self.progress.stage("Qualification stage…")
-                qualified = self._qualify(results)
-                results = qualified[0]
-            descriptions = self._descriptions
-            if isinstance(descriptions, (str, os.PathLike)):
-                from srdash.io.datasets import load_dataset_table
-
-                descriptions = load_dataset_table(descriptions)
-            loaded = time.monotonic()
-            self.timings["load"] = loaded - started
-            self.progress.stage(f"Measuring {len(results.table)} models…")
-            track = None
-            rules = self._rules  # its criteria's measures say what is computed (see srdash.judging.measures)
-            if descriptions is not None:
-                track = prepare_track(results, descriptions, rules=rules, progress=self.progress.update,
-                                      stage=lambda text: self.progress.stage(f"{text}…"), **self._prepare_options)
-                runs = track.runs
-            else:
-                runs = prepare_runs(results, rules=rules, progress=self.progress.update, **self._prepare_options)
-            self.timings["prepare"] = time.monotonic() - loaded
-            self.progress.stage("Judging…")
-            self._work.page_displayed()  # what follows changes the page (and builds widgets)
-            if qualified is not None:
-                self._show_qualification(*qualified[1:])
-            if track is not None:
-                self._track_problems = track.problems
-                self.property_scores = track.scores
-            self.runs = runs
-            self.timings["ready"] = time.monotonic() - self._constructed
-            counts = runs["status"].value_counts().to_dict() if "status" in runs.columns else {}
-            listed = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-            self.progress.finish(
-                f"Ready in {self.timings['ready']:.1f} s: {len(runs)} runs ({listed}); loading "
-                f"{self.timings['load']:.1f} s, models {self.timings['prepare']:.1f} s, "
-                f"judging {self.timings.get('judge', 0.0):.2f} s.")
+            self._prepare_competition()
+            self._finish_ready(f"models {self.timings['prepare']:.1f} s")
         except Exception as error:  # noqa: BLE001 - shown in the log and the progress line
             self._work.page_displayed()
             self.log_panel.report(error, context="preparing the results")
@@ -540,20 +434,8 @@ class Dashboard(BackgroundApp):
         finally:
             self.busy = False
 
-    def _qualify(self, results: Results) -> tuple:
-        """Run the qualification stage: (the track's results without the methods that did not qualify,
-        the qualification, the filtered runs)."""
-        from srdash.judging.qualification import Qualification, run_qualification
-
-        given = self._qualification_input
-        qualification = given if isinstance(given, Qualification) else run_qualification(
-            given, data=self._qualification_data)
-        kept, filtered = qualified_results(results, qualification, keep_unqualified=self._keep_unqualified)
-        return kept, qualification, filtered
-
     def _show_qualification(self, qualification, filtered) -> None:
         self.qualification = qualification
-        self._filtered = filtered
         self.qualification_notes = filtered.notes
         for note in filtered.notes:
             self.log_panel.info(note)
@@ -568,14 +450,14 @@ class Dashboard(BackgroundApp):
     def _title_of(self, rules) -> str:
         """The competition's own title (as the report shows it), else the title of the rules in use."""
         competition = self._competition
-        if competition is not None and competition.title != (competition.rules.title or competition.rules.name):
+        if competition.title != (competition.rules.title or competition.rules.name):
             return competition.title
         return rules.title or rules.name
 
     def _offer_rules(self, runs) -> None:
         """The Rules dropdown: every preset that judges runs (labelled when it cannot judge ``runs``), and a
         rules file given by path; the choice is kept."""
-        data_files = self._competition is not None and self._competition.descriptions is not None
+        data_files = self._competition.descriptions is not None
         options = (preset_options(self._presets, runs, data_files=data_files)
                    + ([self._rules_file] if self._rules_file else []))
         chosen = self._rules_picker.value
@@ -675,22 +557,17 @@ class Dashboard(BackgroundApp):
     @logged("judging")
     def _rejudge(self) -> None:
         self._stale = False
-        if self._rules is None or (self.runs is None and self._prepared is None):
+        if self._rules is None or self._prepared is None:
             return
         with self._judging:
             started = time.monotonic()
             rules = self._rules.with_options(run_aggregation=self.run_aggregation, rank_method=self.rank_method)
             try:
-                if self._prepared is not None:
-                    verdict = self._judge_competition(rules)
-                    if verdict is None:   # measuring what these rules need, in the background
-                        return
-                else:
-                    verdict = with_track_problems(judge(self.runs, rules), self._track_problems)
-                    if self.qualification is not None and self._filtered is not None:
-                        verdict = with_qualification(verdict, self.qualification, self._filtered)
+                verdict = self._judge_competition(rules)
+                if verdict is None:   # measuring what these rules need, in the background
+                    return
             except Exception as error:
-                self._withdraw_verdict(refusal_html(rules.name, error, realworld=bool(self._trust_store)))
+                self._withdraw_verdict(refusal_html(rules.name, error, realworld=self._realworld))
                 raise
             self.timings["judge"] = time.monotonic() - started
             self.options_note.value = options_note_html(self._rules, rules)
@@ -701,10 +578,6 @@ class Dashboard(BackgroundApp):
     def _judge_competition(self, rules: Rules) -> Verdict | None:
         """The verdict under ``rules`` through the one pipeline, as ``srdash score`` gives it for the
         competition with these rules; None while their measures are being prepared in the background."""
-        from dataclasses import replace
-
-        from srdash.judging.pipeline import judge_prepared
-
         prepared = self._prepared_by_measures.get(measures_key(rules))
         if prepared is None and missing_columns(rules, self.runs):
             prepared = self._prepared   # nothing to measure would give them their data: judging says why
@@ -731,10 +604,6 @@ class Dashboard(BackgroundApp):
 
     def _prepare_for_rules(self, rules: Rules) -> None:
         """Background: prepare the competition under ``rules`` (what their criteria measure), then judge."""
-        from dataclasses import replace
-
-        from srdash.judging.pipeline import prepare_competition
-
         started = time.monotonic()
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -745,7 +614,7 @@ class Dashboard(BackgroundApp):
             self._log_notes(caught)
         except Exception as error:  # noqa: BLE001 - said where the leaderboard was, and in the log
             self.progress.fail(f"The rules '{rules.name}' cannot judge these results.")
-            self._withdraw_verdict(refusal_html(rules.name, error, realworld=bool(self._trust_store)))
+            self._withdraw_verdict(refusal_html(rules.name, error, realworld=self._realworld))
             self.log_panel.report(error, context=f"preparing the results for the rules '{rules.name}'")
             self.busy = False
             return

@@ -6,7 +6,7 @@ who a request comes from). jupyter_server asks it about every request in
 ``JupyterHandler.prepare``, before the handler's ``get``: a request for the
 review's page (Voilà's page handler) whose key is missing, unknown or revoked
 is refused there (403, :func:`srdash.apps.gate.refuse_unknown_visitors`), so
-no kernel is started, taken from Voilà's pool of preheated kernels or forked
+no kernel is started or taken from Voilà's pool of preheated kernels
 for it. Voilà's ``prelaunch_hook`` was srdash's door before: Voilà calls it
 only for a kernel it starts for the visit, never for a preheated one, and
 refuses to start with both a hook and a pool.

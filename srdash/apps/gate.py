@@ -14,9 +14,8 @@ only inside the review's door.
 - The review's door (:func:`refuse_unknown_visitors`, called by the review's
   identity provider :class:`srdash.apps.door.ReviewDoor` for every page
   request): once access keys are issued, a visitor whose key is missing,
-  unknown or revoked is refused (403) before any kernel is started, taken
-  from the pool or forked for them (each kernel holds about 140 MB until
-  culled).
+  unknown or revoked is refused (403) before any kernel is started or taken
+  from the pool for them (each kernel holds about 140 MB until culled).
 - The kernel manager Voilà builds on (:mod:`srdash.apps.kernelmanager`): a
   kernel taken from the pool is not culled before its page connects.
 
@@ -46,15 +45,12 @@ KERNEL_MANAGER = "srdash.apps.kernelmanager.PoolAwareKernelManager"
 #: refused before any kernel is started or taken for it (:mod:`srdash.apps.door`).
 REVIEW_DOOR = "srdash.apps.door.ReviewDoor"
 
-#: How long a page's kernel websocket may go without answering a ping (jupyter_server's default: three of its
-#: 30-second ping intervals). jupyter_server compares it, at each ping, with the time since the last pong:
-#: at 30 s (the interval itself) the very first ping closed every kernel websocket 30 s after it opened,
-#: before any pong could arrive, and a page still loading then (ten judges at once on a small server) lost
-#: its widgets' state and stayed empty.
+#: How long a page's kernel websocket may go without answering a ping: three of jupyter_server's 30-second
+#: ping intervals, so that a page still loading keeps its connection
+#: (docs/decisions/2026-11-served-page-timeouts.md).
 WS_PING_TIMEOUT_MS = 90_000
-#: How long Voilà waits, after a cell's reply, for the rest of its output (nbclient's default: 4 s). Past it the
-#: cell's remaining output is dropped with a warning: ten pages opened together on two cores lost the output
-#: that displays the dashboard, and some pages stayed empty. The messages do come; they are only late.
+#: How long Voilà waits, after a cell's reply, for the rest of its output (nbclient's default: 4 s); past it the
+#: output is dropped, and on a busy server it comes late (docs/decisions/2026-11-served-page-timeouts.md).
 IOPUB_TIMEOUT_S = 120
 #: The loggers a request's URL can reach: tornado's access, application and general logs, Voilà's and the
 #: server's own.

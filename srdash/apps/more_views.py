@@ -44,7 +44,7 @@ def more_views(trust_store: str | None, app=None):
         return AuditView(verdict, log_panel=log)
 
     def rules_compared(verdict, runs):
-        return widgets.HTML(_rules_comparison(runs))
+        return widgets.HTML(rules_comparison(runs))
 
     def why(verdict, runs):
         from srdash.apps.certificate import CertificateView
@@ -52,7 +52,7 @@ def more_views(trust_store: str | None, app=None):
         return CertificateView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
 
     def lineage(verdict, runs):
-        return _lineage_view(verdict, runs, cache=_view_cache(app))
+        return lineage_view(verdict, runs, cache=_view_cache(app))
 
     def resources(verdict, runs):
         return _srbench2025_view("resources", verdict, runs, cache=_view_cache(app))
@@ -141,7 +141,7 @@ def _view_cache(app) -> object:
     return None if cache is True else cache
 
 
-def _lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
+def lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
     """The report's SRBench views (same figure functions), one figure panel each; computed once for every
     visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
     import plotly.io as pio
@@ -224,7 +224,7 @@ QUALIFICATION_VIEW_TITLE = "Qualification stage (against LinearRegression)"
 _COMPARED_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
 
 
-def _rules_comparison(runs: pd.DataFrame) -> str:
+def rules_comparison(runs: pd.DataFrame) -> str:
     """The 2022 presets side by side on these runs; a preset that cannot judge them is named with why."""
     from srdash.figures.leaderboard import rules_comparison_html
     from srdash.judging.ranking import compare_verdicts

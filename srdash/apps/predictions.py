@@ -366,11 +366,12 @@ class PredictionsDashboard(BackgroundApp):
     def _on_sensitivity_click(self, _button) -> None:
         if self.result is None or self.result.combined is None:
             return
+        from srdash.analysis.sensitivity import rescorer_of
         from srdash.apps.sensitivity import SensitivityView
         from srdash.figures.sensitivity import Vocabulary
 
         with self._frozen():
-            rescorer = self.result.combined.rescorer("final")
+            rescorer = rescorer_of(self.result.combined, subset="final")
             # teams and metrics, not methods and datasets
             view = SensitivityView(rescorer, samples=_SENSITIVITY_SAMPLES, source="the combined final leaderboard",
                                    vocabulary=Vocabulary.of_prediction_metrics(rescorer), log_panel=self.log_panel,

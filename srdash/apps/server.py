@@ -41,7 +41,6 @@ __all__ = [
     "serve_dashboard",
     "check_then_prepare",
     "start_in_a_child",
-    "start_zygote",
     "default_visitors",
     "local_address",
     "TEMPLATE",
@@ -255,9 +254,8 @@ def app_environment(*, competition=None, predictions: Mapping[str, object] | Non
 
 
 #: What Voilà and its kernels get unless the environment says otherwise: pyarrow allocates with the system's
-#: malloc instead of its default, jemalloc. A forked dashboard kernel that reads its prepared competition (a
-#: few hundred rows of Parquet) and builds its page then holds about 25 MB less of its own memory (61 -> 35
-#: MB measured on the demo; ten visitors and two waiting kernels: 12 kernels).
+#: malloc instead of its default, jemalloc, which leaves each kernel less of its own memory
+#: (docs/decisions/2026-11-kernel-memory.md).
 KERNEL_ENVIRONMENT = {"ARROW_DEFAULT_MEMORY_POOL": "system"}
 
 
@@ -334,32 +332,13 @@ def _stop(process: subprocess.Popen, *, grace: float = 15.0) -> int:
     return process.returncode
 
 
-def start_zygote(env: Mapping[str, str], *, kernels: str = "fork", preload: Sequence[str] | None = None):
-    """The kernels' zygote (:class:`srdash.apps.forkserver.KernelZygote`) for ``kernels="fork"``; None for "spawn".
-
-    ``env`` is the app's environment (what :func:`serve_dashboard` gets; Voilà's
-    kernels get :data:`KERNEL_ENVIRONMENT` too); ``preload`` the modules it
-    imports (default :data:`srdash.apps.forkserver.PRELOAD`). It dies with this
-    process; stop it after Voilà.
-    """
-    if kernels == "spawn":
-        return None
-    if kernels != "fork":
-        raise ValueError(f"The 'kernels' option must be one of 'fork', 'spawn'. Got {kernels!r}.")
-    from srdash.apps.forkserver import PRELOAD, KernelZygote
-
-    return KernelZygote({**KERNEL_ENVIRONMENT, **env}, preload=PRELOAD if preload is None else preload,
-                        preexec_fn=_die_with(os.getpid()))
-
-
-#: What stops a served app as Ctrl-C does (Voilà stopped, its kernels shut down, then the zygote): SIGTERM, and
+#: What stops a served app as Ctrl-C does (Voilà stopped, its kernels shut down): SIGTERM, and
 #: SIGHUP (the terminal of ``srdash serve`` closed), whose default would end this process alone.
 _STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, announce=print,
-                    ready_timeout: float = 120.0, kernels: str = "spawn",
-                    preload: Sequence[str] | None = None, zygote=None, started=None) -> int:
+def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str, stage=print,
+                    ready_timeout: float = 120.0, started=None) -> int:
     """Run Voilà until it stops or this process gets Ctrl-C, SIGTERM or SIGHUP.
 
     Parameters
@@ -370,20 +349,8 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         From :func:`dashboard_environment`.
     url : str
         Where the server will answer; announced once it does.
-    announce : callable
+    stage : callable
         Called with one line of text for the user.
-    kernels : {"spawn", "fork"}
-        How Voilà's kernels start: each a fresh Python (``"spawn"``), or forked
-        from one process that has imported ``preload`` (``"fork"``:
-        :class:`srdash.apps.forkserver.KernelZygote`, started before Voilà and
-        stopped after it; a kernel it cannot fork starts alone).
-    preload : sequence of str, optional
-        The modules the kernels' zygote imports (default
-        :data:`srdash.apps.forkserver.PRELOAD`, the dashboard's).
-    zygote : KernelZygote, optional
-        One already started (:func:`start_zygote`, so that its imports overlap
-        what comes before Voilà): used instead of ``kernels`` and ``preload``, and
-        stopped after Voilà all the same.
     started : callable, optional
         Called once Voilà's process has started, before it is announced (e.g.
         waiting for the check of what it serves, :meth:`Child.result`): an
@@ -393,20 +360,11 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
     -------
     int
         0 after Ctrl-C / SIGTERM / SIGHUP, else Voilà's exit code. When this process is killed (SIGKILL),
-        Voilà, the zygote and the checking child get SIGTERM from the system (Linux: they are started with
+        Voilà and the checking child get SIGTERM from the system (Linux: they are started with
         ``PR_SET_PDEATHSIG``) and stop what they started.
     """
     env = {**KERNEL_ENVIRONMENT, **env}
-    if zygote is None:
-        zygote = start_zygote(env, kernels=kernels, preload=preload)
-    if zygote is not None:
-        env = zygote.environment(env)
-    try:
-        process = subprocess.Popen(list(command), env=template_environment(env), preexec_fn=_die_with(os.getpid()))
-    except BaseException:
-        if zygote is not None:
-            zygote.stop()
-        raise
+    process = subprocess.Popen(list(command), env=template_environment(env), preexec_fn=_die_with(os.getpid()))
 
     def _terminate(signum, frame):  # SIGTERM, or SIGHUP (its terminal closed): stop Voilà cleanly too
         raise KeyboardInterrupt
@@ -416,11 +374,11 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
         if started is not None:
             started()
         wait_until_ready(url, timeout=ready_timeout, process=process)
-        announce(f"srdash dashboard: {url}  (Ctrl-C to stop)")
+        stage(f"srdash dashboard: {url}  (Ctrl-C to stop)")
         return process.wait()
     except KeyboardInterrupt:
         try:
-            announce("Stopping the dashboard...")
+            stage("Stopping the dashboard...")
         except OSError:  # the terminal is gone (SIGHUP): stop all the same
             pass
         _stop(process)
@@ -430,11 +388,9 @@ def serve_dashboard(command: Sequence[str], env: Mapping[str, str], *, url: str,
             signal.signal(signum, handler)
         if process.poll() is None:
             _stop(process)
-        if zygote is not None:  # after Voilà, which shut its kernels down
-            zygote.stop()
 
 
-def _prepare_once(competition, announce, every: float) -> None:
+def _prepare_once(competition, stage, every: float) -> None:
     """Prepare ``competition`` once for every visitor, announcing progress every ``every`` seconds and the end.
 
     The prepared competition is kept whole in srdash's cache
@@ -451,16 +407,16 @@ def _prepare_once(competition, announce, every: float) -> None:
         nonlocal last
         if time.monotonic() - last >= every:
             last = time.monotonic()
-            announce(f"  preparing: {done} / {total} models")
+            stage(f"  preparing: {done} / {total} models")
 
     try:
         prepared = prepare_competition(competition, progress=progress)
     except Exception as error:  # noqa: BLE001 - told to the user; the dashboard shows it too
-        announce(f"Could not prepare the competition: {error}")
+        stage(f"Could not prepare the competition: {error}")
         return
     what = prepared_runs_said(prepared)
     reused = "snapshot" in prepared.cache_stats
-    announce(f"Competition prepared for every visitor ({what}, {time.monotonic() - started:.1f} s"
+    stage(f"Competition prepared for every visitor ({what}, {time.monotonic() - started:.1f} s"
              f"{', read from the cache' if reused else ''}).")
 
 
@@ -489,7 +445,7 @@ def prepared_runs_said(prepared) -> str:
             f"({', '.join(map(str, excluded))}) and {'their' if s else 'its'} runs")
 
 
-def _checked(competition, announce, prepare: bool):
+def _checked(competition, stage, prepare: bool):
     """``competition`` (None: the built-in demo's) once :func:`~srdash.judging.pipeline.check_competition`
     accepts it; what it holds is announced, and, with ``prepare``, that it is being prepared."""
     from srdash.judging.pipeline import check_competition
@@ -499,13 +455,13 @@ def _checked(competition, announce, prepare: bool):
         from srdash.judging.competition import load_competition
 
         competition = load_competition(cached_demo()["competition"])
-        announce(f"No INPUT: the built-in demo competition ({competition.source}).")
+        stage(f"No INPUT: the built-in demo competition ({competition.source}).")
     results = check_competition(competition)
     if results is not None:
-        announce(f"{', '.join(map(str, competition.results))}: {len(results.table)} runs of "
+        stage(f"{', '.join(map(str, competition.results))}: {len(results.table)} runs of "
                  f"{results.table['method'].nunique()} methods on {results.table['dataset'].nunique()} datasets.")
     if prepare:
-        announce(f"Preparing the competition once for every visitor ({competition.simplification.jobs} "
+        stage(f"Preparing the competition once for every visitor ({competition.simplification.jobs} "
                  "worker processes for the models; --jobs to change)...")
     return competition
 
@@ -516,11 +472,11 @@ def _child(connection, first, then, parent: int) -> None:
 
     _die_with(parent)()
 
-    def say(text: str) -> None:
+    def stage(text: str) -> None:
         connection.send(("say", text))
 
     try:
-        result = first(say)
+        result = first(stage)
     except SrdashError as error:
         connection.send(("error", str(error)))
         return
@@ -530,7 +486,7 @@ def _child(connection, first, then, parent: int) -> None:
         return
     connection.send(("result", result))
     if then is not None:
-        then(say)
+        then(stage)
 
 
 class Child:
@@ -540,19 +496,19 @@ class Child:
     :meth:`wait` and :meth:`stop` are for ``then``, which goes on after it.
     """
 
-    def __init__(self, first, then=None, *, announce=print):
-        self._announce, self._outcome, self._thread = announce, None, None
+    def __init__(self, first, then=None, *, stage=print):
+        self._stage, self._outcome, self._thread = stage, None, None
         self._process = self._receiving = None
         if not hasattr(os, "fork"):  # here, now; ``then`` in a thread
             import threading
 
             try:
-                self._outcome = ("result", first(announce))
+                self._outcome = ("result", first(stage))
             except SrdashError as error:
                 self._outcome = ("error", str(error))
                 return
             if then is not None:
-                self._thread = threading.Thread(target=then, args=(announce,), name="srdash-child", daemon=True)
+                self._thread = threading.Thread(target=then, args=(stage,), name="srdash-child", daemon=True)
                 self._thread.start()
             return
         import multiprocessing
@@ -573,7 +529,7 @@ class Child:
                 return None
             if message[0] != "say":
                 return message
-            self._announce(message[1])
+            self._stage(message[1])
 
     def result(self):
         """What ``first`` returned, once it has (what it said meanwhile is announced); its error raised here."""
@@ -618,30 +574,30 @@ class Child:
         self.wait(5)
 
 
-def start_in_a_child(first, then=None, *, announce=print) -> Child:
-    """Start ``first(say)`` in a child process forked from this one, then ``then(say)`` there.
+def start_in_a_child(first, then=None, *, stage=print) -> Child:
+    """Start ``first(stage)`` in a child process forked from this one, then ``then(stage)`` there.
 
     For the work a long-lived process does once, at its start, with libraries it
     does not need afterwards: ``srdash serve`` and ``srdash review`` check their
     inputs this way, so the process that supervises Voilà for the server's whole
     life never imports pandas or sympy (about 100 MB it would hold until Ctrl-C).
-    What the child says (``say(text)``) is announced here (``announce``), in
+    What the child says (``stage(text)``) is announced here (``stage``), in
     order, from the moment :meth:`Child.result` is asked for. Where the system
     has no ``fork``, ``first`` runs here at once and ``then`` in a thread.
 
     Parameters
     ----------
     first : callable
-        ``first(say)``: its result (picklable) is :meth:`Child.result`. A :class:`SrdashError` it raises is
+        ``first(stage)``: its result (picklable) is :meth:`Child.result`. A :class:`SrdashError` it raises is
         raised by :meth:`Child.result` with its message; any other error's traceback is announced and a
         :class:`SrdashError` raised.
     then : callable, optional
-        ``then(say)``, run in the child once ``first`` has returned (while this process goes on).
+        ``then(stage)``, run in the child once ``first`` has returned (while this process goes on).
     """
-    return Child(first, then, announce=announce)
+    return Child(first, then, stage=stage)
 
 
-def check_then_prepare(competition, *, prepare: bool = True, announce=print, every: float = 10.0) -> Child:
+def check_then_prepare(competition, *, prepare: bool = True, stage=print, every: float = 10.0) -> Child:
     """Check ``competition`` (None: the built-in demo), then prepare it once for every visitor, in a child process.
 
     The child is forked from this one (:func:`start_in_a_child`): the process
@@ -650,18 +606,18 @@ def check_then_prepare(competition, *, prepare: bool = True, announce=print, eve
     demo's when None was given), or raises :class:`SrdashError` with what the
     check found wrong; the preparation goes on in the child meanwhile and after.
     What the child finds (the demo, the results' size) and the preparation's
-    progress are announced here (``announce``).
+    progress are announced here (``stage``).
     """
     checked = []
 
-    def check(say) -> str:
-        checked.append(_checked(competition, say, prepare))
+    def check(stage) -> str:
+        checked.append(_checked(competition, stage, prepare))
         return checked[0].to_json()
 
-    def then(say) -> None:
-        _prepare_once(checked[0], say, every)
+    def then(stage) -> None:
+        _prepare_once(checked[0], stage, every)
 
-    return _CompetitionChild(check, then if prepare else None, announce=announce)
+    return _CompetitionChild(check, then if prepare else None, stage=stage)
 
 
 class _CompetitionChild(Child):

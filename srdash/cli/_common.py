@@ -52,18 +52,6 @@ def jobs_option(what: str = "simplifying models"):
                         type=bounded("jobs"), help=f"Worker processes for {what}.")
 
 
-def kernels_option(whose: str, imports: str):
-    """``--kernels fork|spawn`` of the served apps: how ``whose`` kernel starts (the zygote has ``imports``)."""
-    from srdash.apps.forkserver import KERNEL_MODES, default_kernels
-
-    return click.option(
-        "--kernels", type=click.Choice(KERNEL_MODES), default=default_kernels(), show_default=True,
-        help=f"How {whose} kernel starts. 'fork': forked from one process that has already imported {imports}, "
-             "so the kernels share that memory and start without importing anything (the default where the "
-             "system can fork: Linux, macOS); a kernel that cannot be forked starts alone. 'spawn': a fresh "
-             "Python for each kernel.")
-
-
 def _remember_retry(ctx, param, value):
     ctx.meta["srdash.retry_timeouts"] = bool(value)
     return value
@@ -106,13 +94,12 @@ def prepare_options(command):
 
 def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat: int = 0,
                    print_command: bool = False, what: str = "dashboard", variables=None,
-                   cull_idle: float | None = None, kernels: str = "spawn", preload=None, zygote=None,
-                   started=None) -> None:
+                   cull_idle: float | None = None, started=None) -> None:
     """Serve one of srdash's notebooks with Voilà until Ctrl-C (``env`` from :func:`srdash.apps.server.app_environment`).
 
     With ``print_command``, print the notebook's environment ``variables``
     (default: all of :data:`srdash.apps.server.ENVIRONMENT`) and the Voilà command
-    line instead. ``kernels``, ``preload``, ``zygote`` and ``started``: see
+    line instead. ``started``: see
     :func:`srdash.apps.server.serve_dashboard`.
     """
     from srdash.apps import server as app
@@ -139,9 +126,7 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
             started()
         click.echo(f"Starting Voilà on {url} ...", err=True)
 
-    code = app.serve_dashboard(command, env, url=url, announce=click.echo, kernels=kernels, zygote=zygote,
-                               started=begun,
-                               preload=preload)
+    code = app.serve_dashboard(command, env, url=url, stage=click.echo, started=begun)
     if code:
         raise click.ClickException(f"Voilà stopped with exit code {code}.")
 

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import click
 
-from srdash.apps.forkserver import REVIEW_PRELOAD
 from srdash.cli._options import bounded
-from srdash.cli._common import fail_cleanly, jobs_option, kernels_option, rules_reference
+from srdash.cli._common import fail_cleanly, jobs_option, rules_reference
 from srdash.io.csvsafe import write_csv
 
 #: The environment variable the review notebook reads: its options as one JSON object
@@ -37,7 +36,7 @@ def _check_rules(ctx, param, value):
     return rules_reference(ctx, param, value)
 
 
-def _review_competition(path: Path, *, rules: str, store_path, datasets_path, say):
+def _review_competition(path: Path, *, rules: str, store_path, datasets_path, stage):
     """The competition of ``srdash review competition.toml``: its real-world track says the store, the rules
     and the datasets under review; the qualification stage says the methods."""
     from srdash.judging.competition import load_competition
@@ -54,12 +53,12 @@ def _review_competition(path: Path, *, rules: str, store_path, datasets_path, sa
                                f"{', '.join(clashing)} would. Change the competition file instead.")
     results = results_under_review(competition)
     table = results.table
-    say(f"{path}: {table['method'].nunique()} methods under review "
+    stage(f"{path}: {table['method'].nunique()} methods under review "
         f"({', '.join(sorted(table['method'].astype(str).unique()))}) on {table['dataset'].nunique()} datasets.")
     return competition, competition.realworld.store
 
 
-def _checked_inputs(input_path, say, *, rules: str, store_path, datasets_path) -> dict:
+def _checked_inputs(input_path, stage, *, rules: str, store_path, datasets_path) -> dict:
     """What the review reads, checked (run by :func:`srdash.apps.server.start_in_a_child`): the input (the demo's
     competition file without INPUT), its competition, the trust store, its rules, entries and keys."""
     from srdash.judging.competition import is_competition_file
@@ -71,16 +70,16 @@ def _checked_inputs(input_path, say, *, rules: str, store_path, datasets_path) -
             from srdash.demo.competition import cached_demo
 
             input_path = cached_demo()["competition"]
-            say(f"No INPUT: the real-world track of the built-in demo competition ({input_path}).")
+            stage(f"No INPUT: the real-world track of the built-in demo competition ({input_path}).")
         if is_competition_file(input_path):
             competition, store_path = _review_competition(input_path, rules=rules, store_path=store_path,
-                                                          datasets_path=datasets_path, say=say)
+                                                          datasets_path=datasets_path, stage=stage)
             rules = competition.realworld.rules.source.removeprefix("preset:")
         else:
             from srdash.io.loading import load_results
 
             results = load_results(input_path, datasets=datasets_path)
-            say(f"{input_path}: {len(results.table)} runs of {results.table['method'].nunique()} "
+            stage(f"{input_path}: {len(results.table)} runs of {results.table['method'].nunique()} "
                 f"methods on {results.table['dataset'].nunique()} datasets.")
     except click.UsageError as error:
         return {"usage": error.message}
@@ -179,11 +178,10 @@ def _token_config(token: str) -> Path:
               help="Secret that visitors must give (URL ?token=SECRET). Required with --ip. The environment "
                    "variable keeps it off the command line, which other users of the machine can read.")
 @jobs_option("simplifying the representative models")
-@kernels_option("each judge's", "ipykernel, pandas, plotly, ipywidgets, sympy and srdash")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
 def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_input, organiser, port, ip,
-           visitors, token, jobs, kernels, print_command):
+           visitors, token, jobs, print_command):
     """Open the trust review of the models in INPUT for the judge NAME.
 
     INPUT may be a competition file (competition.toml) with a [realworld]
@@ -208,15 +206,10 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
         raise click.UsageError(f"Serving on {ip} lets other machines open the review: give a secret with "
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
     # The inputs are read and checked in a child process (a bad file is reported here, and no server starts):
-    # this process supervises Voilà until Ctrl-C and never imports pandas or sympy. The kernels' zygote
-    # imports (sympy) meanwhile.
+    # this process supervises Voilà until Ctrl-C and never imports pandas or sympy.
     checking = app.start_in_a_child(functools.partial(_checked_inputs, input_path, rules=rules,
                                                       store_path=store_path, datasets_path=datasets_path),
-                                    announce=lambda text: click.echo(text, err=True))
-    zygote = None
-    if not print_command:
-        base = {k: v for k, v in os.environ.items() if k not in ENVIRONMENT and k != "SRDASH_TOKEN"}
-        zygote = app.start_zygote(base, kernels=kernels, preload=REVIEW_PRELOAD)
+                                    stage=lambda text: click.echo(text, err=True))
     try:
         with fail_cleanly():
             found = checking.result()
@@ -263,7 +256,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
                 command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=visitors, review=True,
                                             config_dirs=[config_dir])
 
-            def announce(line: str) -> None:
+            def stage(line: str) -> None:
                 if line.startswith("srdash dashboard:"):
                     who = f"for {judge}" if judge and not keys else judge_link_hint(shown_url)
                     click.echo(f"Trust review {who}: {shown_url}  (Ctrl-C to stop)")
@@ -272,8 +265,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
             click.echo(f"Starting Voilà on {url} ...", err=True)
             try:
-                code = app.serve_dashboard(command, env, url=url, announce=announce, kernels=kernels,
-                                           preload=REVIEW_PRELOAD, zygote=zygote)
+                code = app.serve_dashboard(command, env, url=url, stage=stage)
             finally:
                 if config_dir is not None:
                     shutil.rmtree(config_dir, ignore_errors=True)
@@ -281,8 +273,6 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
             raise click.ClickException(f"Voilà stopped with exit code {code}.")
     finally:
         checking.stop()
-        if zygote is not None:
-            zygote.stop()
 
 
 @click.group("trust")
@@ -523,8 +513,8 @@ def jury_command(store_path, rules, output, explain, show_model):
         if show_model:
             from srdash.analysis.jury_model import jury_model_text, rubric_jury_model
 
-            say = functools.partial(click.echo, err=True)
-            click.echo(jury_model_text(rubric_jury_model(summary, progress=say)))
+            stage = functools.partial(click.echo, err=True)
+            click.echo(jury_model_text(rubric_jury_model(summary, stage=stage)))
         if output is not None:
             from srdash.io.private import open_private
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from srdash.cli._common import competition_input, fail_cleanly, kernels_option, serve_notebook
+from srdash.cli._common import competition_input, fail_cleanly, serve_notebook
 from srdash.cli._options import bounded
 
 
@@ -18,21 +18,19 @@ from srdash.cli._options import bounded
               help="Port to listen on. Default: a free port.")
 @click.option("--preheat/--no-preheat", default=True, show_default=True,
               help="Keep kernels that have already opened the dashboard waiting for the next visitors "
-                   "(each holds its memory while it waits: about 80 MB with forked kernels, 180 MB spawned; "
-                   "see --visitors and --kernels).")
+                   "(each holds its memory while it waits: about 180 MB; see --visitors).")
 @click.option("--visitors", type=bounded("visitors"), default=None,
               help="How many such kernels wait (visitors who arrive together beyond them wait for a kernel "
                    "to start). Default: one per core, within a quarter of the available memory.")
 @click.option("--cull-idle", "cull_idle", type=bounded("cull-idle"), default=300, show_default=True,
               help="Seconds after which a kernel no page is connected to any more (its visitor left) is shut "
                    "down; 0: never.")
-@kernels_option("each visitor's", "ipykernel, pandas, plotly, ipywidgets and srdash")
 @click.option("--ip", default="127.0.0.1", show_default=True,
               help="Address to listen on. The default serves this machine only; the dashboard has no "
                    "login, so only change it on a trusted network.")
 @click.option("--print-command", is_flag=True,
               help="Print the environment and the Voilà command line instead of running them.")
-def serve(competition, view, port, preheat, visitors, cull_idle, kernels, ip, print_command):
+def serve(competition, view, port, preheat, visitors, cull_idle, ip, print_command):
     """Open the dashboard on the competition in INPUT (a competition file, or results and options).
 
     INPUT is what `srdash score` reads. Without INPUT the dashboard judges the
@@ -54,27 +52,22 @@ def serve(competition, view, port, preheat, visitors, cull_idle, kernels, ip, pr
     with fail_cleanly():
         _refuse_submissions(competition, view)
         # Checked, then prepared once for every visitor, in a child process: this one supervises Voilà until
-        # Ctrl-C and stays small. The kernels' zygote and Voilà start while the child checks: Voilà is
+        # Ctrl-C and stays small. Voilà starts while the child checks: it is
         # announced only once the check has passed, and a bad file stops both (it is reported here).
         checking = app.check_then_prepare(competition, prepare=not print_command,
-                                          announce=lambda text: click.echo(text, err=True))
-        zygote = None
+                                          stage=lambda text: click.echo(text, err=True))
         try:
             if print_command:
                 competition = checking.result()
-            else:
-                zygote = app.start_zygote(app.app_environment(), kernels=kernels)
             # Without INPUT, Voilà's pages open the built-in demo themselves (SRDASH_COMPETITION unset): the
             # same competition file the child checks and prepares, known before it is written.
             env = app.app_environment(competition=competition)
             serve_notebook("sensitivity.ipynb" if view == "sensitivity" else app.NOTEBOOK_NAME, env,
                            port=port, ip=ip, preheat=(visitors or app.default_visitors()) if preheat else 0,
-                           cull_idle=cull_idle, print_command=print_command, kernels=kernels, zygote=zygote,
+                           cull_idle=cull_idle, print_command=print_command,
                            started=None if print_command else lambda: _refuse_submissions(checking.result(), view))
         finally:
             checking.stop()
-            if zygote is not None:
-                zygote.stop()
 
 
 def _refuse_submissions(competition, view) -> None:

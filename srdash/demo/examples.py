@@ -2,8 +2,9 @@
 
 Three methods on one dataset, judged by ``srbench2022``: each wins on one
 criterion (``a`` on accuracy, ``b`` on simplicity and the property), so that
-weights decide the order. Used by the Examples of the sensitivity figures and
-views, so that each docstring shows its own function rather than the set-up.
+weights decide the order. Used by the Examples of the sensitivity analysis,
+figures and views, so that each docstring shows its own function rather than the
+set-up; their rescorers are :mod:`srdash.analysis.sensitivity.examples`'s.
 
 Examples
 --------
@@ -12,31 +13,23 @@ Examples
 0      a      0.9        -1.0       0.6
 1      b      0.4        -0.5       0.9
 2      c      0.5        -2.0       0.5
->>> example_rescorer().weight_names
-('accuracy', 'simplicity', 'property')
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
-__all__ = ["example_runs", "example_rescorer", "accuracy_or_simplicity", "accuracy_rules",
-           "accuracy_and_simplicity_rules", "two_methods"]
+from srdash.judging.rules import load_rules, parse_rules
+
+__all__ = ["example_runs", "accuracy_rules", "accuracy_and_simplicity_rules", "two_methods"]
 
 
 def example_runs() -> pd.DataFrame:
     """The per-run table of the example competition (a new DataFrame on each call)."""
     return pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
                          "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
-
-
-def example_rescorer():
-    """The example competition judged by ``srbench2022``, as a :class:`srdash.analysis.sensitivity.Rescorer`."""
-    from srdash.analysis.sensitivity import Rescorer
-    from srdash.judging.ranking import judge
-    from srdash.judging.rules import load_rules
-
-    return Rescorer.from_verdict(judge(example_runs(), load_rules("srbench2022")))
 
 
 def accuracy_rules():
@@ -47,8 +40,6 @@ def accuracy_rules():
     >>> [c.name for c in accuracy_rules().criteria]
     ['accuracy']
     """
-    from srdash.judging.rules import parse_rules
-
     return parse_rules('[[criteria]]\nname = "accuracy"\ncolumn = "r2_test"')
 
 
@@ -62,10 +53,6 @@ def accuracy_and_simplicity_rules():
     >>> rules.name, [c.name for c in rules.criteria]
     ('srbench2022-without-property', ['accuracy', 'simplicity'])
     """
-    from dataclasses import replace
-
-    from srdash.judging.rules import load_rules
-
     rules = load_rules("srbench2022")
     return replace(rules, name="srbench2022-without-property", title=f"{rules.title}, without the property",
                    criteria=tuple(c for c in rules.criteria if c.name != "property"))
@@ -74,21 +61,3 @@ def accuracy_and_simplicity_rules():
 def two_methods() -> pd.DataFrame:
     """One run each of ``a`` (R2 0.9) and ``b`` (R2 0.1) on one dataset ``d``."""
     return pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.1]})
-
-
-def accuracy_or_simplicity():
-    """Two methods on one dataset, ``a`` more accurate (R2 0.9 against 0.5) and ``b`` simpler, judged by
-    ``srbench2022`` without the property (:func:`accuracy_and_simplicity_rules`), as a
-    :class:`srdash.analysis.sensitivity.Rescorer`.
-
-    Examples
-    --------
-    >>> accuracy_or_simplicity().scores().round(4).tolist()
-    [1.3333, 1.3333]
-    """
-    from srdash.analysis.sensitivity import Rescorer
-    from srdash.judging.ranking import judge
-
-    runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.5],
-                         "simplicity": [-2.0, -0.5]})
-    return Rescorer.from_verdict(judge(runs, accuracy_and_simplicity_rules()))

@@ -29,47 +29,50 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 
-# Reading the shipped document is shipped.py's (demo/competition.py imports it; this module imports
-# demo/competition.py to regenerate the document): re-exported here as before.
+from srdash import __version__
+from srdash.cache import ResultCache
+from srdash.demo.cached import cached_demo
+# Reading the shipped document is shipped.py's (demo/cached.py imports it; this module regenerates the
+# document from the cached demo): re-exported here as before.
 from srdash.demo.shipped import DEMO_TIMEOUT, PREPARED_FILE, load_prepared, seed_cache, shipped_demo_files
+from srdash.errors import SrdashError
+from srdash.judging.competition import default_jobs, load_competition
+from srdash.judging.pipeline import judge_competition
+from srdash.judging.rules import list_presets, load_rules
 
 __all__ = ["PREPARED_FILE", "load_prepared", "seed_cache", "shipped_demo_files", "regenerate"]
 
 
 def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, work_dir: str | Path | None = None,
-               announce=print) -> dict:
+               stage=print) -> dict:
     """Judge the demo in a fresh, empty cache and write the cache's rows to ``path``.
 
-    Everything the demo dashboard prepares is computed by srdash itself (the
-    qualification stage, the simplification, the evaluation on the data files,
-    the exact re-discovery check, and what every other preset of its Rules
-    dropdown measures) with the default time limit, then exported.
+    Everything the demo dashboard prepares is computed by srdash itself, through the one door
+    (:func:`srdash.judging.pipeline.judge_competition` of the demo's competition file: the
+    qualification stage, the simplification, the evaluation on the data files, the exact
+    re-discovery check; then the same competition under every other preset of its Rules dropdown)
+    with the default time limit, then exported.
+
+    Parameters
+    ----------
+    path : path
+        Where the document is written.
+    jobs : int, optional
+        Worker processes (default: :func:`srdash.judging.competition.default_jobs`).
+    work_dir : path, optional
+        Where the demo and its fresh cache are written meanwhile (a temporary folder).
+    stage : callable
+        Called with a line saying each step (default: print).
 
     Returns
     -------
     dict
         The written document (see :func:`load_prepared`).
     """
-    import tempfile
-
-    from srdash import __version__
-    from srdash.judging.competition import default_jobs
-    from srdash.demo.competition import cached_demo
-    from srdash.cache import ResultCache
-    from srdash.io.datasets import load_dataset_table
-    from srdash.io.loading import load_results
-    from srdash.judging.pipeline import prepare_track, qualified_results
-    from srdash.judging.qualification import run_qualification
-
-    from dataclasses import replace
-
-    from srdash.judging.competition import load_competition
-    from srdash.errors import SrdashError
-    from srdash.judging.pipeline import judge_competition
-    from srdash.judging.rules import list_presets, load_rules
-
     with tempfile.TemporaryDirectory(dir=work_dir) as folder:
         paths = cached_demo(cache_dir=folder, seed_prepared=False)
         cache_file = Path(folder) / "complexity.sqlite"
@@ -77,29 +80,24 @@ def regenerate(path: str | Path = PREPARED_FILE, *, jobs: int | None = None, wor
         competition = load_competition(paths["competition"])
         competition = replace(competition, simplification=replace(
             competition.simplification, timeout=DEMO_TIMEOUT, jobs=jobs or default_jobs(), cache=str(cache_file)))
-        judge_competition(competition, stage=lambda text: announce(f"{text}..."))
+        judge_competition(competition, stage=lambda text: stage(f"{text}..."))
         # ... under every other preset the dashboard's Rules dropdown offers, so that choosing one measures
         # nothing on the demo (srbench2023-track1's tree nodes and R² on the data, srbench2025's rounded
-        # nodes); presets that cannot judge the demo (a trust column, a jury's scores) are left out ...
+        # nodes); presets that cannot judge the demo (a trust column, a jury's scores) are left out.
         for name in list_presets():
             if name == competition.rules.name:
                 continue
             try:
                 judge_competition(replace(competition, rules=load_rules(name)),
-                                  stage=lambda text, name=name: announce(f"{name}: {text}..."))
+                                  stage=lambda text, name=name: stage(f"{name}: {text}..."))
             except SrdashError as refused:
-                announce(f"{name}: not for the demo ({str(refused).splitlines()[0][:80]})")
-        # ... and the track preparation called directly (mostly found in the cache by now).
-        results = load_results(paths["results"], datasets=paths["datasets"])
-        kept, _ = qualified_results(results, run_qualification(str(paths["qualification"])))
+                stage(f"{name}: not for the demo ({str(refused).splitlines()[0][:80]})")
         with ResultCache(cache_file) as cache:
-            prepare_track(kept, load_dataset_table(paths["descriptions"]), timeout=DEMO_TIMEOUT,
-                          jobs=jobs or default_jobs(), cache=cache, stage=lambda text: announce(f"{text}..."))
             rows = cache.export_rows()
-            announce(f"Prepared {len(rows)} results.")
+            stage(f"Prepared {len(rows)} results.")
             timeouts = sum(row[2] == "timeout" for row in rows)
             if timeouts:  # the wall-clock kill of a loaded machine: every user would inherit them
-                announce(f"Warning: {timeouts} result(s) timed out; the shipped rows would carry them. Regenerate on "
+                stage(f"Warning: {timeouts} result(s) timed out; the shipped rows would carry them. Regenerate on "
                          "an idle machine (the shipped rows so far had none).")
         # the trust store (binary, SQLite) is written by srdash when the demo is written, not shipped
         shipped = {name: file for name, file in paths.items() if name != "trust"}

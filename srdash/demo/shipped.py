@@ -11,6 +11,9 @@ import gzip
 import json
 from pathlib import Path
 
+from srdash import __version__
+from srdash.cache import ResultCache
+
 __all__ = ["PREPARED_FILE", "DEMO_TIMEOUT", "load_prepared", "seed_cache", "shipped_demo_files"]
 
 #: The shipped rows (:meth:`srdash.cache.ResultCache.export_rows`) and what produced them.
@@ -42,8 +45,6 @@ def shipped_demo_files(path: str | Path = PREPARED_FILE) -> tuple[dict, dict] | 
     >>> names["results"], files["results.csv"][:13]
     ('results.csv', b'method,datase')
     """
-    from srdash import __version__
-
     try:
         document = load_prepared(path)
         if document.get("srdash") != __version__:
@@ -83,8 +84,6 @@ def seed_cache(cache=None, *, path: str | Path = PREPARED_FILE) -> int:
     >>> added == len(load_prepared()["rows"]), again
     (True, 0)
     """
-    from srdash.cache import ResultCache
-
     try:
         rows = load_prepared(path)["rows"]
     except (OSError, ValueError, KeyError, EOFError):

@@ -65,7 +65,8 @@ _WALL_FALLBACK_FACTOR = 3.0
 _WALL_FALLBACK_GRACE = 2.0
 _MAX_FAILED_STARTS = 3
 #: Seconds an idle worker of a pool that keeps spares waits, once its pool has closed, for the next pool of
-#: the same function to take it instead of starting an interpreter (and importing sympy: about 0.8 s of CPU).
+#: the same function to take it instead of starting an interpreter and importing sympy
+#: (docs/decisions/2026-11-worker-start-costs.md).
 SPARE_SECONDS = 30.0
 #: At most this many spares per function and settings.
 _MAX_SPARES = max(2, os.cpu_count() or 1)
@@ -331,10 +332,10 @@ class _Spares:
         self.timer = None
 
 
-_SPARES = _Spares()
-atexit.register(lambda: _SPARES.expire(everything=True))
+SPARES = _Spares()
+atexit.register(lambda: SPARES.expire(everything=True))
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_SPARES.forget)
+    os.register_at_fork(after_in_child=SPARES.forget)
 
 
 class WorkerPool:
@@ -466,7 +467,7 @@ class WorkerPool:
         if self.keep_spares:
             self._workers = [worker for worker in self._workers
                              if not (worker.task is None and worker.ready and worker.process.poll() is None
-                                     and _SPARES.park(worker))]
+                                     and SPARES.park(worker))]
         for worker in self._workers:
             if worker.task is None and worker.process.poll() is None:
                 try:
@@ -496,7 +497,7 @@ class WorkerPool:
 
     def _start_worker(self) -> _Worker:
         key = _spare_key(self.func, self.memory_limit, self.warm_up) if self.keep_spares else None
-        spare = _SPARES.take(key) if key is not None else None
+        spare = SPARES.take(key) if key is not None else None
         if spare is not None:
             self.reused_processes += 1
             self._workers.append(spare)

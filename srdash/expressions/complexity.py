@@ -27,11 +27,11 @@ import sympy
 
 from srdash import cache as _cache
 from srdash.expressions._timelimit import DEFAULT_MEMORY_LIMIT, SoftTimeLimitExceeded, WorkerPool, soft_time_limit
-from srdash.expressions.parse import _count_components, _feature_set, _parse, _undefined_reason, parse_model
+from srdash.expressions.parse import count_components, feature_set_of, parse_checked, undefined_reason, parse_model
 from srdash.errors import ModelRejected
 
 # pandas is imported inside the functions that build tables: worker processes
-# import this module and do not need it (it would add ~0.3 s to each start).
+# import this module and do not need it (docs/decisions/2026-11-worker-start-costs.md).
 
 __all__ = ["COLUMNS", "STATUSES", "complexity_table", "simplicity_from_components"]
 
@@ -48,7 +48,7 @@ COLUMNS = ("components", "simplicity", "simplified", "status", "reason", "second
 _PROCEDURE = "srbench2022-complexity/3"
 
 
-def _round_floats(ex1, dec=3):
+def round_floats(ex1, dec=3):
     """The organisers' ``round_floats``, reproduced literally (including its quirks:
     it walks the *original* expression and substitutes into the running one)."""
     ex2 = ex1
@@ -61,7 +61,7 @@ def _round_floats(ex1, dec=3):
     return ex2
 
 
-def _round_exactly(expression):
+def round_exactly(expression):
     """Floats rounded to 3 decimals as in the 2022 scorer (below 0.001 -> 0), but as exact decimals.
 
     The 2022 ``round_floats`` used sympy's ``round(Float, 3)``, which also cuts the binary
@@ -118,7 +118,7 @@ def simplicity_from_components(components):
 
 
 @dataclass(frozen=True)
-class _Settings:
+class ComplexitySettings:
     """Everything a worker needs besides the model (picklable)."""
 
     timeout: float = 10.0
@@ -176,7 +176,7 @@ def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Settings) -> tuple:
+def complexity_task(model: str, features: tuple[str, ...] | None, settings: ComplexitySettings) -> tuple:
     """Complexity of one model; runs in a worker process (main thread, so SIGALRM works).
 
     Returns the fields of :class:`_Outcome` without ``seconds``.
@@ -197,7 +197,7 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
         model = model.replace("\n", "")  # as parse_submitted_model (and sympify) read it
     try:
         with soft_time_limit(remaining(), clock="cpu"):
-            expression = _parse(model, features=features, max_length=settings.max_length,
+            expression = parse_checked(model, features=features, max_length=settings.max_length,
                                 max_nodes=settings.max_nodes, printed=False)
     except ModelRejected as exc:
         return (exc.status, nan, "", exc.reason, "", True)
@@ -218,7 +218,7 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
             return ("simplify_error", nan, "", _clip(f"Counting the nodes failed ({type(exc).__name__}: {exc})."),
                     "", not isinstance(exc, MemoryError))
         return ("ok", float(nodes), text, "", "", True)
-    undefined = _undefined_reason(expression)
+    undefined = undefined_reason(expression)
     if undefined:
         return ("rejected", nan, "", undefined, "", True)
 
@@ -243,8 +243,8 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
                            f"the unsimplified expression (as SRBench 2022 did).")
     try:
         with soft_time_limit(remaining(), clock="cpu"):
-            rounded = _round_floats(simplified, settings.decimals)
-            components = _count_components(rounded)
+            rounded = round_floats(simplified, settings.decimals)
+            components = count_components(rounded)
             text = str(rounded)
             used = " ".join(sorted(symbol.name for symbol in rounded.free_symbols))
     except SoftTimeLimitExceeded:
@@ -256,12 +256,12 @@ def _complexity_task(model: str, features: tuple[str, ...] | None, settings: _Se
     return (status, float(components), text, reason, used, cacheable)
 
 
-def _timed_complexity_task(model: str, features: tuple[str, ...] | None, settings: _Settings) -> tuple:
-    """:func:`_complexity_task` plus the CPU seconds the worker spent on it (cached with the result)."""
+def _timed_complexity_task(model: str, features: tuple[str, ...] | None, settings: ComplexitySettings) -> tuple:
+    """:func:`complexity_task` plus the CPU seconds the worker spent on it (cached with the result)."""
     # sympy's cache would make a model's CPU time (and so a timeout) depend on what the worker did before
     sympy.core.cache.clear_cache()
     start = time.process_time()
-    return (*_complexity_task(model, features, settings), time.process_time() - start)
+    return (*complexity_task(model, features, settings), time.process_time() - start)
 
 
 @dataclass(frozen=True)
@@ -316,7 +316,7 @@ def _feature_lists(features, count: int) -> list[tuple[str, ...] | None]:
             raise TypeError(f"Each entry of features must be a collection of names or None, not the "
                             f"string {entry!r}.")
         else:
-            result.append(tuple(sorted(set(_feature_set(entry)))))
+            result.append(tuple(sorted(set(feature_set_of(entry)))))
     return result
 
 
@@ -429,11 +429,11 @@ def complexity_table(
         raise ValueError(f"The 'timeout' option must be a positive number of seconds. Got {timeout!r}.")
     if not (isinstance(jobs, (int, np.integer)) and not isinstance(jobs, bool) and jobs >= 1):
         raise ValueError(f"The 'jobs' option must be a positive integer. Got {jobs!r}.")
-    settings = _Settings(timeout=float(timeout), measure=_measure)
-    outcomes = _compute(list(zip(texts, feature_lists)), settings, jobs=int(jobs), cache=cache,
+    settings = ComplexitySettings(timeout=float(timeout), measure=_measure)
+    outcomes = compute_outcomes(list(zip(texts, feature_lists)), settings, jobs=int(jobs), cache=cache,
                         progress=progress, memory_limit=memory_limit, scheduler=scheduler,
                         retry_timeouts=retry_timeouts)
-    table = _as_table(outcomes, index)
+    table = outcomes_table(outcomes, index)
     computed = {pair for pair, outcome in zip(zip(texts, feature_lists), outcomes)
                 if not outcome.from_cache and isinstance(pair[0], str)}
     table.attrs["cache"] = {"rows": len(outcomes), "from_cache": sum(o.from_cache for o in outcomes),
@@ -441,7 +441,8 @@ def complexity_table(
     return table
 
 
-def _as_table(outcomes: Sequence[_Outcome], index):
+def outcomes_table(outcomes: Sequence[_Outcome], index):
+    """The outcomes as complexity_table's DataFrame (COLUMNS), one row per index entry."""
     import pandas as pd
 
     components = np.array([o.components for o in outcomes], dtype=float)
@@ -460,7 +461,7 @@ def _as_table(outcomes: Sequence[_Outcome], index):
     )
 
 
-def _open_cache(cache) -> tuple[_cache.ComplexityCache | None, bool]:
+def open_complexity_cache(cache) -> tuple[_cache.ComplexityCache | None, bool]:
     """The cache to use and whether we opened it (and must close it)."""
     if cache is False:
         return None, False
@@ -473,7 +474,7 @@ def _open_cache(cache) -> tuple[_cache.ComplexityCache | None, bool]:
     return store, True
 
 
-def _worker_pool(settings: _Settings, *, processes: int, memory_limit, scheduler):
+def _worker_pool(settings: ComplexitySettings, *, processes: int, memory_limit, scheduler):
     """Local worker processes, or a Dask cluster when a scheduler is given or configured."""
     if scheduler is not False:
         from srdash.expressions.distributed import DaskWorkerPool, resolve_scheduler
@@ -481,21 +482,21 @@ def _worker_pool(settings: _Settings, *, processes: int, memory_limit, scheduler
         resolved = resolve_scheduler(scheduler)
         if resolved is not None:
             return DaskWorkerPool(_timed_complexity_task, scheduler=resolved, time_limit=settings.hard_limit,
-                                  memory_limit=memory_limit, warm_up=_warm_up)
+                                  memory_limit=memory_limit, warm_up=warm_up_worker)
     return WorkerPool(_timed_complexity_task, processes=processes, time_limit=settings.hard_limit,
-                      memory_limit=memory_limit, keep_spares=True, warm_up=_warm_up)
+                      memory_limit=memory_limit, keep_spares=True, warm_up=warm_up_worker)
 
 
-def _warm_up() -> None:
+def warm_up_worker() -> None:
     """Run once by each new worker before its first task: sympy's lazy imports and first-call set-up (about
     0.1 s of CPU) would otherwise count against the first model's time limit, and only where a worker is new."""
     expression = parse_model("exp(x1)/(x2 + 1) + log(x1**2) + sin(x1)*cos(x2) + sqrt(x1) + 0.5*x1*x2")
-    _round_exactly(sympy.simplify(expression))
-    _count_components(_round_floats(expression))
+    round_exactly(sympy.simplify(expression))
+    count_components(round_floats(expression))
     bool(expression.is_constant(simplify=False))
 
 
-def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_limit,
+def compute_outcomes(pairs, settings: ComplexitySettings, *, jobs: int, cache, progress, memory_limit,
              scheduler=False, retry_timeouts: bool = False) -> list[_Outcome]:
     """Outcomes for (model, features) pairs: cache, then workers; each distinct pair once."""
     rows_of: dict[tuple, list[int]] = {}
@@ -519,7 +520,7 @@ def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_l
             record(pair, _Outcome("rejected", math.nan, "", f"The model is not a string "
                                   f"(got {pair[0].type_name}).", "", 0.0, False))
 
-    store, owned = _open_cache(cache)
+    store, owned = open_complexity_cache(cache)
     keys: dict[tuple, str] = {}
     pending_writes: list[tuple[str, dict]] = []
     try:
@@ -564,18 +565,18 @@ def _compute(pairs, settings: _Settings, *, jobs: int, cache, progress, memory_l
                     if store is not None and (outcome.cacheable or outcome.status == "timeout"):
                         pending_writes.append((keys[pair], {"model": pair[0], **outcome._asdict()}))
                         if len(pending_writes) >= 200:
-                            _write(store, pending_writes, limit=settings.timeout)
+                            write_cached(store, pending_writes, limit=settings.timeout)
                     if progress is not None:
                         progress(done, total, dict(counts))
     finally:
         if store is not None:
-            _write(store, pending_writes, limit=settings.timeout)
+            write_cached(store, pending_writes, limit=settings.timeout)
             if owned:
                 store.close()
     return [results[pair] for pair in pairs]
 
 
-def _outcome_of(result, first_failure, first_seconds: float, settings: _Settings) -> _Outcome:
+def _outcome_of(result, first_failure, first_seconds: float, settings: ComplexitySettings) -> _Outcome:
     seconds = result.seconds + first_seconds
     if result.outcome == "returned":
         outcome = _Outcome(*result.value[:5], seconds, result.value[5], result.value[6])
@@ -604,7 +605,8 @@ def _outcome_of(result, first_failure, first_seconds: float, settings: _Settings
                                                  f"{outcome.reason}"), "", seconds, False)
 
 
-def _write(store, pending: list, *, limit: float | None = None, kind: str = "complexity") -> None:
+def write_cached(store, pending: list, *, limit: float | None = None, kind: str = "complexity") -> None:
+    """Write the pending rows to the cache and empty the list; a cache that cannot be written is a warning."""
     if not pending:
         return
     try:

@@ -18,7 +18,7 @@ import sympy
 from srdash import cache as _cache
 from srdash.expressions._numeric import compile_numeric
 from srdash.expressions._timelimit import DEFAULT_MEMORY_LIMIT, WorkerPool
-from srdash.expressions.complexity import _open_cache, _round_exactly, _warm_up, _write
+from srdash.expressions.complexity import open_complexity_cache, round_exactly, warm_up_worker, write_cached
 from srdash.expressions.parse import parse_model
 
 __all__ = ["equivalent_models", "equivalence_table"]
@@ -56,7 +56,7 @@ def _equivalence_step(step: str, payload):
     sympy.core.cache.clear_cache()
     if step == "simplify":
         text, features = payload
-        return _round_exactly(sympy.simplify(parse_model(text, features=features)))
+        return round_exactly(sympy.simplify(parse_model(text, features=features)))
     truth, model = payload
     if step == "quick":
         difference, ratio = truth - model, model / truth
@@ -199,7 +199,7 @@ def equivalence_table(
         raise ValueError(f"features must be None, one collection, or one entry per model. Got {len(features)} "
                          f"entries for {len(models)} models.")
     verdicts: list[tuple[bool, str] | None] = [None] * len(models)
-    store, owned = _open_cache(cache)
+    store, owned = open_complexity_cache(cache)
     try:
         keys, found = _cached_verdicts(store, models, truths, features, timeout=timeout,
                                        retry_timeouts=retry_timeouts)
@@ -212,7 +212,7 @@ def equivalence_table(
                                       "equivalent": bool(equivalent), "detail": detail})
                        for index, (equivalent, detail) in enumerate(verdicts)
                        if index in keys and index not in found and "could not be processed" not in detail]
-            _write(store, pending, limit=timeout, kind="equivalence")
+            write_cached(store, pending, limit=timeout, kind="equivalence")
     finally:
         if store is not None and owned:
             store.close()
@@ -220,14 +220,14 @@ def equivalence_table(
 
 
 # 2: a step's limit counts its CPU time (the wall clock of a busy machine made timeouts); fixed-name numeric code
-_EQUIVALENCE_PROCEDURE = "srbench2022-equivalence/2"
+EQUIVALENCE_PROCEDURE = "srbench2022-equivalence/2"
 
 
 def _cached_verdicts(store, models, truths, features, *, timeout, retry_timeouts) -> tuple[dict, dict]:
     """({index: key} of the checks worth caching, {index: (equivalent, detail)} found in ``store``)."""
     if store is None:
         return {}, {}
-    keys = {index: _cache.cache_key(model, features[index], {"procedure": _EQUIVALENCE_PROCEDURE,
+    keys = {index: _cache.cache_key(model, features[index], {"procedure": EQUIVALENCE_PROCEDURE,
                                                                "sympy": sympy.__version__, "truth": truths[index]})
             for index, model in enumerate(models) if isinstance(model, str) and model.strip()
             and isinstance(truths[index], str)}
@@ -275,7 +275,7 @@ def _equivalence_work(models, truths, features, verdicts, *, timeout, jobs, prog
         return f"could not be processed ({result.error})"
 
     with WorkerPool(_equivalence_step, processes=max(1, int(jobs)), time_limit=timeout,
-                    memory_limit=memory_limit, keep_spares=True, warm_up=_warm_up) as pool:
+                    memory_limit=memory_limit, keep_spares=True, warm_up=warm_up_worker) as pool:
 
         def need(key: tuple, index: int) -> None:
             if key in simplified:

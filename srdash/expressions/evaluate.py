@@ -8,8 +8,8 @@ import numpy as np
 
 from srdash.errors import ModelRejected
 from srdash.expressions._numeric import compile_numeric, numeric_values
-from srdash.expressions.parse import _bounded, _build, _syntax_tree, _undefined_reason
-from srdash.expressions.vocabulary import _list_names, _short
+from srdash.expressions.parse import bounded, build_expression, syntax_tree, undefined_reason
+from srdash.expressions.vocabulary import listed_names, shortened
 
 __all__ = ["evaluate_model"]
 
@@ -66,27 +66,27 @@ def evaluate_model(
     if len(lengths) > 1:
         raise ValueError(f"All columns must have the same length. Got lengths {sorted(lengths)}.")
     length = lengths.pop() if lengths else 1
-    read = _syntax_tree(text, features=features, max_length=20_000)
-    with _bounded("Preparing the model for evaluation"):
-        expression = _build(read, max_nodes=10_000, printed=False)
-        undefined = _undefined_reason(expression)
+    read = syntax_tree(text, features=features, max_length=20_000)
+    with bounded("Preparing the model for evaluation"):
+        expression = build_expression(read, max_nodes=10_000, printed=False)
+        undefined = undefined_reason(expression)
         if undefined:
             raise ModelRejected(undefined)
         symbols = sorted(expression.free_symbols, key=lambda symbol: symbol.name)
         missing = [symbol.name for symbol in symbols if symbol.name not in arrays]
         if missing:
             raise ModelRejected(f"The model uses {', '.join(repr(m) for m in missing)} but the data has no "
-                                f"such column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
-        function = _compiled(symbols, expression)
+                                f"such column. Columns: {listed_names(sorted(arrays)) or '(none)'}.")
+        function = compiled_function(symbols, expression)
 
     def with_floats():  # e.g. an integer too large for float: evaluate with floats throughout
-        with _bounded("Preparing the model for evaluation"):
-            return _compiled(symbols, expression.evalf())
+        with bounded("Preparing the model for evaluation"):
+            return compiled_function(symbols, expression.evalf())
 
     return numeric_values(function, [arrays[symbol.name] for symbol in symbols], length, fallback=with_floats)
 
 
-def _compiled(symbols, expression):
+def compiled_function(symbols, expression):
     """``compile_numeric`` with every failure (printing, code generation) turned into a refusal."""
     try:
         return compile_numeric(symbols, expression)
@@ -94,4 +94,4 @@ def _compiled(symbols, expression):
         raise
     except Exception as exc:  # noqa: BLE001 - KeyError for zoo, RecursionError, SyntaxError, ...
         raise ModelRejected(f"The model cannot be compiled for numeric evaluation: {type(exc).__name__}: "
-                            f"{_short(exc, 200)}") from None
+                            f"{shortened(exc, 200)}") from None

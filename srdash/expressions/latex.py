@@ -8,7 +8,7 @@ from collections.abc import Collection
 import sympy
 
 from srdash.errors import ModelRejected
-from srdash.expressions.parse import _bounded, _build, _syntax_tree
+from srdash.expressions.parse import bounded, build_expression, syntax_tree
 
 __all__ = ["latex_of"]
 
@@ -46,9 +46,9 @@ def latex_of(simplified_text: str, *, features: Collection[str] | None = None) -
     >>> print(latex_of("Piecewise((0, Eq(x1, 0)), (x1/Abs(x1), True))"))
     \\begin{cases} 0 & \\text{for}\\: x_{1} = 0 \\\\\\frac{x_{1}}{\\left|{x_{1}}\\right|} & \\text{otherwise} \\end{cases}
     """
-    read = _syntax_tree(simplified_text, features=features, max_length=200_000)
-    with _bounded("Writing the model as LaTeX"):
-        expression = _build(read, max_nodes=50_000, printed=True)
+    read = syntax_tree(simplified_text, features=features, max_length=200_000)
+    with bounded("Writing the model as LaTeX"):
+        expression = build_expression(read, max_nodes=50_000, printed=True)
         names = {symbol: _latex_name(symbol.name) for symbol in expression.free_symbols}
         try:
             return sympy.latex(expression, symbol_names={s: n for s, n in names.items() if n is not None})

@@ -39,10 +39,10 @@ from collections.abc import Callable, Mapping
 
 import sympy
 
-from srdash.expressions.complexity import _round_floats, complexity_table
+from srdash.expressions.complexity import round_floats, complexity_table
 from srdash.expressions.counting import (MODEL_MEASURES, ROUND_DECIMALS, ROUND_TO_ZERO_BELOW,  # noqa: F401 - re-exported
                                         ModelMeasure, count_nodes)
-from srdash.expressions.parse import _count_components
+from srdash.expressions.parse import count_components
 from srdash.expressions.submitted import parse_submitted_model
 from srdash.expressions.tree_distance import normalised_tree_edit_distance
 
@@ -66,7 +66,7 @@ def measure_model(text: str, measure: str, *, features=None) -> int:
     """
     if MODEL_MEASURES[measure].simplifies:
         simplified = sympy.simplify(parse_submitted_model(text, features=features))
-        return _count_components(_round_floats(simplified, ROUND_DECIMALS))
+        return count_components(round_floats(simplified, ROUND_DECIMALS))
     return count_nodes(parse_submitted_model(text, features=features), measure)[1]
 
 

@@ -22,12 +22,12 @@ import sympy
 
 from srdash.errors import ModelRejected
 from srdash.expressions._timelimit import SoftTimeLimitExceeded, soft_time_limit, thread_cpu_limit
-from srdash.expressions.vocabulary import (_COMPARISONS, _CONSTANTS, _FUNCTIONS, _HELPERS, _MAX_CHAIN_WORK, _MAX_DEPTH,
-                                           _MAX_HELPER_NODES, _MAX_PAIRWISE_WORK, _NUMBER_KEY, _OPERATOR_SYMBOLS,
-                                           _PAIRWISE, _PRINTED_FUNCTIONS, _UNARY, ALLOWED_FUNCTIONS,
-                                           MAX_LITERAL_DIGITS, MAX_LITERAL_EXPONENT, _check_float_literal,
-                                           _check_number, _check_powers, _checked_call, _list_names, _operand,
-                                           _power, _short)
+from srdash.expressions.vocabulary import (COMPARISONS, CONSTANTS, FUNCTIONS, HELPERS, MAX_CHAIN_WORK, MAX_DEPTH,
+                                           MAX_HELPER_NODES, MAX_PAIRWISE_WORK, NUMBER_KEY, OPERATOR_SYMBOLS,
+                                           PAIRWISE, PRINTED_FUNCTIONS, UNARY, ALLOWED_FUNCTIONS,
+                                           MAX_LITERAL_DIGITS, MAX_LITERAL_EXPONENT, check_float_literal,
+                                           check_number, check_powers, checked_call, listed_names, checked_operand,
+                                           checked_power, shortened)
 
 # ALLOWED_FUNCTIONS and the MAX_LITERAL_* limits are vocabulary.py's, named here beside the parser they bound.
 __all__ = ["ALLOWED_FUNCTIONS", "BACKSTOP_SECONDS", "MAX_LITERAL_DIGITS", "MAX_LITERAL_EXPONENT", "parse_model"]
@@ -36,7 +36,7 @@ __all__ = ["ALLOWED_FUNCTIONS", "BACKSTOP_SECONDS", "MAX_LITERAL_DIGITS", "MAX_L
 
 def _node_text(node: ast.AST) -> str:
     try:
-        return _short(ast.unparse(node))
+        return shortened(ast.unparse(node))
     except Exception:  # noqa: BLE001 - only used in messages
         return type(node).__name__
 
@@ -50,7 +50,7 @@ class _Builder:
         self.features = features
         self.max_nodes = max_nodes
         self.printed = printed
-        self.functions = dict(_FUNCTIONS, **_PRINTED_FUNCTIONS) if printed else _FUNCTIONS
+        self.functions = dict(FUNCTIONS, **PRINTED_FUNCTIONS) if printed else FUNCTIONS
         self.symbols: dict[str, sympy.Symbol] = {}
         self.chain_work = 0
         self.pairwise_work = 0
@@ -70,8 +70,8 @@ class _Builder:
             nodes += 1
             if nodes > self.max_nodes:
                 raise ModelRejected(f"The model has more than {self.max_nodes:,} nodes; it is too large to score.")
-            if depth > _MAX_DEPTH:
-                raise ModelRejected(f"The model is nested more than {_MAX_DEPTH} levels deep; it is too deep "
+            if depth > MAX_DEPTH:
+                raise ModelRejected(f"The model is nested more than {MAX_DEPTH} levels deep; it is too deep "
                                     f"to score.")
             node_type = type(node)
             deeper = depth + 1
@@ -80,8 +80,8 @@ class _Builder:
             elif node_type is ast.Name:
                 program.append(("value", self._variable(node.id)))
             elif node_type is ast.UnaryOp:
-                if type(node.op) in _UNARY:
-                    stack.append(("emit", ("unary", _UNARY[type(node.op)]), 0))
+                if type(node.op) in UNARY:
+                    stack.append(("emit", ("unary", UNARY[type(node.op)]), 0))
                 elif type(node.op) is ast.Invert:
                     stack.append(("emit", ("unary", operator.invert), 0))
                 else:
@@ -96,15 +96,15 @@ class _Builder:
             elif node_type is ast.Call:
                 function, arguments = self._call(node)
                 name = node.func.id
-                stack.append(("emit", ("call", _checked_call(name, function), len(arguments), name), 0))
+                stack.append(("emit", ("call", checked_call(name, function), len(arguments), name), 0))
                 for argument in reversed(arguments):
                     stack.append(("node", argument, deeper))
             elif node_type is ast.Tuple:
                 stack.append(("emit", ("tuple", len(node.elts)), 0))
                 for element in reversed(node.elts):
                     stack.append(("node", element, deeper))
-            elif node_type is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
-                stack.append(("emit", ("binary", _COMPARISONS[type(node.ops[0])]), 0))
+            elif node_type is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in COMPARISONS:
+                stack.append(("emit", ("binary", COMPARISONS[type(node.ops[0])]), 0))
                 stack.append(("node", node.comparators[0], deeper))
                 stack.append(("node", node.left, deeper))
             else:
@@ -132,7 +132,7 @@ class _Builder:
             # the text to an exact rational first (C big-integer code no signal
             # stops): the literal's size is bounded before sympy sees it.
             text = self._literal_text(node)
-            _check_float_literal(text)
+            check_float_literal(text)
             return sympy.Float(text)
         raise self._node_rejected(node)
 
@@ -146,15 +146,15 @@ class _Builder:
             raise ModelRejected(f"Names starting with '_' are not allowed in a model: '{name}'.")
         if self.features is not None and name in self.features:
             return self._symbol(name)
-        if name in _CONSTANTS:
-            return _CONSTANTS[name]
+        if name in CONSTANTS:
+            return CONSTANTS[name]
         if name in self.functions:
             raise ModelRejected(f"'{name}' is a function and cannot be used as a variable; "
                                 f"call it as {name}(...).")
         if self.features is not None:
             raise ModelRejected(
                 f"Unknown variable '{name}'. The features of this dataset are: "
-                f"{_list_names(sorted(self.features)) or '(none)'}.")
+                f"{listed_names(sorted(self.features)) or '(none)'}.")
         return self._symbol(name)
 
     def _symbol(self, name: str) -> sympy.Symbol:
@@ -174,7 +174,7 @@ class _Builder:
             stack.append(("emit", ("product", tuple(o is ast.Div for o in ops)), 0))
             return operands
         if op is ast.Pow:
-            stack.append(("emit", ("binary", _power), 0))
+            stack.append(("emit", ("binary", checked_power), 0))
             return [node.left, node.right]
         if op in (ast.BitAnd, ast.BitOr):
             stack.append(("emit", ("binary", operator.and_ if op is ast.BitAnd else operator.or_), 0))
@@ -212,7 +212,7 @@ class _Builder:
         return function, node.args
 
     def _operator_rejected(self, op: ast.AST) -> ModelRejected:
-        symbol = _OPERATOR_SYMBOLS.get(type(op), type(op).__name__)
+        symbol = OPERATOR_SYMBOLS.get(type(op), type(op).__name__)
         return ModelRejected(f"The operator '{symbol}' is not allowed in a model; "
                              f"allowed operators: + - * / ** ^ (read as **).")
 
@@ -252,20 +252,20 @@ class _Builder:
                 continue
             if kind == "unary":
                 function = instruction[1]
-                result = function(_operand(values.pop(), number=function is not operator.invert))
+                result = function(checked_operand(values.pop(), number=function is not operator.invert))
             elif kind == "binary":
                 function = instruction[1]
-                number = function is _power
-                right = _operand(values.pop(), number=number)
-                result = function(_operand(values.pop(), number=number), right)
+                number = function is checked_power
+                right = checked_operand(values.pop(), number=number)
+                result = function(checked_operand(values.pop(), number=number), right)
             elif kind == "sum":
                 negated = instruction[1]
-                operands = [_operand(value, number=True) for value in values[-len(negated):]]
+                operands = [checked_operand(value, number=True) for value in values[-len(negated):]]
                 del values[-len(negated):]
                 result = self._sum(operands, negated)
             elif kind == "product":
                 divided = instruction[1]
-                operands = [_operand(value, number=True) for value in values[-len(divided):]]
+                operands = [checked_operand(value, number=True) for value in values[-len(divided):]]
                 del values[-len(divided):]
                 result = self._product(operands, divided)
             elif kind == "call":
@@ -276,32 +276,32 @@ class _Builder:
                     for argument in arguments:
                         if not (isinstance(argument, tuple) and len(argument) == 2):
                             raise ModelRejected(f"Each argument of Piecewise must be a pair (value, condition); "
-                                                f"got {_short(argument)}.")
-                        _operand(argument[0]), _operand(argument[1])
+                                                f"got {shortened(argument)}.")
+                        checked_operand(argument[0]), checked_operand(argument[1])
                 else:
-                    arguments = [_operand(argument) for argument in arguments]
-                if name in _PAIRWISE:
+                    arguments = [checked_operand(argument) for argument in arguments]
+                if name in PAIRWISE:
                     self._spend_pairwise(name, arguments)
-                elif name in _HELPERS:
-                    self.helper_nodes += sum(_count_components(argument) for argument in arguments)
-                    if self.helper_nodes > _MAX_HELPER_NODES:
+                elif name in HELPERS:
+                    self.helper_nodes += sum(count_components(argument) for argument in arguments)
+                    if self.helper_nodes > MAX_HELPER_NODES:
                         raise ModelRejected(
                             f"{name}() is applied to expressions of {self.helper_nodes:,} nodes in all; the limit "
-                            f"is {_MAX_HELPER_NODES:,} (its cost grows faster than the expression's size).")
+                            f"is {MAX_HELPER_NODES:,} (its cost grows faster than the expression's size).")
                 result = instruction[1](*arguments)
             else:  # "tuple"
                 count = instruction[1]
                 result = tuple(values[len(values) - count:])
                 del values[len(values) - count:]
-            _check_number(result)
-            _check_powers(result)
+            check_number(result)
+            check_powers(result)
             values.append(result)
         (expression,) = values
         if isinstance(expression, tuple):
             raise ModelRejected("A model must be one expression, not a tuple; tuples are only allowed as the "
                                 "(value, condition) pairs of Piecewise.")
         if not isinstance(expression, sympy.Expr):
-            raise ModelRejected(f"The model is a condition ({_short(expression)}), not a value; conditions are "
+            raise ModelRejected(f"The model is a condition ({shortened(expression)}), not a value; conditions are "
                                 f"only allowed inside Piecewise, ITE, And, Or and Not.")
         return expression
 
@@ -310,15 +310,15 @@ class _Builder:
         size = sum(len(a.args) if type(a) in (sympy.Min, sympy.Max, sympy.And, sympy.Or) else 1
                    for a in arguments)
         self.pairwise_work += size * size
-        if self.pairwise_work > _MAX_PAIRWISE_WORK:
+        if self.pairwise_work > MAX_PAIRWISE_WORK:
             raise ModelRejected(
                 f"The model's {name}() calls compare too many arguments ({name}() with {size} arguments "
                 f"once nested calls are merged); sympy compares them pairwise, so a model may have at most "
-                f"about {int(_MAX_PAIRWISE_WORK ** 0.5)} such arguments in all.")
+                f"about {int(MAX_PAIRWISE_WORK ** 0.5)} such arguments in all.")
 
     def _spend(self, length: int) -> bool:
         self.chain_work += length * (length - 1) // 2
-        return self.chain_work <= _MAX_CHAIN_WORK
+        return self.chain_work <= MAX_CHAIN_WORK
 
     def _sum(self, operands: list, negated: tuple[bool, ...]):
         # Python evaluates a - b + c as (a - b) + c; sympy's a - b is Add(a, -b).
@@ -378,7 +378,7 @@ def _sum_is_order_free(terms: list) -> bool:
             if part.is_Number:
                 if part.is_Float and part.is_zero:
                     return False  # sympy's 0 + 0.0 is the exact 0, but 7 + 0.0 is 7.0
-                key, coefficient = _NUMBER_KEY, part
+                key, coefficient = NUMBER_KEY, part
             elif part.is_Mul:
                 coefficient, key = part.as_coeff_Mul()
             elif part.is_Pow and part.base.is_Number:
@@ -401,7 +401,7 @@ BACKSTOP_SECONDS = 10.0
 
 
 @contextmanager
-def _bounded(what: str):
+def bounded(what: str):
     """Stop the work inside after :data:`BACKSTOP_SECONDS` of CPU time, in any thread.
 
     In a main thread the limit is a CPU-time signal (``soft_time_limit``); in
@@ -427,7 +427,7 @@ def _bounded(what: str):
                             f"too costly to process.") from None
 
 
-def _undefined_reason(expression) -> str:
+def undefined_reason(expression) -> str:
     """Why a parsed model has no finite value anywhere it is used, or "" if it may have one.
 
     ``zoo`` (complex infinity, from a division by zero or ``log(0)``), ``nan`` and
@@ -518,14 +518,16 @@ def parse_model(
     ...
     srdash.errors.ModelRejected: Unknown variable 'x9'. The features of this dataset are: x1, x2.
     """
-    read = _syntax_tree(text, features=features, max_length=max_length)
-    with _bounded("Parsing the model"):
-        return _build(read, max_nodes=max_nodes, printed=False)
+    read = syntax_tree(text, features=features, max_length=max_length)
+    with bounded("Parsing the model"):
+        return build_expression(read, max_nodes=max_nodes, printed=False)
 
 
-def _parse(text, *, features, max_length, max_nodes, printed):
-    return _build(_syntax_tree(text, features=features, max_length=max_length), max_nodes=max_nodes,
-                  printed=printed)
+def parse_checked(text, *, features, max_length, max_nodes, printed):
+    """A model string's sympy expression through the whitelist and the structural budgets (no time limit:
+    the callers hold one); :func:`parse_model` is this under the CPU-time backstop."""
+    return build_expression(syntax_tree(text, features=features, max_length=max_length), max_nodes=max_nodes,
+                            printed=printed)
 
 
 class _SyntaxTree(NamedTuple):
@@ -534,7 +536,7 @@ class _SyntaxTree(NamedTuple):
     features: frozenset | None
 
 
-def _syntax_tree(text, *, features, max_length) -> _SyntaxTree:
+def syntax_tree(text, *, features, max_length) -> _SyntaxTree:
     """Python's syntax tree of a model string (linear in its length, run outside any time limit).
 
     The callers start their CPU-time limit after this step: an exception delivered
@@ -543,7 +545,7 @@ def _syntax_tree(text, *, features, max_length) -> _SyntaxTree:
     """
     if not isinstance(text, str):
         raise TypeError(f"A model must be a string. Got {type(text).__name__}.")
-    feature_set = _feature_set(features)
+    feature_set = feature_set_of(features)
     if len(text) > max_length:
         raise ModelRejected(f"The model is {len(text):,} characters long; the limit is {max_length:,}.")
     # '^' means power, with the precedence of '**' (as sympy's convert_xor):
@@ -567,11 +569,11 @@ def _syntax_tree(text, *, features, max_length) -> _SyntaxTree:
     except (RecursionError, MemoryError):
         raise ModelRejected("The model is nested too deeply for Python's parser.", status="parse_error") from None
     except ValueError as exc:  # null bytes, integer literals over 4300 digits
-        raise ModelRejected(f"The model cannot be parsed: {_short(exc, 120)}.", status="parse_error") from None
+        raise ModelRejected(f"The model cannot be parsed: {shortened(exc, 120)}.", status="parse_error") from None
     return _SyntaxTree(text, tree, feature_set)
 
 
-def _build(read: _SyntaxTree, *, max_nodes, printed):
+def build_expression(read: _SyntaxTree, *, max_nodes, printed):
     """The sympy expression of a checked syntax tree (see :func:`parse_model`)."""
     builder = _Builder(read.text, read.features, max_nodes, printed)
     program = builder.compile(read.tree)
@@ -582,10 +584,11 @@ def _build(read: _SyntaxTree, *, max_nodes, printed):
     except (RecursionError, MemoryError) as exc:
         raise ModelRejected(f"The model is too deeply nested or too large for sympy ({type(exc).__name__}).") from None
     except Exception as exc:  # noqa: BLE001 - sympy refusing an operation (e.g. TypeError)
-        raise ModelRejected(f"sympy cannot build this model: {type(exc).__name__}: {_short(exc, 200)}") from None
+        raise ModelRejected(f"sympy cannot build this model: {type(exc).__name__}: {shortened(exc, 200)}") from None
 
 
-def _feature_set(features) -> frozenset | None:
+def feature_set_of(features) -> frozenset | None:
+    """The allowed feature names as a frozenset (None: any name), refusing a string or non-string names."""
     if features is None:
         return None
     if isinstance(features, str):
@@ -597,5 +600,6 @@ def _feature_set(features) -> frozenset | None:
     return names
 
 
-def _count_components(expression) -> int:
+def count_components(expression) -> int:
+    """SRBench 2022's model size: the nodes of the expression tree in preorder."""
     return sum(1 for _ in sympy.preorder_traversal(expression))

@@ -13,9 +13,9 @@ import sympy
 
 from srdash.errors import ModelRejected
 from srdash.expressions._numeric import numeric_values
-from srdash.expressions.evaluate import _compiled
-from srdash.expressions.parse import _bounded, parse_model
-from srdash.expressions.vocabulary import _list_names
+from srdash.expressions.evaluate import compiled_function
+from srdash.expressions.parse import bounded, parse_model
+from srdash.expressions.vocabulary import listed_names
 
 __all__ = ["parse_submitted_model", "tree_size", "evaluate_expression", "expression_tree"]
 
@@ -119,9 +119,9 @@ def evaluate_expression(expression, columns: Mapping[str, np.ndarray]) -> np.nda
     missing = [symbol.name for symbol in symbols if symbol.name not in arrays]
     if missing:
         raise ModelRejected(f"The model uses {', '.join(repr(m) for m in missing)} but the data has no such "
-                            f"column. Columns: {_list_names(sorted(arrays)) or '(none)'}.")
-    with _bounded("Preparing the model for evaluation"):  # as evaluate_model: code generation is bounded too
-        function = _compiled(symbols, expression)
+                            f"column. Columns: {listed_names(sorted(arrays)) or '(none)'}.")
+    with bounded("Preparing the model for evaluation"):  # as evaluate_model: code generation is bounded too
+        function = compiled_function(symbols, expression)
     return numeric_values(function, [arrays[symbol.name] for symbol in symbols], length)
 
 

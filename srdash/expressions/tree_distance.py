@@ -29,7 +29,7 @@ limit, cached), which uses this module's distance.
 Cost: the distance takes O(n·m·min(depth, leaves)²) steps in pure Python. A tree above
 :data:`MAX_TREE_NODES` nodes is refused (``TreeTooLarge``), except that :func:`normalised_distance`
 needs no distance when the model has at least twice the truth's nodes (``d >= n - |f| >= |f|``: NED = 1).
-Measured on this machine: two random 150-node trees, 0.25 s.
+The cap keeps a table of models within minutes (docs/decisions/2026-11-tree-distance-cap.md).
 
 Examples
 --------
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import sympy
 
-from srdash.expressions.complexity import _round_floats
+from srdash.expressions.complexity import round_floats
 from srdash.expressions.submitted import expression_tree, parse_submitted_model
 
 __all__ = ["MAX_TREE_NODES", "TreeTooLarge", "tree_nodes", "tree_edit_distance", "normalised_distance",
@@ -175,7 +175,7 @@ def normalised_distance(model_tree: tuple, truth_tree: tuple) -> float:
 
 def _prepared(text: str, *, simplify: bool, features):
     expression = parse_submitted_model(text, features=features)
-    return _round_floats(sympy.simplify(expression), 3) if simplify else expression
+    return round_floats(sympy.simplify(expression), 3) if simplify else expression
 
 
 def normalised_tree_edit_distance(model: str, truth: str, *, simplify: bool = True, features=None) -> float:

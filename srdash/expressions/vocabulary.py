@@ -20,7 +20,7 @@ from srdash.errors import ModelRejected
 __all__ = ["ALLOWED_FUNCTIONS", "MAX_LITERAL_DIGITS", "MAX_LITERAL_EXPONENT"]
 
 
-def _power(base, exponent):
+def checked_power(base, exponent):
     """``base ** exponent`` (sympy), refusing numeric powers too costly to compute.
 
     sympy carries a numeric exponent into a product's numeric factors
@@ -53,15 +53,15 @@ def _check_numeric_power(base, exponent) -> None:
     size_text = "more than 1e300" if math.isinf(size) else f"about {size:.2g}"
     if base.is_Rational and exponent.is_Rational and size > _MAX_DIGITS:
         raise ModelRejected(
-            f"The power {_short(base)}**{_short(exponent)} would be a number with {size_text} "
+            f"The power {shortened(base)}**{shortened(exponent)} would be a number with {size_text} "
             f"digits; numeric powers are limited to {_MAX_DIGITS:,} digits.")
     if size > 1e300:  # a float result; sympy needs ~log2(size) bits to compute it
         raise ModelRejected(
-            f"The power {_short(base)}**{_short(exponent)} would have {size_text} digits; "
+            f"The power {shortened(base)}**{shortened(exponent)} would have {size_text} digits; "
             f"sympy would take too long to evaluate it.")
     if not exponent.is_Integer and (_is_huge(base) or _is_huge(exponent)):
         raise ModelRejected(
-            f"The power {_short(base)}**{_short(exponent)} has a number beyond the float64 range "
+            f"The power {shortened(base)}**{shortened(exponent)} has a number beyond the float64 range "
             f"(about 1.8e308) and a fractional exponent; sympy would take too long to evaluate it.")
 
 
@@ -102,7 +102,8 @@ def _is_huge(value) -> bool:
 _SIZE_INDEPENDENT = frozenset({"abs", "Abs", "sign", "min", "max", "Min", "Max", "log"})
 
 
-def _checked_call(name: str, function: Callable) -> Callable:
+def checked_call(name: str, function: Callable) -> Callable:
+    """``function`` wrapped so that its arguments are checked against the size budgets before sympy computes."""
     if name in _SIZE_INDEPENDENT:
         return function
 
@@ -110,7 +111,7 @@ def _checked_call(name: str, function: Callable) -> Callable:
         for argument in arguments:
             if _is_huge(argument):
                 raise ModelRejected(
-                    f"{name}() is applied to {_short(argument, 20)}, a number beyond the float64 range "
+                    f"{name}() is applied to {shortened(argument, 20)}, a number beyond the float64 range "
                     f"(about 1.8e308); sympy would take too long to evaluate it.")
         return function(*arguments)
 
@@ -118,7 +119,7 @@ def _checked_call(name: str, function: Callable) -> Callable:
 
 
 # name -> (function, minimum number of arguments, maximum number or None)
-_FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
+FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
     "sin": (sympy.sin, 1, 1),
     "cos": (sympy.cos, 1, 1),
     "tan": (sympy.tan, 1, 1),
@@ -147,7 +148,7 @@ _FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
     # Python's abs() and pow(), exactly what parse_expr would call.
     "abs": (operator.abs, 1, 1),
     "Abs": (sympy.Abs, 1, 1),
-    "pow": (_power, 2, 2),
+    "pow": (checked_power, 2, 2),
     "sign": (sympy.sign, 1, 1),
     # The error function (the SRBench 2022 extrapolation ground truth); evaluated with scipy.special.erf.
     "erf": (sympy.erf, 1, 1),
@@ -162,8 +163,8 @@ _FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
     # Piecewise with its conditions and factor_terms. gplearn's div/log/sqrt/inv are
     # "protected" in gplearn itself; like SRBench, the model is read as plain arithmetic.
     "ln": (sympy.log, 1, 2),
-    "square": (lambda x: _power(x, sympy.Integer(2)), 1, 1),
-    "cube": (lambda x: _power(x, sympy.Integer(3)), 1, 1),
+    "square": (lambda x: checked_power(x, sympy.Integer(2)), 1, 1),
+    "cube": (lambda x: checked_power(x, sympy.Integer(3)), 1, 1),
     "add": (operator.add, 2, 2),
     "sub": (operator.sub, 2, 2),
     "mul": (operator.mul, 2, 2),
@@ -186,62 +187,60 @@ _FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {
 
 # Only when re-reading sympy's own printed output (see latex_of): nothing beyond
 # the functions above any more (kept as a hook).
-_PRINTED_FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {}
+PRINTED_FUNCTIONS: dict[str, tuple[Callable, int, int | None]] = {}
 
 # Calls whose sympy evaluation compares its arguments pairwise (cost grows about as
 # n**2.3 in the number of flattened arguments): they share a budget of n**2 per model.
-_PAIRWISE = frozenset({"min", "max", "Min", "Max", "Piecewise", "And", "Or"})
-# About 0.1 s of sympy work (24 arguments of one max, or 11 nested binary max).
-_MAX_PAIRWISE_WORK = 600
+PAIRWISE = frozenset({"min", "max", "Min", "Max", "Piecewise", "And", "Or"})
+# A tenth of a second of sympy work at most (docs/decisions/2026-11-expression-budgets.md).
+MAX_PAIRWISE_WORK = 600
 # Algebraic helpers (factor_terms) cost more than linear time in their argument's
-# size: at most this many nodes in all (about 0.1 s; the 2023 entries use ~50).
-_MAX_HELPER_NODES = 2_000
-_HELPERS = frozenset({"factor_terms"})
+# size: at most this many nodes in all (docs/decisions/2026-11-expression-budgets.md).
+MAX_HELPER_NODES = 2_000
+HELPERS = frozenset({"factor_terms"})
 # Nesting depth of the syntax tree (sympy's printers recurse; Python's own parser
 # stops at 200 nested parentheses, but '**' chains and unary signs nest without them).
-_MAX_DEPTH = 100
+MAX_DEPTH = 100
 
 #: Function names a model may call (``^`` is read as a power, like ``**``).
-ALLOWED_FUNCTIONS = tuple(sorted(_FUNCTIONS, key=str.lower))
+ALLOWED_FUNCTIONS = tuple(sorted(FUNCTIONS, key=str.lower))
 
 # Names that mean a sympy constant unless they are feature names.
-_CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "oo": sympy.oo, "zoo": sympy.zoo, "nan": sympy.nan, "I": sympy.I}
+CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "oo": sympy.oo, "zoo": sympy.zoo, "nan": sympy.nan, "I": sympy.I}
 
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-_OPERATOR_SYMBOLS = {
+UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+OPERATOR_SYMBOLS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.BitXor: "^",
     ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
     ast.BitOr: "|", ast.BitAnd: "&", ast.Invert: "~", ast.Not: "not",
 }
-_COMPARISONS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+COMPARISONS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 
 # Numbers (powers, products) are limited to this many decimal digits.
 _MAX_DIGITS = 10_000
 # Sums and products are evaluated left to right like Python would, which costs
 # about n**2/2 term operations for an n-term chain. Past this budget a model is
 # refused (products) or its remaining sums are built in one go (see _sum).
-_MAX_CHAIN_WORK = 50_000  # about 0.15 s of left-to-right products (316 factors)
+MAX_CHAIN_WORK = 50_000  # a few hundred factors (docs/decisions/2026-11-expression-budgets.md)
 # Integer powers of a non-number: sympy's assumptions and polynomial algorithms turn x**k, and exp(a + k)
-# (E**k * E**a), into dense polynomials of degree k. cosh(tanh(x1**509477 + 1) + 1) took 10 s of CPU in
-# cosh's own evaluation (is its argument zero? a gcd of degree 509,477); a degree of 1,000 costs
-# milliseconds. e**1000 and x**1000 are beyond float64 for most inputs anyway.
+# (E**k * E**a), into dense polynomials of degree k, in work no signal stops; a degree of 1,000 stays
+# cheap (docs/decisions/2026-11-expression-budgets.md).
 _MAX_INTEGER_POWER = 1_000
 
-_NUMBER_KEY = object()
+NUMBER_KEY = object()
 
 #: Float literals may have at most this many significant digits (float64 holds 17;
 #: real SR output has at most 17). Cost grows faster than linearly with them.
 MAX_LITERAL_DIGITS = 100
 #: Float literals' decimal exponents (as written, and of the value: ``0.001e1002``
 #: is 1e999) may lie between minus and plus this. sympy turns a literal into an
-#: exact rational first, in C code no signal stops: ``2e300000`` takes 6 s,
-#: ``2e9999999`` more than 400 s; ``1e1000`` takes 0.1 ms (float64 itself ends
-#: near 1e-324 and 1.8e308, so every float64 value is accepted, and more).
+#: exact rational first, in C code no signal stops; every float64 value is
+#: within the bound (docs/decisions/2026-11-expression-budgets.md).
 MAX_LITERAL_EXPONENT = 1_000
 _FLOAT_LITERAL = re.compile(r"(?P<whole>[0-9_]*)(?:\.(?P<fraction>[0-9_]*))?(?:[eE](?P<exponent>[+-]?[0-9_]+))?")
 
 
-def _check_float_literal(text: str) -> None:
+def check_float_literal(text: str) -> None:
     """Refuse a float literal whose exact value is costly to build (too many digits, huge exponent).
 
     ``text`` is Python's float literal syntax (already accepted by :mod:`ast`):
@@ -249,7 +248,7 @@ def _check_float_literal(text: str) -> None:
     """
     match = _FLOAT_LITERAL.fullmatch(text)
     if match is None:  # cannot happen after ast; refuse rather than guess
-        raise ModelRejected(f"The number {_short(text)} is not a plain decimal literal.")
+        raise ModelRejected(f"The number {shortened(text)} is not a plain decimal literal.")
     whole = match["whole"].replace("_", "").lstrip("0")
     fraction = (match["fraction"] or "").replace("_", "")
     exponent_text = (match["exponent"] or "0").replace("_", "")
@@ -263,30 +262,32 @@ def _check_float_literal(text: str) -> None:
                    exponent - (len(fraction) - len(fraction.lstrip("0"))) - 1 if significant else 0)
     worst = max(exponent, leading, key=abs)
     if abs(worst) > MAX_LITERAL_EXPONENT:
-        shown = _short(exponent_text, 20) if math.isinf(worst) else f"{worst:,}"
+        shown = shortened(exponent_text, 20) if math.isinf(worst) else f"{worst:,}"
         raise ModelRejected(
-            f"The number {_short(text)} has a decimal exponent of {shown}; number literals are "
+            f"The number {shortened(text)} has a decimal exponent of {shown}; number literals are "
             f"limited to exponents from -{MAX_LITERAL_EXPONENT:,} to {MAX_LITERAL_EXPONENT:,} (float64 ranges "
             f"over about 1e-324 to 1.8e308).")
     if len(significant) > MAX_LITERAL_DIGITS:
         raise ModelRejected(
-            f"The number {_short(text)} has {len(significant):,} significant digits; number literals are "
+            f"The number {shortened(text)} has {len(significant):,} significant digits; number literals are "
             f"limited to {MAX_LITERAL_DIGITS} (float64 holds about 17).")
 
 
-def _short(value, limit: int = 40) -> str:
+def shortened(value, limit: int = 40) -> str:
+    """``str(value)`` cut to ``limit`` characters (with '...'), for messages."""
     text = str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _list_names(names: Iterable[str], limit: int = 30) -> str:
+def listed_names(names: Iterable[str], limit: int = 30) -> str:
+    """The names joined by commas, the first ``limit`` of them and how many in all, for messages."""
     names = list(names)
     shown = ", ".join(names[:limit])
     return shown if len(names) <= limit else f"{shown}, ... ({len(names)} in all)"
 
 
 
-def _operand(value, *, number: bool = False):
+def checked_operand(value, *, number: bool = False):
     """A value used by an operator or a function other than Piecewise: never a tuple.
 
     With ``number``, for arithmetic: never a condition either (sympy would raise a
@@ -294,9 +295,9 @@ def _operand(value, *, number: bool = False):
     """
     if isinstance(value, tuple):
         raise ModelRejected(f"Tuples are only allowed as the (value, condition) pairs of Piecewise; "
-                            f"found {_short(value)}.")
+                            f"found {shortened(value)}.")
     if number and isinstance(value, sympy.logic.boolalg.Boolean) and not isinstance(value, sympy.Expr):
-        raise ModelRejected(f"'{_short(value)}' is a condition, not a number; conditions are only allowed "
+        raise ModelRejected(f"'{shortened(value)}' is a condition, not a number; conditions are only allowed "
                             f"inside Piecewise, ITE, And, Or and Not.")
     return value
 
@@ -315,7 +316,7 @@ def _integer_powers(expression):
                 yield expression, coefficient.p
 
 
-def _check_powers(value) -> None:
+def check_powers(value) -> None:
     """Refuse a built node, or one of its arguments (a product combines its factors' powers into new
     ones), whose integer degree exceeds :data:`_MAX_INTEGER_POWER`, before sympy computes with it."""
     if not isinstance(value, sympy.Expr):
@@ -324,12 +325,12 @@ def _check_powers(value) -> None:
         for power, degree in _integer_powers(node):
             if abs(degree) > _MAX_INTEGER_POWER:
                 raise ModelRejected(
-                    f"The model has {_short(power)}, an integer power of {abs(degree):,} (written out, or from a "
+                    f"The model has {shortened(power)}, an integer power of {abs(degree):,} (written out, or from a "
                     f"whole number in an exponent); the limit is {_MAX_INTEGER_POWER:,}: sympy would compute with "
                     f"polynomials of that degree.")
 
 
-def _check_number(value) -> None:
+def check_number(value) -> None:
     """Refuse exact numbers too long to compute with (floats stay cheap at any size)."""
     if isinstance(value, sympy.Rational) and max(abs(value.p), value.q).bit_length() > _MAX_DIGITS * 3.33:
         raise ModelRejected(f"The model computes a number with more than {_MAX_DIGITS:,} digits.")

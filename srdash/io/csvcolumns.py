@@ -18,6 +18,7 @@ import re
 from typing import Sequence
 
 from srdash.errors import Problem
+from srdash.io.csvshape import check_csv_shape
 
 __all__ = ["MAX_HEADER_BYTES", "MAX_SOLUTION_COLUMNS", "binary_problem", "read_csv_columns", "shown_names"]
 
@@ -138,9 +139,7 @@ def read_csv_columns(data: bytes, *, source: str, required: Sequence[str], max_c
     >>> print(read_csv_columns(wide, source="w.csv", required=("id", "prediction"), max_columns=10)[1][0])
     w.csv: its header line has 22 columns; a solution CSV has the columns id, prediction and at most 10 columns in all. Refused before its rows are read; remove the other columns.
     """
-    import pandas as pd
-
-    from srdash.io.loading import check_csv_shape
+    import pandas as pd  # lazy: the CLI's import path stays without pandas (tests/test_serve.py)
 
     expected = ", ".join(required)
     header, problems = _header(data, source, required, max_columns)

@@ -74,19 +74,20 @@ Examples
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from importlib import resources
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
-from srdash.io.files import read_csv_file, read_file_text
 from srdash.errors import Problem, SrdashError, ValidationError
-from srdash.io.csvsafe import write_csv
+from srdash.io.descriptions import (CSV_FILE_COLUMNS, FEATURE_SCORES, PROPERTY_KINDS, TOP_KEYS,
+                                    check_noise_groups, is_blank, list_dataset_tables, read_source,
+                                    separator_of, spec_fields)
+from srdash.io.files import read_csv_file
+from srdash.io.propertydata import write_property_data
 
 __all__ = [
     "PROPERTY_KINDS",
@@ -99,26 +100,6 @@ __all__ = [
     "write_property_datasets",
     "write_descriptions",
 ]
-
-#: The property a dataset tests (see the module docstring for each kind's keys).
-PROPERTY_KINDS = ("exact", "feature_absence", "local_optima", "extrapolation", "noise", "none")
-#: Feature scores: S1 = share of the unwanted features left out, S2 = share of the used features that are wanted.
-FEATURE_SCORES = ("S1", "S2")
-
-_COMMON_KEYS = ("name", "description", "files", "target", "features", "property", "truth", "noise_level")
-_KIND_KEYS = {
-    "exact": (),
-    "feature_absence": ("irrelevant", "score"),
-    "local_optima": ("surrogates", "score"),
-    "extrapolation": ("partition",),
-    "noise": ("group",),
-    "none": (),
-}
-_ALL_KEYS = tuple(sorted(set(_COMMON_KEYS).union(*_KIND_KEYS.values())))
-_TOP_KEYS = ("datasets", "defaults", "description", "root")
-_CSV_FILE_COLUMNS = ("train", "test", "extrapolation")
-_LIST_KEYS = ("features", "irrelevant", "surrogates")
-_SHIPPED_SUFFIX = ".yaml"
 
 
 @dataclass(frozen=True)
@@ -259,13 +240,13 @@ class DatasetTable:
         :func:`srdash.io.loading.load_results` as ``datasets=``.
         """
         seen = list(dict.fromkeys(p for spec in self.datasets for p in spec.files))
-        partitions = [p for p in _CSV_FILE_COLUMNS if p in seen] + [p for p in seen if p not in _CSV_FILE_COLUMNS]
+        partitions = [p for p in CSV_FILE_COLUMNS if p in seen] + [p for p in seen if p not in CSV_FILE_COLUMNS]
         rows = []
         for spec in self.datasets:
             row = {"dataset": spec.name, "property": spec.property, "target": spec.target,
                    "features": " ".join(spec.features)}
             for partition in partitions:
-                column = partition if partition in _CSV_FILE_COLUMNS else f"file_{partition}"
+                column = partition if partition in CSV_FILE_COLUMNS else f"file_{partition}"
                 row[column] = str(spec.files[partition]) if partition in spec.files else None
             row.update({
                 "truth": spec.truth, "irrelevant": " ".join(spec.irrelevant) or None,
@@ -292,21 +273,6 @@ class DatasetTable:
             raise SrdashError(f"Dataset {name!r} has no partition {partition!r}. "
                               f"Partitions: {', '.join(spec.files)}.")
         return _read_partition(spec.files[partition], spec)
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def list_dataset_tables() -> list[str]:
-    """Names of the dataset tables shipped with srdash.
-
-    Examples
-    --------
-    >>> list_dataset_tables()
-    ['srbench2022_synthetic']
-    """
-    folder = resources.files("srdash") / "data"
-    return sorted(p.name[: -len(_SHIPPED_SUFFIX)] for p in folder.iterdir() if p.name.endswith(_SHIPPED_SUFFIX))
 
 
 def load_dataset_table(source, *, root: str | Path | None = None, check_files: bool = True) -> DatasetTable:
@@ -356,11 +322,11 @@ def load_dataset_table(source, *, root: str | Path | None = None, check_files: b
       - <mapping>, row 1, column 'colour': unknown key in dataset 'd'. Allowed keys: description, features, files, group, irrelevant, name, noise_level, partition, property, score, surrogates, target, truth.
       - <mapping>, row 1, column 'irrelevant': 'x3' is not a feature of dataset 'd'. Features: x1, x2.
     """
-    data, name, base = _read_source(source)
+    data, name, base = read_source(source)
     problems: list[Problem] = []
-    top_unknown = sorted(set(data) - set(_TOP_KEYS))
+    top_unknown = sorted(set(data) - set(TOP_KEYS))
     for key in top_unknown:
-        problems.append(Problem(name, None, key, f"unknown top-level key. Allowed: {', '.join(_TOP_KEYS)}."))
+        problems.append(Problem(name, None, key, f"unknown top-level key. Allowed: {', '.join(TOP_KEYS)}."))
     if root is None and data.get("root") is not None:
         root = base / str(data["root"])
     folder = Path(root) if root is not None else base
@@ -379,7 +345,7 @@ def load_dataset_table(source, *, root: str | Path | None = None, check_files: b
         if not isinstance(entry, Mapping):
             problems.append(Problem(name, row, None, f"each dataset must be a mapping of keys; got {entry!r}."))
             continue
-        merged = {**defaults, **{k: v for k, v in entry.items() if not _is_missing(v)}}
+        merged = {**defaults, **{k: v for k, v in entry.items() if not is_blank(v)}}
         label = str(merged.get("name", "")).strip()
         if label and label in first_row:
             problems.append(Problem(name, row, "name", f"dataset {label!r} is already described at row "
@@ -387,312 +353,19 @@ def load_dataset_table(source, *, root: str | Path | None = None, check_files: b
             continue
         if label:
             first_row[label] = row
-        spec, entry_problems = _build_spec(merged, name=name, row=row, folder=folder, check_files=check_files)
+        fields, entry_problems = spec_fields(merged, name=name, row=row, folder=folder, check_files=check_files)
         problems += entry_problems
-        if spec is not None:
-            specs.append(spec)
-    problems += _check_noise_groups(specs, name=name, rows=first_row)
+        if fields is not None:
+            specs.append(DatasetSpec(**fields))
+    problems += check_noise_groups(specs, name=name, rows=first_row)
     if problems:
         raise ValidationError(problems, header=f"The dataset table {name} is not valid")
     return DatasetTable(datasets=tuple(specs), source=name, description=str(data.get("description") or ""))
 
 
-def _read_source(source) -> tuple[dict, str, Path]:
-    """(table as a YAML-format mapping, name for messages, base folder)."""
-    if isinstance(source, pd.DataFrame):
-        return _from_frame(source), "<DataFrame>", Path.cwd()
-    if isinstance(source, Mapping):
-        return dict(source), "<mapping>", Path.cwd()
-    text = str(source)
-    path = Path(text)
-    if not path.exists() and "/" not in text and "." not in text:
-        shipped = resources.files("srdash") / "data" / f"{text}{_SHIPPED_SUFFIX}"
-        if shipped.is_file():
-            return _parse_yaml(shipped.read_text(encoding="utf-8"), text), f"'{text}' (shipped)", Path(str(shipped)).parent
-        raise SrdashError(f"No dataset table called {text!r}. Shipped tables: {', '.join(list_dataset_tables())}; "
-                          "or give the path of a .yaml or .csv dataset table.")
-    if not path.is_file():
-        raise SrdashError(f"The dataset table '{path}' does not exist (or is a folder); give a .yaml, .yml, "
-                          ".csv or .tsv file.")
-    lowered = path.name.lower()
-    try:
-        if lowered.endswith((".yaml", ".yml")):
-            return _parse_yaml(read_file_text(path, max_bytes=None), str(path)), f"'{path}'", path.parent
-        if lowered.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz")):
-            frame = read_csv_file(path, max_bytes=None, sep="\t" if ".tsv" in lowered else ",", dtype=str,
-                                  keep_default_na=False)
-            return _from_frame(frame), f"'{path}'", path.parent
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise SrdashError(f"Cannot read the dataset table '{path}': {exc}") from exc
-    raise SrdashError(f"The dataset table '{path}' must be a .yaml, .yml, .csv or .tsv file.")
-
-
-def _parse_yaml(text: str, where: str) -> dict:
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise SrdashError(f"The dataset table {where} is not valid YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise SrdashError(f"The dataset table {where} must be a YAML mapping with a 'datasets' list "
-                          "(see srdash.io.datasets).")
-    return data
-
-
-def _from_frame(frame: pd.DataFrame) -> dict:
-    """The CSV format, turned into the YAML format's mapping."""
-    columns = [str(c).strip() for c in frame.columns]
-    if "dataset" not in columns:
-        raise SrdashError("A dataset table in CSV form needs a 'dataset' column (the dataset names). "
-                          f"Columns present: {', '.join(map(repr, columns)) or 'none'}.")
-    entries = []
-    for record in frame.to_dict(orient="records"):
-        record = {str(k).strip(): v for k, v in record.items() if not _is_missing(v)}
-        entry: dict[str, Any] = {}
-        files = {}
-        for key, value in record.items():
-            if key == "dataset":
-                entry["name"] = value
-            elif key in _CSV_FILE_COLUMNS:
-                files[key] = value
-            elif key.startswith("file_"):
-                files[key[len("file_"):]] = value
-            else:
-                entry[key] = value
-        if files:
-            entry["files"] = files
-        entries.append(entry)
-    return {"datasets": entries}
-
-
-def _is_missing(value) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and not value.strip()
-
-
-def _as_names(value) -> tuple[str, ...] | None:
-    """A list of names from a YAML list or space/comma-separated text; None if neither."""
-    if isinstance(value, str):
-        return tuple(value.replace(",", " ").split())
-    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int)) for v in value):
-        return tuple(str(v).strip() for v in value)
-    return None
-
-
-def _build_spec(entry: Mapping, *, name: str, row: int, folder: Path,
-                check_files: bool) -> tuple[DatasetSpec | None, list[Problem]]:
-    problems: list[Problem] = []
-
-    def problem(column: str | None, message: str) -> None:
-        problems.append(Problem(name, row, column, message))
-
-    dataset = entry.get("name")
-    if not isinstance(dataset, (str, int)) or not str(dataset).strip():
-        problem("name", "every dataset needs a 'name'.")
-        return None, problems
-    dataset = str(dataset).strip()
-    label = f"dataset {dataset!r}"
-    kind = entry.get("property")
-    if kind not in PROPERTY_KINDS:
-        shown = "is missing" if kind is None else f"is {kind!r}"
-        problem("property", f"{label}: 'property' {shown}; it must be one of {', '.join(PROPERTY_KINDS)}.")
-        kind = None
-    allowed = set(_COMMON_KEYS) | set(_KIND_KEYS.get(kind, _ALL_KEYS))
-    for key in entry:
-        if key not in _ALL_KEYS:
-            problem(str(key), f"unknown key in {label}. Allowed keys: {', '.join(_ALL_KEYS)}.")
-        elif key not in allowed:
-            problem(str(key), f"{label}: the key {key!r} does not apply to property {kind!r} "
-                              f"(keys of {kind!r}: {', '.join(_KIND_KEYS[kind]) or 'none'}).")
-
-    target = entry.get("target")
-    if not isinstance(target, (str, int)) or not str(target).strip():
-        problem("target", f"{label} needs a 'target' (the target column's name).")
-        target = None
-    else:
-        target = str(target).strip()
-
-    files: dict[str, Path] = {}
-    raw_files = entry.get("files")
-    if not isinstance(raw_files, Mapping) or not raw_files:
-        problem("files", f"{label} needs 'files': a mapping of partition (train, test, ...) to file name.")
-    else:
-        for partition, file in raw_files.items():
-            if not isinstance(file, str) or not file.strip():
-                problem("files", f"{label}: the file of partition {partition!r} must be a file name; got {file!r}.")
-                continue
-            path = Path(file.strip())
-            files[str(partition)] = path if path.is_absolute() else folder / path
-
-    features: tuple[str, ...] | None = None
-    if "features" in entry:
-        features = _as_names(entry["features"])
-        if features is None or not features:
-            problem("features", f"{label}: 'features' must be a non-empty list of column names.")
-            features = None
-        else:
-            repeated = sorted({f for f in features if features.count(f) > 1})
-            if repeated:
-                problem("features", f"{label}: the feature(s) {', '.join(map(repr, repeated))} are listed twice.")
-            if target is not None and target in features:
-                problem("features", f"{label}: the target {target!r} cannot also be a feature.")
-
-    if check_files and files and target is not None:
-        headers = {}
-        for partition, path in files.items():
-            if not path.is_file():
-                problem("files", f"{label}: the {partition} file '{path}' does not exist. Give paths relative "
-                                 "to the table (or its 'root'), pass root=..., or check_files=False to use "
-                                 "the descriptions without the data.")
-                continue
-            try:
-                headers[partition] = [str(c).strip() for c in
-                                      read_csv_file(path, max_bytes=None, sep=_separator(path), nrows=0).columns]
-            except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-                problem("files", f"{label}: cannot read the {partition} file '{path}': {exc}")
-        if features is None and "features" not in entry and headers:
-            first = headers.get("train") or next(iter(headers.values()))
-            features = tuple(c for c in first if c != target)
-        for partition, header in headers.items():
-            expected = [target] + list(features or ())
-            missing = [c for c in expected if c not in header]
-            if missing:
-                problem("files", f"{label}: the {partition} file '{files[partition]}' has no column(s) "
-                                 f"{', '.join(map(repr, missing))}. Columns: {', '.join(map(repr, header))}.")
-    if features is None and "features" not in entry:
-        if not check_files:
-            problem("features", f"{label}: list its 'features' (they cannot be read from the files when "
-                                "check_files=False).")
-        features = ()
-
-    spec_args: dict[str, Any] = {}
-    known = set(features or ())
-
-    def names_of(key: str) -> tuple[str, ...]:
-        value = _as_names(entry.get(key))
-        if value is None or not value:
-            problem(key, f"{label}: property {kind!r} needs {key!r}: a non-empty list of feature names.")
-            return ()
-        for unknown in [v for v in value if known and v not in known]:
-            problem(key, f"{unknown!r} is not a feature of {label}. Features: {', '.join(features)}.")
-        return value
-
-    truth = entry.get("truth")
-    if truth is not None:
-        if not isinstance(truth, str) or not truth.strip():
-            problem("truth", f"{label}: 'truth' must be a formula (text); got {truth!r}.")
-            truth = None
-        else:
-            truth = truth.strip()
-            reason = _truth_problem(truth, features or None)
-            if reason:
-                problem("truth", f"{label}: the ground truth {truth!r} is not a valid model: {reason}")
-    if kind == "exact" and truth is None and "truth" not in entry:
-        problem("truth", f"{label}: property 'exact' needs 'truth', the ground-truth formula.")
-    spec_args["truth"] = truth
-
-    noise_level = entry.get("noise_level")
-    if noise_level is not None:
-        number = _as_float(noise_level)
-        if number is None or not 0 <= number < 1:
-            problem("noise_level", f"{label}: 'noise_level' must be a number with 0 <= level < 1 (the share "
-                                   f"of the target's variance that is noise); got {noise_level!r}.")
-            noise_level = None
-        else:
-            noise_level = number
-    spec_args["noise_level"] = noise_level
-
-    if kind == "feature_absence":
-        spec_args["irrelevant"] = names_of("irrelevant")
-    if kind == "local_optima":
-        spec_args["surrogates"] = names_of("surrogates")
-    if kind in ("feature_absence", "local_optima"):
-        score = entry.get("score", "S1")
-        if score not in FEATURE_SCORES:
-            problem("score", f"{label}: 'score' must be one of {', '.join(FEATURE_SCORES)}; got {score!r}.")
-            score = "S1"
-        spec_args["score"] = score
-        unwanted = spec_args.get("irrelevant") or spec_args.get("surrogates") or ()
-        if features and unwanted and set(unwanted) >= set(features):
-            problem("irrelevant" if kind == "feature_absence" else "surrogates",
-                    f"{label}: every feature is listed as unwanted; at least one feature must be usable.")
-    if kind == "extrapolation":
-        partition = str(entry.get("partition", "test"))
-        if files and partition not in files:
-            problem("partition", f"{label}: the extrapolation partition {partition!r} is not one of its files "
-                                 f"({', '.join(files)}).")
-        spec_args["partition"] = partition
-    if kind == "noise":
-        if noise_level is None and "noise_level" not in entry:
-            problem("noise_level", f"{label}: property 'noise' needs 'noise_level' (0 <= level < 1).")
-        group = entry.get("group")
-        if not isinstance(group, (str, int)) or not str(group).strip():
-            problem("group", f"{label}: property 'noise' needs 'group', the name shared by the datasets "
-                             "of one function at several noise levels.")
-            group = None
-        spec_args["group"] = None if group is None else str(group).strip()
-
-    description = entry.get("description", "")
-    if problems:
-        return None, problems
-    return DatasetSpec(name=dataset, files=MappingProxyType(files), target=target, features=tuple(features),
-                       property=kind, description=str(description), **spec_args), problems
-
-
-def _truth_problem(truth: str, features: Sequence[str] | None) -> str:
-    from srdash.errors import ModelRejected
-    from srdash.expressions import parse_model  # the only module that talks to sympy
-
-    try:
-        parse_model(truth, features=features)
-    except ModelRejected as exc:
-        return exc.reason
-    return ""
-
-
-def _as_float(value) -> float | None:
-    if isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
-def _check_noise_groups(specs: Sequence[DatasetSpec], *, name: str, rows: Mapping[str, int]) -> list[Problem]:
-    problems = []
-    groups: dict[str, list[DatasetSpec]] = {}
-    for spec in specs:
-        if spec.property == "noise":
-            groups.setdefault(spec.group, []).append(spec)
-    for group, members in groups.items():
-        levels = [m.noise_level for m in members]
-        first = members[0]
-        if len(members) < 2:
-            problems.append(Problem(name, rows[first.name], "group",
-                                    f"noise group {group!r} has only dataset {first.name!r}; the noise "
-                                    "sensitivity compares at least two noise levels of one function."))
-        repeated = sorted({level for level in levels if levels.count(level) > 1})
-        for level in repeated:
-            clash = [m.name for m in members if m.noise_level == level]
-            problems.append(Problem(name, rows[clash[1]], "noise_level",
-                                    f"noise group {group!r}: datasets {', '.join(map(repr, clash))} share the "
-                                    f"noise level {level}; each level of a group must differ."))
-    return problems
-
-
-def _separator(path: Path) -> str:
-    return "\t" if ".tsv" in path.name.lower() else ","
-
-
 def _read_partition(path: Path, spec: DatasetSpec) -> PartitionData:
     try:
-        frame = read_csv_file(path, max_bytes=None, sep=_separator(path))
+        frame = read_csv_file(path, max_bytes=None, sep=separator_of(path))
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise SrdashError(f"Cannot read '{path}' (dataset {spec.name!r}): {exc}") from exc
     frame.columns = [str(c).strip() for c in frame.columns]
@@ -715,99 +388,6 @@ def _read_partition(path: Path, spec: DatasetSpec) -> PartitionData:
                           f"{'; '.join(bad)}.")
     return PartitionData(path=path, columns=MappingProxyType({f: values[f] for f in spec.features}),
                          target=values[spec.target])
-
-
-# --------------------------------------------------------------------------- generator
-
-
-@dataclass(frozen=True)
-class _Generated:
-    name: str
-    kind: str
-    truth: str
-    function: Any            # numpy function of the columns mapping
-    features: tuple[str, ...]
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    noise_level: float = 0.0
-    description: str = ""
-
-
-def _x(n: int) -> tuple[str, ...]:
-    return tuple(f"x{i}" for i in range(1, n + 1))
-
-
-def _noise_curve(c):
-    return (0.1 * c["x1"] ** 3 - c["x1"]) / (0.5 * c["x1"] ** 2 + 1)
-
-
-_GENERATED = (
-    _Generated("exact_easy", "exact", "1.5*x1 - 0.5*x2 + 2",
-               lambda c: 1.5 * c["x1"] - 0.5 * c["x2"] + 2, _x(4),
-               description="Linear; x3 and x4 unused."),
-    _Generated("exact_medium", "exact", "x1*x2 + 0.5*x3**2 - 1",
-               lambda c: c["x1"] * c["x2"] + 0.5 * c["x3"] ** 2 - 1, _x(4),
-               description="Polynomial of degree 2; x4 unused."),
-    _Generated("exact_hard", "exact", "(2*x1*x2 - x3)/(1 + 0.5*x1**2)",
-               lambda c: (2 * c["x1"] * c["x2"] - c["x3"]) / (1 + 0.5 * c["x1"] ** 2), _x(4),
-               description="Rational function; x4 unused."),
-    _Generated("feature_absence", "feature_absence", "0.9*x1*x2 + 0.5*x3**2 - 1.2*x4",
-               lambda c: 0.9 * c["x1"] * c["x2"] + 0.5 * c["x3"] ** 2 - 1.2 * c["x4"], _x(10),
-               extra={"irrelevant": _x(10)[4:]}, noise_level=0.05,
-               description="Six irrelevant features x5..x10."),
-    _Generated("local_optima", "local_optima", "0.8*x1*x2 + 1.5*x3*x4 + 0.3*x2**2",
-               lambda c: 0.8 * c["x1"] * c["x2"] + 1.5 * c["x3"] * c["x4"] + 0.3 * c["x2"] ** 2, _x(6),
-               extra={"surrogates": ("x5", "x6")},
-               description="x5 and x6 approximate 0.8*x1*x2 and 1.5*x3*x4 (10% noise); 100 training rows."),
-    _Generated("extrapolation", "extrapolation", "tanh(0.3*x1) + 0.2*sin(4*x1)",
-               lambda c: np.tanh(0.3 * c["x1"]) + 0.2 * np.sin(4 * c["x1"]), ("x1",),
-               extra={"partition": "extrapolation"}, noise_level=0.02,
-               description="Train and test: -10 <= x1 <= 10; extrapolation partition: 10 < x1 <= 20."),
-) + tuple(
-    _Generated(f"noise_{round(level * 100)}", "noise", "(0.1*x1**3 - x1)/(0.5*x1**2 + 1)", _noise_curve, ("x1",),
-               extra={"group": "noise"}, noise_level=level,
-               description=f"One function, {round(level * 100)}% of the target's variance is noise.")
-    for level in (0.0, 0.05, 0.1, 0.2)
-)
-
-
-def _with_noise(y: np.ndarray, level: float, rng) -> np.ndarray:
-    # As the 2022 generator: noise sd = sd(y) * sqrt(level / (1 - level)), so that noise
-    # is `level` of the noisy target's variance.
-    if level == 0:
-        return y
-    return y + rng.normal(0.0, np.std(y) * math.sqrt(level / (1 - level)), size=y.shape)
-
-
-def _generate(item: _Generated, rng, shared_rng) -> dict[str, pd.DataFrame]:
-    n_train, n_test = (100, 400) if item.kind == "local_optima" else (200, 400)
-    if item.kind == "extrapolation":
-        inside = rng.uniform(-10, 10, size=n_train + n_test)
-        parts = {"train": inside[:n_train], "test": inside[n_train:],
-                 "extrapolation": rng.uniform(10, 20, size=200)}
-        columns = {p: {"x1": np.sort(v)} for p, v in parts.items()}
-    elif item.kind == "noise":
-        # The datasets of a noise group share their inputs: only the noise differs.
-        columns = {"train": {"x1": np.linspace(-8, 8, 50)}, "test": {"x1": shared_rng.uniform(-8, 8, size=n_test)}}
-    else:
-        atoms = [f for f in item.features if f not in item.extra.get("surrogates", ())]
-        columns = {"train": {f: rng.uniform(-5, 5, n_train) for f in atoms},
-                   "test": {f: rng.uniform(-5, 5, n_test) for f in atoms}}
-        if item.kind == "local_optima":
-            for part in columns.values():
-                c = part
-                for name, value in (("x5", 0.8 * c["x1"] * c["x2"]), ("x6", 1.5 * c["x3"] * c["x4"])):
-                    c[name] = _with_noise(value, 0.1, rng)
-    frames = {}
-    sizes = {p: len(next(iter(c.values()))) for p, c in columns.items()}
-    y_all = np.concatenate([item.function(columns[p]) for p in columns])
-    y_all = _with_noise(y_all, item.noise_level, rng)
-    start = 0
-    for partition, c in columns.items():
-        frame = pd.DataFrame({f: c[f] for f in item.features})
-        frame["y"] = y_all[start:start + sizes[partition]]
-        start += sizes[partition]
-        frames[partition] = frame
-    return frames
 
 
 def write_property_datasets(directory: str | Path, *, seed: int = 0) -> DatasetTable:
@@ -851,30 +431,8 @@ def write_property_datasets(directory: str | Path, *, seed: int = 0) -> DatasetT
     >>> bool(np.allclose(part.target, 1.5 * part.columns["x1"] - 0.5 * part.columns["x2"] + 2))
     True
     """
-
     folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    root_rng = np.random.default_rng(seed)
-    streams = root_rng.spawn(len(_GENERATED))
-    entries = []
-    for item, rng in zip(_GENERATED, streams):
-        frames = _generate(item, rng, np.random.default_rng([seed, 1]))
-        files = {}
-        for partition, frame in frames.items():
-            file = f"{item.name}_{partition}.csv"
-            write_csv(frame, folder / file, index=False, float_format="%.10g")
-            files[partition] = file
-        entry = {"name": item.name, "property": item.kind, "files": files, "target": "y",
-                 "features": list(item.features), "truth": item.truth, "noise_level": item.noise_level}
-        entry.update({k: list(v) if isinstance(v, tuple) else v for k, v in item.extra.items()})
-        entry["description"] = item.description
-        entries.append(entry)
-    document = {
-        "description": f"Property datasets written by srdash (seed {seed}): exact formulas, irrelevant "
-                       "features, surrogate features, an extrapolation partition and one function at "
-                       "four noise levels.",
-        "datasets": entries,
-    }
+    document = write_property_data(folder, seed=seed)
     return write_descriptions(folder / "datasets.yaml", document, comment="Written by `srdash datasets`; edit freely.")
 
 

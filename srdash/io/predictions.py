@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import Problem, SrdashError, ValidationError
+from srdash.io.csvcolumns import MAX_SOLUTION_COLUMNS, binary_problem, read_csv_columns, shown_names
+from srdash.io.files import FileRefused, read_file_bytes
 
 __all__ = ["SUBSETS", "ORDERS", "Targets", "read_targets", "read_targets_csv", "read_solution", "list_submissions"]
 
@@ -49,10 +51,6 @@ def _show(text: str, limit: int = 40) -> str:
 def _read_bytes(path: Path, source: str, root=None) -> tuple[bytes | None, list[Problem]]:
     # Links leaving ``root``, dangling links, FIFOs, devices and oversized files are
     # refused per file, without quoting their content (srdash.io.files).
-    from srdash.io.files import FileRefused, read_file_bytes
-
-    from srdash.io.csvcolumns import binary_problem
-
     try:
         data = read_file_bytes(path, root=root)
     except FileRefused as exc:
@@ -367,8 +365,6 @@ def read_targets(preliminary: str | os.PathLike, final: str | os.PathLike) -> Ta
 def _read_csv_strings(data: bytes, source: str, required: Sequence[str],
                       max_columns: int | None = None) -> tuple[pd.DataFrame | None, list[Problem]]:
     """The ``required`` columns of a CSV as stripped strings, the header checked first (:mod:`srdash.io.csvcolumns`)."""
-    from srdash.io.csvcolumns import read_csv_columns
-
     return read_csv_columns(data, source=source, required=required, max_columns=max_columns)
 
 
@@ -495,8 +491,6 @@ def _solution_from_text(data: bytes, source: str, targets: Targets, integer_labe
 
 def _solution_from_csv(data: bytes, source: str, targets: Targets, integer_labels: bool,
                        metric_name: str) -> tuple[np.ndarray, list[Problem]]:
-    from srdash.io.csvcolumns import MAX_SOLUTION_COLUMNS
-
     table, problems = _read_csv_strings(data, source, ("id", "prediction"), MAX_SOLUTION_COLUMNS)
     if table is None:
         return np.array([]), problems
@@ -621,8 +615,6 @@ def _finish_listing(table: pd.DataFrame, order: str) -> pd.DataFrame:
 
 
 def _listing_from_table(table: pd.DataFrame, source: str, base: Path | None, order: str) -> pd.DataFrame:
-    from srdash.io.csvcolumns import shown_names
-
     columns = [str(c).strip() for c in table.columns]
     table = table.set_axis(columns, axis=1)
     missing = [c for c in ("team", "file") if c not in columns]

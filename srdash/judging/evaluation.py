@@ -298,7 +298,7 @@ def evaluate_runs(runs: pd.DataFrame, datasets: DatasetTable, *,
     problems: list[dict] = []
     from srdash.expressions import evaluate_model  # the only module that talks to sympy
 
-    store = _open_store(cache)
+    store = open_store(cache)
     for dataset, rows in table.groupby("dataset", sort=True):
         if dataset not in datasets:
             problems.append({"kind": "no_data", "method": pd.NA, "dataset": dataset, "run": pd.NA,
@@ -385,7 +385,7 @@ def _plain(value):
     return value.item() if hasattr(value, "item") else value
 
 
-def _open_store(cache):
+def open_store(cache):
     """The ResultCache to use, or None (``cache`` False)."""
     if cache is False:
         return None

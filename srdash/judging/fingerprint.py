@@ -1,5 +1,9 @@
 """The verdict's identity: the hashes of a competition's inputs and the verdict fingerprint.
 
+Every hash of what decides a verdict is :func:`canonical_sha256` of a plain payload (one canonical
+serialisation: JSON with sorted keys): the verdict fingerprint here, the settings' hash
+(:meth:`srdash.judging.competition.Competition.fingerprint`).
+
 :func:`verdict_fingerprint` hashes every track's leaderboard, the rules and settings as applied,
 the content of every input named by its role and relative path (:func:`competition_input_hashes`)
 and the srdash and sympy versions; never where the files lie, the cache, the workers or the time.
@@ -7,20 +11,38 @@ and the srdash and sympy versions; never where the files lie, the cache, the wor
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import pandas as pd
 
 from srdash.errors import SrdashError
 from srdash.judging import provenance
-from srdash.judging.prepared import CompetitionResult, PreparedCompetition
 
-if TYPE_CHECKING:
-    from srdash.judging.competition import Competition
+# The annotations name judging.competition's Competition and judging.prepared's CompetitionResult and
+# PreparedCompetition without importing them, even for type checkers: judging.competition imports this
+# module (canonical_sha256), and an import back would close a cycle.
 
-__all__ = ["FINGERPRINTED_VERSIONS", "verdict_fingerprint", "competition_input_hashes", "input_hashes", "entries_hash"]
+__all__ = ["FINGERPRINTED_VERSIONS", "canonical_sha256", "verdict_fingerprint", "competition_input_hashes",
+           "input_hashes", "entries_sha256", "file_input_hashes", "prepared_input_hashes", "fingerprinted",
+           "leaderboard_rows", "entries_hash"]
+
+
+def canonical_sha256(payload) -> str:
+    """SHA-256 (hex) of ``payload`` in srdash's one canonical serialisation: JSON with sorted keys, default
+    separators, non-ASCII escaped, and any value JSON cannot hold written as its ``str``.
+
+    Examples
+    --------
+    >>> canonical_sha256({"b": 1, "a": [2, "x"]}) == canonical_sha256({"a": [2, "x"], "b": 1})
+    True
+    >>> canonical_sha256({}) == hashlib.sha256(b"{}").hexdigest()
+    True
+    """
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def input_hashes(sources: Sequence[str]) -> dict[str, str]:
@@ -59,14 +81,14 @@ def competition_input_hashes(competition: "Competition", *, trust_entries: pd.Da
     >>> keys[0] == keys[1], list(keys[0])
     (True, ['input_sha256:results:results.csv'])
     """
-    hashes = _file_input_hashes(competition)
+    hashes = file_input_hashes(competition)
     if competition.realworld is not None:
         hashes[f"input_entries_sha256:realworld.store:{competition.relative(competition.realworld.store)}"] = (
-            _entries_sha256(trust_entries))
+            entries_sha256(trust_entries))
     return hashes
 
 
-def _file_input_hashes(competition: "Competition", data_files: Sequence[str | Path] | None = None) -> dict[str, str]:
+def file_input_hashes(competition: "Competition", data_files: Sequence[str | Path] | None = None) -> dict[str, str]:
     """The ``input_sha256:<role>:<path>`` part of :func:`competition_input_hashes` (every input but the trust
     store). ``data_files``: the data files the descriptions name, when the caller has read them already."""
     inputs = [(role, path) for role, path in competition.inputs if role != "realworld.store"]
@@ -82,7 +104,7 @@ def _file_input_hashes(competition: "Competition", data_files: Sequence[str | Pa
     return provenance.hash_roles(inputs, root=competition.root)
 
 
-def _prepared_input_hashes(prepared: "PreparedCompetition") -> dict[str, str]:
+def prepared_input_hashes(prepared: "PreparedCompetition") -> dict[str, str]:
     """:func:`competition_input_hashes` of a prepared competition: its files as hashed when it was prepared
     (what it holds was read from them; reading the descriptions again would parse every ground truth), and
     its trust entries as they are now."""
@@ -92,14 +114,22 @@ def _prepared_input_hashes(prepared: "PreparedCompetition") -> dict[str, str]:
     hashes = dict(prepared.input_hashes)
     if competition.realworld is not None:
         hashes[f"input_entries_sha256:realworld.store:{competition.relative(competition.realworld.store)}"] = (
-            _entries_sha256(prepared.trust_entries))
+            entries_sha256(prepared.trust_entries))
     return hashes
 
 
-def _entries_sha256(entries: pd.DataFrame | None) -> str:
-    """SHA-256 of trust entries, in a canonical order (the order a store returns them in does not count)."""
-    import hashlib
+def entries_sha256(entries: pd.DataFrame | None) -> str:
+    """SHA-256 of trust entries, in a canonical order (the order a store returns them in does not count).
 
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"judge": ["j", "j"], "dataset": "d", "method": ["a", "b"], "kind": "rank",
+    ...                      "value": [1, 2]})
+    >>> entries_sha256(rows) == entries_sha256(rows.iloc[::-1])
+    True
+    >>> entries_sha256(None) == hashlib.sha256(b"").hexdigest()
+    True
+    """
     columns = ["judge", "dataset", "method", "kind", "value"]
     if entries is None or entries.empty:
         text = ""
@@ -109,7 +139,9 @@ def _entries_sha256(entries: pd.DataFrame | None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _fingerprinted(result: CompetitionResult) -> CompetitionResult:
+def fingerprinted(result: "CompetitionResult") -> "CompetitionResult":
+    """The result with its verdict fingerprint, stamped into every track's provenance (with the settings' hash,
+    the competition file's name and a rules file's path relative to the competition's folder)."""
     fingerprint = verdict_fingerprint(result)
     competition = result.competition
     stamp = {"verdict_fingerprint": fingerprint, "settings_sha256": competition.fingerprint()}
@@ -130,7 +162,8 @@ def _published_rules_source(verdict, competition) -> dict[str, str]:
     return {}
 
 
-def _leaderboard_rows(verdict) -> list[tuple]:
+def leaderboard_rows(verdict) -> list[tuple]:
+    """A leaderboard as the fingerprint hashes it: (method or team, place, score to 9 decimals) per row."""
     board = verdict.leaderboard
     name = "method" if "method" in board.columns else "team"
     score = "score" if "score" in board.columns else "stage2"
@@ -142,7 +175,7 @@ def _leaderboard_rows(verdict) -> list[tuple]:
 FINGERPRINTED_VERSIONS = ("srdash", "sympy")
 
 
-def verdict_fingerprint(result: CompetitionResult) -> str:
+def verdict_fingerprint(result: "CompetitionResult") -> str:
     """The verdict's identity: SHA-256 of what the verdict depends on, and nothing else.
 
     It hashes every track's final leaderboard (method, place, score to 9 decimals), the rules and
@@ -154,16 +187,13 @@ def verdict_fingerprint(result: CompetitionResult) -> str:
     another. Every door (CLI, provenance, apps, report) shows this one value; the first 12 characters
     are what outputs show.
     """
-    import hashlib
-    import json
-
-    tracks = {name: _leaderboard_rows(verdict) for name, verdict in result.tracks.items()}
+    tracks = {name: leaderboard_rows(verdict) for name, verdict in result.tracks.items()}
     inputs = {k: v for k, v in result.verdict.provenance.items() if k.startswith("input")}
     running = provenance.versions()
     payload = {"tracks": tracks, "competition": result.competition.fingerprint(),
                "inputs": sorted(inputs.items()),
                "versions": {name: running[name] for name in FINGERPRINTED_VERSIONS}}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    return canonical_sha256(payload)
 
 
 def entries_hash(verdict) -> str:
@@ -187,12 +217,9 @@ def entries_hash(verdict) -> str:
     >>> first == entries_hash(realworld_verdict(runs, entries.assign(value=[1.0, 2.0])))
     False
     """
-    import hashlib
-    import json
-
     provenance = verdict.provenance
-    payload = {"leaderboard": _leaderboard_rows(verdict),
+    payload = {"leaderboard": leaderboard_rows(verdict),
                "per_dataset": verdict.per_dataset.to_csv(index=False, float_format="%.9g"),
                "rules": str(provenance.get("rules_sha256", "")),
                "versions": {name: str(provenance.get(f"{name}_version", "")) for name in FINGERPRINTED_VERSIONS}}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return canonical_sha256(payload)

@@ -13,20 +13,19 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import pandas as pd
 
-from srdash.io.loading import load_results
 from srdash.judging.checks import with_similar_names_flagged
-from srdash.judging.fingerprint import _fingerprinted, _prepared_input_hashes, input_hashes
+from srdash.judging.fingerprint import fingerprinted, prepared_input_hashes
 from srdash.judging.prepared import CompetitionResult, PreparedCompetition, RealWorldInputs, RealWorldTrackRefused
-from srdash.judging.preparation import _check_datasets_under_review, prepare_competition, prepare_runs
+from srdash.judging.preparation import check_datasets_under_review, prepare_competition, prepare_runs
 from srdash.judging.ranking import Verdict, judge
-from srdash.judging.rules import Rules, load_rules
+from srdash.judging.rules import Rules
 
 if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at start-up
     from srdash.judging.competition import Competition
     from srdash.judging.properties import PropertyScores
     from srdash.judging.qualification import FilteredRuns, Qualification
 
-__all__ = ["judge_competition", "judge_prepared", "realworld_track", "realworld_inputs", "score", "with_qualification",
+__all__ = ["judge_competition", "judge_prepared", "realworld_track", "realworld_inputs", "with_qualification",
            "with_track_problems"]
 
 
@@ -79,32 +78,6 @@ def with_qualification(verdict: Verdict, qualification: "Qualification", filtere
     )
 
 
-def score(
-    source,
-    rules: str | Rules = "srbench2022",
-    *,
-    datasets=None,
-    timeout: float = 10.0,
-    jobs: int = 1,
-    cache=None,
-    progress: Callable[[int, int, dict], None] | None = None,
-) -> tuple[Verdict, pd.DataFrame]:
-    """Load, prepare and judge in one call.
-
-    Returns
-    -------
-    verdict : Verdict
-        With provenance including the SHA-256 of every input file.
-    runs : DataFrame
-        The prepared per-run table (re-judge it with other rules cheaply).
-    """
-    results = load_results(source, datasets=datasets)
-    rules = load_rules(rules)
-    runs = prepare_runs(results, rules=rules, timeout=timeout, jobs=jobs, cache=cache, progress=progress)
-    verdict = judge(runs, rules)
-    return verdict.with_provenance(**input_hashes(results.sources)), runs
-
-
 def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None,
                    refused_realworld: str = "raise") -> CompetitionResult:
     """Judge a prepared competition (cheap; the dashboard calls it for every change of option).
@@ -126,18 +99,18 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None,
     """
     competition = prepared.competition
     rules = rules or competition.rules
-    hashes = _prepared_input_hashes(prepared)
+    hashes = prepared_input_hashes(prepared)
     if rules.rule_kind.judges_submissions:
         verdict = rules.rule_kind.judge(prepared.input, rules)
         verdict = verdict.with_provenance(**hashes)
         result = CompetitionResult(competition=competition, prepared=prepared, verdict=verdict)
-        return _fingerprinted(result)
+        return fingerprinted(result)
     verdict = with_track_problems(rules.rule_kind.judge(prepared.input, rules), prepared.track_problems)
     verdict = with_similar_names_flagged(verdict, None if prepared.results is None else prepared.results.table)
     if prepared.qualification is not None:
         verdict = with_qualification(verdict, prepared.qualification, prepared.filtered)
     verdict = verdict.with_provenance(**hashes, **_cache_provenance(prepared.cache_stats),
-                                      **_file_cache_provenance(competition))
+                                      **file_cache_provenance(competition))
     realworld = None
     if competition.realworld is not None:
         try:
@@ -146,11 +119,11 @@ def judge_prepared(prepared: PreparedCompetition, *, rules: Rules | None = None,
             if refused_realworld != "warn":
                 raise
             verdict = replace(verdict, warnings=tuple(verdict.warnings) + (f"Not shown: {exc}",))
-    return _fingerprinted(CompetitionResult(competition=competition, prepared=prepared, verdict=verdict,
+    return fingerprinted(CompetitionResult(competition=competition, prepared=prepared, verdict=verdict,
                                             realworld=realworld))
 
 
-def _file_cache_provenance(competition) -> dict[str, str]:
+def file_cache_provenance(competition) -> dict[str, str]:
     """A ``cache_named_by_competition_file`` entry when the competition file named a cache: used or not."""
     named = competition.simplification.file_cache
     if named is None:
@@ -204,7 +177,7 @@ def realworld_inputs(prepared: PreparedCompetition) -> RealWorldInputs | None:
     track = prepared.competition.realworld
     if track is None or prepared.runs is None:
         return None
-    _check_datasets_under_review(prepared.competition, prepared.runs["dataset"])
+    check_datasets_under_review(prepared.competition, prepared.runs["dataset"])
     datasets = set(prepared.datasets_under_review)
     methods = prepared.methods_under_review
     runs = prepared.runs[prepared.runs["dataset"].astype(str).isin(datasets)]

@@ -28,10 +28,10 @@ Examples
 
 from __future__ import annotations
 
-from srdash.judging.fingerprint import (FINGERPRINTED_VERSIONS, _entries_sha256, _leaderboard_rows,
-                                        competition_input_hashes, input_hashes, verdict_fingerprint)
-from srdash.judging.judgement import (_file_cache_provenance, judge_competition, judge_prepared, realworld_inputs,
-                                      realworld_track, score, with_qualification, with_track_problems)
+from srdash.judging.fingerprint import (FINGERPRINTED_VERSIONS, competition_input_hashes, input_hashes,
+                                        leaderboard_rows, verdict_fingerprint)
+from srdash.judging.judgement import (judge_competition, judge_prepared, realworld_inputs, realworld_track,
+                                      with_qualification, with_track_problems)
 from srdash.judging.prepared import (RUN_STATUSES, CompetitionResult, PreparedCompetition, PreparedTrack,
                                      RealWorldInputs, RealWorldTrackRefused)
 from srdash.judging.preparation import (check_competition, load_competition_results, prepare_competition,
@@ -39,10 +39,11 @@ from srdash.judging.preparation import (check_competition, load_competition_resu
                                         qualified_competition_results, qualified_results, results_under_review)
 from srdash.judging.ranking import judge
 
-# The private names above are re-exported for the callers that reached them here before the split
-# (apps/review_stamp.py, tests); new code imports them from their module.
+# apps/review_stamp.py reaches the fingerprint's leaderboard rows here under their old private name, until
+# the review's move into a package (issue 36) imports leaderboard_rows from srdash.judging.fingerprint.
+_leaderboard_rows = leaderboard_rows
 __all__ = ["judge_competition", "RealWorldTrackRefused", "prepare_competition", "prepared_from_snapshot",
            "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
            "CompetitionResult", "verdict_fingerprint", "competition_input_hashes", "realworld_track",
-           "realworld_inputs", "RealWorldInputs", "prepare_runs", "prepare_track", "PreparedTrack", "score",
+           "realworld_inputs", "RealWorldInputs", "prepare_runs", "prepare_track", "PreparedTrack",
            "input_hashes", "RUN_STATUSES", "property_stage", "qualified_results", "with_qualification", "with_track_problems"]

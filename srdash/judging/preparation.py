@@ -20,7 +20,7 @@ import pandas as pd
 from srdash.errors import SrdashError
 from srdash.io.loading import Results, load_results
 from srdash.judging.checks import check_criterion_columns
-from srdash.judging.fingerprint import _file_input_hashes
+from srdash.judging.fingerprint import file_input_hashes
 from srdash.judging.prepared import PreparedCompetition, PreparedTrack, RealWorldTrackRefused
 from srdash.judging.rules import Rules
 from srdash.judging.snapshot import read_trust_entries
@@ -280,11 +280,11 @@ def prepare_track(
     from srdash.judging.evaluation import evaluate_runs, merge_metrics
     from srdash.judging.properties import property_scores, with_property
 
-    say = stage or (lambda text: None)
+    stage = stage or (lambda text: None)
     runs = prepare_runs(results, rules=rules, timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler,
                         progress=progress)
     on_data = _on_data_criteria(rules)
-    say("Evaluating the models on the datasets")
+    stage("Evaluating the models on the datasets")
     # a partition whose R2 a criterion measures 'r2-on-data' is scored by that measure only
     claimed = {_partition_of(c) for c in on_data}
     partitions = None if not claimed else sorted({p for spec in descriptions for p in spec.files
@@ -293,7 +293,7 @@ def prepare_track(
     merged = merge_metrics(runs, evaluation)
     if on_data:
         merged = replace(merged, runs=_with_on_data(merged.runs, descriptions, on_data, cache=cache))
-    say(property_stage(descriptions))
+    stage(property_stage(descriptions))
     scores = property_scores(merged.runs, descriptions, evaluation=evaluation, timeout=timeout, jobs=jobs,
                              cache=cache, scheduler=scheduler, progress=progress)
     judged = with_property(merged.runs, scores)
@@ -417,8 +417,8 @@ def qualified_competition_results(competition: "Competition", *, stage: Callable
     """
     if cache is None:
         cache = competition.simplification.cache
-    say = stage or (lambda text: None)
-    say("Loading the results")
+    stage = stage or (lambda text: None)
+    stage("Loading the results")
     results = load_competition_results(competition)
     # before the qualification and the models' measures: a missing column is refused at once
     check_criterion_columns(results.table, competition.rules, sources=[str(p) for p in competition.results],
@@ -427,7 +427,7 @@ def qualified_competition_results(competition: "Competition", *, stage: Callable
         return results, None, None
     from srdash.judging.qualification import run_qualification
 
-    say("Qualification stage")
+    stage("Qualification stage")
     qualification = run_qualification(competition.qualification.results, data=competition.qualification.data,
                                       cache=cache)  # the baseline's fits are kept
     # before the expensive step: excluded models are not simplified
@@ -452,7 +452,7 @@ def results_under_review(competition: "Competition", *, stage: Callable[[str], N
     chosen = competition.realworld.datasets
     if not chosen:
         return results
-    _check_datasets_under_review(competition, results.table["dataset"])
+    check_datasets_under_review(competition, results.table["dataset"])
     table = results.table[results.table["dataset"].astype(str).isin(chosen)].reset_index(drop=True)
     return replace(results, table=table)
 
@@ -481,7 +481,7 @@ def prepare_competition(
     -------
     PreparedCompetition
     """
-    say = stage or (lambda text: None)
+    stage = stage or (lambda text: None)
     rules = competition.rules
     if rules.rule_kind.judges_submissions:
         from srdash.judging.multiobjective import load_submissions
@@ -489,26 +489,26 @@ def prepare_competition(
         if len(competition.results) != 1:
             raise SrdashError(f"The rules '{rules.name}' judge one submissions file; the competition names "
                               f"{len(competition.results)} results.")
-        say("Loading the submissions")
+        stage("Loading the submissions")
         return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules),
-                                   input_hashes=MappingProxyType(_file_input_hashes(competition)))
+                                   input_hashes=MappingProxyType(file_input_hashes(competition)))
     from srdash.judging import snapshot
 
     cache = competition.simplification.open_cache()  # one object for every step: it counts what it answered
     try:
         found = snapshot.load_snapshot(competition, cache)
         if found is None:
-            waiting = (lambda: say("Waiting for another srdash process that is preparing this competition"))
+            waiting = (lambda: stage("Waiting for another srdash process that is preparing this competition"))
             with snapshot.preparing(competition, cache, waiting=waiting):
                 found = snapshot.load_snapshot(competition, cache)  # it may have just been prepared
                 if found is None:
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always")
-                        prepared, data_files = _prepare_competition(competition, cache, progress=progress, say=say)
+                        prepared, data_files = _prepare_competition(competition, cache, progress=progress, stage=stage)
                     snapshot.store_snapshot(competition, prepared, cache, data_files=data_files, caught=caught)
                     _raise_again(caught)
                     return prepared
-        say("Reading the prepared competition")
+        stage("Reading the prepared competition")
         snapshot.replay_warnings(found.warnings)
         return found.prepared
     finally:
@@ -549,21 +549,21 @@ def prepared_from_snapshot(competition: "Competition", *, wait: float = 0.0):
         cache.close()
 
 
-def _prepare_competition(competition: "Competition", cache, *, progress, say) -> tuple[PreparedCompetition, list]:
+def _prepare_competition(competition: "Competition", cache, *, progress, stage) -> tuple[PreparedCompetition, list]:
     """The work behind :func:`prepare_competition`; also returns the data files it read."""
     data_files: list = []
-    results, qualification, filtered = qualified_competition_results(competition, stage=say, cache=cache)
+    results, qualification, filtered = qualified_competition_results(competition, stage=stage, cache=cache)
     options = {**competition.simplification.options(), "cache": cache}
     track_problems = properties = None
     rules = _measured_rules(competition)
     simplifies = any(c.measure == "simplified-components" for c in rules.criteria)
-    say(f"{'Simplifying' if simplifies else 'Measuring'} models ({len(results.table)})")
+    stage(f"{'Simplifying' if simplifies else 'Measuring'} models ({len(results.table)})")
     if competition.descriptions is not None:
         from srdash.io.datasets import load_dataset_table
 
         table = load_dataset_table(competition.descriptions)
         data_files = [path for spec in table for path in spec.files.values() if path]
-        track = prepare_track(results, table, rules=rules, progress=progress, stage=say, **options)
+        track = prepare_track(results, table, rules=rules, progress=progress, stage=stage, **options)
         runs, track_problems, properties = track.runs, track.problems, track.scores
     else:
         on_data = _on_data_criteria(rules)
@@ -585,7 +585,7 @@ def _prepare_competition(competition: "Competition", cache, *, progress, say) ->
                                    track_problems=track_problems, properties=properties,
                                    qualification=qualification, filtered=filtered,
                                    trust_entries=trust_entries, cache_stats=MappingProxyType(stats),
-                                   input_hashes=MappingProxyType(_file_input_hashes(competition, data_files)))
+                                   input_hashes=MappingProxyType(file_input_hashes(competition, data_files)))
     return prepared, data_files
 
 
@@ -604,7 +604,7 @@ def _measured_rules(competition: "Competition") -> Rules:
     return replace(rules, criteria=rules.criteria + extra) if extra else rules
 
 
-def _check_datasets_under_review(competition: "Competition", datasets: pd.Series) -> None:
+def check_datasets_under_review(competition: "Competition", datasets: pd.Series) -> None:
     """Refuse a ``[realworld] datasets`` entry that names no dataset of the results.
 
     Leaving it out would judge the track on fewer datasets than its author listed, with no word said

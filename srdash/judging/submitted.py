@@ -167,12 +167,12 @@ def r2_on_data(runs: pd.DataFrame, datasets, *, column: str = "r2_test", cache=F
     0   1.00     ok
     1  -0.75     ok
     """
-    from srdash.judging.evaluation import _open_store
+    from srdash.judging.evaluation import open_store
     from srdash.judging.measures import DATA_PARTITION_PREFIX
 
     partition = column[len(DATA_PARTITION_PREFIX):] if column.startswith(DATA_PARTITION_PREFIX) else column
     out = pd.DataFrame({"value": np.nan, "status": "ok", "reason": ""}, index=runs.index)
-    store = _open_store(cache)
+    store = open_store(cache)
     try:
         for dataset, rows in runs.groupby("dataset", sort=True):
             if dataset not in datasets or partition not in datasets[dataset].files:

@@ -1,9 +1,8 @@
 """Kernels waiting for visitors (issue 25): `srdash serve` keeps a pool of kernels that have already run the
-dashboard, refills it after a visitor takes one, and shuts down a kernel whose visitor has left; the kernels
-are forked from one process that has imported the dashboard's libraries (`--kernels fork`, the default).
+dashboard, refills it after a visitor takes one, and shuts down a kernel whose visitor has left.
 
 The pool is driven over HTTP (a visitor is a request for the page: Voilà hands it a waiting kernel then), with
-the kernels counted as processes of the server; the forked kernels serve a page in Chromium.
+the kernels counted as processes of the server; the kernels serve a page in Chromium.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ import pytest
 
 from voila_server import VoilaServer
 
-# What Voilà runs as a kernel: ipykernel itself (--kernels spawn), or srdash's launcher of a forked kernel
-_KERNEL_COMMANDS = (b"ipykernel_launcher", b"forkkernel.py")
+# What Voilà runs as a kernel: ipykernel itself
+_KERNEL_COMMANDS = (b"ipykernel_launcher",)
 
 
 def _children() -> dict[int, list[int]]:
@@ -48,7 +47,7 @@ def _tree(pid: int) -> list[tuple[int, bytes]]:
 
 
 def _kernels(server: VoilaServer) -> list[int]:
-    """Process ids of the kernels Voilà runs (as jupyter_client sees them: for a forked kernel, its launcher)."""
+    """Process ids of the kernels Voilà runs."""
     return sorted(pid for pid, command in _tree(server.process.pid) if any(k in command for k in _KERNEL_COMMANDS))
 
 
@@ -107,7 +106,7 @@ def test_the_pool_refills_after_a_visitor_and_a_left_kernel_is_culled(start_serv
     assert len(left) == 1
 
 
-def test_a_visitors_page_is_served_by_a_kernel_forked_from_the_zygote(dashboard_server, browser):
+def test_a_visitors_page_is_served_by_a_kernel_of_its_own_in_one_widget_request(dashboard_server, browser):
     expect = pytest.importorskip("playwright.sync_api").expect
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
@@ -116,25 +115,17 @@ def test_a_visitors_page_is_served_by_a_kernel_forked_from_the_zygote(dashboard_
         page.on("websocket", lambda socket: socket.on("framesent", lambda payload: sent.append(payload)))
         page.goto(dashboard_server.url, timeout=120_000)
         expect(page.locator(".srdash-leaderboard .srdash-method", has_text="ExactSR")).to_be_visible(timeout=300_000)
-        # the page fetched its widgets in one request, as from a kernel of its own: not one per widget
-        # (the forked kernel has ipywidgets' comm targets; without them, the dashboard's page sent 144)
+        # the page fetched its widgets in one request: not one per widget (a kernel without ipywidgets' comm
+        # targets made the dashboard's page send 144)
         requests = Counter(re.findall(r'"method":\s*"(request_states?)"',
                                       "".join(f if isinstance(f, str) else f.decode("utf-8", "replace") for f in sent)))
         assert requests == {"request_states": 1}, requests
         kernel_id = re.search(r'"kernelId": "([0-9a-f-]{36})"', page.content()).group(1)
-        processes, children = _tree(dashboard_server.process.pid), _children()
-        # the zygote is a child of `srdash serve` (the kernels forked from it run the same command line)
-        (zygote,) = [pid for pid, command in processes
-                     if b"srdash.apps.forkserver" in command and pid in children[dashboard_server.process.pid]]
-        # the page's kernel (the process listening on its sockets) is a child of the zygote...
-        forked = set(children.get(zygote, []))
+        # the page's kernel (the process listening on its sockets) is ipykernel, a child of Voilà
         owners = _listening_on(f"kernel-{kernel_id}-ipc")
-        assert owners and owners <= forked
-        # ...and jupyter_client's process for it is the launcher, a child of Voilà
-        launchers = [pid for pid, command in processes if b"forkkernel.py" in command and kernel_id.encode() in command]
-        assert len(launchers) == 1 and not owners & set(launchers)
+        processes, children = dict(_tree(dashboard_server.process.pid)), _children()
+        (voila,) = [pid for pid, command in processes.items() if b"srdash.apps.voila_main" in command]
+        assert owners and owners <= set(children.get(voila, []))
+        assert all(b"ipykernel_launcher" in processes[pid] for pid in owners)
     finally:
         context.close()
-    # no kernel fell back to a kernel of its own
-    assert not [pid for pid, command in _tree(dashboard_server.process.pid) if b"ipykernel_launcher" in command]
-    assert "kernel not forked" not in dashboard_server.log()

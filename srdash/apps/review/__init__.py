@@ -38,7 +38,7 @@ shown), ``css`` (the stylesheet).
 from srdash.apps.review.app import DEFAULT_RULES, ReviewApp
 from srdash.apps.review.card import ModelCard
 from srdash.apps.review.comparison import ComparisonView
-from srdash.apps.review.environment import (DEMO_DATASETS, REVIEW_OPTIONS, _demo_results, access_key_from_query,
+from srdash.apps.review.environment import (DEMO_DATASETS, REVIEW_OPTIONS, demo_results, access_key_from_query,
                                             review_app_from_environment, review_inputs_from_environment,
                                             review_options)
 from srdash.apps.review.organiser import REVEAL_CONFIRMATION

@@ -25,7 +25,7 @@ def _environment_flag(value: str) -> bool:
     return value.strip().lower() in ("1", "true", "yes")
 
 
-def _demo_results(env: Mapping[str, str]):
+def demo_results(env: Mapping[str, str]):
     """Three datasets of the built-in demo, written once to the cache folder (with their test data)."""
     from srdash.demo.competition import cached_demo
     from srdash.io.loading import load_results
@@ -185,7 +185,7 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
             results = load_results(input_path, datasets=_option(options, "datasets").strip() or None)
             source = input_path
         else:
-            results, demo_folder = _demo_results(environ)
+            results, demo_folder = demo_results(environ)
             data_dir = data_dir or demo_folder
             source = "three datasets of the built-in demo competition"
         accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
