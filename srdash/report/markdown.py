@@ -7,6 +7,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from srdash.analysis.jury_model import jury_model_text
 from srdash.figures.escape import plotly_text
 from srdash._version import __version__
 from srdash.judging.ranking import Verdict
@@ -77,8 +78,6 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
         lines += _markdown_table(*_leaderboard_rows(report.realworld, decimals))
         lines += ["", _rank_sentence(report.realworld), ""]
     if report.jury_model is not None:
-        from srdash.analysis.jury_model import jury_model_text
-
         lines += ["## Jury model (real-world track, second opinion)", "", "```", jury_model_text(report.jury_model),
                   "```", ""]
     if report.predictions is not None:
