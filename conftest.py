@@ -14,6 +14,10 @@ An xdist worker dies with pytest's controller (Linux), and every process of the
 run carries ``PYTEST_SRDASH_RUN`` (one value per run) in its environment:
 tests/child_processes.py starts the suite's servers so that they die with the
 test process, and tests/test_killed_suite.py finds what a killed run left.
+
+Under ``--dist loadfile`` (scripts/test.sh) the longest files go out first (:data:`SECONDS_OF_SLOW_FILES`), and
+the browser files that use the session's demo server (:data:`ONE_DEMO_SERVER`) go to one worker, which starts
+that server once instead of once per worker.
 """
 
 from __future__ import annotations
@@ -29,6 +33,37 @@ import pytest
 # Voilà's configuration files (voila.py, run by Voilà with get_config) are not modules to import for doctests.
 collect_ignore_glob = ["srdash/apps/jupyter/config/*"]
 
+#: Seconds one xdist worker spent on each file that takes more than ~15 s, in a run of scripts/test.sh (four
+#: workers, two idle cores). Files go out longest first, so that none starts near the end and holds the run's
+#: end alone; a file not listed goes out after these, in collection order. Stale numbers cost only order.
+SECONDS_OF_SLOW_FILES = {
+    "tests/browser/test_review_app.py": 185,
+    "tests/browser/test_dashboard_rules_page.py": 117,
+    "tests/browser/test_review_seven.py": 105,
+    "tests/browser/test_review_phone.py": 99,
+    "tests/browser/test_dashboard.py": 89,
+    "tests/browser/test_predictions_app.py": 68,
+    "tests/test_complexity.py": 61,
+    "tests/test_demo_fingerprint.py": 53,
+    "tests/browser/test_doors.py": 53,
+    "tests/test_costs.py": 51,
+    "tests/browser/test_srbench2025_pages.py": 50,
+    "tests/test_demo.py": 35,
+    "tests/test_codabench_score.py": 32,
+    "tests/browser/test_review_pool.py": 30,
+    "tests/test_cache_demo.py": 30,
+    "tests/test_certificate_claims.py": 29,
+    "tests/browser/test_report_offline.py": 29,
+    "tests/test_deterministic_evaluation.py": 27,
+    "tests/browser/test_sensitivity_app.py": 24,
+    "tests/test_load_independence.py": 23,
+}
+#: The browser files that use the session-scoped ``dashboard_server`` (tests/browser/conftest.py): one scheduling
+#: unit, so one worker runs them on one server (a `srdash serve` with its waiting kernel costs each worker that
+#: starts one several CPU seconds of the two cores). A run without xdist shares the server the same way.
+ONE_DEMO_SERVER = ("tests/browser/test_dashboard.py", "tests/browser/test_dashboard_rules_page.py",
+                   "tests/browser/test_phone_figures.py", "tests/browser/test_visitors.py")
+
 #: tests/child_processes.py's MARKER (that module is importable only once pytest has put tests/ on sys.path).
 RUN_MARKER = "PYTEST_SRDASH_RUN"
 
@@ -42,6 +77,43 @@ def pytest_configure(config):
         _die_with_the_controller()
     else:  # the controller (or a run without xdist)
         config.pluginmanager.register(FailuresAsTheyHappen(config), "srdash-failures-as-they-happen")
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def _unit_of(file: str) -> str:
+    """The scheduling unit of a test file: the file, or the demo server's group."""
+    return ONE_DEMO_SERVER[0] if file in ONE_DEMO_SERVER else file
+
+
+def pytest_collection_modifyitems(items):
+    """Items of longer units first (stable: a unit keeps its files' and tests' order); xdist's loadfile sends
+    units out in this order (scripts/test.sh turns its own reordering off)."""
+    units = [_unit_of(_file_of(item.nodeid)) for item in items]
+    seconds = dict.fromkeys(units, 0)
+    for file in {_file_of(item.nodeid) for item in items}:
+        seconds[_unit_of(file)] += SECONDS_OF_SLOW_FILES.get(file, 0)
+    first = {}
+    for index, unit in enumerate(units):
+        first.setdefault(unit, index)
+    order = sorted(range(len(items)), key=lambda i: (-seconds[units[i]], first[units[i]], i))
+    items[:] = [items[i] for i in order]
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, with the files of :data:`ONE_DEMO_SERVER` as one unit (before xdist's own hook)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class OneDemoServer(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit_of(super()._split_scope(nodeid))
+
+    return OneDemoServer(config, log)
 
 
 def _die_with_the_controller() -> None:

@@ -31,8 +31,9 @@ unset PYTHONDONTWRITEBYTECODE
 # Two pytest workers per core (at most 4), each taking whole test files (a file's servers
 # and browser stay in one worker): the suite is mostly one process's work waiting now and then on a
 # server or a page, so two workers per core keep both cores busier (2 cores: 8 min 46 s of tests with four
-# workers, 9 min 9 s with three). Files go out in collection order, the browser tests first: xdist's default
-# order (most tests first) sent the few-test, slow browser files last, and the run waited on them.
+# workers, 9 min 9 s with three). Files go out longest first, as conftest.py orders them (its measured
+# SECONDS_OF_SLOW_FILES; the browser files on the demo server as one unit): xdist's default order (most tests
+# first) sent the few-test, slow browser files last, and the run waited on them.
 workers=$(( $(nproc 2>/dev/null || echo 1) * 2 ))
 if [ "$workers" -gt 4 ]; then workers=4; fi
 exec .venv/bin/python -m pytest -n "$workers" --dist loadfile --no-loadscope-reorder "$@"

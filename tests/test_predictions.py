@@ -942,3 +942,18 @@ def test_end_to_end_on_a_real_regression_dataset(tmp_path):
                                   result.shakeup.astype({"team": str}).reset_index(drop=True),
                                   check_dtype=False)
     assert "broken, 01.txt: row 42: the prediction is NaN" in cli.stderr
+
+
+def test_the_predictions_package_keeps_every_name_the_module_exported():
+    # judging/predictions.py's __all__ before it became a package (issue 36), in its order, and the
+    # readers it imported from srdash.io.predictions, which docstrings import from it.
+    import srdash.io.predictions as readers
+    import srdash.judging.predictions as predictions
+
+    exported = ["RULES", "PredictionResult", "CombinedLeaderboards", "score_submissions", "metric_rules",
+                "combine_metrics", "check_combine_rules", "to_runs_table", "OPTION_KEYS", "score_from_options"]
+    assert predictions.__all__ == exported
+    assert [name for name in exported if not hasattr(predictions, name)] == []
+    for name in ("Targets", "ORDERS", "SUBSETS", "list_submissions", "read_targets", "read_targets_csv"):
+        assert getattr(predictions, name) is getattr(readers, name)
+    assert predictions.RULES == ("last", "best-preliminary", "selected")

@@ -201,9 +201,9 @@ def test_combined_shakeup_figure(result):
 
 
 def test_the_combined_verdict_goes_through_the_sensitivity_tools(result):
-    from srdash.analysis.sensitivity import Rescorer, find_winning_weights, place_probabilities
+    from srdash.analysis.sensitivity import Rescorer, find_winning_weights, place_probabilities, rescorer_of
 
-    rescorer = result.combined.rescorer("final")
+    rescorer = rescorer_of(result.combined, subset="final")
     assert isinstance(rescorer, Rescorer)
     assert rescorer.weight_names == ("rmse", "mae")
     assert rescorer.leaderboard()["method"].tolist() == ["c", "a", "b"]
@@ -216,6 +216,30 @@ def test_the_combined_verdict_goes_through_the_sensitivity_tools(result):
     assert probabilities.loc["b", "p_win"] == 0.0
     assert probabilities.loc["c", "official_place"] == 1
     assert find_winning_weights(rescorer, "a").exists
+
+
+def test_rescorer_of_takes_the_subset_of_combined_leaderboards_and_refuses_a_wrong_one(result):
+    from types import SimpleNamespace
+
+    from srdash.analysis.sensitivity import rescorer_of
+    from srdash.judging.ranking import judge
+
+    # The preliminary verdict, not the final one: H gives c 2.4, b 1.5, a 4/3 on the preliminary subset
+    # (a and b swap on the final one: c 2.4, a 1.5, b 4/3).
+    preliminary = rescorer_of(result.combined, subset="preliminary").leaderboard()
+    assert preliminary["method"].tolist() == ["c", "b", "a"]
+    assert preliminary["score"].tolist() == pytest.approx([H["c_p"], H["b_p"], H["a_p"]])
+    assert rescorer_of(result.combined).leaderboard()["method"].tolist() == ["c", "a", "b"]  # 'final' by default
+    with pytest.raises(SrdashError, match=r"^The 'subset' option must be one of 'preliminary', 'final'\. "
+                                          r"Got 'public'\.$"):
+        rescorer_of(result.combined, subset="public")
+    # A judged competition has one verdict: a subset there is a mistake, not ignored.
+    runs = to_runs_table(result, subsets=["final"])
+    judged = SimpleNamespace(verdict=judge(runs, metric_rules(result.metrics)), runs=runs)
+    assert rescorer_of(judged).leaderboard()["method"].tolist() == ["c", "a", "b"]
+    with pytest.raises(SrdashError, match=r"^The 'subset' option is for combined prediction leaderboards; a "
+                                          r"judged competition has one verdict\. Got 'final'\.$"):
+        rescorer_of(judged, subset="final")
 
 
 def test_the_runs_table_and_metric_rules_go_through_judge_and_the_rescorer(result):
@@ -240,7 +264,9 @@ def test_the_runs_table_and_metric_rules_go_through_judge_and_the_rescorer(resul
 def test_normalised_weighted_combination_is_linear_for_the_rescorer(tmp_path, result):
     path = tmp_path / "weighted.toml"
     path.write_text(WEIGHTED_RULES)
-    rescorer = combine_metrics(result, rules=path).rescorer("final")
+    from srdash.analysis.sensitivity import rescorer_of
+
+    rescorer = rescorer_of(combine_metrics(result, rules=path), subset="final")
     assert rescorer.linear and rescorer.weight_names == ("squared", "absolute")
     # equal weights: a (0 + 1)/2 = 0.5, c (1 + 0.5)/2 = 0.75, b (0.558 + 0)/2 = 0.279 -> c, a, b
     assert rescorer.leaderboard([1.0, 1.0])["team"].tolist() == ["c", "a", "b"]

@@ -26,11 +26,12 @@ PACKAGE = REPO / "srdash"
 #: owner makes the name public or the caller uses a public function.
 ALLOWED = {
     # Being moved or split by other engineers in this session (issue 36, item 4); done after their merge.
-    ("srdash/judging/predictions.py", "srdash.io.predictions._one_of"),
-    ("srdash/judging/predictions.py", "srdash.io.predictions._show"),
-    ("srdash/judging/predictions.py", "srdash.io.predictions._solution"),
-    ("srdash/judging/predictions.py", "srdash.io.predictions._solution_from_array"),
-    ("srdash/judging/predictions.py", "srdash.io.predictions._target_metric_problems"),
+    ("srdash/judging/predictions/result.py", "srdash.io.predictions._one_of"),
+    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._one_of"),
+    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._show"),
+    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._solution"),
+    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._solution_from_array"),
+    ("srdash/judging/predictions/scoring.py", "srdash.io.predictions._target_metric_problems"),
     # Tests of a module's inner step (numerics, layout geometry, serialisation, messages) that no public
     # function exposes on its own yet.
     ("tests/test_ratings.py", "srdash.analysis.ratings._outcomes"),

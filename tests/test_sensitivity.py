@@ -709,7 +709,7 @@ def test_figure_titles_fit_a_phone_and_the_colour_bar_title_stands_beside_it():
 
 def test_the_kendall_tau_histogram_draws_the_bar_at_one_whole():
     # tau = 1 (a sampled ranking in the official order) falls in a bar centred on 1, inside the axis
-    from srdash.demo.examples import example_rescorer
+    from srdash.analysis.sensitivity.examples import example_rescorer
     from srdash.figures.sensitivity import kendall_tau_histogram
 
     from srdash.analysis import sensitivity as analysis
@@ -720,3 +720,15 @@ def test_the_kendall_tau_histogram_draws_the_bar_at_one_whole():
     low, high = bins.start + k * bins.size, bins.start + (k + 1) * bins.size
     assert low < 1.0 < high and abs((low + high) / 2 - 1.0) < 1e-9
     assert figure.layout.xaxis.range[1] >= high and figure.layout.xaxis.range[0] <= bins.start
+
+
+def test_the_sensitivity_package_keeps_every_name_the_module_exported():
+    # analysis/sensitivity.py's __all__ before it became a package (issue 36), in its order.
+    from srdash.analysis import sensitivity
+
+    exported = ["Rescorer", "load_rescorer", "rescorer_of", "sample_weights", "kendall_tau", "PlaceProbabilities",
+                "place_probabilities", "TernaryMap", "ternary_winner_map", "WeightSweep", "weight_sweep",
+                "WinningWeights", "find_winning_weights", "irrelevant_alternatives"]
+    assert sensitivity.__all__ == exported
+    assert [name for name in exported if not hasattr(sensitivity, name)] == []
+    assert (sensitivity.HARMONIC, sensitivity.LINEAR) == ("harmonic", "linear")

@@ -730,3 +730,18 @@ def test_read_only_sees_what_a_live_writer_just_saved(tmp_path):
         writer.record("ann", "d", "a", kind="rank", value=2)       # the writer is unaffected
     with TrustStore(path, read_only=True) as reader:
         assert reader.entries()["value"].tolist() == [2.0]
+
+
+def test_the_trust_package_keeps_every_name_the_module_exported():
+    # judging/trust.py's __all__ before it became a package (issue 36), in its order, and the two
+    # constants imported from it without being listed; TrustStoreError keeps its public module name.
+    import srdash.judging.trust as trust
+
+    exported = ["TRUST_KINDS", "RATING_SCALE", "AGGREGATIONS", "TrustStoreError", "ReviewSettings",
+                "review_settings", "Entry", "TrustStore", "ROLES", "ReviewSession", "default_store_path",
+                "blinded_label", "ranks_from_ratings", "entry_problems", "kendalls_w", "TrustSummary",
+                "trust_summary", "realworld_table", "realworld_verdict"]
+    assert trust.__all__ == exported
+    assert [name for name in exported + ["MAX_COMMENT_CHARS", "SCHEMA_VERSION"] if not hasattr(trust, name)] == []
+    assert trust.MAX_COMMENT_CHARS == 10_000 and trust.SCHEMA_VERSION == 1
+    assert f"{TrustStoreError.__module__}.{TrustStoreError.__qualname__}" == "srdash.judging.trust.TrustStoreError"

@@ -21,6 +21,7 @@ from typing import Callable, Mapping
 import ipywidgets as widgets
 import traitlets
 
+from srdash.analysis.sensitivity import rescorer_of
 from srdash.demo.predictions import write_demo_predictions
 from srdash.apps.sensitivity import SensitivityView
 from srdash.figures.assets import stylesheet
@@ -368,7 +369,7 @@ class PredictionsDashboard(BackgroundApp):
         if self.result is None or self.result.combined is None:
             return
         with self._frozen():
-            rescorer = self.result.combined.rescorer("final")
+            rescorer = rescorer_of(self.result.combined, subset="final")
             # teams and metrics, not methods and datasets
             view = SensitivityView(rescorer, samples=_SENSITIVITY_SAMPLES, source="the combined final leaderboard",
                                    vocabulary=Vocabulary.of_prediction_metrics(rescorer), log_panel=self.log_panel,

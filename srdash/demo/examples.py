@@ -2,8 +2,9 @@
 
 Three methods on one dataset, judged by ``srbench2022``: each wins on one
 criterion (``a`` on accuracy, ``b`` on simplicity and the property), so that
-weights decide the order. Used by the Examples of the sensitivity figures and
-views, so that each docstring shows its own function rather than the set-up.
+weights decide the order. Used by the Examples of the sensitivity analysis,
+figures and views, so that each docstring shows its own function rather than the
+set-up; their rescorers are :mod:`srdash.analysis.sensitivity.examples`'s.
 
 Examples
 --------
@@ -12,8 +13,6 @@ Examples
 0      a      0.9        -1.0       0.6
 1      b      0.4        -0.5       0.9
 2      c      0.5        -2.0       0.5
->>> example_rescorer().weight_names
-('accuracy', 'simplicity', 'property')
 """
 
 from __future__ import annotations
@@ -22,24 +21,15 @@ from dataclasses import replace
 
 import pandas as pd
 
-# Upward (demo below analysis), listed in pyproject.toml's ignore_imports until these examples move beside it.
-from srdash.analysis.sensitivity import Rescorer
-from srdash.judging.ranking import judge
 from srdash.judging.rules import load_rules, parse_rules
 
-__all__ = ["example_runs", "example_rescorer", "accuracy_or_simplicity", "accuracy_rules",
-           "accuracy_and_simplicity_rules", "two_methods"]
+__all__ = ["example_runs", "accuracy_rules", "accuracy_and_simplicity_rules", "two_methods"]
 
 
 def example_runs() -> pd.DataFrame:
     """The per-run table of the example competition (a new DataFrame on each call)."""
     return pd.DataFrame({"method": ["a", "b", "c"], "dataset": "d", "r2_test": [0.9, 0.4, 0.5],
                          "simplicity": [-1.0, -0.5, -2.0], "property": [0.6, 0.9, 0.5]})
-
-
-def example_rescorer():
-    """The example competition judged by ``srbench2022``, as a :class:`srdash.analysis.sensitivity.Rescorer`."""
-    return Rescorer.from_verdict(judge(example_runs(), load_rules("srbench2022")))
 
 
 def accuracy_rules():
@@ -71,18 +61,3 @@ def accuracy_and_simplicity_rules():
 def two_methods() -> pd.DataFrame:
     """One run each of ``a`` (R2 0.9) and ``b`` (R2 0.1) on one dataset ``d``."""
     return pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.1]})
-
-
-def accuracy_or_simplicity():
-    """Two methods on one dataset, ``a`` more accurate (R2 0.9 against 0.5) and ``b`` simpler, judged by
-    ``srbench2022`` without the property (:func:`accuracy_and_simplicity_rules`), as a
-    :class:`srdash.analysis.sensitivity.Rescorer`.
-
-    Examples
-    --------
-    >>> accuracy_or_simplicity().scores().round(4).tolist()
-    [1.3333, 1.3333]
-    """
-    runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "run": 0, "r2_test": [0.9, 0.5],
-                         "simplicity": [-2.0, -0.5]})
-    return Rescorer.from_verdict(judge(runs, accuracy_and_simplicity_rules()))

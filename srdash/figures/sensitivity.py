@@ -90,7 +90,7 @@ class Vocabulary:
 
     Examples
     --------
-    >>> from srdash.demo.examples import example_rescorer
+    >>> from srdash.analysis.sensitivity.examples import example_rescorer
     >>> words = Vocabulary.of_rules(example_rescorer())
     >>> words.competitor, words.weighted, words.competitors(3), words.competitors(1)
     ('method', 'criterion', '3 methods', '1 method')
@@ -116,12 +116,13 @@ class Vocabulary:
         Examples
         --------
         >>> import pandas as pd
+        >>> from srdash.analysis.sensitivity import rescorer_of
         >>> from srdash.judging.predictions import Targets, score_submissions
         >>> targets = Targets.from_arrays([0.0] * 2, ["preliminary", "final"])
         >>> listing = pd.DataFrame({"team": ["a", "b"], "file": ["a", "b"]})
         >>> result = score_submissions(listing, targets, metric="rmse", extra_metrics=["mae"],
         ...                            predictions={"a": [0, 1], "b": [1, 0]})
-        >>> words = Vocabulary.of_prediction_metrics(result.combined.rescorer("final"))
+        >>> words = Vocabulary.of_prediction_metrics(rescorer_of(result.combined))
         >>> words.competitors(2), words.weights(2)
         ('2 teams', '2 weights, one per metric')
         >>> print(words.explanation)
@@ -227,7 +228,7 @@ def bump_chart(sweep: WeightSweep, *, title: str | None = None) -> go.Figure:
 
     Examples
     --------
-    >>> from srdash.demo.examples import example_rescorer
+    >>> from srdash.analysis.sensitivity.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
     >>> rescorer = example_rescorer()
     >>> fig = bump_chart(sensitivity.weight_sweep(rescorer, "property", points=4))
@@ -274,7 +275,7 @@ def place_probability_heatmap(probabilities: PlaceProbabilities, *, title: str |
 
     Examples
     --------
-    >>> from srdash.demo.examples import example_rescorer
+    >>> from srdash.analysis.sensitivity.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
     >>> rescorer = example_rescorer()
     >>> fig = place_probability_heatmap(sensitivity.place_probabilities(rescorer, samples=100))
@@ -313,7 +314,7 @@ def kendall_tau_histogram(probabilities: PlaceProbabilities, *, title: str | Non
 
     Examples
     --------
-    >>> from srdash.demo.examples import example_rescorer
+    >>> from srdash.analysis.sensitivity.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
     >>> rescorer = example_rescorer()
     >>> fig = kendall_tau_histogram(sensitivity.place_probabilities(rescorer, samples=100))
@@ -343,7 +344,7 @@ def ternary_winner_figure(tmap: TernaryMap, *, title: str | None = None) -> go.F
 
     Examples
     --------
-    >>> from srdash.demo.examples import example_rescorer
+    >>> from srdash.analysis.sensitivity.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
     >>> rescorer = example_rescorer()
     >>> fig = ternary_winner_figure(sensitivity.ternary_winner_map(rescorer, resolution=4))
@@ -420,7 +421,7 @@ def alternatives_html(table: pd.DataFrame, *, entity: str = "method", max_pairs:
 
     Examples
     --------
-    >>> from srdash.demo.examples import example_rescorer
+    >>> from srdash.analysis.sensitivity.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
     >>> rescorer = example_rescorer()
     >>> page = alternatives_html(sensitivity.irrelevant_alternatives(rescorer))
@@ -460,7 +461,7 @@ def winning_weights_html(answer: WinningWeights, *, labels: Mapping[str, str] | 
 
     Examples
     --------
-    >>> from srdash.demo.examples import example_rescorer
+    >>> from srdash.analysis.sensitivity.examples import example_rescorer
     >>> from srdash.analysis import sensitivity
     >>> rescorer = example_rescorer()
     >>> answer = sensitivity.find_winning_weights(rescorer, "c", samples=100)

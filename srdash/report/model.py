@@ -420,9 +420,11 @@ def build_prediction_report(
                                                                               decimals=result.decimals),
                         methods=list(result.teams))
     if combined is not None:
+        from srdash.analysis.sensitivity import rescorer_of
+
         try:
             probabilities, ternary, alternatives = _rescorer_sensitivity(
-                combined.rescorer("final"), samples=samples, seed=seed, resolution=30, notes=notes)
+                rescorer_of(combined, subset="final"), samples=samples, seed=seed, resolution=30, notes=notes)
         except SrdashError as exc:
             notes.append(f"Weight sensitivity is not shown: {exc}")
     else:

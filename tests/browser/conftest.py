@@ -20,6 +20,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 #: update takes on a 2-core machine at load 10-20 (0.1-0.5 s idle); a bound only for what never happens, with
 #: Playwright's message saying what was awaited.
 EXPECT_TIMEOUT_MS = 60_000
+#: How long an action or a ``wait_for_*`` call without its own timeout waits (a click waits for its element to be
+#: visible, enabled and still), in ms: Playwright's default, 30 s, set on every context the ``browser`` fixture
+#: makes. The same reasoning and the same bound as :data:`EXPECT_TIMEOUT_MS`.
+ACTION_TIMEOUT_MS = 60_000
 
 
 def pytest_collection_modifyitems(items):
@@ -70,6 +74,21 @@ def start_server(tmp_path_factory):
             server.stop()
 
 
+class _Chromium:
+    """A Playwright ``Browser`` whose new contexts wait :data:`ACTION_TIMEOUT_MS` by default."""
+
+    def __init__(self, chromium):
+        self._chromium = chromium
+
+    def new_context(self, **options):
+        context = self._chromium.new_context(**options)
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        return context
+
+    def __getattr__(self, name):
+        return getattr(self._chromium, name)
+
+
 @pytest.fixture(scope="module")
 def browser():
     """Headless Chromium; per module, because Playwright's sync API allows one instance at a time."""
@@ -78,7 +97,7 @@ def browser():
     with playwright_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            yield chromium
+            yield _Chromium(chromium)
         finally:
             chromium.close()
 
