@@ -19,7 +19,8 @@ import pandas as pd
 from srdash.analysis.robustness import bootstrap
 from srdash.analysis.certificate import winner_certificate
 from srdash.analysis.jury_model import realworld_jury_model
-from srdash.analysis.sensitivity import Rescorer, irrelevant_alternatives, place_probabilities, ternary_winner_map
+from srdash.analysis.sensitivity import (Rescorer, irrelevant_alternatives, place_probabilities, rescorer_of,
+                                        ternary_winner_map)
 from srdash.errors import SrdashError
 from srdash.judging.provenance import block_sha256, provenance_block
 from srdash.judging.pipeline import realworld_inputs
@@ -420,8 +421,6 @@ def build_prediction_report(
                                                                               decimals=result.decimals),
                         methods=list(result.teams))
     if combined is not None:
-        from srdash.analysis.sensitivity import rescorer_of
-
         try:
             probabilities, ternary, alternatives = _rescorer_sensitivity(
                 rescorer_of(combined, subset="final"), samples=samples, seed=seed, resolution=30, notes=notes)
