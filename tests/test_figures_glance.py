@@ -15,7 +15,7 @@ from srdash.demo.examples import accuracy_rules
 from srdash.figures.glance import FONT_SIZE, ROW_HEIGHT, readable_heatmap
 from srdash.figures.integrity import place_probability_figure
 from srdash.figures.leaderboard import marker_offsets, rank_heatmap, simplicity_curve
-from srdash.figures.lineage import _CHAR, _LINE, _label_box, interval_bounds, label_positions, pareto_figure
+from srdash.figures.lineage import CHAR_WIDTH, LINE_HEIGHT, interval_bounds, label_box, label_positions, pareto_figure
 from srdash.figures.predictions import DECIMALS, NUMBERS_NOTE, leaderboard_table_html, shakeup_table_html
 from srdash.judging.ranking import judge
 
@@ -132,7 +132,7 @@ def _boxes(x, y, names, positions, *, log_x):
         return 0.05 + 0.9 * (values - values.min()) / (values.max() - values.min())
 
     xs, ys = scaled(np.asarray(x, dtype=float), log_x), scaled(np.asarray(y, dtype=float), False)
-    return [_label_box(p, px, py, _CHAR * len(n)) for p, px, py, n in zip(positions, xs, ys, names)]
+    return [label_box(p, px, py, CHAR_WIDTH * len(n)) for p, px, py, n in zip(positions, xs, ys, names)]
 
 
 def test_pareto_labels_of_close_points_do_not_overlap_and_a_label_without_room_is_left_out():
@@ -147,7 +147,7 @@ def test_pareto_labels_of_close_points_do_not_overlap_and_a_label_without_room_i
         width = min(box_a[2], box_b[2]) - max(box_a[0], box_b[0])
         height = min(box_a[3], box_b[3]) - max(box_a[1], box_b[1])
         # the boxes are 14 px lines for 12 px text: a tenth of a line is slack, not text on text
-        assert width <= 0 or height <= 0.1 * _LINE, (a, b, positions)
+        assert width <= 0 or height <= 0.1 * LINE_HEIGHT, (a, b, positions)
     # ten methods on one point: at most eight places around it, and those left out are named in the legend
     crowd = [f"method_{i}" for i in range(10)]
     positions = label_positions([10] * 10 + [100], [0.5] * 10 + [0.9], crowd + ["far"], log_x=True)

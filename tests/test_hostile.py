@@ -606,7 +606,7 @@ def test_a_signed_snapshot_can_never_run_code_it_is_data(tmp_path):
     assert not (tmp_path / "pwned").exists()
     for value, message in forged:
         with pytest.raises(snapshot.SnapshotFormatError, match=message):
-            snapshot._loads(value)
+            snapshot.loads(value)
 
 
 def test_a_cache_named_by_the_competition_file_is_ignored_unless_confirmed(tmp_path):
@@ -976,10 +976,13 @@ def test_a_trust_store_naming_nothing_a_device_or_a_fifo_is_refused_not_a_track_
 
 
 @pytest.mark.parametrize("text", ["١٢٣", "１２", "1_000", "0.5_0", "٠.٥"])
-def test_non_ascii_digits_and_underscores_are_refused_in_results_as_in_predictions(text):
-    from srdash.io.predictions import _parse_lines
+def test_non_ascii_digits_and_underscores_are_refused_in_results_as_in_predictions(text, tmp_path):
+    from srdash.io.predictions import Targets, read_solution
 
-    assert np.isnan(_parse_lines(np.array([text], dtype=object))[0])  # the prediction files' rule
+    (tmp_path / "solution.txt").write_text(f"{text}\n2\n", encoding="utf-8")   # the prediction files' rule
+    with pytest.raises(ValidationError, match=rf"\(1 problem\):\n  - .*solution\.txt, row 1: "
+                                              rf"'{re.escape(text)}' is not a number"):
+        read_solution(tmp_path / "solution.txt", Targets.from_arrays([1.0, 2.0], ["preliminary", "final"]))
     table = pd.DataFrame({"method": ["a"], "dataset": ["d"], "run": ["0"], "r2_test": [text], "components": ["3"]})
     with pytest.raises(ValidationError, match=r"column 'r2_test': .* is not a number"):
         load_results(table)

@@ -32,7 +32,7 @@ from srdash.judging import competition as competition_module
 from srdash.judging.competition import parse_competition
 from srdash.judging.limits import COMPETITION_LIMITS, OPTION_LIMITS, RULES_LIMITS
 from srdash.judging.ranking import judge
-from srdash.judging.rules import _RANKING_KEYS, Criterion, Rules, load_rules, parse_rules
+from srdash.judging.rules import RANKING_KEYS, Criterion, Rules, load_rules, parse_rules
 
 HOSTILE = Path(__file__).parent / "data" / "hostile"
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -257,7 +257,7 @@ def rules_numeric_keys() -> set[str]:
     for f in dataclasses.fields(Rules):
         if not _numeric(f.type):
             continue
-        if f.name in _RANKING_KEYS:
+        if f.name in RANKING_KEYS:
             keys.add(f"ranking.{f.name}")
         elif f.name == "min_relative":
             keys.add("filters.min_relative.ratio")
@@ -268,7 +268,7 @@ def rules_numeric_keys() -> set[str]:
 
 def competition_numeric_keys() -> set[str]:
     keys = set()
-    for section, table in competition_module._KEYS.items():
+    for section, table in competition_module.COMPETITION_KEYS.items():
         for key, types in table.items():
             types = types if isinstance(types, tuple) else (types,)
             if int in types or float in types:

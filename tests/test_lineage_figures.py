@@ -39,7 +39,7 @@ def test_pareto_figure_marks_fronts_and_escapes_names():
 
 
 def test_pareto_labels_of_points_close_together_go_to_different_sides():
-    from srdash.figures.lineage import _label_box, _clash, _CHAR, label_positions
+    from srdash.figures.lineage import CHAR_WIDTH, label_box, label_positions, labels_clash
 
     # three methods almost on one point, two far away: no two labels overlap beyond the boxes' slack of a
     # tenth of a line (in plot fractions, as
@@ -50,8 +50,8 @@ def test_pareto_labels_of_points_close_together_go_to_different_sides():
     assert len(set(positions[1:4])) == 3
     xs = 0.05 + 0.9 * np.log10(x) / np.log10(900)
     ys = 0.05 + 0.9 * (np.array(y) - 0.1) / 0.8
-    boxes = [_label_box(p, px, py, _CHAR * len(n)) for p, px, py, n in zip(positions, xs, ys, names)]
-    assert not any(_clash(boxes[i], boxes[j]) for i in range(5) for j in range(i + 1, 5))
+    boxes = [label_box(p, px, py, CHAR_WIDTH * len(n)) for p, px, py, n in zip(positions, xs, ys, names)]
+    assert not any(labels_clash(boxes[i], boxes[j]) for i in range(5) for j in range(i + 1, 5))
 
 
 def test_thirty_methods_get_thirty_looks_in_every_figure_that_draws_methods():

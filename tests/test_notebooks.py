@@ -16,14 +16,13 @@ import re
 import struct
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
 
-from srdash.figures import display
-from srdash.figures.display import PLOTLY_MIME, StaticImageWarning, show
+from srdash.figures.display import (PLOTLY_MIME, NoImage, StaticImageWarning, close_image_engine, image_engine,
+                                    show)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -154,10 +153,15 @@ def test_the_nbval_run_fails_a_notebook_whose_figure_has_no_image(tmp_path):
 def _close_the_browser_after_these_tests():
     """The browser show() starts lives as long as its process: here, the test worker. Close it after this file."""
     yield
-    engines = [engine for engine in display._ENGINE if isinstance(engine, display._Engine)]
-    for engine in engines:
-        engine.close()
-    display._ENGINE.clear()
+    close_image_engine()
+
+
+@pytest.fixture
+def no_engine_yet():
+    """The process as if no figure had been drawn yet; afterwards, whatever the test left is forgotten."""
+    close_image_engine()
+    yield
+    close_image_engine()
 
 
 def test_show_carries_the_interactive_figure_and_a_png_of_the_asked_size():
@@ -178,23 +182,21 @@ def test_show_takes_the_size_of_the_figure_layout_else_800_by_500():
 
 def test_show_keeps_one_browser_for_the_process():
     show(go.Figure())
-    engine = display._engine()
+    engine = image_engine()
     show(go.Figure())
-    assert display._engine() is engine
+    assert image_engine() is engine
 
 
-def test_a_closed_browser_is_said_and_closing_twice_is_harmless(monkeypatch):
-    monkeypatch.setattr(display, "_ENGINE", [])
+def test_a_closed_browser_is_said_and_closing_twice_is_harmless(no_engine_yet):
     show(go.Figure())
-    engine = display._engine()
+    engine = image_engine()
     engine.close()
     engine.close()
     with pytest.warns(StaticImageWarning, match=r"^No static image beside the figure: kaleido's browser was closed\.$"):
         assert show(go.Figure()).image is None
 
 
-def test_show_without_kaleido_keeps_the_interactive_figure_and_says_why(monkeypatch):
-    monkeypatch.setattr(display, "_ENGINE", [])
+def test_show_without_kaleido_keeps_the_interactive_figure_and_says_why(no_engine_yet, monkeypatch):
     monkeypatch.setitem(sys.modules, "kaleido", None)  # import kaleido -> ImportError
     with pytest.warns(StaticImageWarning, match=r"^No static image beside the figure: kaleido is not installed "
                                                 r"\(pip install 'srdash\[images\]'\)\.$"):
@@ -202,14 +204,15 @@ def test_show_without_kaleido_keeps_the_interactive_figure_and_says_why(monkeypa
     assert shown.image is None
     assert sorted(shown._repr_mimebundle_()) == ["application/vnd.plotly.v1+json", "text/plain"]
     assert shown.note == "Figure 'Ranks' (no static image: kaleido is not installed (pip install 'srdash[images]'))"
-    with warnings.catch_warnings():  # the engine's absence is remembered: no second attempt at importing
-        warnings.simplefilter("ignore")
+    # the engine's absence is remembered: with kaleido importable again, no second attempt (which would draw)
+    monkeypatch.delitem(sys.modules, "kaleido")
+    with pytest.warns(StaticImageWarning, match=r"^No static image beside the figure: kaleido is not installed "):
         assert show(go.Figure()).image is None
-    assert isinstance(display._ENGINE[0], Exception)
+    with pytest.raises(NoImage, match=r"^kaleido is not installed \(pip install 'srdash\[images\]'\)$"):
+        image_engine()
 
 
-def test_show_without_a_browser_keeps_the_interactive_figure_and_says_why(monkeypatch):
-    monkeypatch.setattr(display, "_ENGINE", [])
+def test_show_without_a_browser_keeps_the_interactive_figure_and_says_why(no_engine_yet, monkeypatch):
     monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")  # kaleido's (choreographer's) browser override
     with pytest.warns(StaticImageWarning, match=r"^No static image beside the figure: kaleido found no "
                                                 r"Chromium-based browser \(install chromium, or set BROWSER_PATH\)\.$"):

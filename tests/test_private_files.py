@@ -128,9 +128,9 @@ def test_the_reviews_token_file_is_private_from_its_creation(permissive_umask):
     import json
     import shutil
 
-    from srdash.cli.review import _token_config
+    from srdash.cli.review import token_config
 
-    folder = _token_config("s3cret")
+    folder = token_config("s3cret")
     try:
         config = folder / "voila.json"
         assert json.loads(config.read_text()) == {"Voila": {"token": "s3cret"}}

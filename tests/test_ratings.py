@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from srdash.analysis.ratings import ELO_PER_LOGIT, REGULARIZATION, _outcomes, bradley_terry, ratings
+from srdash.analysis.ratings import ELO_PER_LOGIT, REGULARIZATION, bradley_terry, meeting_outcomes, ratings
 from srdash.cli import main
 from srdash.errors import SrdashError
 
@@ -57,7 +57,7 @@ def test_elo_scale_is_400_over_ln10_per_logit():
 
 def test_elo_equals_choix_on_the_hand_example_with_a_tie():
     # wins (ties 1/2): a>b on d1, d3; b>a on d2; a>c everywhere; b>c on d1, d2; b=c on d3
-    wins = _outcomes(np.array([[0.9, 0.8, 0.5], [0.7, 0.9, 0.6], [0.95, 0.85, 0.85]])).sum(axis=0)
+    wins = meeting_outcomes(np.array([[0.9, 0.8, 0.5], [0.7, 0.9, 0.6], [0.95, 0.85, 0.85]])).sum(axis=0)
     assert wins.tolist() == [[0, 2, 3], [1, 0, 2.5], [0, 0.5, 0]]
     ours = bradley_terry(wins)
     reference = _choix_strengths(wins, REGULARIZATION)
@@ -75,7 +75,7 @@ def test_elo_equals_choix_on_random_tournaments():
     for _ in range(5):
         values = np.round(rng.normal(size=(12, 6)), 1)  # rounding makes ties
         values[rng.random(values.shape) < 0.1] = np.nan  # a missing value loses to every value
-        wins = _outcomes(values).sum(axis=0)
+        wins = meeting_outcomes(values).sum(axis=0)
         ours, reference = bradley_terry(wins), _choix_strengths(wins, REGULARIZATION)
         assert ours - ours.mean() == pytest.approx(reference - reference.mean(), abs=1e-6)
 
@@ -100,7 +100,7 @@ def test_elo_equals_choix_on_the_blackbox_table():
     choix = pytest.importorskip("choix")
     table = pd.read_csv(BLACKBOX)
     wide = table.pivot(index="dataset", columns="algorithm", values="r2_test")
-    wins = _outcomes(wide.to_numpy()).sum(axis=0)
+    wins = meeting_outcomes(wide.to_numpy()).sum(axis=0)
     # choix's ILSR on the dense wins matrix (fractional ties allowed), unregularised: the maximum-likelihood
     # strengths (every method wins and loses somewhere, so they exist); opt_pairwise on 51,000 listed
     # comparisons takes 40 s here

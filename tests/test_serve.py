@@ -485,11 +485,11 @@ def test_voila_gets_its_websocket_ping_timeout_as_a_number():
     from voila.app import Voila
 
     from srdash.apps.gate import ClosedTab
-    from srdash.apps.server import _config_dir, voila_command
+    from srdash.apps.server import config_dir, voila_command
 
     assert not [a for a in voila_command("nb.ipynb", port=1, python="p") if "tornado_settings=" in a]
     app = Voila()
-    app.load_config_file("voila", path=[str(_config_dir(False))])   # srdash's voila.py, as Voilà reads it
+    app.load_config_file("voila", path=[str(config_dir(False))])   # srdash's voila.py, as Voilà reads it
     assert app.tornado_settings["ws_ping_timeout"] == 90000
     assert isinstance(app.tornado_settings["ws_ping_timeout"], int)
     # and a closed tab's WebSocketClosedError no longer prints a traceback in the terminal
@@ -546,10 +546,10 @@ def test_voila_waits_for_a_late_cell_output_and_drops_tornados_units_warning():
     from voila.execute import VoilaExecutor
 
     from srdash.apps.gate import PingUnits
-    from srdash.apps.server import _config_dir
+    from srdash.apps.server import config_dir
 
     app = Voila()
-    app.load_config_file("voila", path=[str(_config_dir(False))])
+    app.load_config_file("voila", path=[str(config_dir(False))])
     executor = VoilaExecutor(nbformat.v4.new_notebook(), config=app.config)
     assert executor.iopub_timeout == 120
     assert VoilaExecutor(nbformat.v4.new_notebook()).iopub_timeout == 4     # nbclient's own, for comparison
@@ -741,7 +741,7 @@ def test_review_visitors_reach_voila_as_a_pool_and_zero_is_none(tmp_path):
     assert with_pool.exit_code == 0, with_pool.output
     assert "--preheat_kernel=True --VoilaConfiguration.default_pool_size=2" in with_pool.output
     assert f"--VoilaKernelManager.fill_delay={app.FILL_DELAY}" in with_pool.output
-    assert f"--Voila.config_file_paths={app._config_dir(True)}" in with_pool.output
+    assert f"--Voila.config_file_paths={app.config_dir(True)}" in with_pool.output
     without = CliRunner().invoke(main, base)
     assert without.exit_code == 0 and "preheat" not in without.output
     refused = CliRunner().invoke(main, [*base, "--visitors", "-1"])

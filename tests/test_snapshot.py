@@ -202,12 +202,12 @@ def test_the_snapshot_format_keeps_a_prepared_competition_exactly_and_refuses_wh
 
     prepared = prepare_competition(competition)
     bare = dataclasses.replace(prepared, competition=None, trust_entries=None)
-    back = snapshot._loads(snapshot._dumps(bare))
+    back = snapshot.loads(snapshot.dumps(bare))
     pd.testing.assert_frame_equal(back.runs, prepared.runs, check_exact=True)
     assert [type(v) for v in back.runs["model"]] == [type(v) for v in prepared.runs["model"]]
     mixed = pd.DataFrame({"text": pd.Series(["a", None, np.nan], dtype=object), "n": [1, 2, 3]})  # None, NaN apart
-    again = snapshot._loads(snapshot._dumps({"frame": mixed, "t": (1, np.int64(2), float("inf"))}))
+    again = snapshot.loads(snapshot.dumps({"frame": mixed, "t": (1, np.int64(2), float("inf"))}))
     assert again["frame"]["text"].iloc[1] is None and np.isnan(again["frame"]["text"].iloc[2])
     assert again["t"] == (1, 2, float("inf")) and type(again["t"][1]) is np.int64
     with pytest.raises(TypeError, match="a snapshot does not keep"):
-        snapshot._dumps({"model": __import__("sympy").Symbol("x")})   # not data: no snapshot is written
+        snapshot.dumps({"model": __import__("sympy").Symbol("x")})   # not data: no snapshot is written

@@ -12,6 +12,7 @@ driven without a server; everything else is driven through public API.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -339,11 +340,15 @@ def test_voila_finds_srdashs_template_on_jupyter_path_and_follows_its_base_templ
     srdash's folder comes first and Voilà's lab template after it."""
     from voila.paths import collect_template_paths
 
-    from srdash.apps.server import _TEMPLATE_ROOT, TEMPLATE
+    from srdash.apps.server import TEMPLATE, template_environment
 
-    roots = [str(_TEMPLATE_ROOT), *[str(r) for r in _template_roots() if r.name == "jupyter"]]
+    # the JUPYTER_PATH srdash gives Voilà: its own folder first, then the environment's
+    others = [str(r) for r in _template_roots() if r.name == "jupyter"]
+    roots = template_environment({"JUPYTER_PATH": os.pathsep.join(others)})["JUPYTER_PATH"].split(os.pathsep)
+    srdash_template = Path(roots[0], "voila", "templates", TEMPLATE)
+    assert (srdash_template / "conf.json").is_file() and roots[1:] == others
     paths = collect_template_paths(["voila", "nbconvert"], TEMPLATE, root_dirs=roots)
-    ours = paths.index(str(_TEMPLATE_ROOT / "voila" / "templates" / TEMPLATE))
+    ours = paths.index(str(srdash_template))
     lab = next(i for i, path in enumerate(paths) if path.endswith(str(Path("voila", "templates", "lab"))))
     assert ours < lab
 

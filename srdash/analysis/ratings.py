@@ -140,8 +140,26 @@ def bradley_terry(wins, *, regularization: float = REGULARIZATION, tol: float = 
     return theta
 
 
-def _outcomes(oriented: np.ndarray) -> np.ndarray:
-    """``out[d, i, j]``: i's share of its meeting with j on dataset d (1, 1/2 or 0; 0 when they do not meet)."""
+def meeting_outcomes(oriented: np.ndarray) -> np.ndarray:
+    """Each method's share of each meeting, dataset by dataset; summed over datasets, the wins ``W`` of the
+    module's description.
+
+    Parameters
+    ----------
+    oriented : ndarray of shape (n_datasets, n_methods)
+        The values, higher is better (negate a lower-is-better metric); NaN: no value.
+
+    Returns
+    -------
+    ndarray of shape (n_datasets, n_methods, n_methods)
+        ``out[d, i, j]``: i's share of its meeting with j on dataset d: 1 for a win, 1/2 for a tie, 0 for a
+        loss; 0 when they do not meet (i = j, or neither has a value). A value beats a missing one.
+
+    Examples
+    --------
+    >>> meeting_outcomes(np.array([[0.9, 0.9, np.nan]]))[0].tolist()
+    [[0.0, 0.5, 1.0], [0.5, 0.0, 1.0], [0.0, 0.0, 0.0]]
+    """
     filled = np.where(np.isnan(oriented), -np.inf, oriented)
     a, b = filled[:, :, None], filled[:, None, :]
     out = (a > b) + 0.5 * (a == b)
@@ -235,7 +253,7 @@ def ratings(table: pd.DataFrame, *, metric: str, method: str = "method", dataset
                           f"({float(values[d, m])!r}) is better than the optimum {optimum!r}: give the metric's "
                           "best possible value with the 'optimum' option.")
     oriented = sign * values
-    outcomes = _outcomes(oriented)
+    outcomes = meeting_outcomes(oriented)
     improv = _improvability(errors)
     ranks = pd.DataFrame(oriented).rank(axis=1, ascending=False, method="min", na_option="bottom").to_numpy()
 

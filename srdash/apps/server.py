@@ -176,7 +176,7 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     command = [python or sys.executable, "-m", VOILA_MODULE, str(notebook), "--no-browser", f"--port={int(port)}",
                f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc",
                # srdash's configuration (srdash.apps.gate), and no voila.py of the current folder
-               *(f"--Voila.config_file_paths={folder}" for folder in (_config_dir(review), *config_dirs)),
+               *(f"--Voila.config_file_paths={folder}" for folder in (config_dir(review), *config_dirs)),
                f"--template={TEMPLATE}"]
     if cull_idle_timeout:
         command += [f"--MappingKernelManager.cull_idle_timeout={int(cull_idle_timeout)}",
@@ -231,7 +231,25 @@ def _available_memory_mb() -> int:
     return 0
 
 
-def _config_dir(review: bool) -> Path:
+def config_dir(review: bool) -> Path:
+    """The folder of srdash's Voilà configuration (``voila.py``) for the review app or for the others.
+
+    :func:`voila_command` passes it to Voilà (``--Voila.config_file_paths``).
+
+    Parameters
+    ----------
+    review : bool
+        True for the review app's configuration.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> config_dir(True).parts[-2:], config_dir(False).parts[-2:]
+    (('config', 'review'), ('config', 'app'))
+    """
     return _TEMPLATE_ROOT / "config" / ("review" if review else "app")
 
 

@@ -31,6 +31,7 @@ def _register() -> None:
 
     from srdash.cli import analyse, submitted  # SRBench-lineage analyses; SRBench 2023 track 1
     from srdash.cli import codabench  # srdash as a Codabench competition's judge
+    from srdash.cli import diff, publish  # versions a reader can cite and compare
 
     main.add_command(analyse.analyse)
     main.add_command(submitted.score_models)
@@ -39,7 +40,8 @@ def _register() -> None:
         score.score, init.init_command, complexity.complexity, demo.demo, serve.serve, rules.rules_command,
         datasets.datasets_command, qualify.qualify_command, review.review, review.trust,
         sensitivity.sensitivity, robustness.robustness_command, audit.audit_command,
-        report.report_command, predictions.predictions, explain.explain_command,
+        report.report_command, predictions.predictions, explain.explain_command, publish.publish_command,
+        diff.diff_command,
     ):
         main.add_command(command)
 

@@ -33,7 +33,10 @@ def _format_of(output: Path, chosen: str | None) -> str:
 @click.option("--samples", default=2000, show_default=True, type=bounded("report-samples"),
               help="Weight vectors drawn from the simplex for the weight-sensitivity views.")
 @click.option("--seed", default=0, show_default=True, type=bounded("seed"), help="Seed of that draw (same seed, same report).")
-def report_command(competition, output, output_format, title, samples, seed):
+@click.option("--previous", type=click.Path(exists=True, path_type=Path),
+              help="A previous version of the verdict: a published folder (`srdash publish`) or a competition file. "
+                   "The report then says what changed since, and why (as `srdash diff` does).")
+def report_command(competition, output, output_format, title, samples, seed, previous):
     """Write a report of the competition in INPUT.
 
     INPUT is what `srdash score` reads: a competition file (competition.toml),
@@ -51,7 +54,7 @@ def report_command(competition, output, output_format, title, samples, seed):
 
     from srdash.report.build import build_competition_report, write_report
 
-    refuse_output_onto_input([("-o/--output", output)], competition_files(competition))
+    refuse_output_onto_input([("-o/--output", output)], competition_files(competition) + [previous])
     chosen = _format_of(output, output_format)
     if not competition.rules.rule_kind.judges_runs:
         raise click.UsageError(f"`srdash report` covers rules that rank per-run results (SRBench style); the "
@@ -59,10 +62,21 @@ def report_command(competition, output, output_format, title, samples, seed):
                                "score` for them.")
     if title:
         competition = replace(competition, title=title)
+    previous_side = None
+    if previous is not None:
+        from srdash.analysis.published import is_published_folder
+        from srdash.cli.diff import side_of_path
+        from srdash.judging.competition import is_competition_file
+
+        if not (is_published_folder(previous) or is_competition_file(previous)):
+            raise click.UsageError(f"--previous '{previous}' is neither a published folder (with published.json) nor "
+                                   "a competition file. Publish the previous verdict with `srdash publish`, or "
+                                   "compare results files with `srdash diff`.")
+        previous_side = side_of_path(previous)
     result = judged(competition)
     verdict = result.verdict
     with fail_cleanly():
-        report = build_competition_report(result, samples=samples, seed=seed)
+        report = build_competition_report(result, samples=samples, seed=seed, previous=previous_side)
         path = write_report(report, output, format=chosen)
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)

@@ -141,9 +141,21 @@ def judge_link_hint(url: str) -> str:
     return f"(each judge adds {'&' if '?' in url else '?'}key=THEIR-KEY)"
 
 
-def _token_config(token: str) -> Path:
+def token_config(token: str) -> Path:
     """A private folder with a voila.json holding the token (kept off the command line, which
-    other users of the machine can read)."""
+    other users of the machine can read).
+
+    Parameters
+    ----------
+    token : str
+        Voilà's access token.
+
+    Returns
+    -------
+    pathlib.Path
+        A new temporary folder (mode 0700) holding ``voila.json`` (mode 0600 from its creation); the caller
+        removes it.
+    """
     folder = Path(tempfile.mkdtemp(prefix="srdash-review-"))
     with open_private(folder / "voila.json", "w", encoding="utf-8") as config:  # 0600 from its creation
         config.write(json.dumps({"Voila": {"token": token}}))
@@ -250,7 +262,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
                 return
             config_dir = None
             if token:
-                config_dir = _token_config(token)
+                config_dir = token_config(token)
                 command = app.voila_command(notebook, port=chosen_port, ip=ip, preheat=visitors, review=True,
                                             config_dirs=[config_dir])
 

@@ -126,8 +126,8 @@ def show(figure: go.Figure, *, width: int | None = None, height: int | None = No
     if not image:
         return FigureDisplay(figure_json, None, _note(title, "no static image: not asked for (image=False)"))
     try:
-        png = _engine().render(figure_json, width=size[0], height=size[1])
-    except _NoImage as reason:
+        png = image_engine().render(figure_json, width=size[0], height=size[1])
+    except NoImage as reason:
         warnings.warn(f"No static image beside the figure: {reason}.", StaticImageWarning, stacklevel=2)
         return FigureDisplay(figure_json, None, _note(title, f"no static image: {reason}"))
     return FigureDisplay(figure_json, png, _note(title, f"static image: PNG {size[0]} x {size[1]}"))
@@ -143,15 +143,16 @@ def _note(title: str, image_state: str) -> str:
     return f"Figure {title!r} ({image_state})" if title else f"Figure ({image_state})"
 
 
-class _NoImage(Exception):
+class NoImage(Exception):
     """Why no PNG could be drawn (its message completes "No static image beside the figure: ...")."""
 
 
-class _Engine:
+class ImageEngine:
     """One kaleido (one headless Chromium) for the process, driven from its own thread's event loop.
 
     Jupyter's kernel runs an event loop in the main thread already, so kaleido's coroutines run in a
     loop of their own; the browser stays open between figures and closes when the process exits.
+    :func:`show` gets the process's engine from :func:`image_engine`.
     """
 
     def __init__(self) -> None:
@@ -177,15 +178,22 @@ class _Engine:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
     def render(self, figure_json: dict, *, width: int, height: int) -> bytes:
+        """The PNG of ``figure_json`` (plotly's JSON: data and layout), ``width`` x ``height`` pixels.
+
+        Raises
+        ------
+        NoImage
+            When the browser was closed, or kaleido could not draw the figure.
+        """
         spec = {key: figure_json[key] for key in ("data", "layout") if key in figure_json}
         opts = {"format": "png", "width": width, "height": height, "scale": 1}
         with self._lock:
             if not self._loop.is_running():
-                raise _NoImage("kaleido's browser was closed")
+                raise NoImage("kaleido's browser was closed")
             try:
                 return self._call(self._kaleido.calc_fig(spec, opts=opts))
             except Exception as error:  # kaleido's own errors: a render that failed or timed out
-                raise _NoImage(f"kaleido could not draw it ({type(error).__name__}: {error})") from error
+                raise NoImage(f"kaleido could not draw it ({type(error).__name__}: {error})") from error
 
     def close(self) -> None:
         """Close the browser (at the process's exit, or earlier); one already gone is not an error then."""
@@ -202,29 +210,59 @@ class _Engine:
 
 _ENGINE_LOCK = threading.Lock()
 #: The process's engine, or the reason it could not start (a browser that failed to start is not retried).
-_ENGINE: list[_Engine | _NoImage] = []
+_ENGINE: list[ImageEngine | NoImage] = []
 
 
-def _engine() -> _Engine:
+def image_engine() -> ImageEngine:
+    """The process's engine, started on the first call and kept (:func:`show` draws every PNG with it).
+
+    Returns
+    -------
+    ImageEngine
+
+    Raises
+    ------
+    NoImage
+        When it cannot start (kaleido not installed, no Chromium-based browser, a browser that failed to
+        start). The reason is kept: later calls raise it again without trying again.
+    """
     with _ENGINE_LOCK:
         if not _ENGINE:
             _ENGINE.append(_start_engine())
         engine = _ENGINE[0]
-    if isinstance(engine, _NoImage):
-        raise _NoImage(str(engine))  # a new exception each time: the stored one's traceback stays its own
+    if isinstance(engine, NoImage):
+        raise NoImage(str(engine))  # a new exception each time: the stored one's traceback stays its own
     return engine
 
 
-def _start_engine() -> _Engine | _NoImage:
+def _start_engine() -> ImageEngine | NoImage:
     try:
         import kaleido  # noqa: F401
     except ImportError:
-        return _NoImage("kaleido is not installed (pip install 'srdash[images]')")
+        return NoImage("kaleido is not installed (pip install 'srdash[images]')")
     from kaleido.errors import ChromeNotFoundError
 
     try:
-        return _Engine()
+        return ImageEngine()
     except ChromeNotFoundError:
-        return _NoImage("kaleido found no Chromium-based browser (install chromium, or set BROWSER_PATH)")
+        return NoImage("kaleido found no Chromium-based browser (install chromium, or set BROWSER_PATH)")
     except Exception as error:  # a browser that would not start: say why, keep the interactive figure
-        return _NoImage(f"kaleido's browser did not start ({type(error).__name__}: {error})")
+        return NoImage(f"kaleido's browser did not start ({type(error).__name__}: {error})")
+
+
+def close_image_engine() -> None:
+    """Close the process's browser, if one was started, and forget it, or the reason it could not start.
+
+    The next figure :func:`show` draws starts a new one (or tries again to). The browser also closes by
+    itself when the process exits; this frees it earlier.
+
+    Examples
+    --------
+    >>> close_image_engine()   # the next figure's PNG starts a new browser
+    """
+    with _ENGINE_LOCK:
+        engines = list(_ENGINE)
+        _ENGINE.clear()
+    for engine in engines:
+        if isinstance(engine, ImageEngine):
+            engine.close()

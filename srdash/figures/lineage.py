@@ -53,23 +53,63 @@ def _escaped(name) -> str:
 # Measured at 390 px: a plot of 250 x 360 px, characters 5.4-6.4 px wide, lines 12 px tall, a label's edge
 # 9-10 px from its point's centre above it, 6-7 px beside it, 4-6.5 px below it. (0.022 a character and one gap
 # for all, from a 300 px plot, let "LassoSR" and "GreedyGP" touch.)
-_CHAR, _LINE, _GAP, _GAP_BELOW = 0.027, 0.04, 0.028, 0.010
+#: A label character's width and a label line's height, in plot fractions (measured as said above).
+CHAR_WIDTH, LINE_HEIGHT = 0.027, 0.04
+_GAP, _GAP_BELOW = 0.028, 0.010
 # Where a label may sit around its point (plotly's textposition), tried in this order.
 _POSITIONS = ("top center", "bottom center", "middle right", "middle left", "top right", "top left",
               "bottom right", "bottom left")
 
 
-def _label_box(position: str, x: float, y: float, width: float) -> tuple[float, float, float, float]:
-    """(left, bottom, right, top) of a label of ``width`` at ``position`` around the point (x, y)."""
+def label_box(position: str, x: float, y: float, width: float) -> tuple[float, float, float, float]:
+    """The box a label takes around its point, as :func:`label_positions` reckons it.
+
+    Parameters
+    ----------
+    position : str
+        Plotly's textposition, e.g. ``"top center"``.
+    x, y : float
+        The point, in plot fractions (0 to 1).
+    width : float
+        The label's width in plot fractions (:data:`CHAR_WIDTH` per character).
+
+    Returns
+    -------
+    tuple of float
+        (left, bottom, right, top), in plot fractions; :data:`LINE_HEIGHT` high.
+
+    Examples
+    --------
+    >>> [round(v, 3) for v in label_box("top center", 0.5, 0.5, 0.1)]
+    [0.45, 0.528, 0.55, 0.568]
+    """
     vertical, horizontal = position.split()
-    bottom = {"top": y + _GAP, "bottom": y - _GAP_BELOW - _LINE, "middle": y - _LINE / 2}[vertical]
+    bottom = {"top": y + _GAP, "bottom": y - _GAP_BELOW - LINE_HEIGHT, "middle": y - LINE_HEIGHT / 2}[vertical]
     left = {"center": x - width / 2, "right": x + _GAP, "left": x - _GAP - width}[horizontal]
-    return left, bottom, left + width, bottom + _LINE
+    return left, bottom, left + width, bottom + LINE_HEIGHT
 
 
-def _clash(a, b) -> bool:
-    """Whether two label boxes overlap by more than a tenth of a line (the boxes' slack: 14 px for 12 px text)."""
-    return (min(a[2], b[2]) - max(a[0], b[0]) > 0) and (min(a[3], b[3]) - max(a[1], b[1]) > 0.1 * _LINE)
+def labels_clash(a, b) -> bool:
+    """Whether two label boxes overlap by more than a tenth of a line (the boxes' slack: 14 px for 12 px text).
+
+    Parameters
+    ----------
+    a, b : tuple of float
+        Boxes from :func:`label_box`.
+
+    Returns
+    -------
+    bool
+        True when they overlap in width and by more than ``0.1 * LINE_HEIGHT`` in height.
+
+    Examples
+    --------
+    >>> labels_clash(label_box("top center", 0.5, 0.5, 0.1), label_box("top center", 0.52, 0.5, 0.1))
+    True
+    >>> labels_clash(label_box("top center", 0.5, 0.5, 0.1), label_box("bottom center", 0.5, 0.5, 0.1))
+    False
+    """
+    return (min(a[2], b[2]) - max(a[0], b[0]) > 0) and (min(a[3], b[3]) - max(a[1], b[1]) > 0.1 * LINE_HEIGHT)
 
 
 def _overlap(a, b) -> float:
@@ -110,21 +150,21 @@ def label_positions(x, y, names, *, log_x: bool = False, reversed_y: bool = Fals
     points = [(px - 0.01, py - 0.015, px + 0.01, py + 0.015) for px, py in zip(xs, ys)]
     placed, positions = [], []
     for px, py, name in zip(xs, ys, names):
-        width = _CHAR * max(1, len(str(name)))
+        width = CHAR_WIDTH * max(1, len(str(name)))
         best, best_cost = None, np.inf
         for position in _POSITIONS:
-            box = _label_box(position, px, py, width)
-            if any(_clash(box, other) for other in placed):
+            box = label_box(position, px, py, width)
+            if any(labels_clash(box, other) for other in placed):
                 continue                  # never over another label: thinned rather than overlapping
             outside = max(0.0, -box[0]) + max(0.0, box[2] - 1) + max(0.0, -box[1]) + max(0.0, box[3] - 1)
             # a label past the plot's edge runs into the tick labels: worse than most overlaps
-            cost = sum(_overlap(box, other) for other in points) + outside * _LINE * 4
+            cost = sum(_overlap(box, other) for other in points) + outside * LINE_HEIGHT * 4
             if cost < best_cost - 1e-12:
                 best, best_cost = position, cost
             if cost == 0:
                 break
         if best is not None:
-            placed.append(_label_box(best, px, py, width))
+            placed.append(label_box(best, px, py, width))
         positions.append(best)
     return positions
 

@@ -32,14 +32,24 @@ _TRUE_WORDS = ("true", "1", "yes", "y", "x")
 _FALSE_WORDS = ("false", "0", "no", "n", "")
 
 
-def _one_of(option: str, value, allowed: Sequence[str]) -> None:
+def one_of(option: str, value, allowed: Sequence[str]) -> None:
+    """Raise SrdashError when an option's ``value`` is not one of ``allowed``.
+
+    >>> one_of("subset", "all", SUBSETS)
+    Traceback (most recent call last):
+    srdash.errors.SrdashError: The 'subset' option must be one of 'preliminary', 'final'. Got 'all'.
+    """
     if value not in allowed:
         listed = ", ".join(f"'{a}'" for a in allowed)
         raise SrdashError(f"The '{option}' option must be one of {listed}. Got {value!r}.")
 
 
-def _show(text: str, limit: int = 40) -> str:
-    """A value from an untrusted file, quoted and shortened for a message."""
+def quoted(text: str, limit: int = 40) -> str:
+    """A value from an untrusted file, quoted and shortened to ``limit`` characters for a message.
+
+    >>> quoted("x" * 50, limit=8)
+    "'xxxxx...'"
+    """
     text = str(text)
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
@@ -126,17 +136,17 @@ def _number_problems(source: str, texts: np.ndarray, values: np.ndarray, *, what
         problems += _listed(source, rows[empty], texts[empty], column,
                             lambda t: f"empty; expected one {what} (a number).", "an empty value")
     problems += _listed(source, rows[not_number], texts[not_number], column,
-                        lambda t: f"{_show(t)} is not a number; expected one {what} (a number).", "non-numbers")
+                        lambda t: f"{quoted(t)} is not a number; expected one {what} (a number).", "non-numbers")
     problems += _listed(source, rows[nan_word], texts[nan_word], column,
-                        lambda t: f"the {what} is NaN ({_show(t)}); {what}s must be finite numbers.", "NaN")
+                        lambda t: f"the {what} is NaN ({quoted(t)}); {what}s must be finite numbers.", "NaN")
     problems += _listed(source, rows[infinite], texts[infinite], column,
-                        lambda t: f"the {what} is infinite ({_show(t)}); {what}s must be finite numbers.",
+                        lambda t: f"the {what} is infinite ({quoted(t)}); {what}s must be finite numbers.",
                         "infinite values")
     if integer_labels:
         finite = np.isfinite(values)
         fractional = finite & (values != np.round(np.where(finite, values, 0.0)))
         problems += _listed(source, rows[fractional], texts[fractional], column,
-                            lambda t: f"{_show(t)} is not an integer class label; the metric '{metric_name}' "
+                            lambda t: f"{quoted(t)} is not an integer class label; the metric '{metric_name}' "
                                       "needs integer labels.", "non-integer labels")
     return problems
 
@@ -191,7 +201,7 @@ class Targets:
         >>> Targets.from_arrays([1.0, 2.0], ["final", "preliminary"]).mask("final").tolist()
         [True, False]
         """
-        _one_of("subset", subset, SUBSETS)
+        one_of("subset", subset, SUBSETS)
         return self.subsets == subset
 
     @classmethod
@@ -247,7 +257,7 @@ def _subset_problems(source: str, subsets: np.ndarray, rows: np.ndarray) -> list
                        "no subset")
     odd = ~known & ~blank
     problems += _listed(source, rows[odd], subsets[odd], "subset",
-                        lambda t: f"unknown subset {_show(t)}; expected 'preliminary' or 'final'.", "unknown subsets")
+                        lambda t: f"unknown subset {quoted(t)}; expected 'preliminary' or 'final'.", "unknown subsets")
     return problems
 
 
@@ -260,7 +270,7 @@ def _id_problems(source: str, ids: np.ndarray, rows: np.ndarray, *, what: str) -
     if repeated.any():
         first_row = dict(zip(series[~series.duplicated(keep="first")], rows[~series.duplicated(keep="first")]))
         problems += _listed(source, rows[repeated], ids[repeated], "id",
-                            lambda t: f"id {_show(t)} appears again (first on row {first_row[t]}); "
+                            lambda t: f"id {quoted(t)} appears again (first on row {first_row[t]}); "
                                       f"each {what} must appear once.", "repeated ids")
     return problems
 
@@ -426,7 +436,7 @@ def read_targets_csv(path: str | os.PathLike) -> Targets:
                    _readonly(np.full(n, source, dtype=object)), _readonly(rows), (source,))
 
 
-def _target_metric_problems(targets: Targets, metrics: Sequence) -> list[Problem]:
+def target_metric_problems(targets: Targets, metrics: Sequence) -> list[Problem]:
     """Problems of the targets for these metrics: integer labels for accuracy, R2 defined.
 
     ``metrics`` are :class:`srdash.judging.metrics.Metric` objects, read only through their
@@ -504,10 +514,10 @@ def _solution_from_csv(data: bytes, source: str, targets: Targets, integer_label
     position = pd.Index(targets.ids).get_indexer(ids)
     unknown = (position < 0) & (ids != "")
     problems += _listed(source, rows[unknown], ids[unknown], "id",
-                        lambda t: f"unknown id {_show(t)}; the targets have no sample with this id.", "unknown ids")
+                        lambda t: f"unknown id {quoted(t)}; the targets have no sample with this id.", "unknown ids")
     missing = ~pd.Index(targets.ids).isin(ids)
     where = [f"{s}, row {r}" for s, r in zip(targets.sample_sources[missing], targets.sample_rows[missing])]
-    problems += [Problem(source, None, "id", f"no prediction for id {_show(i)} (targets: {w}).")
+    problems += [Problem(source, None, "id", f"no prediction for id {quoted(i)} (targets: {w}).")
                  for i, w in zip(targets.ids[missing][:_MAX_LISTED], where[:_MAX_LISTED])]
     if missing.sum() > _MAX_LISTED:
         problems.append(Problem(source, None, "id", f"... and {missing.sum() - _MAX_LISTED} more ids without "
@@ -563,15 +573,16 @@ def read_solution(path: str | os.PathLike, targets: Targets, *, integer_labels: 
       - ...solution.txt, row 2: the solution has 1 line but the test files have 2 (one line per ...
     >>> scratch.cleanup()
     """
-    values, problems = _solution(Path(path), targets, integer_labels=integer_labels, metric_name="accuracy")
+    values, problems = solution_from_file(Path(path), targets, integer_labels=integer_labels, metric_name="accuracy")
     if problems:
         raise ValidationError(problems, header=f"The solution {path} was rejected")
     return values
 
 
-def _solution_from_array(values, source: str, targets: Targets, integer_labels: bool,
-                         metric_name: str) -> tuple[np.ndarray, list[Problem]]:
-    # The same checks as a text file, on the values' text (row = position + 1).
+def solution_from_array(values, source: str, targets: Targets, integer_labels: bool,
+                        metric_name: str) -> tuple[np.ndarray, list[Problem]]:
+    """(values, problems) of predictions given as an array, checked as :func:`read_solution` checks a text
+    file (row = position + 1); the problems listed, not raised."""
     try:
         values = np.asarray(values, dtype=float).ravel()
     except (TypeError, ValueError):
@@ -580,8 +591,10 @@ def _solution_from_array(values, source: str, targets: Targets, integer_labels: 
     return _solution_from_text(data, source, targets, integer_labels, metric_name)
 
 
-def _solution(path: Path, targets: Targets, *, integer_labels: bool,
-              metric_name: str, root=None) -> tuple[np.ndarray, list[Problem]]:
+def solution_from_file(path: Path, targets: Targets, *, integer_labels: bool,
+                       metric_name: str, root=None) -> tuple[np.ndarray, list[Problem]]:
+    """(values, problems) of one solution file, checked as by :func:`read_solution`; the problems listed, not
+    raised, by row. ``root``: a file that resolves outside this folder is refused."""
     source = str(path)
     data, problems = _read_bytes(path, source, root)
     if data is None:
@@ -601,7 +614,7 @@ def _parse_flags(texts: np.ndarray, source: str, rows: np.ndarray) -> tuple[np.n
     true = lowered.isin(_TRUE_WORDS).to_numpy()
     bad = ~true & ~lowered.isin(_FALSE_WORDS).to_numpy()
     problems = _listed(source, rows[bad], texts[bad], "selected",
-                       lambda t: f"{_show(t)} is not a yes/no value; use true/false, yes/no, 1/0 or leave it empty.",
+                       lambda t: f"{quoted(t)} is not a yes/no value; use true/false, yes/no, 1/0 or leave it empty.",
                        "unreadable flags")
     return true, problems
 
@@ -644,7 +657,7 @@ def _listing_from_table(table: pd.DataFrame, source: str, base: Path | None, ord
                                     errors="coerce", format="ISO8601")
         bad = stamps.isna().to_numpy() & ~missing_time
         problems += _listed(source, rows[bad], text["submitted_at"][bad], "submitted_at",
-                            lambda t: f"{_show(t)} is not a date-time; expected ISO 8601 such as "
+                            lambda t: f"{quoted(t)} is not a date-time; expected ISO 8601 such as "
                                       "'2024-05-01 12:30:00' (UTC unless it has an offset).", "unreadable dates")
         problems += _listed(source, rows[missing_time], text["submitted_at"][missing_time], "submitted_at",
                             lambda t: "no submitted_at; give every submission a time, or none (then the listing "
@@ -656,7 +669,7 @@ def _listing_from_table(table: pd.DataFrame, source: str, base: Path | None, ord
     pairs = pd.Series(list(zip(text["team"], text["file"])), dtype=object)
     repeated = pairs.duplicated().to_numpy()
     problems += _listed(source, rows[repeated], text["file"][repeated], "file",
-                        lambda t: f"file {_show(t)} is listed twice for the same team.", "repeated files")
+                        lambda t: f"file {quoted(t)} is listed twice for the same team.", "repeated files")
     if n == 0:
         problems.append(Problem(source, None, None, "no submissions listed."))
     if problems:
@@ -756,7 +769,7 @@ def list_submissions(path: str | os.PathLike | pd.DataFrame, *, order: str = "su
     >>> list_submissions(listing, order="name")["submission"].tolist()
     ['1.txt', '2.txt', 'x.txt']
     """
-    _one_of("order", order, ORDERS)
+    one_of("order", order, ORDERS)
     if isinstance(path, pd.DataFrame):
         return _listing_from_table(path, "<DataFrame>", None, order)
     path = Path(path)
@@ -768,7 +781,7 @@ def list_submissions(path: str | os.PathLike | pd.DataFrame, *, order: str = "su
         try:
             table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, encoding="utf-8-sig")
         except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-            problems = [Problem(str(path), None, None, f"cannot be read as a CSV listing ({_show(exc, 120)}); "
+            problems = [Problem(str(path), None, None, f"cannot be read as a CSV listing ({quoted(exc, 120)}); "
                                                        "expected columns team, file, submitted_at.")]
     if table is None:
         raise ValidationError(problems, header="The submission listing is not valid")

@@ -415,7 +415,8 @@ def competition_from_options(
 
 # --------------------------------------------------------------------------- the competition file
 
-_KEYS: Mapping[str, Mapping[str, type | tuple]] = {
+#: Every key of a competition file, by section ("" for the top level), with the type(s) its value may have.
+COMPETITION_KEYS: Mapping[str, Mapping[str, type | tuple]] = {
     "": {"title": str, "results": (str, list), "rules": str, "datasets": str, "descriptions": str},
     "qualification": {"results": str, "data": str, "keep_unqualified": bool},
     "realworld": {"store": str, "rules": str, "datasets": list},
@@ -476,7 +477,7 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>",
     except tomllib.TOMLDecodeError as exc:
         raise CompetitionError(f"{source}: not valid TOML: {exc}.") from exc
     root = Path(root)
-    for section, allowed in _KEYS.items():
+    for section, allowed in COMPETITION_KEYS.items():
         table = data if section == "" else data.get(section, {})
         if section and not isinstance(table, dict):
             raise CompetitionError(f"{_where(source, text, '', section)}: '{section}' must be a table "
@@ -484,9 +485,10 @@ def parse_competition(text: str, *, root: str | Path, source: str = "<text>",
         for key, value in table.items():
             name = key if not section else f"{section}.{key}"
             if key not in allowed:
-                if section == "" and key in _KEYS:
+                if section == "" and key in COMPETITION_KEYS:
                     continue
-                listed = ", ".join(sorted(set(allowed) | ({k for k in _KEYS if k} if section == "" else set())))
+                sections = {k for k in COMPETITION_KEYS if k} if section == "" else set()
+                listed = ", ".join(sorted(set(allowed) | sections))
                 raise CompetitionError(f"{_where(source, text, section, key)}: unknown key '{name}'. "
                                        f"Allowed keys: {listed}.")
             expected = allowed[key]

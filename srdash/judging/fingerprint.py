@@ -28,7 +28,7 @@ from srdash.judging import provenance
 
 __all__ = ["FINGERPRINTED_VERSIONS", "canonical_sha256", "verdict_fingerprint", "competition_input_hashes",
            "input_hashes", "entries_sha256", "file_input_hashes", "prepared_input_hashes", "fingerprinted",
-           "leaderboard_rows", "entries_hash"]
+           "leaderboard_rows", "entries_hash", "board_rows", "fingerprint_of_parts"]
 
 
 def canonical_sha256(payload) -> str:
@@ -164,7 +164,11 @@ def _published_rules_source(verdict, competition) -> dict[str, str]:
 
 def leaderboard_rows(verdict) -> list[tuple]:
     """A leaderboard as the fingerprint hashes it: (method or team, place, score to 9 decimals) per row."""
-    board = verdict.leaderboard
+    return board_rows(verdict.leaderboard)
+
+
+def board_rows(board: pd.DataFrame) -> list[tuple]:
+    """:func:`leaderboard_rows` of a leaderboard table (e.g. a published folder's, read back)."""
     name = "method" if "method" in board.columns else "team"
     score = "score" if "score" in board.columns else "stage2"
     return [(str(m), int(p), f"{float(s):.9f}")
@@ -187,12 +191,20 @@ def verdict_fingerprint(result: "CompetitionResult") -> str:
     another. Every door (CLI, provenance, apps, report) shows this one value; the first 12 characters
     are what outputs show.
     """
-    tracks = {name: leaderboard_rows(verdict) for name, verdict in result.tracks.items()}
-    inputs = {k: v for k, v in result.verdict.provenance.items() if k.startswith("input")}
     running = provenance.versions()
-    payload = {"tracks": tracks, "competition": result.competition.fingerprint(),
-               "inputs": sorted(inputs.items()),
-               "versions": {name: running[name] for name in FINGERPRINTED_VERSIONS}}
+    return fingerprint_of_parts({name: verdict.leaderboard for name, verdict in result.tracks.items()},
+                                settings_sha256=result.competition.fingerprint(), provenance=result.verdict.provenance,
+                                versions={name: running[name] for name in FINGERPRINTED_VERSIONS})
+
+
+def fingerprint_of_parts(tracks, *, settings_sha256: str, provenance, versions) -> str:
+    """:func:`verdict_fingerprint` from its parts, for a verdict read back from files (``srdash diff`` checks a
+    published folder with it): ``tracks`` maps a track to its leaderboard table, ``provenance`` holds the
+    ``input*`` hashes, ``versions`` the :data:`FINGERPRINTED_VERSIONS`."""
+    inputs = {k: v for k, v in provenance.items() if k.startswith("input")}
+    payload = {"tracks": {name: board_rows(board) for name, board in tracks.items()},
+               "competition": settings_sha256, "inputs": sorted(inputs.items()),
+               "versions": {name: versions[name] for name in FINGERPRINTED_VERSIONS}}
     return canonical_sha256(payload)
 
 

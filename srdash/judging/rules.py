@@ -530,7 +530,8 @@ def load_rules(name_or_path: str | Path | Rules) -> Rules:
 
 _CRITERION_KEYS = {"name", "column", "direction", "decimals", "weight", "label", "description", "domain",
                    "rounding", "normalisation", "measure", "optional"}
-_RANKING_KEYS = {"run_aggregation", "rank_method", "score", *_RANKING_DEFAULTS}
+#: Every key of a rules file's [ranking] table.
+RANKING_KEYS = {"run_aggregation", "rank_method", "score", *_RANKING_DEFAULTS}
 
 
 def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules") -> Rules:
@@ -586,10 +587,10 @@ def parse_rules(text: str, *, source: str = "<text>", default_name: str = "rules
             raise RulesError(f"{source}: criterion '{label}' needs the key(s) {', '.join(missing)}.")
         criteria.append(Criterion(**raw))
     ranking = data.get("ranking", {})
-    unknown = sorted(set(ranking) - _RANKING_KEYS)
+    unknown = sorted(set(ranking) - RANKING_KEYS)
     if unknown:
         raise RulesError(f"{source}: unknown key '{unknown[0]}' in [ranking]. "
-                         f"Allowed keys: {', '.join(sorted(_RANKING_KEYS))}.")
+                         f"Allowed keys: {', '.join(sorted(RANKING_KEYS))}.")
     min_relative = None
     threshold = data.get("filters", {}).get("min_relative")
     if threshold is not None:

@@ -211,7 +211,7 @@ def _qualified_name(cls: type) -> str:
 
 
 class _Encoder:
-    """Turns a prepared competition into JSON-able data plus Parquet frames (see :func:`_dumps`)."""
+    """Turns a prepared competition into JSON-able data plus Parquet frames (see :func:`dumps`)."""
 
     def __init__(self) -> None:
         self.frames: list[bytes] = []
@@ -348,10 +348,29 @@ class _Decoder:
         raise SnapshotFormatError(f"unknown tag {tag!r}")
 
 
-def _dumps(value) -> bytes:
+def dumps(value) -> bytes:
     """A snapshot blob: JSON of the data (frames by number) and the frames as Parquet files, zlib-compressed.
 
-    Raises TypeError for a value the format does not keep.
+    Parameters
+    ----------
+    value
+        A prepared competition's data: None, bool, str, int, float, numpy scalars, tuples, lists, sets,
+        dicts, paths, DataFrames and the dataclasses a prepared competition is made of.
+
+    Returns
+    -------
+    bytes
+        The blob :func:`loads` reads back.
+
+    Raises
+    ------
+    TypeError
+        For a value the format does not keep (a sympy expression, a function ...).
+
+    Examples
+    --------
+    >>> loads(dumps({"t": (1, float("inf")), "s": frozenset({"a"})}))
+    {'t': (1, inf), 's': frozenset({'a'})}
     """
     encoder = _Encoder()
     document = json.dumps(encoder.encode(value), allow_nan=False, separators=(",", ":")).encode()
@@ -361,8 +380,25 @@ def _dumps(value) -> bytes:
     return zlib.compress(b"".join(parts), 1)
 
 
-def _loads(blob: bytes):
-    """Read a blob written by :func:`_dumps`. Nothing in it is executed: JSON, Parquet, listed dataclasses."""
+def loads(blob: bytes):
+    """Read a blob written by :func:`dumps`. Nothing in it is executed: JSON, Parquet, listed dataclasses.
+
+    Parameters
+    ----------
+    blob : bytes
+        Untrusted: at most :data:`MAX_SNAPSHOT_BYTES` once inflated.
+
+    Returns
+    -------
+    object
+        The value :func:`dumps` was given.
+
+    Raises
+    ------
+    SnapshotFormatError
+        When the blob is not a format-2 snapshot, is truncated or too large, or names a tag, function or
+        class the format does not build.
+    """
     inflater = zlib.decompressobj()
     data = inflater.decompress(blob, MAX_SNAPSHOT_BYTES)
     if inflater.unconsumed_tail:
@@ -424,7 +460,7 @@ def load_snapshot(competition: "Competition", cache) -> Snapshot | None:
     if manifest.get("format") != SNAPSHOT_FORMAT or not _manifest_holds(manifest):
         return None
     try:
-        prepared = _loads(blob)
+        prepared = loads(blob)
     except Exception:  # noqa: BLE001 - signed but unreadable (not format 2, another Parquet layout): prepare again
         cache.forget_snapshot(key)
         return None
@@ -448,7 +484,7 @@ def store_snapshot(competition: "Competition", prepared: "PreparedCompetition", 
         return False
     bare = replace(prepared, competition=None, trust_entries=None, cache_stats=MappingProxyType({}))
     try:
-        blob = _dumps(bare)
+        blob = dumps(bare)
     except (TypeError, ValueError, OverflowError):  # a value the format does not keep
         return False
     manifest = {"format": SNAPSHOT_FORMAT, "created": time.time(),

@@ -73,6 +73,15 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
              f"## Leaderboard{' (synthetic track)' if report.realworld is not None else ''}", ""]
     lines += _markdown_table(*_leaderboard_rows(verdict, decimals))
     lines += ["", _rank_sentence(verdict), ""]
+    if report.changes is not None:
+        from srdash.analysis.diff import diff_text
+        from srdash.figures.diff import diff_rows
+
+        changes = report.changes
+        lines += [f"## What changed since {_md(changes.old)}", ""]
+        lines += _markdown_table(["Method", f"Place in {changes.old}", f"Place in {changes.new}", "Moved by"],
+                                 diff_rows(changes), [False, True, True, False])
+        lines += ["", _md(diff_text(changes)), ""]
     if report.realworld is not None:
         lines += ["## Leaderboard (real-world track)", ""]
         lines += _markdown_table(*_leaderboard_rows(report.realworld, decimals))

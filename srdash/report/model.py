@@ -76,6 +76,9 @@ class Report:
     jury_model : JuryModel or None
         The real-world track's jury model, a second opinion beside its verdict
         (:func:`srdash.analysis.jury_model.realworld_jury_model`; competition reports only).
+    changes : VerdictDiff or None
+        What changed since a previous verdict, and why (:func:`srdash.analysis.diff.diff_verdicts`;
+        competition reports given a previous version only).
     reproducibility : Mapping of str to str
         See :func:`reproducibility_block`.
     rules_texts : Mapping of str to str
@@ -109,6 +112,7 @@ class Report:
     certificate: object = None
     jury_model: object = None
     ground_truths: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    changes: object = None
 
     @property
     def is_prediction_competition(self) -> bool:
@@ -275,6 +279,7 @@ def build_competition_report(
     n_bootstrap: int = 200,
     ternary_resolution: int = 30,
     generated_at: str | None = None,
+    previous=None,
 ) -> Report:
     """The report of a judged competition: every section the dashboard shows.
 
@@ -286,6 +291,9 @@ def build_competition_report(
         See :func:`build_report`.
     n_bootstrap : int, keyword-only
         Bootstrap resamples for the rank uncertainty (same seed, same report).
+    previous : VerdictSide, optional, keyword-only
+        A previous version of the verdict (:func:`srdash.analysis.diff.side_of_published` of a published
+        folder, or :func:`~srdash.analysis.diff.side_of_result`): the report then says what changed since.
 
     Returns
     -------
@@ -331,6 +339,14 @@ def build_competition_report(
                                         seed=seed)
         except SrdashError as exc:
             notes.append(f"The jury model of the real-world track is not shown: {exc}")
+    changes = None
+    if previous is not None:
+        from srdash.analysis.diff import diff_verdicts, side_of_result
+
+        try:
+            changes = diff_verdicts(previous, side_of_result(result))
+        except SrdashError as exc:
+            notes.append(f"What changed since {previous.label} is not shown: {exc}")
     competition = result.competition
     block = {key: (competition.relative(value) if key.endswith("_source") and Path(str(value)).is_absolute()
                    else value)   # a rules file is named as the competition file names it
@@ -338,7 +354,7 @@ def build_competition_report(
     block["verdict_fingerprint"] = result.fingerprint  # the one identity of the verdict
     return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
                     verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
-                    notes=tuple(notes), certificate=certificate, jury_model=jury,
+                    notes=tuple(notes), certificate=certificate, jury_model=jury, changes=changes,
                     ground_truths=MappingProxyType(ground_truths(competition, verdict.rules, notes)))
 
 

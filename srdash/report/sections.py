@@ -52,6 +52,8 @@ def report_sections(report: Report) -> list[_Section]:
         blocks.append(_Block("html", warnings_html(verdict)))
     sections.append(_Section("leaderboard", "Leaderboard" + (" (synthetic track)" if report.realworld else ""),
                              verdict.rules.description.strip(), tuple(blocks)))
+    if report.changes is not None:
+        sections.append(_changes_section(report.changes))
     if report.certificate is not None:
         sections.append(_certificate_section(report.certificate))
     if report.realworld is not None:
@@ -103,6 +105,17 @@ def report_sections(report: Report) -> list[_Section]:
     if report.notes:
         sections.append(_Section("notes", "Notes", "", tuple(_Block("text", note) for note in report.notes)))
     return sections
+
+
+def _changes_section(changes) -> _Section:
+    """What changed since the previous version: each method's places and the steps that moved them."""
+    from srdash.analysis.diff import STEPS
+    from srdash.figures.diff import diff_html
+
+    return _Section("changes", f"What changed since {changes.old}",
+                    "The previous verdict becomes this one in steps judged again in a fixed order ("
+                    + ", ".join(STEPS) + "); each place change is credited to the steps in which it moved. "
+                    "Places: 1 = best; '-': not in that verdict.", (_Block("html", diff_html(changes)),))
 
 
 def _certificate_section(certificate) -> _Section:

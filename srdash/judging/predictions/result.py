@@ -17,7 +17,7 @@ import pandas as pd
 
 from srdash._version import __version__
 from srdash.errors import Problem, SrdashError
-from srdash.io.predictions import SUBSETS, _one_of
+from srdash.io.predictions import SUBSETS, one_of
 from srdash.judging.metrics import Metric, get_metric
 from srdash.judging.predictions.leaderboards import DEFAULT_DECIMALS, shakeup_table, subset_leaderboard
 from srdash.judging.provenance import hash_roles
@@ -154,7 +154,7 @@ class PredictionResult:
 
     def leaderboard(self, subset: str) -> pd.DataFrame:
         """The leaderboard of ``subset`` ('preliminary' or 'final')."""
-        _one_of("subset", subset, SUBSETS)
+        one_of("subset", subset, SUBSETS)
         return self.preliminary_leaderboard if subset == "preliminary" else self.final_leaderboard
 
 
@@ -207,7 +207,7 @@ class CombinedLeaderboards:
 
     def leaderboard(self, subset: str) -> pd.DataFrame:
         """The combined leaderboard of ``subset`` ('preliminary' or 'final')."""
-        _one_of("subset", subset, SUBSETS)
+        one_of("subset", subset, SUBSETS)
         return self.preliminary_leaderboard if subset == "preliminary" else self.final_leaderboard
 
 
@@ -251,8 +251,8 @@ def to_runs_table(result: PredictionResult, *, subsets: Sequence[str] = SUBSETS,
     1      b   final    1  0.000000  0.0
     """
     for subset in subsets:
-        _one_of("subset", subset, SUBSETS)
-    _one_of("submissions", submissions, ("counted", "all"))
+        one_of("subset", subset, SUBSETS)
+    one_of("submissions", submissions, ("counted", "all"))
     table = result.submissions
     parts = []
     for subset in subsets:

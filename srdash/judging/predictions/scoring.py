@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import Problem, SrdashError, ValidationError
-from srdash.io.predictions import (ORDERS, SUBSETS, Targets, _one_of, _show, _solution, _solution_from_array,
-                                   _target_metric_problems, list_submissions)
+from srdash.io.predictions import (ORDERS, SUBSETS, Targets, list_submissions, one_of, quoted, solution_from_array,
+                                   solution_from_file, target_metric_problems)
 from srdash.judging.metrics import Metric
 from srdash.judging.predictions.combined import check_combine_rules, combine_metrics
 from srdash.judging.predictions.leaderboards import (DEFAULT_DECIMALS, metric_list, oriented_scores,
@@ -161,8 +161,8 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
     row 2: the prediction is NaN ('nan'); predictions must be finite numbers.
     """
     metrics = metric_list(metric, extra_metrics)
-    _one_of("rule", rule, RULES)
-    _one_of("order", order, ORDERS)
+    one_of("rule", rule, RULES)
+    one_of("order", order, ORDERS)
     if not isinstance(max_selected, (int, np.integer)) or isinstance(max_selected, bool) or max_selected < 1:
         raise SrdashError(f"The 'max_selected' option must be an integer >= 1. Got {max_selected!r}.")
     if decimals is not None and (not isinstance(decimals, (int, np.integer)) or decimals < 0):
@@ -172,14 +172,14 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
     # Submission files must stay inside the folder given (or the listing CSV's folder).
     root = (None if isinstance(submissions, pd.DataFrame) else
             Path(submissions) if Path(submissions).is_dir() else Path(submissions).parent)
-    problems = _target_metric_problems(targets, metrics)
+    problems = target_metric_problems(targets, metrics)
     if rule == "selected":
         per_team = listing[listing["selected"]].groupby("team")["submission"].agg(list)
         for team, names in per_team.items():
             if len(names) > max_selected:
                 problems.append(Problem(listing_source, None, "selected",
-                                        f"team {_show(team)} selected {len(names)} submissions "
-                                        f"({', '.join(map(_show, names))}); the rule 'selected' allows at most "
+                                        f"team {quoted(team)} selected {len(names)} submissions "
+                                        f"({', '.join(map(quoted, names))}); the rule 'selected' allows at most "
                                         f"{max_selected} (max_selected)."))
     if problems:
         raise ValidationError(problems, header="Cannot score the submissions")
@@ -196,10 +196,10 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
     all_problems: list[Problem] = []
     for i, (name, path) in enumerate(zip(listing["submission"], listing["file"])):
         if predictions is not None and name in predictions:
-            values, found = _solution_from_array(predictions[name], name, targets, integer_labels, label_metric)
+            values, found = solution_from_array(predictions[name], name, targets, integer_labels, label_metric)
         else:
-            values, found = _solution(Path(path), targets, integer_labels=integer_labels, metric_name=label_metric,
-                                      root=root)
+            values, found = solution_from_file(Path(path), targets, integer_labels=integer_labels,
+                                               metric_name=label_metric, root=root)
         if found:
             status[i], reasons[i] = "rejected", _reason(found)
             all_problems += found
@@ -223,7 +223,7 @@ def score_submissions(submissions: str | os.PathLike | pd.DataFrame, targets: Ta
     notes = []
     if auto_selected:
         notes.append(f"{len(auto_selected)} team(s) selected no submission; their {max_selected} best preliminary "
-                     f"submission(s) were used (as Kaggle does): {', '.join(map(_show, auto_selected))}.")
+                     f"submission(s) were used (as Kaggle does): {', '.join(map(quoted, auto_selected))}.")
     if not (status == "ok").any():
         notes.append("No submission could be scored: every submission was rejected.")
     preliminary = subset_leaderboard(table, "preliminary", metrics[0], decimals)
