@@ -7,6 +7,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from srdash.analysis.diff import diff_text
 from srdash.analysis.jury_model import jury_model_text
 from srdash.figures.escape import plotly_text
 from srdash._version import __version__
@@ -74,8 +75,7 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
     lines += _markdown_table(*_leaderboard_rows(verdict, decimals))
     lines += ["", _rank_sentence(verdict), ""]
     if report.changes is not None:
-        from srdash.analysis.diff import diff_text
-        from srdash.figures.diff import diff_rows
+        from srdash.figures.diff import diff_rows  # lazy: jinja2
 
         changes = report.changes
         lines += [f"## What changed since {_md(changes.old)}", ""]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from srdash.analysis.diff import diff_verdicts, side_of_result
 from srdash.analysis.robustness import bootstrap
 from srdash.analysis.certificate import winner_certificate
 from srdash.analysis.jury_model import realworld_jury_model
@@ -341,8 +342,6 @@ def build_competition_report(
             notes.append(f"The jury model of the real-world track is not shown: {exc}")
     changes = None
     if previous is not None:
-        from srdash.analysis.diff import diff_verdicts, side_of_result
-
         try:
             changes = diff_verdicts(previous, side_of_result(result))
         except SrdashError as exc:

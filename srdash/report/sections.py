@@ -10,6 +10,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.analysis.diff import STEPS
 from srdash.figures.escape import plotly_text
 from srdash.figures.titles import title_layout, title_margin
 from srdash.report.model import Report
@@ -109,8 +110,7 @@ def report_sections(report: Report) -> list[_Section]:
 
 def _changes_section(changes) -> _Section:
     """What changed since the previous version: each method's places and the steps that moved them."""
-    from srdash.analysis.diff import STEPS
-    from srdash.figures.diff import diff_html
+    from srdash.figures.diff import diff_html  # lazy: jinja2
 
     return _Section("changes", f"What changed since {changes.old}",
                     "The previous verdict becomes this one in steps judged again in a fixed order ("
