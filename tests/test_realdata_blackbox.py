@@ -55,8 +55,10 @@ def test_full_blackbox_scores_with_15_dnf_cells(full_verdict):
     assert (problems["kind"] == "DNF").sum() == 15
     # no property column: the rules make it optional, so it is left out with a visible warning
     assert "Criterion 'property' has no data" in result.output
+    # the verdict's columns, then the rank resolution's and the failures by type (issue 34)
     assert list(leaderboard.columns) == ["place", "method", "score", "accuracy_rank", "simplicity_rank",
-                                         "datasets", "dnf"]
+                                         "datasets", "dnf", "places", "places_share", "tied_with_winner",
+                                         "timed_out", "did_not_parse", "non_finite", "missing", "imputed"]
     # a DNF cell takes the lowest position on every criterion (it is the only DNF there)
     dnf = per_dataset[per_dataset["status"] == "DNF"]
     assert (dnf["accuracy_rank"] == 1).all() and (dnf["simplicity_rank"] == 1).all()

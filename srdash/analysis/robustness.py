@@ -79,7 +79,7 @@ from srdash.judging.kernel import rank_higher_better, weighted_harmonic_mean
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import Rules
 
-__all__ = ["Robustness", "bootstrap", "RESAMPLE_OPTIONS", "ENGINES"]
+__all__ = ["Robustness", "bootstrap", "runs_are_vectorised", "RESAMPLE_OPTIONS", "ENGINES"]
 
 #: What :func:`bootstrap` can resample.
 RESAMPLE_OPTIONS = ("both", "datasets", "runs")
@@ -302,6 +302,19 @@ def _check_options(n_bootstrap, seed, resample, confidence, engine) -> None:
         raise SrdashError(f"The 'engine' option must be one of {listed}. Got {engine!r}.")
 
 
+def runs_are_vectorised(rules: Rules) -> bool:
+    """Whether redraws of runs under ``rules`` take the ``vectorised`` engine (else one judging per redraw).
+
+    Examples
+    --------
+    >>> from srdash.judging.rules import load_rules
+    >>> runs_are_vectorised(load_rules("srbench2022")), runs_are_vectorised(load_rules("srbench2022-as-run"))
+    (True, False)
+    """
+    return (rules.run_aggregation in ("median", "mean") and getattr(rules, "min_relative", None) is None
+            and not rules.uses_extended_options)
+
+
 def _place_probabilities(scores: np.ndarray) -> np.ndarray:
     """(B, K) scores -> (K, K) place shares, ties split evenly over the tied positions."""
     n_draws, n_methods = scores.shape
@@ -355,9 +368,7 @@ def _run_bootstrap(table, rules, verdict, layout, drawn, rng, methods, progress,
     used_rules = rules if len(criteria) == len(rules.criteria) else replace(rules, criteria=tuple(criteria))
     block = max(1, _BLOCK_ELEMENTS // (n_datasets * len(methods) * len(criteria) * layout.max_runs))
     engine, notes, values = "judge per resample", [], None
-    fast_rules = (rules.run_aggregation in ("median", "mean") and getattr(rules, "min_relative", None) is None
-                  and not rules.uses_extended_options)
-    if fast_rules and not force_judge:
+    if runs_are_vectorised(rules) and not force_judge:
         # The vectorised engine is tested against judging every redraw (tests/test_robustness.py), not checked
         # against it here.
         values = _oriented_run_values(table, criteria, layout)

@@ -34,7 +34,8 @@ from srdash.apps.properties import PropertyView, QualificationView
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.assets import stylesheet
-from srdash.figures.leaderboard import leaderboard_html, problems_html, scoring_html, rank_heatmap, simplicity_curve, warnings_html
+from srdash.apps.board_view import failure_view_switch, leaderboard_panel_html
+from srdash.figures.leaderboard import problems_html, scoring_html, rank_heatmap, simplicity_curve, warnings_html
 from srdash.judging import snapshot
 from srdash.judging.competition import Competition, competition_from_json, load_competition
 from srdash.judging.pipeline import judge_prepared, prepare_competition, prepared_from_snapshot
@@ -206,6 +207,8 @@ class Dashboard(BackgroundApp):
         self.scoring.add_class("srdash-scoring-panel")
         self.leaderboard = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>")
         self.leaderboard.add_class("srdash-leaderboard-panel")
+        self._failure_view = failure_view_switch()   # the leaderboard as the rules count failures, or as delivered
+        self._failure_view.observe(self._on_failure_view_change, names="value")
         self.problems = widgets.HTML("<div class='srdash-note'>Waiting for the results…</div>",
                                      layout=widgets.Layout(max_height="600px", overflow="auto"))
         self.problems.add_class("srdash-problems-panel")
@@ -253,7 +256,7 @@ class Dashboard(BackgroundApp):
         self.controls_note = widgets.HTML(layout=widgets.Layout(margin="2px 0"))
         self._criterion_row = _labelled("Show", self._criterion_picker)   # hidden while there is no verdict
         self.controls_note.add_class("srdash-controls-note")
-        self._controls = (self._rules_picker, self._aggregation_picker, self._rank_method_picker)
+        self._controls = (self._rules_picker, self._aggregation_picker, self._rank_method_picker, self._failure_view)
         for control in self._controls:
             control.layout.width = "auto"
             control.layout.margin = "2px 24px 2px 0"
@@ -278,7 +281,7 @@ class Dashboard(BackgroundApp):
                 self.title,
                 self.progress,
                 self.page_ready,
-                _section("Leaderboard", self.leaderboard, self.provenance),
+                _section("Leaderboard", self.leaderboard, self.provenance, self._failure_view),
                 self.options_note,
                 self.warnings,
                 self.scoring,
@@ -446,6 +449,10 @@ class Dashboard(BackgroundApp):
     def _on_busy_change(self, change) -> None:
         for control in self._controls:
             control.disabled = change["new"]
+
+    def _on_failure_view_change(self, change) -> None:
+        if self.verdict is not None:
+            self.leaderboard.value = leaderboard_panel_html(self.result, self.verdict, view=change["new"])
 
     def _title_of(self, rules) -> str:
         """The competition's own title (as the report shows it), else the title of the rules in use."""
@@ -650,7 +657,7 @@ class Dashboard(BackgroundApp):
             self._show_curve()
             self.more.children = [widgets.HTML("<div class='srdash-note'>Open to compute.</div>")
                                   for _ in self._view_builders]
-        self.leaderboard.value = leaderboard_html(verdict, explain=False)
+        self.leaderboard.value = leaderboard_panel_html(self.result, verdict, view=self._failure_view.value)
         self.scoring.value = scoring_html(verdict)
         self.significance.value = significance_html(verdict)
         self.provenance.value = provenance_html(verdict, self.result)

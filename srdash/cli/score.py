@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, echo_problems, fail_cleanly,
                                 judged, refuse_output_onto_input, with_sidecar, write_leaderboard, write_table)
+from srdash.cli._options import bounded
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
 
 
@@ -24,7 +26,17 @@ from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
 @click.option("--aggregation", type=click.Choice(RUN_AGGREGATIONS),
               help="Override the rules' run aggregation.")
 @click.option("--rank-method", type=click.Choice(RANK_METHODS), help="Override the rules' tie rule.")
-def score(competition, output, per_dataset, problems, aggregation, rank_method):
+@click.option("-B", "--bootstrap", "n_bootstrap", default=1000, show_default=True, type=bounded("bootstrap-or-none"),
+              help="Bootstrap draws (datasets, and runs where there are several) of each method's place interval "
+                   "(0: none).")
+@click.option("--seed", default=0, show_default=True, type=bounded("seed"),
+              help="Seed of the draws: the same input, rules and seed give the same intervals.")
+@click.option("--alpha", default=0.05, show_default=True, type=bounded("probability"),
+              help="Level of the Friedman test and Nemenyi post-hoc that say who is tied with the winner.")
+@click.option("--view", type=click.Choice(["as-ruled", "delivered"]), default="as-ruled", show_default=True,
+              help="as-ruled: failures count as the rules say; delivered: each method judged again on the runs "
+                   "it delivered (docs/rules.md). The fingerprint is the as-ruled verdict's.")
+def score(competition, output, per_dataset, problems, aggregation, rank_method, n_bootstrap, seed, alpha, view):
     """Judge the competition in INPUT: a competition file (competition.toml) or results.
 
     A competition file (see docs/competition.md; `srdash init` writes one)
@@ -36,7 +48,11 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method):
     JSON result files, completed by the options. SRBench names are accepted
     (algorithm, random_state, symbolic_model, model_size).
 
-    Ranks are 'higher is better' (K = best, 1 = worst). A provenance file
+    Ranks are 'higher is better' (K = best, 1 = worst). Beside each method the
+    leaderboard shows its place interval (places, places_share: bootstrap),
+    whether the Nemenyi post-hoc ties it with the winner (tied_with_winner),
+    and its failed runs by type (timed_out, did_not_parse, non_finite, missing;
+    dnf: datasets without any run; imputed: a value filled in). A provenance file
     (versions, rules hash, input hashes, verdict fingerprint) is written beside
     the leaderboard as OUTPUT.provenance.json.
 
@@ -72,16 +88,28 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method):
     echo_problems(verdict, hint=" (see --problems)")
     click.echo(f"{verdict.per_dataset['dataset'].nunique()} datasets judged; in the leaderboard 'datasets' counts "
                "those where the method has a result, 'dnf' those where it has none.", err=True)
-    if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
+    from srdash.analysis.board import shown_leaderboard
+
+    with fail_cleanly():
+        shown = shown_leaderboard(result, view=view, n_bootstrap=n_bootstrap, seed=seed, alpha=alpha)
+    if shown.resolution is not None and shown.resolution.significance is not None:
+        click.echo(shown.resolution.significance.statement, err=True)
+    elif shown.resolution is None and verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
         from srdash.analysis.significance import significance
 
         with fail_cleanly():
-            click.echo(significance(verdict).statement, err=True)
-    write_leaderboard(verdict, output)
+            click.echo(significance(shown.verdict, alpha=alpha).statement, err=True)
+    board = replace(shown.verdict, leaderboard=shown.table, provenance={
+        **dict(verdict.provenance), "leaderboard_view": view, "resolution_bootstrap_n": str(n_bootstrap),
+        "resolution_seed": str(seed), "resolution_alpha": f"{alpha:g}"})
+    write_leaderboard(board, output)
     if output is not None:  # the file has it; the terminal shows it too, as it shows the real-world track
         click.echo("Leaderboard:", err=True)
-        click.echo(verdict.leaderboard.to_string(index=False), err=True)
-    write_table(verdict.per_dataset, per_dataset)
+        click.echo(shown.table.to_string(index=False), err=True)
+    click.echo(f"Rank resolution: {shown.sentence}", err=True)
+    for note in () if shown.resolution is None else shown.resolution.notes:
+        click.echo(f"Note: {note}", err=True)
+    write_table(shown.verdict.per_dataset, per_dataset)
     write_table(verdict.problems, problems)
     if result.realworld is not None:
         click.echo("Real-world track (expert trust):", err=True)

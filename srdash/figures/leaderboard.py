@@ -36,7 +36,7 @@ True
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pandas as pd
@@ -51,6 +51,9 @@ from srdash.figures.titles import title_layout, title_margin
 from srdash.judging.kernel import rank_range
 from srdash.judging.ranking import Verdict
 from srdash.judging.rules import Criterion
+
+if TYPE_CHECKING:
+    from srdash.analysis.board import ShownLeaderboard
 
 __all__ = [
     "rank_heatmap",
@@ -481,7 +484,8 @@ _TABLE_STYLE = """<style>
 </style>"""
 
 
-def leaderboard_html(verdict: Verdict, *, decimals: int = 3, explain: bool = True) -> str:
+def leaderboard_html(verdict: Verdict, *, decimals: int = 3, explain: bool = True,
+                     shown: "ShownLeaderboard | None" = None) -> str:
     """The leaderboard as an HTML table (all text escaped).
 
     Columns: place (1 = best), method, score (mean of the dataset scores) and
@@ -497,6 +501,11 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3, explain: bool = Tru
         The whole note under the table (how the score is made). Without it,
         only which end of the ranks is best: the dashboard says the rest under
         "How is this scored?" (:func:`scoring_html`).
+    shown : ShownLeaderboard, optional
+        :func:`srdash.analysis.board.shown_leaderboard` of the result: its verdict's table is shown
+        with the place interval, the tie with the winner and the failures by type of each method, and
+        its sentence (first place resolved or not, the view) stands under the table. Every door
+        passes it, so every leaderboard says whether first place is resolved.
 
     Examples
     --------
@@ -510,10 +519,22 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3, explain: bool = Tru
     >>> "ranks: higher is better, 2 = best" in page
     True
     """
-    board = verdict.leaderboard
+    if shown is not None:
+        verdict = shown.verdict
+    board = verdict.leaderboard if shown is None else shown.table
     header = [Cell("Place", "num"), Cell("Method"), Cell("Score", "num")]
     header += [Cell(Markup("{}<br><small>mean rank</small>").format(c.label), "num") for c in verdict.criteria]
     header += [Cell("Datasets", "num"), Cell("DNF", "num")]
+    resolved = shown is not None and shown.resolution is not None
+    if resolved:
+        share = f"{shown.resolution.confidence * 100:g} %"
+        header += [Cell(Markup("Places<br><small>in &ge; {} of draws</small>").format(share), "srdash-places"),
+                   Cell(Markup("Tied with<br><small>the winner</small>"), "srdash-tied")]
+    if shown is not None:
+        header += [Cell(Markup("Timed<br><small>out</small>"), "num"),
+                   Cell(Markup("Did not<br><small>parse</small>"), "num"),
+                   Cell(Markup("Non-<br><small>finite</small>"), "num"), Cell("Missing", "num"),
+                   Cell("Imputed", "srdash-imputed")]
     rows = []
     for row in board.to_dict("records"):
         cells = [Cell(int(row["place"]), "num srdash-place"), Cell(row["method"], "srdash-method"),
@@ -521,13 +542,20 @@ def leaderboard_html(verdict: Verdict, *, decimals: int = 3, explain: bool = Tru
         cells += [Cell(f"{row[f'{c.name}_rank']:.{decimals}f}", "num") for c in verdict.criteria]
         # datasets with a result; the DNF cells are counted on their own
         cells += [Cell(int(row["datasets"]), "num"), Cell(int(row["dnf"]), "num")]
+        if resolved:
+            cells += [Cell(row["places"], "srdash-places"), Cell(row["tied_with_winner"], "srdash-tied")]
+        if shown is not None:
+            cells += [Cell(int(row[c]), "num") for c in ("timed_out", "did_not_parse", "non_finite", "missing")]
+            cells += [Cell(row["imputed"], "srdash-imputed")]
         rows.append(cells)
     note = _score_note(verdict) if explain else (
         f"Place 1 = best. Mean ranks: higher is better, {verdict.n_methods} = best, 1 = worst.")
+    resolution = ("" if shown is None
+                  else f"<div class='srdash-note srdash-resolution'>{html_text(shown.sentence)}</div>")
     # a table wider than the screen scrolls sideways inside its own box (assets/srdash.css: scroll cue)
     return (_TABLE_STYLE + "<div class='srdash-scroll'>"
             + table_html(header, rows, css="srdash-table srdash-leaderboard") + "</div>"
-            + f"<div class='srdash-note'>{note}</div>")
+            + resolution + f"<div class='srdash-note'>{note}</div>")
 
 
 def _score_note(verdict: Verdict) -> str:

@@ -33,14 +33,25 @@ def _markdown_table(header: Sequence[str], rows: Sequence[Sequence], numeric: Se
     return lines
 
 
-def _leaderboard_rows(verdict: Verdict, decimals: int) -> tuple[list[str], list[list], list[bool]]:
+#: The columns of a shown leaderboard (srdash.analysis.board) after the verdict's, with their headers.
+_SHOWN_COLUMNS = {"places": "Places", "tied_with_winner": "Tied with winner", "timed_out": "Timed out",
+                  "did_not_parse": "Did not parse", "non_finite": "Non-finite", "missing": "Missing",
+                  "imputed": "Imputed"}
+
+
+def _leaderboard_rows(verdict: Verdict, decimals: int, *, shown=None) -> tuple[list[str], list[list], list[bool]]:
     header = ["Place", "Method", "Score"] + [c.label for c in verdict.criteria] + ["Datasets", "DNF"]
+    board = verdict.leaderboard if shown is None else shown.table
+    extra = [] if shown is None else [c for c in _SHOWN_COLUMNS
+                                      if shown.resolution is not None or c not in ("places", "tied_with_winner")]
+    header += [_SHOWN_COLUMNS[c] for c in extra]
     rows = []
-    for row in verdict.leaderboard.to_dict("records"):
+    for row in board.to_dict("records"):
         rows.append([int(row["place"]), row["method"], f"{row['score']:.{decimals}f}"]
                     + [f"{row[f'{c.name}_rank']:.{decimals}f}" for c in verdict.criteria]
-                    + [int(row["datasets"]), int(row["dnf"])])
-    numeric = [True, False] + [True] * (len(header) - 2)
+                    + [int(row["datasets"]), int(row["dnf"])] + [row[c] for c in extra])
+    numeric = [True, False] + [True] * (len(header) - 2 - len(extra)) + [
+        c not in ("places", "tied_with_winner", "imputed") for c in extra]
     return header, rows, numeric
 
 
@@ -72,8 +83,9 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
              f"(sympy {report.reproducibility.get('sympy_version', '?')}); rules `{verdict.rules.name}` "
              f"(SHA-256 `{verdict.rules.sha256[:16]}…`).", "",
              f"## Leaderboard{' (synthetic track)' if report.realworld is not None else ''}", ""]
-    lines += _markdown_table(*_leaderboard_rows(verdict, decimals))
-    lines += ["", _rank_sentence(verdict), ""]
+    shown = report.leaderboard
+    lines += _markdown_table(*_leaderboard_rows(verdict if shown is None else shown.verdict, decimals, shown=shown))
+    lines += [""] + ([] if shown is None else [_md(shown.sentence), ""]) + [_rank_sentence(verdict), ""]
     if report.changes is not None:
         from srdash.figures.diff import diff_rows  # lazy: jinja2
 

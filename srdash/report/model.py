@@ -80,6 +80,10 @@ class Report:
     changes : VerdictDiff or None
         What changed since a previous verdict, and why (:func:`srdash.analysis.diff.diff_verdicts`;
         competition reports given a previous version only).
+    leaderboard : ShownLeaderboard or None
+        The main track's leaderboard as every door shows it: place intervals, the tie with the winner,
+        failures by type (:func:`srdash.analysis.board.shown_leaderboard`, with ``srdash score``'s defaults
+        and the report's seed; competition reports only).
     reproducibility : Mapping of str to str
         See :func:`reproducibility_block`.
     rules_texts : Mapping of str to str
@@ -114,6 +118,7 @@ class Report:
     jury_model: object = None
     ground_truths: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     changes: object = None
+    leaderboard: object = None
 
     @property
     def is_prediction_competition(self) -> bool:
@@ -326,6 +331,13 @@ def build_competition_report(
                 notes.append(f"Rank uncertainty is not shown: {exc}")
     else:
         notes.append("Significance and rank uncertainty need at least two methods and two datasets.")
+    leaderboard = None
+    try:
+        from srdash.analysis.board import shown_leaderboard
+
+        leaderboard = shown_leaderboard(result, seed=seed)   # srdash score's numbers for the same seed
+    except SrdashError as exc:
+        notes.append(f"Place intervals and failures by type are not shown: {exc}")
     certificate = None
     if result.runs is not None:
         try:
@@ -354,6 +366,7 @@ def build_competition_report(
     return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
                     verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
                     notes=tuple(notes), certificate=certificate, jury_model=jury, changes=changes,
+                    leaderboard=leaderboard,
                     ground_truths=MappingProxyType(ground_truths(competition, verdict.rules, notes)))
 
 

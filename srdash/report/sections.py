@@ -48,7 +48,7 @@ def report_sections(report: Report) -> list[_Section]:
     k = verdict.n_methods
     rank_note = f"Ranks: higher is better, {k} = best, 1 = worst. Places: 1 = best."
     sections = []
-    blocks = [_Block("html", leaderboard_html(verdict))]
+    blocks = [_Block("html", leaderboard_html(verdict, shown=report.leaderboard))]
     if verdict.warnings:
         blocks.append(_Block("html", warnings_html(verdict)))
     sections.append(_Section("leaderboard", "Leaderboard" + (" (synthetic track)" if report.realworld else ""),

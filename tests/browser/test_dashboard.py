@@ -322,6 +322,35 @@ def test_every_view_under_more_views_is_legible_on_a_phone(browser, dashboard_ur
         context.close()
 
 
+def test_on_a_phone_the_place_interval_and_the_tie_with_the_winner_are_a_column_and_the_view_switches(
+        page, screenshot_dir):
+    """Issue 34: the module's page at 390 x 844 (no new kernel): the leaderboard's places and tied-with-the-winner
+    columns scroll into its box and read as the CLI's; the sentence under it says whether first place is
+    resolved; the switch shows the verdict on what each method delivered, and back."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        board = page.locator("table.srdash-leaderboard")
+        first = board.locator("tbody tr").first
+        tied = first.locator("td.srdash-tied")
+        tied.scroll_into_view_if_needed()
+        expect(tied).to_have_text("first")
+        expect(first.locator("td.srdash-places")).to_have_text(re.compile(r"^\d+(–\d+)?$"))
+        box = tied.bounding_box()
+        assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= 390
+        # the demo: ExactSR first, LassoSR tied with it (srdash score on the demo says the same)
+        expect(board.locator("tr", has_text="LassoSR").locator("td.srdash-tied")).to_have_text("yes")
+        sentence = page.locator(".srdash-resolution")
+        expect(sentence).to_contain_text("ExactSR is first; first place is not resolved: LassoSR is tied with it")
+        screenshot(page, screenshot_dir, "dashboard-resolution-390x844")
+        switch = page.locator(".srdash-failure-view")
+        switch.get_by_role("button", name="only where the method delivered").click()
+        expect(sentence).to_contain_text("View: only where the method delivered", timeout=60_000)
+        switch.get_by_role("button", name="failures as the rules count them").click()
+        expect(sentence).to_contain_text("View: failures as the rules count them", timeout=60_000)
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 4200})
+
+
 def test_the_servers_terminal_holds_no_traceback_after_visitors_opened_every_view_and_closed_their_tabs(
         browser, dashboard_server):
     """Last in the module: pages were opened, used and closed above (every view under "More views" at 390 px).
