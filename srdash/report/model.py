@@ -333,7 +333,7 @@ def build_competition_report(
         notes.append("Significance and rank uncertainty need at least two methods and two datasets.")
     leaderboard = None
     try:
-        from srdash.analysis.board import shown_leaderboard
+        from srdash.analysis.board import shown_leaderboard  # lazy: scipy
 
         leaderboard = shown_leaderboard(result, seed=seed)   # srdash score's numbers for the same seed
     except SrdashError as exc:
