@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from srdash.analysis.robustness import _SCORE_DECIMALS, bootstrap, runs_are_vectorised
+from srdash.analysis.robustness import SCORE_DECIMALS, bootstrap, runs_are_vectorised
 from srdash.analysis.significance import Significance, significance
 from srdash.errors import SrdashError
 from srdash.judging.kernel import rank_higher_better
@@ -186,7 +186,7 @@ def rank_resolution(verdict: Verdict, runs: pd.DataFrame, *, n_bootstrap: int = 
 def _intervals(scores: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(B, K) draws' scores -> per method the shortest place interval holding ``confidence`` of the spans."""
     n_draws, n_methods = scores.shape
-    rounded = np.round(scores, _SCORE_DECIMALS)
+    rounded = np.round(scores, SCORE_DECIMALS)
     # rank K = best: the 'max' rank of a tied group is its best position, 'min' its worst
     best = n_methods + 1 - rank_higher_better(rounded, "max").astype(int)   # (B, K) places 1..K
     worst = n_methods + 1 - rank_higher_better(rounded, "min").astype(int)

@@ -86,8 +86,8 @@ RESAMPLE_OPTIONS = ("both", "datasets", "runs")
 #: Engines :func:`bootstrap` can be asked for.
 ENGINES = ("auto", "judge")
 
-# Same rounding as srdash.judging.ranking.place_from_scores: scores equal to 9 decimals tie.
-_SCORE_DECIMALS = 9
+#: Scores equal to this many decimals tie (the rounding of srdash.judging.ranking.place_from_scores).
+SCORE_DECIMALS = 9
 # Elements of the largest block array the vectorised engine builds at once.
 _BLOCK_ELEMENTS = 4_000_000
 
@@ -318,7 +318,7 @@ def runs_are_vectorised(rules: Rules) -> bool:
 def _place_probabilities(scores: np.ndarray) -> np.ndarray:
     """(B, K) scores -> (K, K) place shares, ties split evenly over the tied positions."""
     n_draws, n_methods = scores.shape
-    rounded = np.round(scores, _SCORE_DECIMALS)
+    rounded = np.round(scores, SCORE_DECIMALS)
     better = (rounded[:, None, :] > rounded[:, :, None]).sum(axis=-1)  # [b, i]: methods scoring above i
     tied = (rounded[:, None, :] == rounded[:, :, None]).sum(axis=-1)   # including i itself
     method = np.broadcast_to(np.arange(n_methods), (n_draws, n_methods))

@@ -180,21 +180,37 @@ def refuse_output_onto_input(outputs, inputs) -> None:
                                        f"reads. Give another output path.")
 
 
+#: Where :func:`command_inputs` keeps what the command read, in click's context (one command's lifetime).
+_INPUTS = "srdash.inputs"
+
+
+def command_inputs(competition):
+    """The competition's descriptions, read and checked once per command
+    (:func:`srdash.judging.inputs.read_inputs`; a bad file is refused cleanly, naming file, row and column).
+
+    Kept in click's context, which lives as long as one command: the command's later steps (the files to
+    protect, the judging) reuse it, and the next command reads a file edited meanwhile again.
+    """
+    from srdash.judging.inputs import read_inputs
+
+    context = click.get_current_context(silent=True)
+    kept = None if context is None else context.meta.get(_INPUTS)
+    if kept is not None and kept.descriptions_path == competition.descriptions:
+        return kept
+    with fail_cleanly():
+        inputs = read_inputs(competition)
+    if context is not None:
+        context.meta[_INPUTS] = inputs
+    return inputs
+
+
 def competition_files(competition) -> list:
     """Every file or folder a competition reads: its inputs, its competition file and the data files its
     descriptions name (the inputs :func:`refuse_output_onto_input` protects)."""
     if competition is None:
         return []
     files = [*competition.sources, None if str(competition.source).startswith("<") else competition.source]
-    if competition.descriptions is not None:
-        try:
-            from srdash.io.datasets import load_dataset_table
-
-            files += [path for spec in load_dataset_table(competition.descriptions).datasets
-                      for path in spec.files.values()]
-        except Exception:  # noqa: BLE001 - the judging reports a bad descriptions file itself
-            pass
-    return files
+    return files + list(command_inputs(competition).data_files)
 
 
 def with_sidecar(option: str, output) -> list:
@@ -389,7 +405,8 @@ def judged(competition, *, what: str = "simplifying models"):
 
     with fail_cleanly():
         with progress_bar(what) as progress:
-            return judge_competition(competition, progress=progress, stage=progress.stage)
+            return judge_competition(competition, progress=progress, stage=progress.stage,
+                                     inputs=command_inputs(competition))
 
 
 def write_leaderboard(verdict, output, *, entity: str = "methods") -> None:

@@ -49,11 +49,9 @@ def _escaped(name) -> str:
 
 
 # Label boxes in plot fractions, for a phone-wide plot (11 px text): a character's width, a line's height, the
-# distance from a marker's centre to a label above or beside it, and to one below it (plotly sets it closer).
-# Measured at 390 px: a plot of 250 x 360 px, characters 5.4-6.4 px wide, lines 12 px tall, a label's edge
-# 9-10 px from its point's centre above it, 6-7 px beside it, 4-6.5 px below it. (0.022 a character and one gap
-# for all, from a 300 px plot, let "LassoSR" and "GreedyGP" touch.)
-#: A label character's width and a label line's height, in plot fractions (measured as said above).
+# distance from a marker's centre to a label above or beside it, and to one below it (plotly sets it closer);
+# measured on a phone-wide plot (docs/decisions/2026-11-pareto-label-geometry.md).
+#: A label character's width and a label line's height, in plot fractions.
 CHAR_WIDTH, LINE_HEIGHT = 0.027, 0.04
 _GAP, _GAP_BELOW = 0.028, 0.010
 # Where a label may sit around its point (plotly's textposition), tried in this order.

@@ -90,14 +90,14 @@ def competition_input_hashes(competition: "Competition", *, trust_entries: pd.Da
 
 def file_input_hashes(competition: "Competition", data_files: Sequence[str | Path] | None = None) -> dict[str, str]:
     """The ``input_sha256:<role>:<path>`` part of :func:`competition_input_hashes` (every input but the trust
-    store). ``data_files``: the data files the descriptions name, when the caller has read them already."""
+    store). ``data_files``: the data files the descriptions name, when the caller has read them already
+    (:attr:`srdash.judging.inputs.CompetitionInputs.data_files`); None: the descriptions are read here."""
     inputs = [(role, path) for role, path in competition.inputs if role != "realworld.store"]
     if data_files is None and competition.descriptions is not None:
-        try:
-            from srdash.io.datasets import load_dataset_table
+        from srdash.judging.inputs import read_inputs
 
-            data_files = [path for spec in load_dataset_table(competition.descriptions)
-                          for path in spec.files.values() if path]
+        try:
+            data_files = read_inputs(competition).data_files
         except SrdashError:  # reported where the descriptions are read; nothing more to hash here
             pass
     inputs += sorted({("data", Path(path)) for path in data_files or ()})

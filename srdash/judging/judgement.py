@@ -22,6 +22,7 @@ from srdash.judging.rules import Rules
 
 if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at start-up
     from srdash.judging.competition import Competition
+    from srdash.judging.inputs import CompetitionInputs
     from srdash.judging.properties import PropertyScores
     from srdash.judging.qualification import FilteredRuns, Qualification
 
@@ -243,12 +244,15 @@ def judge_competition(
     *,
     progress: Callable[[int, int, dict], None] | None = None,
     stage: Callable[[str], None] | None = None,
+    inputs: CompetitionInputs | None = None,
 ) -> CompetitionResult:
     """The one judging pipeline: prepare a competition, then judge every track.
 
     Every command, app and the report call this (or its two halves,
     :func:`prepare_competition` and :func:`judge_prepared`) and render the
-    result; none re-implements a step.
+    result; none re-implements a step. ``inputs``: the competition's descriptions
+    as the caller read them this run (:func:`srdash.judging.inputs.read_inputs`),
+    passed on to :func:`prepare_competition` so that they are read once.
 
     Examples
     --------
@@ -262,4 +266,4 @@ def judge_competition(
     >>> result.verdict.winner, len(result.fingerprint)
     ('a', 64)
     """
-    return judge_prepared(prepare_competition(competition, progress=progress, stage=stage))
+    return judge_prepared(prepare_competition(competition, progress=progress, stage=stage, inputs=inputs))

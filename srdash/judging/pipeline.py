@@ -29,7 +29,7 @@ Examples
 from __future__ import annotations
 
 from srdash.judging.fingerprint import (FINGERPRINTED_VERSIONS, competition_input_hashes, input_hashes,
-                                        leaderboard_rows, verdict_fingerprint)
+                                        verdict_fingerprint)
 from srdash.judging.judgement import (judge_competition, judge_prepared, realworld_inputs, realworld_track,
                                       with_qualification, with_track_problems)
 from srdash.judging.prepared import (RUN_STATUSES, CompetitionResult, PreparedCompetition, PreparedTrack,
@@ -39,9 +39,6 @@ from srdash.judging.preparation import (check_competition, load_competition_resu
                                         qualified_competition_results, qualified_results, results_under_review)
 from srdash.judging.ranking import judge
 
-# apps/review_stamp.py reaches the fingerprint's leaderboard rows here under their old private name, until
-# the review's move into a package (issue 36) imports leaderboard_rows from srdash.judging.fingerprint.
-_leaderboard_rows = leaderboard_rows
 __all__ = ["judge_competition", "RealWorldTrackRefused", "prepare_competition", "prepared_from_snapshot",
            "results_under_review", "qualified_competition_results", "judge_prepared", "PreparedCompetition",
            "CompetitionResult", "verdict_fingerprint", "competition_input_hashes", "realworld_track",

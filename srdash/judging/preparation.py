@@ -21,6 +21,7 @@ from srdash.errors import SrdashError
 from srdash.io.loading import Results, load_results
 from srdash.judging.checks import check_criterion_columns
 from srdash.judging.fingerprint import file_input_hashes
+from srdash.judging.inputs import CompetitionInputs, inputs_for
 from srdash.judging.prepared import PreparedCompetition, PreparedTrack, RealWorldTrackRefused
 from srdash.judging.rules import Rules
 from srdash.judging.snapshot import read_trust_entries
@@ -339,13 +340,14 @@ def qualified_results(results: Results, qualification: "Qualification", *,
     return replace(results, table=filtered.runs), filtered
 
 
-def load_competition_results(competition: "Competition") -> Results:
-    """The competition's results (several files or folders are read one by one and stacked)."""
+def load_competition_results(competition: "Competition", *, inputs: CompetitionInputs | None = None) -> Results:
+    """The competition's results (several files or folders are read one by one and stacked).
+
+    ``inputs``: the competition's descriptions as already read this run (:mod:`srdash.judging.inputs`);
+    None: read here when the features come from them."""
     features = competition.datasets
     if features is None and competition.descriptions is not None:
-        from srdash.io.datasets import load_dataset_table
-
-        features = load_dataset_table(competition.descriptions).frame()
+        features = inputs_for(competition, inputs).descriptions.frame()
     loaded = [load_results(path, datasets=features) for path in competition.results]
     if len(loaded) == 1:
         return loaded[0]
@@ -405,8 +407,10 @@ def check_competition(competition: "Competition") -> Results | None:
 
 
 def qualified_competition_results(competition: "Competition", *, stage: Callable[[str], None] | None = None,
-                                  cache=None):
+                                  cache=None, inputs: CompetitionInputs | None = None):
     """The competition's results after its qualification stage (cheap: nothing is simplified).
+
+    ``inputs``: as for :func:`load_competition_results`.
 
     Returns
     -------
@@ -419,7 +423,7 @@ def qualified_competition_results(competition: "Competition", *, stage: Callable
         cache = competition.simplification.cache
     stage = stage or (lambda text: None)
     stage("Loading the results")
-    results = load_competition_results(competition)
+    results = load_competition_results(competition, inputs=inputs)
     # before the qualification and the models' measures: a missing column is refused at once
     check_criterion_columns(results.table, competition.rules, sources=[str(p) for p in competition.results],
                             has_descriptions=competition.descriptions is not None)
@@ -462,6 +466,7 @@ def prepare_competition(
     *,
     progress: Callable[[int, int, dict], None] | None = None,
     stage: Callable[[str], None] | None = None,
+    inputs: CompetitionInputs | None = None,
 ) -> PreparedCompetition:
     """Do the expensive work of a competition once: load, qualify, measure (what the rules' criteria declare:
     :mod:`srdash.judging.measures`), evaluate, score properties.
@@ -476,6 +481,9 @@ def prepare_competition(
         re-discovery is checked).
     stage : callable, optional
         Called with the name of each step.
+    inputs : CompetitionInputs, optional
+        The competition's descriptions as its caller read them this run (:func:`srdash.judging.inputs.read_inputs`,
+        as the commands do); None: read here when needed (once, and never from a run before).
 
     Returns
     -------
@@ -490,8 +498,9 @@ def prepare_competition(
             raise SrdashError(f"The rules '{rules.name}' judge one submissions file; the competition names "
                               f"{len(competition.results)} results.")
         stage("Loading the submissions")
+        data_files = None if inputs is None else inputs_for(competition, inputs).data_files
         return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules),
-                                   input_hashes=MappingProxyType(file_input_hashes(competition)))
+                                   input_hashes=MappingProxyType(file_input_hashes(competition, data_files)))
     from srdash.judging import snapshot
 
     cache = competition.simplification.open_cache()  # one object for every step: it counts what it answered
@@ -504,7 +513,8 @@ def prepare_competition(
                 if found is None:
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always")
-                        prepared, data_files = _prepare_competition(competition, cache, progress=progress, stage=stage)
+                        prepared, data_files = _prepare_competition(competition, cache, progress=progress, stage=stage,
+                                                                    inputs=inputs)
                     snapshot.store_snapshot(competition, prepared, cache, data_files=data_files, caught=caught)
                     _raise_again(caught)
                     return prepared
@@ -549,21 +559,20 @@ def prepared_from_snapshot(competition: "Competition", *, wait: float = 0.0):
         cache.close()
 
 
-def _prepare_competition(competition: "Competition", cache, *, progress, stage) -> tuple[PreparedCompetition, list]:
+def _prepare_competition(competition: "Competition", cache, *, progress, stage, inputs
+                         ) -> tuple[PreparedCompetition, list]:
     """The work behind :func:`prepare_competition`; also returns the data files it read."""
-    data_files: list = []
-    results, qualification, filtered = qualified_competition_results(competition, stage=stage, cache=cache)
+    inputs = inputs_for(competition, inputs)  # first: a bad descriptions file is refused before any work
+    data_files = list(inputs.data_files)
+    results, qualification, filtered = qualified_competition_results(competition, stage=stage, cache=cache,
+                                                                     inputs=inputs)
     options = {**competition.simplification.options(), "cache": cache}
     track_problems = properties = None
     rules = _measured_rules(competition)
     simplifies = any(c.measure == "simplified-components" for c in rules.criteria)
     stage(f"{'Simplifying' if simplifies else 'Measuring'} models ({len(results.table)})")
-    if competition.descriptions is not None:
-        from srdash.io.datasets import load_dataset_table
-
-        table = load_dataset_table(competition.descriptions)
-        data_files = [path for spec in table for path in spec.files.values() if path]
-        track = prepare_track(results, table, rules=rules, progress=progress, stage=stage, **options)
+    if inputs.descriptions is not None:
+        track = prepare_track(results, inputs.descriptions, rules=rules, progress=progress, stage=stage, **options)
         runs, track_problems, properties = track.runs, track.problems, track.scores
     else:
         on_data = _on_data_criteria(rules)

@@ -75,6 +75,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from srdash.judging.fingerprint import canonical_sha256
+
 if TYPE_CHECKING:
     from srdash.judging.competition import Competition
     from srdash.judging.prepared import PreparedCompetition
@@ -152,7 +154,7 @@ def snapshot_key(competition: "Competition") -> str:
     settings = competition.settings()
     settings["simplification"] = {"timeout": competition.simplification.timeout}
     payload = {"format": SNAPSHOT_FORMAT, "settings": settings, "versions": _versions()}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return canonical_sha256(payload)
 
 
 def input_manifest(competition: "Competition", data_files: Sequence[str | Path] = ()) -> dict[str, str]:

@@ -136,7 +136,7 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         A missing judge or key, unknown rules, unreadable results, a missing
         or unreadable store.
     """
-    say = stage or (lambda text: None)
+    stage = stage or (lambda text: None)
     options = review_options(environ)
     # The store first: when the organiser issued access keys, the key (not the environment) says
     # who the visitor is and whether they are the organiser.
@@ -163,14 +163,14 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
             raise SrdashError(f"The review's 'jobs' must be a positive integer (worker processes). Got {raw_jobs!r}.")
         input_path = _option(options, "input").strip()
         data_dir = _option(options, "data_dir").strip() or None
-        say("Loading the results…")
+        stage("Loading the results…")
         competition_text = _option(options, "competition").strip()
         competition = None
         if competition_text:
             # The competition's real-world track: its rules, and the methods and datasets under review
             # (after the qualification stage), as the one pipeline judges them.
             competition = competition_from_json(competition_text)
-            results = results_under_review(competition, stage=say)
+            results = results_under_review(competition, stage=stage)
             rules = competition.realworld.rules
             settings = review_settings(rules, trust_input=_option(options, "trust_input").strip() or None)
             if data_dir is None and competition.descriptions is not None:
@@ -186,7 +186,7 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
 
         def prepare(candidates: pd.DataFrame) -> pd.DataFrame:
-            say(f"Simplifying the {len(candidates)} candidate models (once; they are cached for next time)…")
+            stage(f"Simplifying the {len(candidates)} candidate models (once; they are cached for next time)…")
             return prepare_runs(Results(candidates, results.features, results.sources), jobs=int(raw_jobs),
                                 progress=progress)
 

@@ -5,8 +5,6 @@ combined leaderboards (:class:`CombinedLeaderboards`), and its per-run table for
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,6 +16,7 @@ import pandas as pd
 from srdash._version import __version__
 from srdash.errors import Problem, SrdashError
 from srdash.io.predictions import SUBSETS, one_of
+from srdash.judging.fingerprint import canonical_sha256
 from srdash.judging.metrics import Metric, get_metric
 from srdash.judging.predictions.leaderboards import DEFAULT_DECIMALS, shakeup_table, subset_leaderboard
 from srdash.judging.provenance import hash_roles
@@ -301,4 +300,4 @@ def _prediction_fingerprint(result: PredictionResult) -> str:
                 "combine_rules": None if result.combined is None else result.combined.rules.sha256}
     payload = {"boards": boards, "settings": settings, "submissions": submissions,
                "inputs": sorted(hashes.items()), "versions": {"srdash": __version__}}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return canonical_sha256(payload)
