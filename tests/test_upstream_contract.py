@@ -368,35 +368,30 @@ def test_jsonschema_treats_a_missing_rfc3987_syntax_as_absent():
 
 # ----------------------------------------------------------------------------------- widgets, anywidget, plotly
 
-def test_ipywidgets_comm_targets():
-    """Protects srdash/apps/panels.py:_page_is_loading: ipywidgets registers 'jupyter.widget' and
-    'jupyter.widget.control' on the kernel's comm manager (comm.get_comm_manager())."""
+def test_a_widget_sends_its_whole_state_again_on_request(monkeypatch):
+    """Protects srdash/apps/panels.py:_repair_page (BackgroundWork.build repairs a page that was loading during a
+    build): ipywidgets' public Widget.send_state() without a key sends one 'update' message holding every synced
+    trait's value (what a page missed is then set again, children included), through the comm that
+    comm.create_comm made."""
     import comm
     import ipywidgets
+    from comm.base_comm import BaseComm
 
-    manager = comm.get_comm_manager()
-    ipywidgets.register_comm_target()
-    assert {"jupyter.widget", "jupyter.widget.control"} <= set(manager.targets)
+    sent = []
 
+    class RecordingComm(BaseComm):
+        def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
+            sent.append((msg_type, data))
 
-def test_a_page_opening_the_widget_control_comm_sets_what_panels_reads(monkeypatch):
-    """Protects srdash/apps/panels.py:_page_is_loading (PageReady.wait), which reads Widget._control_comm
-    (guarded: tests/upstream_private.py): ipywidgets' own handler of the page's control comm sets it. Driven
-    through that handler, not by setting the attribute."""
-    from ipywidgets.widgets.widget import Widget
-
-    from srdash.apps import panels
-
-    monkeypatch.setattr(Widget, "_control_comm", None)
-    assert not panels._page_is_loading()
-
-    class PageComm:
-        def on_msg(self, callback):
-            self.callback = callback
-
-    # the version Voilà's widget manager (widgets-manager8) sends when it opens the comm
-    Widget.handle_control_comm_opened(PageComm(), {"metadata": {"version": "1.0.0"}})
-    assert panels._page_is_loading()
+    monkeypatch.setattr(comm, "create_comm", RecordingComm)
+    child = ipywidgets.HTML("a card")
+    box = ipywidgets.VBox([child])
+    sent.clear()
+    box.send_state()
+    assert len(sent) == 1
+    msg_type, data = sent[0]
+    assert msg_type == "comm_msg" and data["method"] == "update"
+    assert data["state"]["children"] == [f"IPY_MODEL_{child.model_id}"] and "layout" in data["state"]
 
 
 def test_anywidgets_load_timeout_message_is_the_one_the_template_catches():

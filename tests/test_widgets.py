@@ -280,16 +280,14 @@ def test_from_environment_reads_the_serialised_competition(runs, tmp_path):
     assert app.result.fingerprint == judge_competition(competition).fingerprint  # the one pipeline's verdict
 
 
-def test_a_page_that_has_begun_to_load_the_widgets_is_waited_for_past_the_timeout(monkeypatch):
-    import ipywidgets
-
+def test_a_page_that_has_begun_to_load_the_widgets_is_waited_for_past_the_timeout():
     from srdash.apps.panels import PageReady
 
     beacon = PageReady()
     started = time.monotonic()
     assert not beacon.wait(0.05) and time.monotonic() - started < 1  # no page: the timeout holds
-    # a page's widget manager has opened ipywidgets' control comm: it is loading the widgets
-    monkeypatch.setattr(ipywidgets.Widget, "_control_comm", object())
+    # a page's front end has created the beacon's model: it is loading the widgets (what its JavaScript sends)
+    beacon._on_message(beacon, {"event": "loading"}, [])
     assert not beacon.wait(0)  # 0, a notebook: never waited for
     threading.Timer(0.5, beacon._on_message, (beacon, {"event": "displayed"}, [])).start()
     started = time.monotonic()

@@ -10,12 +10,4 @@ then the attributes or getattr/setattr names); each value says why it is allowed
 
 from __future__ import annotations
 
-GUARDED_PRIVATE_NAMES: dict[tuple[str, str], str] = {
-    ("srdash/apps/panels.py", "ipywidgets.Widget._control_comm"):
-        "_page_is_loading: whether a page has ever opened ipywidgets' control comm (it then loads every widget's "
-        "state). The public view (comm.get_comm_manager().comms, target 'jupyter.widget.control') sees the comm "
-        "only while it is open, and the page closes it as soon as the states arrive; the 'has begun to load' "
-        "meaning needs this attribute until the widgets' build no longer races the page (issue 33, item 4). "
-        "Checked by test_upstream_contract.py::test_a_page_opening_the_widget_control_comm_sets_what_panels_reads, "
-        "which drives ipywidgets' own handler.",
-}
+GUARDED_PRIVATE_NAMES: dict[tuple[str, str], str] = {}

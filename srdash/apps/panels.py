@@ -8,8 +8,9 @@ kernel's current message and is unreliable outside the main thread.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import functools
-
 import json
 import re
 import threading
@@ -17,6 +18,7 @@ import time
 import traceback
 
 import anywidget
+import comm
 import ipywidgets as widgets
 import traitlets
 import plotly.graph_objects as go
@@ -273,9 +275,11 @@ class PageReady(anywidget.AnyWidget):
     24 loads; waiting for this beacon first, all four appeared in 24 of 24.
 
     Put one in the page when it is first displayed; a background thread that
-    builds widgets calls :meth:`wait` before creating them. The message comes
-    from the beacon's own view (a few lines of JavaScript, run by anywidget),
-    rendered once the page has loaded every widget.
+    builds widgets calls :meth:`wait` before creating them, then builds them through
+    :meth:`BackgroundWork.build`, which repairs what a page still loading may have missed.
+    The messages come from the beacon's own front end (a few lines of JavaScript, run by
+    anywidget): "loading" once the page has created the beacon's model from the kernel's
+    widgets, "displayed" once it has drawn the beacon, after every widget it loaded.
 
     Examples
     --------
@@ -284,6 +288,9 @@ class PageReady(anywidget.AnyWidget):
     False
     >>> beacon.wait(timeout=0)
     False
+    >>> beacon._on_message(beacon, {"event": "loading"}, [])
+    >>> beacon.loading, beacon.displayed
+    (True, False)
     >>> beacon._on_message(beacon, {"event": "displayed"}, [])
     >>> beacon.displayed, beacon.wait(timeout=0)
     (True, True)
@@ -299,6 +306,9 @@ class PageReady(anywidget.AnyWidget):
     # that first paint (plotly draws for most of a second).
     _esm = """
     export default {
+      initialize({ model }) {
+        model.send({ event: "loading" });
+      },
       render({ model, el }) {
         const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
         (async () => {
@@ -315,11 +325,14 @@ class PageReady(anywidget.AnyWidget):
         kwargs.setdefault("layout", widgets.Layout(display="none"))
         super().__init__(**kwargs)
         self._displayed = threading.Event()
+        self._loading = threading.Event()
         self._pending: list = []
         self._pending_lock = threading.Lock()
         self.on_msg(self._on_message)
 
     def _on_message(self, widget, content, buffers) -> None:
+        if isinstance(content, dict) and content.get("event") == "loading":
+            self._loading.set()
         if isinstance(content, dict) and content.get("event") == "displayed":
             with self._pending_lock:
                 self._displayed.set()
@@ -345,26 +358,36 @@ class PageReady(anywidget.AnyWidget):
         """Whether a browser has displayed the page (since this kernel started)."""
         return self._displayed.is_set()
 
+    @property
+    def loading(self) -> bool:
+        """Whether a page has begun to load the kernel's widgets (it has created this beacon's model)."""
+        return self._loading.is_set()
+
     def wait(self, timeout: float | None = None) -> bool:
         """Block until a browser has displayed the beacon; False after ``timeout`` seconds.
 
-        Unless a page has begun to load the kernel's widgets by then (its widget manager has opened
-        ipywidgets' control comm, to ask for every widget's state) and ``timeout`` is not 0 (0: a
-        notebook, which does not wait for its page): that page is waited for, at most
-        :attr:`LOADING_LIMIT` seconds more. Widgets created while a page loads can be lost (served
-        reviews that built their cards without waiting: 2 of 8 pages lost a card), and ten pages
-        opening together on two cores take up to 30 s, the timeout of a served page.
+        Unless a page has begun to load the kernel's widgets by then (its front end said "loading")
+        and ``timeout`` is not 0 (0: a notebook, which does not wait for its page): that page is
+        waited for, at most :attr:`LOADING_LIMIT` seconds more (ten pages opening together on two
+        cores take up to 30 s, the timeout of a served page). Waiting is for speed (a page draws
+        what it loaded at once); a build that does not wait loses nothing
+        (:meth:`BackgroundWork.build`).
         """
         if self._displayed.wait(timeout):
             return True
-        if timeout and _page_is_loading():
+        if timeout and self._loading.is_set():
             return self._displayed.wait(self.LOADING_LIMIT)
         return False
 
 
-def _page_is_loading() -> bool:
-    """Whether a page has asked this kernel for its widgets (opened ipywidgets' control comm)."""
-    return getattr(widgets.Widget, "_control_comm", None) is not None
+def _widget_tree(root: widgets.Widget) -> list[widgets.Widget]:
+    """``root`` and every widget under it (through the boxes' ``children``)."""
+    found, stack = [], [root]
+    while stack:
+        widget = stack.pop()
+        found.append(widget)
+        stack.extend(child for child in getattr(widget, "children", ()) if isinstance(child, widgets.Widget))
+    return found
 
 
 class BackgroundWork:
@@ -388,6 +411,11 @@ class BackgroundWork:
         self.page_ready = PageReady()
         self.display_timeout = display_timeout
         self._thread: threading.Thread | None = None
+        # A served page is built on the kernel's own thread (see build); a notebook's where it is.
+        self._page_loop = _running_loop() if display_timeout else None
+        self._page_thread = threading.current_thread()
+        self._builds: list[tuple] = []
+        self._builds_lock = threading.Lock()
 
     @property
     def running(self) -> bool:
@@ -399,10 +427,59 @@ class BackgroundWork:
         self._thread.start()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the work; True when it has finished (or never started)."""
-        if self._thread is not None:
+        """Wait for the work; True when it has finished (or never started).
+
+        On the kernel's thread, the builds that the work hands over meanwhile are run here (they would
+        otherwise wait for this very thread).
+        """
+        if self._thread is None:
+            return True
+        if self._page_loop is None or threading.current_thread() is not self._page_thread:
             self._thread.join(timeout)
+            return not self.running
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.running and (deadline is None or time.monotonic() < deadline):
+            self._run_builds()
+            self._thread.join(0.05)
+        self._run_builds()
         return not self.running
+
+    def build(self, action, *, root: widgets.Widget):
+        """``action()``, which creates or changes the widgets of the page under ``root``, done so that no
+        page loses any of them; returns its value.
+
+        A served page's build runs on the kernel's own thread (the background thread waits for it), so
+        that a page asking for every widget's state gets them all from before the build or all from
+        after it, never half a build. A page that was still loading during the build (it had not said
+        "displayed") may have missed a change of a widget it was creating then, and closes the comm of
+        a widget created before it could take new ones: once it has displayed the page
+        (:func:`_repair_page`), every widget under ``root`` whose comm the page closed is opened again
+        and every other one sends its state again (``Widget.send_state``). In a notebook
+        (``display_timeout`` 0, or no running event loop): at once, in the calling thread.
+        """
+        if self._page_loop is None or threading.current_thread() is self._page_thread:
+            value = action()
+        else:
+            done: concurrent.futures.Future = concurrent.futures.Future()
+            with self._builds_lock:
+                self._builds.append((action, done))
+            try:
+                self._page_loop.call_soon_threadsafe(self._run_builds)
+            except RuntimeError:   # the kernel's loop is closed: the kernel is shutting down
+                self._run_builds()
+            value = done.result()
+        if self.display_timeout and not self.page_ready.displayed:
+            self.page_ready.when_displayed(lambda: _repair_page(root))
+        return value
+
+    def _run_builds(self) -> None:
+        with self._builds_lock:
+            builds, self._builds = self._builds, []
+        for action, done in builds:
+            try:
+                done.set_result(action())
+            except BaseException as error:  # noqa: BLE001 - raised again in the thread that asked
+                done.set_exception(error)
 
     def page_displayed(self) -> bool:
         """Block until a browser has displayed the page, at most ``display_timeout`` seconds."""
@@ -415,6 +492,31 @@ class BackgroundWork:
             self.page_ready.when_displayed(action)
         else:
             action()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread (a kernel's, while it runs a cell), or None."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _repair_page(root: widgets.Widget) -> None:
+    """Once a page that was loading during a build has displayed it: the widgets under ``root`` whose comm the
+    page closed (created after it connected, before its widget manager could take them: its messages to them
+    would go nowhere) are opened again (``Widget.open``: the page gets them anew), innermost first; every other
+    one sends its state again (what the page missed while creating it)."""
+    manager = comm.get_comm_manager()
+    reopened = set()
+    for widget in reversed(_widget_tree(root)):   # a widget's children before the widget
+        if widget.comm is not None and widget.comm.comm_id not in manager.comms:
+            widget.close()
+            widget.open()
+            reopened.add(id(widget))
+    for widget in _widget_tree(root):
+        if widget.comm is not None and id(widget) not in reopened:
+            widget.send_state()
 
 
 class BackgroundApp(widgets.VBox):
@@ -472,17 +574,18 @@ class BackgroundApp(widgets.VBox):
     def _load(self, loader, *, done, failed, context: str) -> None:
         """The usual background work: ``done(loader())``, or ``failed()`` and the error in the log.
 
-        Either runs once the page is displayed (see :class:`PageReady`); :attr:`busy` ends either way.
+        ``loader`` creates no widget of the page; ``done`` and ``failed`` change it, once it is
+        displayed or the wait is over (see :class:`PageReady`), through :meth:`BackgroundWork.build`;
+        :attr:`busy` ends either way.
         """
         try:
             value = loader()
         except Exception as error:  # noqa: BLE001 - shown to the user, in the log
-            self._work.page_displayed()  # changes made while the page loads can be lost
-            failed()
-            self.log_panel.report(error, context=context)
+            self._work.page_displayed()
+            self._work.build(lambda: (failed(), self.log_panel.report(error, context=context)), root=self)
         else:
             self._work.page_displayed()
-            done(value)
+            self._work.build(lambda: done(value), root=self)
         finally:
             self.busy = False
 

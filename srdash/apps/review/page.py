@@ -66,16 +66,24 @@ class ReviewPage(BackgroundApp):
             self._prepare()
 
     def _prepare(self) -> None:
-        def prepared() -> ReviewApp:
-            inputs = review_inputs_from_environment(self._environ, progress=self.progress.update,
-                                                    stage=self.progress.stage, access_key=self._access_key)
-            self._work.page_displayed()  # the review's widgets are built from here: see PageReady
-            # served: the cards' figures, below the first screen, are drawn as the judge scrolls to them
-            return ReviewApp(**inputs, figures_when_near=bool(self._work.display_timeout))
+        def prepared() -> dict:
+            return review_inputs_from_environment(self._environ, progress=self.progress.update,
+                                                  stage=self.progress.stage, access_key=self._access_key)
 
-        def done(app: ReviewApp) -> None:
+        def done(inputs: dict) -> None:
+            # the whole review is built, then attached in one step (BackgroundApp._load: see PageReady);
+            # served, the cards' figures, below the first screen, are drawn as the judge scrolls to them
+            try:
+                app = ReviewApp(**inputs, figures_when_near=bool(self._work.display_timeout))
+            except Exception as error:  # noqa: BLE001 - shown to the user, in the log
+                failed()
+                self.log_panel.report(error, context="preparing the review")
+                return
             self.set_trait("app", app)
-            self.children = [app]
+            # the beacon stays: a page still loading says "displayed" through it, and is then repaired
+            self.children = [app, self.page_ready]
 
-        self._load(prepared, done=done, failed=lambda: self.progress.fail(
-            "The review cannot start: see the message below."), context="preparing the review")
+        def failed() -> None:
+            self.progress.fail("The review cannot start: see the message below.")
+
+        self._load(prepared, done=done, failed=failed, context="preparing the review")
