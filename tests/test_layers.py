@@ -1,6 +1,6 @@
 """The layers the code enforces: import-linter's contracts (pyproject.toml), no import cycle between
 srdash's modules (function-local imports included), function-local imports of srdash that say why they are
-local (the packages of LOCAL_IMPORTS_EXPLAINED), and rooms of one idea (no module over 800 lines)."""
+local (a comment on the import, or for the CLI one declaration at a module's top), and rooms of one idea (no module over 800 lines)."""
 
 import ast
 import io
@@ -154,8 +154,12 @@ def test_there_is_no_import_cycle_even_through_function_local_imports():
 
 
 #: The folders whose function-local imports of srdash must each say why they are local (issue 36, item 5: only
-#: to keep a heavy dependency lazy); add a package here once its local imports are moved or explained.
-LOCAL_IMPORTS_EXPLAINED = ("srdash/io", "srdash/demo")
+#: to keep a heavy dependency lazy, or to break a cycle): all of srdash.
+LOCAL_IMPORTS_EXPLAINED = ("srdash",)
+#: The folders where a module may say once, in a comment line at its top, why all its local imports are local
+#: (the CLI's reason is uniform: `srdash --help` must not load pandas, numpy or sympy).
+DECLARATION_ACCEPTED = ("srdash/cli",)
+DECLARATION = "# Local imports:"
 
 
 def _is_function_local_srdash_import(node: ast.AST) -> bool:
@@ -166,9 +170,22 @@ def _is_function_local_srdash_import(node: ast.AST) -> bool:
     return False
 
 
-def _unexplained_local_imports(source: str) -> list[int]:
+def _declares_local_imports(source: str) -> bool:
+    """Whether ``source`` has a comment line starting with :data:`DECLARATION` before its first statement
+    that is neither the docstring nor an import."""
+    tree = ast.parse(source)
+    body = [node for node in tree.body if not isinstance(node, (ast.Import, ast.ImportFrom))
+            and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+    first = body[0].lineno if body else len(source.splitlines()) + 1
+    return any(line.startswith(DECLARATION) for line in source.splitlines()[:first - 1])
+
+
+def _unexplained_local_imports(source: str, *, declaration_accepted: bool = False) -> list[int]:
     """Lines of the function-local imports of srdash (absolute or relative) in ``source`` with no comment on
-    their own lines or the line before."""
+    their own lines or the line before (none when ``declaration_accepted`` and the module declares, once at
+    its top, why its local imports are local)."""
+    if declaration_accepted and _declares_local_imports(source):
+        return []
     commented = {token.start[0] for token in tokenize.generate_tokens(io.StringIO(source).readline)
                  if token.type == tokenize.COMMENT}
     found: list[int] = []
@@ -200,10 +217,31 @@ def test_the_scan_finds_each_unexplained_function_local_import_of_srdash():
     assert _unexplained_local_imports(source) == [4, 10, 12]
 
 
-def test_function_local_imports_of_srdash_in_io_and_demo_say_why():
+def test_a_declaration_at_the_top_explains_every_local_import_only_where_it_is_accepted():
+    declared = ('"""A command."""\n\n'
+                "# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).\n"
+                "import click\n"
+                "def f():\n"
+                "    from srdash.io import files\n")           # line 6
+    assert _unexplained_local_imports(declared, declaration_accepted=True) == []
+    assert _unexplained_local_imports(declared) == [6]
+    # Said after the first definition, it is no declaration at the top.
+    late = ("import click\n"
+            "def f():\n"
+            "    from srdash.io import files\n"               # line 3
+            "# Local imports: keep the CLI light.\n"
+            "def g():\n"
+            "    pass\n")
+    assert _unexplained_local_imports(late, declaration_accepted=True) == [3]
+
+
+def test_function_local_imports_of_srdash_say_why():
     unexplained = [f"{path.relative_to(REPO)}:{line}" for folder in LOCAL_IMPORTS_EXPLAINED
                    for path in sorted((REPO / folder).rglob("*.py"))
-                   for line in _unexplained_local_imports(path.read_text(encoding="utf-8"))]
+                   for line in _unexplained_local_imports(
+                       path.read_text(encoding="utf-8"),
+                       declaration_accepted=any(path.relative_to(REPO).as_posix().startswith(f"{accepted}/")
+                                                for accepted in DECLARATION_ACCEPTED))]
     assert unexplained == []
 
 

@@ -61,6 +61,7 @@ from srdash.analysis.findings import Finding, group_text as _group
 from srdash.analysis.jury_certificate import JURY_FAMILIES, JuryCertificate, jury_certificate, jury_certificate_text
 from srdash.analysis.printed import MOST_DECIMALS, printed_winning_weights, score_texts
 from srdash.analysis.rules_variants import rules_variants
+from srdash.analysis.sensitivity import Rescorer, find_winning_weights
 from srdash.errors import SrdashError
 from srdash.judging.kernel import rank_higher_better, weighted_harmonic_mean
 from srdash.judging.ranking import judge
@@ -590,8 +591,6 @@ def _rules_finding(variants: pd.DataFrame, place: _Place, who) -> Finding:
 
 def _weight_findings(verdict, judged: _Judge, certified, who, best_first, *, samples, seed, limit,
                      tracker: _Tracker) -> list[Finding]:
-    from srdash.analysis.sensitivity import Rescorer, find_winning_weights
-
     rescorer = Rescorer.from_verdict(verdict, runs=judged.runs)
     out = []
     for place in certified:
@@ -655,8 +654,6 @@ def _weight_findings(verdict, judged: _Judge, certified, who, best_first, *, sam
 
 
 def _entrant_findings(verdict, runs, certified, who, official, *, tracker: _Tracker) -> list[Finding]:
-    from srdash.analysis.sensitivity import Rescorer
-
     rescorer = Rescorer.from_verdict(verdict, runs=runs)
     methods = rescorer.methods
     names = np.array(methods, dtype=object)

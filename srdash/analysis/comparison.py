@@ -201,7 +201,7 @@ def compare(
 
     from srdash.analysis.significance import (check_alpha, friedman_statistic, iman_davenport_test, nemenyi_pairs, cliffs_delta,
                                               cohens_d, critical_difference, groups_from_p_values, magnitude,
-                                              skillings_mack)
+                                              skillings_mack)  # lazy: scipy
 
     _tables.check_direction("direction", direction)
     for name, given, allowed in (("posthoc", posthoc, POSTHOCS), ("correction", correction, _tables.CORRECTIONS),
@@ -372,7 +372,7 @@ def compare_by_group(table: pd.DataFrame, *, by: str, dataset: str = "dataset",
 
 
 def p_text(p: float) -> str:
-    from srdash.analysis.significance import p_text
+    from srdash.analysis.significance import p_text  # lazy: scipy
 
     return p_text(p)
 

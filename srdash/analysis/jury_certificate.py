@@ -16,6 +16,7 @@ import pandas as pd
 
 from srdash.analysis.findings import Finding, group_text as _group
 from srdash.errors import SrdashError
+from srdash.judging.jury import NORMALISATIONS as JURY_NORMALISATIONS, Rubric, jury_summary
 
 __all__ = ["JuryCertificate", "jury_certificate", "jury_certificate_text", "JURY_FAMILIES"]
 
@@ -106,8 +107,6 @@ def jury_certificate(scores: pd.DataFrame, rubric, *, models=None, max_removed: 
     >>> certificate.finding("normalisation", "d").outcome
     'changes to b'
     """
-    from srdash.judging.jury import NORMALISATIONS as JURY_NORMALISATIONS, Rubric, jury_summary
-
     if max_removed < 1:
         raise SrdashError(f"max_removed must be >= 1. Got {max_removed!r}.")
     count = 0

@@ -60,6 +60,9 @@ from srdash.analysis._strength_fits import NO_MAXIMUM as _NO_MAXIMUM, NOT_CONVER
 from srdash.analysis._strength_fits import (bradley_terry_tables, chunks, fit_stages, fit_tables, stages,
                                             one_blas_thread)
 from srdash.errors import SrdashError
+from srdash.judging.trust import kendalls_w, realworld_verdict, review_settings, trust_summary
+from srdash.judging.representative import representative_choice, representative_runs
+from srdash.judging.rules import load_rules
 
 __all__ = ["plackett_luce", "bradley_terry", "krippendorff_alpha", "JuryModel", "jury_model",
            "trust_jury_model", "rubric_jury_model", "leave_one_judge_out", "realworld_jury_model",
@@ -437,8 +440,6 @@ def jury_model(ranks: pd.DataFrame, *, n_bootstrap: int = 200, seed: int = 0, pr
 
 
 def _agreement(table: pd.DataFrame, rng, *, n_bootstrap: int, level: str) -> pd.DataFrame:
-    from srdash.judging.trust import kendalls_w
-
     rows = []
     scopes = [(str(d), g) for d, g in table.groupby("dataset", sort=True)]
     if len(scopes) > 1:
@@ -547,8 +548,6 @@ def trust_jury_model(entries: pd.DataFrame, models=None, *, settings=None, **opt
     >>> model.first, model.judges[["judge", "severity"]].values.tolist()   # ann rates 1.5 above bob
     (('a',), [['ann', 1.5], ['bob', -1.5]])
     """
-    from srdash.judging.trust import trust_summary
-
     summary = trust_summary(entries, models, settings=settings)
     ranks = summary.judge_ranks
     table = pd.DataFrame({"judge": ranks["judge"], "dataset": ranks["dataset"], "method": ranks["method"],
@@ -604,8 +603,6 @@ def leave_one_judge_out(runs: pd.DataFrame, entries: pd.DataFrame, rules, *, set
     2      bob  a = b     True
     3       cy      a    False
     """
-    from srdash.judging.trust import realworld_verdict
-
     def winner(chosen: pd.DataFrame) -> tuple[str, float]:
         verdict = realworld_verdict(runs, chosen, rules, settings=settings, methods=methods)
         board = verdict.leaderboard
@@ -641,10 +638,6 @@ def realworld_jury_model(runs: pd.DataFrame, entries: pd.DataFrame, rules, *, se
     (('a',), [False, False, False])
     """
     from dataclasses import replace
-
-    from srdash.judging.representative import representative_choice, representative_runs
-    from srdash.judging.rules import load_rules
-    from srdash.judging.trust import review_settings
 
     rules = load_rules(rules)
     settings = settings or review_settings(rules)

@@ -22,6 +22,12 @@ from typing import Mapping
 import pandas as pd
 
 from srdash.errors import SrdashError
+from srdash.io.csvsafe import restore_text
+from srdash.io.files import read_csv_file, read_file_bytes, read_file_text
+from srdash.io.loading import load_results
+from srdash.judging.fingerprint import fingerprint_of_parts
+from srdash.judging.ranking import judge
+from srdash.judging.rules import parse_rules
 
 __all__ = ["MANIFEST", "PUBLISHED_FORMAT", "PublishedVerdict", "is_published_folder", "published_names",
            "read_published", "replay_columns"]
@@ -103,9 +109,6 @@ def _refuse(folder: Path, what: str) -> SrdashError:
 
 
 def _read_table(folder: Path, name: str, *, text_columns=("method", "dataset", "status", "kind", "detail")):
-    from srdash.io.csvsafe import restore_text
-    from srdash.io.files import read_csv_file
-
     header = read_csv_file(folder / name, root=folder, nrows=0).columns
     types = {c: str for c in text_columns if c in header}
     frame = read_csv_file(folder / name, root=folder, dtype=types, keep_default_na=False, na_values=[""])
@@ -133,12 +136,6 @@ def read_published(folder) -> PublishedVerdict:
         listed, the leaderboards do not give the fingerprint the folder names, or the runs judged again under
         the stored rules do not give the stored leaderboard.
     """
-    from srdash.io.files import read_file_bytes, read_file_text
-    from srdash.io.loading import load_results
-    from srdash.judging.fingerprint import fingerprint_of_parts
-    from srdash.judging.ranking import judge
-    from srdash.judging.rules import parse_rules
-
     folder = Path(folder)
     if not is_published_folder(folder):
         raise SrdashError(f"'{folder}' is not a published verdict: it holds no {MANIFEST} (write one with "

@@ -15,6 +15,7 @@ import traitlets
 
 from srdash.analysis.certificate import WinnerCertificate, winner_certificate
 from srdash.apps.panels import LogPanel, logged
+from srdash.apps.shared import shared_view
 from srdash.figures.certificate import certificate_html
 from srdash.figures.escape import html_text
 from srdash.judging.rules import Rules
@@ -86,8 +87,6 @@ class CertificateView(widgets.VBox):
         if self._computed_for is not None and self._computed_for[0] is self.runs \
                 and self._computed_for[1] == self.rules:
             return  # the dashboard sets runs and rules together: one computation
-        from srdash.apps.shared import shared_view
-
         self.table.value = "<div class='srdash-note srdash-computing'>Explaining the winner…</div>"
         self.certificate = None
 

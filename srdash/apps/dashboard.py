@@ -29,14 +29,18 @@ import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
+from srdash.demo.competition import cached_demo
+from srdash.apps.properties import PropertyView, QualificationView
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.assets import stylesheet
 from srdash.apps.board_view import failure_view_switch, leaderboard_panel_html
 from srdash.figures.leaderboard import problems_html, scoring_html, rank_heatmap, simplicity_curve, warnings_html
+from srdash.judging import snapshot
 from srdash.judging.competition import Competition, competition_from_json, load_competition
 from srdash.judging.pipeline import judge_prepared, prepare_competition, prepared_from_snapshot
 from srdash.judging.ranking import Verdict
+from srdash.judging.representative import representative_choice
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, load_rules
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, ProgressPanel,
                                    logged)
@@ -333,8 +337,6 @@ class Dashboard(BackgroundApp):
         text = env.get("SRDASH_COMPETITION", "").strip()
         if text:
             return cls(competition_from_json(text), **kwargs)
-        from srdash.demo.competition import cached_demo
-
         kwargs.setdefault("source", "the built-in demo competition (srdash.demo.competition, seed 0), with its "
                                     "dataset descriptions and qualification stage")
         return cls(load_competition(cached_demo()["competition"]), **kwargs)
@@ -362,8 +364,6 @@ class Dashboard(BackgroundApp):
 
     def _show_snapshot(self) -> bool:
         """Show the competition from its snapshot, in this thread; False when there is none."""
-        from srdash.judging import snapshot
-
         try:
             found = prepared_from_snapshot(self._competition, wait=self._snapshot_wait)
         except Exception:  # noqa: BLE001 - no usable snapshot: prepare in the background as usual
@@ -715,9 +715,6 @@ class Dashboard(BackgroundApp):
             self.more.selected_index = index
 
     def _build_property_view(self, verdict, runs):
-        from srdash.judging.representative import representative_choice
-        from srdash.apps.properties import PropertyView
-
         if self.property_scores is None:
             return widgets.HTML("<div class='srdash-note'>No property scores: the dataset descriptions could "
                                 "not be used (see the log).</div>")
@@ -725,8 +722,6 @@ class Dashboard(BackgroundApp):
                             log_panel=self.log_panel)
 
     def _build_qualification_view(self, verdict, runs):
-        from srdash.apps.properties import QualificationView
-
         if self.qualification is None:
             return widgets.HTML("<div class='srdash-note'>No qualification stage: its results could not be "
                                 "used (see the log).</div>")

@@ -26,6 +26,8 @@ import inspect
 from jupyter_server.auth.identity import PasswordIdentityProvider
 from voila.handler import VoilaHandler
 
+from srdash.apps.gate import refuse_unknown_visitors
+
 __all__ = ["ReviewDoor"]
 
 
@@ -41,8 +43,6 @@ class ReviewDoor(PasswordIdentityProvider):
         tornado.web.HTTPError
             403 when access keys are issued and the page's ``key`` is missing, unknown or revoked.
         """
-        from srdash.apps.gate import refuse_unknown_visitors
-
         user = super().get_user(handler)
         if inspect.isawaitable(user):
             user = await user

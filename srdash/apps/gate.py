@@ -98,7 +98,7 @@ def tornado_settings() -> dict:
 
 
 def _review_store_path(environ) -> Path:
-    from srdash.judging.trust import default_store_path
+    from srdash.judging.trust import default_store_path  # lazy: numpy
 
     try:
         options = json.loads(environ.get("SRDASH_REVIEW") or "{}")
@@ -127,7 +127,7 @@ def refuse_unknown_visitors(handler, *, environ=None):
     """
     from tornado.web import HTTPError
 
-    from srdash.judging.trust import TrustStore, TrustStoreError
+    from srdash.judging.trust import TrustStore, TrustStoreError  # lazy: numpy
 
     path = _review_store_path(os.environ if environ is None else environ)
     if not path.is_file():

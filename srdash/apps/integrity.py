@@ -17,6 +17,7 @@ import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
+from srdash.apps.shared import shared_view, view_key
 from srdash.figures.escape import html_text
 from srdash.analysis.audit import DEFAULT_TOLERANCE, Audit, audit
 from srdash.figures.integrity import (PLACE_PROBABILITY_KINDS, audit_figure, critical_difference_figure,
@@ -160,8 +161,6 @@ class RobustnessView(widgets.VBox):
             self.status.value = _note("Load a competition first.")
             return
         import plotly.io as pio
-
-        from srdash.apps.shared import shared_view, view_key
 
         settings = {"n_bootstrap": self.n_bootstrap, "seed": self.seed, "resample": self.resample,
                     "alpha": float(self.alpha)}

@@ -11,11 +11,18 @@ import contextlib
 import ipywidgets as widgets
 import pandas as pd
 
+from srdash.analysis.sensitivity import Rescorer
+from srdash.apps.shared import shared_view
+from srdash.analysis.jury_model import realworld_jury_model
 from srdash.errors import SrdashError
+from srdash.figures import srbench2025
 from srdash.figures.escape import html_text
-from srdash.figures.leaderboard import leaderboard_html, warnings_html
-from srdash.judging.ranking import Verdict, judge
+from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html
+from srdash.figures.leaderboard import leaderboard_html, rules_comparison_html, warnings_html
+from srdash.judging.pipeline import realworld_inputs
+from srdash.judging.ranking import Verdict, compare_verdicts, judge
 from srdash.judging.rules import load_rules
+from srdash.judging.trust import TrustStore, realworld_verdict
 
 __all__ = ["more_views", "refresh_view", "CERTIFICATE_VIEW_TITLE", "LINEAGE_VIEW_TITLE", "COMPARISON_VIEW_TITLE",
            "RESOURCES_VIEW_TITLE", "PROPERTY_VIEW_TITLE", "QUALIFICATION_VIEW_TITLE"]
@@ -28,18 +35,17 @@ def more_views(trust_store: str | None, app=None):
     log = app.log_panel if app is not None else None
 
     def sensitivity(verdict, runs):
-        from srdash.analysis.sensitivity import Rescorer
-        from srdash.apps.sensitivity import SensitivityView
+        from srdash.apps.sensitivity import SensitivityView  # lazy: anywidget
 
         return SensitivityView(Rescorer.from_verdict(verdict, runs=runs), log_panel=log, show_title=False)
 
     def robustness(verdict, runs):
-        from srdash.apps.integrity import RobustnessView
+        from srdash.apps.integrity import RobustnessView  # lazy: anywidget, scipy
 
         return RobustnessView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
 
     def audit(verdict, runs):
-        from srdash.apps.integrity import AuditView
+        from srdash.apps.integrity import AuditView  # lazy: anywidget, scipy
 
         return AuditView(verdict, log_panel=log)
 
@@ -47,7 +53,7 @@ def more_views(trust_store: str | None, app=None):
         return widgets.HTML(rules_comparison(runs))
 
     def why(verdict, runs):
-        from srdash.apps.certificate import CertificateView
+        from srdash.apps.certificate import CertificateView  # lazy: anywidget
 
         return CertificateView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
 
@@ -102,9 +108,7 @@ def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache
     computed once for every visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
     import plotly.io as pio
 
-    from srdash.apps.panels import FigurePanel
-    from srdash.apps.shared import shared_view
-    from srdash.figures import srbench2025
+    from srdash.apps.panels import FigurePanel  # lazy: anywidget
 
     def compute() -> dict:
         # the critical-difference diagram once a page: "Rank uncertainty and significance" draws it
@@ -146,9 +150,8 @@ def lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widget
     visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
     import plotly.io as pio
 
-    from srdash.apps.panels import FigurePanel
-    from srdash.apps.shared import shared_view
-    from srdash.figures.lineage import srbench_views
+    from srdash.apps.panels import FigurePanel  # lazy: anywidget
+    from srdash.figures.lineage import srbench_views  # lazy: scipy, sympy
 
     def compute() -> dict:
         # no critical-difference diagram here: "Rank uncertainty and significance" shows it (once per page)
@@ -183,8 +186,6 @@ def trust_entries_note(store_path) -> str:
 
 
 def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> str:
-    from srdash.judging.trust import TrustStore, realworld_verdict
-
     with contextlib.closing(TrustStore(store_path, read_only=True)) as store:
         entries = store.entries()
     methods = sorted(verdict.leaderboard["method"])
@@ -195,8 +196,6 @@ def _realworld_html(store_path: str, runs: pd.DataFrame, verdict: Verdict) -> st
 
 def _jury_model_of_result_html(result) -> str:
     """The real-world track's jury model, from the entries and rules its verdict was judged with."""
-    from srdash.judging.pipeline import realworld_inputs
-
     try:
         inputs = realworld_inputs(result.prepared)
     except SrdashError as exc:
@@ -206,9 +205,6 @@ def _jury_model_of_result_html(result) -> str:
 
 def _jury_model_html(runs, entries, rules, methods) -> str:
     """The report's jury-model section (same renderer): a second opinion under the real-world leaderboard."""
-    from srdash.analysis.jury_model import realworld_jury_model
-    from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html
-
     try:
         model = realworld_jury_model(runs, entries, rules, methods=methods)
     except SrdashError as exc:
@@ -226,9 +222,6 @@ _COMPARED_PRESETS = ("srbench2022", "srbench2022-as-run", "srbench2022-draft")
 
 def rules_comparison(runs: pd.DataFrame) -> str:
     """The 2022 presets side by side on these runs; a preset that cannot judge them is named with why."""
-    from srdash.figures.leaderboard import rules_comparison_html
-    from srdash.judging.ranking import compare_verdicts
-
     verdicts, refused = [], []
     for name in _COMPARED_PRESETS:
         try:
@@ -244,8 +237,7 @@ def rules_comparison(runs: pd.DataFrame) -> str:
 
 
 def refresh_view(view: widgets.Widget, verdict: Verdict, runs: pd.DataFrame) -> None:
-    from srdash.analysis.sensitivity import Rescorer
-    from srdash.apps.properties import PropertyView, QualificationView
+    from srdash.apps.properties import PropertyView, QualificationView  # lazy: anywidget
 
     if isinstance(view, (widgets.HTML, PropertyView, QualificationView)):
         return  # views that do not depend on the current options

@@ -21,11 +21,15 @@ from typing import Callable, Mapping
 import ipywidgets as widgets
 import traitlets
 
+from srdash.analysis.sensitivity import rescorer_of
+from srdash.demo.predictions import write_demo_predictions
+from srdash.apps.sensitivity import SensitivityView
 from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.predictions import (NUMBERS_NOTE, leaderboard_table_html, notes_html, rejected_table_html,
                                        shakeup_table_html)
+from srdash.figures.sensitivity import Vocabulary
 from srdash.io.predictions import SUBSETS
 from srdash.judging.predictions import PredictionResult, score_from_options
 from srdash.figures.predictions import shakeup_figure
@@ -50,8 +54,6 @@ def _section(title: str, *children: widgets.Widget, note: str = "", css_class: s
 
 def _demo_result(progress: Callable[[int, int], None] | None = None) -> PredictionResult:
     """Score the built-in demo prediction competition (written to a temporary folder, removed after)."""
-    from srdash.demo.predictions import write_demo_predictions
-
     with tempfile.TemporaryDirectory(prefix="srdash-predictions-demo-") as folder:
         return score_from_options(write_demo_predictions(folder), progress=progress)
 
@@ -366,10 +368,6 @@ class PredictionsDashboard(BackgroundApp):
     def _on_sensitivity_click(self, _button) -> None:
         if self.result is None or self.result.combined is None:
             return
-        from srdash.analysis.sensitivity import rescorer_of
-        from srdash.apps.sensitivity import SensitivityView
-        from srdash.figures.sensitivity import Vocabulary
-
         with self._frozen():
             rescorer = rescorer_of(self.result.combined, subset="final")
             # teams and metrics, not methods and datasets

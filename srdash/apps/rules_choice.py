@@ -19,6 +19,7 @@ import pandas as pd
 
 from srdash.errors import CriterionWithoutData, SrdashError
 from srdash.figures.escape import html_text
+from srdash.judging.measures import measure
 from srdash.judging.rules import Rules, list_presets, load_rules
 
 __all__ = ["run_presets", "measures_key", "missing_columns", "cannot_judge", "preset_options", "refusal_html",
@@ -97,8 +98,6 @@ def cannot_judge(rules: Rules, runs: pd.DataFrame, *, data_files: bool) -> bool:
     >>> cannot_judge(load_rules("srbench2023-track1"), runs.assign(model="x1"), data_files=False)
     True
     """
-    from srdash.judging.measures import measure
-
     if missing_columns(rules, runs):
         return True
     has_models = "model" in runs.columns and runs["model"].notna().any()

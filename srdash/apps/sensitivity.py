@@ -20,6 +20,7 @@ import ipywidgets as widgets
 import numpy as np
 import traitlets
 
+from srdash.demo.competition import cached_demo
 from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.figures.sensitivity import (
@@ -38,11 +39,14 @@ from srdash.analysis.sensitivity import (
     find_winning_weights,
     irrelevant_alternatives,
     place_probabilities,
+    rescorer_of,
     ternary_winner_map,
     weight_sweep,
 )
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel,
                                 logged)
+from srdash.judging.competition import competition_from_json, load_competition
+from srdash.judging.pipeline import judge_competition
 
 __all__ = ["SensitivityView"]
 
@@ -235,23 +239,16 @@ class SensitivityView(BackgroundApp):
         >>> "Error while loading the competition" in view.log_panel.text()
         True
         """
-        from srdash.judging.competition import competition_from_json, load_competition
-
         env = os.environ if environ is None else environ
         text = env.get("SRDASH_COMPETITION", "").strip()
         if text:
             return cls.from_competition(competition_from_json(text), **kwargs)
-        from srdash.demo.competition import cached_demo
-
         return cls.from_competition(load_competition(cached_demo()["competition"]), **kwargs)
 
     @classmethod
     def from_competition(cls, competition, *, samples: int = 2000, seed: int = 0, **kwargs) -> "SensitivityView":
         """The view of a competition: judged by the one pipeline in the background, so its official order is
         the competition's verdict (:func:`srdash.judging.pipeline.judge_competition`)."""
-        from srdash.analysis.sensitivity import rescorer_of
-        from srdash.judging.pipeline import judge_competition
-
         kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
         view = cls(None, samples=samples, seed=seed, source=f"{competition.title} ({competition.source})", **kwargs)
         view._start_background(view._load_in_background, lambda: rescorer_of(judge_competition(competition)),

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from srdash.errors import SrdashError
+from srdash.judging.competition import competition_from_json, load_competition
 
 __all__ = [
     "ENVIRONMENT",
@@ -417,7 +418,7 @@ def _prepare_once(competition, stage, every: float) -> None:
     waits for it (the preparation lock). An error is announced too; the
     dashboard then reports it in its own log as well.
     """
-    from srdash.judging.pipeline import prepare_competition
+    from srdash.judging.pipeline import prepare_competition  # lazy: numpy, pandas
 
     started = last = time.monotonic()
 
@@ -466,11 +467,10 @@ def prepared_runs_said(prepared) -> str:
 def _checked(competition, stage, prepare: bool):
     """``competition`` (None: the built-in demo's) once :func:`~srdash.judging.pipeline.check_competition`
     accepts it; what it holds is announced, and, with ``prepare``, that it is being prepared."""
-    from srdash.judging.pipeline import check_competition
+    from srdash.judging.pipeline import check_competition  # lazy: numpy, pandas
 
     if competition is None:
-        from srdash.demo.competition import cached_demo
-        from srdash.judging.competition import load_competition
+        from srdash.demo.competition import cached_demo  # lazy: numpy, pandas
 
         competition = load_competition(cached_demo()["competition"])
         stage(f"No INPUT: the built-in demo competition ({competition.source}).")
@@ -640,6 +640,4 @@ def check_then_prepare(competition, *, prepare: bool = True, stage=print, every:
 
 class _CompetitionChild(Child):
     def result(self):
-        from srdash.judging.competition import competition_from_json
-
         return competition_from_json(super().result())

@@ -34,6 +34,9 @@ from typing import Callable, Mapping
 
 import pandas as pd
 
+from srdash.judging.snapshot import code_fingerprint
+from srdash.cache import ResultCache
+
 __all__ = ["VIEW_KIND", "shared_view", "view_key"]
 
 #: The cache rows' kind.
@@ -42,8 +45,6 @@ VIEW_KIND = "view"
 
 def view_key(view: str, runs: pd.DataFrame, rules, settings: Mapping | None = None) -> str:
     """SHA-256 of what a view shows depends on: its name and settings, the runs' content, the rules, srdash's code."""
-    from srdash.judging.snapshot import code_fingerprint
-
     digest = hashlib.sha256()
     for part in (view, json.dumps(dict(settings or {}), sort_keys=True, default=str), code_fingerprint(),
                  json.dumps([str(c) for c in runs.columns]), json.dumps([str(t) for t in runs.dtypes]),
@@ -74,8 +75,6 @@ def shared_view(view: str, runs: pd.DataFrame, rules, compute: Callable[[], Mapp
     """
     if cache is False:
         return dict(compute())
-    from srdash.cache import ResultCache
-
     key = view_key(view, runs, rules, settings)
     store = ResultCache(None if cache in (None, True) else cache)
     try:

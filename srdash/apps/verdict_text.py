@@ -44,7 +44,7 @@ def provenance_html(verdict: Verdict, result=None) -> str:
 
 def significance_html(verdict: Verdict) -> str:
     """The Friedman/Nemenyi sentence about the winner, or nothing when it cannot be tested."""
-    from srdash.analysis.significance import significance
+    from srdash.analysis.significance import significance  # lazy: scipy
 
     if verdict.n_methods < 2 or verdict.per_dataset["dataset"].nunique() < 2:
         return ""

@@ -1,5 +1,7 @@
 """Pieces shared by the CLI commands."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 import contextlib
@@ -9,14 +11,17 @@ from pathlib import Path
 
 import click
 
+from srdash.cache import ResultCache
+from srdash.apps import server as app
 from srdash.cli._options import bounded
 from srdash.errors import SrdashError
 from srdash.io.csvsafe import write_csv
+from srdash.judging.rules import load_rules
+from srdash.judging.competition import competition_from_options, default_jobs, is_competition_file, load_competition
+from srdash.judging.inputs import read_inputs
 
 
 def _load_rules(ctx, param, value):
-    from srdash.judging.rules import load_rules
-
     try:
         return load_rules(value)
     except SrdashError as exc:
@@ -28,8 +33,6 @@ def rules_reference(ctx, param, value):
     (for a process started elsewhere, e.g. the Voilà app). None stays None."""
     if value is None:
         return None
-    from srdash.judging.rules import load_rules
-
     try:
         load_rules(value)
     except SrdashError as exc:
@@ -46,8 +49,6 @@ rules_option = click.option(
 
 def jobs_option(what: str = "simplifying models"):
     """``--jobs``, by default the cores available (as ``--help`` says)."""
-    from srdash.judging.competition import default_jobs
-
     return click.option("--jobs", default=default_jobs, show_default=f"the cores available, {default_jobs()} here",
                         type=bounded("jobs"), help=f"Worker processes for {what}.")
 
@@ -59,8 +60,6 @@ def _remember_retry(ctx, param, value):
 
 def _open_result_cache(ctx, param, value):
     """Click callback of ``--cache``: one cache object for the whole command (it counts its hits)."""
-    from srdash.cache import ResultCache
-
     return ResultCache(value, retry_timeouts=ctx.meta.get("srdash.retry_timeouts", False))
 
 
@@ -102,8 +101,6 @@ def serve_notebook(notebook_name: str, env: dict, *, port: int, ip: str, preheat
     line instead. ``started``: see
     :func:`srdash.apps.server.serve_dashboard`.
     """
-    from srdash.apps import server as app
-
     chosen_port = port or app.free_port(ip)
     notebook = app.notebook_path(notebook_name)
     culling = {} if cull_idle is None else {"cull_idle_timeout": cull_idle,
@@ -191,8 +188,6 @@ def command_inputs(competition):
     Kept in click's context, which lives as long as one command: the command's later steps (the files to
     protect, the judging) reuse it, and the next command reads a file edited meanwhile again.
     """
-    from srdash.judging.inputs import read_inputs
-
     context = click.get_current_context(silent=True)
     kept = None if context is None else context.meta.get(_INPUTS)
     if kept is not None and kept.descriptions_path == competition.descriptions:
@@ -293,8 +288,6 @@ def competition_input(command=None, *, trust: bool = True, required: bool = True
                 timeout, jobs, cache, no_cache, retry_timeouts, scheduler, trust_competition_cache=False,
                 trust_competition_scheduler=False,
                 trust_store=None, realworld_rules=None, **kwargs):
-        from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
-
         given = {"datasets": datasets, "descriptions": descriptions, "qualification": qualification,
                  "qualification_data": qualification_data, "keep_unqualified": keep_unqualified,
                  "trust_store": trust_store, "scheduler": scheduler,

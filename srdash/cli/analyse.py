@@ -1,13 +1,18 @@
 """`srdash analyse KIND INPUT`: the analyses SRBench readers expect, each written as a CSV."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
 
+from srdash.cli._common import fail_cleanly, judged, refuse_output_onto_input
 from srdash.cli._options import bounded
+from srdash.errors import SrdashError
 from srdash.io.csvsafe import write_csv
+from srdash.judging.competition import competition_from_options
 
 KINDS = ("pareto", "profiles", "pairwise", "compare", "recovery", "resources", "srbench2025", "ratings", "bayes",
          "tree-distance")
@@ -158,9 +163,6 @@ def _compute(kind, table, *, accuracy, size, time, method, dataset, space, n_boo
 def _verdict_scores(input_path, rules_name, *, timeout, jobs):
     """The verdict's per-dataset scores under the rules, and how ratings read them: (table, metric,
     direction, optimum, method, dataset); the best score is K, the number of methods ranked."""
-    from srdash.cli._common import fail_cleanly, judged
-    from srdash.judging.competition import competition_from_options
-
     with fail_cleanly():
         competition = competition_from_options(input_path, rules=rules_name, timeout=timeout, jobs=jobs)
     verdict = judged(competition).verdict
@@ -174,7 +176,6 @@ def _tree_distances(table, *, timeout, jobs, source):
     import pandas as pd
 
     from srdash.analysis.recovery import normalised_edit_distances
-    from srdash.errors import SrdashError
 
     missing = [c for c in ("model", "true_model") if c not in table.columns]
     if missing:
@@ -353,9 +354,6 @@ def analyse(kind, input_path, output, accuracy, size, time_column, method_column
     INPUT is a CSV (or .tsv, .parquet) with one row per (method, dataset) or per run,
     e.g. SRBench's blackbox_results.csv.
     """
-    from srdash.cli._common import refuse_output_onto_input
-    from srdash.errors import SrdashError
-
     if kind == "bayes" and rope is None:
         raise click.UsageError(f"bayes needs --rope WIDTH (the ROPE's half-width in {accuracy}'s units; 0: no ROPE).")
     if output is not None or plot is not None:

@@ -1,5 +1,7 @@
 """`srdash codabench`: run a live Codabench competition with srdash as its judge (docs/codabench.md)."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -9,6 +11,7 @@ import click
 
 from srdash.cli._common import fail_cleanly, refuse_output_onto_input
 from srdash.cli._options import bounded
+from srdash.judging.competition import load_competition
 
 
 @click.group("codabench")
@@ -55,7 +58,6 @@ def bundle_command(competition_file, output, start, development_days, final_days
     as Codabench's unpacker would before this command returns.
     """
     from srdash.codabench.bundle import write_bundle
-    from srdash.judging.competition import load_competition
 
     with fail_cleanly():
         competition = load_competition(competition_file)

@@ -1,5 +1,7 @@
 """`srdash complexity`: SRBench 2022 complexity of every model in a CSV file."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 import os
@@ -9,8 +11,9 @@ from pathlib import Path
 import click
 
 from srdash.cli._options import bounded
-from srdash.cli._common import fail_cleanly, progress_bar
+from srdash.cli._common import fail_cleanly, progress_bar, refuse_output_onto_input
 from srdash.io.csvsafe import write_csv
+from srdash.io.files import read_csv_file
 
 OUTPUT_COLUMNS = ("components", "simplicity", "simplified", "status", "reason", "seconds")
 
@@ -67,16 +70,12 @@ def complexity(models_path, output, timeout, jobs, cache_path, no_cache, schedul
 
     A progress bar on stderr counts the done, failed and timed-out models.
     """
-    from srdash.cli._common import refuse_output_onto_input
-
     refuse_output_onto_input([("-o/--output", output)], [models_path, cache_path])
     if cache_path is not None and no_cache:
         raise click.UsageError("Give either --cache PATH or --no-cache, not both.")
     import pandas as pd
 
     from srdash.expressions import complexity_table
-
-    from srdash.io.files import read_csv_file
 
     try:  # a regular file of bounded size (srdash.io.files); FileRefused is an OSError
         table = read_csv_file(models_path, dtype=str, keep_default_na=False)

@@ -1,5 +1,7 @@
 """`srdash datasets`: write property datasets of every kind with their description file."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,7 @@
 """``srdash demo``: write the built-in demo competition."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,7 @@
 """`srdash diff`: which places changed between two verdicts, and why."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,6 +10,8 @@ import click
 
 from srdash.cli._common import fail_cleanly, judged, refuse_output_onto_input, rules_reference
 from srdash.cli._options import bounded
+from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
+from srdash.io.csvsafe import write_csv
 
 
 def side_of_path(path: Path, *, rules=None, datasets=None, descriptions=None, timeout=None, jobs=None, cache=None):
@@ -15,7 +19,6 @@ def side_of_path(path: Path, *, rules=None, datasets=None, descriptions=None, ti
     competition file or results (with the options) judged."""
     from srdash.analysis.diff import side_of_published, side_of_result
     from srdash.analysis.published import is_published_folder, read_published
-    from srdash.judging.competition import competition_from_options, is_competition_file, load_competition
 
     given = [name for name, value in (("--rules/--old-rules", rules), ("--datasets", datasets),
                                       ("--descriptions", descriptions), ("--timeout", timeout)) if value is not None]
@@ -102,8 +105,6 @@ def diff_command(old, new, rules, old_rules, datasets, descriptions, timeout, jo
         click.echo(shown.where(shown.notna(), "-").to_string(index=False))  # "-": not in that verdict
         click.echo(diff_text(diff))
     if output is not None:
-        from srdash.io.csvsafe import write_csv
-
         output.parent.mkdir(parents=True, exist_ok=True)
         if output.suffix.lower() == ".json":
             output.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")

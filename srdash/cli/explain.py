@@ -1,10 +1,12 @@
 """`srdash explain`: why this winner, a certificate of what would change the verdict."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 import click
 
-from srdash.analysis.certificate_plan import MAX_CELLS, WEIGHT_METHODS
+from srdash.analysis.certificate_plan import MAX_CELLS, WEIGHT_METHODS, check_plan, plan_certificate
 from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged, progress_bar
 from srdash.cli._options import bounded
 
@@ -44,7 +46,6 @@ def explain_command(competition, podium, max_removed, budget, weight_methods, ma
     (methods x datasets x runs), saying what to do instead.
     """
     from srdash.analysis.certificate import certificate_text, rules_variants, winner_certificate
-    from srdash.analysis.certificate_plan import check_plan, plan_certificate
 
     result = judged(competition)
     with fail_cleanly():

@@ -1,5 +1,7 @@
 """``srdash init``: write a commented competition file for the files in a folder."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 import os
@@ -9,6 +11,8 @@ from pathlib import Path
 import click
 
 from srdash.cli._common import fail_cleanly
+from srdash.judging.competition import competition_from_options, load_competition
+from srdash.errors import SrdashError
 
 #: Exit status when nothing can be written, or what was written cannot be judged yet.
 INCOMPLETE_EXIT_CODE = 2
@@ -129,7 +133,6 @@ class _Judge:
         self.prepared: dict[tuple, object] = {}
 
     def __call__(self, preset: str):
-        from srdash.judging.competition import competition_from_options
         from srdash.judging.pipeline import judge_prepared, prepare_competition
 
         folder, found = self.folder, self.found
@@ -147,9 +150,7 @@ class _Judge:
 def _cannot_judge(path: Path) -> str | None:
     """Why ``srdash score`` would refuse the competition file before any expensive work, or None; names
     that look like typos are shown as warnings (the verdict lists them too)."""
-    from srdash.errors import SrdashError
     from srdash.judging.checks import similar_name_problems
-    from srdash.judging.competition import load_competition
     from srdash.judging.pipeline import check_competition
 
     try:

@@ -1,11 +1,14 @@
 """`srdash predictions`: judge prediction-file competitions (preliminary and final leaderboards)."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
 
+from srdash.apps import server as app
 from srdash.cli._options import bounded
 from srdash.cli._common import fail_cleanly, refuse_output_onto_input, rules_reference, serve_notebook
 from srdash.io.csvsafe import write_csv
@@ -238,8 +241,6 @@ def serve(submissions, targets_preliminary, targets_final, targets_csv, metric_n
     metrics, a metric selector, the combined leaderboards and their weight
     sensitivity.
     """
-    from srdash.apps import server as app
-
     given = [name for name, value in (("--targets-preliminary", targets_preliminary),
                                       ("--targets-final", targets_final), ("--targets-csv", targets_csv),
                                       ("--metric", metric_names), ("--rules", combine_rules)) if value]

@@ -1,5 +1,7 @@
 """`srdash publish`: freeze a verdict as a folder a reader can cite and `srdash diff` can compare."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,13 +11,13 @@ import click
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
                                 refuse_output_onto_input)
 from srdash.cli._options import bounded
+from srdash.errors import SrdashError
 
 
 def _checked_date(ctx, param, value):
     """Click callback: a date is refused before any judging (the command would judge first, then fail)."""
     if value is None:
         return None
-    from srdash.errors import SrdashError
     from srdash.report.publish import check_date
 
     try:

@@ -1,12 +1,15 @@
 """`srdash report`: publish a verdict as one self-contained HTML file, Markdown or a LaTeX table."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
 
-from srdash.cli._common import competition_input, echo_fingerprint, fail_cleanly, judged
+from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, fail_cleanly, judged,
+                                refuse_output_onto_input)
 from srdash.cli._options import bounded
 
 _SUFFIX_FORMATS = {".md": "md", ".markdown": "md", ".tex": "latex", ".latex": "latex"}
@@ -49,7 +52,6 @@ def report_command(competition, output, output_format, title, samples, seed, pre
     """
     from dataclasses import replace
 
-    from srdash.cli._common import competition_files, refuse_output_onto_input
     from srdash.report.build import build_competition_report, write_report
 
     refuse_output_onto_input([("-o/--output", output)], competition_files(competition) + [previous])

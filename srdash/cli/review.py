@@ -1,5 +1,7 @@
 """`srdash review` (the expert's trust review, a Voilà app) and `srdash trust export/import`."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 import functools
@@ -12,9 +14,15 @@ from pathlib import Path
 
 import click
 
+from srdash.apps import server as app
+from srdash.analysis import costs
 from srdash.cli._options import bounded
-from srdash.cli._common import fail_cleanly, jobs_option, rules_reference
+from srdash.cli._common import fail_cleanly, jobs_option, refuse_output_onto_input, rules_reference
+from srdash.errors import RulesError, SrdashError
 from srdash.io.csvsafe import write_csv
+from srdash.judging.rules import load_rules
+from srdash.judging.competition import competition_from_json, is_competition_file, load_competition
+from srdash.io.private import open_private
 
 #: The environment variable the review notebook reads: its options as one JSON object
 #: (:data:`srdash.apps.review.REVIEW_OPTIONS`).
@@ -25,8 +33,6 @@ _LOCAL_ADDRESSES = ("127.0.0.1", "localhost", "::1")
 
 def _check_rules(ctx, param, value):
     """:func:`rules_reference`, for rules that ask for trust (a ``trust`` criterion)."""
-    from srdash.errors import SrdashError
-    from srdash.judging.rules import load_rules
     from srdash.judging.trust import review_settings
 
     try:
@@ -39,7 +45,6 @@ def _check_rules(ctx, param, value):
 def _review_competition(path: Path, *, rules: str, store_path, datasets_path, stage):
     """The competition of ``srdash review competition.toml``: its real-world track says the store, the rules
     and the datasets under review; the qualification stage says the methods."""
-    from srdash.judging.competition import load_competition
     from srdash.judging.pipeline import results_under_review
 
     competition = load_competition(path)
@@ -61,7 +66,6 @@ def _review_competition(path: Path, *, rules: str, store_path, datasets_path, st
 def _checked_inputs(input_path, stage, *, rules: str, store_path, datasets_path) -> dict:
     """What the review reads, checked (run by :func:`srdash.apps.server.start_in_a_child`): the input (the demo's
     competition file without INPUT), its competition, the trust store, its rules, entries and keys."""
-    from srdash.judging.competition import is_competition_file
     from srdash.judging.trust import TrustStore, default_store_path
 
     competition = None
@@ -152,8 +156,6 @@ def token_config(token: str) -> Path:
         A new temporary folder (mode 0700) holding ``voila.json`` (mode 0600 from its creation); the caller
         removes it.
     """
-    from srdash.io.private import open_private
-
     folder = Path(tempfile.mkdtemp(prefix="srdash-review-"))
     with open_private(folder / "voila.json", "w", encoding="utf-8") as config:  # 0600 from its creation
         config.write(json.dumps({"Voila": {"token": token}}))
@@ -212,8 +214,6 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
     The page is served by Voilà at http://IP:PORT/ (printed when ready) until
     you press Ctrl-C.
     """
-    from srdash.apps import server as app
-
     if ip not in _LOCAL_ADDRESSES and not token:
         raise click.UsageError(f"Serving on {ip} lets other machines open the review: give a secret with "
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
@@ -229,8 +229,6 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
                 raise click.UsageError(found["usage"])
             competition = None
             if found["competition"] is not None:
-                from srdash.judging.competition import competition_from_json
-
                 competition = competition_from_json(found["competition"])
             input_path, store_path, rules = Path(found["input"]), Path(found["store"]), found["rules"]
             entries, keys = found["entries"], found["keys"]
@@ -314,8 +312,6 @@ _store_option = click.option(
 def export_command(store_path, output, scores):
     """Write every judge's current trust entries (or rubric scores) to a CSV file; the store is only read."""
     from srdash.judging.trust import TrustStore
-
-    from srdash.cli._common import refuse_output_onto_input
 
     refuse_output_onto_input([("-o/--output", output)], [_existing(store_path)])
     with fail_cleanly(), TrustStore(_existing(store_path), read_only=True) as store:
@@ -416,8 +412,6 @@ def import_command(csv_path, store_path, judge, kind, create):
 def _explain_plan(scores, rubric, seconds: float) -> int:
     """Say what ``--explain`` will combine and about how long it takes; the largest set of jurors it leaves
     out (two, or one past :data:`srdash.analysis.costs.MAX_EXPLAIN_COMBINATIONS`)."""
-    from srdash.analysis import costs
-
     jurors = int(scores["judge"].nunique())
     removed = costs.explain_max_removed(jurors)
     criteria = len(rubric.criteria)
@@ -436,7 +430,6 @@ def _explain_plan(scores, rubric, seconds: float) -> int:
 
 
 def _rubric(rules):
-    from srdash.errors import RulesError
     from srdash.judging.jury import rubric_from_rules
 
     rubric = rubric_from_rules(rules)
@@ -485,7 +478,6 @@ def jury_command(store_path, rules, output, explain, show_model):
     The store is only read. The score the rules rank by (their
     [rubric] normalisation) gives the rank (1 = best).
     """
-    from srdash.cli._common import refuse_output_onto_input
     from srdash.judging.jury import jury_summary
     from srdash.judging.trust import TrustStore
 
@@ -528,8 +520,6 @@ def jury_command(store_path, rules, output, explain, show_model):
             stage = functools.partial(click.echo, err=True)
             click.echo(jury_model_text(rubric_jury_model(summary, stage=stage)))
         if output is not None:
-            from srdash.io.private import open_private
-
             try:
                 with open_private(output, "w", newline="", encoding="utf-8") as handle:  # jurors' scores: 0600
                     write_csv(table, handle, index=False)

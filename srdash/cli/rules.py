@@ -1,10 +1,13 @@
 """`srdash rules`: list the rules presets or show one."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 import click
 
 from srdash.cli._common import fail_cleanly
+from srdash.judging.rules import list_presets, load_rules
 
 
 @click.command(name="rules")
@@ -15,8 +18,6 @@ def rules_command(name):
     A rules file is TOML; its format is documented in docs/rules.md. Copy a preset
     to start a new competition's rules.
     """
-    from srdash.judging.rules import list_presets, load_rules
-
     with fail_cleanly():
         if name is None:
             for preset in list_presets():

@@ -1,5 +1,7 @@
 """`srdash score`: judge a competition and write the leaderboard."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -10,6 +12,8 @@ import click
 from srdash.cli._common import (competition_files, competition_input, echo_fingerprint, echo_problems, fail_cleanly,
                                 judged, refuse_output_onto_input, with_sidecar, write_leaderboard, write_table)
 from srdash.cli._options import bounded
+from srdash.cli.sensitivity import write_submissions_verdict
+from srdash.errors import CriterionWithoutData
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS
 
 
@@ -80,8 +84,6 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method, 
             click.echo(f"{len(qualification.problems)} qualification problem(s): "
                        + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), err=True)
     if competition.rules.rule_kind.judges_submissions:
-        from srdash.cli.sensitivity import write_submissions_verdict
-
         write_submissions_verdict(verdict, output, per_dataset)
         echo_fingerprint(result)
         return
@@ -120,8 +122,6 @@ def score(competition, output, per_dataset, problems, aggregation, rank_method, 
 def _judged_or_pointed_to_the_store(competition):
     """:func:`judged`, but rules that rank on the experts' trust, given results without it, are told where
     trust comes from: the review's trust store, not a column anyone should type into the results."""
-    from srdash.errors import CriterionWithoutData
-
     try:
         return judged(competition)
     except click.ClickException as error:

@@ -4,6 +4,8 @@ Also home of the normalised-weighted branch of `srdash score` (EvalRS-style
 submissions), which :mod:`srdash.cli.score` calls for rules of that kind.
 """
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 from pathlib import Path

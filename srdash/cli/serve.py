@@ -1,10 +1,13 @@
 """`srdash serve`: open the judging dashboard (a Voilà app) in the browser."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 
 import click
 
+from srdash.apps import server as app
 from srdash.cli._common import competition_input, fail_cleanly, serve_notebook
 from srdash.cli._options import bounded
 
@@ -47,8 +50,6 @@ def serve(competition, view, port, preheat, visitors, cull_idle, ip, print_comma
     and judges it through the same pipeline as `srdash score`: the leaderboard and its
     verdict fingerprint are the same.
     """
-    from srdash.apps import server as app
-
     with fail_cleanly():
         _refuse_submissions(competition, view)
         # Checked, then prepared once for every visitor, in a child process: this one supervises Voilà until

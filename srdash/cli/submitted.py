@@ -2,6 +2,8 @@
 track 1): it names the models and the datasets' files in a competition and judges it through the one
 pipeline, which computes the measures the rules declare."""
 
+# Local imports: keep the CLI's import path free of pandas, numpy and sympy (tests/test_serve.py).
+
 from __future__ import annotations
 
 import json
@@ -13,6 +15,7 @@ import click
 from srdash.cli._options import bounded
 from srdash.cli._common import echo_fingerprint, fail_cleanly, judged, refuse_output_onto_input
 from srdash.io.csvsafe import write_csv
+from srdash.judging.competition import competition_from_options
 
 _SUFFIXES = (".csv.gz", ".tsv.gz", ".csv", ".tsv", ".parquet")
 _OK = ("ok", "given", "measured")
@@ -76,8 +79,6 @@ def score_models(models_path, dataset_paths, rules, target, output, table_path, 
     presets: R² on the dataset's file, nodes of the tree as submitted; no model is simplified).
     `--rules srbench2023-track1-as-run` reproduces the published 2023 table.
     """
-    from srdash.judging.competition import competition_from_options
-
     refuse_output_onto_input([("-o/--output", output), ("--table", table_path)],
                              [models_path, *dataset_paths, None if no_cache else cache])
     cache_option = False if no_cache else cache

@@ -28,6 +28,7 @@ from srdash._version import __version__
 from srdash.codabench.columns import FAILED_VALUE, leaderboard_columns
 from srdash.codabench.scored import REFERENCE_FILE, SUBMISSION_FILE
 from srdash.errors import SrdashError
+from srdash.io.csvsafe import write_csv
 
 __all__ = ["SCORING_COMMAND", "Phase", "assemble_bundle", "default_image", "write_bundle"]
 
@@ -83,7 +84,7 @@ def _reference_files(competition) -> tuple[dict[str, bytes], dict[str, bytes], d
         ref[name] = public[name] = Path(competition.datasets).read_bytes()
         spec["datasets"] = name
     if competition.descriptions is not None:
-        from srdash.io.datasets import load_dataset_table
+        from srdash.io.datasets import load_dataset_table  # lazy: numpy, pandas
 
         folder = Path(competition.descriptions).absolute().parent
         name = "descriptions/" + Path(competition.descriptions).name
@@ -140,8 +141,7 @@ def _pages(competition, columns, datasets, image: str) -> dict[str, str]:
 
 
 def _sample(competition, method: str | None) -> tuple[str, bytes, list[str]]:
-    from srdash.io.csvsafe import write_csv
-    from srdash.judging.pipeline import load_competition_results
+    from srdash.judging.pipeline import load_competition_results  # lazy: numpy, pandas
 
     table = load_competition_results(competition).table
     datasets = sorted(table["dataset"].astype(str).unique())

@@ -32,7 +32,9 @@ import pandas as pd
 from srdash.codabench.predictions import PREDICTIONS_FILE
 from srdash.codabench.scored import SUBMISSION_FILE
 from srdash.errors import Problem, SrdashError, ValidationError
-from srdash.io.files import MAX_FILE_BYTES
+from srdash.io.csvsafe import write_csv
+from srdash.io.files import MAX_FILE_BYTES, read_csv_file
+from srdash.io.loading import load_results
 
 __all__ = ["Collected", "collect_export", "leaderboard_files", "write_collected"]
 
@@ -87,8 +89,6 @@ def _choose(export: Path, phase: str | None) -> Path:
 
 
 def _submissions(path: Path) -> list[tuple[str, str]]:
-    from srdash.io.files import read_csv_file
-
     try:
         frame = read_csv_file(path, dtype=str, keep_default_na=False)
     except (SrdashError, ValueError) as exc:
@@ -132,8 +132,6 @@ def _member(zip_path: Path) -> tuple[str, bytes]:
 def write_collected(collected: Collected, output: str | Path) -> Path:
     """Write what was collected: the results CSV at ``output``; for a prediction-file competition, the
     folder ``output`` with ``listing.csv`` (``team``, ``file``) and ``submissions/``."""
-    from srdash.io.csvsafe import write_csv
-
     output = Path(output)
     try:
         if not collected.predictions:
@@ -162,8 +160,6 @@ def collect_export(export: str | Path, *, phase: str | None = None) -> Collected
     -------
     Collected
     """
-    from srdash.io.loading import load_results
-
     export = Path(export)
     if not export.is_dir():
         raise SrdashError(f"The export {str(export)!r} must be a folder (unzip Codabench's download into it).")

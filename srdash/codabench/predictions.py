@@ -37,7 +37,7 @@ def metric_columns(metrics: Sequence[str]) -> tuple[Column, ...]:
     >>> [(c.key, c.sorting) for c in metric_columns(["rmse", "r2"])]
     [('rmse', 'asc'), ('r2', 'desc')]
     """
-    from srdash.judging.metrics import get_metric
+    from srdash.judging.metrics import get_metric  # lazy: numpy
 
     columns = []
     for name in metrics:
@@ -71,8 +71,8 @@ def write_prediction_bundle(path: str | Path, *, targets_preliminary: str | Path
     -------
     Path
     """
-    from srdash.io.predictions import read_solution, read_targets
-    from srdash.judging.metrics import get_metric
+    from srdash.io.predictions import read_solution, read_targets  # lazy: numpy, pandas
+    from srdash.judging.metrics import get_metric  # lazy: numpy
 
     if not metrics:
         raise SrdashError("The 'metrics' option must name at least one metric. Got none.")
@@ -118,8 +118,8 @@ def score_prediction_submission(ref: Path, res: Path, spec: dict) -> ScoredSubmi
     """Score ``res/predictions.txt`` on the phase's subset with every metric (the scoring program's step)."""
     import pandas as pd
 
-    from srdash.io.predictions import read_targets
-    from srdash.judging.predictions import score_submissions
+    from srdash.io.predictions import read_targets  # lazy: numpy, pandas
+    from srdash.judging.predictions import score_submissions  # lazy: numpy, pandas
 
     columns, subset = spec["columns"], spec["subset"]
     scores = failed_scores(columns)

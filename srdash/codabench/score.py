@@ -29,6 +29,8 @@ from srdash.codabench.predictions import score_prediction_submission
 from srdash.codabench.scored import (REFERENCE_FILE, SUBMISSION_FILE, ScoredSubmission, failed_scores, problem,
                                     read_reference)
 from srdash.errors import SrdashError
+from srdash.io.csvsafe import write_csv
+from srdash.judging.competition import competition_from_options
 
 __all__ = ["REFERENCE_FILE", "SUBMISSION_FILE", "ScoredSubmission", "score_submission", "main", "run"]
 
@@ -66,8 +68,7 @@ def _submitted_file(res: Path, name: str, columns) -> tuple[Path | None, ScoredS
 
 
 def _score_results(ref: Path, res: Path, spec: dict, *, jobs: int) -> ScoredSubmission:
-    from srdash.io.csvsafe import write_csv
-    from srdash.judging.competition import competition_from_options
+    # lazy: numpy, pandas
     from srdash.judging.pipeline import judge_prepared, load_competition_results, prepare_competition
 
     columns = spec["columns"]
@@ -124,7 +125,7 @@ def _score_results(ref: Path, res: Path, spec: dict, *, jobs: int) -> ScoredSubm
 
 def run(input_dir: str | Path, output_dir: str | Path, *, jobs: int = 1) -> ScoredSubmission:
     """Score, then write ``scores.json``, ``detailed_results.html`` and the submission's validated copy."""
-    from srdash.codabench.detailed import detailed_results_html
+    from srdash.codabench.detailed import detailed_results_html  # lazy: jinja2
 
     input_dir, output = Path(input_dir), Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,8 @@ import sympy
 
 from srdash import cache as _cache
 from srdash.expressions._timelimit import DEFAULT_MEMORY_LIMIT, SoftTimeLimitExceeded, WorkerPool, soft_time_limit
+from srdash.expressions.counting import count_nodes
+from srdash.expressions.distributed import DaskWorkerPool, resolve_scheduler
 from srdash.expressions.parse import count_components, feature_set_of, parse_checked, undefined_reason, parse_model
 from srdash.errors import ModelRejected
 
@@ -205,8 +207,6 @@ def complexity_task(model: str, features: tuple[str, ...] | None, settings: Comp
         return ("timeout", nan, "", f"Building the expression took longer than "
                 f"{settings.timeout + settings.grace / 2:g} s.", "", False)
     if as_submitted:
-        from srdash.expressions.counting import count_nodes
-
         try:
             with soft_time_limit(remaining(), clock="cpu"):
                 counted, nodes = count_nodes(expression, settings.measure)
@@ -477,8 +477,6 @@ def open_complexity_cache(cache) -> tuple[_cache.ComplexityCache | None, bool]:
 def _worker_pool(settings: ComplexitySettings, *, processes: int, memory_limit, scheduler):
     """Local worker processes, or a Dask cluster when a scheduler is given or configured."""
     if scheduler is not False:
-        from srdash.expressions.distributed import DaskWorkerPool, resolve_scheduler
-
         resolved = resolve_scheduler(scheduler)
         if resolved is not None:
             return DaskWorkerPool(_timed_complexity_task, scheduler=resolved, time_limit=settings.hard_limit,

@@ -48,7 +48,7 @@ def diff_html(diff) -> str:
     str
         An HTML fragment; every text escaped.
     """
-    from srdash.analysis.diff import diff_text
+    from srdash.analysis.diff import diff_text  # lazy: numpy, pandas
 
     header = [Cell("Method"), Cell(f"Place in {diff.old}"), Cell(f"Place in {diff.new}"), Cell("Moved by")]
     rows = [[Cell(method), Cell(old), Cell(new), Cell(causes, "srdash-changes" if causes != "unchanged" else "")]

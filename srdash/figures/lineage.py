@@ -25,15 +25,17 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from srdash.analysis.significance import significance
 from srdash.figures.glance import readable_heatmap
 from srdash.figures.escape import html_text
+from srdash.figures.integrity import critical_difference_figure
 from srdash.figures.styles import legend_below, method_style
 from srdash.figures.titles import title_layout, title_margin
-from srdash.analysis.fronts import ParetoFronts
-from srdash.analysis.pairwise import PairwiseTests
-from srdash.analysis.profiles import PerformanceProfiles
+from srdash.analysis.fronts import ParetoFronts, pareto_fronts
+from srdash.analysis.pairwise import PairwiseTests, wilcoxon_holm
+from srdash.analysis.profiles import PerformanceProfiles, performance_profiles
 from srdash.analysis.recovery import SolutionRates
-from srdash.analysis.resources import TIME_COLUMN, TrainingTimes
+from srdash.analysis.resources import TIME_COLUMN, TrainingTimes, training_times
 
 __all__ = ["pareto_figure", "label_positions", "interval_bounds", "INTERVAL_REACH", "profiles_figure", "auc_heatmap", "pairwise_heatmap",
            "solution_rates_figure", "training_time_figure",
@@ -480,10 +482,6 @@ def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
     """
     import pandas as pd
 
-    from srdash.analysis.fronts import pareto_fronts
-    from srdash.analysis.pairwise import wilcoxon_holm
-    from srdash.analysis.profiles import performance_profiles
-
     views: list = []
     has_accuracy = runs is not None and {"method", "dataset", "r2_test"} <= set(runs.columns)
     size = next((c for c in ("components", "model_size", "size") if runs is not None and c in runs.columns), None)
@@ -501,16 +499,11 @@ def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
     else:
         views.append("No performance profiles or pairwise tests: the runs carry no test R².")
     if runs is not None and TIME_COLUMN in runs.columns and {"method", "dataset"} <= set(runs.columns):
-        from srdash.analysis.resources import training_times
-
         views.append(training_time_figure(training_times(runs)))
         if has_accuracy:
             views.append(pareto_figure(pareto_fronts(runs, size=TIME_COLUMN, names=("accuracy", "time"),
                                                      n_bootstrap=n_bootstrap)))
     if verdict is not None:
-        from srdash.analysis.significance import significance
-        from srdash.figures.integrity import critical_difference_figure
-
         if verdict.n_methods >= 3 and verdict.per_dataset["dataset"].nunique() >= 2:
             views.append(critical_difference_figure(significance(verdict)))
         else:

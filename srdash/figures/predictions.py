@@ -28,6 +28,7 @@ import pandas as pd
 
 from srdash.figures.tables import Cell, Markup, table_html
 from srdash.figures.escape import html_text, plotly_text
+from srdash.judging.predictions import CombinedLeaderboards
 
 __all__ = ["leaderboard_table_html", "shakeup_table_html", "rejected_table_html", "notes_html", "shakeup_figure",
            "DECIMALS", "NUMBERS_NOTE"]
@@ -232,8 +233,6 @@ def shakeup_figure(result, *, title: str | None = None, height: int | None = Non
     (['&lt;b&gt;a&lt;/b&gt; (1)', 'b (2)'], ['(1) b', '(2) &lt;b&gt;a&lt;/b&gt;'])
     """
     import plotly.graph_objects as go
-
-    from srdash.judging.predictions import CombinedLeaderboards
 
     shake = result.shakeup
     n_places = int(max(shake["preliminary_place"].max(), shake["final_place"].max())) if len(shake) else 1

@@ -35,7 +35,7 @@ from srdash.figures.glance import readable_heatmap
 from srdash.figures.styles import legend_below, method_style
 from srdash.figures.escape import html_text, plotly_text
 from srdash.figures.titles import title_layout, title_margin
-from srdash.errors import SrdashError
+from srdash.errors import SrdashError, SrdashError as _Error
 from srdash.judging.properties import PropertyScores
 from srdash.judging.qualification import Qualification
 
@@ -264,7 +264,6 @@ def _text(text: object) -> str:
 
 
 def _latex(text: str, features) -> str | None:
-    from srdash.errors import SrdashError as _Error
     from srdash.expressions import latex_of  # the only module that talks to sympy
 
     try:

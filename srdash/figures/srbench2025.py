@@ -26,7 +26,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from srdash.analysis.resources import RESOURCE_COLUMNS, ResourceSummary
+from srdash.analysis.fronts import front_numbers, pareto_fronts
+from srdash.analysis.comparison import compare
+from srdash.analysis.resources import RESOURCE_COLUMNS, ResourceSummary, resource_summary
+from srdash.analysis.srbench2025 import srbench2025_mean_ranks
+from srdash.errors import SrdashError
 from srdash.figures.escape import html_text
 from srdash.figures.tables import Cell, table_html
 
@@ -103,9 +107,7 @@ def resource_table_html(summary: ResourceSummary) -> str:
 def resource_views(runs, *, accuracy: str = "r2_test", n_bootstrap: int = 200) -> tuple:
     """The resources of the runs: the per-method table, one figure per resource, the accuracy-energy front
     (or accuracy-time, without energy); ``()`` when the runs carry no resource column."""
-    from srdash.analysis.fronts import pareto_fronts
-    from srdash.analysis.resources import resource_summary
-    from srdash.figures.lineage import pareto_figure
+    from srdash.figures.lineage import pareto_figure  # lazy: scipy, sympy
 
     if not has_resources(runs):
         return ()
@@ -220,8 +222,6 @@ def mean_ranks_views(runs, *, accuracy: str = "r2_test") -> tuple:
     >>> "mean rank of model_size (lower is better)" in html, mean_ranks_views(runs.drop(columns="r2_test"))
     (True, ())
     """
-    from srdash.analysis.srbench2025 import srbench2025_mean_ranks
-
     if runs is None or not {"method", "dataset", accuracy} <= set(runs.columns):
         return ()
     size = next((c for c in _OWN_SIZE_COLUMNS if c in runs.columns), None)
@@ -240,8 +240,7 @@ def comparison_views(runs, *, value: str = "r2_test", posthoc: str = "wilcoxon-h
     worst value of the table, a named post-hoc; then its critical-difference diagram (bars from the post-hoc's
     p-values) and :func:`comparison_html`. A comparison the data do not allow is one HTML sentence saying why.
     ``cd_diagram=False`` leaves the diagram out, for a page that shows one elsewhere (each figure once a page)."""
-    from srdash.analysis.comparison import compare
-    from srdash.figures.integrity import critical_difference_figure
+    from srdash.figures.integrity import critical_difference_figure  # lazy: scipy
 
     if runs is None or not {"method", "dataset", value} <= set(runs.columns):
         return (f"<div class='srdash-note'>{html_text(f'No comparison of methods: the runs carry no {value}.')}</div>",)
@@ -269,8 +268,7 @@ def ground_truth_sizes(datasets, *, measure: str = "rounded-nodes") -> dict:
     >>> ground_truth_sizes(pd.DataFrame({"dataset": ["a", "b", "c"], "ground_truth": ["x1*x2", "", "open(x1)"]}))
     {'a': 3.0}
     """
-    from srdash.errors import SrdashError
-    from srdash.expressions.measures import measure_model
+    from srdash.expressions.measures import measure_model  # lazy: sympy
 
     if datasets is None or not {"dataset", "ground_truth"} <= set(datasets.columns):
         return {}
@@ -302,8 +300,6 @@ def dataset_fronts_figure(runs, truths, *, size: str = "size", accuracy: str = "
     ([3.0, 5.0], [0.99, 0.7, 0.0], ['a'])
     """
     from plotly.subplots import make_subplots
-
-    from srdash.analysis.fronts import front_numbers
 
     table = runs[["method", "dataset", size, accuracy]].copy()
     table[size] = pd.to_numeric(table[size], errors="coerce")

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from srdash.cache import ResultCache
 from srdash.errors import CompetitionError, SrdashError
 from srdash.judging.limits import COMPETITION_LIMITS
 from srdash.judging.rules import Rules, load_rules
@@ -110,8 +111,6 @@ class Simplification:
         or False without a cache."""
         if self.cache is False:
             return False
-        from srdash.cache import ResultCache
-
         return ResultCache(None if self.cache in (None, True) else self.cache, retry_timeouts=self.retry_timeouts)
 
 

@@ -50,6 +50,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.cache import ResultCache, cache_key, file_digest
 from srdash.io.datasets import DatasetTable
 from srdash.errors import ModelRejected, SrdashError
 from srdash.judging.domains import REFUSED_STATUSES
@@ -389,8 +390,6 @@ def open_store(cache):
     """The ResultCache to use, or None (``cache`` False)."""
     if cache is False:
         return None
-    from srdash.cache import ResultCache
-
     return cache if isinstance(cache, ResultCache) else ResultCache(None if cache is True else cache)
 
 
@@ -402,8 +401,6 @@ def _cached_metrics(store, models, spec, wanted, failures) -> tuple[dict, dict]:
         return {}, {}
     import sqlite3
     import warnings
-
-    from srdash.cache import cache_key, file_digest
 
     try:
         settings = {"procedure": _EVALUATION_PROCEDURE, "target": str(spec.target), "partitions": list(wanted),

@@ -21,6 +21,7 @@ import pandas as pd
 
 from srdash.errors import SrdashError
 from srdash.judging import provenance
+from srdash.judging.inputs import read_inputs
 
 # The annotations name judging.competition's Competition and judging.prepared's CompetitionResult and
 # PreparedCompetition without importing them, even for type checkers: judging.competition imports this
@@ -94,8 +95,6 @@ def file_input_hashes(competition: "Competition", data_files: Sequence[str | Pat
     (:attr:`srdash.judging.inputs.CompetitionInputs.data_files`); None: the descriptions are read here."""
     inputs = [(role, path) for role, path in competition.inputs if role != "realworld.store"]
     if data_files is None and competition.descriptions is not None:
-        from srdash.judging.inputs import read_inputs
-
         try:
             data_files = read_inputs(competition).data_files
         except SrdashError:  # reported where the descriptions are read; nothing more to hash here

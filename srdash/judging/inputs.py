@@ -69,7 +69,7 @@ def read_inputs(competition: "Competition") -> CompetitionInputs:
     """
     if competition.descriptions is None:
         return CompetitionInputs(descriptions_path=None)
-    from srdash.io.datasets import load_dataset_table
+    from srdash.io.datasets import load_dataset_table  # lazy: numpy, pandas
 
     return CompetitionInputs(descriptions_path=competition.descriptions,
                              descriptions=load_dataset_table(competition.descriptions))

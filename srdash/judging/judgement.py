@@ -19,6 +19,7 @@ from srdash.judging.prepared import CompetitionResult, PreparedCompetition, Real
 from srdash.judging.preparation import check_datasets_under_review, prepare_competition, prepare_runs
 from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import Rules
+from srdash.judging.trust import realworld_verdict
 
 if TYPE_CHECKING:  # the core modules import sympy-free, but not for nothing at start-up
     from srdash.judging.competition import Competition
@@ -155,8 +156,6 @@ def realworld_track(prepared: PreparedCompetition) -> Verdict | None:
     None when the competition has no real-world track. Entries of methods or
     datasets not under review (e.g. a method that did not qualify) are left out.
     """
-    from srdash.judging.trust import realworld_verdict
-
     inputs = realworld_inputs(prepared)
     if inputs is None:
         return None

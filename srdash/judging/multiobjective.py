@@ -87,6 +87,7 @@ import numpy as np
 import pandas as pd
 
 from srdash.errors import Problem, RulesError, SrdashError, ValidationError
+from srdash.io.files import FileRefused, expanded_bytes, read_file_bytes, read_parquet_bytes
 from srdash.judging.ranking import place_from_scores, versions
 from srdash.judging.rules import Criterion, Rules, load_rules
 
@@ -471,8 +472,6 @@ def scheme_from_rules(rules: Rules | str) -> Scheme:
 def _read_table(source) -> tuple[pd.DataFrame, str, tuple[str, ...]]:
     if isinstance(source, pd.DataFrame):
         return source, "<DataFrame>", ()
-    from srdash.io.files import FileRefused, expanded_bytes, read_file_bytes, read_parquet_bytes
-
     path = Path(source)
     if not path.exists() and not path.is_symlink():
         raise SrdashError(f"Cannot find the submissions file '{path}'.")

@@ -17,12 +17,19 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from srdash.errors import SrdashError
+from srdash.errors import CompetitionError, Problem, SrdashError, ValidationError
 from srdash.io.loading import Results, load_results
+from srdash.judging import snapshot
 from srdash.judging.checks import check_criterion_columns
+from srdash.judging.evaluation import evaluate_runs, merge_metrics
 from srdash.judging.fingerprint import file_input_hashes
 from srdash.judging.inputs import CompetitionInputs, inputs_for
+from srdash.judging.measures import DATA_PARTITION_PREFIX, measure as measure_of
+from srdash.judging.multiobjective import load_submissions
 from srdash.judging.prepared import PreparedCompetition, PreparedTrack, RealWorldTrackRefused
+from srdash.judging.properties import property_scores, with_property
+from srdash.judging.qualification import (canonical_results, filter_qualified, read_qualification_results,
+                                          run_qualification)
 from srdash.judging.rules import Rules
 from srdash.judging.snapshot import read_trust_entries
 
@@ -85,8 +92,6 @@ def prepare_runs(
         A new table with ``components``, ``simplicity``, ``simplified``,
         ``status``, ``reason`` and ``features_used``.
     """
-    from srdash.judging.measures import measure as measure_of
-
     criteria = rules.criteria if rules is not None and rules.rule_kind.judges_runs else ()
     counted = [c for c in criteria if measure_of(c.measure).from_model and c.measure != "simplified-components"]
     simplify = rules is None or any(c.measure == "simplified-components" for c in criteria)
@@ -134,7 +139,7 @@ def prepare_runs(
 def _count(results: Results, criterion, *, progress=None, **options) -> pd.DataFrame:
     """``nodes, status, reason`` of every run under a criterion's counting measure; a value the input gives
     is kept (status ``given``)."""
-    from srdash.expressions.measures import measure_table
+    from srdash.expressions.measures import measure_table  # lazy: sympy
 
     table = results.table
     given = (pd.to_numeric(table[criterion.column], errors="coerce") if criterion.column in table.columns
@@ -189,14 +194,10 @@ def _measured_runs(results: Results, counted, *, progress, **options) -> pd.Data
 def _on_data_criteria(rules: Rules | None) -> list:
     if rules is None or not rules.rule_kind.judges_runs:
         return []
-    from srdash.judging.measures import measure as measure_of
-
     return [c for c in rules.criteria if measure_of(c.measure).needs_data]
 
 
 def _partition_of(criterion) -> str:
-    from srdash.judging.measures import DATA_PARTITION_PREFIX
-
     column = criterion.column
     return column[len(DATA_PARTITION_PREFIX):] if column.startswith(DATA_PARTITION_PREFIX) else column
 
@@ -204,7 +205,7 @@ def _partition_of(criterion) -> str:
 def _with_on_data(runs: pd.DataFrame, descriptions, criteria, *, cache) -> pd.DataFrame:
     """The runs with each ``r2-on-data`` criterion's column computed from the data (a failure is the run's
     status, unless an earlier step already refused the model)."""
-    from srdash.judging.submitted import r2_on_data
+    from srdash.judging.submitted import r2_on_data  # lazy: sympy
 
     table = runs.copy()
     for criterion in criteria:
@@ -278,9 +279,6 @@ def prepare_track(
     -------
     PreparedTrack
     """
-    from srdash.judging.evaluation import evaluate_runs, merge_metrics
-    from srdash.judging.properties import property_scores, with_property
-
     stage = stage or (lambda text: None)
     runs = prepare_runs(results, rules=rules, timeout=timeout, jobs=jobs, cache=cache, scheduler=scheduler,
                         progress=progress)
@@ -334,8 +332,6 @@ def qualified_results(results: Results, qualification: "Qualification", *,
     >>> kept.table["method"].tolist(), filtered.excluded
     (['a'], ('b',))
     """
-    from srdash.judging.qualification import filter_qualified
-
     filtered = filter_qualified(results.table, qualification, exclude=not keep_unqualified)
     return replace(results, table=filtered.runs), filtered
 
@@ -363,8 +359,6 @@ def load_competition_results(competition: "Competition", *, inputs: CompetitionI
 def _refuse_runs_in_two_files(paths, loaded: Sequence[Results]) -> None:
     """Refuse a (method, dataset, run) found in two of the competition's results files: pooling them
     would keep both as if they were two runs, or one of them unseen."""
-    from srdash.errors import Problem, ValidationError
-
     first: dict[tuple, str] = {}
     problems = []
     for path, part in zip(paths, loaded):
@@ -389,8 +383,6 @@ def check_competition(competition: "Competition") -> Results | None:
         The loaded results (None for rules that judge submissions).
     """
     if competition.rules.rule_kind.judges_submissions:
-        from srdash.judging.multiobjective import load_submissions
-
         for path in competition.results:
             load_submissions(path, competition.rules)
         return None
@@ -398,8 +390,6 @@ def check_competition(competition: "Competition") -> Results | None:
     check_criterion_columns(results.table, competition.rules, sources=[str(p) for p in competition.results],
                             has_descriptions=competition.descriptions is not None)
     if competition.qualification is not None:
-        from srdash.judging.qualification import canonical_results, read_qualification_results
-
         path = competition.qualification.results
         canonical_results(read_qualification_results(path), source=str(path),
                           need_r2=competition.qualification.data is None)
@@ -429,8 +419,6 @@ def qualified_competition_results(competition: "Competition", *, stage: Callable
                             has_descriptions=competition.descriptions is not None)
     if competition.qualification is None:
         return results, None, None
-    from srdash.judging.qualification import run_qualification
-
     stage("Qualification stage")
     qualification = run_qualification(competition.qualification.results, data=competition.qualification.data,
                                       cache=cache)  # the baseline's fits are kept
@@ -492,8 +480,6 @@ def prepare_competition(
     stage = stage or (lambda text: None)
     rules = competition.rules
     if rules.rule_kind.judges_submissions:
-        from srdash.judging.multiobjective import load_submissions
-
         if len(competition.results) != 1:
             raise SrdashError(f"The rules '{rules.name}' judge one submissions file; the competition names "
                               f"{len(competition.results)} results.")
@@ -501,8 +487,6 @@ def prepare_competition(
         data_files = None if inputs is None else inputs_for(competition, inputs).data_files
         return PreparedCompetition(competition=competition, input=load_submissions(competition.results[0], rules),
                                    input_hashes=MappingProxyType(file_input_hashes(competition, data_files)))
-    from srdash.judging import snapshot
-
     cache = competition.simplification.open_cache()  # one object for every step: it counts what it answered
     try:
         found = snapshot.load_snapshot(competition, cache)
@@ -543,8 +527,6 @@ def prepared_from_snapshot(competition: "Competition", *, wait: float = 0.0):
     -------
     Snapshot or None
     """
-    from srdash.judging import snapshot
-
     cache = competition.simplification.open_cache()
     if cache is False:
         return None
@@ -577,8 +559,6 @@ def _prepare_competition(competition: "Competition", cache, *, progress, stage, 
     else:
         on_data = _on_data_criteria(rules)
         if on_data:
-            from srdash.errors import CompetitionError
-
             named = ", ".join(f"'{c.name}' (column '{c.column}')" for c in on_data)
             raise CompetitionError(
                 f"The rules '{rules.name}' measure {named} as 'r2-on-data': R² of each model on its dataset's "
@@ -605,8 +585,6 @@ def _measured_rules(competition: "Competition") -> Rules:
     rules = competition.rules
     if competition.realworld is None or not rules.rule_kind.judges_runs:
         return rules
-    from srdash.judging.measures import measure as measure_of
-
     columns = {c.column for c in rules.criteria}
     extra = tuple(c for c in competition.realworld.rules.criteria
                   if c.column not in columns and measure_of(c.measure).from_model)

@@ -50,6 +50,7 @@ import pandas as pd
 from srdash.io.datasets import FEATURE_SCORES, DatasetSpec, DatasetTable
 from srdash.errors import SrdashError
 from srdash.judging.evaluation import Evaluation, MergedMetrics, merge_values
+from srdash.judging.representative import representative_runs
 
 __all__ = [
     "DEFAULT_SCORES",
@@ -610,8 +611,6 @@ def representative_models(scores: PropertyScores, runs: pd.DataFrame | None = No
     exact = scores.runs[scores.runs["kind"] == "exact"]
     keys = ["method", "dataset", "run"]
     if runs is not None and column in runs.columns and not exact.empty:
-        from srdash.judging.representative import representative_runs
-
         missing = [c for c in ("method", "dataset") if c not in runs.columns]
         if missing:
             raise SrdashError(f"Cannot choose representative runs: the runs table has no column(s) "

@@ -52,8 +52,10 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from srdash.io.files import read_csv_file, read_file_bytes
+from srdash.cache import ResultCache, cache_key
+from srdash.io.files import read_csv_file, read_file_bytes, read_parquet_bytes
 from srdash.errors import ModelRejected, Problem, SrdashError, ValidationError
+from srdash.io.loading import load_results
 from srdash.judging.evaluation import merge_values, score_predictions
 
 __all__ = [
@@ -272,8 +274,6 @@ def _cached_fits(cache, data, wanted, settings):
     """(the cache or None, {(dataset, seed): key}, {(dataset, seed): r2 found})."""
     if cache is False:
         return None, {}, {}
-    from srdash.cache import ResultCache, cache_key
-
     store = cache if isinstance(cache, ResultCache) else ResultCache(None if cache is True else cache)
     digests = {dataset: _frame_digest(data[dataset]) for dataset in dict.fromkeys(d for d, _ in wanted)}
     keys = {(d, seed): cache_key(digests[d], None, {**settings, "seed": seed}) for d, seed in wanted}
@@ -674,15 +674,11 @@ def read_qualification_results(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     name = path.name.lower()
     if path.is_dir():
-        from srdash.io.loading import load_results
-
         return load_results(path).table
     try:
         # Regular files of bounded size only (srdash.io.files); index_col=False: a trailing comma
         # never turns the first column into the row index.
         if name.endswith((".parquet", ".pq")):
-            from srdash.io.files import read_parquet_bytes
-
             return read_parquet_bytes(read_file_bytes(path), path=path)
         if ".csv" in name or ".tsv" in name:
             return read_csv_file(path, sep="\t" if ".tsv" in name else ",", index_col=False)

@@ -62,6 +62,7 @@ from srdash.judging.domains import check_domains
 from srdash.judging import compensated, provenance
 from srdash.judging.kernel import rank_higher_better, scores_from_ranks, weighted_harmonic_mean
 from srdash.errors import CriterionWithoutData, SrdashError
+from srdash.judging.measures import measure
 from srdash.judging.rules import Criterion, Rules
 
 __all__ = [
@@ -435,8 +436,6 @@ def place_from_scores(scores: Sequence[float], *, exact: bool = False) -> np.nda
 
 def _refuse_missing_criteria(table: pd.DataFrame, rules: Rules, with_data: Sequence[Criterion]) -> None:
     """No silent gaps: a required criterion without any value stops the verdict, saying how to supply it."""
-    from srdash.judging.measures import measure
-
     missing = [c for c in rules.criteria if c not in with_data and not c.optional]
     if not missing:
         return

@@ -365,7 +365,7 @@ def predict_test(model: str, data: TestData, *, features: Sequence[str] | None =
         :class:`~srdash.errors.ModelRejected` when the parser refuses the
         string; SrdashError when the model cannot be evaluated on the data.
     """
-    from srdash.expressions import evaluate_model
+    from srdash.expressions import evaluate_model  # lazy: sympy
 
     predicted = np.asarray(evaluate_model(model, data.columns, features=features), dtype=float)
     if predicted.ndim == 0:  # a constant model

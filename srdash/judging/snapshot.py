@@ -167,7 +167,7 @@ def input_manifest(competition: "Competition", data_files: Sequence[str | Path] 
 
 
 def _hashes(paths: Iterable[str | Path]) -> dict[str, str]:
-    from srdash.judging.provenance import hash_inputs
+    from srdash.judging.provenance import hash_inputs  # lazy: numpy, pandas
 
     prefix = "input_sha256:"
     return {key[len(prefix):]: digest for key, digest in hash_inputs(paths).items() if key.startswith(prefix)}
@@ -466,7 +466,7 @@ def load_snapshot(competition: "Competition", cache) -> Snapshot | None:
     except Exception:  # noqa: BLE001 - signed but unreadable (not format 2, another Parquet layout): prepare again
         cache.forget_snapshot(key)
         return None
-    from srdash.judging.prepared import PreparedCompetition
+    from srdash.judging.prepared import PreparedCompetition  # lazy: numpy, pandas
 
     if not isinstance(prepared, PreparedCompetition):
         return None
@@ -578,7 +578,7 @@ def read_trust_entries(store_path):
     """
     import pandas as pd
 
-    from srdash.judging.trust import TrustStore
+    from srdash.judging.trust import TrustStore  # lazy: numpy
 
     if not Path(store_path).is_file():
         return pd.DataFrame(columns=["judge", "dataset", "method", "kind", "value"])

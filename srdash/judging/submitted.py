@@ -25,9 +25,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from srdash.cache import cache_key, file_digest
 from srdash.errors import ModelRejected, Problem, ValidationError
 from srdash.expressions import evaluate_expression, parse_submitted_model, tree_size
-from srdash.judging.evaluation import exact_r2_score
+from srdash.judging.evaluation import exact_r2_score, open_store
+from srdash.judging.measures import DATA_PARTITION_PREFIX
 from srdash.judging.metrics import r2_score
 
 __all__ = ["score_submitted_models", "r2_on_data"]
@@ -167,9 +169,6 @@ def r2_on_data(runs: pd.DataFrame, datasets, *, column: str = "r2_test", cache=F
     0   1.00     ok
     1  -0.75     ok
     """
-    from srdash.judging.evaluation import open_store
-    from srdash.judging.measures import DATA_PARTITION_PREFIX
-
     partition = column[len(DATA_PARTITION_PREFIX):] if column.startswith(DATA_PARTITION_PREFIX) else column
     out = pd.DataFrame({"value": np.nan, "status": "ok", "reason": ""}, index=runs.index)
     store = open_store(cache)
@@ -196,8 +195,6 @@ def r2_on_data(runs: pd.DataFrame, datasets, *, column: str = "r2_test", cache=F
 def _cached_r2(store, models, spec, partition, read) -> dict:
     """{model: (R², status, reason)} for the distinct models; the cache first, the file read only if needed."""
     import sqlite3
-
-    from srdash.cache import cache_key, file_digest
 
     distinct = [m for m in dict.fromkeys(models) if isinstance(m, str)]
     results: dict = {None: (np.nan, "parse_error", "the run has no model")}

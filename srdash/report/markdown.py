@@ -7,6 +7,8 @@ from typing import Sequence
 
 import pandas as pd
 
+from srdash.analysis.diff import diff_text
+from srdash.analysis.jury_model import jury_model_text
 from srdash.figures.escape import plotly_text
 from srdash._version import __version__
 from srdash.judging.ranking import Verdict
@@ -85,8 +87,7 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
     lines += _markdown_table(*_leaderboard_rows(verdict if shown is None else shown.verdict, decimals, shown=shown))
     lines += [""] + ([] if shown is None else [_md(shown.sentence), ""]) + [_rank_sentence(verdict), ""]
     if report.changes is not None:
-        from srdash.analysis.diff import diff_text
-        from srdash.figures.diff import diff_rows
+        from srdash.figures.diff import diff_rows  # lazy: jinja2
 
         changes = report.changes
         lines += [f"## What changed since {_md(changes.old)}", ""]
@@ -98,8 +99,6 @@ def render_markdown(report: Report, *, decimals: int = 3) -> str:
         lines += _markdown_table(*_leaderboard_rows(report.realworld, decimals))
         lines += ["", _rank_sentence(report.realworld), ""]
     if report.jury_model is not None:
-        from srdash.analysis.jury_model import jury_model_text
-
         lines += ["## Jury model (real-world track, second opinion)", "", "```", jury_model_text(report.jury_model),
                   "```", ""]
     if report.predictions is not None:

@@ -16,12 +16,20 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from srdash.analysis.diff import diff_verdicts, side_of_result
+from srdash.analysis.robustness import bootstrap
+from srdash.analysis.certificate import winner_certificate
+from srdash.analysis.jury_model import realworld_jury_model
+from srdash.analysis.sensitivity import (Rescorer, irrelevant_alternatives, place_probabilities, rescorer_of,
+                                        ternary_winner_map)
 from srdash.errors import SrdashError
-from srdash.judging.ranking import Verdict
+from srdash.judging.provenance import block_sha256, provenance_block
+from srdash.judging.pipeline import realworld_inputs
+from srdash.judging.predictions import PredictionResult, metric_rules, to_runs_table
+from srdash.judging.ranking import Verdict, judge
 from srdash.judging.rules import Rules
 
 if TYPE_CHECKING:  # only for annotations: these modules are imported when a report uses them
-    from srdash.judging.predictions import PredictionResult
     from srdash.judging.properties import PropertyScores
     from srdash.analysis.sensitivity import PlaceProbabilities, TernaryMap
 
@@ -177,8 +185,6 @@ def reproducibility_block(
     >>> a["block_sha256"] == c["block_sha256"]
     True
     """
-    from srdash.judging.provenance import block_sha256, provenance_block
-
     block = {"generated_at": generated_at or _utc_now()}
     computed = provenance_block(rules, list(sources))
     for extra in other_rules:
@@ -312,15 +318,13 @@ def build_competition_report(
     notes = list(report.notes)
     significance = robustness = None
     if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
-        from srdash.analysis.significance import significance as _significance
+        from srdash.analysis.significance import significance as _significance  # lazy: scipy
 
         try:
             significance = _significance(verdict)
         except SrdashError as exc:
             notes.append(f"No significance test: {exc}")
         if result.runs is not None:
-            from srdash.analysis.robustness import bootstrap
-
             try:
                 robustness = bootstrap(result.runs, verdict.rules, n_bootstrap=n_bootstrap, seed=seed)
             except SrdashError as exc:
@@ -329,24 +333,19 @@ def build_competition_report(
         notes.append("Significance and rank uncertainty need at least two methods and two datasets.")
     leaderboard = None
     try:
-        from srdash.analysis.board import shown_leaderboard
+        from srdash.analysis.board import shown_leaderboard  # lazy: scipy
 
         leaderboard = shown_leaderboard(result, seed=seed)   # srdash score's numbers for the same seed
     except SrdashError as exc:
         notes.append(f"Place intervals and failures by type are not shown: {exc}")
     certificate = None
     if result.runs is not None:
-        from srdash.analysis.certificate import winner_certificate
-
         try:
             certificate = winner_certificate(result, seed=seed)
         except SrdashError as exc:
             notes.append(f"Why this winner is not shown: {exc}")
     jury = None
     if result.realworld is not None:
-        from srdash.analysis.jury_model import realworld_jury_model
-        from srdash.judging.pipeline import realworld_inputs
-
         try:
             inputs = realworld_inputs(result.prepared)
             jury = realworld_jury_model(inputs.runs, inputs.entries, inputs.rules, methods=list(inputs.methods),
@@ -355,8 +354,6 @@ def build_competition_report(
             notes.append(f"The jury model of the real-world track is not shown: {exc}")
     changes = None
     if previous is not None:
-        from srdash.analysis.diff import diff_verdicts, side_of_result
-
         try:
             changes = diff_verdicts(previous, side_of_result(result))
         except SrdashError as exc:
@@ -378,7 +375,7 @@ def ground_truths(competition, rules, notes: list[str]) -> dict:
     counted with the rules' size measure (for the per-dataset Pareto facets); empty without them."""
     if competition.datasets is None:
         return {}
-    from srdash.figures.srbench2025 import ground_truth_sizes
+    from srdash.figures.srbench2025 import ground_truth_sizes  # lazy: jinja2, plotly
 
     measure = next((c.measure for c in rules.criteria if c.measure in ("rounded-nodes", "tree-nodes")), "rounded-nodes")
     try:
@@ -390,8 +387,6 @@ def ground_truths(competition, rules, notes: list[str]) -> dict:
 
 
 def _sensitivity(verdict: Verdict, runs, *, samples: int, seed: int, resolution: int, notes: list[str]):
-    from srdash.analysis.sensitivity import Rescorer
-
     return _rescorer_sensitivity(Rescorer.from_verdict(verdict, runs=runs), samples=samples, seed=seed,
                                  resolution=resolution, notes=notes, entity="method")
 
@@ -441,9 +436,6 @@ def build_prediction_report(
     >>> report.kind, report.verdict.winner, report.place_probabilities.samples
     ('predictions', 'c', 100)
     """
-    from srdash.judging.predictions import PredictionResult, metric_rules, to_runs_table
-    from srdash.judging.ranking import judge
-
     if not isinstance(result, PredictionResult):
         raise SrdashError(f"A prediction report is built from a PredictionResult (srdash.judging.predictions."
                           f"score_submissions). Got {type(result).__name__}.")
@@ -457,8 +449,6 @@ def build_prediction_report(
                                                                               decimals=result.decimals),
                         methods=list(result.teams))
     if combined is not None:
-        from srdash.analysis.sensitivity import rescorer_of
-
         try:
             probabilities, ternary, alternatives = _rescorer_sensitivity(
                 rescorer_of(combined, subset="final"), samples=samples, seed=seed, resolution=30, notes=notes)
@@ -500,8 +490,6 @@ def _relative_inputs(block: dict) -> dict:
 def _rescorer_sensitivity(rescorer, *, samples: int, seed: int, resolution: int, notes: list[str],
                           entity: str = "team"):
     """Place probabilities, ternary winner map (three weights only) and irrelevant alternatives."""
-    from srdash.analysis.sensitivity import irrelevant_alternatives, place_probabilities, ternary_winner_map
-
     if len(rescorer.methods) < 2:
         raise SrdashError(f"there is only one {entity}.")
     probabilities = place_probabilities(rescorer, samples=samples, seed=seed)

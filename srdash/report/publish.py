@@ -16,6 +16,9 @@ from pathlib import Path
 from srdash.analysis.published import MANIFEST, PUBLISHED_FORMAT, published_names, replay_columns
 from srdash.errors import SrdashError
 from srdash.io.csvsafe import write_csv
+from srdash.judging.ranking import judge
+from srdash.judging.rules import parse_rules
+from srdash.report.build import build_competition_report, write_report
 
 __all__ = ["check_date", "citation_cff", "inputs_date", "publish_result"]
 
@@ -142,10 +145,6 @@ def publish_result(result, folder, *, date: str | None = None, samples: int = 20
         Rules that judge submissions, rules changed by options (no rules file says them), a folder holding
         something else, or a verdict its own runs do not give again.
     """
-    from srdash.judging.ranking import judge
-    from srdash.judging.rules import parse_rules
-    from srdash.report.build import build_competition_report, write_report
-
     verdict = result.verdict
     rules = verdict.rules
     if not rules.rule_kind.judges_runs or result.runs is None:

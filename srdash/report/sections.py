@@ -10,7 +10,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.analysis.diff import STEPS
 from srdash.figures.escape import plotly_text
+from srdash.figures.titles import title_layout, title_margin
 from srdash.report.model import Report
 
 __all__ = ["report_sections", "integrity_sections", "prediction_report_sections", "report_figures", "cell_text"]
@@ -37,6 +39,7 @@ def _figure(figure) -> _Block:
 
 def report_sections(report: Report) -> list[_Section]:
     """The report's sections in display order (each figure built by the app's figure functions)."""
+    # lazy: jinja2, plotly
     from srdash.figures.leaderboard import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
 
     if report.is_prediction_competition:
@@ -68,7 +71,7 @@ def report_sections(report: Report) -> list[_Section]:
         sections.append(_predictions_section(report.predictions))
     # The verdict first; the qualification stage that decided who took part comes right after it.
     if report.qualification is not None:
-        from srdash.figures.properties import qualification_figure, qualification_html
+        from srdash.figures.properties import qualification_figure, qualification_html  # lazy: plotly
 
         sections.append(_Section("qualification", "Qualification stage",
                                  "Each method head to head against LinearRegression before the tracks; methods that "
@@ -107,8 +110,7 @@ def report_sections(report: Report) -> list[_Section]:
 
 def _changes_section(changes) -> _Section:
     """What changed since the previous version: each method's places and the steps that moved them."""
-    from srdash.analysis.diff import STEPS
-    from srdash.figures.diff import diff_html
+    from srdash.figures.diff import diff_html  # lazy: jinja2
 
     return _Section("changes", f"What changed since {changes.old}",
                     "The previous verdict becomes this one in steps judged again in a fixed order ("
@@ -118,7 +120,7 @@ def _changes_section(changes) -> _Section:
 
 def _certificate_section(certificate) -> _Section:
     """Why this winner (the dashboard's view, same renderer)."""
-    from srdash.figures.certificate import certificate_html
+    from srdash.figures.certificate import certificate_html  # lazy: jinja2
 
     return _Section("why", "Why this winner",
                     "For the winner and each podium place, the smallest change of each kind that would change who "
@@ -128,6 +130,7 @@ def _certificate_section(certificate) -> _Section:
 
 def _jury_model_section(model) -> _Section:
     """The real-world track's jury model (the dashboard's and the review's tables, same renderer)."""
+    # lazy: jinja2, plotly
     from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html, jury_strengths_figure
 
     return _Section("jury", "Jury model (real-world track, second opinion)", JURY_MODEL_NOTE,
@@ -137,9 +140,6 @@ def _jury_model_section(model) -> _Section:
 def _diagram_under_its_statement(figure, significance):
     """The critical-difference diagram with only the test in its subtitle: the section's note just above
     states the verdict on the winner, which the figure would otherwise say a second time in a row."""
-    from srdash.figures.escape import plotly_text
-    from srdash.figures.titles import title_layout, title_margin
-
     before = title_margin(figure.layout.title.to_plotly_json())
     heading = title_layout(figure.layout.title.text, plotly_text(significance.test_label))
     shorter = before - title_margin(heading)
@@ -150,7 +150,7 @@ def _diagram_under_its_statement(figure, significance):
 
 def integrity_sections(report: Report) -> list[_Section]:
     """Significance (critical difference) and rank uncertainty (bootstrap), as the dashboard shows them."""
-    from srdash.figures.integrity import critical_difference_figure, place_probability_figure
+    from srdash.figures.integrity import critical_difference_figure, place_probability_figure  # lazy: plotly, scipy
 
     sections = []
     if report.significance is not None:
@@ -177,7 +177,7 @@ def _simplicity_curve(report: Report, simplicity_curve) -> _Block | None:
 
 def _properties_section(report: Report, rank_heatmap) -> _Section | None:
     if report.properties is not None:
-        from srdash.figures.properties import noise_curve_figure, property_heatmap
+        from srdash.figures.properties import noise_curve_figure, property_heatmap  # lazy: plotly
 
         scores = report.properties
         blocks = [_figure(property_heatmap(scores))]
@@ -200,7 +200,7 @@ def _sensitivity_section(report: Report) -> _Section | None:
     if report.place_probabilities is None:
         return None
     from srdash.figures.sensitivity import (alternatives_html, kendall_tau_histogram, place_probability_heatmap,
-                                            ternary_winner_figure)
+                                            ternary_winner_figure)  # lazy: plotly
 
     probabilities = report.place_probabilities
     blocks = [_figure(place_probability_heatmap(probabilities))]
@@ -217,7 +217,7 @@ def _sensitivity_section(report: Report) -> _Section | None:
 
 def _lineage_section(report: Report) -> _Section:
     """SRBench-style views (Pareto front, performance profiles, pairwise p-values, CD diagram)."""
-    from srdash.figures.lineage import srbench_views
+    from srdash.figures.lineage import srbench_views  # lazy: plotly, scipy, sympy
 
     # The critical-difference diagram once per report: here only when the Significance section has none.
     shown_above = report.significance is not None
@@ -235,7 +235,7 @@ def _lineage_section(report: Report) -> _Section:
 def _srbench2025_sections(report: Report) -> list[_Section]:
     """SRBench 2025's comparison of methods and resources (the dashboard's views, same figure functions), when the
     rules are SRBench 2025's or the runs carry time, energy or CO2 columns."""
-    from srdash.figures import srbench2025
+    from srdash.figures import srbench2025  # lazy: jinja2, plotly
 
     runs = report.runs
     resources = srbench2025.has_resources(runs)
@@ -273,7 +273,7 @@ def _srbench2025_sections(report: Report) -> list[_Section]:
 
 
 def _predictions_section(result) -> _Section:
-    from srdash.figures.predictions import shakeup_figure
+    from srdash.figures.predictions import shakeup_figure  # lazy: jinja2
 
     metric = result.metric
     better = "higher" if metric.direction == "higher" else "lower"
@@ -301,7 +301,7 @@ def _board_block(board: pd.DataFrame, caption: str, *, extra: Sequence[str] = ()
 
 def prediction_report_sections(report: Report) -> list[_Section]:
     """Sections of a prediction-competition report (see :func:`build_prediction_report`)."""
-    from srdash.figures.predictions import shakeup_figure
+    from srdash.figures.predictions import shakeup_figure  # lazy: jinja2
 
     result = report.predictions
     combined = result.combined

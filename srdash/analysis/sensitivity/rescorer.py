@@ -10,10 +10,13 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from srdash.demo.competition import demo_competition
 from srdash.errors import RulesError, SrdashError
+from srdash.io.loading import load_results
 from srdash.io.predictions import SUBSETS
 from srdash.judging.kernel import scores_from_ranks, scores_many, scores_over_all
 from srdash.judging.multiobjective import MultiObjectiveVerdict, Submissions, judge_submissions
+from srdash.judging.pipeline import prepare_runs
 from srdash.judging.predictions import CombinedLeaderboards
 from srdash.judging.ranking import Verdict, judge, place_from_scores, rank_within_dataset
 from srdash.judging.rules import Rules, load_rules
@@ -453,12 +456,7 @@ def load_rescorer(source=None, rules: Rules | str = "srbench2022", *, datasets=N
             raise SrdashError(f"The rules '{rules.name}' judge submissions: give a submissions file "
                               "(CSV or Parquet, one row per submission).")
         return Rescorer.from_verdict(judge_submissions(source, rules))
-    from srdash.io.loading import load_results
-    from srdash.judging.pipeline import prepare_runs
-
     if source is None:
-        from srdash.demo.competition import demo_competition
-
         results = demo_competition()
     else:
         results = load_results(source, datasets=datasets)

@@ -8,7 +8,11 @@ from typing import Mapping
 
 import pandas as pd
 
+from srdash.demo.competition import cached_demo
 from srdash.errors import SrdashError
+from srdash.io.loading import Results, load_results
+from srdash.judging.competition import competition_from_json
+from srdash.judging.pipeline import prepare_runs, results_under_review
 from srdash.judging.representative import representative_choice, representative_runs
 from srdash.judging.rules import load_rules
 from srdash.judging.trust import TrustStore, review_settings
@@ -27,9 +31,6 @@ def _environment_flag(value: str) -> bool:
 
 def demo_results(env: Mapping[str, str]):
     """Three datasets of the built-in demo, written once to the cache folder (with their test data)."""
-    from srdash.demo.competition import cached_demo
-    from srdash.io.loading import load_results
-
     paths = cached_demo(cache_dir=env.get("SRDASH_CACHE_DIR", "").strip() or None)
     results = load_results(paths["results"], datasets=paths["datasets"])
     table = results.table[results.table["dataset"].isin(DEMO_DATASETS)].reset_index(drop=True)
@@ -135,9 +136,6 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         A missing judge or key, unknown rules, unreadable results, a missing
         or unreadable store.
     """
-    from srdash.io.loading import Results, load_results
-    from srdash.judging.pipeline import prepare_runs
-
     stage = stage or (lambda text: None)
     options = review_options(environ)
     # The store first: when the organiser issued access keys, the key (not the environment) says
@@ -171,9 +169,6 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         if competition_text:
             # The competition's real-world track: its rules, and the methods and datasets under review
             # (after the qualification stage), as the one pipeline judges them.
-            from srdash.judging.competition import competition_from_json
-            from srdash.judging.pipeline import results_under_review
-
             competition = competition_from_json(competition_text)
             results = results_under_review(competition, stage=stage)
             rules = competition.realworld.rules

@@ -6,7 +6,9 @@ from __future__ import annotations
 import ipywidgets as widgets
 import pandas as pd
 
+from srdash.analysis.jury_model import realworld_jury_model, rubric_jury_model, trust_jury_model
 from srdash.errors import SrdashError
+from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html
 from srdash.figures.leaderboard import leaderboard_html, warnings_html
 from srdash.judging.jury import jury_summary, jury_table
 from srdash.judging.trust import entry_problems, realworld_verdict, trust_summary
@@ -228,8 +230,6 @@ class OrganiserPanel:
 
     def _jury_model(self, entries: pd.DataFrame, jury=None, *, n_bootstrap: int, verdict: bool = False):
         """The jury model of the entries (a rubric jury's summary, or trust entries), as the report fits it."""
-        from srdash.analysis.jury_model import realworld_jury_model, rubric_jury_model, trust_jury_model
-
         if jury is not None:
             return rubric_jury_model(jury, n_bootstrap=n_bootstrap)
         if verdict:
@@ -253,8 +253,6 @@ class OrganiserPanel:
                 f"chance): {alphas}</div>")
 
     def _jury_model_html(self, entries: pd.DataFrame, jury=None) -> str:
-        from srdash.figures.jury_model import JURY_MODEL_NOTE, jury_model_html
-
         try:
             model = self._jury_model(entries, jury, n_bootstrap=200, verdict=jury is None)
         except SrdashError as exc:
@@ -271,6 +269,7 @@ class OrganiserPanel:
 
     def _leaderboard_html(self, entries: pd.DataFrame) -> str:
         if self.rubric is not None:
+            # local, not at the top: elsewhere in this module 'judge' names a juror
             from srdash.judging.ranking import judge
 
             summary = jury_summary(entries, self.rubric, self.representatives)

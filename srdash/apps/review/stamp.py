@@ -16,6 +16,7 @@ from typing import Callable
 from srdash.errors import SrdashError
 from srdash.figures.escape import html_text
 from srdash.judging.fingerprint import entries_hash
+from srdash.judging.pipeline import judge_competition
 
 __all__ = ["CompetitionFingerprint", "entries_hash", "entries_hash_html"]
 
@@ -83,8 +84,6 @@ class CompetitionFingerprint:
         return thread is None or not thread.is_alive()
 
     def _compute(self, key: str, update: Callable[[], None]) -> None:
-        from srdash.judging.pipeline import judge_competition
-
         try:
             fingerprint = judge_competition(self.competition).fingerprint
         except Exception as error:  # noqa: BLE001 - said on the line, and in the log

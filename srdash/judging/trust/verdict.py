@@ -73,8 +73,8 @@ def realworld_verdict(runs: pd.DataFrame, entries: pd.DataFrame, rules: str | Ru
     0      a       0.8    2.0         1.0
     1      b       0.8    1.0         2.0
     """
-    from srdash.judging.ranking import judge
-    from srdash.judging.representative import representative_choice, representative_runs
+    from srdash.judging.ranking import judge  # lazy: pandas
+    from srdash.judging.representative import representative_choice, representative_runs  # lazy: pandas
 
     rules = load_rules(rules)
     settings = settings or review_settings(rules)
