@@ -31,7 +31,7 @@ import uuid
 import pytest
 
 # Voilà's configuration files (voila.py, run by Voilà with get_config) are not modules to import for doctests.
-collect_ignore_glob = ["srdash/apps/jupyter/config/*"]
+collect_ignore_glob = ["srdash/apps/jupyter/config/*", "notebooks/conftest.py"]  # a conftest, not a module for --doctest-modules
 
 #: Seconds one xdist worker spent on each file that takes more than ~15 s, in a run of scripts/test.sh (four
 #: workers, two idle cores). Files go out longest first, so that none starts near the end and holds the run's
