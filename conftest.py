@@ -40,7 +40,7 @@ SECONDS_OF_SLOW_FILES = {
     "tests/browser/test_review_app.py": 185,
     "tests/browser/test_dashboard_rules_page.py": 117,
     "tests/browser/test_review_seven.py": 105,
-    "tests/browser/test_review_phone.py": 99,
+    "tests/browser/test_review_phone.py": 25,
     "tests/browser/test_dashboard.py": 89,
     "tests/browser/test_predictions_app.py": 68,
     "tests/test_complexity.py": 61,

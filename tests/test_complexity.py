@@ -380,25 +380,19 @@ def test_a_simplification_over_the_memory_limit_is_marked(tmp_path):
     store.close()
 
 
-def test_work_the_soft_limit_cannot_stop_is_killed():
-    # The hard limit counts the task's CPU time (a busy machine gives it slowly, so no wall-clock bound is
-    # asserted here): the table shows each task was killed after 3 s of CPU time.
-    _check_hard_kill(_hard_kill_run())
-
-
 def test_the_limits_hold_when_called_from_a_thread():
+    # The hard limit counts the task's CPU time (a busy machine gives it slowly): the table shows each task
+    # killed after 3 s of CPU time, from a thread that is not the main one (the hard kill is run once, here).
     results = {}
 
     def work():
         results["soft"] = complexity_table([SLOW_MODEL, "x1 + x2"], timeout=1.0, jobs=1, cache=False)
         results["hard"] = _hard_kill_run()
 
-    start = time.monotonic()
     thread = threading.Thread(target=work)
     thread.start()
-    thread.join(120)
-    assert not thread.is_alive()
-    assert time.monotonic() - start < 2 * 3.0 + 4 * STARTUP
+    thread.join(600)  # a bound against a hang only: CPU-time limits take longer in wall time on a busy machine
+    assert not thread.is_alive(), "the limits did not stop the work within 600 s"
     assert results["soft"]["status"].tolist() == ["timeout", "ok"]
     _check_hard_kill(results["hard"])
 
