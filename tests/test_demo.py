@@ -114,8 +114,7 @@ def test_the_hostile_model_is_present_exactly_once(demo):
 def test_generating_the_demo_never_runs_the_hostile_model(tmp_path):
     marker = Path("/tmp/srdash-pwned")
     existed = marker.exists()
-    demo_competition(seed=3)
-    write_demo(tmp_path, seed=3)
+    write_demo(tmp_path, seed=3)  # generates as demo_competition does (both are generate_demo), then writes
     assert existed or not marker.exists()
 
 
