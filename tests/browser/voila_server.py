@@ -194,12 +194,16 @@ def layout_problems(page, selector: str) -> list[str]:
 
 
 def screenshot(page, folder, name: str) -> Path:
-    """A full-page screenshot ``name``.png in $SRDASH_SCREENSHOT_DIR (else ``folder``); its path is printed."""
-    folder = Path(os.environ.get("SRDASH_SCREENSHOT_DIR") or folder)
+    """A full-page screenshot ``name``.png in $SRDASH_SCREENSHOT_DIR, its path printed; without that variable
+    only the path in ``folder`` (no picture): the pictures are for people to look at, no assert reads them, and
+    about 25 full-page captures cost the suite some 30 s of its CPU."""
+    keep = os.environ.get("SRDASH_SCREENSHOT_DIR")
+    folder = Path(keep or folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    print(f"screenshot: {path}")
+    if keep:
+        page.screenshot(path=str(path), full_page=True)
+        print(f"screenshot: {path}")
     return path
 
 
