@@ -24,6 +24,18 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def _named_modules(targets: list[str], modules: set[str], name: str) -> set[str]:
+    """The deepest srdash module each target names ("srdash.io.loading" for "from srdash.io.loading import x"),
+    other than ``name`` itself."""
+    found = set()
+    for target in targets:
+        while target and target not in modules:
+            target = target.rpartition(".")[0]
+        if target and target != name:
+            found.add(target)
+    return found
+
+
 def _top_level_imports(source: str, name: str, modules: set[str], *, is_package: bool = False) -> set[str]:
     """srdash modules that module ``name`` (text ``source``) imports at its top level (function-local
     imports run later and cannot make an import cycle; TYPE_CHECKING blocks never run)."""
@@ -40,12 +52,7 @@ def _top_level_imports(source: str, name: str, modules: set[str], *, is_package:
             targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
         else:
             continue
-        for target in targets:
-            # The deepest srdash module named: "srdash.io.loading" for "from srdash.io.loading import x".
-            while target and target not in modules:
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
+        found |= _named_modules(targets, modules, name)
     return found
 
 
@@ -60,11 +67,7 @@ def _all_imports(source: str, name: str, modules: set[str]) -> set[str]:
             targets = [alias.name for alias in node.names]
         else:
             continue
-        for target in targets:
-            while target and target not in modules:
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
+        found |= _named_modules(targets, modules, name)
     return found
 
 
