@@ -19,14 +19,46 @@ from srdash.errors import SrdashError
 from srdash.io.loading import Results, load_results
 
 
+_HOSTILE_FILE = Path("/tmp/srdash-pwned")
+
+
 @pytest.fixture(scope="module")
 def demo() -> Results:
     return demo_competition(seed=0)
 
 
 @pytest.fixture(scope="module")
-def written(tmp_path_factory) -> dict:
-    return write_demo(tmp_path_factory.mktemp("demo"), seed=0)
+def demo_seed_1() -> Results:
+    """Seed 1's demo, for the tests of another seed and of ``srdash demo --seed 1`` (generated once)."""
+    return demo_competition(seed=1)
+
+
+@pytest.fixture(scope="module")
+def writing(tmp_path_factory) -> dict:
+    """The demo (seed 0) written once for the module, and whether the hostile model's marker file existed before."""
+    existed = _HOSTILE_FILE.exists()
+    return {"paths": write_demo(tmp_path_factory.mktemp("demo"), seed=0), "marker_existed": existed}
+
+
+@pytest.fixture(scope="module")
+def written(writing) -> dict:
+    return writing["paths"]
+
+
+@pytest.fixture(scope="module")
+def another_process(tmp_path_factory) -> dict:
+    """One fresh interpreter, with another hash seed, imports srdash and generates the demo (saying whether
+    sympy was imported before and after), then writes it: two checks for the cost of one interpreter."""
+    folder = tmp_path_factory.mktemp("demo-another-process")
+    code = ("import sys, srdash; before = 'sympy' in sys.modules\n"
+            "import srdash.demo.competition, srdash.io.loading\n"
+            "srdash.demo.competition.demo_competition()\n"
+            "print(before, 'sympy' in sys.modules)\n"
+            f"srdash.demo.competition.write_demo({str(folder)!r}, seed=0)\n")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONHASHSEED": "123"}).stdout
+    before, after = output.split()
+    return {"folder": folder, "sympy_before": before, "sympy_after": after}
 
 
 # --------------------------------------------------------------------------- determinism
@@ -39,10 +71,9 @@ def test_the_same_seed_gives_the_same_table_byte_for_byte(demo):
     assert dict(again.features) == dict(demo.features)
 
 
-def test_another_process_writes_the_same_bytes(written, tmp_path):
+def test_another_process_writes_the_same_bytes(written, another_process):
     # A fresh interpreter with another hash seed: no dependence on set order or state.
-    code = f"from srdash.demo.competition import write_demo; write_demo({str(tmp_path)!r}, seed=0)"
-    subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONHASHSEED": "123"})
+    tmp_path = another_process["folder"]
     for name, path in written.items():
         if name == "trust":  # SQLite records when each entry was made: the same entries, not the same bytes
             from srdash.judging.trust import TrustStore
@@ -54,8 +85,8 @@ def test_another_process_writes_the_same_bytes(written, tmp_path):
         assert (tmp_path / path.name).read_bytes() == path.read_bytes(), name
 
 
-def test_another_seed_gives_other_data_and_models_with_the_same_structure(demo):
-    other = demo_competition(seed=1).table
+def test_another_seed_gives_other_data_and_models_with_the_same_structure(demo, demo_seed_1):
+    other = demo_seed_1.table
     assert not other["r2_test"].equals(demo.table["r2_test"])
     assert (other["model"] != demo.table["model"]).mean() > 0.5
     assert sorted(other["dataset"].unique()) == sorted(demo.table["dataset"].unique())
@@ -111,11 +142,9 @@ def test_the_hostile_model_is_present_exactly_once(demo):
     assert demo.table["model"].str.contains("__import__", regex=False).sum() == 1
 
 
-def test_generating_the_demo_never_runs_the_hostile_model(tmp_path):
-    marker = Path("/tmp/srdash-pwned")
-    existed = marker.exists()
-    write_demo(tmp_path, seed=3)  # generates as demo_competition does (both are generate_demo), then writes
-    assert existed or not marker.exists()
+def test_generating_the_demo_never_runs_the_hostile_model(writing):
+    # the module's write_demo generates as demo_competition does (both are generate_demo), then writes
+    assert writing["marker_existed"] or not _HOSTILE_FILE.exists()
 
 
 def test_model_strings_are_many_and_realistically_duplicated(demo):
@@ -137,14 +166,9 @@ def test_features_are_known_for_every_dataset(demo):
     assert demo.features["extrapolation_easy"] == ("x",)
 
 
-def test_demo_does_not_import_sympy():
-    code = ("import sys, srdash; before = 'sympy' in sys.modules\n"
-            "import srdash.demo.competition, srdash.io.loading\n"
-            "srdash.demo.competition.demo_competition()\n"
-            "print(before, 'sympy' in sys.modules)")
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    before, after = output.split()
-    assert after == before  # importing and running the demo added no sympy
+def test_demo_does_not_import_sympy(another_process):
+    # importing and running the demo added no sympy (in a fresh interpreter)
+    assert another_process["sympy_after"] == another_process["sympy_before"]
 
 
 # --------------------------------------------------------------------------- values
@@ -282,25 +306,18 @@ def test_write_demo_into_a_file_is_a_clear_error(tmp_path):
 # --------------------------------------------------------------------------- command line
 
 
-def test_demo_command_writes_and_lists_the_files(tmp_path):
-    from srdash.cli.demo import demo as demo_command
-
-    result = CliRunner().invoke(demo_command, ["-o", str(tmp_path / "out"), "--seed", "2"])
-    assert result.exit_code == 0, result.output
-    assert "Wrote the demo competition (seed 2)" in result.output
-    assert str(tmp_path / "out" / "results.csv") in result.output
-    assert "srdash score" in result.output
-    written = pd.read_csv(tmp_path / "out" / "results.csv")
-    expected = demo_competition(seed=2).table
-    assert len(written) == len(expected) and written["model"].tolist() == expected["model"].tolist()
-
-
-def test_demo_command_is_registered_in_the_srdash_group(tmp_path):
+def test_demo_command_is_registered_in_the_srdash_group_and_writes_and_lists_the_files(tmp_path, demo_seed_1):
     from srdash.cli import main
 
-    result = CliRunner().invoke(main, ["demo", "-o", str(tmp_path)])
+    result = CliRunner().invoke(main, ["demo", "-o", str(tmp_path / "out"), "--seed", "1"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "datasets.csv").is_file()
+    assert "Wrote the demo competition (seed 1)" in result.output
+    assert str(tmp_path / "out" / "results.csv") in result.output
+    assert "srdash score" in result.output
+    assert (tmp_path / "out" / "datasets.csv").is_file()
+    written = pd.read_csv(tmp_path / "out" / "results.csv")
+    expected = demo_seed_1.table
+    assert len(written) == len(expected) and written["model"].tolist() == expected["model"].tolist()
 
 
 def test_demo_help_explains_outputs_and_defaults():
@@ -376,14 +393,15 @@ def test_demo_qualification_excludes_the_constant_method(written):
     assert set(qualification.qualified) == set(DEMO_METHODS) - {"MeanBaseline", "LinearRegression"}
 
 
-def test_cached_demo_is_written_once_per_version_and_seed(tmp_path, monkeypatch):
+def test_cached_demo_is_written_once_per_version_and_seed(tmp_path, monkeypatch, written):
     first = cached_demo(cache_dir=tmp_path)
     folder = demo_folder(cache_dir=tmp_path)
     assert first["results"] == folder / "results.csv" and first["descriptions"].is_file()
-    assert pd.read_csv(first["results"]).equals(pd.read_csv(write_demo(tmp_path / "fresh")["results"]))
+    # the shipped files equal what the generator writes for seed 0 (the module's write_demo)
+    assert pd.read_csv(first["results"]).equals(pd.read_csv(written["results"]))
     # The second call reads the manifest and writes nothing (write_demo would fail here).
     monkeypatch.setattr("srdash.demo.cached.write_demo", lambda *a, **k: pytest.fail("the demo was written again"))
     assert cached_demo(cache_dir=tmp_path) == first
-    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == sorted(["fresh", folder.name])  # no scratch
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == [folder.name]  # no scratch
     assert (tmp_path / "complexity.sqlite").is_file()  # the demo's prepared results, seeded (srdash.demo.prepared)
 
