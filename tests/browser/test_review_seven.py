@@ -77,12 +77,18 @@ def jo_server(servers, seven) -> VoilaServer:
     return start_seven(servers, seven, "jo")
 
 
-def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(jo_server, seven, context,
-                                                                          tmp_path_factory):
-    server = jo_server
+@pytest.fixture(scope="module")
+def jo_page(jo_server, context):
+    """jo's page, opened once (a review page costs a kernel) for the two tests that look at it."""
     page = context.new_page()
-    page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
+    page.goto(jo_server.url, timeout=PAGE_TIMEOUT_MS)
     wait_for_cards(page, 7)
+    yield page
+    page.close()
+
+
+def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(jo_page, seven, tmp_path_factory):
+    page = jo_page
     rows = page.locator(".srdash-rank-row")
     expect(rows).to_have_count(7)
     expect(page.get_by_text("All models at a glance")).to_be_visible()
@@ -110,15 +116,12 @@ def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(jo_se
     expect(page.locator(".srdash-rank-row")).to_have_count(7)
     assert active_ranks(page) == [str(r) for r in JO_RANKS]
     assert [int(r.split()[0]) for r in shown_ranks(page)] == JO_RANKS      # the cards agree
-    page.close()
     with TrustStore(seven["store"], read_only=True) as store:            # saved at once, server running
         assert sorted(store.entries(judge="jo")["value"]) == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
 
 
-def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(jo_server, context):
-    server = jo_server                                  # jo's page: what a judge has ranked does not matter here
-    page = context.new_page()
-    page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
+def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(jo_page):
+    page = jo_page                                      # jo's page: what a judge has ranked does not matter here
     wait_for_cards(page, 7)
     card = page.locator(".srdash-card", has=page.locator(".srdash-formula-text"))
     expect(card).to_have_count(1)
@@ -142,7 +145,6 @@ def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(jo_se
     page.wait_for_timeout(500)
     assert page.evaluate(FORMULA_PROBLEMS_JS) == []
     assert page.evaluate(CARD_PROBLEMS_JS) == []
-    page.close()
 
 
 # The leaderboard's first row (place, method, score: their text) and the entries hash of the organiser's
