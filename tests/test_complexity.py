@@ -169,29 +169,36 @@ def test_parse_model_builds_what_parse_expr_builds_on_the_corpus():
         assert sympy.srepr(ours) == sympy.srepr(parse_expr(model, local_dict=local_dict)), model
 
 
-@pytest.mark.parametrize(
-    "model, components, simplified",
-    [
-        ("x1 + x2", 3, "x1 + x2"),  # Add, x1, x2
-        ("x1", 1, "x1"),
-        ("exp(x1)", 2, "exp(x1)"),  # exp, x1
-        ("x1/x2", 5, "x1/x2"),  # Mul, x1, Pow, x2, -1: a division is a power -1
-        ("x1/x1 + 0.0004*x2", 1, "1"),  # x1/x1 = 1 when parsed; 0.0004 < 0.001 rounds to 0
-        # 3.2*x1**2 + 1.0 (0.0004*x2 rounds to 0, 1.0004 to 1.0):
-        # Add, 1.0, Mul, 3.2, Pow, x1, 2
-        ("3.2*x1**2 - 0.0004*x2 + 1.0004", 7, "3.2*x1**2 + 1.0"),
-        ("sin(x1)**2 + cos(x1)**2 + x2", 3, "x2 + 1"),  # simplify: Add, 1, x2
-        ("(x1 + x2)**2 - (x1 - x2)**2", 4, "4*x1*x2"),  # Mul, 4, x1, x2
-        # The 'easier' ground truth: Add, 1, Mul(0.4, x1, x2) = 4, Mul(-1.5, x1) = 3, Mul(2.5, x2) = 3
-        # -> 1 + 1 + 4 + 3 + 3 = 12, simplicity round(-log5(12), 1) = round(-1.544, 1) = -1.5
-        ("0.4*x1*x2 - 1.5*x1 + 2.5*x2 + 1", 12, "0.4*x1*x2 - 1.5*x1 + 2.5*x2 + 1"),
-    ],
-)
-def test_hand_counted_components(corpus_table, model, components, simplified):
+HAND_COUNTED = [
+    ("x1 + x2", 3, "x1 + x2"),  # Add, x1, x2
+    ("x1", 1, "x1"),
+    ("exp(x1)", 2, "exp(x1)"),  # exp, x1
+    ("x1/x2", 5, "x1/x2"),  # Mul, x1, Pow, x2, -1: a division is a power -1
+    ("x1/x1 + 0.0004*x2", 1, "1"),  # x1/x1 = 1 when parsed; 0.0004 < 0.001 rounds to 0
+    # 3.2*x1**2 + 1.0 (0.0004*x2 rounds to 0, 1.0004 to 1.0):
+    # Add, 1.0, Mul, 3.2, Pow, x1, 2
+    ("3.2*x1**2 - 0.0004*x2 + 1.0004", 7, "3.2*x1**2 + 1.0"),
+    ("sin(x1)**2 + cos(x1)**2 + x2", 3, "x2 + 1"),  # simplify: Add, 1, x2
+    ("(x1 + x2)**2 - (x1 - x2)**2", 4, "4*x1*x2"),  # Mul, 4, x1, x2
+    # The 'easier' ground truth: Add, 1, Mul(0.4, x1, x2) = 4, Mul(-1.5, x1) = 3, Mul(2.5, x2) = 3
+    # -> 1 + 1 + 4 + 3 + 3 = 12, simplicity round(-log5(12), 1) = round(-1.544, 1) = -1.5
+    ("0.4*x1*x2 - 1.5*x1 + 2.5*x2 + 1", 12, "0.4*x1*x2 - 1.5*x1 + 2.5*x2 + 1"),
+]
+
+
+@pytest.fixture(scope="module")
+def hand_counted_table():
+    """The hand-counted models that are not in the corpus, computed together (one pool, not one per model)."""
+    models = [model for model, _, _ in HAND_COUNTED if model not in CORPUS]
+    return complexity_table(models, features=FEATURES, cache=False).set_axis(models)
+
+
+@pytest.mark.parametrize("model, components, simplified", HAND_COUNTED)
+def test_hand_counted_components(corpus_table, hand_counted_table, model, components, simplified):
     if model in CORPUS:
         row = corpus_table.iloc[CORPUS.index(model)]
     else:
-        row = complexity_table([model], features=FEATURES, cache=False).iloc[0]
+        row = hand_counted_table.loc[model]
     assert row["components"] == components
     assert row["simplified"] == simplified
     assert row["simplicity"] == -np.round(np.log(components) / np.log(5), 1) + 0.0
@@ -343,7 +350,7 @@ def _blocking_simplify(expression):
 
 
 def _hard_kill_run():
-    settings = complexity.ComplexitySettings(timeout=1.0, simplifier=_blocking_simplify)
+    settings = complexity.ComplexitySettings(timeout=0.5, simplifier=_blocking_simplify)
     pairs = [("x1 + x2", None), ("x1*x2*x3", None)]
     return complexity.outcomes_table(
         complexity.compute_outcomes(pairs, settings, jobs=2, cache=False, progress=None,
@@ -355,10 +362,11 @@ def _check_hard_kill(table):
     assert table["status"].tolist() == ["timeout", "timeout"]
     # counted on the unsimplified expression by a fresh worker: Add, x1, x2 and Mul, x1, x2, x3
     assert table["components"].tolist() == [3.0, 4.0]
-    # hard limit = timeout + grace = 1 + max(2, 0.5) = 3 s of the task's CPU time (at least as much wall-clock time)
-    assert table.loc[0, "reason"] == ("The model used 3 s of CPU time without finishing (time limit 1 s) and its "
-                                      "worker was killed; components counted on the unsimplified expression.")
-    assert (table["seconds"] >= 3.0).all()
+    # hard limit = timeout + grace = 0.5 + max(2, 0.5 * 0.5) = 2.5 s of the task's CPU time (at least as much
+    # wall-clock time)
+    assert table.loc[0, "reason"] == ("The model used 2.5 s of CPU time without finishing (time limit 0.5 s) and "
+                                      "its worker was killed; components counted on the unsimplified expression.")
+    assert (table["seconds"] >= 2.5).all()
 
 
 def _hungry_simplify(expression):
@@ -380,21 +388,34 @@ def test_a_simplification_over_the_memory_limit_is_marked(tmp_path):
     store.close()
 
 
-def test_the_limits_hold_when_called_from_a_thread():
-    # The hard limit counts the task's CPU time (a busy machine gives it slowly): the table shows each task
-    # killed after 3 s of CPU time, from a thread that is not the main one (the hard kill is run once, here).
+def _in_a_thread(work):
+    """``work()``, run in a thread that is not the main one; its value."""
     results = {}
-
-    def work():
-        results["soft"] = complexity_table([SLOW_MODEL, "x1 + x2"], timeout=1.0, jobs=1, cache=False)
-        results["hard"] = _hard_kill_run()
-
-    thread = threading.Thread(target=work)
+    thread = threading.Thread(target=lambda: results.update(value=work()))
     thread.start()
     thread.join(600)  # a bound against a hang only: CPU-time limits take longer in wall time on a busy machine
     assert not thread.is_alive(), "the limits did not stop the work within 600 s"
-    assert results["soft"]["status"].tolist() == ["timeout", "ok"]
-    _check_hard_kill(results["hard"])
+    return results["value"]
+
+
+@pytest.fixture(scope="module")
+def slow_model_from_a_thread(tmp_path_factory):
+    """The hanging model and a quick one under a 1 s limit, computed from a thread that is not the main one into
+    a new cache: (table, cache path). The soft limit from a thread and the caching of a timeout are checked on
+    this one computation (the slow model costs a second of CPU time each time)."""
+    path = tmp_path_factory.mktemp("slow-model") / "cache.sqlite"
+    with pytest.MonkeyPatch.context() as patch:   # _local_workers, for this module-scoped fixture
+        patch.delenv("SRDASH_SCHEDULER", raising=False)
+        table = _in_a_thread(lambda: complexity_table([SLOW_MODEL, "x1 + x2"], timeout=1.0, jobs=1, cache=path))
+    return table, path
+
+
+def test_the_limits_hold_when_called_from_a_thread(slow_model_from_a_thread):
+    # The hard limit counts the task's CPU time (a busy machine gives it slowly): the table shows each task
+    # killed after 2.5 s of CPU time, from a thread that is not the main one (the hard kill is run once, here).
+    soft, _ = slow_model_from_a_thread
+    assert soft["status"].tolist() == ["timeout", "ok"]
+    _check_hard_kill(_in_a_thread(_hard_kill_run))
 
 
 # --------------------------------------------------------------------------- cache
@@ -423,9 +444,8 @@ def test_cached_results_equal_computed_ones_and_need_no_worker(tmp_path, monkeyp
     assert complexity_table(models[:1], features=FEATURES, timeout=20.0, cache=path).attrs["cache"]["computed"] == 0
 
 
-def test_timeouts_are_cached_with_their_limit(tmp_path):
-    path = tmp_path / "cache.sqlite"
-    table = complexity_table([SLOW_MODEL, "x1 + x2"], timeout=1.0, cache=path)
+def test_timeouts_are_cached_with_their_limit(slow_model_from_a_thread):
+    table, path = slow_model_from_a_thread    # computed with timeout=1.0 and cache=path
     assert table["status"].tolist() == ["timeout", "ok"]
     with ComplexityCache(path) as store:
         assert len(store) == 2  # reuse and retry rules: tests/test_cache.py
