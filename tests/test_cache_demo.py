@@ -49,7 +49,7 @@ VISITOR = textwrap.dedent("""
     ex.evaluate_model = counting_evaluate
     from srdash.apps.dashboard import Dashboard
 
-    app = Dashboard.from_environment(display_timeout=0)  # no browser here: do not wait for one
+    app = Dashboard.from_environment(served=False)  # no browser here: do not wait for one
     assert app.wait(600), "the preparation did not finish"
     assert app.verdict is not None, app.log_panel.value if hasattr(app.log_panel, "value") else "no verdict"
     print(json.dumps({**work, "leaderboard": app.verdict.leaderboard["method"].tolist(),

@@ -167,11 +167,10 @@ def test_loading_runs_in_the_background_with_progress():
 
 
 def test_from_environment_without_options_opens_the_demo():
-    app = PredictionsDashboard.from_environment({}, display_timeout=600)
-    # A served page changes only once a browser has displayed it (see PageReady).
-    assert not app.wait(2) and app.result is None
+    app = PredictionsDashboard.from_environment({}, served=True)
+    # A served page changes only once a browser has displayed it (see PageReady): scored, not yet shown.
+    assert app.wait(60) and app.result is None
     app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])   # what the browser sends
-    assert app.wait(60)
     assert app.log_panel.text() == ""
     assert "the built-in demo prediction competition" in app.status.value
     assert len(app.final_order) == 6 and "&lt;b&gt;bold&lt;/b&gt;" in app.final_table.value
@@ -182,7 +181,7 @@ def test_from_environment_without_options_opens_the_demo():
 
 def test_from_environment_reports_bad_options_in_the_log(tmp_path):
     options = {"submissions": str(tmp_path / "listing.csv"), "targets_csv": str(tmp_path / "missing.csv")}
-    app = PredictionsDashboard.from_environment({"SRDASH_PREDICTIONS": json.dumps(options)}, display_timeout=0)
+    app = PredictionsDashboard.from_environment({"SRDASH_PREDICTIONS": json.dumps(options)}, served=False)
     assert app.wait(30)
     text = app.log_panel.text()
     assert text.startswith("Error while scoring the submissions: The targets file is not valid (1 problem):")

@@ -244,12 +244,11 @@ def test_page_prepares_the_app_from_a_results_file_in_the_background(tmp_path, m
     }).to_csv(results, index=False)
     TrustStore(tmp_path / "t.sqlite").close()            # an explicit store must exist (srdash trust init)
     page = ReviewPage(review_env(input=str(results), judge="ann", store=str(tmp_path / "t.sqlite"),
-                       organiser=True), display_timeout=600)
-    # The review's widgets wait for a browser to display the page (widgets built while
-    # Voilà's page loads can be lost): nothing is built before the beacon's message.
-    assert not page.wait(3) and page.app is None and page.page_ready in page.children
+                       organiser=True), served=True)
+    # The review is made apart from the page and attached once a browser has displayed it (widgets changed
+    # while Voilà's page loads can be lost): prepared, not yet on the page before the beacon's message.
+    assert page.wait(120) and page.app is None and page.page_ready in page.children
     page.page_ready._on_message(page.page_ready, {"event": "displayed"}, [])   # what the browser sends
-    assert page.wait(120)
     app = page.app
     assert isinstance(app, ReviewApp), page.log_panel.text()
     assert page.children == (app, page.page_ready) and app.organiser   # the beacon stays (see BackgroundWork.build)

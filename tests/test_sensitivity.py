@@ -632,11 +632,10 @@ def test_the_view_loads_from_the_environment(tmp_path):
 
     competition = competition_from_options(path, rules=tmp_path / "rules.toml")
     view = SensitivityView.from_environment({"SRDASH_COMPETITION": competition.to_json()}, samples=50, seed=3,
-                                            display_timeout=600)
-    # The sliders are built only once a browser has displayed the view (see PageReady).
-    assert not view.wait(2) and view._sliders == {}
+                                            served=True)
+    # The sliders are built only once a browser has displayed the view (see PageReady): loaded, not yet shown.
+    assert view.wait(60) and view._sliders == {} and view.rescorer is None
     view.page_ready._on_message(view.page_ready, {"event": "displayed"}, [])   # what the browser sends
-    assert view.wait(60)
     assert view.log_panel.text() == ""
     expected = judge(RUNS, parse_rules(TWO_CRITERIA_RULES)).leaderboard["method"].tolist()
     assert list(view.order) == expected

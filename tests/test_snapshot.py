@@ -181,7 +181,7 @@ def test_a_served_dashboard_draws_its_figures_once_the_page_is_displayed_and_the
     from srdash.apps.dashboard import Dashboard
 
     prepare_competition(competition)
-    app = Dashboard(competition, display_timeout=30)
+    app = Dashboard(competition, served=True)
     assert app.verdict is not None and "Ready in" in app.progress.label.value  # the text is complete
     assert app.heatmap.outputs[0]["data"]["text/plain"] == "Drawing the per-dataset ranks…"
     app.page_ready._on_message(app.page_ready, {"event": "displayed"}, [])  # the browser's beacon

@@ -42,7 +42,7 @@ from srdash.judging.pipeline import judge_prepared, prepare_competition, prepare
 from srdash.judging.ranking import Verdict
 from srdash.judging.representative import representative_choice
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, load_rules
-from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, ProgressPanel,
+from srdash.apps.panels import (BackgroundApp, FigurePanel, ProgressPanel,
                                    logged)
 from srdash.apps.more_views import (CERTIFICATE_VIEW_TITLE, COMPARISON_VIEW_TITLE, LINEAGE_VIEW_TITLE,  # noqa: F401
                                     PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE, RESOURCES_VIEW_TITLE,
@@ -98,8 +98,8 @@ class Dashboard(BackgroundApp):
         What is being judged, shown under the title (default: the competition's source).
     start : bool
         Start preparing the competition at once (else call :meth:`start`).
-    display_timeout : float
-        See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
+    served : bool
+        See :class:`~srdash.apps.panels.BackgroundApp` (False, the default: a notebook, at once).
     snapshot_wait : float
         A competition whose preparation is in the cache is shown at once (see
         :meth:`start`). When another process is preparing it right now (``srdash
@@ -164,7 +164,7 @@ class Dashboard(BackgroundApp):
         *,
         source: str = "",
         start: bool = True,
-        display_timeout: float = 0.0,
+        served: bool = False,
         snapshot_wait: float = 0.0,
         **kwargs,
     ):
@@ -192,7 +192,7 @@ class Dashboard(BackgroundApp):
         self._stale = False
         self._replacing_criteria = False
         self._judging = threading.RLock()  # the background thread and callbacks both judge
-        self._init_app(display_timeout=display_timeout)
+        self._init_app(served=served)
         self._snapshot_wait = float(snapshot_wait)
         self._constructed = time.monotonic()
         self.timings: dict[str, float] = {}
@@ -214,7 +214,7 @@ class Dashboard(BackgroundApp):
         self.problems.add_class("srdash-problems-panel")
         # served, the two figures below the leaderboard are drawn once the visitor scrolls near them: a phone's
         # first screen is the leaderboard, and plotly's first figure costs the browser about a second
-        served = bool(self._work.display_timeout)
+        served = bool(self._work.served)
         self.heatmap = FigurePanel(when_near=served)
         self.heatmap.add_class("srdash-heatmap-panel")   # larger cells on a phone, scrolling sideways (srdash.css)
         self.curve = FigurePanel(when_near=served)
@@ -332,7 +332,7 @@ class Dashboard(BackgroundApp):
         browser before changing (see :class:`~srdash.apps.panels.PageReady`).
         """
         env = os.environ if environ is None else environ
-        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+        kwargs.setdefault("served", True)
         kwargs.setdefault("snapshot_wait", SERVED_SNAPSHOT_WAIT)
         text = env.get("SRDASH_COMPETITION", "").strip()
         if text:
@@ -402,16 +402,16 @@ class Dashboard(BackgroundApp):
         self.progress.finish(f"Ready in {self.timings['ready']:.1f} s: {len(runs)} runs ({listed}); {what}, "
                              f"judging {self.timings.get('judge', 0.0):.2f} s.")
 
-    def _prepare_competition(self) -> None:
-        """The competition's expensive work, through the one pipeline (srdash.judging.pipeline)."""
+    def _prepare_competition(self):
+        """The competition's expensive work, through the one pipeline (srdash.judging.pipeline): the prepared
+        competition."""
         started = time.monotonic()
         prepared = prepare_competition(self._competition, progress=self.progress.update,
                                        stage=lambda text: self.progress.stage(f"{text}…"))
         self.timings["load"] = 0.0
         self.timings["prepare"] = time.monotonic() - started
         self.progress.stage("Judging…")
-        self._work.page_displayed()  # what follows changes the page (and builds widgets)
-        self._apply_prepared(prepared)
+        return prepared
 
     def _apply_prepared(self, prepared) -> None:
         self._prepared = prepared
@@ -423,19 +423,31 @@ class Dashboard(BackgroundApp):
         self.runs = prepared.runs
 
     def _prepare(self) -> None:
+        # what the work changes on the page is changed once a browser has displayed it, on the kernel's
+        # thread (BackgroundWork.build: widgets changed while a page loads can be lost)
         try:
-            self._prepare_competition()
-            self._finish_ready(f"models {self.timings['prepare']:.1f} s")
+            prepared = self._prepare_competition()
         except Exception as error:  # noqa: BLE001 - shown in the log and the progress line
-            self._work.page_displayed()
-            self.log_panel.report(error, context="preparing the results")
-            self.progress.fail(f"Could not prepare the results: {error}" if isinstance(error, SrdashError)
-                               else "Could not prepare the results (see the log).")
-            message = "<div style='color:#b00'>No leaderboard: the results could not be prepared (see the log).</div>"
-            self.leaderboard.value = message
-            self.problems.value = ""
+            self._work.build(lambda: self._show_failure(error), root=self)
+        else:
+            def show() -> None:
+                try:
+                    self._apply_prepared(prepared)
+                    self._finish_ready(f"models {self.timings['prepare']:.1f} s")
+                except Exception as error:  # noqa: BLE001 - shown in the log and the progress line
+                    self._show_failure(error)
+
+            self._work.build(show, root=self)
         finally:
             self.busy = False
+
+    def _show_failure(self, error: Exception) -> None:
+        self.log_panel.report(error, context="preparing the results")
+        self.progress.fail(f"Could not prepare the results: {error}" if isinstance(error, SrdashError)
+                           else "Could not prepare the results (see the log).")
+        message = "<div style='color:#b00'>No leaderboard: the results could not be prepared (see the log).</div>"
+        self.leaderboard.value = message
+        self.problems.value = ""
 
     def _show_qualification(self, qualification, filtered) -> None:
         self.qualification = qualification

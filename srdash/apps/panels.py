@@ -28,16 +28,9 @@ from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 
 __all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "NearScreen", "PageReady", "BackgroundWork",
-           "SERVED_DISPLAY_TIMEOUT", "logged"]
+           "logged"]
 
 _FAILED_STATUSES = ("rejected", "parse_error", "simplify_error")
-
-#: Seconds the background work of a served page waits for a browser to display it
-#: (:class:`PageReady`) before changing it anyway. Apps built directly in a
-#: notebook do not wait (their ``display_timeout`` is 0): only a page that is
-#: loading can lose widgets, and JupyterLab's is already loaded.
-SERVED_DISPLAY_TIMEOUT = 30.0
-
 
 class LogPanel(widgets.VBox):
     """A visible log: errors raised in callbacks end up here instead of vanishing.
@@ -266,20 +259,23 @@ class FigurePanel(widgets.Output):
 class PageReady(anywidget.AnyWidget):
     """An invisible widget that tells the kernel when a browser has displayed it.
 
-    When a browser opens a Voilà page, its widget manager loads the kernel's
-    widgets in one snapshot and registers them asynchronously. Widgets that
-    another thread creates or changes while that load is under way can be lost:
-    a card whose parts were half in the snapshot is not drawn, or a whole new
-    box is never attached. Measured with a page whose background thread built
-    four cards 0.2-0.9 s after the notebook had run: no card appeared in 7 of
-    24 loads; waiting for this beacon first, all four appeared in 24 of 24.
+    When a browser opens a Voilà page, it connects to the kernel, then its widget
+    manager asks for every widget's state in one snapshot and creates them. New
+    widgets the kernel creates meanwhile can be lost, or can make the manager give
+    up on the snapshot and ask for each widget alone, which loses the page: a box
+    names a widget it has not created yet ("widget model not found" in the
+    browser's console) and the page shows a JavaScript error instead of the app.
+    Forced with the build starting as the page connects
+    (``tests/browser/test_review_burst.py``): 1 page of 6, then 1-2 pages of 24
+    with the build on the kernel's thread; with the widgets made apart and attached
+    once displayed, still 1 of 12 (the page fell back to one request per widget).
 
-    Put one in the page when it is first displayed; a background thread that
-    builds widgets calls :meth:`wait` before creating them, then builds them through
-    :meth:`BackgroundWork.build`, which repairs what a page still loading may have missed.
-    The messages come from the beacon's own front end (a few lines of JavaScript, run by
-    anywidget): "loading" once the page has created the beacon's model from the kernel's
-    widgets, "displayed" once it has drawn the beacon, after every widget it loaded.
+    So a served page creates or changes widgets only once a browser has displayed
+    it, which it says through this beacon (:meth:`BackgroundWork.build`); its slow
+    work before that computes, and makes no widget. The messages come from the
+    beacon's own front end (a few lines of JavaScript, run by anywidget): "loading"
+    once the page has created the beacon's model from the kernel's widgets,
+    "displayed" once it has drawn the beacon, after every widget it loaded.
 
     Examples
     --------
@@ -295,10 +291,6 @@ class PageReady(anywidget.AnyWidget):
     >>> beacon.displayed, beacon.wait(timeout=0)
     (True, True)
     """
-
-    #: Seconds :meth:`wait` goes on waiting, past its timeout, for a page that has begun to load the kernel's
-    #: widgets.
-    LOADING_LIMIT = 300.0
 
     # The message leaves once the beacon is in the document and the browser has painted a frame with
     # it (two animation frames later): the page's text is on screen before the kernel sends what waits
@@ -341,12 +333,8 @@ class PageReady(anywidget.AnyWidget):
                 action()
 
     def when_displayed(self, action) -> None:
-        """Call ``action()`` now if a browser has displayed the page, else as soon as one does.
-
-        For what the first view of a page can do without (figures): a page
-        whose widgets are all ready draws its text at once, and the figures
-        follow (plotly draws for most of a second).
-        """
+        """Call ``action()`` now if a browser has displayed the page, else as soon as one does (in the
+        thread that hears it: the kernel's), in the order they were asked for."""
         with self._pending_lock:
             if not self._displayed.is_set():
                 self._pending.append(action)
@@ -364,58 +352,77 @@ class PageReady(anywidget.AnyWidget):
         return self._loading.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until a browser has displayed the beacon; False after ``timeout`` seconds.
-
-        Unless a page has begun to load the kernel's widgets by then (its front end said "loading")
-        and ``timeout`` is not 0 (0: a notebook, which does not wait for its page): that page is
-        waited for, at most :attr:`LOADING_LIMIT` seconds more (ten pages opening together on two
-        cores take up to 30 s, the timeout of a served page). Waiting is for speed (a page draws
-        what it loaded at once); a build that does not wait loses nothing
-        (:meth:`BackgroundWork.build`).
-        """
-        if self._displayed.wait(timeout):
-            return True
-        if timeout and self._loading.is_set():
-            return self._displayed.wait(self.LOADING_LIMIT)
-        return False
+        """Block until a browser has displayed the beacon; False after ``timeout`` seconds."""
+        return self._displayed.wait(timeout)
 
 
-def _widget_tree(root: widgets.Widget) -> list[widgets.Widget]:
-    """``root`` and every widget under it (through the boxes' ``children``)."""
-    found, stack = [], [root]
+def _widget_tree(root) -> list[widgets.Widget]:
+    """Every widget in ``root`` (a widget, or a list, tuple or dict of them) and every widget they name
+    through their synced traits (children, layout, style, ...), each once, a widget after all it names."""
+    found: list[widgets.Widget] = []
+    seen: set[int] = set()
+    stack: list = [(root, False)]
     while stack:
-        widget = stack.pop()
-        found.append(widget)
-        stack.extend(child for child in getattr(widget, "children", ()) if isinstance(child, widgets.Widget))
+        item, named_done = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((value, False) for value in reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((value, False) for value in reversed(item))
+        elif isinstance(item, widgets.Widget):
+            if named_done:
+                found.append(item)
+            elif id(item) not in seen:
+                seen.add(id(item))
+                stack.append((item, True))
+                stack.extend((getattr(item, key, None), False) for key in reversed(item.keys))
     return found
 
 
-class BackgroundWork:
-    """The slow work of an app, in a thread, and the page it must wait for before changing it.
+def _send_again(root: widgets.Widget) -> None:
+    """Once a page is displayed: the widgets under ``root`` whose comm the page closed are opened again (the
+    page gets them anew), each after the widgets it names; every other one sends its state again (what the
+    page missed while it was creating it from the kernel's snapshot)."""
+    manager = comm.get_comm_manager()
+    for widget in _widget_tree(root):   # a widget after every widget it names
+        if widget.comm is None:
+            continue
+        if widget.comm.comm_id not in manager.comms:
+            widget.close()
+            widget.open()
+        else:
+            widget.send_state()
 
-    The thread does the slow part first, then calls :meth:`page_displayed`
-    (which waits for :attr:`page_ready`, at most ``display_timeout`` seconds)
-    before it creates or changes widgets: see :class:`PageReady`. Put
-    :attr:`page_ready` in the app's children.
+
+class BackgroundWork:
+    """The slow work of an app, in a thread, and the page it changes.
+
+    The thread computes, then hands what creates or changes widgets to
+    :meth:`build`, which runs it on the kernel's thread once a browser has
+    displayed the page (see :class:`PageReady`); in a notebook (not ``served``) at
+    once. Put :attr:`page_ready` in the app's children.
 
     Examples
     --------
-    >>> work = BackgroundWork(display_timeout=0)
-    >>> done = []
-    >>> work.start(lambda: done.append(work.page_displayed()), name="example")
-    >>> work.wait(10), done, work.running
-    (True, [False], False)
+    >>> work = BackgroundWork(served=False)   # a notebook's: built at once
+    >>> page = widgets.VBox([])
+    >>> def slow():
+    ...     made = "computed"
+    ...     work.build(lambda: setattr(page, "children", [widgets.HTML(made)]), root=page)
+    >>> work.start(slow, name="example")
+    >>> work.wait(10), [child.value for child in page.children], work.running
+    (True, ['computed'], False)
     """
 
-    def __init__(self, *, display_timeout: float = 0.0):
+    def __init__(self, *, served: bool = False):
         self.page_ready = PageReady()
-        self.display_timeout = display_timeout
+        self.served = served
         self._thread: threading.Thread | None = None
         # A served page is built on the kernel's own thread (see build); a notebook's where it is.
-        self._page_loop = _running_loop() if display_timeout else None
+        self._page_loop = _running_loop() if served else None
         self._page_thread = threading.current_thread()
         self._builds: list[tuple] = []
         self._builds_lock = threading.Lock()
+        self._sends_again = False
 
     @property
     def running(self) -> bool:
@@ -444,33 +451,40 @@ class BackgroundWork:
         self._run_builds()
         return not self.running
 
-    def build(self, action, *, root: widgets.Widget):
-        """``action()``, which creates or changes the widgets of the page under ``root``, done so that no
-        page loses any of them; returns its value.
+    def build(self, action, *, root) -> None:
+        """Call ``action()``, which creates or changes the widgets of the page under ``root``, so that no page
+        loses any of them.
 
-        A served page's build runs on the kernel's own thread (the background thread waits for it), so
-        that a page asking for every widget's state gets them all from before the build or all from
-        after it, never half a build. A page that was still loading during the build (it had not said
-        "displayed") may have missed a change of a widget it was creating then, and closes the comm of
-        a widget created before it could take new ones: once it has displayed the page
-        (:func:`_repair_page`), every widget under ``root`` whose comm the page closed is opened again
-        and every other one sends its state again (``Widget.send_state``). In a notebook
-        (``display_timeout`` 0, or no running event loop): at once, in the calling thread.
+        Served, it runs on the kernel's own thread once a browser has displayed the page (at once if one
+        has): a page loading the kernel's widgets (connected, asking for their states, creating them) that
+        meanwhile gets new widgets can lose them, or fall back to asking for each widget alone and lose
+        the page (see :class:`PageReady`). The first time, the widgets the page shows send their state
+        again (what it missed while it was creating them). In a notebook (not ``served``, or no running
+        event loop): at once, in the calling thread. An error of ``action`` goes to the caller
+        when it runs at once; otherwise to the kernel's log (``action`` reports its own errors).
         """
+        if not self.served:
+            action()
+            return
+        if not self.page_ready.displayed and not self._sends_again:
+            self._sends_again = True   # the first build before the page is displayed: what it shows is sent again
+            self._on_page_thread(lambda: self.page_ready.when_displayed(lambda: _send_again(root)))
+        self._on_page_thread(lambda: self.page_ready.when_displayed(action))
+
+    def _on_page_thread(self, action) -> None:
+        """``action()`` on the kernel's thread (the caller waits for it), or here when this is it or there is
+        none; its error is raised here."""
         if self._page_loop is None or threading.current_thread() is self._page_thread:
-            value = action()
-        else:
-            done: concurrent.futures.Future = concurrent.futures.Future()
-            with self._builds_lock:
-                self._builds.append((action, done))
-            try:
-                self._page_loop.call_soon_threadsafe(self._run_builds)
-            except RuntimeError:   # the kernel's loop is closed: the kernel is shutting down
-                self._run_builds()
-            value = done.result()
-        if self.display_timeout and not self.page_ready.displayed:
-            self.page_ready.when_displayed(lambda: _repair_page(root))
-        return value
+            action()
+            return
+        done: concurrent.futures.Future = concurrent.futures.Future()
+        with self._builds_lock:
+            self._builds.append((action, done))
+        try:
+            self._page_loop.call_soon_threadsafe(self._run_builds)
+        except RuntimeError:   # the kernel's loop is closed: the kernel is shutting down
+            self._run_builds()
+        done.result()
 
     def _run_builds(self) -> None:
         with self._builds_lock:
@@ -481,14 +495,10 @@ class BackgroundWork:
             except BaseException as error:  # noqa: BLE001 - raised again in the thread that asked
                 done.set_exception(error)
 
-    def page_displayed(self) -> bool:
-        """Block until a browser has displayed the page, at most ``display_timeout`` seconds."""
-        return self.page_ready.wait(self.display_timeout)
-
     def after_display(self, action) -> None:
         """``action()`` once a browser has displayed the page (:meth:`PageReady.when_displayed`);
-        at once when there is no page to wait for (``display_timeout`` 0: a notebook)."""
-        if self.display_timeout:
+        at once when there is no page to wait for (not ``served``: a notebook)."""
+        if self.served:
             self.page_ready.when_displayed(action)
         else:
             action()
@@ -502,29 +512,12 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
-def _repair_page(root: widgets.Widget) -> None:
-    """Once a page that was loading during a build has displayed it: the widgets under ``root`` whose comm the
-    page closed (created after it connected, before its widget manager could take them: its messages to them
-    would go nowhere) are opened again (``Widget.open``: the page gets them anew), innermost first; every other
-    one sends its state again (what the page missed while creating it)."""
-    manager = comm.get_comm_manager()
-    reopened = set()
-    for widget in reversed(_widget_tree(root)):   # a widget's children before the widget
-        if widget.comm is not None and widget.comm.comm_id not in manager.comms:
-            widget.close()
-            widget.open()
-            reopened.add(id(widget))
-    for widget in _widget_tree(root):
-        if widget.comm is not None and id(widget) not in reopened:
-            widget.send_state()
-
-
 class BackgroundApp(widgets.VBox):
     """Base class of srdash's apps: slow work in a background thread, a busy state, one log.
 
-    ``display_timeout`` (the apps' option): seconds the background work waits
-    for a browser to display the page before changing it (see
-    :class:`PageReady`); 0: no wait; served pages (``from_environment``) wait.
+    ``served`` (the apps' option; ``from_environment`` sets it): the work
+    changes the page only once a browser has displayed it (see
+    :class:`PageReady`); False (a notebook): at once.
 
     A subclass calls :meth:`_init_app` first in its ``__init__`` (before
     building its widgets), puts :attr:`page_ready` and :attr:`log_panel` among
@@ -545,9 +538,9 @@ class BackgroundApp(widgets.VBox):
 
     busy = traitlets.Bool(False, help="True while background work runs; the app's controls are frozen.")
 
-    def _init_app(self, *, display_timeout: float = 0.0, log_panel: LogPanel | None = None) -> None:
+    def _init_app(self, *, served: bool = False, log_panel: LogPanel | None = None) -> None:
         """``log_panel``: an enclosing app's log, to report to instead of a log of its own."""
-        self._work = BackgroundWork(display_timeout=display_timeout)
+        self._work = BackgroundWork(served=served)
         self.page_ready = self._work.page_ready
         self._own_log = log_panel is None
         self.log_panel = LogPanel() if log_panel is None else log_panel
@@ -567,25 +560,33 @@ class BackgroundApp(widgets.VBox):
         text first, then its figures, which plotly draws for most of a second); in a notebook at once.
         Meanwhile the panel says ``drawing``. ``still()``, if given, is asked then: False drops the
         figure (what it showed was withdrawn meanwhile)."""
-        if self._work.display_timeout and not self.page_ready.displayed:
+        if self._work.served and not self.page_ready.displayed:
             panel.message(drawing)
         self._work.after_display(lambda: panel.show(figure) if still is None or still() else None)
 
     def _load(self, loader, *, done, failed, context: str) -> None:
         """The usual background work: ``done(loader())``, or ``failed()`` and the error in the log.
 
-        ``loader`` creates no widget of the page; ``done`` and ``failed`` change it, once it is
-        displayed or the wait is over (see :class:`PageReady`), through :meth:`BackgroundWork.build`;
-        :attr:`busy` ends either way.
+        ``loader`` computes and makes no widget; ``done`` and ``failed`` change the page, through
+        :meth:`BackgroundWork.build` (served: once a browser has displayed it); an error of ``done`` goes to
+        the log too. :attr:`busy` ends either way.
         """
+        def report(error: Exception) -> None:
+            failed()
+            self.log_panel.report(error, context=context)
+
+        def show(value) -> None:
+            try:
+                done(value)
+            except Exception as error:  # noqa: BLE001 - shown to the user, in the log
+                report(error)
+
         try:
             value = loader()
         except Exception as error:  # noqa: BLE001 - shown to the user, in the log
-            self._work.page_displayed()
-            self._work.build(lambda: (failed(), self.log_panel.report(error, context=context)), root=self)
+            self._work.build(lambda: report(error), root=self)
         else:
-            self._work.page_displayed()
-            self._work.build(lambda: done(value), root=self)
+            self._work.build(lambda: show(value), root=self)
         finally:
             self.busy = False
 

@@ -33,7 +33,7 @@ from srdash.figures.sensitivity import Vocabulary
 from srdash.io.predictions import SUBSETS
 from srdash.judging.predictions import PredictionResult, score_from_options
 from srdash.figures.predictions import shakeup_figure
-from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, logged
+from srdash.apps.panels import BackgroundApp, FigurePanel, logged
 
 __all__ = ["PredictionsDashboard", "COMBINED"]
 
@@ -69,10 +69,10 @@ class PredictionsDashboard(BackgroundApp):
         run in a background thread with a progress bar.
     source : str, keyword-only
         What is being judged, shown under the title.
-    display_timeout : float, keyword-only
-        Seconds the background scoring waits for a browser to display the page
-        before changing it (see :class:`~srdash.apps.panels.PageReady`).
-        0 (default): no wait; ``from_environment`` (served pages) waits.
+    served : bool, keyword-only
+        The scores are shown once a browser has displayed the page (see
+        :class:`~srdash.apps.panels.PageReady`); False (default, a notebook):
+        at once; ``from_environment`` (served pages) sets it.
 
     Attributes
     ----------
@@ -112,8 +112,8 @@ class PredictionsDashboard(BackgroundApp):
     final_order = traitlets.Tuple(read_only=True, help="Teams in the final leaderboard's order.")
 
     def __init__(self, result: PredictionResult | Callable[..., PredictionResult] | None = None, *,
-                 source: str = "", display_timeout: float = 0.0, **kwargs):
-        self._init_app(display_timeout=display_timeout)
+                 source: str = "", served: bool = False, **kwargs):
+        self._init_app(served=served)
         self._syncing = False
         self._source_line = (f"<div class='srdash-pred-source' style='color:#555'>Judging: {html_text(source)}"
                              "</div>") if source else ""
@@ -211,14 +211,14 @@ class PredictionsDashboard(BackgroundApp):
 
         Examples
         --------
-        >>> app = PredictionsDashboard.from_environment({"SRDASH_PREDICTIONS": "[1, 2]"}, display_timeout=0)
+        >>> app = PredictionsDashboard.from_environment({"SRDASH_PREDICTIONS": "[1, 2]"}, served=False)
         >>> app.wait(30)
         True
         >>> print(app.log_panel.text().strip())
         Error while reading SRDASH_PREDICTIONS: SRDASH_PREDICTIONS must be a JSON object of prediction options (srdash predictions serve writes it). Got '[1, 2]'.
         """
         env = os.environ if environ is None else environ
-        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+        kwargs.setdefault("served", True)
         raw = env.get("SRDASH_PREDICTIONS", "").strip()
         if not raw:
             app = cls(None, source="the built-in demo prediction competition", **kwargs)

@@ -43,7 +43,7 @@ from srdash.analysis.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel,
+from srdash.apps.panels import (BackgroundApp, FigurePanel, LogPanel,
                                 logged)
 from srdash.judging.competition import competition_from_json, load_competition
 from srdash.judging.pipeline import judge_competition
@@ -82,8 +82,8 @@ class SensitivityView(BackgroundApp):
     show_title : bool
         Show the view's own heading (an app that embeds the view under a
         heading of its own passes False: one heading, not two).
-    display_timeout : float
-        See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
+    served : bool
+        See :class:`~srdash.apps.panels.BackgroundApp` (False, the default: a notebook, at once).
 
     Attributes
     ----------
@@ -131,10 +131,10 @@ class SensitivityView(BackgroundApp):
                                     help="What the competitors and the weights are called (None: the rules' words).")
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
-                 seed: int = 0, source: str = "", display_timeout: float = 0.0,
+                 seed: int = 0, source: str = "", served: bool = False,
                  log_panel: LogPanel | None = None, show_title: bool = True, **kwargs):
         self._syncing = False
-        self._init_app(display_timeout=display_timeout, log_panel=log_panel)
+        self._init_app(served=served, log_panel=log_panel)
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: FigurePanel | None = None
         self._found_weights: Mapping[str, float] | None = None
@@ -233,7 +233,7 @@ class SensitivityView(BackgroundApp):
         >>> import json
         >>> from srdash.judging.competition import competition_from_options
         >>> text = competition_from_options("nowhere.csv", rules="evalrs2022").to_json()
-        >>> view = SensitivityView.from_environment({"SRDASH_COMPETITION": text}, display_timeout=0)
+        >>> view = SensitivityView.from_environment({"SRDASH_COMPETITION": text}, served=False)
         >>> view.wait(30)
         True
         >>> "Error while loading the competition" in view.log_panel.text()
@@ -249,7 +249,7 @@ class SensitivityView(BackgroundApp):
     def from_competition(cls, competition, *, samples: int = 2000, seed: int = 0, **kwargs) -> "SensitivityView":
         """The view of a competition: judged by the one pipeline in the background, so its official order is
         the competition's verdict (:func:`srdash.judging.pipeline.judge_competition`)."""
-        kwargs.setdefault("display_timeout", SERVED_DISPLAY_TIMEOUT)
+        kwargs.setdefault("served", True)
         view = cls(None, samples=samples, seed=seed, source=f"{competition.title} ({competition.source})", **kwargs)
         view._start_background(view._load_in_background, lambda: rescorer_of(judge_competition(competition)),
                          name="srdash-sensitivity-load")

@@ -120,7 +120,7 @@ def _sensitivity_app_order(competition: Path) -> list[str]:
     from srdash.apps.sensitivity import SensitivityView
     from srdash.judging.competition import load_competition
 
-    view = SensitivityView.from_competition(load_competition(competition), display_timeout=0)
+    view = SensitivityView.from_competition(load_competition(competition), served=False)
     assert view.wait(600)
     board = view.rescorer.leaderboard()
     return list(board.sort_values("place", kind="stable")["method"])

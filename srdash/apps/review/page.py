@@ -7,7 +7,7 @@ from typing import Mapping
 import ipywidgets as widgets
 import traitlets
 
-from srdash.apps.panels import SERVED_DISPLAY_TIMEOUT, BackgroundApp, ProgressPanel
+from srdash.apps.panels import BackgroundApp, ProgressPanel
 from srdash.apps.review.app import ReviewApp
 from srdash.apps.review.environment import review_inputs_from_environment
 
@@ -25,11 +25,11 @@ class ReviewPage(BackgroundApp):
     background : bool
         Prepare in a background thread, so that the page shows at once
         (the default); False: prepare before returning.
-    display_timeout : float
-        With ``background``: once prepared, the review's widgets are built
-        only after a browser has displayed the page (see
-        :class:`~srdash.apps.panels.PageReady`: widgets built while the
-        page loads can be lost), or after this many seconds without one.
+    served : bool
+        With ``background`` (the default: True): once prepared, the review's
+        widgets are built only once a browser has displayed the page (see
+        :class:`~srdash.apps.panels.PageReady`: widgets built while the page
+        loads can be lost); False: at once (a notebook).
     access_key : str, optional
         The visitor's personal key (see :func:`access_key_from_query`).
 
@@ -50,11 +50,11 @@ class ReviewPage(BackgroundApp):
     app = traitlets.Instance(ReviewApp, allow_none=True, read_only=True)
 
     def __init__(self, environ: Mapping[str, str], *, background: bool = True,
-                 display_timeout: float = SERVED_DISPLAY_TIMEOUT, access_key: str | None = None,
+                 served: bool = True, access_key: str | None = None,
                  **kwargs):
         self._environ = dict(environ)
         self._access_key = access_key
-        self._init_app(display_timeout=display_timeout if background else 0.0)
+        self._init_app(served=served and background)
         self.progress = ProgressPanel()
         self.progress.stage("Preparing the models for review…")
         super().__init__([widgets.HTML("<h1 style='margin:4px 0'>Trust review — real-world track</h1>"),
@@ -71,17 +71,11 @@ class ReviewPage(BackgroundApp):
                                                   stage=self.progress.stage, access_key=self._access_key)
 
         def done(inputs: dict) -> None:
-            # the whole review is built, then attached in one step (BackgroundApp._load: see PageReady);
-            # served, the cards' figures, below the first screen, are drawn as the judge scrolls to them
-            try:
-                app = ReviewApp(**inputs, figures_when_near=bool(self._work.display_timeout))
-            except Exception as error:  # noqa: BLE001 - shown to the user, in the log
-                failed()
-                self.log_panel.report(error, context="preparing the review")
-                return
+            # built once the page is displayed (BackgroundApp._load: see PageReady); served, the cards'
+            # figures, below the first screen, are drawn as the judge scrolls to them
+            app = ReviewApp(**inputs, figures_when_near=bool(self._work.served))
             self.set_trait("app", app)
-            # the beacon stays: a page still loading says "displayed" through it, and is then repaired
-            self.children = [app, self.page_ready]
+            self.children = [app, self.page_ready]   # the beacon stays: figures wait for it
 
         def failed() -> None:
             self.progress.fail("The review cannot start: see the message below.")
