@@ -12,7 +12,7 @@ import datetime as _datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -212,6 +212,7 @@ def build_report(
     seed: int = 0,
     ternary_resolution: int = 30,
     generated_at: str | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> Report:
     """Compute everything a report shows.
 
@@ -239,6 +240,9 @@ def build_report(
         Grid steps per side of the ternary winner map.
     generated_at : str, optional, keyword-only
         Generation time to record (default: now, UTC).
+    stage : callable, optional, keyword-only
+        Called with a sentence naming each step of the work before it starts (``srdash report``
+        prints them).
 
     Returns
     -------
@@ -255,6 +259,8 @@ def build_report(
                           "`srdash score`.")
     notes: list[str] = []
     probabilities = ternary = alternatives = None
+    _announce(stage, f"Weight sensitivity: {samples:,} weight vectors drawn from the simplex, the ternary winner "
+                     "map, each method removed in turn")
     try:
         probabilities, ternary, alternatives = _sensitivity(verdict, runs, samples=samples, seed=seed,
                                                             resolution=ternary_resolution, notes=notes)
@@ -286,6 +292,7 @@ def build_competition_report(
     ternary_resolution: int = 30,
     generated_at: str | None = None,
     previous=None,
+    stage: Callable[[str], None] | None = None,
 ) -> Report:
     """The report of a judged competition: every section the dashboard shows.
 
@@ -300,6 +307,9 @@ def build_competition_report(
     previous : VerdictSide, optional, keyword-only
         A previous version of the verdict (:func:`srdash.analysis.diff.side_of_published` of a published
         folder, or :func:`~srdash.analysis.diff.side_of_result`): the report then says what changed since.
+    stage : callable, optional, keyword-only
+        Called with a sentence naming each step of the work before it starts (``srdash report``
+        prints them).
 
     Returns
     -------
@@ -314,17 +324,20 @@ def build_competition_report(
     # the verdict's provenance names every input by role and relative path (no absolute path is published)
     report = build_report(verdict, runs=result.runs, sources=(), realworld=result.realworld,
                           properties=result.properties, title=result.competition.title, samples=samples, seed=seed,
-                          ternary_resolution=ternary_resolution, generated_at=generated_at)
+                          ternary_resolution=ternary_resolution, generated_at=generated_at, stage=stage)
     notes = list(report.notes)
     significance = robustness = None
     if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
         from srdash.analysis.significance import significance as _significance  # lazy: scipy
 
+        _announce(stage, "Significance: Friedman's test and the critical difference")
         try:
             significance = _significance(verdict)
         except SrdashError as exc:
             notes.append(f"No significance test: {exc}")
         if result.runs is not None:
+            _announce(stage, f"Rank uncertainty: the verdict judged again on {n_bootstrap:,} bootstrap resamples of "
+                             "datasets and runs")
             try:
                 robustness = bootstrap(result.runs, verdict.rules, n_bootstrap=n_bootstrap, seed=seed)
             except SrdashError as exc:
@@ -332,6 +345,7 @@ def build_competition_report(
     else:
         notes.append("Significance and rank uncertainty need at least two methods and two datasets.")
     leaderboard = None
+    _announce(stage, "Place intervals and failures by type (the leaderboard as `srdash score` shows it)")
     try:
         from srdash.analysis.board import shown_leaderboard  # lazy: scipy
 
@@ -340,12 +354,15 @@ def build_competition_report(
         notes.append(f"Place intervals and failures by type are not shown: {exc}")
     certificate = None
     if result.runs is not None:
+        _announce(stage, "Why this winner: the verdict judged again without datasets, runs, methods, with other "
+                         "rules and weights")
         try:
             certificate = winner_certificate(result, seed=seed)
         except SrdashError as exc:
             notes.append(f"Why this winner is not shown: {exc}")
     jury = None
     if result.realworld is not None:
+        _announce(stage, "The real-world track's jury model")
         try:
             inputs = realworld_inputs(result.prepared)
             jury = realworld_jury_model(inputs.runs, inputs.entries, inputs.rules, methods=list(inputs.methods),
@@ -354,11 +371,14 @@ def build_competition_report(
             notes.append(f"The jury model of the real-world track is not shown: {exc}")
     changes = None
     if previous is not None:
+        _announce(stage, f"What changed since {previous.label}")
         try:
             changes = diff_verdicts(previous, side_of_result(result))
         except SrdashError as exc:
             notes.append(f"What changed since {previous.label} is not shown: {exc}")
     competition = result.competition
+    if competition.datasets is not None:
+        _announce(stage, "The sizes of the known equations (Pareto fronts per dataset)")
     block = {key: (competition.relative(value) if key.endswith("_source") and Path(str(value)).is_absolute()
                    else value)   # a rules file is named as the competition file names it
              for key, value in report.reproducibility.items() if key != "block_sha256"}
@@ -368,6 +388,11 @@ def build_competition_report(
                     notes=tuple(notes), certificate=certificate, jury_model=jury, changes=changes,
                     leaderboard=leaderboard,
                     ground_truths=MappingProxyType(ground_truths(competition, verdict.rules, notes)))
+
+
+def _announce(stage: Callable[[str], None] | None, text: str) -> None:
+    if stage is not None:
+        stage(text)
 
 
 def ground_truths(competition, rules, notes: list[str]) -> dict:
