@@ -339,7 +339,8 @@ def build_competition_report(
             _announce(stage, f"Rank uncertainty: the verdict judged again on {n_bootstrap:,} bootstrap resamples of "
                              "datasets and runs")
             try:
-                robustness = bootstrap(result.runs, verdict.rules, n_bootstrap=n_bootstrap, seed=seed)
+                robustness = bootstrap(result.runs, verdict.rules, n_bootstrap=n_bootstrap, seed=seed,
+                                       cache=result.competition.simplification.cache)
             except SrdashError as exc:
                 notes.append(f"Rank uncertainty is not shown: {exc}")
     else:
