@@ -1,8 +1,8 @@
 """The report on a warm cache: the same page byte for byte, its slow analyses read back, its steps said aloud.
 
 `srdash report` of the 2025-scale demo judged the competition again some 270 times (the bootstrap of rules that
-only ``judge`` can judge, the winner certificate); the bootstrap's scores are kept in srdash's cache
-(srdash.analysis.kept), so a second report reads them. These tests check, on a competition of seconds, that what
+only ``judge`` can judge, the winner certificate); the bootstrap's scores and the certificate's table are kept in
+srdash's cache (srdash.analysis.kept), so a second report reads them. These tests check, on a competition of seconds, that what
 is read back is what was computed (the page is identical, bit for bit), that it is read rather than computed, and
 that a changed input is not answered from the cache. No timing is asserted.
 """
@@ -16,9 +16,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from srdash.analysis import robustness
+from srdash.analysis import certificate, robustness
 from srdash.analysis.kept import ANALYSIS_KIND, kept_array
 from srdash.cli import main
+from srdash.figures.certificate import certificate_html
 from srdash.judging.competition import competition_from_options
 from srdash.judging.pipeline import judge_competition
 from srdash.judging.rules import load_rules
@@ -64,31 +65,34 @@ def competition(tmp_path):
                                     cache=str(tmp_path / "cache"))
 
 
-def _page(competition) -> str:
-    report = build_competition_report(judge_competition(competition), samples=20, n_bootstrap=30, seed=3,
-                                      generated_at=FIXED_TIME)
-    return render_html(report)
+def _report(competition):
+    return build_competition_report(judge_competition(competition), samples=20, n_bootstrap=30, seed=3,
+                                    generated_at=FIXED_TIME)
 
 
-def test_a_warm_report_is_the_cold_report_byte_for_byte_and_reads_the_bootstrap_back(competition, monkeypatch):
+def test_a_warm_report_is_the_cold_report_byte_for_byte_and_reads_its_slow_analyses_back(competition, monkeypatch):
     assert load_rules(competition.rules.source).uses_extended_options  # so every redraw is judged
-    judged = []
-    counting = robustness.judge
+    judged = {"bootstrap": 0, "certificate": 0}
+    for name, module in (("bootstrap", robustness), ("certificate", certificate)):
+        def counting(*args, _name=name, _judge=module.judge, **kwargs):
+            judged[_name] += 1
+            return _judge(*args, **kwargs)
 
-    def judge(*args, **kwargs):
-        judged.append(1)
-        return counting(*args, **kwargs)
-
-    monkeypatch.setattr(robustness, "judge", judge)
-    cold = _page(competition)
-    cold_judgings = len(judged)
-    judged.clear()
-    warm = _page(competition)
+        monkeypatch.setattr(module, "judge", counting)
+    cold_report = _report(competition)
+    cold, cold_judgings = render_html(cold_report), dict(judged)
+    judged.update(bootstrap=0, certificate=0)
+    warm_report = _report(competition)
+    warm = render_html(warm_report)
     assert warm == cold
-    # cold: the verdict once for the rank uncertainty and once for the place intervals (whose bootstrap resamples
-    # datasets' scores, judging nothing more), then each of the 30 redraws; warm: the redraws are read back
-    assert (cold_judgings, len(judged)) == (32, 2)
-    assert 'id="uncertainty"' in warm
+    # cold: the bootstrap's verdict once for the rank uncertainty and once for the place intervals (whose own
+    # bootstrap resamples datasets' scores, judging nothing more), then each of the 30 redraws, and the certificate
+    # judges; warm: the redraws and the certificate's table are read back
+    assert cold_judgings["bootstrap"] == 32 and cold_judgings["certificate"] > 10, cold_judgings
+    assert judged == {"bootstrap": 2, "certificate": 0}
+    assert cold_report.certificate is not None and warm_report.certificate is None
+    assert warm_report.certificate_html == cold_report.certificate_html == certificate_html(cold_report.certificate)
+    assert 'id="uncertainty"' in warm and 'id="why"' in warm and cold_report.certificate_html in warm
 
 
 def test_the_kept_bootstrap_equals_the_computed_one_and_a_changed_input_is_computed_again(competition, tmp_path):
@@ -133,6 +137,8 @@ def test_kept_array_keeps_every_bit_and_refuses_a_row_of_another_shape(tmp_path)
     wide = kept_array("bits", runs, rules, lambda: np.zeros((2, 2)), shape=(2, 2), cache=str(tmp_path))
     assert wide.tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert len(calls) == 1
+    with pytest.raises(ValueError, match=r"The analysis 'odd' computed an array of shape \(3,\); \(2,\) was expected"):
+        kept_array("odd", runs, rules, lambda: np.zeros(3), shape=(2,), cache=str(tmp_path))
 
 
 def test_srdash_report_says_what_it_computes(competition, tmp_path):

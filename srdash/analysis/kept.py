@@ -1,11 +1,12 @@
-"""Arrays of the slow analyses, computed once and kept in srdash's cache.
+"""Arrays and texts of the slow analyses, computed once and kept in srdash's cache.
 
 Some analyses judge the competition again hundreds of times (the bootstrap of a rules file that
-only :func:`srdash.judging.ranking.judge` can judge: one judging per redraw). Their result is a
-float array that the rest of the analysis turns into tables in milliseconds, so the array alone
-is kept, as a row of srdash's cache (:class:`srdash.cache.ResultCache`, kind ``analysis``, signed
-like every row), bit for bit (the float64 bytes, not decimal text). Its key covers everything the
-array depends on: the analysis' name and settings, the per-run table's content (values, index,
+only :func:`srdash.judging.ranking.judge` can judge: one judging per redraw; the winner
+certificate). The bootstrap's result is a float array that the rest of the analysis turns into
+tables in milliseconds, so the array alone is kept (:func:`kept_array`), bit for bit (the float64
+bytes, not decimal text); what a report shows of a certificate is a text (:func:`kept_text`).
+Each is a row of srdash's cache (:class:`srdash.cache.ResultCache`, kind ``analysis``, signed like
+every row). Its key covers everything the result depends on: the analysis' name and settings, the per-run table's content (values, index,
 columns and dtypes), the rules as applied (:attr:`srdash.judging.rules.Rules.sha256`), srdash's own
 code (:func:`srdash.judging.snapshot.code_fingerprint`) and the versions of Python, numpy and
 pandas. Anything else computes afresh; a row that fails its signature or does not decode to an
@@ -41,7 +42,7 @@ import pandas as pd
 from srdash.cache import ResultCache
 from srdash.judging.snapshot import code_fingerprint
 
-__all__ = ["ANALYSIS_KIND", "analysis_key", "kept_array"]
+__all__ = ["ANALYSIS_KIND", "analysis_key", "kept_array", "kept_text"]
 
 #: The cache rows' kind.
 ANALYSIS_KIND = "analysis"
@@ -87,16 +88,51 @@ def kept_array(name: str, runs: pd.DataFrame, rules, compute: Callable[[], np.nd
     """
     if cache is False:
         return np.asarray(compute(), dtype=np.float64)
+
+    def computed() -> dict:
+        array = np.ascontiguousarray(compute(), dtype="<f8")
+        if array.shape != tuple(shape):
+            raise ValueError(f"The analysis '{name}' computed an array of shape {array.shape}; {tuple(shape)} was "
+                             "expected.")
+        return {"shape": list(array.shape), "float64": array.tobytes().hex()}
+
+    return _decoded(_kept(name, runs, rules, computed, settings=settings, cache=cache,
+                          usable=lambda entry: _decoded(entry, shape) is not None), shape)
+
+
+def kept_text(name: str, runs: pd.DataFrame, rules, compute: Callable[[], str], *, settings: Mapping | None = None,
+              cache: str | Path | bool | None = False) -> str:
+    """The text ``compute()`` returns, read from srdash's cache when it was computed before for the same analysis,
+    settings, runs and rules (parameters as :func:`kept_array`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from srdash.demo.examples import accuracy_rules
+    >>> runs = pd.DataFrame({"method": ["a", "b"], "dataset": "d", "r2_test": [0.9, 0.5]})
+    >>> folder = tempfile.mkdtemp()
+    >>> [kept_text("demo", runs, accuracy_rules(), lambda: "<p>a wins</p>", cache=folder) for _ in range(2)]
+    ['<p>a wins</p>', '<p>a wins</p>']
+    >>> kept_text("demo", runs, accuracy_rules(), lambda: "never called", cache=folder)
+    '<p>a wins</p>'
+    """
+    if cache is False:
+        return str(compute())
+    return _kept(name, runs, rules, lambda: {"text": str(compute())}, settings=settings, cache=cache,
+                 usable=lambda entry: isinstance(entry.get("text"), str))["text"]
+
+
+def _kept(name, runs, rules, compute: Callable[[], dict], *, settings, cache, usable) -> dict:
+    """The kept row of the analysis when ``usable`` accepts it, else ``compute()``'s row, stored."""
     key = analysis_key(name, runs, rules, settings)
     store = ResultCache(None if cache in (None, True) else cache)
     try:
-        found = _decoded(store.get_many([key], kind=ANALYSIS_KIND).get(key), shape)
-        if found is not None:
+        found = store.get_many([key], kind=ANALYSIS_KIND).get(key)
+        if found is not None and usable(found):
             return found
-        array = np.ascontiguousarray(compute(), dtype="<f8")
-        store.put_many([(key, {"status": "ok", "shape": list(array.shape), "float64": array.tobytes().hex()})],
-                       kind=ANALYSIS_KIND)
-        return array
+        entry = compute()
+        store.put_many([(key, {"status": "ok", **entry})], kind=ANALYSIS_KIND)
+        return entry
     finally:
         store.close()
 

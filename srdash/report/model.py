@@ -19,6 +19,7 @@ import pandas as pd
 from srdash.analysis.diff import diff_verdicts, side_of_result
 from srdash.analysis.robustness import bootstrap
 from srdash.analysis.certificate import winner_certificate
+from srdash.analysis.kept import kept_text
 from srdash.analysis.jury_model import realworld_jury_model
 from srdash.analysis.sensitivity import (Rescorer, irrelevant_alternatives, place_probabilities, rescorer_of,
                                         ternary_winner_map)
@@ -73,7 +74,12 @@ class Report:
         Which pairs swap places when one method is removed.
     certificate : WinnerCertificate or None
         Why this winner: what would change the winner and each podium place
-        (:func:`srdash.analysis.certificate.winner_certificate`; competition reports only).
+        (:func:`srdash.analysis.certificate.winner_certificate`; competition reports only). None also
+        when the table the report shows of it was read from srdash's cache (``certificate_html``).
+    certificate_html : str
+        That table as the report and the dashboard show it (:func:`srdash.figures.certificate.certificate_html`),
+        kept in srdash's cache (:func:`srdash.analysis.kept.kept_text`) under the runs, the rules, the
+        verdict fingerprint and the seed; empty without a certificate.
     jury_model : JuryModel or None
         The real-world track's jury model, a second opinion beside its verdict
         (:func:`srdash.analysis.jury_model.realworld_jury_model`; competition reports only).
@@ -119,6 +125,7 @@ class Report:
     ground_truths: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     changes: object = None
     leaderboard: object = None
+    certificate_html: str = ""
 
     @property
     def is_prediction_competition(self) -> bool:
@@ -353,12 +360,22 @@ def build_competition_report(
         leaderboard = shown_leaderboard(result, seed=seed)   # srdash score's numbers for the same seed
     except SrdashError as exc:
         notes.append(f"Place intervals and failures by type are not shown: {exc}")
-    certificate = None
+    certificate, shown = None, ""
     if result.runs is not None:
+        from srdash.figures.certificate import certificate_html  # lazy: jinja2
+
         _announce(stage, "Why this winner: the verdict judged again without datasets, runs, methods, with other "
                          "rules and weights")
-        try:
+
+        def certified() -> str:
+            nonlocal certificate
             certificate = winner_certificate(result, seed=seed)
+            return certificate_html(certificate)
+
+        try:   # some 70 judgings at real sizes: what it shows is kept (the verdict fingerprint covers every input)
+            shown = kept_text("winner certificate shown", result.runs, verdict.rules, certified,
+                              settings={"seed": seed, "verdict": result.fingerprint},
+                              cache=result.competition.simplification.cache)
         except SrdashError as exc:
             notes.append(f"Why this winner is not shown: {exc}")
     jury = None
@@ -386,7 +403,8 @@ def build_competition_report(
     block["verdict_fingerprint"] = result.fingerprint  # the one identity of the verdict
     return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
                     verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
-                    notes=tuple(notes), certificate=certificate, jury_model=jury, changes=changes,
+                    notes=tuple(notes), certificate=certificate, certificate_html=shown, jury_model=jury,
+                    changes=changes,
                     leaderboard=leaderboard,
                     ground_truths=MappingProxyType(ground_truths(competition, verdict.rules, notes)))
 

@@ -58,8 +58,8 @@ def report_sections(report: Report, *, stage: Callable[[str], None] | None = Non
                              verdict.rules.description.strip(), tuple(blocks)))
     if report.changes is not None:
         sections.append(_changes_section(report.changes))
-    if report.certificate is not None:
-        sections.append(_certificate_section(report.certificate))
+    if report.certificate is not None or report.certificate_html:
+        sections.append(_certificate_section(report))
     if report.realworld is not None:
         realworld = report.realworld
         blocks = [_Block("html", leaderboard_html(realworld))]
@@ -127,14 +127,15 @@ def _changes_section(changes) -> _Section:
                     "Places: 1 = best; '-': not in that verdict.", (_Block("html", diff_html(changes)),))
 
 
-def _certificate_section(certificate) -> _Section:
-    """Why this winner (the dashboard's view, same renderer)."""
+def _certificate_section(report: Report) -> _Section:
+    """Why this winner (the dashboard's view, same renderer; as kept when the report holds its table only)."""
     from srdash.figures.certificate import certificate_html  # lazy: jinja2
 
+    shown = report.certificate_html or certificate_html(report.certificate)
     return _Section("why", "Why this winner",
                     "For the winner and each podium place, the smallest change of each kind that would change who "
                     "holds it: datasets or runs removed, another rules option or preset, other weights, one other "
-                    "method removed. Places: 1 = best.", (_Block("html", certificate_html(certificate)),))
+                    "method removed. Places: 1 = best.", (_Block("html", shown),))
 
 
 def _jury_model_section(model) -> _Section:
