@@ -1,10 +1,10 @@
 """The report on a warm cache: the same page byte for byte, its slow analyses read back, its steps said aloud.
 
 `srdash report` of the 2025-scale demo judged the competition again some 270 times (the bootstrap of rules that
-only ``judge`` can judge, the winner certificate); the bootstrap's scores and the certificate's table are kept in
-srdash's cache (srdash.analysis.kept), so a second report reads them. These tests check, on a competition of seconds, that what
-is read back is what was computed (the page is identical, bit for bit), that it is read rather than computed, and
-that a changed input is not answered from the cache. No timing is asserted.
+only ``judge`` can judge, the winner certificate); the bootstrap's scores and the certificate's table are kept
+in srdash's cache (srdash.analysis.kept), so a second report reads them. These tests check, on a competition of
+seconds, that what is read back is what was computed (the page is identical, bit for bit), that it is read
+rather than computed, and that a changed input is not answered from the cache. No timing is asserted.
 """
 
 from __future__ import annotations

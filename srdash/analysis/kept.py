@@ -1,16 +1,17 @@
 """Arrays and texts of the slow analyses, computed once and kept in srdash's cache.
 
-Some analyses judge the competition again hundreds of times (the bootstrap of a rules file that
-only :func:`srdash.judging.ranking.judge` can judge: one judging per redraw; the winner
-certificate). The bootstrap's result is a float array that the rest of the analysis turns into
-tables in milliseconds, so the array alone is kept (:func:`kept_array`), bit for bit (the float64
-bytes, not decimal text); what a report shows of a certificate is a text (:func:`kept_text`).
-Each is a row of srdash's cache (:class:`srdash.cache.ResultCache`, kind ``analysis``, signed like
-every row). Its key covers everything the result depends on: the analysis' name and settings, the per-run table's content (values, index,
-columns and dtypes), the rules as applied (:attr:`srdash.judging.rules.Rules.sha256`), srdash's own
-code (:func:`srdash.judging.snapshot.code_fingerprint`) and the versions of Python, numpy and
-pandas. Anything else computes afresh; a row that fails its signature or does not decode to an
-array of the expected shape is computed again and overwritten.
+Some analyses judge the competition again hundreds of times (the bootstrap of a rules file that only
+:func:`srdash.judging.ranking.judge` can judge: one judging per redraw; the winner certificate). The
+bootstrap's result is a float array that the rest of the analysis turns into tables in milliseconds,
+so the array alone is kept (:func:`kept_array`), bit for bit (the float64 bytes, not decimal text);
+what a report shows of a certificate is a text (:func:`kept_text`). Each is a row of srdash's cache
+(:class:`srdash.cache.ResultCache`, kind ``analysis``, signed like every row). Its key covers
+everything the result depends on: the analysis' name and settings, the per-run table's content
+(values, index, columns and dtypes), the rules as applied
+(:attr:`srdash.judging.rules.Rules.sha256`), srdash's own code
+(:func:`srdash.judging.snapshot.code_fingerprint`) and the versions of Python, numpy and pandas.
+Anything else computes afresh; a row that fails its signature or does not decode to an array of the
+expected shape is computed again and overwritten.
 
 Examples
 --------
