@@ -69,11 +69,13 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
+from srdash.analysis.kept import kept_array
 from srdash.errors import SrdashError
 from srdash.judging.kernel import rank_higher_better, weighted_harmonic_mean
 from srdash.judging.ranking import Verdict, judge
@@ -161,6 +163,7 @@ def bootstrap(
     methods: Sequence[str] | None = None,
     engine: str = "auto",
     progress: Callable[[int, int], None] | None = None,
+    cache: str | Path | bool | None = False,
 ) -> Robustness:
     """Bootstrap the verdict over datasets and runs.
 
@@ -190,6 +193,11 @@ def bootstrap(
         :func:`srdash.judging.ranking.judge` on every redrawn table (slow; a reference).
     progress : callable, optional
         Called as ``progress(done, total)`` while redraws are judged.
+    cache : path, None or False
+        When every redraw is judged by :func:`srdash.judging.ranking.judge` (``engine='judge'``, or rules the
+        vectorised engine does not cover), keep the redraws' scores in srdash's cache
+        (:mod:`srdash.analysis.kept`; a folder or file, None: the default one) and read them back for the same
+        table, rules and options; False (the default): keep nothing.
 
     Returns
     -------
@@ -246,10 +254,24 @@ def bootstrap(
         if progress is not None:
             progress(n_bootstrap, n_bootstrap)
     else:
-        engine, boot, engine_notes = _run_bootstrap(table, rules, verdict, layout, drawn, rng, all_methods,
-                                                    progress, resample_runs=resample_runs,
-                                                    force_judge=engine == "judge")
-        notes += engine_notes
+        force_judge = engine == "judge"
+
+        def redraws():
+            return _run_bootstrap(table, rules, verdict, layout, drawn, rng, all_methods, progress,
+                                  resample_runs=resample_runs, force_judge=force_judge)
+
+        if cache is not False and (force_judge or not runs_are_vectorised(rules)):
+            # one judging per redraw (seconds to minutes at real sizes): the scores are kept, bit for bit
+            settings = {"n_bootstrap": int(n_bootstrap), "seed": int(seed), "resample": resample,
+                        "resample_runs": resample_runs, "methods": None if methods is None else list(methods)}
+            boot = kept_array("bootstrap judged per redraw", table, rules, lambda: redraws()[1],
+                              shape=(n_bootstrap, n_methods), settings=settings, cache=cache)
+            engine = "judge per resample"
+            if progress is not None:
+                progress(n_bootstrap, n_bootstrap)
+        else:
+            engine, boot, engine_notes = redraws()
+            notes += engine_notes
 
     order = list(verdict.leaderboard["method"])
     position = [all_methods.index(m) for m in order]

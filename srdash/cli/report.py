@@ -15,6 +15,11 @@ from srdash.cli._options import bounded
 _SUFFIX_FORMATS = {".md": "md", ".markdown": "md", ".tex": "latex", ".latex": "latex"}
 
 
+def _say(text: str) -> None:
+    """One step of the report's work, on stderr (the report's long steps take seconds at real sizes)."""
+    click.echo(f"{text}...", err=True)
+
+
 def _format_of(output: Path, chosen: str | None) -> str:
     if chosen is not None:
         return chosen
@@ -76,8 +81,9 @@ def report_command(competition, output, output_format, title, samples, seed, pre
     result = judged(competition)
     verdict = result.verdict
     with fail_cleanly():
-        report = build_competition_report(result, samples=samples, seed=seed, previous=previous_side)
-        path = write_report(report, output, format=chosen)
+        report = build_competition_report(result, samples=samples, seed=seed, previous=previous_side,
+                                          stage=_say)
+        path = write_report(report, output, format=chosen, stage=_say)
     for note in verdict.warnings:
         click.secho(f"Warning: {note}", fg="yellow", err=True)
     size = path.stat().st_size

@@ -461,37 +461,49 @@ _DNF_DETAIL = {
 }
 
 
+def _row_values(frame: pd.DataFrame, columns: Sequence[str], missing=None) -> list:
+    """Each of ``columns`` as the values ``frame.iterrows()`` rows would hold (taken from the same interleaved
+    ``frame.values``), ``missing`` for a column the frame lacks; without building a Series per row."""
+    values = frame.to_numpy() if len(frame.columns) else np.empty((len(frame), 0), dtype=object)
+    return [values[:, frame.columns.get_loc(c)] if c in frame.columns else [missing] * len(frame) for c in columns]
+
+
 def _problems(table: pd.DataFrame, aggregated: pd.DataFrame, criteria: Sequence[Criterion],
               rules: Rules) -> pd.DataFrame:
     rows = []
     # A run whose model failed (refused, unreadable, timed out) is listed once, with its reason and the
     # criteria it counts as worst on, rather than once more per missing value.
     failed = (~table["status"].isin(["ok", "given", "measured"]) & table["status"].notna() if "status" in table.columns
-              else pd.Series(False, index=table.index))
-    missing_of = {c.column: pd.to_numeric(table[c.column], errors="coerce").isna() for c in criteria}
-    for index, row in table[failed].iterrows():
-        reason = str(row.get("reason", "") or "").strip()
-        worst = [c.label for c in criteria if missing_of[c.column].loc[index]]
-        if worst:
-            reason = (reason.rstrip(".") + "; " if reason else "") + \
-                f"counted as the worst value on {', '.join(worst)}"
-        rows.append({"kind": row["status"], "method": row["method"], "dataset": row["dataset"],
-                     "run": row.get("run"), "detail": reason})
+              else pd.Series(False, index=table.index)).to_numpy(dtype=bool)
+    missing_of = {c.column: pd.to_numeric(table[c.column], errors="coerce").isna().to_numpy(dtype=bool)
+                  for c in criteria}
+    if failed.any():
+        worst_of = [(c.label, missing_of[c.column][failed]) for c in criteria]
+        statuses, methods, datasets, runs, reasons = _row_values(table[failed],
+                                                                ("status", "method", "dataset", "run", "reason"))
+        for i, (status, method, dataset, run, reason) in enumerate(zip(statuses, methods, datasets, runs, reasons)):
+            reason = str(reason or "").strip()
+            worst = [label for label, missing in worst_of if missing[i]]
+            if worst:
+                reason = (reason.rstrip(".") + "; " if reason else "") + \
+                    f"counted as the worst value on {', '.join(worst)}"
+            rows.append({"kind": status, "method": method, "dataset": dataset, "run": run, "detail": reason})
     for c in criteria:
-        missing = table[missing_of[c.column] & ~failed]
-        for _, row in missing.iterrows():
-            rows.append({"kind": "missing value", "method": row["method"], "dataset": row["dataset"],
-                         "run": row.get("run"),
-                         "detail": f"no {c.label} ({c.column}); " + _MISSING_RUN_DETAIL[rules.missing_run_value]})
+        missing = missing_of[c.column] & ~failed
+        if not missing.any():
+            continue
+        detail = f"no {c.label} ({c.column}); " + _MISSING_RUN_DETAIL[rules.missing_run_value]
+        for method, dataset, run in zip(*_row_values(table[missing], ("method", "dataset", "run"))):
+            rows.append({"kind": "missing value", "method": method, "dataset": dataset, "run": run, "detail": detail})
     if rules.runs_per_dataset:
         short = aggregated[(aggregated["status"] == "ok") & (aggregated["runs"] < rules.runs_per_dataset)]
-        for _, row in short.iterrows():
-            lacking = rules.runs_per_dataset - int(row["runs"])
-            rows.append({"kind": "missing run", "method": row["method"], "dataset": row["dataset"], "run": None,
+        for method, dataset, runs in zip(*_row_values(short, ("method", "dataset", "runs"))):
+            lacking = rules.runs_per_dataset - int(runs)
+            rows.append({"kind": "missing run", "method": method, "dataset": dataset, "run": None,
                          "detail": f"{lacking} of the {rules.runs_per_dataset} runs missing; each "
                                    + _MISSING_RUN_DETAIL[rules.missing_run_value]})
-    for _, row in aggregated[aggregated["status"] == "DNF"].iterrows():
-        rows.append({"kind": "DNF", "method": row["method"], "dataset": row["dataset"], "run": None,
+    for method, dataset in zip(*_row_values(aggregated[aggregated["status"] == "DNF"], ("method", "dataset"))):
+        rows.append({"kind": "DNF", "method": method, "dataset": dataset, "run": None,
                      "detail": _DNF_DETAIL[rules.dnf]})
     problems = pd.DataFrame(rows, columns=["kind", "method", "dataset", "run", "detail"])
     return problems.sort_values(["kind", "dataset", "method"], kind="stable").reset_index(drop=True)
@@ -553,6 +565,10 @@ def _float_noise_ties(per_dataset: pd.DataFrame, criteria: Sequence[Criterion]) 
             continue
         values = ranked[c.name].astype(float).to_numpy()
         shown = np.array([float(f"{v:.{_NOISE_DIGITS}g}") for v in values])
+        codes = pd.factorize(ranked["dataset"].to_numpy())[0]
+        if len(np.unique(np.column_stack([codes, values]), axis=0)) == len(np.unique(np.column_stack([codes, shown]),
+                                                                                   axis=0)):
+            continue  # no two values of a dataset print alike yet differ: nothing to warn about
         frame = pd.DataFrame({"dataset": ranked["dataset"].to_numpy(), "shown": shown, "value": values,
                               "method": ranked["method"].to_numpy(),
                               "rank": ranked[f"{c.name}_rank"].to_numpy()})
@@ -667,6 +683,7 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         per_dataset.loc[per_dataset["status"] != "ok", "dataset_score"] = np.nan
 
     grouped = per_dataset.groupby("method", sort=True)
+    with_result = pd.Series(per_dataset["status"].to_numpy() != "DNF", index=per_dataset.index)
     # each method's datasets summed in the rules' dataset order, compensated (as pandas' mean did before pandas 3.1)
     order = _summing_order(per_dataset["dataset"], rules.dataset_order)
     score = compensated.group_mean(per_dataset[["dataset_score"]].to_numpy(dtype=float)[order],
@@ -675,8 +692,8 @@ def judge(table: pd.DataFrame, rules: Rules, *, methods: Sequence[str] | None = 
         "score": pd.Series(score, index=grouped.size().index),
         **{f"{c.name}_rank": grouped[f"{c.name}_rank"].mean() for c in criteria},
         # one definition in every output: datasets with a result of the method; dnf the judged ones without
-        "datasets": grouped["status"].apply(lambda s: int((s != "DNF").sum())),
-        "dnf": grouped["status"].apply(lambda s: int((s == "DNF").sum())),
+        "datasets": with_result.groupby(per_dataset["method"], sort=True).sum().astype(int),
+        "dnf": (~with_result).groupby(per_dataset["method"], sort=True).sum().astype(int),
     }).reset_index()
     if rules.score == "harmonic-over-all":
         scored = per_dataset.iloc[order][per_dataset["dataset_score"].iloc[order].notna().to_numpy()]

@@ -57,6 +57,7 @@ True
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from srdash.errors import SrdashError
 from srdash.report.html import render_html
@@ -84,11 +85,13 @@ __all__ = [
 ]
 
 
-def write_report(report: Report, path: str | Path, *, format: str = "html") -> Path:  # noqa: A002 - CLI name
+def write_report(report: Report, path: str | Path, *, format: str = "html",  # noqa: A002 - CLI name
+                 stage: Callable[[str], None] | None = None) -> Path:
     """Write the report in one of :data:`FORMATS` and return the path.
 
     ``latex`` writes the leaderboard table(s): the main track's, then the
-    real-world track's when the report has one.
+    real-world track's when the report has one. ``stage``, when given, is called
+    with a sentence naming each step of the HTML page's drawing before it starts.
 
     Raises
     ------
@@ -116,7 +119,7 @@ def write_report(report: Report, path: str | Path, *, format: str = "html") -> P
         raise SrdashError("The LaTeX table covers results reports; write a prediction competition's report as "
                           "html or md.")
     if format == "html":
-        text = render_html(report)
+        text = render_html(report, stage=stage)
     elif format == "md":
         text = render_markdown(report)
     else:

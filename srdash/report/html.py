@@ -3,6 +3,8 @@ inlined once)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from srdash._version import __version__
 from srdash.report.model import Report
 from srdash.report.sections import report_sections
@@ -39,7 +41,7 @@ def wide_on_a_phone(figure) -> bool:
     return False
 
 
-def render_html(report: Report) -> str:
+def render_html(report: Report, *, stage: Callable[[str], None] | None = None) -> str:
     """The report as one self-contained HTML page.
 
     plotly.js is inlined once, in the page head; each figure is a ``<div>`` with
@@ -49,6 +51,8 @@ def render_html(report: Report) -> str:
     Parameters
     ----------
     report : Report
+    stage : callable, optional, keyword-only
+        Called with a sentence naming each step of the drawing before it starts.
 
     Returns
     -------
@@ -61,7 +65,10 @@ def render_html(report: Report) -> str:
 
     sections = []
     figure_count = 0
-    for section in report_sections(report):
+    built = report_sections(report, stage=stage)
+    if stage is not None:
+        stage(f"Writing {sum(b.kind == 'figure' for s in built for b in s.blocks)} figures as HTML")
+    for section in built:
         blocks = []
         for block in section.blocks:
             if block.kind == "figure":
@@ -90,6 +97,8 @@ def render_html(report: Report) -> str:
                     f"rules {verdict.rules.name}. Winner: {verdict.winner}.")
     if report.verdict_fingerprint:
         subtitle += f" Verdict fingerprint: {report.verdict_fingerprint[:12]}."
+    if stage is not None:
+        stage("Filling the page's template (plotly.js inlined once)")
     template = _environment().get_template(_TEMPLATE)
     return template.render(
         title=report.title,

@@ -12,13 +12,14 @@ import datetime as _datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
 from srdash.analysis.diff import diff_verdicts, side_of_result
 from srdash.analysis.robustness import bootstrap
 from srdash.analysis.certificate import winner_certificate
+from srdash.analysis.kept import kept_text
 from srdash.analysis.jury_model import realworld_jury_model
 from srdash.analysis.sensitivity import (Rescorer, irrelevant_alternatives, place_probabilities, rescorer_of,
                                         ternary_winner_map)
@@ -73,7 +74,12 @@ class Report:
         Which pairs swap places when one method is removed.
     certificate : WinnerCertificate or None
         Why this winner: what would change the winner and each podium place
-        (:func:`srdash.analysis.certificate.winner_certificate`; competition reports only).
+        (:func:`srdash.analysis.certificate.winner_certificate`; competition reports only). None also
+        when the table the report shows of it was read from srdash's cache (``certificate_html``).
+    certificate_html : str
+        That table as the report and the dashboard show it (:func:`srdash.figures.certificate.certificate_html`),
+        kept in srdash's cache (:func:`srdash.analysis.kept.kept_text`) under the runs, the rules, the
+        verdict fingerprint and the seed; empty without a certificate.
     jury_model : JuryModel or None
         The real-world track's jury model, a second opinion beside its verdict
         (:func:`srdash.analysis.jury_model.realworld_jury_model`; competition reports only).
@@ -119,6 +125,7 @@ class Report:
     ground_truths: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     changes: object = None
     leaderboard: object = None
+    certificate_html: str = ""
 
     @property
     def is_prediction_competition(self) -> bool:
@@ -212,6 +219,7 @@ def build_report(
     seed: int = 0,
     ternary_resolution: int = 30,
     generated_at: str | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> Report:
     """Compute everything a report shows.
 
@@ -239,6 +247,9 @@ def build_report(
         Grid steps per side of the ternary winner map.
     generated_at : str, optional, keyword-only
         Generation time to record (default: now, UTC).
+    stage : callable, optional, keyword-only
+        Called with a sentence naming each step of the work before it starts (``srdash report``
+        prints them).
 
     Returns
     -------
@@ -255,6 +266,8 @@ def build_report(
                           "`srdash score`.")
     notes: list[str] = []
     probabilities = ternary = alternatives = None
+    _announce(stage, f"Weight sensitivity: {samples:,} weight vectors drawn from the simplex, the ternary winner "
+                     "map, each method removed in turn")
     try:
         probabilities, ternary, alternatives = _sensitivity(verdict, runs, samples=samples, seed=seed,
                                                             resolution=ternary_resolution, notes=notes)
@@ -286,6 +299,7 @@ def build_competition_report(
     ternary_resolution: int = 30,
     generated_at: str | None = None,
     previous=None,
+    stage: Callable[[str], None] | None = None,
 ) -> Report:
     """The report of a judged competition: every section the dashboard shows.
 
@@ -300,6 +314,9 @@ def build_competition_report(
     previous : VerdictSide, optional, keyword-only
         A previous version of the verdict (:func:`srdash.analysis.diff.side_of_published` of a published
         folder, or :func:`~srdash.analysis.diff.side_of_result`): the report then says what changed since.
+    stage : callable, optional, keyword-only
+        Called with a sentence naming each step of the work before it starts (``srdash report``
+        prints them).
 
     Returns
     -------
@@ -314,38 +331,56 @@ def build_competition_report(
     # the verdict's provenance names every input by role and relative path (no absolute path is published)
     report = build_report(verdict, runs=result.runs, sources=(), realworld=result.realworld,
                           properties=result.properties, title=result.competition.title, samples=samples, seed=seed,
-                          ternary_resolution=ternary_resolution, generated_at=generated_at)
+                          ternary_resolution=ternary_resolution, generated_at=generated_at, stage=stage)
     notes = list(report.notes)
     significance = robustness = None
     if verdict.n_methods >= 2 and verdict.per_dataset["dataset"].nunique() >= 2:
         from srdash.analysis.significance import significance as _significance  # lazy: scipy
 
+        _announce(stage, "Significance: Friedman's test and the critical difference")
         try:
             significance = _significance(verdict)
         except SrdashError as exc:
             notes.append(f"No significance test: {exc}")
         if result.runs is not None:
+            _announce(stage, f"Rank uncertainty: the verdict judged again on {n_bootstrap:,} bootstrap resamples of "
+                             "datasets and runs")
             try:
-                robustness = bootstrap(result.runs, verdict.rules, n_bootstrap=n_bootstrap, seed=seed)
+                robustness = bootstrap(result.runs, verdict.rules, n_bootstrap=n_bootstrap, seed=seed,
+                                       cache=result.competition.simplification.cache)
             except SrdashError as exc:
                 notes.append(f"Rank uncertainty is not shown: {exc}")
     else:
         notes.append("Significance and rank uncertainty need at least two methods and two datasets.")
     leaderboard = None
+    _announce(stage, "Place intervals and failures by type (the leaderboard as `srdash score` shows it)")
     try:
         from srdash.analysis.board import shown_leaderboard  # lazy: scipy
 
         leaderboard = shown_leaderboard(result, seed=seed)   # srdash score's numbers for the same seed
     except SrdashError as exc:
         notes.append(f"Place intervals and failures by type are not shown: {exc}")
-    certificate = None
+    certificate, shown = None, ""
     if result.runs is not None:
-        try:
+        from srdash.figures.certificate import certificate_html  # lazy: jinja2
+
+        _announce(stage, "Why this winner: the verdict judged again without datasets, runs, methods, with other "
+                         "rules and weights")
+
+        def certified() -> str:
+            nonlocal certificate
             certificate = winner_certificate(result, seed=seed)
+            return certificate_html(certificate)
+
+        try:   # some 70 judgings at real sizes: what it shows is kept (the verdict fingerprint covers every input)
+            shown = kept_text("winner certificate shown", result.runs, verdict.rules, certified,
+                              settings={"seed": seed, "verdict": result.fingerprint},
+                              cache=result.competition.simplification.cache)
         except SrdashError as exc:
             notes.append(f"Why this winner is not shown: {exc}")
     jury = None
     if result.realworld is not None:
+        _announce(stage, "The real-world track's jury model")
         try:
             inputs = realworld_inputs(result.prepared)
             jury = realworld_jury_model(inputs.runs, inputs.entries, inputs.rules, methods=list(inputs.methods),
@@ -354,20 +389,29 @@ def build_competition_report(
             notes.append(f"The jury model of the real-world track is not shown: {exc}")
     changes = None
     if previous is not None:
+        _announce(stage, f"What changed since {previous.label}")
         try:
             changes = diff_verdicts(previous, side_of_result(result))
         except SrdashError as exc:
             notes.append(f"What changed since {previous.label} is not shown: {exc}")
     competition = result.competition
+    if competition.datasets is not None:
+        _announce(stage, "The sizes of the known equations (Pareto fronts per dataset)")
     block = {key: (competition.relative(value) if key.endswith("_source") and Path(str(value)).is_absolute()
                    else value)   # a rules file is named as the competition file names it
              for key, value in report.reproducibility.items() if key != "block_sha256"}
     block["verdict_fingerprint"] = result.fingerprint  # the one identity of the verdict
     return _replace(report, qualification=result.qualification, significance=significance, robustness=robustness,
                     verdict_fingerprint=result.fingerprint, reproducibility=MappingProxyType(block),
-                    notes=tuple(notes), certificate=certificate, jury_model=jury, changes=changes,
+                    notes=tuple(notes), certificate=certificate, certificate_html=shown, jury_model=jury,
+                    changes=changes,
                     leaderboard=leaderboard,
                     ground_truths=MappingProxyType(ground_truths(competition, verdict.rules, notes)))
+
+
+def _announce(stage: Callable[[str], None] | None, text: str) -> None:
+    if stage is not None:
+        stage(text)
 
 
 def ground_truths(competition, rules, notes: list[str]) -> dict:

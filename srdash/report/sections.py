@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -37,13 +37,16 @@ def _figure(figure) -> _Block:
     return _Block("figure", figure)
 
 
-def report_sections(report: Report) -> list[_Section]:
-    """The report's sections in display order (each figure built by the app's figure functions)."""
+def report_sections(report: Report, *, stage: Callable[[str], None] | None = None) -> list[_Section]:
+    """The report's sections in display order (each figure built by the app's figure functions); ``stage``, when
+    given, is called with the name of each group of sections before it is drawn."""
     # lazy: jinja2, plotly
     from srdash.figures.leaderboard import leaderboard_html, problems_html, rank_heatmap, simplicity_curve, warnings_html
 
     if report.is_prediction_competition:
         return prediction_report_sections(report)
+    announce = stage or (lambda text: None)
+    announce("Drawing the leaderboards")
     verdict = report.verdict
     k = verdict.n_methods
     rank_note = f"Ranks: higher is better, {k} = best, 1 = worst. Places: 1 = best."
@@ -55,8 +58,8 @@ def report_sections(report: Report) -> list[_Section]:
                              verdict.rules.description.strip(), tuple(blocks)))
     if report.changes is not None:
         sections.append(_changes_section(report.changes))
-    if report.certificate is not None:
-        sections.append(_certificate_section(report.certificate))
+    if report.certificate is not None or report.certificate_html:
+        sections.append(_certificate_section(report))
     if report.realworld is not None:
         realworld = report.realworld
         blocks = [_Block("html", leaderboard_html(realworld))]
@@ -79,6 +82,7 @@ def report_sections(report: Report) -> list[_Section]:
                                  (_Block("html", qualification_html(report.qualification)),
                                   _figure(qualification_figure(report.qualification)))))
 
+    announce("Drawing the per-dataset ranks, simplicity and properties")
     heatmaps = [_figure(rank_heatmap(verdict))]
     heatmaps += [_figure(rank_heatmap(verdict, criterion=c.name)) for c in verdict.criteria
                  if c.name != "property" or report.properties is not None]
@@ -93,12 +97,17 @@ def report_sections(report: Report) -> list[_Section]:
     properties = _properties_section(report, rank_heatmap)
     if properties is not None:
         sections.append(properties)
+    announce("Drawing the significance and rank uncertainty")
     sections += integrity_sections(report)
+    announce("Drawing the weight sensitivity")
     sensitivity = _sensitivity_section(report)
     if sensitivity is not None:
         sections.append(sensitivity)
+    announce("Drawing the SRBench views (Pareto front, performance profiles, pairwise tests)")
     sections.append(_lineage_section(report))
+    announce("Drawing SRBench 2025's comparison of methods and resources")
     sections += _srbench2025_sections(report)
+    announce("Listing the problems")
     sections.append(_Section("problems", "Problems",
                              "Rejected or failed models, timeouts, missing values and DNF cells, and how each "
                              "was counted. Model strings are shown as text, never evaluated.",
@@ -118,14 +127,15 @@ def _changes_section(changes) -> _Section:
                     "Places: 1 = best; '-': not in that verdict.", (_Block("html", diff_html(changes)),))
 
 
-def _certificate_section(certificate) -> _Section:
-    """Why this winner (the dashboard's view, same renderer)."""
+def _certificate_section(report: Report) -> _Section:
+    """Why this winner (the dashboard's view, same renderer; as kept when the report holds its table only)."""
     from srdash.figures.certificate import certificate_html  # lazy: jinja2
 
+    shown = report.certificate_html or certificate_html(report.certificate)
     return _Section("why", "Why this winner",
                     "For the winner and each podium place, the smallest change of each kind that would change who "
                     "holds it: datasets or runs removed, another rules option or preset, other weights, one other "
-                    "method removed. Places: 1 = best.", (_Block("html", certificate_html(certificate)),))
+                    "method removed. Places: 1 = best.", (_Block("html", shown),))
 
 
 def _jury_model_section(model) -> _Section:
