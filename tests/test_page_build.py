@@ -11,7 +11,7 @@ import comm
 import ipywidgets as widgets
 import pytest
 
-from srdash.apps.panels import BackgroundWork
+from srdash.apps.panels import BackgroundWork, widget_tree
 
 
 def _record_states(widgets_recorded, sent: list) -> None:
@@ -109,12 +109,10 @@ def test_a_build_after_the_page_is_displayed_runs_at_once_and_sends_nothing_agai
 
 
 def test_the_widget_tree_names_layouts_and_styles_each_after_what_it_names():
-    from srdash.apps.panels import _widget_tree
-
     slider = widgets.IntSlider()
     shared = widgets.HTML("twice")
     box = widgets.VBox([slider, shared, widgets.HBox([shared])])
-    tree = _widget_tree([box])
+    tree = widget_tree([box])
     assert len(tree) == len({id(w) for w in tree})   # each once
     for widget in (slider.layout, slider.style, shared, box.children[2]):
         assert widget in tree

@@ -27,7 +27,7 @@ import plotly.io as pio
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 
-__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "NearScreen", "PageReady", "BackgroundWork",
+__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "NearScreen", "PageReady", "BackgroundWork", "widget_tree",
            "logged"]
 
 _FAILED_STATUSES = ("rejected", "parse_error", "simplify_error")
@@ -356,7 +356,7 @@ class PageReady(anywidget.AnyWidget):
         return self._displayed.wait(timeout)
 
 
-def _widget_tree(root) -> list[widgets.Widget]:
+def widget_tree(root) -> list[widgets.Widget]:
     """Every widget in ``root`` (a widget, or a list, tuple or dict of them) and every widget they name
     through their synced traits (children, layout, style, ...), each once, a widget after all it names."""
     found: list[widgets.Widget] = []
@@ -383,7 +383,7 @@ def _send_again(root: widgets.Widget) -> None:
     page gets them anew), each after the widgets it names; every other one sends its state again (what the
     page missed while it was creating it from the kernel's snapshot)."""
     manager = comm.get_comm_manager()
-    for widget in _widget_tree(root):   # a widget after every widget it names
+    for widget in widget_tree(root):   # a widget after every widget it names
         if widget.comm is None:
             continue
         if widget.comm.comm_id not in manager.comms:
