@@ -84,6 +84,9 @@ class SensitivityView(BackgroundApp):
         heading of its own passes False: one heading, not two).
     display_timeout : float
         See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
+    stage, progress : callable, optional
+        Told what is computed when a competition is shown (``stage(text)``) and how far it has got
+        (``progress(done, total, counts)``): the dashboard shows them while the view opens.
 
     Attributes
     ----------
@@ -132,8 +135,10 @@ class SensitivityView(BackgroundApp):
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
                  seed: int = 0, source: str = "", display_timeout: float = 0.0,
-                 log_panel: LogPanel | None = None, show_title: bool = True, **kwargs):
+                 log_panel: LogPanel | None = None, show_title: bool = True, stage=None, progress=None, **kwargs):
         self._syncing = False
+        self._showing = False   # a competition is being shown: the weights' observers leave it to the end
+        self._report = (stage, progress)
         self._init_app(display_timeout=display_timeout, log_panel=log_panel)
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: FigurePanel | None = None
@@ -310,7 +315,6 @@ class SensitivityView(BackgroundApp):
         self.apply_button.disabled = True
 
         first = rescorer.weight_names[int(np.argmax(rescorer.official_weights))]
-        sweep = weight_sweep(rescorer, first, points=_SWEEP_POINTS, maximum=top)
         # A plain figure, redrawn whole when a slider moves (a few traces: a redraw is cheap). Not a
         # plotly FigureWidget: that is an anywidget shipping its own 4 MB copy of plotly.js, and an
         # anywidget not loaded within 2 s (a phone, a busy machine) drops every later update
@@ -318,16 +322,36 @@ class SensitivityView(BackgroundApp):
         self._bump = FigurePanel(layout=widgets.Layout(width="100%"))
         self._bump.add_class("srdash-bump")
         self.bump_area.children = (self._bump,)
-        self._bump.show(bump_chart(sweep))
-        with self.hold_trait_notifications():
-            self.swept = first
-            self.weights = tuple(float(w) for w in rescorer.official_weights)
+        steps = 3 if rescorer.n_weights == 3 else 2
+        # the leaderboard, bump chart and alternatives are computed once, below (not again by each observer)
+        self._showing = True
+        try:
+            with self.hold_trait_notifications():
+                self.swept = first
+                self.weights = tuple(float(w) for w in rescorer.official_weights)
+        finally:
+            self._showing = False
+        self._sync_sliders()
+        self._say(f"the leaderboard under the official weights, and without each of the {words.competitors(n)}",
+                  0, steps)
         self._refresh()
+        self._say(f"{int(self.samples_input.value):,} weight vectors sampled", 1, steps)
         self._sample()
         if rescorer.n_weights == 3:
+            self._say("the winner over the triangle of weights", 2, steps)
             self.ternary.show(ternary_winner_figure(ternary_winner_map(rescorer)))
         else:
             self.ternary.message(ternary_note(rescorer.n_weights, words))
+        self._say("", steps, steps)
+
+    def _say(self, text: str, done: int, total: int) -> None:
+        """What the view computes now (``text``, when given) and how far it has got, to its ``stage`` and
+        ``progress`` callbacks."""
+        stage, progress = self._report
+        if stage is not None and text:
+            stage(text)
+        if progress is not None:
+            progress(done, total, {})
 
     def _words(self) -> Vocabulary:
         return self.vocabulary if self.vocabulary is not None else Vocabulary.of_rules(self.rescorer)
@@ -354,7 +378,7 @@ class SensitivityView(BackgroundApp):
     @traitlets.observe("weights")
     @logged("re-scoring with the new weights")
     def _on_weights_change(self, change) -> None:
-        if self.rescorer is None or not self.weights:
+        if self.rescorer is None or not self.weights or self._showing:
             return
         self._sync_sliders()
         self._refresh()
@@ -362,7 +386,7 @@ class SensitivityView(BackgroundApp):
     @traitlets.observe("swept")
     @logged("drawing the bump chart")
     def _on_swept_change(self, change) -> None:
-        if self.rescorer is None or not self.weights:
+        if self.rescorer is None or not self.weights or self._showing:
             return
         self._update_bump(self.rescorer.weights_from(list(self.weights)))
 
