@@ -4,7 +4,8 @@ Each visitor is a fresh process that does what a served page's kernel does, with
 dashboard from ``SRDASH_COMPETITION`` (``Dashboard.from_environment``, as ``notebooks/dashboard.ipynb``), waits
 until it is ready, then opens each view of "More views" in turn the way its accordion tab does (setting the
 accordion's ``selected_index``), and prints the wall and CPU seconds of each opening (until the view's widgets
-are built; a view that computes in the background is waited for). Visitors:
+are built; a view that computes in the background is waited for), and the size of the view's widget state
+(what the page then receives and draws). Visitors:
 
 - cold, in order: an empty ``SRDASH_CACHE_DIR`` (the first visitor of a freshly served competition) opening
   every view in the accordion's order (a view pays for the imports no earlier view needed);
@@ -40,9 +41,10 @@ def _visitor(opened: list[int] | None) -> None:
     print one JSON line per step."""
     started = time.perf_counter(), time.process_time()
 
-    def report(step: str, since: tuple[float, float]) -> tuple[float, float]:
+    def report(step: str, since: tuple[float, float], view=None) -> tuple[float, float]:
         now = time.perf_counter(), time.process_time()
-        print(_MARK + json.dumps({"step": step, "wall": now[0] - since[0], "cpu": now[1] - since[1]}), flush=True)
+        print(_MARK + json.dumps({"step": step, "wall": now[0] - since[0], "cpu": now[1] - since[1],
+                                  "bytes": None if view is None else _state_bytes(view)}), flush=True)
         return now
 
     from srdash.apps.dashboard import Dashboard
@@ -58,10 +60,20 @@ def _visitor(opened: list[int] | None) -> None:
         view = app.more.children[index]
         if hasattr(view, "wait"):
             view.wait(600)
-        since = report(title, since)
+        since = report(title, since, view)
     errors = app.log_panel.text()
     if errors:
         print(_MARK + json.dumps({"step": "log", "text": errors}), flush=True)
+
+
+def _state_bytes(root) -> int:
+    """Bytes of the JSON state of every widget under ``root``: what the page receives to draw the view."""
+    total, stack = 0, [root]
+    while stack:
+        widget = stack.pop()
+        total += len(json.dumps(widget.get_state(), default=str))
+        stack.extend(getattr(widget, "children", ()))
+    return total
 
 
 def _blackbox_competition(results: Path, folder: Path) -> str:
@@ -91,6 +103,7 @@ def main() -> None:
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
     columns = ["cold, in order", "warm, in order"] + ([] if args.in_order_only else ["cold, first", "warm, first"])
     table: dict[str, dict[str, tuple[float, float]]] = {}
+    sizes: dict[str, int] = {}   # the view's widget state, in bytes
     with tempfile.TemporaryDirectory() as folder:
         competition = _blackbox_competition(args.results.resolve(), Path(folder))
 
@@ -108,6 +121,8 @@ def main() -> None:
                         print(f"{label} visitor's log:\n{row['text']}")
                     elif not opened or not row["step"].startswith("dashboard"):
                         table.setdefault(row["step"], {})[label] = (row["wall"], row["cpu"])
+                        if row["bytes"] is not None:
+                            sizes[row["step"]] = row["bytes"]
 
         visit("cold, in order", "shared")
         visit("warm, in order", "shared")
@@ -118,11 +133,11 @@ def main() -> None:
                 visit("warm, first", "shared", str(index))
     print(f"load average {os.getloadavg()[0]:.1f} at the end\n")
     width = max(len(step) for step in table)
-    print(f"{'seconds (CPU seconds)':{width}s}  " + "  ".join(f"{label:>16s}" for label in columns))
+    print(f"{'seconds (CPU seconds)':{width}s}  " + "  ".join(f"{label:>16s}" for label in columns) + "  state kB")
     for step, times in table.items():
         print(f"{step:{width}s}  " + "  ".join(
             f"{times[label][0]:6.2f} ({times[label][1]:6.2f})" if label in times else f"{'':16s}"
-            for label in columns))
+            for label in columns) + (f"  {sizes[step] / 1e3:8.0f}" if step in sizes else ""))
 
 
 if __name__ == "__main__":
