@@ -150,7 +150,7 @@ def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache
     from srdash.apps.panels import FigurePanel  # lazy: anywidget
 
     def compute() -> dict:
-        _step(stage, progress, "computing", 0)
+        _step(stage, progress, "computing it once for every visitor" if cache is not False else "computing", 0)
         # the critical-difference diagram once a page: "Rank uncertainty and significance" draws it
         views = (srbench2025.resource_views(runs) if which == "resources" else
                  srbench2025.comparison_views(runs, cd_diagram=False) + (_CD_ELSEWHERE,))
@@ -213,7 +213,6 @@ def lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False, stage=Non
 
     _step(stage, progress, "looking for what an earlier visitor computed" if cache is not False else "", None)
     content = shared_view("srbench views", runs, verdict.rules, compute, cache=cache)
-    _step(stage, progress, "drawing", None)
     panels = []
     for view in content["views"]:
         panel = FigurePanel()
