@@ -83,6 +83,13 @@ def test_the_weight_sensitivity_view_judges_without_each_method_once(tmp_path, m
     assert counts[-1] == (3, 3)                      # three weights: the triangle of weights is the third step
     view = app.more.children[list(app.more.titles).index("Weight sensitivity")]
     assert view.order == ("a", "b", "c") and "a" in view.alternatives.value
+    # a second visitor reads the official weights' table; a weight moved off the official ones is judged here
+    second = dashboard_of(RUNS, tmp_path)
+    second.more.selected_index = list(second.more.titles).index("Weight sensitivity")
+    again = second.more.children[second.more.selected_index]
+    assert len(calls) == 1 and again.alternatives.value == view.alternatives.value
+    again.weights = (2.0,) + again.weights[1:]
+    assert len(calls) == 2
 
 
 def _shown(widget) -> list:
@@ -105,7 +112,7 @@ def _shown(widget) -> list:
                                    "Comparison of methods: post-hoc test, effect sizes",
                                    "Rank uncertainty and significance", "Weight sensitivity"])
 def test_a_second_visitor_sees_the_first_visitors_view_value_for_value(tmp_path, monkeypatch, title):
-    from srdash.apps import certificate, integrity
+    from srdash.apps import certificate, integrity, sensitivity
     from srdash.figures import lineage, srbench2025
 
     first = dashboard_of(RUNS, tmp_path)
@@ -113,7 +120,8 @@ def test_a_second_visitor_sees_the_first_visitors_view_value_for_value(tmp_path,
     cold = _shown(first.more.children[first.more.selected_index])
     # the second visitor reads every heavy result from the cache: nothing computed again
     for module, name in ((certificate, "winner_certificate"), (lineage, "srbench_views"),
-                         (srbench2025, "comparison_views"), (integrity, "bootstrap")):
+                         (srbench2025, "comparison_views"), (integrity, "bootstrap"),
+                         (sensitivity, "irrelevant_alternatives")):
         monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("computed again"))
     second = dashboard_of(RUNS, tmp_path)
     second.more.selected_index = list(second.more.titles).index(title)

@@ -43,7 +43,7 @@ def more_views(trust_store: str | None, app=None):
         _describe(report, f"Computing the weight sensitivity of {_counted(verdict)}: the leaderboard without each "
                           f"method, {SENSITIVITY_SAMPLES:,} weight vectors sampled")
         return SensitivityView(Rescorer.from_verdict(verdict, runs=runs), samples=SENSITIVITY_SAMPLES,
-                               log_panel=log, show_title=False, **_callbacks(report))
+                               log_panel=log, show_title=False, cache=_view_cache(app), **_callbacks(report))
 
     def robustness(verdict, runs, report=None):
         from srdash.apps.integrity import RobustnessView  # lazy: anywidget, scipy

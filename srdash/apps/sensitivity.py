@@ -43,6 +43,7 @@ from srdash.analysis.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
+from srdash.apps.shared import shared_view
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel,
                                 logged)
 from srdash.judging.competition import competition_from_json, load_competition
@@ -87,6 +88,10 @@ class SensitivityView(BackgroundApp):
     stage, progress : callable, optional
         Told what is computed when a competition is shown (``stage(text)``) and how far it has got
         (``progress(done, total, counts)``): the dashboard shows them while the view opens.
+    cache : path, None or False
+        Share the table of the competition judged without each method under the official weights with
+        every other visitor through srdash's cache (a folder or file; None: the default one; False, the
+        default: compute it here; see :mod:`srdash.apps.shared`). Only for a rescorer with its runs.
 
     Attributes
     ----------
@@ -135,8 +140,10 @@ class SensitivityView(BackgroundApp):
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
                  seed: int = 0, source: str = "", display_timeout: float = 0.0,
-                 log_panel: LogPanel | None = None, show_title: bool = True, stage=None, progress=None, **kwargs):
+                 log_panel: LogPanel | None = None, show_title: bool = True, stage=None, progress=None,
+                 cache=False, **kwargs):
         self._syncing = False
+        self._cache = cache
         self._showing = False   # a competition is being shown: the weights' observers leave it to the end
         self._report = (stage, progress)
         self._init_app(display_timeout=display_timeout, log_panel=log_panel)
@@ -411,8 +418,21 @@ class SensitivityView(BackgroundApp):
         self.shares.value = ("<span class='srdash-note' style='color:#555'>shares: " + ", ".join(
             f"{html_text(label)} {share:.0%}" for label, share in zip(rescorer.weight_labels, shares)) + "</span>")
         self._update_bump(weights)
-        self.alternatives.value = alternatives_html(irrelevant_alternatives(rescorer, weights=weights),
-                                                    entity=words.competitor)
+        self.alternatives.value = self._alternatives_html(weights, words)
+
+    def _alternatives_html(self, weights: np.ndarray, words: Vocabulary) -> str:
+        """The competition judged without each competitor in turn, under ``weights``: the official weights'
+        table is the same for every visitor of a served competition, computed once (:mod:`srdash.apps.shared`)."""
+        rescorer = self.rescorer
+
+        def compute() -> dict:
+            return {"html": alternatives_html(irrelevant_alternatives(rescorer, weights=weights),
+                                              entity=words.competitor)}
+
+        if self._cache is False or rescorer.runs is None or not np.array_equal(weights, rescorer.official_weights):
+            return compute()["html"]
+        return shared_view("weight sensitivity: without each competitor", rescorer.runs, rescorer.verdict.rules,
+                           compute, settings={"competitor": words.competitor}, cache=self._cache)["html"]
 
     def _update_bump(self, weights: np.ndarray) -> None:
         if self._bump is None:
