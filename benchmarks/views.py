@@ -47,9 +47,13 @@ def _visitor(opened: list[int] | None) -> None:
                                   "bytes": None if view is None else _state_bytes(view)}), flush=True)
         return now
 
+    import inspect
+
     from srdash.apps.dashboard import Dashboard
 
-    app = Dashboard.from_environment(display_timeout=0)
+    # no browser: the page is built at once, as in a notebook (the option was display_timeout=0 before 'served')
+    options = inspect.signature(Dashboard).parameters
+    app = Dashboard.from_environment(**({"served": False} if "served" in options else {"display_timeout": 0}))
     if not app.wait(600) or app.verdict is None:
         raise SystemExit(f"The dashboard did not become ready: {app.log_panel.text()}")
     since = report("dashboard ready (imports, preparation, first verdict)", started)
