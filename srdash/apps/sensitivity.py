@@ -43,11 +43,11 @@ from srdash.analysis.sensitivity import (
     ternary_winner_map,
     weight_sweep,
 )
-from srdash.apps.shared import shared_view
 from srdash.apps.panels import (SERVED_DISPLAY_TIMEOUT, BackgroundApp, FigurePanel, LogPanel,
                                 logged)
 from srdash.judging.competition import competition_from_json, load_competition
 from srdash.judging.pipeline import judge_competition
+from srdash.apps.shared import shared_view
 
 __all__ = ["SensitivityView"]
 
@@ -80,11 +80,6 @@ class SensitivityView(BackgroundApp):
         Seed of the sampling.
     source : str
         What is being judged, shown under the title.
-    show_title : bool
-        Show the view's own heading (an app that embeds the view under a
-        heading of its own passes False: one heading, not two).
-    display_timeout : float
-        See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
     stage, progress : callable, optional
         Told what is computed when a competition is shown (``stage(text)``) and how far it has got
         (``progress(done, total, counts)``): the dashboard shows them while the view opens.
@@ -92,6 +87,11 @@ class SensitivityView(BackgroundApp):
         Share the table of the competition judged without each method under the official weights with
         every other visitor through srdash's cache (a folder or file; None: the default one; False, the
         default: compute it here; see :mod:`srdash.apps.shared`). Only for a rescorer with its runs.
+    show_title : bool
+        Show the view's own heading (an app that embeds the view under a
+        heading of its own passes False: one heading, not two).
+    display_timeout : float
+        See :class:`~srdash.apps.panels.BackgroundApp` (0, the default: no wait).
 
     Attributes
     ----------
@@ -143,13 +143,13 @@ class SensitivityView(BackgroundApp):
                  log_panel: LogPanel | None = None, show_title: bool = True, stage=None, progress=None,
                  cache=False, **kwargs):
         self._syncing = False
-        self._cache = cache
-        self._showing = False   # a competition is being shown: the weights' observers leave it to the end
-        self._report = (stage, progress)
         self._init_app(display_timeout=display_timeout, log_panel=log_panel)
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: FigurePanel | None = None
         self._found_weights: Mapping[str, float] | None = None
+        self._cache = cache
+        self._showing = False   # a competition is being shown: the weights' observers leave it to the end
+        self._report = (stage, progress)
 
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>",
                                   layout=widgets.Layout(display=None if show_title else "none"))
