@@ -4,6 +4,7 @@ visitor who reads the first one's views from the cache and sees the same values 
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -44,9 +45,9 @@ def test_the_winner_certificate_says_what_it_computes_and_how_far_it_has_got(tmp
     what = ("Computing the winner certificate of 3 methods on 2 datasets: re-judging without datasets, runs or "
             "entrants, under other rules and weights")
     assert lines[1] == what
-    # removals leave at least one dataset: C(2, 1) = 2 sets; 22 variants of the rules (srdash.analysis.rules_variants)
+    # removals leave at least one dataset: C(2, 1) = 2 sets; every variant of the rules (rules_variants) judged
     assert f"{what}: scoring dataset sets, 2 / 2" in lines
-    assert f"{what}: judging rules variants, 22 / 22" in lines
+    assert any(re.fullmatch(rf"{re.escape(what)}: judging rules variants, (\d+) / \1", line) for line in lines)
     assert f"{what}: removing each method, 3 / 3" in lines
     assert lines[-1] == f"{what}: checking invariance, 3 / 3"    # the last stage, to its total (3 re-judgings)
     assert counts[-1] == (3, 3)
