@@ -16,6 +16,7 @@ import traitlets
 from srdash.analysis.certificate import WinnerCertificate, winner_certificate
 from srdash.apps.panels import LogPanel, logged
 from srdash.apps.shared import shared_view
+from srdash.apps.view_progress import ViewProgress
 from srdash.figures.certificate import certificate_html
 from srdash.figures.escape import html_text
 from srdash.judging.rules import Rules
@@ -36,6 +37,10 @@ class CertificateView(widgets.VBox):
     cache : path, None or False
         Share what the view shows with every other visitor through srdash's cache (a folder or file;
         None: the default one; False, the default: compute it here; see :mod:`srdash.apps.shared`).
+    stage, progress : callable, optional
+        Told what the certificate computes (``stage(text)``) and how far it has got (``progress(done, total,
+        counts)``), as :func:`~srdash.analysis.certificate.winner_certificate` goes; the view also shows
+        them itself while it computes again (other rules).
 
     Attributes
     ----------
@@ -62,14 +67,17 @@ class CertificateView(widgets.VBox):
     certificate = traitlets.Instance(WinnerCertificate, allow_none=True, help="The last certificate.")
 
     def __init__(self, runs: pd.DataFrame | None = None, rules: Rules | None = None, *,
-                 log_panel: LogPanel | None = None, cache=False, **kwargs):
+                 log_panel: LogPanel | None = None, cache=False, stage=None, progress=None, **kwargs):
         own_log = log_panel is None
         self._cache = cache
+        self._report = (stage, progress)
         self.log_panel = log_panel or LogPanel()
         self.table = widgets.HTML()
         self.table.add_class("srdash-certificate-panel")
+        # what is computed and how far, while the certificate is computed again (hidden otherwise)
+        self.status = ViewProgress(_COMPUTING, layout=widgets.Layout(display="none"))
         self._computed_for: tuple | None = None
-        super().__init__(children=[self.table] + ([self.log_panel] if own_log else []), **kwargs)
+        super().__init__(children=[self.status, self.table] + ([self.log_panel] if own_log else []), **kwargs)
         with self.hold_trait_notifications():
             self.runs, self.rules = runs, rules
         self._compute()
@@ -87,17 +95,35 @@ class CertificateView(widgets.VBox):
         if self._computed_for is not None and self._computed_for[0] is self.runs \
                 and self._computed_for[1] == self.rules:
             return  # the dashboard sets runs and rules together: one computation
-        self.table.value = "<div class='srdash-note srdash-computing'>Explaining the winner…</div>"
+        self.table.value = ""
         self.certificate = None
+        methods, datasets = self.runs["method"].nunique(), self.runs["dataset"].nunique()
+        self.status.describe(f"{_COMPUTING} of {methods} methods on {datasets} datasets")
+        self.status.layout.display = None
+        stage, progress = self._report
+
+        def staged(text: str) -> None:
+            self.status.stage(text)
+            if stage is not None:
+                stage(text)
+
+        def advanced(done: int, total: int, counts) -> None:
+            self.status.progress(done, total, counts)
+            if progress is not None:
+                progress(done, total, counts)
 
         def compute() -> dict:
-            self.certificate = winner_certificate(self.runs, rules=self.rules)
+            self.certificate = winner_certificate(self.runs, rules=self.rules, stage=staged, progress=advanced)
             return {"html": certificate_html(self.certificate)}
 
-        content = shared_view("winner certificate", self.runs, self.rules, compute, cache=self._cache)
+        try:
+            content = shared_view("winner certificate", self.runs, self.rules, compute, cache=self._cache)
+        finally:
+            self.status.layout.display = "none"
         self._computed_for = (self.runs, self.rules)
         self.table.value = f"<div class='srdash-note'>{html_text(_NOTE)}</div>" + content["html"]
 
 
+_COMPUTING = "Computing the winner certificate"
 _NOTE = ("Why this winner: for the winner and each podium place, the smallest change of each kind that would "
          "change who holds it. Places: 1 = best.")

@@ -47,6 +47,7 @@ from srdash.apps.panels import (BackgroundApp, FigurePanel, ProgressPanel,
 from srdash.apps.more_views import (CERTIFICATE_VIEW_TITLE, COMPARISON_VIEW_TITLE, LINEAGE_VIEW_TITLE,  # noqa: F401
                                     PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE, RESOURCES_VIEW_TITLE,
                                     more_views, refresh_view)
+from srdash.apps.view_progress import ViewProgress
 from srdash.apps.verdict_text import (RANK_METHOD_LABELS, options_note_html, provenance_html,  # noqa: F401
                                       significance_html, view_failed_html)
 from srdash.apps.rules_choice import (measures_key, missing_columns, preset_options, refusal_html, rules_set_note_html,
@@ -707,13 +708,14 @@ class Dashboard(BackgroundApp):
             return
         title = list(self._view_builders)[index]
         if title not in self._views:
-            # Said at once (the message leaves before the view is built), replaced by the view.
+            # Said at once (widget changes leave before the view is built), then what the view computes and how
+            # far it has got (the builder reports to it), replaced by the view.
+            report = ViewProgress(f"Computing the {title.lower()} view")
             children = list(self.more.children)
-            children[index] = widgets.HTML(f"<div class='srdash-note srdash-computing'>Computing the "
-                                           f"{html_text(title.lower())} view…</div>")
+            children[index] = report
             self.more.children = children
             try:
-                view = self._view_builders[title](self.verdict, self.runs)
+                view = self._view_builders[title](self.verdict, self.runs, report)
             except Exception as error:
                 # said in the view itself (not only in the log), and computed again when opened again
                 children = list(self.more.children)
@@ -726,14 +728,14 @@ class Dashboard(BackgroundApp):
             self.more.children = children
             self.more.selected_index = index
 
-    def _build_property_view(self, verdict, runs):
+    def _build_property_view(self, verdict, runs, report=None):
         if self.property_scores is None:
             return widgets.HTML("<div class='srdash-note'>No property scores: the dataset descriptions could "
                                 "not be used (see the log).</div>")
         return PropertyView(self.property_scores, runs=runs, choice=representative_choice(verdict.rules),
                             log_panel=self.log_panel)
 
-    def _build_qualification_view(self, verdict, runs):
+    def _build_qualification_view(self, verdict, runs, report=None):
         if self.qualification is None:
             return widgets.HTML("<div class='srdash-note'>No qualification stage: its results could not be "
                                 "used (see the log).</div>")

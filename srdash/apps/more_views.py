@@ -1,7 +1,9 @@
 """The dashboard's further views ("More views"): each built from the current verdict and prepared runs
 when first opened, refreshed when the verdict changes (:func:`refresh_view`).
 
-A builder takes ``(verdict, runs)`` and returns a widget; :func:`more_views` lists them, titled.
+A builder takes ``(verdict, runs, report)`` and returns a widget; :func:`more_views` lists them, titled.
+``report`` (a :class:`~srdash.apps.view_progress.ViewProgress` on the page, or None) is told what the view
+computes and how far it has got, while it computes.
 """
 
 from __future__ import annotations
@@ -28,50 +30,64 @@ __all__ = ["more_views", "refresh_view", "CERTIFICATE_VIEW_TITLE", "LINEAGE_VIEW
            "RESOURCES_VIEW_TITLE", "PROPERTY_VIEW_TITLE", "QUALIFICATION_VIEW_TITLE"]
 
 def more_views(trust_store: str | None, app=None):
-    """(title, builder) of the further views; a builder takes (verdict, runs) and returns a widget.
+    """(title, builder) of the further views; a builder takes (verdict, runs, report=None) and returns a widget.
 
-    The views report to ``app``'s log (one log per app), or to logs of their own without an app.
+    The views report to ``app``'s log (one log per app), or to logs of their own without an app, and say what
+    they compute, with progress, to ``report`` (see the module's description).
     """
     log = app.log_panel if app is not None else None
 
-    def sensitivity(verdict, runs):
+    def sensitivity(verdict, runs, report=None):
         from srdash.apps.sensitivity import SensitivityView  # lazy: anywidget
 
-        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs), log_panel=log, show_title=False)
+        _describe(report, f"Computing the weight sensitivity of {_counted(verdict)}: the leaderboard without each "
+                          f"method, {SENSITIVITY_SAMPLES:,} weight vectors sampled")
+        return SensitivityView(Rescorer.from_verdict(verdict, runs=runs), samples=SENSITIVITY_SAMPLES,
+                               log_panel=log, show_title=False, cache=_view_cache(app), **_callbacks(report))
 
-    def robustness(verdict, runs):
+    def robustness(verdict, runs, report=None):
         from srdash.apps.integrity import RobustnessView  # lazy: anywidget, scipy
 
+        _describe(report, f"Computing the rank uncertainty of {_counted(verdict)}: bootstrap redraws, Friedman "
+                          "and Nemenyi tests")
         return RobustnessView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
 
-    def audit(verdict, runs):
+    def audit(verdict, runs, report=None):
         from srdash.apps.integrity import AuditView  # lazy: anywidget, scipy
 
         return AuditView(verdict, log_panel=log)
 
-    def rules_compared(verdict, runs):
+    def rules_compared(verdict, runs, report=None):
+        _describe(report, f"Judging {_counted(verdict)} under each of the rules {', '.join(_COMPARED_PRESETS)}")
         return widgets.HTML(rules_comparison(runs))
 
-    def why(verdict, runs):
+    def why(verdict, runs, report=None):
         from srdash.apps.certificate import CertificateView  # lazy: anywidget
 
-        return CertificateView(runs, verdict.rules, log_panel=log, cache=_view_cache(app))
+        _describe(report, f"Computing the winner certificate of {_counted(verdict)}: re-judging without datasets, "
+                          "runs or entrants, under other rules and weights")
+        return CertificateView(runs, verdict.rules, log_panel=log, cache=_view_cache(app), **_callbacks(report))
 
-    def lineage(verdict, runs):
-        return lineage_view(verdict, runs, cache=_view_cache(app))
+    def lineage(verdict, runs, report=None):
+        _describe(report, f"Computing the SRBench views of {_counted(verdict)}: Pareto front, performance "
+                          "profiles, pairwise tests")
+        return lineage_view(verdict, runs, cache=_view_cache(app), **_callbacks(report))
 
-    def resources(verdict, runs):
-        return _srbench2025_view("resources", verdict, runs, cache=_view_cache(app))
+    def resources(verdict, runs, report=None):
+        _describe(report, f"Computing the resources of {_counted(verdict)}: time, energy and CO2 per method")
+        return _srbench2025_view("resources", verdict, runs, cache=_view_cache(app), **_callbacks(report))
 
-    def comparison(verdict, runs):
-        return _srbench2025_view("comparison", verdict, runs, cache=_view_cache(app))
+    def comparison(verdict, runs, report=None):
+        _describe(report, f"Computing the comparison of {_counted(verdict)}: mean ranks, post-hoc tests, "
+                          "effect sizes")
+        return _srbench2025_view("comparison", verdict, runs, cache=_view_cache(app), **_callbacks(report))
 
     views = [("Rules compared: published, as run, draft", rules_compared),
              ("Weight sensitivity", sensitivity),
              ("Rank uncertainty and significance", robustness),
              ("Audit a published table", audit)]
     if trust_store:
-        def realworld(verdict, runs):
+        def realworld(verdict, runs, report=None):
             if app is not None and app.result is not None and app.result.realworld is not None:
                 track = app.result.realworld
                 return widgets.HTML(trust_entries_note(trust_store) + leaderboard_html(track) + warnings_html(track)
@@ -84,6 +100,27 @@ def more_views(trust_store: str | None, app=None):
     views.append((RESOURCES_VIEW_TITLE, resources))
     views.append((CERTIFICATE_VIEW_TITLE, why))
     return views
+
+
+#: Weight vectors the weight-sensitivity view samples when it opens.
+SENSITIVITY_SAMPLES = 2000
+
+
+def _counted(verdict: Verdict) -> str:
+    """'21 methods on 122 datasets' (what a view computes over, in the words it says it with)."""
+    datasets = verdict.per_dataset["dataset"].nunique()
+    return (f"{verdict.n_methods} method{'s' * (verdict.n_methods != 1)} on "
+            f"{datasets} dataset{'s' * (datasets != 1)}")
+
+
+def _describe(report, text: str) -> None:
+    if report is not None:
+        report.describe(text)
+
+
+def _callbacks(report) -> dict:
+    """``stage`` and ``progress`` of ``report`` as the keywords a view passes to what it computes."""
+    return {} if report is None else {"stage": report.stage, "progress": report.progress}
 
 
 #: Title of the winner certificate's view in the "More views" accordion.
@@ -103,14 +140,17 @@ _CD_ELSEWHERE = ("<div class='srdash-note srdash-cd-elsewhere'>This page draws o
                  "post-hoc test is in the text and tables above.</div>")
 
 
-def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
+def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache=False, stage=None,
+                      progress=None) -> widgets.VBox:
     """The report's resources or comparison views (same figure functions, :mod:`srdash.figures.srbench2025`),
-    computed once for every visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
+    computed once for every visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`); ``stage`` and
+    ``progress`` are told when it is computed (one step) or read."""
     import plotly.io as pio
 
     from srdash.apps.panels import FigurePanel  # lazy: anywidget
 
     def compute() -> dict:
+        _step(stage, progress, "computing it once for every visitor" if cache is not False else "computing", 0)
         # the critical-difference diagram once a page: "Rank uncertainty and significance" draws it
         views = (srbench2025.resource_views(runs) if which == "resources" else
                  srbench2025.comparison_views(runs, cd_diagram=False) + (_CD_ELSEWHERE,))
@@ -120,7 +160,9 @@ def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache
         return {"views": [view if isinstance(view, str) else {"figure": pio.to_json(view, validate=False)}
                           for view in views]}
 
+    _step(stage, progress, "looking for what an earlier visitor computed" if cache is not False else "", None)
     content = shared_view(f"srbench2025 {which}", runs, verdict.rules, compute, cache=cache)
+    _step(stage, progress, "drawing", 1)
     children = []
     for view in content["views"]:
         if isinstance(view, str):  # srdash's own HTML, every untrusted text escaped by srdash.figures.srbench2025
@@ -134,6 +176,14 @@ def _srbench2025_view(which: str, verdict: Verdict, runs: pd.DataFrame, *, cache
     return box
 
 
+def _step(stage, progress, text: str, done: int | None) -> None:
+    """One step of a view said to its ``stage`` (when ``text``) and ``progress`` (``done`` of 1, when given)."""
+    if stage is not None and text:
+        stage(text)
+    if progress is not None and done is not None:
+        progress(done, 1, {})
+
+
 def _view_cache(app) -> object:
     """Where the heavy views of ``app``'s competition are shared between visitors (:mod:`srdash.apps.shared`):
     the competition's cache (None: srdash's default one), or False (not shared) without a competition or
@@ -145,19 +195,23 @@ def _view_cache(app) -> object:
     return None if cache is True else cache
 
 
-def lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False) -> widgets.VBox:
+def lineage_view(verdict: Verdict, runs: pd.DataFrame, *, cache=False, stage=None, progress=None) -> widgets.VBox:
     """The report's SRBench views (same figure functions), one figure panel each; computed once for every
-    visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`)."""
+    visitor of the same verdict (``cache``, see :mod:`srdash.apps.shared`); ``stage`` and ``progress`` follow
+    the computation, view by view (:func:`srdash.figures.lineage.srbench_views`)."""
     import plotly.io as pio
 
     from srdash.apps.panels import FigurePanel  # lazy: anywidget
-    from srdash.figures.lineage import srbench_views  # lazy: scipy, sympy
 
     def compute() -> dict:
+        # imported only to compute: a visitor who reads the views from the cache imports no scipy or sympy here
+        from srdash.figures.lineage import srbench_views  # lazy: scipy, sympy
+
         # no critical-difference diagram here: "Rank uncertainty and significance" shows it (once per page)
         return {"views": [view if isinstance(view, str) else {"figure": pio.to_json(view, validate=False)}
-                          for view in srbench_views(runs)]}
+                          for view in srbench_views(runs, stage=stage, progress=progress)]}
 
+    _step(stage, progress, "looking for what an earlier visitor computed" if cache is not False else "", None)
     content = shared_view("srbench views", runs, verdict.rules, compute, cache=cache)
     panels = []
     for view in content["views"]:

@@ -47,6 +47,7 @@ from srdash.apps.panels import (BackgroundApp, FigurePanel, LogPanel,
                                 logged)
 from srdash.judging.competition import competition_from_json, load_competition
 from srdash.judging.pipeline import judge_competition
+from srdash.apps.shared import shared_view
 
 __all__ = ["SensitivityView"]
 
@@ -79,6 +80,13 @@ class SensitivityView(BackgroundApp):
         Seed of the sampling.
     source : str
         What is being judged, shown under the title.
+    stage, progress : callable, optional
+        Told what is computed when a competition is shown (``stage(text)``) and how far it has got
+        (``progress(done, total, counts)``): the dashboard shows them while the view opens.
+    cache : path, None or False
+        Share the table of the competition judged without each method under the official weights with
+        every other visitor through srdash's cache (a folder or file; None: the default one; False, the
+        default: compute it here; see :mod:`srdash.apps.shared`). Only for a rescorer with its runs.
     show_title : bool
         Show the view's own heading (an app that embeds the view under a
         heading of its own passes False: one heading, not two).
@@ -132,12 +140,16 @@ class SensitivityView(BackgroundApp):
 
     def __init__(self, rescorer: Rescorer | Callable[[], Rescorer] | None = None, *, samples: int = 2000,
                  seed: int = 0, source: str = "", served: bool = False,
-                 log_panel: LogPanel | None = None, show_title: bool = True, **kwargs):
+                 log_panel: LogPanel | None = None, show_title: bool = True, stage=None, progress=None,
+                 cache=False, **kwargs):
         self._syncing = False
         self._init_app(served=served, log_panel=log_panel)
         self._sliders: dict[str, widgets.FloatSlider] = {}
         self._bump: FigurePanel | None = None
         self._found_weights: Mapping[str, float] | None = None
+        self._cache = cache
+        self._showing = False   # a competition is being shown: the weights' observers leave it to the end
+        self._report = (stage, progress)
 
         self.title = widgets.HTML("<h2 style='margin:4px 0'>Weight sensitivity</h2>",
                                   layout=widgets.Layout(display=None if show_title else "none"))
@@ -310,7 +322,6 @@ class SensitivityView(BackgroundApp):
         self.apply_button.disabled = True
 
         first = rescorer.weight_names[int(np.argmax(rescorer.official_weights))]
-        sweep = weight_sweep(rescorer, first, points=_SWEEP_POINTS, maximum=top)
         # A plain figure, redrawn whole when a slider moves (a few traces: a redraw is cheap). Not a
         # plotly FigureWidget: that is an anywidget shipping its own 4 MB copy of plotly.js, and an
         # anywidget not loaded within 2 s (a phone, a busy machine) drops every later update
@@ -318,16 +329,36 @@ class SensitivityView(BackgroundApp):
         self._bump = FigurePanel(layout=widgets.Layout(width="100%"))
         self._bump.add_class("srdash-bump")
         self.bump_area.children = (self._bump,)
-        self._bump.show(bump_chart(sweep))
-        with self.hold_trait_notifications():
-            self.swept = first
-            self.weights = tuple(float(w) for w in rescorer.official_weights)
+        steps = 3 if rescorer.n_weights == 3 else 2
+        # the leaderboard, bump chart and alternatives are computed once, below (not again by each observer)
+        self._showing = True
+        try:
+            with self.hold_trait_notifications():
+                self.swept = first
+                self.weights = tuple(float(w) for w in rescorer.official_weights)
+        finally:
+            self._showing = False
+        self._sync_sliders()
+        self._say(f"the leaderboard under the official weights, and without each of the {words.competitors(n)}",
+                  0, steps)
         self._refresh()
+        self._say(f"{int(self.samples_input.value):,} weight vectors sampled", 1, steps)
         self._sample()
         if rescorer.n_weights == 3:
+            self._say("the winner over the triangle of weights", 2, steps)
             self.ternary.show(ternary_winner_figure(ternary_winner_map(rescorer)))
         else:
             self.ternary.message(ternary_note(rescorer.n_weights, words))
+        self._say("", steps, steps)
+
+    def _say(self, text: str, done: int, total: int) -> None:
+        """What the view computes now (``text``, when given) and how far it has got, to its ``stage`` and
+        ``progress`` callbacks."""
+        stage, progress = self._report
+        if stage is not None and text:
+            stage(text)
+        if progress is not None:
+            progress(done, total, {})
 
     def _words(self) -> Vocabulary:
         return self.vocabulary if self.vocabulary is not None else Vocabulary.of_rules(self.rescorer)
@@ -354,7 +385,7 @@ class SensitivityView(BackgroundApp):
     @traitlets.observe("weights")
     @logged("re-scoring with the new weights")
     def _on_weights_change(self, change) -> None:
-        if self.rescorer is None or not self.weights:
+        if self.rescorer is None or not self.weights or self._showing:
             return
         self._sync_sliders()
         self._refresh()
@@ -362,7 +393,7 @@ class SensitivityView(BackgroundApp):
     @traitlets.observe("swept")
     @logged("drawing the bump chart")
     def _on_swept_change(self, change) -> None:
-        if self.rescorer is None or not self.weights:
+        if self.rescorer is None or not self.weights or self._showing:
             return
         self._update_bump(self.rescorer.weights_from(list(self.weights)))
 
@@ -387,8 +418,21 @@ class SensitivityView(BackgroundApp):
         self.shares.value = ("<span class='srdash-note' style='color:#555'>shares: " + ", ".join(
             f"{html_text(label)} {share:.0%}" for label, share in zip(rescorer.weight_labels, shares)) + "</span>")
         self._update_bump(weights)
-        self.alternatives.value = alternatives_html(irrelevant_alternatives(rescorer, weights=weights),
-                                                    entity=words.competitor)
+        self.alternatives.value = self._alternatives_html(weights, words)
+
+    def _alternatives_html(self, weights: np.ndarray, words: Vocabulary) -> str:
+        """The competition judged without each competitor in turn, under ``weights``: the official weights'
+        table is the same for every visitor of a served competition, computed once (:mod:`srdash.apps.shared`)."""
+        rescorer = self.rescorer
+
+        def compute() -> dict:
+            return {"html": alternatives_html(irrelevant_alternatives(rescorer, weights=weights),
+                                              entity=words.competitor)}
+
+        if self._cache is False or rescorer.runs is None or not np.array_equal(weights, rescorer.official_weights):
+            return compute()["html"]
+        return shared_view("weight sensitivity: without each competitor", rescorer.runs, rescorer.verdict.rules,
+                           compute, settings={"competitor": words.competitor}, cache=self._cache)["html"]
 
     def _update_bump(self, weights: np.ndarray) -> None:
         if self._bump is None:

@@ -455,7 +455,7 @@ def training_time_figure(times: TrainingTimes) -> go.Figure:
     return figure
 
 
-def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
+def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200, stage=None, progress=None) -> tuple:
     """The SRBench views the data allow, for the report and the dashboard alike.
 
     Parameters
@@ -467,6 +467,9 @@ def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
         Adds the critical-difference diagram of its dataset scores.
     n_bootstrap : int, keyword-only
         Bootstrap resamples for the Pareto intervals.
+    stage, progress : callable, optional, keyword-only
+        ``stage(text)`` and ``progress(done, total, counts)`` as each view begins, ``progress(total, total,
+        {})`` at the end (the pipeline's progress callbacks; the dashboard shows them while the views compute).
 
     Returns
     -------
@@ -485,27 +488,45 @@ def srbench_views(runs, *, verdict=None, n_bootstrap: int = 200) -> tuple:
     views: list = []
     has_accuracy = runs is not None and {"method", "dataset", "r2_test"} <= set(runs.columns)
     size = next((c for c in ("components", "model_size", "size") if runs is not None and c in runs.columns), None)
+    has_time = runs is not None and TIME_COLUMN in runs.columns and {"method", "dataset"} <= set(runs.columns)
+    total = 1 + 2 * has_accuracy + has_time * (1 + has_accuracy) + (verdict is not None)
+    done = iter(range(total))
+
+    def step(text: str) -> None:
+        if stage is not None:
+            stage(text)
+        if progress is not None:
+            progress(next(done), total, {})
+
+    step(f"Pareto front of accuracy and size ({n_bootstrap} bootstrap resamples)")
     if has_accuracy and size is not None and pd.to_numeric(runs[size], errors="coerce").notna().any():
         views.append(pareto_figure(pareto_fronts(runs, size=size, n_bootstrap=n_bootstrap)))
     else:
         views.append("No Pareto front: the runs carry no test R² and model size "
                      "(columns r2_test and components or model_size).")
     if has_accuracy:
+        step("performance profiles")
         views.append(profiles_figure(performance_profiles(runs)))
+        step("Wilcoxon signed-rank tests of every pair of methods, Holm-corrected")
         if runs["method"].nunique() >= 2 and runs["dataset"].nunique() >= 2:
             views.append(pairwise_heatmap(wilcoxon_holm(runs)))
         else:
             views.append("No pairwise tests: they need at least two methods and two datasets.")
     else:
         views.append("No performance profiles or pairwise tests: the runs carry no test R².")
-    if runs is not None and TIME_COLUMN in runs.columns and {"method", "dataset"} <= set(runs.columns):
+    if has_time:
+        step("training times")
         views.append(training_time_figure(training_times(runs)))
         if has_accuracy:
+            step(f"Pareto front of accuracy and time ({n_bootstrap} bootstrap resamples)")
             views.append(pareto_figure(pareto_fronts(runs, size=TIME_COLUMN, names=("accuracy", "time"),
                                                      n_bootstrap=n_bootstrap)))
     if verdict is not None:
+        step("critical-difference diagram")
         if verdict.n_methods >= 3 and verdict.per_dataset["dataset"].nunique() >= 2:
             views.append(critical_difference_figure(significance(verdict)))
         else:
             views.append("No critical-difference diagram: it needs three methods and two datasets.")
+    if progress is not None:
+        progress(total, total, {})
     return tuple(views)
