@@ -170,8 +170,11 @@ def _machine_cpu_seconds() -> float:
 
 
 def _until_quiet(pid: int, *, still: float = 3.0, below: float = 0.1, limit: float = 180.0) -> None:
-    """Wait until ``pid``'s tree has used less than ``below`` CPU seconds in ``still`` seconds (the pool refilled),
-    at most ``limit`` seconds."""
+    """Wait until ``pid``'s tree has used less than ``below`` CPU seconds in ``still`` seconds once the last
+    kernel taken has begun to be replaced (the pool refilled), at most ``limit`` seconds more."""
+    from srdash.apps.server import FILL_DELAY
+
+    time.sleep(FILL_DELAY + 1.0)  # the last kernel taken is replaced this long after (Voilà's fill_delay)
     deadline = time.monotonic() + limit
     previous = _cpu_seconds(_tree(pid))
     while time.monotonic() < deadline:
