@@ -315,12 +315,12 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         return text.strip() if isinstance(text, str) else ""
 
     def _latex(self, row: Mapping, dataset: str) -> tuple[str | None, str]:
-        from srdash.expressions import latex_of  # the only module that talks to sympy
-
         simplified = row.get("simplified")
         text = simplified if isinstance(simplified, str) and simplified.strip() else row.get("model")
         if not isinstance(text, str) or not text.strip():
             return None, "the method gave no model"
+        # sympy writes a formula's LaTeX (imported by the first card that has one: results without models need none)
+        from srdash.expressions import latex_of  # lazy: sympy
         try:
             return latex_of(text, features=self.features.get(dataset) or None), ""
         except SrdashError as error:
