@@ -23,8 +23,13 @@ median and maximum of the next ones (each after an entry). No assertion: timings
 noisy; compare within one run. ``--profile DIR`` writes cProfile files of the page build and of the presses
 and prints their top functions.
 
+``--browser``: the same judge in headless Chromium on a real ``srdash review`` server (Voilà), in place of the
+kernels above: seconds from navigation until the first card's trust box shows, then per press, after an entry and
+a few seconds of reading, from the press (in the page) until the next dataset's heading and all its cards' trust
+boxes are laid out (checked at every animation frame).
+
 Usage: python benchmarks/review_open.py [--scenario blackbox|blackbox-competition|demo ...] [--presses 6]
-       [--profile DIR] [--as-served]
+       [--profile DIR] [--as-served] [--browser [--read 3]]
 """
 
 from __future__ import annotations
@@ -201,6 +206,68 @@ def served_preparation(scenario: str, folder: str) -> None:
         prepare(competition_from_json(options["competition"]), stage=lambda text: None)
 
 
+# In the page: press "Next dataset" and time, at every animation frame, until the next dataset's heading and all the
+# cards it announces ("N models.") show their trust boxes.
+_PRESS = """
+() => new Promise(resolve => {
+  const heading = () => [...document.querySelectorAll('h2')].map(h => h.textContent).find(t => t.startsWith('Dataset '));
+  const before = heading();
+  const start = performance.now();
+  [...document.querySelectorAll('button')].find(b => b.textContent.includes('Next dataset')).click();
+  const look = () => {
+    const now = heading();
+    const info = [...document.querySelectorAll('div')].map(d => d.textContent).find(t => / models\. /.test(t) && t.length < 400);
+    const wanted = info ? parseInt(/(\d+) models\./.exec(info)[1]) : -1;
+    const boxes = [...document.querySelectorAll('.srdash-card select')].filter(b => b.getBoundingClientRect().width > 0);
+    if (now && now !== before && boxes.length === wanted) resolve([performance.now() - start, now]);
+    else requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})
+"""
+
+
+def _browser(scenario: str, folder: Path, presses: int, read: float) -> dict:
+    """One judge in Chromium on ``srdash review`` of ``scenario``: page open, then ``presses`` presses."""
+    from playwright.sync_api import sync_playwright
+
+    from srdash.apps.server import free_port, wait_until_ready
+
+    env_options = json.loads(review_env(scenario, folder)["SRDASH_REVIEW"])
+    target = env_options.get("input") or ([] if scenario == "demo" else str(folder / "competition.toml"))
+    arguments = ([target] if target else []) + ["--judge", "ann"] + (
+        ["--store", env_options["store"]] if scenario == "blackbox" else [])
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SRDASH_")}
+    env.update({"PYTHONPATH": str(REPO), "SRDASH_CACHE_DIR": str(folder / "cache"),
+                "JUPYTER_RUNTIME_DIR": str(folder / "runtime"), "JUPYTER_DATA_DIR": str(folder / "data"),
+                "IPYTHONDIR": str(folder / "ipython")})
+    with open(folder / "server.log", "wb") as log:
+        server = subprocess.Popen([sys.executable, "-m", "srdash", "review", *arguments, "--port", str(port)],
+                                  env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            wait_until_ready(url, timeout=300, process=server)
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                                     args=["--no-sandbox", "--disable-gpu"])
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                start = time.perf_counter()
+                page.goto(url, timeout=600_000)
+                page.locator(".srdash-card select:visible").first.wait_for(state="visible", timeout=600_000)
+                opened = time.perf_counter() - start
+                times = []
+                for _ in range(presses):
+                    page.locator(".srdash-card select:visible").first.select_option(index=1)  # an entry
+                    time.sleep(read)  # the judge reads the cards
+                    times.append(page.evaluate(_PRESS)[0] / 1000.0)
+                browser.close()
+        finally:
+            server.terminate()
+            server.wait(60)
+    return {"open": opened, "presses": times}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", action="append", choices=SCENARIOS)
@@ -208,6 +275,8 @@ def main() -> None:
     parser.add_argument("--profile", help="folder for cProfile files (printed on stderr)")
     parser.add_argument("--as-served", action="store_true",
                         help="let srdash review's own preparation run before the cold kernel")
+    parser.add_argument("--browser", action="store_true", help="measure in Chromium on a real srdash review server")
+    parser.add_argument("--read", type=float, default=3.0, help="--browser: seconds the judge reads before a press")
     parser.add_argument("--child", choices=SCENARIOS, help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
     parser.add_argument("--label", default="", help=argparse.SUPPRESS)
@@ -223,6 +292,13 @@ def main() -> None:
             print(f"{scenario}: skipped ({BLACKBOX} is absent)")
             continue
         with tempfile.TemporaryDirectory(prefix="srdash-review-open-") as folder:
+            if args.browser:
+                seen = _browser(scenario, Path(folder), args.presses, args.read)
+                presses = seen["presses"]
+                print(f"{scenario:21s} browser: page open {seen['open']:.2f} s; Next dataset: "
+                      + ", ".join(f"{t:.2f}" for t in presses)
+                      + f" s (median {statistics.median(presses):.2f} s)")
+                continue
             if args.as_served:
                 print(f"{scenario}: srdash review's preparation {_prepare_as_served(scenario, Path(folder)):.2f} s")
             for phase in ("cold", "warm"):
