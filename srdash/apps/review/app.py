@@ -155,14 +155,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self.dataset_picker = widgets.Dropdown(options=self.datasets, description="Dataset",
                                                layout=widgets.Layout(width="auto"))
         self.dataset_info = widgets.HTML("")
-        # One box per dataset near the judge's (the shown one, the one before, the next one built ahead), all but
-        # the shown one hidden: the browser keeps their views, so a press only switches which one is displayed.
-        self.pages_box = widgets.VBox([])
-        self._pages: dict[str, widgets.VBox] = {}
-        self._glances: dict[str, widgets.HTML] = {}
-        self._shown_before: str | None = None
-        self._dataset_shown: str | None = None
-        self.cards_box = widgets.VBox([])  # the shown dataset's box (one of pages_box's children)
+        self.cards_box = widgets.VBox([])
         self.organiser_panel = widgets.VBox([])
         self.previous_button.on_click(lambda _: self._step(-1))
         self.next_button.on_click(lambda _: self._step(+1))
@@ -177,7 +170,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             self._build_organiser_panel()
             children.append(self.organiser_panel)
         children.append(self.instructions)
-        children += [self.progress, navigation, self.dataset_info, self.pages_box, self.log_panel]
+        children += [self.progress, navigation, self.dataset_info, self.cards_box, self.log_panel]
         super().__init__(children, **kwargs)
         self.add_class("srdash-review")
 
@@ -270,58 +263,28 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
     def _build_ahead(self) -> None:
         self._ahead_scheduled = False
         if self.dataset in self.datasets:
-            self._page(self._following(self.dataset))
-            self._attach_near(self.dataset)
-
-    def _following(self, dataset: str) -> str:
-        return self.datasets[(self.datasets.index(dataset) + 1) % len(self.datasets)]
-
-    def _page(self, dataset: str) -> widgets.VBox:
-        """The dataset's box (its overview and cards), built once, hidden until shown."""
-        if dataset not in self.cards:
-            self.cards[dataset] = self._build_cards(dataset)
-        if dataset not in self._pages:
-            self._glances[dataset] = widgets.HTML(self._glance_html())
-            self._pages[dataset] = widgets.VBox(
-                [self._glances[dataset], self.comparisons[dataset],
-                 widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"), *self.cards[dataset]],
-                layout=widgets.Layout(display="none"))
-        return self._pages[dataset]
-
-    def _attach_near(self, dataset: str) -> None:
-        """Keep in the page the boxes of ``dataset``, the dataset shown before it and the next one (if built);
-        the others leave it (the browser drops their views: a page of 122 datasets stays small)."""
-        near = {dataset, self._shown_before, self._following(dataset)}
-        attached = [self._pages[d] for d in self.datasets if d in near and d in self._pages]
-        if list(self.pages_box.children) != attached:
-            self.pages_box.children = attached
-
-    def _glance_html(self) -> str:
-        # the organiser's letters are their own: each judge's page letters the models in another order
-        whose = (f" <span class='srdash-explain'>({shown_text(self.judge)}'s own letters; each judge's page orders and "
-                 "letters the models differently)</span>" if self.organiser and not self.revealed else "")
-        return f"<h3 style='margin:8px 0 2px 0'>All models at a glance{whose}</h3>"
+            following = self.datasets[(self.datasets.index(self.dataset) + 1) % len(self.datasets)]
+            if following not in self.cards:
+                self.cards[following] = self._build_cards(following)
 
     @logged("showing the dataset")
     def _show_dataset(self, dataset: str) -> None:
         if dataset not in self.datasets:
             return
-        built = dataset in self.cards
-        page = self._page(dataset)
-        if built:  # built ahead, or shown before: the review may have closed since
+        if dataset not in self.cards:
+            self.cards[dataset] = self._build_cards(dataset)
+        else:  # built ahead, or shown before: the review may have closed since
             locked = self.store.closed is not None
             for card in self.cards[dataset]:
                 card.lock(locked)
-        self._glances[dataset].value = self._glance_html()
-        shown, self.cards_box = self.cards_box, page
-        if shown is not page:
-            self._shown_before = self._dataset_shown
-            page.layout.display = None
-            if page not in self.pages_box.children:
-                self._attach_near(dataset)
-            # else: built ahead, in the page already; the boxes far from it leave with the next build ahead
-            shown.layout.display = "none"
-        self._dataset_shown = dataset
+        # the organiser's letters are their own: each judge's page letters the models in another order
+        whose = (f" <span class='srdash-explain'>({shown_text(self.judge)}'s own letters; each judge's page orders and "
+                 "letters the models differently)</span>" if self.organiser and not self.revealed else "")
+        self.cards_box.children = [
+            widgets.HTML(f"<h3 style='margin:8px 0 2px 0'>All models at a glance{whose}</h3>"),
+            self.comparisons[dataset],
+            widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"),
+            *self.cards[dataset]]
         n = len(self.cards[dataset])
         position = self.datasets.index(dataset) + 1
         what = ("The review is closed: the entries below are read-only." if self.store.closed is not None else
