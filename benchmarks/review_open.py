@@ -26,7 +26,7 @@ and prints their top functions.
 ``--browser``: the same judge in headless Chromium on a real ``srdash review`` server (Voilà), in place of the
 kernels above: seconds from navigation until the first card's trust box shows, then per press, after an entry and
 a few seconds of reading, from the press (in the page) until the next dataset's heading and all its cards' trust
-boxes are laid out (checked at every animation frame).
+boxes, none with an entry yet, are laid out (checked at every animation frame; NaN after 60 s).
 
 Usage: python benchmarks/review_open.py [--scenario blackbox|blackbox-competition|demo ...] [--presses 6]
        [--profile DIR] [--as-served] [--browser [--read 3]]
@@ -219,7 +219,10 @@ _PRESS = """
     const info = [...document.querySelectorAll('div')].map(d => d.textContent).find(t => / models\. /.test(t) && t.length < 400);
     const wanted = info ? parseInt(/(\d+) models\./.exec(info)[1]) : -1;
     const boxes = [...document.querySelectorAll('.srdash-card select')].filter(b => b.getBoundingClientRect().width > 0);
-    if (now && now !== before && boxes.length === wanted) resolve([performance.now() - start, now]);
+    // the new dataset's boxes: as many as it announces, none with an entry yet (the shown one had one)
+    if (now && now !== before && boxes.length === wanted && boxes.every(b => b.selectedIndex === 0))
+      resolve([performance.now() - start, now]);
+    else if (performance.now() - start > 60000) resolve([NaN, now]);
     else requestAnimationFrame(look);
   };
   requestAnimationFrame(look);
