@@ -38,3 +38,63 @@ def test_a_prepared_dashboard_kernel_imports_no_sympy_sklearn_scipy_stats_or_das
     modules = set(seen["modules"])
     for heavy in ("sympy", "sklearn", "scipy.stats", "dask", "distributed"):
         assert heavy not in modules, f"a prepared dashboard kernel imported {heavy}"
+
+
+# A judge's kernel, as notebooks/review.ipynb runs it (ReviewPage of the environment `srdash review` gives
+# Voila), with the two readers a review kernel used to call counted: the dataset descriptions (every ground
+# truth parsed with sympy) and the results files.
+_JUDGE_KERNEL = """
+import json, os, sys
+import srdash.io.datasets as datasets
+import srdash.judging.preparation as preparation
+calls = []
+spec_fields, load_results = datasets.spec_fields, preparation.load_results
+datasets.spec_fields = lambda *a, **k: (calls.append("descriptions"), spec_fields(*a, **k))[1]
+preparation.load_results = lambda *a, **k: (calls.append("results"), load_results(*a, **k))[1]
+from srdash.apps.review import ReviewPage
+page = ReviewPage(os.environ, background=False)
+app = page.app
+print(json.dumps({"calls": calls, "log": page.log_panel.text(), "dataset": app and app.dataset,
+                  "cards": app and len(app.cards[app.dataset]), "sympy": "sympy" in sys.modules}))
+"""
+
+
+def _judge_kernel(competition) -> dict:
+    from srdash.cli.review import review_environment
+
+    env = review_environment(judge="ann", store=competition.realworld.store, rules="srbench2022-realworld",
+                             competition=competition, base={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    done = subprocess.run([sys.executable, "-c", _JUDGE_KERNEL], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_judges_kernel_reads_the_prepared_competition_and_parses_no_ground_truth():
+    from srdash.cli.review import prepare_review
+
+    competition = load_competition(cached_demo()["competition"])
+    said = []
+    prepare_review(competition, stage=said.append)  # what `srdash review` does once, before any judge
+    assert said and said[0].startswith("Competition prepared for every judge (")
+    seen = _judge_kernel(competition)
+    assert seen["calls"] == []  # neither the descriptions (their ground truths) nor the results are read again
+    # the demo's real-world track: 6 qualified methods on its first dataset under review; its formulas are
+    # typeset with sympy (srdash.expressions.latex_of), so sympy is imported there, for the cards
+    assert seen["dataset"] == "exact_formula_easy" and seen["cards"] == 6, seen["log"]
+
+
+def test_a_judges_kernel_of_results_without_models_imports_no_sympy(tmp_path):
+    from srdash.judging.pipeline import prepare_competition
+    from srdash.judging.trust import TrustStore
+
+    # SRBench's black-box results give each model's size, not the model: 2 methods x 2 datasets here
+    (tmp_path / "results.csv").write_text("method,dataset,r2_test,model_size,property\n"
+                                          "a,d1,0.9,10,1\nb,d1,0.8,5,1\na,d2,0.7,8,1\nb,d2,0.6,3,1\n")
+    (tmp_path / "competition.toml").write_text('results = "results.csv"\nrules = "srbench2022"\n\n'
+                                               '[realworld]\nstore = "trust.sqlite"\n')
+    TrustStore(tmp_path / "trust.sqlite", seed=0).close()
+    competition = load_competition(tmp_path / "competition.toml")
+    prepare_competition(competition)
+    seen = _judge_kernel(competition)
+    assert seen["calls"] == [] and seen["dataset"] == "d1" and seen["cards"] == 2, seen["log"]
+    assert not seen["sympy"], "a judge's kernel imported sympy for results without a model"

@@ -98,6 +98,34 @@ def _checked_inputs(input_path, stage, *, rules: str, store_path, datasets_path)
             "store": str(store_path), "rules": rules, "entries": entries, "keys": keys}
 
 
+def prepare_review(competition, *, stage) -> None:
+    """Prepare ``competition`` once for every judge (``srdash review``'s child does, after its check).
+
+    The prepared competition is kept whole in srdash's cache (:mod:`srdash.judging.snapshot`, shared with
+    ``srdash score`` and ``srdash serve``): each judge's kernel reads it
+    (:func:`srdash.apps.review.environment.prepared_runs_under_review`) instead of reading the results and
+    the dataset descriptions again, and a kernel that starts meanwhile waits for it. An error is announced;
+    each judge's page then reports it too.
+
+    Parameters
+    ----------
+    competition : Competition
+        With a real-world track.
+    stage : callable
+        Called with a line saying how the preparation went.
+    """
+    from srdash.judging.pipeline import prepare_competition  # lazy: pandas, numpy (the CLI's import path has none)
+
+    started = time.monotonic()
+    try:
+        prepared = prepare_competition(competition)
+    except Exception as error:  # noqa: BLE001 - told to the organiser; each judge's page shows it too
+        stage(f"Could not prepare the competition: {error}")
+        return
+    stage(f"Competition prepared for every judge ({app.prepared_runs_said(prepared)}, "
+          f"{time.monotonic() - started:.1f} s).")
+
+
 def review_environment(*, judge: str, store: Path, rules: str, input_path: Path | None = None,
                        data_dir: Path | None = None, datasets: Path | None = None, trust_input: str | None = None,
                        organiser: bool = False, jobs: int = 1, competition=None, base=None) -> dict[str, str]:
@@ -219,8 +247,19 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
                                "--token SECRET (visitors then open the URL with ?token=SECRET).")
     # The inputs are read and checked in a child process (a bad file is reported here, and no server starts):
     # this process supervises Voilà until Ctrl-C and never imports pandas or sympy.
-    checking = app.start_in_a_child(functools.partial(_checked_inputs, input_path, rules=rules,
-                                                      store_path=store_path, datasets_path=datasets_path),
+    # A competition is then prepared once in that child, for every judge's kernel (which reads it: prepare_review).
+    checked = []
+
+    def check(stage) -> dict:
+        checked.append(_checked_inputs(input_path, stage, rules=rules, store_path=store_path,
+                                       datasets_path=datasets_path))
+        return checked[0]
+
+    def then(stage) -> None:
+        if checked and checked[0].get("competition") is not None:
+            prepare_review(competition_from_json(checked[0]["competition"]), stage=stage)
+
+    checking = app.start_in_a_child(check, None if print_command else then,
                                     stage=lambda text: click.echo(text, err=True))
     try:
         with fail_cleanly():

@@ -6,6 +6,7 @@ inherits from; it is built only for the organiser.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from datetime import datetime
 from pathlib import Path
@@ -126,6 +127,11 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self.disagreement_threshold = float(disagreement_threshold)
         self.figures_when_near = bool(figures_when_near)
         self.datasets = sorted(set(self.representatives["dataset"])) if len(self.representatives) else []
+        # each dataset's models, in the table's order: asked for on every entry (the progress of every dataset)
+        self._methods: dict[str, list[str]] = ({str(d): list(m) for d, m in self.representatives.groupby(
+            "dataset", sort=False)["method"]} if len(self.representatives) else {})
+        self._ahead = False   # the judge has acted on the page: the next dataset's cards may be built ahead
+        self._ahead_scheduled = False
         self.cards: dict[str, list[ModelCard]] = {}
         self.comparisons: dict[str, ComparisonView] = {}
         self._values: dict[str, dict[str, float | None]] = {d: {} for d in self.datasets}
@@ -179,6 +185,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self.dataset_picker.value = remembered if remembered in self.datasets else self._first_incomplete()
         widgets.dlink((self.dataset_picker, "value"), (self, "dataset"))
         self._refresh_progress()
+        self._ahead = True
 
     # ------------------------------------------------------------------ state
 
@@ -203,7 +210,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
                                 f"asks for {self.settings.trust_input}s, so they are not shown.")
 
     def _models(self, dataset: str) -> list[str]:
-        return list(self.representatives.loc[self.representatives["dataset"] == dataset, "method"])
+        return list(self._methods.get(dataset, ()))
 
     def _problems(self, dataset: str) -> dict[str, str]:
         methods = self._models(dataset)
@@ -237,6 +244,28 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
     @traitlets.observe("dataset")
     def _on_dataset_change(self, change) -> None:
         self._show_dataset(change["new"])
+        self._build_ahead_soon()
+
+    def _build_ahead_soon(self) -> None:
+        """Build the next dataset's cards once this handler has returned, while the judge reads (so that "Next
+        dataset" only shows them): on a page the judge has acted on (it has loaded every widget), on the
+        kernel's own thread and loop (never beside a handler). Without a running loop (a script), nothing."""
+        if not self._ahead or self._ahead_scheduled:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._ahead_scheduled = True
+        loop.call_soon(self._build_ahead)
+
+    @logged("preparing the next dataset")
+    def _build_ahead(self) -> None:
+        self._ahead_scheduled = False
+        if self.dataset in self.datasets:
+            following = self.datasets[(self.datasets.index(self.dataset) + 1) % len(self.datasets)]
+            if following not in self.cards:
+                self.cards[following] = self._build_cards(following)
 
     @logged("showing the dataset")
     def _show_dataset(self, dataset: str) -> None:
@@ -244,6 +273,10 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             return
         if dataset not in self.cards:
             self.cards[dataset] = self._build_cards(dataset)
+        else:  # built ahead, or shown before: the review may have closed since
+            locked = self.store.closed is not None
+            for card in self.cards[dataset]:
+                card.lock(locked)
         # the organiser's letters are their own: each judge's page letters the models in another order
         whose = (f" <span class='srdash-explain'>({shown_text(self.judge)}'s own letters; each judge's page orders and "
                  "letters the models differently)</span>" if self.organiser and not self.revealed else "")
@@ -315,12 +348,12 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         return text.strip() if isinstance(text, str) else ""
 
     def _latex(self, row: Mapping, dataset: str) -> tuple[str | None, str]:
-        from srdash.expressions import latex_of  # the only module that talks to sympy
-
         simplified = row.get("simplified")
         text = simplified if isinstance(simplified, str) and simplified.strip() else row.get("model")
         if not isinstance(text, str) or not text.strip():
             return None, "the method gave no model"
+        # sympy writes a formula's LaTeX (imported by the first card that has one: results without models need none)
+        from srdash.expressions import latex_of  # lazy: sympy
         try:
             return latex_of(text, features=self.features.get(dataset) or None), ""
         except SrdashError as error:
@@ -386,6 +419,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self._save(dataset, card, value=value)
         self._validate(dataset)
         self._refresh_progress()
+        self._build_ahead_soon()
 
     @logged("saving a score")
     def _on_score_change(self, dataset: str, card: ModelCard, criterion: str, change) -> None:
@@ -402,6 +436,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
                                           if not self._unsaved else self.saved_indicator.value)
         self._validate(dataset)
         self._refresh_progress()
+        self._build_ahead_soon()
 
     def _write(self, dataset: str, card: ModelCard, field: tuple, write) -> tuple[bool, object]:
         """Run ``write()`` (one store call): (saved, its result). A failure is marked on the card and
@@ -420,6 +455,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
     def _on_comment_change(self, dataset: str, card: ModelCard, change) -> None:
         self._comments[dataset][card.method] = change["new"]
         self._save(dataset, card, comment=change["new"])
+        self._build_ahead_soon()
 
     def _save(self, dataset: str, card: ModelCard, **change) -> None:
         saved, entry = self._write(dataset, card, (dataset, card.method, *change), lambda: self.store.record(
@@ -441,11 +477,12 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             card.show_problem(problems.get(card.method, ""))
 
     def _refresh_progress(self) -> None:
-        done = [d for d in self.datasets if self.complete(d)]
+        problems_of = {d: self._problems(d) for d in self.datasets}  # once each: 122 datasets on SRBench's
+        done = [d for d in self.datasets if not problems_of[d]]
         items = []
         for dataset in self.datasets:
             n = len(self._models(dataset))
-            without = sum(1 for p in self._problems(dataset).values() if p.startswith("No "))
+            without = sum(1 for p in problems_of[dataset].values() if p.startswith("No "))
             given = n - without
             mark = "✓" if dataset in done else f"{given}/{n}"
             colour = "#2e8b57" if dataset in done else "#a35200" if given else "#777"
@@ -454,7 +491,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         for dataset in self.datasets:
             if dataset in done:
                 continue
-            problems = self._problems(dataset)
+            problems = problems_of[dataset]
             missing = sum(1 for p in problems.values() if p.startswith("No "))
             noun = ("all its scores" if self.rubric is not None else
                     "a rank" if self.settings.trust_input == "rank" else "a rating")

@@ -12,14 +12,15 @@ from srdash.demo.competition import cached_demo
 from srdash.errors import SrdashError
 from srdash.io.loading import Results, load_results
 from srdash.judging.competition import competition_from_json
-from srdash.judging.pipeline import prepare_runs, results_under_review
+from srdash.judging.pipeline import prepare_competition, prepare_runs
+from srdash.judging.preparation import check_datasets_under_review
 from srdash.judging.representative import representative_choice, representative_runs
 from srdash.judging.rules import load_rules
 from srdash.judging.trust import TrustStore, review_settings
 from srdash.apps.review.app import DEFAULT_RULES, ReviewApp
 
 __all__ = ["REVIEW_OPTIONS", "DEMO_DATASETS", "access_key_from_query", "review_options",
-           "review_inputs_from_environment", "review_app_from_environment"]
+           "review_inputs_from_environment", "review_app_from_environment", "prepared_runs_under_review"]
 
 # Three demo datasets are plenty to try the review (and simplify quickly).
 DEMO_DATASETS = ("exact_formula_medium", "featureselection_easy", "extrapolation_easy")
@@ -168,15 +169,21 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         competition = None
         if competition_text:
             # The competition's real-world track: its rules, and the methods and datasets under review
-            # (after the qualification stage), as the one pipeline judges them.
+            # (after the qualification stage), from the prepared competition the verdict is judged from.
             competition = competition_from_json(competition_text)
-            results = results_under_review(competition, stage=stage)
             rules = competition.realworld.rules
             settings = review_settings(rules, trust_input=_option(options, "trust_input").strip() or None)
             if data_dir is None and competition.descriptions is not None:
                 data_dir = str(competition.descriptions.parent)
             source = f"{competition.title} ({competition.source})"
-        elif input_path:
+            runs, features = prepared_runs_under_review(competition, progress=progress, stage=stage)
+            accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
+            representatives = representative_runs(runs, choice=representative_choice(rules),
+                                                  decimals=accuracy.decimals if accuracy else 3)
+            return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
+                    "settings": settings, "methods": sorted(set(runs["method"])), "features": features,
+                    "data_dir": data_dir, "organiser": organiser, "source": source, "competition": competition}
+        if input_path:
             results = load_results(input_path, datasets=_option(options, "datasets").strip() or None)
             source = input_path
         else:
@@ -198,6 +205,44 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
     except BaseException:
         store.close()
         raise
+
+
+def prepared_runs_under_review(competition, *, progress=None, stage=None) -> tuple[pd.DataFrame, dict]:
+    """The prepared runs of the methods and datasets under review, and each dataset's feature names.
+
+    Read from the prepared competition (:func:`srdash.judging.pipeline.prepare_competition`: the snapshot
+    ``srdash review`` prepared once for every judge, and ``srdash score`` and ``srdash serve`` share), so a
+    judge's kernel neither reads the results and the dataset descriptions again nor parses a ground truth.
+    The real-world verdict picks its representatives from the same runs. Without a snapshot (another
+    version of srdash, a changed input file) the competition is prepared here, once, and kept.
+
+    Parameters
+    ----------
+    competition : Competition
+        With a real-world track.
+    progress, stage : callable, optional
+        As :func:`~srdash.judging.pipeline.prepare_competition` calls them.
+
+    Raises
+    ------
+    SrdashError
+        When the competition has no real-world track, or its inputs cannot be read.
+    """
+    if competition.realworld is None:
+        raise SrdashError(f"The competition {competition.source} has no real-world track: add a [realworld] "
+                          "table naming the trust store (docs/competition.md).")
+    stage = stage or (lambda text: None)
+    stage("Reading the prepared competition…")
+    prepared = prepare_competition(competition, progress=progress, stage=stage)
+    runs = prepared.runs
+    if runs is None:
+        raise SrdashError(f"The competition {competition.source} judges submissions, not models: there is no "
+                          "model to review.")
+    check_datasets_under_review(competition, runs["dataset"])
+    chosen = competition.realworld.datasets
+    if chosen:
+        runs = runs[runs["dataset"].astype(str).isin(chosen)]
+    return runs.reset_index(drop=True), dict(prepared.results.features)
 
 
 def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,

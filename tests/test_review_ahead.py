@@ -1,0 +1,81 @@
+"""A judge's "Next dataset" shows cards built while they read (srdash.apps.review.app.ReviewApp), and the review's
+bookkeeping stays cheap at SRBench's size (122 datasets): driven through the widgets, inside a running asyncio loop as
+a kernel's handlers are, without a browser."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pandas as pd
+import pytest
+
+from srdash.apps.review import ReviewApp
+from srdash.judging.trust import TrustStore
+
+
+def representatives(datasets: int, methods: int = 3) -> pd.DataFrame:
+    """``methods`` models (no model string: black-box results give each model's size only) on each dataset."""
+    return pd.DataFrame([(f"m{m}", f"d{d:03d}", 0, float("nan"), 0.5 + m / 10, -1.0, 5.0, "given", "", "", 1)
+                         for d in range(datasets) for m in range(methods)],
+                        columns=["method", "dataset", "run", "model", "r2_test", "simplicity", "components",
+                                 "status", "reason", "features_used", "n_runs"])
+
+
+@pytest.fixture
+def store(tmp_path):
+    with TrustStore(tmp_path / "trust.sqlite", seed=5) as opened:
+        yield opened
+
+
+def test_after_an_entry_the_next_dataset_is_built_while_the_judge_reads_and_next_shows_it(store):
+    async def judge() -> tuple:
+        app = ReviewApp(representatives(4), store, judge="ann")
+        await asyncio.sleep(0)
+        assert list(app.cards) == ["d000"]            # the page's build schedules nothing: it may be loading
+        app.cards["d000"][0].trust.value = 1          # the judge's first entry: their page is live
+        assert list(app.cards) == ["d000"]            # not within the entry's handler ...
+        await asyncio.sleep(0)
+        assert list(app.cards) == ["d000", "d001"]    # ... but right after it, on the same loop
+        ahead = app.cards["d001"]
+        app.next_button.click()
+        shown = [child for child in app.cards_box.children if child in ahead]
+        await asyncio.sleep(0)
+        return app, ahead, shown
+
+    app, ahead, shown = asyncio.run(judge())
+    assert app.dataset == "d001" and shown == ahead  # the very cards built ahead, not new ones
+    assert list(app.cards) == ["d000", "d001", "d002"]  # and the press built the following dataset's
+    assert "Dataset 2 of 4: d001" in app.dataset_info.value
+
+
+def test_without_a_running_loop_nothing_is_built_ahead(store):
+    app = ReviewApp(representatives(3), store, judge="ann")
+    app.cards["d000"][0].trust.value = 1
+    assert list(app.cards) == ["d000"]
+    app.next_button.click()
+    assert list(app.cards) == ["d000", "d001"]      # built when shown, as before
+
+
+def test_cards_built_ahead_are_locked_when_shown_after_the_review_closed(store):
+    async def judge():
+        app = ReviewApp(representatives(2), store, judge="ann")
+        app.cards["d000"][0].trust.value = 1
+        await asyncio.sleep(0)
+        assert not app.cards["d001"][0].trust.disabled  # built while the review was open
+        store.unblind(by="olga")                      # the organiser closes it from their own page
+        app.next_button.click()
+        return app
+
+    app = asyncio.run(judge())
+    assert app.dataset == "d001" and all(card.trust.disabled for card in app.cards["d001"])
+
+
+def test_an_entry_asks_the_store_for_each_datasets_labels_once_at_srbench_size(store, monkeypatch):
+    app = ReviewApp(representatives(122), store, judge="ann")
+    asked = []
+    labels = store.blinded_labels
+    monkeypatch.setattr(store, "blinded_labels", lambda *a, **k: (asked.append(a[1]), labels(*a, **k))[1])
+    app.cards["d000"][0].trust.value = 1
+    # the progress line checks the 122 datasets once each; the shown dataset's cards once more
+    assert len(asked) == 123 and sorted(set(asked)) == [f"d{d:03d}" for d in range(122)]
+    assert "Your progress: 0 of 122 datasets reviewed." in app.progress.value
