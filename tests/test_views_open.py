@@ -54,6 +54,7 @@ def test_the_winner_certificate_says_what_it_computes_and_how_far_it_has_got(tmp
     view = app.more.children[list(app.more.titles).index(CERTIFICATE_VIEW_TITLE)]
     assert type(view).__name__ == "CertificateView" and "Why this winner" in view.table.value
     assert view.status.layout.display == "none"                  # its own progress line: shown only while computing
+    assert "computing" not in view.status.label.value            # and emptied: no note says "computing" once done
     assert app.log_panel.text() == ""
 
 

@@ -120,6 +120,7 @@ class CertificateView(widgets.VBox):
             content = shared_view("winner certificate", self.runs, self.rules, compute, cache=self._cache)
         finally:
             self.status.layout.display = "none"
+            self.status.done()
         self._computed_for = (self.runs, self.rules)
         self.table.value = f"<div class='srdash-note'>{html_text(_NOTE)}</div>" + content["html"]
 

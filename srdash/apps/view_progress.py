@@ -17,6 +17,9 @@ Examples
 'Computing the winner certificate of 3 methods on 2 datasets: scoring dataset sets, 2 / 3'
 >>> report.bar.value, report.bar.max
 (2, 3)
+>>> report.done()
+>>> report.label.value
+''
 """
 
 from __future__ import annotations
@@ -72,6 +75,11 @@ class ViewProgress(widgets.VBox):
         self.bar.value = min(int(done), self.bar.max)
         self._count = f"{int(done):,} / {int(total):,}"
         self._draw()
+
+    def done(self) -> None:
+        """The computation is over: the line is emptied (no note says "computing" on the page, shown or hidden)."""
+        self._stage, self._count = "", ""
+        self.label.value = ""
 
     def text(self) -> str:
         """The line shown, as plain text."""
