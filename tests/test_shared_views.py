@@ -9,7 +9,8 @@ import pytest
 import srdash.apps.certificate as certificate_module
 from srdash.apps import dashboard
 from srdash.apps.certificate import CertificateView
-from srdash.apps.shared import shared_view, view_key
+from srdash.analysis.kept import analysis_key
+from srdash.apps.shared import shared_view
 from srdash.demo.examples import accuracy_rules
 
 # Three methods on two datasets: a wins both (0.9 > 0.5 > 0.1), so the certificate names a as the winner.
@@ -43,12 +44,12 @@ def test_without_a_cache_every_view_computes(tmp_path):
 
 def test_the_key_follows_settings_rules_and_content():
     rules = accuracy_rules()
-    base = view_key("v", RUNS, rules)
-    assert view_key("v", RUNS.copy(), rules) == base                  # the same content in another kernel
-    assert view_key("w", RUNS, rules) != base                         # another view
-    assert view_key("v", RUNS, rules, {"n_bootstrap": 10}) != base    # other settings of the view
-    assert view_key("v", RUNS.iloc[::-1], rules) != base              # rows in another order: not the same table
-    assert view_key("v", RUNS, rules.with_options(rank_method="min")) != base  # other rules
+    base = analysis_key("v", RUNS, rules)
+    assert analysis_key("v", RUNS.copy(), rules) == base                  # the same content in another kernel
+    assert analysis_key("w", RUNS, rules) != base                         # another view
+    assert analysis_key("v", RUNS, rules, {"n_bootstrap": 10}) != base    # other settings of the view
+    assert analysis_key("v", RUNS.iloc[::-1], rules) != base              # rows in another order: not the same table
+    assert analysis_key("v", RUNS, rules.with_options(rank_method="min")) != base  # other rules
 
 
 def test_the_srbench_views_of_a_second_visitor_are_read(tmp_path, monkeypatch):

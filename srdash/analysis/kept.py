@@ -43,7 +43,7 @@ import pandas as pd
 from srdash.cache import ResultCache
 from srdash.judging.snapshot import code_fingerprint
 
-__all__ = ["ANALYSIS_KIND", "analysis_key", "kept_array", "kept_text"]
+__all__ = ["ANALYSIS_KIND", "analysis_key", "kept_array", "kept_row", "kept_text"]
 
 #: The cache rows' kind.
 ANALYSIS_KIND = "analysis"
@@ -97,7 +97,7 @@ def kept_array(name: str, runs: pd.DataFrame, rules, compute: Callable[[], np.nd
                              "expected.")
         return {"shape": list(array.shape), "float64": array.tobytes().hex()}
 
-    return _decoded(_kept(name, runs, rules, computed, settings=settings, cache=cache,
+    return _decoded(kept_row(name, runs, rules, computed, settings=settings, cache=cache,
                           usable=lambda entry: _decoded(entry, shape) is not None), shape)
 
 
@@ -119,20 +119,23 @@ def kept_text(name: str, runs: pd.DataFrame, rules, compute: Callable[[], str], 
     """
     if cache is False:
         return str(compute())
-    return _kept(name, runs, rules, lambda: {"text": str(compute())}, settings=settings, cache=cache,
-                 usable=lambda entry: isinstance(entry.get("text"), str))["text"]
+    return kept_row(name, runs, rules, lambda: {"text": str(compute())}, settings=settings, cache=cache,
+                    usable=lambda entry: isinstance(entry.get("text"), str))["text"]
 
 
-def _kept(name, runs, rules, compute: Callable[[], dict], *, settings, cache, usable) -> dict:
-    """The kept row of the analysis when ``usable`` accepts it, else ``compute()``'s row, stored."""
+def kept_row(name: str, runs: pd.DataFrame, rules, compute: Callable[[], dict], *, settings: Mapping | None,
+             cache: str | Path | bool | None, usable: Callable[[Mapping], bool], kind: str = ANALYSIS_KIND) -> dict:
+    """The row of srdash's cache kept for the analysis ``name`` (of ``kind``) when ``usable`` accepts it, else
+    ``compute()``'s row (a JSON-serialisable mapping), stored: the one mechanism behind :func:`kept_array`,
+    :func:`kept_text` and the dashboard's shared views (:func:`srdash.apps.shared.shared_view`)."""
     key = analysis_key(name, runs, rules, settings)
     store = ResultCache(None if cache in (None, True) else cache)
     try:
-        found = store.get_many([key], kind=ANALYSIS_KIND).get(key)
+        found = store.get_many([key], kind=kind).get(key)
         if found is not None and usable(found):
             return found
         entry = compute()
-        store.put_many([(key, {"status": "ok", **entry})], kind=ANALYSIS_KIND)
+        store.put_many([(key, {"status": "ok", **entry})], kind=kind)
         return entry
     finally:
         store.close()

@@ -17,7 +17,8 @@ import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
-from srdash.apps.shared import shared_view, view_key
+from srdash.analysis.kept import analysis_key
+from srdash.apps.shared import shared_view
 from srdash.figures.escape import html_text
 from srdash.analysis.audit import DEFAULT_TOLERANCE, Audit, audit
 from srdash.figures.integrity import (PLACE_PROBABILITY_KINDS, audit_figure, critical_difference_figure,
@@ -164,7 +165,7 @@ class RobustnessView(widgets.VBox):
 
         settings = {"n_bootstrap": self.n_bootstrap, "seed": self.seed, "resample": self.resample,
                     "alpha": float(self.alpha)}
-        key = view_key("rank uncertainty", self.runs, self.rules, settings)
+        key = analysis_key("rank uncertainty", self.runs, self.rules, settings)
         if key == self._shown_key:
             return  # already shown (the runs and the rules are set together, each calling run)
         self.busy = True
