@@ -272,9 +272,8 @@ class PageReady(anywidget.AnyWidget):
 
     So a served page creates or changes widgets only once a browser has displayed
     it, which it says through this beacon (:meth:`BackgroundWork.build`); its slow
-    work before that computes, and makes no widget. The messages come from the
-    beacon's own front end (a few lines of JavaScript, run by anywidget): "loading"
-    once the page has created the beacon's model from the kernel's widgets,
+    work before that computes, and makes no widget. The message comes from the
+    beacon's own front end (a few lines of JavaScript, run by anywidget):
     "displayed" once it has drawn the beacon, after every widget it loaded.
 
     Examples
@@ -284,9 +283,6 @@ class PageReady(anywidget.AnyWidget):
     False
     >>> beacon.wait(timeout=0)
     False
-    >>> beacon._on_message(beacon, {"event": "loading"}, [])
-    >>> beacon.loading, beacon.displayed
-    (True, False)
     >>> beacon._on_message(beacon, {"event": "displayed"}, [])
     >>> beacon.displayed, beacon.wait(timeout=0)
     (True, True)
@@ -298,9 +294,6 @@ class PageReady(anywidget.AnyWidget):
     # that first paint (plotly draws for most of a second).
     _esm = """
     export default {
-      initialize({ model }) {
-        model.send({ event: "loading" });
-      },
       render({ model, el }) {
         const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
         (async () => {
@@ -317,14 +310,11 @@ class PageReady(anywidget.AnyWidget):
         kwargs.setdefault("layout", widgets.Layout(display="none"))
         super().__init__(**kwargs)
         self._displayed = threading.Event()
-        self._loading = threading.Event()
         self._pending: list = []
         self._pending_lock = threading.Lock()
         self.on_msg(self._on_message)
 
     def _on_message(self, widget, content, buffers) -> None:
-        if isinstance(content, dict) and content.get("event") == "loading":
-            self._loading.set()
         if isinstance(content, dict) and content.get("event") == "displayed":
             with self._pending_lock:
                 self._displayed.set()
@@ -345,11 +335,6 @@ class PageReady(anywidget.AnyWidget):
     def displayed(self) -> bool:
         """Whether a browser has displayed the page (since this kernel started)."""
         return self._displayed.is_set()
-
-    @property
-    def loading(self) -> bool:
-        """Whether a page has begun to load the kernel's widgets (it has created this beacon's model)."""
-        return self._loading.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until a browser has displayed the beacon; False after ``timeout`` seconds."""
