@@ -115,7 +115,7 @@ def _role(pid: int) -> str:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return "srdash"
-    if b"ipykernel" in command:
+    if b"ipykernel" in command or b"srdash.apps.zygote" in command:  # forked kernels and their zygote
         return "kernels"
     return "voila" if b"voila" in command else "srdash"
 

@@ -430,6 +430,15 @@ def _command_line(pid: int) -> str:
         return ""
 
 
+def _is_kernel(pid: int) -> bool:
+    """A kernel: ipykernel started by jupyter_client, or forked by srdash's zygote (srdash.apps.zygote.KERNEL_NAME)."""
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return False
+    return "ipykernel_launcher" in _command_line(pid) or name == "srdash-kernel"
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, results_csv):
     import os
@@ -455,12 +464,12 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
         deadline = time.monotonic() + child_processes.START_BOUND
         while time.monotonic() < deadline:  # a kernel runs
             spawned = _descendants(serve.pid)
-            if any("ipykernel_launcher" in _command_line(pid) for pid in spawned):
+            if any(_is_kernel(pid) for pid in spawned):
                 break
             time.sleep(0.5)
         lines = {pid: _command_line(pid) for pid in spawned}
         assert any("-m srdash.apps.voila_main" in line for line in lines.values()), lines
-        assert any("ipykernel_launcher" in line for line in lines.values()), lines  # the kernel Voilà started
+        assert any(_is_kernel(pid) for pid in spawned), lines  # the kernel Voilà started
 
         serve.send_signal(signal.SIGKILL)
         serve.wait(10)
@@ -620,10 +629,9 @@ def test_a_bad_file_stops_srdash_serve_and_the_voila_started_while_it_was_checke
 
 
 def _kernels_of(server_pid: int) -> list[int]:
-    """The kernels Voilà (a child of ``srdash review``) runs (ipykernel's launcher)."""
+    """The kernels Voilà (a child of ``srdash review``) runs (ipykernel's launcher, or forked by its zygote)."""
     voila = [pid for pid in _descendants(server_pid) if "srdash.apps.voila_main" in _command_line(pid)]
-    return [pid for parent in voila for pid in _children().get(parent, [])
-            if _alive(pid) and "ipykernel_launcher" in _command_line(pid)]
+    return sorted(pid for parent in voila for pid in _descendants(parent) if _alive(pid) and _is_kernel(pid))
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")

@@ -39,6 +39,8 @@ TEMPLATE = ROOT / "srdash" / "apps" / "jupyter" / "voila" / "templates" / "srdas
     ("jupyter_server.services.kernels.kernelmanager.MappingKernelManager", "cull_idle_timeout"),
     ("jupyter_server.services.kernels.kernelmanager.MappingKernelManager", "cull_interval"),
     ("jupyter_client.manager.KernelManager", "transport"),
+    ("jupyter_client.provisioning.factory.KernelProvisionerFactory", "default_provisioner_name"),
+    ("ipykernel.kernelapp.IPKernelApp", "parent_handle"),
 ])
 def test_the_configuration_traits_srdash_sets_exist_and_are_configurable(owner, trait):
     """Protects srdash/apps/server.py:voila_command (the command line's --Class.trait=value options) and
@@ -50,6 +52,40 @@ def test_the_configuration_traits_srdash_sets_exist_and_are_configurable(owner, 
     module, _, name = owner.rpartition(".")
     traits = getattr(importlib.import_module(module), name).class_traits(config=True)
     assert trait in traits
+
+
+def test_jupyter_client_finds_srdashs_provisioner_by_its_entry_point_and_starts_python_kernels_as_a_module():
+    """Protects srdash/apps/gate.py:configure (KernelProvisionerFactory.default_provisioner_name = "srdash-fork"),
+    pyproject.toml's entry point and srdash/apps/zygote.py:checked_request (only ``python -m ipykernel_launcher -f
+    FILE`` is forked: the command of ipykernel's own kernelspec)."""
+    from importlib.metadata import entry_points
+
+    from ipykernel.kernelspec import get_kernel_dict
+    from jupyter_client.provisioning.factory import KernelProvisionerFactory
+
+    from srdash.apps.gate import PROVISIONER
+
+    assert KernelProvisionerFactory.GROUP_NAME == "jupyter_client.kernel_provisioners"
+    names = {ep.name: ep.value for ep in entry_points(group=KernelProvisionerFactory.GROUP_NAME)}
+    assert names[PROVISIONER] == "srdash.apps.provisioner:ForkProvisioner"
+    spec = SimpleNamespace(metadata={"kernel_provisioner": {"provisioner_name": PROVISIONER}})
+    assert KernelProvisionerFactory().is_provisioner_available(spec)
+    assert get_kernel_dict()["argv"][1:] == ["-m", "ipykernel_launcher", "-f", "{connection_file}"]
+
+
+def test_local_provisioner_drives_its_kernel_through_its_process_attribute_and_group():
+    """Protects srdash/apps/provisioner.py:ForkProvisioner, which is LocalProvisioner with ``launch_kernel``
+    replaced: it sets ``process`` (a ForkedProcess: poll, wait, send_signal, kill, terminate, stdin/stdout/stderr),
+    ``pid`` and ``pgid``, and LocalProvisioner's own methods signal, wait for and end the kernel through them."""
+    from jupyter_client.provisioning import LocalProvisioner
+
+    for method, uses in [("poll", "self.process.poll()"), ("wait", "self.process.wait()"),
+                         ("send_signal", "os.killpg(self.pgid, signum)"), ("kill", "self.process.kill()"),
+                         ("terminate", "self.process.terminate()"), ("has_process", "self.process is not None")]:
+        member = getattr(LocalProvisioner, method)
+        source = inspect.getsource(member.fget if isinstance(member, property) else member)
+        assert uses in source, (method, uses)
+    assert "getattr(self.process, attr)" in inspect.getsource(LocalProvisioner.wait)  # stdin/stdout/stderr
 
 
 def test_the_command_line_aliases_and_the_pools_refill_delay_exist():

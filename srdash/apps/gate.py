@@ -36,11 +36,18 @@ import re
 from pathlib import Path
 
 __all__ = ["redact_queries", "RedactQueries", "PageLeftShutdown", "log_request", "tornado_settings",
-           "refuse_unknown_visitors", "configure", "LOGGERS", "KERNEL_MANAGER", "REVIEW_DOOR"]
+           "refuse_unknown_visitors", "configure", "LOGGERS", "KERNEL_MANAGER", "REVIEW_DOOR", "PROVISIONER",
+           "APP_PRELOAD", "REVIEW_PRELOAD"]
 
 #: The kernel manager class Voilà builds on (``VoilaConfiguration.multi_kernel_manager_class``): a kernel taken
 #: from the pool counts as active from then on (:mod:`srdash.apps.kernelmanager`).
 KERNEL_MANAGER = "srdash.apps.kernelmanager.PoolAwareKernelManager"
+#: The kernel provisioner jupyter_client starts srdash's kernels with, by its entry point's name
+#: (:mod:`srdash.apps.provisioner`).
+PROVISIONER = "srdash-fork"
+#: What the zygote imports for the apps' notebooks, and for the review's.
+APP_PRELOAD = ("srdash.apps.dashboard",)
+REVIEW_PRELOAD = ("srdash.apps.review", "srdash.apps.visit")
 #: The review's identity provider (``Voila.identity_provider_class``): a page request without a valid key is
 #: refused before any kernel is started or taken for it (:mod:`srdash.apps.door`).
 REVIEW_DOOR = "srdash.apps.door.ReviewDoor"
@@ -210,6 +217,9 @@ def configure(c, *, review: bool = False) -> None:
     c.VoilaExecutor.iopub_timeout = IOPUB_TIMEOUT_S
     # named, not imported: both import jupyter_server, which only Voilà's process needs
     c.VoilaConfiguration.multi_kernel_manager_class = KERNEL_MANAGER
+    # kernels forked from a warm zygote that has imported what the app's notebook imports (srdash.apps.provisioner)
+    c.KernelProvisionerFactory.default_provisioner_name = PROVISIONER
+    c.ForkProvisioner.preload = list(REVIEW_PRELOAD if review else APP_PRELOAD)
     if review:
         c.Voila.identity_provider_class = REVIEW_DOOR
     redacting = RedactQueries()

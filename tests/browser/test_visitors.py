@@ -17,8 +17,18 @@ import pytest
 
 from voila_server import VoilaServer
 
-# What Voilà runs as a kernel: ipykernel itself
+# What Voilà runs as a kernel: ipykernel, started by jupyter_client or forked by srdash's zygote (which names it
+# srdash.apps.zygote.KERNEL_NAME; its command line is the zygote's)
 _KERNEL_COMMANDS = (b"ipykernel_launcher",)
+_KERNEL_NAME = "srdash-kernel"
+
+
+def _is_kernel(pid: int, command: bytes) -> bool:
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return False
+    return any(k in command for k in _KERNEL_COMMANDS) or name == _KERNEL_NAME
 
 
 def _children() -> dict[int, list[int]]:
@@ -48,7 +58,7 @@ def _tree(pid: int) -> list[tuple[int, bytes]]:
 
 def _kernels(server: VoilaServer) -> list[int]:
     """Process ids of the kernels Voilà runs."""
-    return sorted(pid for pid, command in _tree(server.process.pid) if any(k in command for k in _KERNEL_COMMANDS))
+    return sorted(pid for pid, command in _tree(server.process.pid) if _is_kernel(pid, command))
 
 
 def _listening_on(fragment: str) -> set[int]:
@@ -121,11 +131,13 @@ def test_a_visitors_page_is_served_by_a_kernel_of_its_own_in_one_widget_request(
                                       "".join(f if isinstance(f, str) else f.decode("utf-8", "replace") for f in sent)))
         assert requests == {"request_states": 1}, requests
         kernel_id = re.search(r'"kernelId": "([0-9a-f-]{36})"', page.content()).group(1)
-        # the page's kernel (the process listening on its sockets) is ipykernel, a child of Voilà
+        # the page's kernel (the process listening on its sockets) is ipykernel, forked by the zygote Voilà
+        # started (srdash's kernel provisioner)
         owners = _listening_on(f"kernel-{kernel_id}-ipc")
         processes, children = dict(_tree(dashboard_server.process.pid)), _children()
         (voila,) = [pid for pid, command in processes.items() if b"srdash.apps.voila_main" in command]
-        assert owners and owners <= set(children.get(voila, []))
-        assert all(b"ipykernel_launcher" in processes[pid] for pid in owners)
+        (zygote,) = [pid for pid in children.get(voila, []) if b"srdash.apps.zygote" in processes[pid]]
+        assert owners and owners <= set(children.get(zygote, []))
+        assert all(_is_kernel(pid, processes[pid]) for pid in owners)
     finally:
         context.close()
