@@ -397,6 +397,11 @@ def test_opening_a_view_keeps_the_accordions_panels_and_the_panel_the_visitor_op
     assert app.more.children is panels and replaced == []
     app.rank_method = "min"                                              # a new verdict: views refreshed in place
     assert app.more.children is panels and replaced == [] and app.more.selected_index == second
+    with pytest.raises(KeyError, match=r"The 'which' argument must be the title of a panel \('Rules compared: "
+                                       r"published, as run, draft', 'Weight sensitivity', .*\)\. Got 'No such view'\."):
+        app.view("No such view")
+    with pytest.raises(IndexError, match=r"The 'which' argument must be a panel's position, 0 to 7\. Got 8\."):
+        app.view(8)
 
 
 def _descendants(widget):

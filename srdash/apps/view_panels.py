@@ -47,8 +47,8 @@ class ViewPanels(ipywidgets.Accordion):
         """The position of panel ``which`` (its position or its title)."""
         if isinstance(which, str):
             if which not in self.titles:
-                raise KeyError(f"The 'which' argument must be the title of a panel ({', '.join(self.titles)}). "
-                               f"Got '{which}'.")
+                titles = ", ".join(f"'{title}'" for title in self.titles)
+                raise KeyError(f"The 'which' argument must be the title of a panel ({titles}). Got '{which}'.")
             return list(self.titles).index(which)
         if not 0 <= int(which) < len(self.children):
             raise IndexError(f"The 'which' argument must be a panel's position, 0 to {len(self.children) - 1}. "
