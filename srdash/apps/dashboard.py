@@ -721,8 +721,18 @@ class Dashboard(BackgroundApp):
             self.more.place(index, view)
 
     def view(self, which: int | str) -> widgets.Widget:
-        """What the panel ``which`` of "More views" (its position or its title) shows: a note, the progress of
-        its computation, or the view once built."""
+        """What a panel of "More views" shows: a note, the progress of its computation, or the view once built.
+
+        Parameters
+        ----------
+        which : int or str
+            The panel's position or its title.
+
+        Returns
+        -------
+        ipywidgets.Widget
+            The panel's one child (the panel itself, a box made with the page, never changes).
+        """
         return self.more.shown(which)
 
     def _build_property_view(self, verdict, runs, report=None):
