@@ -57,7 +57,7 @@ def _visitor(opened: list[int] | None) -> None:
         if opened is not None and index not in opened:
             continue
         app.more.selected_index = index
-        view = app.more.children[index]
+        view = app.view(index)
         if hasattr(view, "wait"):
             view.wait(600)
         since = report(title, since, view)

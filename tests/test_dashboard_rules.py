@@ -70,6 +70,7 @@ def test_every_rules_choice_judges_as_srdash_score_or_says_why(results_path, mon
     sensitivity = list(app._view_builders).index("Weight sensitivity")
     app.more.selected_index = sensitivity                          # an earlier verdict's view, built
     assert "Weight sensitivity" in app._views
+    panels = app.more.children                                     # kept through withdrawn and new verdicts
 
     # srbench2025 counts rounded nodes, which srbench2022's preparation did not: measured in the background,
     # controls frozen, and no number of the srbench2022 verdict on the page meanwhile
@@ -109,12 +110,13 @@ def test_every_rules_choice_judges_as_srdash_score_or_says_why(results_path, mon
     assert "give the runs' model strings" not in app.refusal       # these results have them
     assert "jury_score" in app.leaderboard.value and "srdash-refusal" in app.leaderboard.value
     app.more.selected_index = sensitivity                          # nothing to analyse: said, not computed
-    assert app._views == {} and "No verdict to analyse" in app.more.children[sensitivity].value
+    assert app._views == {} and "No verdict to analyse" in app.view(sensitivity).value
 
     # back to the first rules: the same verdict, the same fingerprint, everything drawn again
     app._rules_picker.value = "srbench2022"
     assert app.wait(120)
     assert app.refusal == "" and app.result.fingerprint == first and _verdict_shown(app)
+    assert app.more.children is panels and "Open to compute." in app.view(sensitivity).value
     assert PLOTLY in app.heatmap.outputs[0]["data"] and PLOTLY in app.curve.outputs[0]["data"]
     assert "Error" not in app.log_panel.text().replace("Error while judging: Criterion 'jury'", "")
 
@@ -134,7 +136,7 @@ def test_a_view_that_fails_says_so_in_the_view(results_path, monkeypatch):
     monkeypatch.setattr(more_views_module, "rules_comparison", refused)
     index = list(app._view_builders).index(title)
     app.more.selected_index = index
-    shown = app.more.children[index].value
+    shown = app.view(index).value
     assert "Computing" not in shown
     assert shown.startswith("<div class='srdash-view-failed'")
     assert "could not be computed: Criterion &#x27;property&#x27; of the rules" in shown
@@ -192,7 +194,7 @@ def test_on_the_srbench_blackbox_results_rules_compared_says_why_in_the_view(tmp
     assert app.wait(300) and app.verdict.winner == "*GP-GOMEA"
     index = list(app._view_builders).index("Rules compared: published, as run, draft")
     app.more.selected_index = index
-    shown = app.more.children[index].value
+    shown = app.view(index).value
     assert "Computing" not in shown and "No comparison: fewer than two of the rules" in shown
     assert shown.count("Not compared: srbench2022") == 3
     # none of the presets can judge these results (no property, no model strings, no data files): labelled

@@ -16,7 +16,7 @@ def test_dashboard_srbench_view(tmp_path):
     app = dashboard_of(runs, tmp_path)
     index = list(app.more.titles).index(LINEAGE_VIEW_TITLE)
     app.more.selected_index = index
-    panels = app.more.children[index].children
+    panels = app.view(index).children
     # a short title on one line (it fits a phone), the details in the subtitle
     titles = [(panel.outputs[0]["data"][PLOTLY]["layout"]["title"]["text"],
                panel.outputs[0]["data"][PLOTLY]["layout"]["title"].get("subtitle", {}).get("text", ""))

@@ -105,11 +105,11 @@ def test_dashboard_views(runs, tmp_path):
     app = dashboard_of(runs, tmp_path)
     titles = list(app.more.titles)
     app.more.selected_index = titles.index(RESOURCES_VIEW_TITLE)
-    resources = app.more.children[titles.index(RESOURCES_VIEW_TITLE)]
+    resources = app.view(RESOURCES_VIEW_TITLE)
     assert "srdash-resources" in resources.children[0].value
     assert resources.children[-1].outputs[0]["data"][PLOTLY]["layout"]["title"]["text"] == "Pareto fronts"
     app.more.selected_index = titles.index(COMPARISON_VIEW_TITLE)
-    comparison = app.more.children[titles.index(COMPARISON_VIEW_TITLE)]
+    comparison = app.view(COMPARISON_VIEW_TITLE)
     assert "SRBench 2025 mean ranks" in comparison.children[0].value
     assert '<td class="srdash-team">c</td><td>3</td>' in comparison.children[0].value
     # no critical-difference diagram here: "Rank uncertainty and significance" draws the page's one

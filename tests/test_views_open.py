@@ -30,9 +30,10 @@ def _watch(app, title: str) -> tuple[list[str], list[tuple[int, int]]]:
                 report.label.observe(lambda _, r=report: lines.append(r.text()), names="value")
                 report.bar.observe(lambda _, r=report: counts.append((r.bar.value, r.bar.max)), names=["value", "max"])
 
-    app.more.observe(placed, names="children")
-    app.more.selected_index = list(app.more.titles).index(title)
-    app.more.unobserve(placed, names="children")
+    panel = app.more.children[app.more.index(title)]   # the panel's box: only its contents change
+    panel.observe(placed, names="children")
+    app.more.selected_index = app.more.index(title)
+    panel.unobserve(placed, names="children")
     return lines, counts
 
 
@@ -51,7 +52,7 @@ def test_the_winner_certificate_says_what_it_computes_and_how_far_it_has_got(tmp
     assert f"{what}: removing each method, 3 / 3" in lines
     assert lines[-1] == f"{what}: checking invariance, 3 / 3"    # the last stage, to its total (3 re-judgings)
     assert counts[-1] == (3, 3)
-    view = app.more.children[list(app.more.titles).index(CERTIFICATE_VIEW_TITLE)]
+    view = app.view(CERTIFICATE_VIEW_TITLE)
     assert type(view).__name__ == "CertificateView" and "Why this winner" in view.table.value
     assert view.status.layout.display == "none"                  # its own progress line: shown only while computing
     assert "computing" not in view.status.label.value            # and emptied: no note says "computing" once done
@@ -83,12 +84,12 @@ def test_the_weight_sensitivity_view_judges_without_each_method_once(tmp_path, m
             "2,000 weight vectors sampled")
     assert f"{what}: 2,000 weight vectors sampled, 1 / 3" in lines
     assert counts[-1] == (3, 3)                      # three weights: the triangle of weights is the third step
-    view = app.more.children[list(app.more.titles).index("Weight sensitivity")]
+    view = app.view("Weight sensitivity")
     assert view.order == ("a", "b", "c") and "a" in view.alternatives.value
     # a second visitor reads the official weights' table; a weight moved off the official ones is judged here
     second = dashboard_of(RUNS, tmp_path)
     second.more.selected_index = list(second.more.titles).index("Weight sensitivity")
-    again = second.more.children[second.more.selected_index]
+    again = second.view(second.more.selected_index)
     assert len(calls) == 1 and again.alternatives.value == view.alternatives.value
     again.weights = (2.0,) + again.weights[1:]
     assert len(calls) == 2
@@ -119,7 +120,7 @@ def test_a_second_visitor_sees_the_first_visitors_view_value_for_value(tmp_path,
 
     first = dashboard_of(RUNS, tmp_path)
     first.more.selected_index = list(first.more.titles).index(title)
-    cold = _shown(first.more.children[first.more.selected_index])
+    cold = _shown(first.view(first.more.selected_index))
     # the second visitor reads every heavy result from the cache: nothing computed again
     for module, name in ((certificate, "winner_certificate"), (lineage, "srbench_views"),
                          (srbench2025, "comparison_views"), (integrity, "bootstrap"),
@@ -127,6 +128,6 @@ def test_a_second_visitor_sees_the_first_visitors_view_value_for_value(tmp_path,
         monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("computed again"))
     second = dashboard_of(RUNS, tmp_path)
     second.more.selected_index = list(second.more.titles).index(title)
-    warm = _shown(second.more.children[second.more.selected_index])
+    warm = _shown(second.view(second.more.selected_index))
     assert cold and warm == cold
     assert first.log_panel.text() == second.log_panel.text() == ""

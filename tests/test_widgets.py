@@ -337,15 +337,17 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict(tmp_path):
                       "Comparison of methods: post-hoc test, effect sizes",
                       "Resources: time, energy and CO2 per method",
                       "Why this winner: what would change the verdict"]
-    assert all(isinstance(child, ipywidgets.HTML) for child in app.more.children)  # nothing computed yet
-    shown = []  # what the accordion shows while a view is built: what it computes (ViewProgress), then the view
-    app.more.observe(lambda change: shown.append(getattr(change["new"][0], "value", None) or change["new"][0].text()),
-                     names="children")
+    assert all(isinstance(app.view(i), ipywidgets.HTML) for i in range(len(titles)))  # nothing computed yet
+    shown = []  # what the panel shows while its view is built: what it computes (ViewProgress), then the view
+    app.more.children[0].observe(
+        lambda change: shown.append(getattr(change["new"][0], "value", None) or change["new"][0].text()),
+        names="children")
     app.more.selected_index = 0
     assert shown[0] == "Computing the rules compared: published, as run, draft view"
-    assert "place (score)" in shown[-1] and "place (score)" in app.more.children[0].value
+    assert "place (score)" in shown[-1] and "place (score)" in app.view(0).value
     app.more.selected_index = 1
-    view = app.more.children[1]
+    view = app.view("Weight sensitivity")
+    assert view is app.view(1)
     assert type(view).__name__ == "SensitivityView"
     assert view.title.layout.display == "none"  # under the accordion's own title "Weight sensitivity": one heading
     first = view.rescorer
@@ -356,12 +358,50 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict(tmp_path):
     # one log per app: every opened view reports to the dashboard's log and shows none of its own
     for index in range(len(app.more.children)):
         app.more.selected_index = index
-    robustness = app.more.children[2]
+    robustness = app.view(2)
     assert robustness.log_panel is app.log_panel and view.log_panel is app.log_panel
     assert [w for w in _descendants(app) if isinstance(w, LogPanel)] == [app.log_panel]
     robustness.n_bootstrap = 0
     robustness.run()
     assert "The 'n_bootstrap' option must be a whole number >= 1" in app.log_panel.text()
+
+
+def test_opening_a_view_keeps_the_accordions_panels_and_the_panel_the_visitor_opened_meanwhile(tmp_path):
+    # The page re-renders an accordion whose children are replaced, and its accordion (ipywidgets 8) then
+    # closes the panel a visitor opened meanwhile and sends a neighbour's index back (issue 33's flaky phone
+    # test): only a panel's content may change, and the kernel never re-selects a panel after a build.
+    runs = pd.DataFrame({
+        "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
+        "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
+        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "property": 0.5, "status": "given"})
+    app = dashboard_of(runs, tmp_path)
+    panels = app.more.children
+    replaced = []
+    app.more.observe(replaced.append, names="children")
+    first, second = app.more.index("Rules compared: published, as run, draft"), app.more.index("Weight sensitivity")
+    selections = []
+    app.more.observe(lambda change: selections.append(change["new"]), names="selected_index")
+
+    def visitor_opens_the_second(change):
+        # while the first view computes (its progress just placed), the page sends the visitor's next click
+        if type(change["new"][0]).__name__ == "ViewProgress":
+            app.more.set_state({"selected_index": second})
+
+    app.more.children[first].observe(visitor_opens_the_second, names="children")
+    app.more.selected_index = first
+    assert "place (score)" in app.view(first).value                      # the first view was built...
+    assert type(app.view(second)).__name__ == "SensitivityView"         # ...and the second
+    # nothing re-selected the first (its selection is noted after the nested one: observers run in order)
+    assert app.more.selected_index == second and sorted(selections) == sorted([first, second])
+    # the same panel boxes, in the same tuple: the page has nothing to re-render but the panels' contents
+    assert app.more.children is panels and replaced == []
+    app.rank_method = "min"                                              # a new verdict: views refreshed in place
+    assert app.more.children is panels and replaced == [] and app.more.selected_index == second
+    with pytest.raises(KeyError, match=r"The 'which' argument must be the title of a panel \('Rules compared: "
+                                       r"published, as run, draft', 'Weight sensitivity', .*\)\. Got 'No such view'\."):
+        app.view("No such view")
+    with pytest.raises(IndexError, match=r"The 'which' argument must be a panel's position, 0 to 7\. Got 8\."):
+        app.view(8)
 
 
 def _descendants(widget):
@@ -388,7 +428,7 @@ def test_real_world_view_shows_the_trust_leaderboard(tmp_path):
     store.close()
     app = dashboard_of(runs, tmp_path, trust_store=store_path)
     app.more.selected_index = 4
-    page = app.more.children[4].value
+    page = app.view(4).value
     assert app.more.get_title(4) == "Real-world track (expert trust)"
     assert "trust" in page.lower() and "<table" in page
     # the jury model under it (one judge: strengths, no agreement), c the most trusted
@@ -428,7 +468,7 @@ def described_track(tmp_path_factory):
 def _open_view(app: Dashboard, title: str):
     index = list(app.more.titles).index(title)
     app.more.selected_index = index
-    return app.more.children[index]
+    return app.view(title)
 
 
 def test_dashboard_with_descriptions_shows_the_property_scores(described_track):

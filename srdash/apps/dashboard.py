@@ -47,6 +47,7 @@ from srdash.apps.panels import (BackgroundApp, FigurePanel, ProgressPanel,
 from srdash.apps.more_views import (CERTIFICATE_VIEW_TITLE, COMPARISON_VIEW_TITLE, LINEAGE_VIEW_TITLE,  # noqa: F401
                                     PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE, RESOURCES_VIEW_TITLE,
                                     more_views, refresh_view)
+from srdash.apps.view_panels import ViewPanels
 from srdash.apps.view_progress import ViewProgress
 from srdash.apps.verdict_text import (RANK_METHOD_LABELS, options_note_html, provenance_html,  # noqa: F401
                                       significance_html, view_failed_html)
@@ -63,6 +64,7 @@ _AGGREGATION_TOOLTIPS = {
 _CONTROL_STYLE = {"description_width": "initial"}
 _TOGGLE_STYLE = {"description_width": "initial", "button_width": "auto"}
 _TAGS = re.compile(r"<[^>]*>")
+_OPEN_TO_COMPUTE = "<div class='srdash-note'>Open to compute.</div>"   # each panel of "More views" until opened
 
 
 def _labelled(text: str, control: widgets.Widget) -> widgets.HBox:
@@ -235,9 +237,7 @@ class Dashboard(BackgroundApp):
             track_views.append((QUALIFICATION_VIEW_TITLE, self._build_qualification_view))
         self._view_builders = {title: build for title, build in track_views + more_views(trust_store, self)}
         self._views: dict[str, widgets.Widget] = {}
-        self.more = widgets.Accordion(
-            children=[widgets.HTML("<div class='srdash-note'>Open to compute.</div>") for _ in self._view_builders],
-            titles=tuple(self._view_builders), selected_index=None)
+        self.more = ViewPanels(self._view_builders, note_html=_OPEN_TO_COMPUTE)
         self.more.observe(self._on_more_selected, names="selected_index")
 
         self._rules_picker = widgets.Dropdown(description="Rules", style=_CONTROL_STYLE,
@@ -659,8 +659,7 @@ class Dashboard(BackgroundApp):
         self._criterion_row.layout.display = "none"
         self.curve.message("No verdict: no simplicity curve.")
         self._views.clear()
-        self.more.children = [widgets.HTML("<div class='srdash-note'>No verdict to analyse: see the leaderboard "
-                                           "above.</div>") for _ in self._view_builders]
+        self.more.place_note("<div class='srdash-note'>No verdict to analyse: see the leaderboard above.</div>")
         self.more.selected_index = None
 
     def _show_verdict(self, verdict: Verdict) -> None:
@@ -668,8 +667,7 @@ class Dashboard(BackgroundApp):
             self._withdrawn = False
             self._criterion_row.layout.display = None
             self._show_curve()
-            self.more.children = [widgets.HTML("<div class='srdash-note'>Open to compute.</div>")
-                                  for _ in self._view_builders]
+            self.more.place_note(_OPEN_TO_COMPUTE)
         self.leaderboard.value = leaderboard_panel_html(self.result, verdict, view=self._failure_view.value)
         self.scoring.value = scoring_html(verdict)
         self.significance.value = significance_html(verdict)
@@ -710,23 +708,32 @@ class Dashboard(BackgroundApp):
         if title not in self._views:
             # Said at once (widget changes leave before the view is built), then what the view computes and how
             # far it has got (the builder reports to it), replaced by the view.
+            # Only the panel's content changes (ViewPanels says why), and the selection is left to the visitor.
             report = ViewProgress(f"Computing the {title.lower()} view")
-            children = list(self.more.children)
-            children[index] = report
-            self.more.children = children
+            self.more.place(index, report)
             try:
                 view = self._view_builders[title](self.verdict, self.runs, report)
             except Exception as error:
                 # said in the view itself (not only in the log), and computed again when opened again
-                children = list(self.more.children)
-                children[index] = widgets.HTML(view_failed_html(title, error))
-                self.more.children = children
+                self.more.place(index, widgets.HTML(view_failed_html(title, error)))
                 raise
             self._views[title] = view
-            children = list(self.more.children)
-            children[index] = view
-            self.more.children = children
-            self.more.selected_index = index
+            self.more.place(index, view)
+
+    def view(self, which: int | str) -> widgets.Widget:
+        """What a panel of "More views" shows: a note, the progress of its computation, or the view once built.
+
+        Parameters
+        ----------
+        which : int or str
+            The panel's position or its title.
+
+        Returns
+        -------
+        ipywidgets.Widget
+            The panel's one child (the panel itself, a box made with the page, never changes).
+        """
+        return self.more.shown(which)
 
     def _build_property_view(self, verdict, runs, report=None):
         if self.property_scores is None:

@@ -326,6 +326,8 @@ def test_every_view_under_more_views_is_legible_on_a_phone(browser, dashboard_ur
             assert layout_problems(page, ".srdash-dashboard table, .srdash-dashboard .srdash-caption") == [], title
             if title == "Weight sensitivity":              # tracks of 120 px at least; a mouse drag moves one
                 assert weight_slider_problems(page, drag=True) == []
+            # the panel clicked is the one open, also when it was clicked while the one before still computed
+            expect(page.locator(".jupyter-widget-Collapse-open > .jupyter-widget-Collapse-header")).to_have_text(title)
         screenshot(page, screenshot_dir, "dashboard-views-390px")
     finally:
         context.close()
