@@ -3,19 +3,34 @@
 The dashboard calls :func:`leaderboard_panel_html` wherever it shows a verdict and puts
 :func:`failure_view_switch` beside the leaderboard; both go through
 :func:`srdash.analysis.board.shown_leaderboard`, as ``srdash score`` and the report do.
+
+The leaderboard's panel and the significance sentence (:func:`significance_panel_html`) are kept in srdash's
+cache (:func:`srdash.analysis.kept.kept_text`), keyed by the per-run table, the rules, the verdict's tables and
+srdash's code: the first kernel to show a verdict computes them (a bootstrap of the places, the Friedman and
+Nemenyi tests with scipy.special), every later visitor's kernel reads them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import sqlite3
+import warnings
+from dataclasses import replace
+
 import ipywidgets as widgets
+import pandas as pd
 
 from srdash.analysis.board import shown_leaderboard
 from srdash.analysis.failures import FAILURE_VIEWS
+from srdash.analysis.kept import kept_text
+from srdash.apps.verdict_text import significance_html
 from srdash.errors import SrdashError
 from srdash.figures.escape import html_text
 from srdash.figures.leaderboard import leaderboard_html
+from srdash.judging.kept_verdict import kept_judgement
+from srdash.judging.pipeline import prepared_from_snapshot
 
-__all__ = ["failure_view_switch", "leaderboard_panel_html"]
+__all__ = ["failure_view_switch", "leaderboard_panel_html", "significance_panel_html", "keep_first_page"]
 
 
 def failure_view_switch() -> widgets.ToggleButtons:
@@ -54,9 +69,71 @@ def leaderboard_panel_html(result, verdict, *, view: str = "as-ruled") -> str:
     """
     if result is None or result.verdict is not verdict:
         return leaderboard_html(verdict, explain=False)
+    return _kept_html("leaderboard panel", result, {"view": view},
+                      lambda: _leaderboard_panel_html(result, verdict, view))
+
+
+def significance_panel_html(result, verdict) -> str:
+    """:func:`srdash.apps.verdict_text.significance_html` of ``verdict``, kept as the leaderboard's panel is
+    (``result``: the judged competition whose main verdict it is; None: computed, not kept)."""
+    if result is None or result.verdict is not verdict:
+        return significance_html(verdict)
+    return _kept_html("significance sentence", result, {}, lambda: significance_html(verdict))
+
+
+def _verdict_digest(verdict) -> str | None:
+    """SHA-256 of what a panel reads of a verdict besides the runs and the rules (None: not hashable)."""
+    digest = hashlib.sha256()
+    try:
+        for frame in (verdict.leaderboard, verdict.per_dataset, verdict.problems):
+            digest.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
+            digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    except (TypeError, ValueError):   # e.g. an unhashable cell
+        return None
+    digest.update(repr(([c.name for c in verdict.criteria], int(verdict.n_methods))).encode())
+    return digest.hexdigest()
+
+
+def _kept_html(name: str, result, settings: dict, compute) -> str:
+    """``compute()``, kept in srdash's cache under the runs, the rules, the verdict's tables and ``settings``."""
+    digest = _verdict_digest(result.verdict)
+    cache = result.competition.simplification.cache
+    if digest is None or cache is False or result.runs is None:
+        return compute()
+    try:
+        return kept_text(f"dashboard {name}", result.runs, result.verdict.rules, compute,
+                         settings={**settings, "verdict": digest}, cache=cache)
+    except (OSError, sqlite3.Error):   # an unusable cache: computed as without one
+        return compute()
+
+
+def _leaderboard_panel_html(result, verdict, view: str) -> str:
     try:
         shown = shown_leaderboard(result, view=view)
     except SrdashError as error:  # e.g. rank-mean rules have no delivered view: said, not hidden
         return (leaderboard_html(verdict, explain=False)
                 + f"<div class='srdash-note srdash-view-refused'>{html_text(str(error))}</div>")
     return leaderboard_html(verdict, explain=False, shown=shown)
+
+
+def keep_first_page(competition) -> bool:
+    """Judge ``competition`` from its snapshot as a visitor's dashboard first does, and keep the verdict, the
+    leaderboard's panel and the significance sentence for every visitor (``srdash serve`` calls it once, after
+    preparing); False when there is no snapshot to judge.
+
+    The verdict is :func:`~srdash.judging.kept_verdict.kept_judgement` of the competition under its own rules and
+    options (the dashboard's first choice), with a real-world track that cannot be judged left out, as the
+    dashboard does.
+    """
+    found = prepared_from_snapshot(competition)
+    if found is None:
+        return False
+    rules = competition.rules
+    rules = rules.with_options(run_aggregation=rules.run_aggregation, rank_method=rules.rank_method)
+    prepared = replace(found.prepared, competition=replace(found.prepared.competition, rules=rules))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the dashboard replays the preparation's notes itself
+        result = kept_judgement(prepared, refused_realworld="warn")
+        leaderboard_panel_html(result, result.verdict)
+        significance_panel_html(result, result.verdict)
+    return True

@@ -34,11 +34,12 @@ from srdash.apps.properties import PropertyView, QualificationView
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.assets import stylesheet
-from srdash.apps.board_view import failure_view_switch, leaderboard_panel_html
+from srdash.apps.board_view import failure_view_switch, leaderboard_panel_html, significance_panel_html
 from srdash.figures.leaderboard import problems_html, scoring_html, rank_heatmap, simplicity_curve, warnings_html
 from srdash.judging import snapshot
 from srdash.judging.competition import Competition, competition_from_json, load_competition
-from srdash.judging.pipeline import judge_prepared, prepare_competition, prepared_from_snapshot
+from srdash.judging.kept_verdict import kept_judgement
+from srdash.judging.pipeline import prepare_competition, prepared_from_snapshot
 from srdash.judging.ranking import Verdict
 from srdash.judging.representative import representative_choice
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, load_rules
@@ -617,7 +618,8 @@ class Dashboard(BackgroundApp):
         # the competition as judged (rules and options applied): its fingerprint is srdash score's for it
         competition = replace(prepared.competition, rules=rules)
         # a real-world track without trust entries yet is left out, saying why, not the whole page
-        self.result = judge_prepared(replace(prepared, competition=competition), refused_realworld="warn")
+        # judged once per server: a verdict kept with the prepared competition is read back (srdash.judging.kept_verdict)
+        self.result = kept_judgement(replace(prepared, competition=competition), refused_realworld="warn")
         if self.progress.bar.bar_style == "danger":   # other rules failed to prepare: these did not
             self.progress.finish(f"Judged under the rules '{rules.name}'.")
         return self.result.verdict
@@ -672,7 +674,7 @@ class Dashboard(BackgroundApp):
                                   for _ in self._view_builders]
         self.leaderboard.value = leaderboard_panel_html(self.result, verdict, view=self._failure_view.value)
         self.scoring.value = scoring_html(verdict)
-        self.significance.value = significance_html(verdict)
+        self.significance.value = significance_panel_html(self.result, verdict)
         self.provenance.value = provenance_html(verdict, self.result)
         self._refresh_views()
         self.warnings.value = warnings_html(verdict)
