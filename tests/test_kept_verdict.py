@@ -143,3 +143,37 @@ def test_the_leaderboard_panel_and_significance_are_kept_as_computed(demo, monke
         result.competition.simplification, cache=False)))
     assert board_view.leaderboard_panel_html(bare, bare.verdict) == panel
     assert board_view.significance_panel_html(bare, bare.verdict) == sentence
+
+
+def test_the_page_figures_are_kept_and_sent_byte_for_byte_as_drawn(demo, monkeypatch):
+    import json
+
+    from srdash.apps.panels import FigurePanel
+    from srdash.figures.leaderboard import rank_heatmap, simplicity_curve
+
+    result = kept_judgement(demo, refused_realworld="warn")
+    verdict, runs, rules = result.verdict, result.runs, result.verdict.rules
+    cache = result.competition.simplification.cache
+    drawn = {"heatmap": rank_heatmap(verdict, criterion="accuracy"), "curve": simplicity_curve(runs)}
+
+    def kept():
+        return {"heatmap": board_view.kept_verdict_figure("rank heatmap", result, verdict,
+                                                          lambda: rank_heatmap(verdict, criterion="accuracy"),
+                                                          settings={"criterion": "accuracy"}),
+                "curve": board_view.kept_figure("simplicity curve", lambda: simplicity_curve(runs), runs=runs,
+                                                rules=rules, cache=cache)}
+
+    first = kept()   # drawn and kept, or read
+    monkeypatch.setattr(board_view.pio, "to_json", lambda *a, **k: pytest.fail("drawn again"))
+    again = kept()   # read back: no figure drawn
+    monkeypatch.undo()
+    for name, figure in drawn.items():
+        sent = []
+        for shown in (figure, first[name], again[name]):
+            panel = FigurePanel()
+            panel.show(shown)
+            sent.append(json.dumps(panel.outputs))
+        assert sent[0] == sent[1] == sent[2]   # the same bytes reach the page
+    other = board_view.kept_verdict_figure("rank heatmap", result, verdict, lambda: rank_heatmap(verdict),
+                                           settings={"criterion": None})
+    assert other != first["heatmap"]   # another criterion, another figure

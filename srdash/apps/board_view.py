@@ -7,18 +7,22 @@ The dashboard calls :func:`leaderboard_panel_html` wherever it shows a verdict a
 The leaderboard's panel and the significance sentence (:func:`significance_panel_html`) are kept in srdash's
 cache (:func:`srdash.analysis.kept.kept_text`), keyed by the per-run table, the rules, the verdict's tables and
 srdash's code: the first kernel to show a verdict computes them (a bootstrap of the places, the Friedman and
-Nemenyi tests with scipy.special), every later visitor's kernel reads them.
+Nemenyi tests with scipy.special), every later visitor's kernel reads them. So are the page's figures
+(:func:`kept_figure`), as the plain JSON their panel sends: a kernel that reads them builds no plotly figure
+(plotly's validators: 14 MB and 0.05 s a kernel).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import warnings
 from dataclasses import replace
 
 import ipywidgets as widgets
 import pandas as pd
+import plotly.io as pio
 
 from srdash.analysis.board import shown_leaderboard
 from srdash.analysis.failures import FAILURE_VIEWS
@@ -26,11 +30,12 @@ from srdash.analysis.kept import kept_text
 from srdash.apps.verdict_text import significance_html
 from srdash.errors import SrdashError
 from srdash.figures.escape import html_text
-from srdash.figures.leaderboard import leaderboard_html
+from srdash.figures.leaderboard import leaderboard_html, rank_heatmap, simplicity_curve
 from srdash.judging.kept_verdict import kept_judgement
 from srdash.judging.pipeline import prepared_from_snapshot
 
-__all__ = ["failure_view_switch", "leaderboard_panel_html", "significance_panel_html", "keep_first_page"]
+__all__ = ["failure_view_switch", "leaderboard_panel_html", "significance_panel_html", "keep_first_page",
+           "kept_figure", "kept_verdict_figure", "rank_heatmap_figure", "simplicity_curve_figure"]
 
 
 def failure_view_switch() -> widgets.ToggleButtons:
@@ -107,6 +112,51 @@ def _kept_html(name: str, result, settings: dict, compute) -> str:
         return compute()
 
 
+def kept_figure(name: str, compute, *, runs, rules, cache, settings: dict | None = None) -> dict:
+    """The figure ``compute()`` draws, as the plain dict a :class:`~srdash.apps.panels.FigurePanel` sends (its
+    JSON, unvalidated, as the panel writes it), kept in srdash's cache under ``name``, ``runs``, ``rules`` and
+    ``settings`` (:func:`srdash.analysis.kept.kept_text`; ``cache`` as there, False: none).
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> kept_figure("example", lambda: go.Figure(layout={"title": {"text": "Ranks"}}), runs=None, rules=None,
+    ...             cache=False)["layout"]["title"]
+    {'text': 'Ranks'}
+    """
+    def drawn() -> str:
+        return pio.to_json(compute(), validate=False)
+
+    if cache is False or runs is None:
+        return json.loads(drawn())
+    try:
+        return json.loads(kept_text(f"dashboard figure: {name}", runs, rules, drawn, settings=settings, cache=cache))
+    except (OSError, sqlite3.Error):   # an unusable cache: drawn as without one
+        return json.loads(drawn())
+
+
+def kept_verdict_figure(name: str, result, verdict, compute, *, settings: dict | None = None) -> dict:
+    """:func:`kept_figure` of a figure of ``verdict`` (``result``: the judged competition whose main verdict it
+    is; otherwise drawn, not kept), keyed by the verdict's tables too."""
+    digest = None if result is None or result.verdict is not verdict else _verdict_digest(verdict)
+    if digest is None:
+        return json.loads(pio.to_json(compute(), validate=False))
+    return kept_figure(name, compute, runs=result.runs, rules=verdict.rules, cache=result.competition.simplification.cache,
+                       settings={**(settings or {}), "verdict": digest})
+
+
+def rank_heatmap_figure(result, verdict, *, criterion: str | None = None) -> dict:
+    """:func:`srdash.figures.leaderboard.rank_heatmap` of ``verdict``, kept (:func:`kept_verdict_figure`)."""
+    return kept_verdict_figure("rank heatmap", result, verdict, lambda: rank_heatmap(verdict, criterion=criterion),
+                               settings={"criterion": criterion})
+
+
+def simplicity_curve_figure(runs, competition) -> dict:
+    """:func:`srdash.figures.leaderboard.simplicity_curve` of ``runs`` (``competition``'s), kept (:func:`kept_figure`)."""
+    return kept_figure("simplicity curve", lambda: simplicity_curve(runs), runs=runs, rules=competition.rules,
+                       cache=competition.simplification.cache)
+
+
 def _leaderboard_panel_html(result, verdict, view: str) -> str:
     try:
         shown = shown_leaderboard(result, view=view)
@@ -118,7 +168,7 @@ def _leaderboard_panel_html(result, verdict, view: str) -> str:
 
 def keep_first_page(competition) -> bool:
     """Judge ``competition`` from its snapshot as a visitor's dashboard first does, and keep the verdict, the
-    leaderboard's panel and the significance sentence for every visitor (``srdash serve`` calls it once, after
+    leaderboard's panel, the significance sentence and the two figures for every visitor (``srdash serve`` calls it once, after
     preparing); False when there is no snapshot to judge.
 
     The verdict is :func:`~srdash.judging.kept_verdict.kept_judgement` of the competition under its own rules and
@@ -136,4 +186,8 @@ def keep_first_page(competition) -> bool:
         result = kept_judgement(prepared, refused_realworld="warn")
         leaderboard_panel_html(result, result.verdict)
         significance_panel_html(result, result.verdict)
+        rank_heatmap_figure(result, result.verdict)
+        runs = result.runs
+        if runs is not None and "components" in runs.columns and runs["components"].notna().any():
+            simplicity_curve_figure(runs, competition)
     return True

@@ -34,8 +34,9 @@ from srdash.apps.properties import PropertyView, QualificationView
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.assets import stylesheet
-from srdash.apps.board_view import failure_view_switch, leaderboard_panel_html, significance_panel_html
-from srdash.figures.leaderboard import problems_html, scoring_html, rank_heatmap, simplicity_curve, warnings_html
+from srdash.apps.board_view import (failure_view_switch, leaderboard_panel_html, rank_heatmap_figure,
+                                    significance_panel_html, simplicity_curve_figure)
+from srdash.figures.leaderboard import problems_html, scoring_html, warnings_html
 from srdash.judging import snapshot
 from srdash.judging.competition import Competition, competition_from_json, load_competition
 from srdash.judging.kept_verdict import kept_judgement
@@ -545,7 +546,9 @@ class Dashboard(BackgroundApp):
     def _show_curve(self) -> None:
         runs = self.runs
         if runs is not None and "components" in runs.columns and runs["components"].notna().any():
-            self._show_figure(self.curve, simplicity_curve(runs), drawing="Drawing the simplicity curve…")
+            # drawn once per server, then read (board_view.kept_figure)
+            self._show_figure(self.curve, simplicity_curve_figure(runs, self._competition),
+                              drawing="Drawing the simplicity curve…")
         else:
             self.curve.message("No model sizes ('components') in the input: no simplicity curve.")
 
@@ -693,7 +696,8 @@ class Dashboard(BackgroundApp):
     def _show_heatmap(self) -> None:
         if self.verdict is None:
             return
-        self._show_figure(self.heatmap, rank_heatmap(self.verdict, criterion=self.heatmap_criterion or None),
+        self._show_figure(self.heatmap, rank_heatmap_figure(self.result, self.verdict,
+                                                            criterion=self.heatmap_criterion or None),
                           drawing="Drawing the per-dataset ranks…")
 
     def _show_figure(self, panel, figure, *, drawing: str = "Drawing the figure…") -> None:
