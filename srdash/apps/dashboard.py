@@ -8,7 +8,9 @@ datasets' files, scoring the properties), runs once, in a background thread with
 not at all when the competition's snapshot is in the cache. Changing the rules, the run aggregation
 or the tie rule re-judges the prepared competition with
 :func:`srdash.judging.pipeline.judge_prepared` (milliseconds), so the verdict and its fingerprint
-are ``srdash score``'s under the options shown.
+are ``srdash score``'s under the options shown. A verdict judged before from the same snapshot is read back
+instead (:func:`srdash.judging.kept_verdict.kept_judgement`; ``srdash serve`` keeps it, with the page's first
+panels and figures, for every visitor: :func:`srdash.apps.board_view.keep_first_page`).
 """
 
 from __future__ import annotations
