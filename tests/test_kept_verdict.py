@@ -71,7 +71,7 @@ def test_a_kept_verdict_is_the_fresh_judgement_bit_for_bit(demo, monkeypatch):
     assert kept.prepared is demo and kept.competition is demo.competition
 
 
-def test_a_stale_kept_verdict_is_judged_again(demo, monkeypatch):
+def test_a_stale_kept_verdict_is_judged_again(demo, monkeypatch, tmp_path):
     kept_judgement(demo, refused_realworld="warn")
     calls = _judged_again(monkeypatch)
     # other options, other trust entries, another refusal rule: each is another key, judged afresh
@@ -83,6 +83,14 @@ def test_a_stale_kept_verdict_is_judged_again(demo, monkeypatch):
         assert_same_result(kept_judgement(prepared, refused_realworld=refused),
                            judge_prepared(prepared, refused_realworld=refused))
     assert len(calls) == 3
+    # a trust store without entries: whether it exists is in the refusal's words, so in the key
+    competition = demo.competition
+    store = tmp_path / "trust.sqlite"
+    empty = replace(demo, trust_entries=demo.trust_entries.iloc[:0], competition=replace(
+        competition, realworld=replace(competition.realworld, store=store)))
+    absent = kept_verdict_key(empty, refused_realworld="warn")
+    store.write_bytes(b"")
+    assert kept_verdict_key(empty, refused_realworld="warn") != absent
     # a competition prepared afresh (not read from a snapshot) is never kept
     assert kept_verdict_key(replace(demo, cache_stats={}), refused_realworld="warn") is None
 

@@ -11,9 +11,9 @@ Only for a prepared competition read from a snapshot (its preparation is then ex
 (:func:`kept_verdict_key`) covers everything :func:`judge_prepared` reads: the snapshot's key (the competition's
 settings, srdash's code and the versions of Python, numpy, pandas, pyarrow and sympy) and the time it was
 prepared; the competition's settings, fingerprint, source, folder and title; the rules as applied (their SHA-256,
-source and name; the real-world track's too); the inputs' hashes as prepared and the trust entries as they are
-now; the versions stamped in a verdict's provenance; and what a refused real-world track does. Anything else is
-judged afresh.
+source and name; the real-world track's too); the inputs' hashes as prepared, the trust entries as they are now
+and whether their store is a file (a refused track says which); the versions stamped in a verdict's provenance;
+and what a refused real-world track does. Anything else is judged afresh.
 
 Integrity
 ---------
@@ -26,6 +26,7 @@ removed and judged again, never shown. Its leaderboards must also give its finge
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import MappingProxyType
 
 from srdash.judging import provenance, snapshot
@@ -44,6 +45,10 @@ _REFUSALS = ("raise", "warn")
 
 def _rules_said(rules) -> dict:
     return {"sha256": rules.sha256, "source": rules.source, "name": rules.name, "title": rules.title}
+
+
+def _store_state(store: Path) -> str:
+    return "file" if store.is_file() else "other" if store.exists() else "absent"
 
 
 def _keepable(prepared: PreparedCompetition) -> bool:
@@ -83,6 +88,8 @@ def kept_verdict_key(prepared: PreparedCompetition, *, refused_realworld: str = 
         "rules": _rules_said(competition.rules),
         "realworld_rules": None if realworld is None else _rules_said(realworld.rules),
         "inputs": prepared_input_hashes(prepared) if inputs is None else inputs,
+        # a refused track says whether its store is absent, not a file, or without entries
+        "trust_store": None if realworld is None else _store_state(Path(realworld.store)),
         "versions": provenance.versions(),
         "refused_realworld": refused_realworld,
     }
