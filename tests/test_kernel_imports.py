@@ -1,7 +1,8 @@
 """A visitor's kernel carries only what the page needs (issue 25).
 
 A dashboard kernel whose competition is prepared reads the stored preparation: it must not import sympy
-(about 0.8 s and 40 MB per kernel), scikit-learn, scipy.stats or dask. Checked in a fresh interpreter
+(about 0.8 s and 40 MB per kernel), scikit-learn, scipy (stats or special) or dask, and with the verdict, the
+leaderboard's resolution and the figures kept (as `srdash serve` keeps them) it builds no plotly figure. Checked in a fresh interpreter
 that runs what the dashboard notebook runs (``Dashboard.from_environment()``: the page is built before it
 returns when the competition's preparation is stored), then lists ``sys.modules``.
 """
@@ -43,6 +44,9 @@ def test_a_prepared_dashboard_kernel_imports_no_sympy_sklearn_scipy_or_dask():
     # resolution's tests, whose sentence is kept with the verdict
     for heavy in ("sympy", "sklearn", "scipy.stats", "dask", "distributed", "scipy.special", "numpy.f2py"):
         assert heavy not in modules, f"a prepared dashboard kernel imported {heavy}"
+    # its figures are read as JSON: no plotly figure is built (plotly's validators, 14 MB; narwhals, PIL)
+    for built in ("plotly.graph_objs._figure", "plotly.validator_cache", "narwhals", "PIL"):
+        assert built not in modules, f"a prepared dashboard kernel imported {built}"
     assert seen["fingerprint"].startswith("f38b862a1495")   # the demo's (tests/test_move_unchanged.py)
     assert "Nemenyi post-hoc" in seen["resolution"]          # the leaderboard's resolution is shown
 
