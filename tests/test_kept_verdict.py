@@ -185,3 +185,12 @@ def test_the_page_figures_are_kept_and_sent_byte_for_byte_as_drawn(demo, monkeyp
     other = board_view.kept_verdict_figure("rank heatmap", result, verdict, lambda: rank_heatmap(verdict),
                                            settings={"criterion": None})
     assert other != first["heatmap"]   # another criterion, another figure
+
+
+def test_nothing_is_kept_for_rules_that_judge_submissions(demo):
+    # evalrs2022 scores submissions with weighted meta-scores: `srdash serve` opens them in the sensitivity view
+    from srdash.judging.rules import load_rules
+
+    competition = replace(demo.competition, rules=load_rules("evalrs2022"))
+    assert competition.rules.rule_kind.judges_submissions
+    assert board_view.keep_first_page(competition) is False

@@ -173,8 +173,10 @@ def keep_first_page(competition) -> bool:
 
     The verdict is :func:`~srdash.judging.kept_verdict.kept_judgement` of the competition under its own rules and
     options (the dashboard's first choice), with a real-world track that cannot be judged left out, as the
-    dashboard does.
+    dashboard does. Rules that judge submissions have no dashboard: nothing is kept for them (False).
     """
+    if competition.rules.rule_kind.judges_submissions:   # no dashboard: their meta-scores open in the sensitivity view
+        return False
     found = prepared_from_snapshot(competition)
     if found is None:
         return False
