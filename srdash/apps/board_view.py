@@ -5,23 +5,27 @@ The dashboard calls :func:`leaderboard_panel_html` wherever it shows a verdict a
 :func:`srdash.analysis.board.shown_leaderboard`, as ``srdash score`` and the report do.
 
 The leaderboard's panel and the significance sentence (:func:`significance_panel_html`) are kept in srdash's
-cache (:func:`srdash.analysis.kept.kept_text`), keyed by the per-run table, the rules, the verdict's tables and
-srdash's code: the first kernel to show a verdict computes them (a bootstrap of the places, the Friedman and
-Nemenyi tests with scipy.special), every later visitor's kernel reads them. So are the page's figures
-(:func:`kept_figure`), as the plain JSON their panel sends: a kernel that reads them builds no plotly figure
-(plotly's validators: 14 MB and 0.05 s a kernel).
+cache (:func:`srdash.analysis.kept.kept_text`), keyed by the per-run table, the rules, the verdict's tables,
+srdash's code and the versions of the libraries that compute them: the first kernel to show a verdict computes
+them (a bootstrap of the places, the Friedman and Nemenyi tests with scipy.special), every later visitor's kernel
+reads them. So are the page's figures (:func:`kept_figure`), as the plain JSON their panel sends: a kernel that
+reads them builds no plotly figure (plotly's validators: 14 MB and 0.05 s a kernel).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import json
+import os
 import sqlite3
 import warnings
 from dataclasses import replace
 
 import ipywidgets as widgets
 import pandas as pd
+import plotly
 import plotly.io as pio
 
 from srdash.analysis.board import shown_leaderboard
@@ -99,6 +103,21 @@ def _verdict_digest(verdict) -> str | None:
     return digest.hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def _libraries() -> dict[str, str]:
+    """The versions a kept panel or figure depends on beyond srdash's code, numpy and pandas (analysis.kept's key):
+    plotly (a figure's JSON) and scipy (the tests' p-values), the latter by its version file, without importing it."""
+    spec = importlib.util.find_spec("scipy")
+    scipy = ""
+    if spec is not None and spec.origin:
+        try:
+            with open(os.path.join(os.path.dirname(spec.origin), "version.py"), "rb") as handle:
+                scipy = hashlib.sha256(handle.read()).hexdigest()
+        except OSError:
+            scipy = spec.origin
+    return {"plotly": plotly.__version__, "scipy": scipy}
+
+
 def _kept_html(name: str, result, settings: dict, compute) -> str:
     """``compute()``, kept in srdash's cache under the runs, the rules, the verdict's tables and ``settings``."""
     digest = _verdict_digest(result.verdict)
@@ -107,7 +126,7 @@ def _kept_html(name: str, result, settings: dict, compute) -> str:
         return compute()
     try:
         return kept_text(f"dashboard {name}", result.runs, result.verdict.rules, compute,
-                         settings={**settings, "verdict": digest}, cache=cache)
+                         settings={**settings, "verdict": digest, **_libraries()}, cache=cache)
     except (OSError, sqlite3.Error):   # an unusable cache: computed as without one
         return compute()
 
@@ -130,7 +149,8 @@ def kept_figure(name: str, compute, *, runs, rules, cache, settings: dict | None
     if cache is False or runs is None:
         return json.loads(drawn())
     try:
-        return json.loads(kept_text(f"dashboard figure: {name}", runs, rules, drawn, settings=settings, cache=cache))
+        return json.loads(kept_text(f"dashboard figure: {name}", runs, rules, drawn,
+                                    settings={**(settings or {}), **_libraries()}, cache=cache))
     except (OSError, sqlite3.Error):   # an unusable cache: drawn as without one
         return json.loads(drawn())
 
@@ -141,8 +161,8 @@ def kept_verdict_figure(name: str, result, verdict, compute, *, settings: dict |
     digest = None if result is None or result.verdict is not verdict else _verdict_digest(verdict)
     if digest is None:
         return json.loads(pio.to_json(compute(), validate=False))
-    return kept_figure(name, compute, runs=result.runs, rules=verdict.rules, cache=result.competition.simplification.cache,
-                       settings={**(settings or {}), "verdict": digest})
+    return kept_figure(name, compute, runs=result.runs, rules=verdict.rules,
+                       cache=result.competition.simplification.cache, settings={**(settings or {}), "verdict": digest})
 
 
 def rank_heatmap_figure(result, verdict, *, criterion: str | None = None) -> dict:
@@ -152,7 +172,8 @@ def rank_heatmap_figure(result, verdict, *, criterion: str | None = None) -> dic
 
 
 def simplicity_curve_figure(runs, competition) -> dict:
-    """:func:`srdash.figures.leaderboard.simplicity_curve` of ``runs`` (``competition``'s), kept (:func:`kept_figure`)."""
+    """:func:`srdash.figures.leaderboard.simplicity_curve` of ``runs`` (``competition``'s), kept
+    (:func:`kept_figure`)."""
     return kept_figure("simplicity curve", lambda: simplicity_curve(runs), runs=runs, rules=competition.rules,
                        cache=competition.simplification.cache)
 
@@ -168,8 +189,8 @@ def _leaderboard_panel_html(result, verdict, view: str) -> str:
 
 def keep_first_page(competition) -> bool:
     """Judge ``competition`` from its snapshot as a visitor's dashboard first does, and keep the verdict, the
-    leaderboard's panel, the significance sentence and the two figures for every visitor (``srdash serve`` calls it once, after
-    preparing); False when there is no snapshot to judge.
+    leaderboard's panel, the significance sentence and the two figures for every visitor (``srdash serve`` calls
+    it once, after preparing); False when there is no snapshot to judge.
 
     The verdict is :func:`~srdash.judging.kept_verdict.kept_judgement` of the competition under its own rules and
     options (the dashboard's first choice), with a real-world track that cannot be judged left out, as the

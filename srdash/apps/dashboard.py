@@ -623,7 +623,7 @@ class Dashboard(BackgroundApp):
         # the competition as judged (rules and options applied): its fingerprint is srdash score's for it
         competition = replace(prepared.competition, rules=rules)
         # a real-world track without trust entries yet is left out, saying why, not the whole page
-        # judged once per server: a verdict kept with the prepared competition is read back (srdash.judging.kept_verdict)
+        # judged once per server: a verdict kept with the prepared competition is read back (judging.kept_verdict)
         self.result = kept_judgement(replace(prepared, competition=competition), refused_realworld="warn")
         if self.progress.bar.bar_style == "danger":   # other rules failed to prepare: these did not
             self.progress.finish(f"Judged under the rules '{rules.name}'.")
