@@ -6,13 +6,14 @@ A kernel is started as Voilà starts one (jupyter_client, the ``python3`` kernel
 and after each cell it prints the kernel's Private_Dirty (the memory it alone holds: what each more kernel
 adds; PSS also depends on the other processes of the machine that share the same libraries), PSS, RSS and
 its CPU seconds so far (user + system, from /proc). The competition is the built-in demo, prepared first
-(once) in a temporary cache, as ``srdash serve`` prepares it for its kernels; srdash's bytecode is compiled
+(once) in a temporary cache, as ``srdash serve`` prepares it for its kernels (and keeps its verdict); srdash's bytecode is compiled
 first, as in an installed wheel (see visitors.py).
 
 ``--trace``: the cells run under tracemalloc, and the largest places still holding memory after the last
 cell are printed, with the peak of the traced memory.
 
-Used for docs/scaling.md, "Ten visitors against the floor (2026-11-27)". Linux only (/proc).
+Used for docs/scaling.md, "Ten visitors against the floor (2026-11-27)" and "A dashboard kernel, cheaper
+(2026-11-27)". Linux only (/proc).
 
 Usage: python benchmarks/kernel_stages.py [--environment NAME=VALUE ...] [--trace]
 """
@@ -84,7 +85,14 @@ def main() -> None:
         from srdash.judging.competition import load_competition
         from srdash.judging.pipeline import prepare_competition
 
-        prepare_competition(load_competition(cached_demo()["competition"]))  # as `srdash serve` does, once
+        competition = load_competition(cached_demo()["competition"])
+        prepare_competition(competition)  # as `srdash serve` does, once
+        try:   # then the verdict and the leaderboard's resolution are kept (srdash >= 2026-11-27, issue 33)
+            from srdash.apps.board_view import keep_first_page
+        except ImportError:
+            pass
+        else:
+            keep_first_page(competition)
         manager, client = start_new_kernel(kernel_name="python3", env=env)
         try:
             pid = manager.provisioner.process.pid

@@ -1,7 +1,8 @@
 """A visitor's kernel carries only what the page needs (issue 25).
 
 A dashboard kernel whose competition is prepared reads the stored preparation: it must not import sympy
-(about 0.8 s and 40 MB per kernel), scikit-learn, scipy.stats or dask. Checked in a fresh interpreter
+(about 0.8 s and 40 MB per kernel), scikit-learn, scipy (stats or special) or dask, and with the verdict, the
+leaderboard's resolution and the figures kept (as `srdash serve` keeps them) it builds no plotly figure. Checked in a fresh interpreter
 that runs what the dashboard notebook runs (``Dashboard.from_environment()``: the page is built before it
 returns when the competition's preparation is stored), then lists ``sys.modules``.
 """
@@ -13,6 +14,7 @@ import os
 import subprocess
 import sys
 
+from srdash.apps.board_view import keep_first_page
 from srdash.demo.competition import cached_demo
 from srdash.judging.competition import load_competition
 from srdash.judging.pipeline import prepare_competition
@@ -22,13 +24,15 @@ import json, sys
 from srdash.apps import Dashboard
 app = Dashboard.from_environment()
 print(json.dumps({"leaderboard": None if app.verdict is None else list(app.verdict.leaderboard["method"]),
+                  "fingerprint": app.result and app.result.fingerprint, "resolution": app.leaderboard.value,
                   "modules": sorted(sys.modules)}))
 """
 
 
-def test_a_prepared_dashboard_kernel_imports_no_sympy_sklearn_scipy_stats_or_dask():
+def test_a_prepared_dashboard_kernel_imports_no_sympy_sklearn_scipy_or_dask():
     competition = load_competition(cached_demo()["competition"])
     expected = list(prepare_competition(competition).runs["method"].unique())  # stored for every visitor
+    assert keep_first_page(competition)   # the verdict and its resolution, kept once, as `srdash serve` does
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     env.pop("SRDASH_COMPETITION", None)  # the demo, as `srdash serve` without INPUT
     done = subprocess.run([sys.executable, "-c", _KERNEL], env=env, capture_output=True, text=True, timeout=300)
@@ -36,8 +40,15 @@ def test_a_prepared_dashboard_kernel_imports_no_sympy_sklearn_scipy_stats_or_das
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["leaderboard"] is not None and sorted(seen["leaderboard"]) == sorted(expected)  # the page is built
     modules = set(seen["modules"])
-    for heavy in ("sympy", "sklearn", "scipy.stats", "dask", "distributed"):
+    # scipy.special (and numpy.f2py, which scipy's array-API layer brings): 0.15-0.25 s a kernel, for the
+    # resolution's tests, whose sentence is kept with the verdict
+    for heavy in ("sympy", "sklearn", "scipy.stats", "dask", "distributed", "scipy.special", "numpy.f2py"):
         assert heavy not in modules, f"a prepared dashboard kernel imported {heavy}"
+    # its figures are read as JSON: no plotly figure is built (plotly's validators, 14 MB; narwhals, PIL)
+    for built in ("plotly.graph_objs._figure", "plotly.validator_cache", "narwhals", "PIL"):
+        assert built not in modules, f"a prepared dashboard kernel imported {built}"
+    assert seen["fingerprint"].startswith("f38b862a1495")   # the demo's (tests/test_move_unchanged.py)
+    assert "Nemenyi post-hoc" in seen["resolution"]          # the leaderboard's resolution is shown
 
 
 # A judge's kernel, as notebooks/review.ipynb runs it (ReviewPage of the environment `srdash review` gives

@@ -87,7 +87,8 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
     import subprocess
 
     from srdash.judging.competition import competition_from_json
-    from srdash.judging.pipeline import prepared_from_snapshot
+    from srdash.judging.kept_verdict import load_kept_verdict
+    from srdash.judging.pipeline import judge_prepared, prepared_from_snapshot
 
     seen = {}
 
@@ -98,6 +99,13 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
         while prepared_from_snapshot(competition) is None and time.monotonic() < deadline:
             time.sleep(0.1)
         seen["found"] = prepared_from_snapshot(competition)
+        # then the verdict is kept with it (srdash.judging.kept_verdict): no visitor's kernel judges it again
+        cache = competition.simplification.open_cache()
+        while (load_kept_verdict(seen["found"].prepared, cache, refused_realworld="warn") is None
+               and time.monotonic() < deadline):
+            time.sleep(0.1)
+        seen["kept"] = load_kept_verdict(seen["found"].prepared, cache, refused_realworld="warn")
+        cache.close()
         return 0
 
     monkeypatch.setattr(app, "serve_dashboard", voila_runs)
@@ -105,6 +113,8 @@ def test_serve_prepares_the_competition_once_for_every_visitor(results_csv, monk
     assert result.exit_code == 0, result.output
     found = seen["found"]
     assert found is not None and list(found.prepared.runs["method"]) == ["a", "b"]
+    assert seen["kept"] is not None
+    assert seen["kept"].fingerprint == judge_prepared(found.prepared, refused_realworld="warn").fingerprint
     assert "results.csv: 2 runs of 2 methods on 1 datasets." in result.output  # said by the child
     assert "Competition prepared for every visitor (2 runs" in result.output
     # A fresh `srdash serve` process, once the competition is checked: it has imported neither pandas nor sympy.

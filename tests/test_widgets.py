@@ -140,8 +140,8 @@ def test_the_controls_drive_the_traits(runs, folder):
 def test_changing_the_rules_adopts_their_options_and_judges_once(runs, monkeypatch, folder):
     app = dashboard_of(runs, folder)
     calls = []
-    real_judge = dashboard_module.judge_prepared
-    monkeypatch.setattr(dashboard_module, "judge_prepared",
+    real_judge = dashboard_module.kept_judgement   # judge_prepared, or the verdict kept with the snapshot
+    monkeypatch.setattr(dashboard_module, "kept_judgement",
                         lambda prepared, **k: calls.append(prepared.competition.rules) or real_judge(prepared, **k))
 
     app.rules_name = "srbench2022-as-run"
@@ -168,7 +168,7 @@ def test_a_callback_error_goes_to_the_log(runs, monkeypatch, folder):
     def broken(prepared, **options):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(dashboard_module, "judge_prepared", broken)
+    monkeypatch.setattr(dashboard_module, "kept_judgement", broken)
     app.run_aggregation = "mean"  # must not raise
 
     log = app.log_panel.text()

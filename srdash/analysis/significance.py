@@ -53,7 +53,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from srdash.errors import SrdashError
 from srdash.judging.ranking import Verdict
@@ -288,6 +287,8 @@ def significance(scores: Verdict | pd.DataFrame, *, alpha: float = 0.05, dnf: st
     if ties_only:
         notes.append("Every dataset ties all methods: the Friedman statistic is 0.")
     df = n_methods - 1
+    from scipy import special  # lazy: scipy (0.15-0.25 s with numpy.f2py; a served page reads kept values)
+
     p_value = float(special.chdtrc(df, statistic))  # chi-square survival function
     iman, iman_p = iman_davenport_test(statistic, n_datasets, n_methods)
     q, source = q_alpha(n_methods, alpha=alpha)
@@ -356,6 +357,8 @@ def iman_davenport_test(chi2: float, n: int, k: int) -> tuple[float, float]:
     if denominator <= 0:
         return float("inf"), 0.0
     f = (n - 1) * chi2 / denominator
+    from scipy import special  # lazy: scipy
+
     return float(f), float(special.fdtrc(k - 1, (k - 1) * (n - 1), f))  # F survival function
 
 
@@ -417,6 +420,8 @@ def studentized_range_sf_many(q: np.ndarray, k: int) -> np.ndarray:
     q, inverse = np.unique(np.asarray(q, dtype=float), return_inverse=True)  # pairs often share a difference
     out = np.ones(q.shape, dtype=float)
     positive = np.nonzero(q > 0)[0]
+    from scipy import special  # lazy: scipy
+
     a = special.ndtr(-_GRID)[None, :]
     with np.errstate(under="ignore"):
         top = a ** (k - 1)
@@ -689,6 +694,8 @@ def skillings_mack(matrix: pd.DataFrame) -> SkillingsMack:
     np.fill_diagonal(sigma, -sigma.sum(axis=1))
     statistic = float(max(sums @ np.linalg.pinv(sigma) @ sums, 0.0))
     df = k - 1
+    from scipy import special  # lazy: scipy
+
     return SkillingsMack(statistic=statistic, p_value=float(special.chdtrc(df, statistic)), df=df,
                          adjusted_sums=pd.Series(sums, index=list(map(str, matrix.columns))),
                          n_blocks=int(n_blocks), n_methods=int(k), missing=int((~observed).sum()))

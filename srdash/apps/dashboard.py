@@ -8,7 +8,9 @@ datasets' files, scoring the properties), runs once, in a background thread with
 not at all when the competition's snapshot is in the cache. Changing the rules, the run aggregation
 or the tie rule re-judges the prepared competition with
 :func:`srdash.judging.pipeline.judge_prepared` (milliseconds), so the verdict and its fingerprint
-are ``srdash score``'s under the options shown.
+are ``srdash score``'s under the options shown. A verdict judged before from the same snapshot is read back
+instead (:func:`srdash.judging.kept_verdict.kept_judgement`; ``srdash serve`` keeps it, with the page's first
+panels and figures, for every visitor: :func:`srdash.apps.board_view.keep_first_page`).
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ from srdash.apps.properties import PropertyView, QualificationView
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.assets import stylesheet
-from srdash.apps.board_view import failure_view_switch, leaderboard_panel_html
-from srdash.figures.leaderboard import problems_html, scoring_html, rank_heatmap, simplicity_curve, warnings_html
+from srdash.apps.board_view import (failure_view_switch, leaderboard_panel_html, rank_heatmap_figure,
+                                    significance_panel_html, simplicity_curve_figure)
+from srdash.figures.leaderboard import problems_html, scoring_html, warnings_html
 from srdash.judging import snapshot
 from srdash.judging.competition import Competition, competition_from_json, load_competition
-from srdash.judging.pipeline import judge_prepared, prepare_competition, prepared_from_snapshot
+from srdash.judging.kept_verdict import kept_judgement
+from srdash.judging.pipeline import prepare_competition, prepared_from_snapshot
 from srdash.judging.ranking import Verdict
 from srdash.judging.representative import representative_choice
 from srdash.judging.rules import RANK_METHODS, RUN_AGGREGATIONS, Rules, load_rules
@@ -544,7 +548,9 @@ class Dashboard(BackgroundApp):
     def _show_curve(self) -> None:
         runs = self.runs
         if runs is not None and "components" in runs.columns and runs["components"].notna().any():
-            self._show_figure(self.curve, simplicity_curve(runs), drawing="Drawing the simplicity curve…")
+            # drawn once per server, then read (board_view.kept_figure)
+            self._show_figure(self.curve, simplicity_curve_figure(runs, self._competition),
+                              drawing="Drawing the simplicity curve…")
         else:
             self.curve.message("No model sizes ('components') in the input: no simplicity curve.")
 
@@ -617,7 +623,8 @@ class Dashboard(BackgroundApp):
         # the competition as judged (rules and options applied): its fingerprint is srdash score's for it
         competition = replace(prepared.competition, rules=rules)
         # a real-world track without trust entries yet is left out, saying why, not the whole page
-        self.result = judge_prepared(replace(prepared, competition=competition), refused_realworld="warn")
+        # judged once per server: a verdict kept with the prepared competition is read back (judging.kept_verdict)
+        self.result = kept_judgement(replace(prepared, competition=competition), refused_realworld="warn")
         if self.progress.bar.bar_style == "danger":   # other rules failed to prepare: these did not
             self.progress.finish(f"Judged under the rules '{rules.name}'.")
         return self.result.verdict
@@ -670,7 +677,7 @@ class Dashboard(BackgroundApp):
             self.more.place_note(_OPEN_TO_COMPUTE)
         self.leaderboard.value = leaderboard_panel_html(self.result, verdict, view=self._failure_view.value)
         self.scoring.value = scoring_html(verdict)
-        self.significance.value = significance_html(verdict)
+        self.significance.value = significance_panel_html(self.result, verdict)
         self.provenance.value = provenance_html(verdict, self.result)
         self._refresh_views()
         self.warnings.value = warnings_html(verdict)
@@ -689,7 +696,8 @@ class Dashboard(BackgroundApp):
     def _show_heatmap(self) -> None:
         if self.verdict is None:
             return
-        self._show_figure(self.heatmap, rank_heatmap(self.verdict, criterion=self.heatmap_criterion or None),
+        self._show_figure(self.heatmap, rank_heatmap_figure(self.result, self.verdict,
+                                                            criterion=self.heatmap_criterion or None),
                           drawing="Drawing the per-dataset ranks…")
 
     def _show_figure(self, panel, figure, *, drawing: str = "Drawing the figure…") -> None:

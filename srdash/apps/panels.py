@@ -135,17 +135,23 @@ class ProgressPanel(widgets.HBox):
 _TAG = re.compile(r"<[^>]*>")  # a title's markup (coloured words), left out of its plain text
 
 
-def _plotly_bundle(figure: go.Figure) -> dict:
-    """The mime bundle of a figure for JupyterLab's (and Voilà's) plotly renderer.
+def _plotly_bundle(figure: go.Figure | dict) -> dict:
+    """The mime bundle of a figure (or of its JSON as a dict) for JupyterLab's (and Voilà's) plotly renderer.
 
     plotly.js is loaded once by the renderer extension, unlike a FigureWidget,
     which ships its own copy for each figure.
     """
+    data = _figure_data(figure)
+    title = (data.get("layout", {}).get("title") or {}).get("text") or ""
     return {
-        "application/vnd.plotly.v1+json": {**json.loads(pio.to_json(figure, validate=False)),
-                                           "config": {"displaylogo": False, "responsive": True}},
-        "text/plain": f"<plotly figure: {_TAG.sub('', figure.layout.title.text or '') or 'untitled'}>",
+        "application/vnd.plotly.v1+json": {**data, "config": {"displaylogo": False, "responsive": True}},
+        "text/plain": f"<plotly figure: {_TAG.sub('', title) or 'untitled'}>",
     }
+
+
+def _figure_data(figure: go.Figure | dict) -> dict:
+    """A figure's JSON as a dict (a dict is that already: a figure kept as JSON builds no plotly object)."""
+    return figure if isinstance(figure, dict) else json.loads(pio.to_json(figure, validate=False))
 
 
 class NearScreen(anywidget.AnyWidget):
@@ -217,12 +223,15 @@ class FigurePanel(widgets.Output):
             self.near_screen = NearScreen(text="Drawing the figure…")
             self.near_screen.on_msg(self._on_near_screen)
 
-    def show(self, figure: go.Figure) -> None:
+    def show(self, figure: go.Figure | dict) -> None:
+        """Show ``figure`` (or its JSON as a dict, :func:`srdash.apps.board_view.kept_figure`) in place of what
+        the panel showed."""
         with self._lock:
             if self.near_screen is not None:  # not near the screen yet: wait for it
                 self._waiting = figure
                 # the figure's height (360 px: the plotly renderer's default)
-                self.near_screen.layout.min_height = f"{int(figure.layout.height or 360)}px"
+                height = figure.get("layout", {}).get("height") if isinstance(figure, dict) else figure.layout.height
+                self.near_screen.layout.min_height = f"{int(height or 360)}px"
                 self._set({"output_type": "display_data", "metadata": {}, "data": {
                     "application/vnd.jupyter.widget-view+json": {
                         "model_id": self.near_screen.model_id, "version_major": 2, "version_minor": 0},

@@ -415,7 +415,8 @@ def _prepare_once(competition, stage, every: float) -> None:
     The prepared competition is kept whole in srdash's cache
     (:mod:`srdash.judging.snapshot`): every visitor's kernel then reads it
     instead of preparing it again, and a kernel that starts while this runs
-    waits for it (the preparation lock). An error is announced too; the
+    waits for it (the preparation lock). Then its verdict and the leaderboard's
+    resolution are kept too (:func:`srdash.apps.board_view.keep_first_page`). An error is announced too; the
     dashboard then reports it in its own log as well.
     """
     from srdash.judging.pipeline import prepare_competition  # lazy: numpy, pandas
@@ -437,6 +438,12 @@ def _prepare_once(competition, stage, every: float) -> None:
     reused = "snapshot" in prepared.cache_stats
     stage(f"Competition prepared for every visitor ({what}, {time.monotonic() - started:.1f} s"
              f"{', read from the cache' if reused else ''}).")
+    try:   # the verdict and the leaderboard's resolution, judged once here instead of in every visitor's kernel
+        from srdash.apps.board_view import keep_first_page  # lazy: ipywidgets, pandas
+
+        keep_first_page(competition)
+    except Exception as error:  # noqa: BLE001 - each kernel then judges for itself, as before
+        stage(f"The verdict could not be kept for every visitor (each visitor's kernel judges it): {error}")
 
 
 def prepared_runs_said(prepared) -> str:
