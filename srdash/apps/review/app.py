@@ -155,7 +155,14 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self.dataset_picker = widgets.Dropdown(options=self.datasets, description="Dataset",
                                                layout=widgets.Layout(width="auto"))
         self.dataset_info = widgets.HTML("")
-        self.cards_box = widgets.VBox([])
+        # Two boxes, one displayed: the other holds the next dataset's cards, built ahead and attached hidden, so
+        # that the browser makes their views while the judge reads and "Next dataset" only swaps which box is
+        # displayed. Each box keeps its place in the page (replacing a box's contents leaves the other's views).
+        self._slots = tuple(widgets.VBox([widgets.HTML("")], layout=widgets.Layout(display="none"))
+                            for _ in range(2))
+        self._slot_datasets: list[str | None] = [None, None]
+        self._shown_slot = 0
+        self.dataset_boxes = widgets.VBox(list(self._slots))
         self.organiser_panel = widgets.VBox([])
         self.previous_button.on_click(lambda _: self._step(-1))
         self.next_button.on_click(lambda _: self._step(+1))
@@ -170,7 +177,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             self._build_organiser_panel()
             children.append(self.organiser_panel)
         children.append(self.instructions)
-        children += [self.progress, navigation, self.dataset_info, self.cards_box, self.log_panel]
+        children += [self.progress, navigation, self.dataset_info, self.dataset_boxes, self.log_panel]
         super().__init__(children, **kwargs)
         self.add_class("srdash-review")
 
@@ -266,6 +273,23 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             following = self.datasets[(self.datasets.index(self.dataset) + 1) % len(self.datasets)]
             if following not in self.cards:
                 self.cards[following] = self._build_cards(following)
+            if following != self.dataset:
+                self._fill(1 - self._shown_slot, following)   # attached hidden: the browser makes its views now
+
+    @property
+    def cards_box(self) -> widgets.VBox:
+        """The box displayed: the shown dataset's overview and cards (the other box, hidden, holds the next)."""
+        return self._slots[self._shown_slot]
+
+    def _fill(self, slot: int, dataset: str) -> None:
+        """Put ``dataset``'s overview and cards in box ``slot`` (unless they are there already)."""
+        if self._slot_datasets[slot] == dataset:
+            return
+        box = self._slots[slot]
+        box.children = [box.children[0], self.comparisons[dataset],
+                        widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"),
+                        *self.cards[dataset]]
+        self._slot_datasets[slot] = dataset
 
     @logged("showing the dataset")
     def _show_dataset(self, dataset: str) -> None:
@@ -280,11 +304,14 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         # the organiser's letters are their own: each judge's page letters the models in another order
         whose = (f" <span class='srdash-explain'>({shown_text(self.judge)}'s own letters; each judge's page orders and "
                  "letters the models differently)</span>" if self.organiser and not self.revealed else "")
-        self.cards_box.children = [
-            widgets.HTML(f"<h3 style='margin:8px 0 2px 0'>All models at a glance{whose}</h3>"),
-            self.comparisons[dataset],
-            widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"),
-            *self.cards[dataset]]
+        # the box that holds it already (built ahead, or the one just left) or else the hidden one is displayed
+        slot = self._slot_datasets.index(dataset) if dataset in self._slot_datasets else 1 - self._shown_slot
+        self._fill(slot, dataset)
+        self._slots[slot].children[0].value = f"<h3 style='margin:8px 0 2px 0'>All models at a glance{whose}</h3>"
+        self._slots[slot].layout.display = None
+        if slot != self._shown_slot:
+            self._slots[self._shown_slot].layout.display = "none"
+            self._shown_slot = slot
         n = len(self.cards[dataset])
         position = self.datasets.index(dataset) + 1
         what = ("The review is closed: the entries below are read-only." if self.store.closed is not None else
