@@ -20,13 +20,8 @@ from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.review import over_time_figure, predicted_vs_actual_figure, predicted_vs_actual_thumbnail
-from srdash.judging.representative import (
-    TestData,
-    find_test_file,
-    load_test_data,
-    predict_test,
-    representative_choice,
-)
+from srdash.cache import file_digest
+from srdash.judging.representative import TestData, find_test_file, load_test_data, representative_choice
 from srdash.judging.jury import rubric_from_rules
 from srdash.judging.rules import Rules, load_rules
 from srdash.judging.trust import (
@@ -40,6 +35,7 @@ from srdash.apps.panels import FigurePanel, LogPanel, logged
 from srdash.apps.review.card import ModelCard
 from srdash.apps.review.comparison import ComparisonView
 from srdash.apps.review.css import REVIEW_CSS
+from srdash.apps.review.kept import KeptCardValues, compute_latex, compute_predictions, formula_text
 from srdash.apps.review.organiser import OrganiserPanel
 from srdash.apps.review.stamp import CompetitionFingerprint
 from srdash.apps.review.values import FIGURE_HEIGHT, NO_VALUE, natural_key, shown_text, time_of
@@ -87,6 +83,9 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
     competition : Competition, optional
         The competition whose real-world track is reviewed: once revealed, the organiser's panel shows its
         verdict fingerprint, the one ``srdash score`` prints (without it: the review's entries hash).
+    kept : KeptCardValues, optional
+        The cards' LaTeX and test predictions ``srdash review`` computed once for every judge
+        (:mod:`srdash.apps.review.kept`); what is not kept is computed here.
 
     Examples
     --------
@@ -110,7 +109,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
                  methods: Sequence[str] | None = None, features: Mapping[str, Sequence[str]] | None = None,
                  data_dir: str | Path | None = None, organiser: bool = False, source: str = "",
                  disagreement_threshold: float = 2.0, figures_when_near: bool = False, competition=None,
-                 **kwargs):
+                 kept: KeptCardValues | None = None, **kwargs):
         if not isinstance(judge, str) or not judge.strip():
             raise SrdashError(f"The review needs the judge's name (--judge NAME). Got {judge!r}.")
         self.set_trait("judge", judge.strip())
@@ -126,6 +125,8 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self.organiser = organiser
         self.disagreement_threshold = float(disagreement_threshold)
         self.figures_when_near = bool(figures_when_near)
+        self.kept = kept
+        self._digests: dict[Path, str] = {}   # each test file's SHA-256, the key of its kept predictions
         self.datasets = sorted(set(self.representatives["dataset"])) if len(self.representatives) else []
         # each dataset's models, in the table's order: asked for on every entry (the progress of every dataset)
         self._methods: dict[str, list[str]] = ({str(d): list(m) for d, m in self.representatives.groupby(
@@ -375,16 +376,13 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         return text.strip() if isinstance(text, str) else ""
 
     def _latex(self, row: Mapping, dataset: str) -> tuple[str | None, str]:
-        simplified = row.get("simplified")
-        text = simplified if isinstance(simplified, str) and simplified.strip() else row.get("model")
-        if not isinstance(text, str) or not text.strip():
+        text = formula_text(row)
+        if text is None:
             return None, "the method gave no model"
-        # sympy writes a formula's LaTeX (imported by the first card that has one: results without models need none)
-        from srdash.expressions import latex_of  # lazy: sympy
-        try:
-            return latex_of(text, features=self.features.get(dataset) or None), ""
-        except SrdashError as error:
-            return None, str(error)
+        features = self.features.get(dataset) or None
+        # kept by `srdash review` for every judge, else typeset here (sympy: imported by the first card that needs it)
+        kept = self.kept.latex(text, features) if self.kept is not None else None
+        return kept if kept is not None else compute_latex(text, features)
 
     @staticmethod
     def _features_used(row: Mapping) -> list[str]:
@@ -415,10 +413,14 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         model = row.get("model")
         if not isinstance(model, str) or not model.strip():
             return None, "No model, so no predictions."
-        try:
-            return predict_test(model, data, features=self.features.get(dataset) or None), ""
-        except SrdashError as error:
-            return None, f"No predictions: {error}"
+        features = self.features.get(dataset) or None
+        kept = None
+        if self.kept is not None:
+            if data.path not in self._digests:
+                self._digests[data.path] = file_digest(data.path)
+            kept = self.kept.predictions(model, data, features, self._digests[data.path])
+        predicted, problem = kept if kept is not None else compute_predictions(model, data, features)
+        return (predicted, "") if predicted is not None else (None, f"No predictions: {problem}")
 
     def _figures(self, predicted, data: TestData | None) -> list:
         if predicted is None:
