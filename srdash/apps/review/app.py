@@ -161,6 +161,8 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         # displayed. Each box keeps its place in the page (replacing a box's contents leaves the other's views).
         self._slots = tuple(widgets.VBox([widgets.HTML("")], layout=widgets.Layout(display="none"))
                             for _ in range(2))
+        self._details = tuple(widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>")
+                              for _ in range(2))
         self._slot_datasets: list[str | None] = [None, None]
         self._shown_slot = 0
         self.dataset_boxes = widgets.VBox(list(self._slots))
@@ -287,9 +289,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         if self._slot_datasets[slot] == dataset:
             return
         box = self._slots[slot]
-        box.children = [box.children[0], self.comparisons[dataset],
-                        widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"),
-                        *self.cards[dataset]]
+        box.children = [box.children[0], self.comparisons[dataset], self._details[slot], *self.cards[dataset]]
         self._slot_datasets[slot] = dataset
 
     @logged("showing the dataset")
