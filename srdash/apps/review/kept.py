@@ -13,6 +13,7 @@ travel as JSON numbers, which give back every float64 exactly.
 
 from __future__ import annotations
 
+import functools
 from importlib import metadata
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -32,14 +33,20 @@ LATEX_KIND = "review-latex"
 PREDICTIONS_KIND = "review-predictions"
 
 
-def _settings(kind: str, test_digest: str = "") -> dict:
-    versions = {}
+@functools.lru_cache(maxsize=1)
+def _versions() -> tuple[tuple[str, str], ...]:
+    # read once per process (each look-up of the installed metadata costs milliseconds, twice per card)
+    versions = []
     for name in ("sympy", "numpy"):
         try:
-            versions[name] = metadata.version(name)
+            versions.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
-            versions[name] = ""
-    return {"kind": kind, "code": code_fingerprint(), "test": test_digest, **versions}
+            versions.append((name, ""))
+    return tuple(versions)
+
+
+def _settings(kind: str, test_digest: str = "") -> dict:
+    return {"kind": kind, "code": code_fingerprint(), "test": test_digest, **dict(_versions())}
 
 
 def latex_key(text: str, features: Sequence[str] | None) -> str:
