@@ -112,6 +112,7 @@ async def _kernel(scenario: str, folder: Path, presses: int, profile_dir: str | 
 
     imported = time.perf_counter()
     env = review_env(scenario, folder)
+    os.environ["SRDASH_CACHE_DIR"] = env["SRDASH_CACHE_DIR"]  # a served kernel's own environment: its cache
     set_up = time.perf_counter()
 
     def build():
@@ -215,13 +216,17 @@ _PRESS = """
   const start = performance.now();
   [...document.querySelectorAll('button')].find(b => b.textContent.includes('Next dataset')).click();
   const look = () => {
-    const now = heading();
-    const info = [...document.querySelectorAll('div')].map(d => d.textContent).find(t => / models\. /.test(t) && t.length < 400);
-    const wanted = info ? parseInt(/(\d+) models\./.exec(info)[1]) : -1;
-    const boxes = [...document.querySelectorAll('.srdash-card select')].filter(b => b.getBoundingClientRect().width > 0);
-    // the new dataset's boxes: as many as it announces, none with an entry yet (the shown one had one)
-    if (now && now !== before && boxes.length === wanted && boxes.every(b => b.selectedIndex === 0))
-      resolve([performance.now() - start, now]);
+    let now = null, done = false;
+    try {   // a page caught between two states must not end the look (the promise would never settle)
+      now = heading();
+      const info = [...document.querySelectorAll('div')].map(d => d.textContent).find(t => / models\. /.test(t) && t.length < 400);
+      const count = info ? /(\d+) models\./.exec(info) : null;
+      const wanted = count ? parseInt(count[1]) : -1;
+      const boxes = [...document.querySelectorAll('.srdash-card select')].filter(b => b.getBoundingClientRect().width > 0);
+      // the new dataset's boxes: as many as it announces, none with an entry yet (the shown one had one)
+      done = now && now !== before && boxes.length === wanted && boxes.every(b => b.selectedIndex === 0);
+    } catch (error) {}
+    if (done) resolve([performance.now() - start, now]);
     else if (performance.now() - start > 60000) resolve([NaN, now]);
     else requestAnimationFrame(look);
   };
@@ -256,14 +261,18 @@ def _browser(scenario: str, folder: Path, presses: int, read: float) -> dict:
                                                      args=["--no-sandbox", "--disable-gpu"])
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
                 start = time.perf_counter()
-                page.goto(url, timeout=600_000)
+                # timed until the first trust box shows; not waiting for the "load" event, which a request that
+                # never ends can hold back
+                page.goto(url, wait_until="commit", timeout=600_000)
                 page.locator(".srdash-card select:visible").first.wait_for(state="visible", timeout=600_000)
                 opened = time.perf_counter() - start
+                print(f"  page open: {opened:.2f} s", file=sys.stderr, flush=True)
                 times = []
                 for _ in range(presses):
                     page.locator(".srdash-card select:visible").first.select_option(index=1)  # an entry
                     time.sleep(read)  # the judge reads the cards
                     times.append(page.evaluate(_PRESS)[0] / 1000.0)
+                    print(f"  press {len(times)}: {times[-1]:.2f} s", file=sys.stderr, flush=True)
                 browser.close()
         finally:
             server.terminate()

@@ -63,10 +63,16 @@ spec_fields, load_results = datasets.spec_fields, preparation.load_results
 datasets.spec_fields = lambda *a, **k: (calls.append("descriptions"), spec_fields(*a, **k))[1]
 preparation.load_results = lambda *a, **k: (calls.append("results"), load_results(*a, **k))[1]
 from srdash.apps.review import ReviewPage
+from srdash.apps.visit import query_string  # as notebooks/review.ipynb imports it (tests/test_review_visit.py: its wait)
 page = ReviewPage(os.environ, background=False)
 app = page.app
 print(json.dumps({"calls": calls, "log": page.log_panel.text(), "dataset": app and app.dataset,
-                  "cards": app and len(app.cards[app.dataset]), "sympy": "sympy" in sys.modules}))
+                  "cards": app and len(app.cards[app.dataset]), "sympy": "sympy" in sys.modules,
+                  "voila": sorted(m for m in ("voila", "jupyter_server", "jsonschema") if m in sys.modules),
+                  "typeset": app and sum("cannot be shown as a formula" not in card.formula.value
+                                         for card in app.cards[app.dataset]),
+                  "figures": app and sum(any(hasattr(panel, "near_screen") for panel in card.figures.children)
+                                         for card in app.cards[app.dataset])}))
 """
 
 
@@ -87,11 +93,15 @@ def test_a_judges_kernel_reads_the_prepared_competition_and_parses_no_ground_tru
     said = []
     prepare_review(competition, stage=said.append)  # what `srdash review` does once, before any judge
     assert said and said[0].startswith("Competition prepared for every judge (")
+    assert said[1].startswith("The cards' formulas and predictions kept for every judge (")
     seen = _judge_kernel(competition)
     assert seen["calls"] == []  # neither the descriptions (their ground truths) nor the results are read again
-    # the demo's real-world track: 6 qualified methods on its first dataset under review; its formulas are
-    # typeset with sympy (srdash.expressions.latex_of), so sympy is imported there, for the cards
+    # the demo's real-world track: 6 qualified methods on its first dataset under review, each with a formula
+    # and predictions; both were kept by prepare_review, so the kernel imports no sympy for them
     assert seen["dataset"] == "exact_formula_easy" and seen["cards"] == 6, seen["log"]
+    assert seen["typeset"] == 6 and seen["figures"] == 6, seen
+    assert not seen["sympy"], "a judge's kernel imported sympy although the cards' values were kept"
+    assert seen["voila"] == [], "a judge's kernel imported Voila's server (1.4 CPU-s)"
 
 
 def test_a_judges_kernel_of_results_without_models_imports_no_sympy(tmp_path):

@@ -79,3 +79,56 @@ def test_an_entry_asks_the_store_for_each_datasets_labels_once_at_srbench_size(s
     # the progress line checks the 122 datasets once each; the shown dataset's cards once more
     assert len(asked) == 123 and sorted(set(asked)) == [f"d{d:03d}" for d in range(122)]
     assert "Your progress: 0 of 122 datasets reviewed." in app.progress.value
+
+
+def test_a_press_displays_the_box_built_ahead_and_the_hidden_box_then_holds_the_one_after(store):
+    def boxes(app) -> tuple:
+        shown = [box for box in app.dataset_boxes.children if box.layout.display != "none"]
+        hidden = [box for box in app.dataset_boxes.children if box.layout.display == "none"]
+        return shown, hidden
+
+    async def judge() -> tuple:
+        app = ReviewApp(representatives(4), store, judge="ann")
+        shown, hidden = boxes(app)
+        assert shown == [app.cards_box] and app.cards["d000"][0] in shown[0].children
+        assert [c for c in hidden[0].children if c in app.cards.get("d001", [])] == []  # nothing ahead yet
+        app.cards["d000"][0].trust.value = 1
+        await asyncio.sleep(0)                        # d001 built ahead, attached to the hidden box
+        shown, hidden = boxes(app)
+        assert [c for c in hidden[0].children if hasattr(c, "trust")] == app.cards["d001"]
+        ahead_box = hidden[0]
+        app.next_button.click()
+        pressed = boxes(app)                          # within the press: the boxes swap, nothing is rebuilt
+        await asyncio.sleep(0)
+        return app, ahead_box, pressed, boxes(app)
+
+    app, ahead_box, (shown_at_press, _), (shown, hidden) = asyncio.run(judge())
+    assert shown_at_press == shown == [ahead_box] and app.cards_box is ahead_box
+    assert [c for c in shown[0].children if hasattr(c, "trust")] == app.cards["d001"]
+    assert app.comparisons["d001"] in shown[0].children
+    assert [c for c in hidden[0].children if hasattr(c, "trust")] == app.cards["d002"]   # the one after, hidden
+    assert len(app.dataset_boxes.children) == 2                 # the page holds two datasets' cards, never more
+    assert "Dataset 2 of 4: d001" in app.dataset_info.value and app.dataset_picker.value == "d001"
+
+
+def test_an_entry_on_a_card_is_saved_under_the_card_s_own_dataset_whichever_box_is_shown(store):
+    # a hidden card cannot be reached in the browser (display: none; tests/browser/test_review_app.py checks it);
+    # should a change reach one anyway, it is its own dataset's entry, never the shown dataset's
+    async def judge():
+        app = ReviewApp(representatives(3), store, judge="ann")
+        app.cards["d000"][0].trust.value = 1
+        await asyncio.sleep(0)
+        hidden_card = app.cards["d001"][1]
+        assert hidden_card not in app.cards_box.children and app.dataset == "d000"
+        hidden_card.trust.value = 2
+        app.previous_button.click()                   # d002: not built ahead, built when shown
+        await asyncio.sleep(0)
+        app.cards["d002"][0].trust.value = 3
+        return app
+
+    app = asyncio.run(judge())
+    entries = store.entries()[["dataset", "method", "value"]]
+    assert entries.values.tolist() == [["d000", app.cards["d000"][0].method, 1.0],
+                                       ["d001", app.cards["d001"][1].method, 2.0],
+                                       ["d002", app.cards["d002"][0].method, 3.0]]
+    assert app.dataset == "d002" and "Dataset 3 of 3: d002" in app.dataset_info.value

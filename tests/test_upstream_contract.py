@@ -195,7 +195,9 @@ def test_a_kernel_started_for_a_visit_reads_its_query_string_at_once(monkeypatch
     """Protects srdash/apps/visit.py:query_string (notebooks/review.ipynb): Voilà's public get_query_string
     returns QUERY_STRING without waiting when the kernel is not one of the pool (VOILA_PREHEAT "False"), and
     in a pooled kernel waits on Voilà's /voila/query/<kernel> websocket at VOILA_APP_IP, which
-    srdash/cli/review.py sets for a server not on 127.0.0.1."""
+    srdash/cli/review.py sets for a server not on 127.0.0.1. visit.py waits the same way without importing
+    Voilà: the socket's first message is the visit's request variables as a JSON object
+    (tests/test_review_visit.py talks to Voilà's own handler)."""
     from voila.utils import ENV_VARIABLE, get_query_string, wait_for_request
 
     from srdash.apps.visit import query_string
@@ -206,6 +208,7 @@ def test_a_kernel_started_for_a_visit_reads_its_query_string_at_once(monkeypatch
     assert ENV_VARIABLE.VOILA_APP_IP == "VOILA_APP_IP" and ENV_VARIABLE.QUERY_STRING == "QUERY_STRING"
     waiting = inspect.getsource(wait_for_request)
     assert "ENV_VARIABLE.VOILA_APP_IP" in waiting and "voila/query" in waiting
+    assert "json.loads(request_info).items()" in waiting and "ENV_VARIABLE.VOILA_WS_BASE_URL" in waiting
 
 
 # ------------------------------------------------------------------------------------------ tornado, logging

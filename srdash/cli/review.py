@@ -98,7 +98,7 @@ def _checked_inputs(input_path, stage, *, rules: str, store_path, datasets_path)
             "store": str(store_path), "rules": rules, "entries": entries, "keys": keys}
 
 
-def prepare_review(competition, *, stage) -> None:
+def prepare_review(competition, *, stage, data_dir: Path | None = None) -> None:
     """Prepare ``competition`` once for every judge (``srdash review``'s child does, after its check).
 
     The prepared competition is kept whole in srdash's cache (:mod:`srdash.judging.snapshot`, shared with
@@ -113,6 +113,9 @@ def prepare_review(competition, *, stage) -> None:
         With a real-world track.
     stage : callable
         Called with a line saying how the preparation went.
+    data_dir : path, optional
+        The review's ``--data`` (default: the folder of the competition's descriptions): the cards' LaTeX and
+        test predictions are computed once here too and kept for every judge (:mod:`srdash.apps.review.kept`).
     """
     from srdash.judging.pipeline import prepare_competition  # lazy: pandas, numpy (the CLI's import path has none)
 
@@ -123,6 +126,19 @@ def prepare_review(competition, *, stage) -> None:
         stage(f"Could not prepare the competition: {error}")
         return
     stage(f"Competition prepared for every judge ({app.prepared_runs_said(prepared)}, "
+          f"{time.monotonic() - started:.1f} s).")
+    from srdash.apps.review.environment import representatives_under_review, review_data_dir  # lazy: ipywidgets
+    from srdash.apps.review.kept import keep_card_values  # lazy: sympy
+
+    started = time.monotonic()
+    try:
+        representatives, _, features = representatives_under_review(competition)
+        kept = keep_card_values(representatives, features,
+                                review_data_dir(competition, None if data_dir is None else str(data_dir)))
+    except Exception as error:  # noqa: BLE001 - each judge's kernel then computes its cards itself
+        stage(f"Could not prepare the cards' formulas and predictions: {error}")
+        return
+    stage(f"The cards' formulas and predictions kept for every judge ({kept} values, "
           f"{time.monotonic() - started:.1f} s).")
 
 
@@ -257,7 +273,7 @@ def review(input_path, judge, rules, store_path, data_dir, datasets_path, trust_
 
     def then(stage) -> None:
         if checked and checked[0].get("competition") is not None:
-            prepare_review(competition_from_json(checked[0]["competition"]), stage=stage)
+            prepare_review(competition_from_json(checked[0]["competition"]), stage=stage, data_dir=data_dir)
 
     checking = app.start_in_a_child(check, None if print_command else then,
                                     stage=lambda text: click.echo(text, err=True))

@@ -141,26 +141,41 @@ def open_page(context, url: str, state: dict):
 
 
 def wait_for_cards(page, n: int = len(MODELS)) -> None:
-    expect(page.locator(".srdash-card")).to_have_count(n, timeout=PAGE_TIMEOUT_MS)
-    expect(page.locator(".srdash-card select").first).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+    expect(page.locator(".srdash-card:visible")).to_have_count(n, timeout=PAGE_TIMEOUT_MS)
+    expect(page.locator(".srdash-card:visible select").first).to_be_visible(timeout=PAGE_TIMEOUT_MS)
 
 
 def card_methods(page) -> list[str]:
     """The method behind each card, in page order, recognised by its raw model string."""
     by_model = {model: method for method, model in REPRESENTATIVE.items()}
-    raw = [page.locator(".srdash-card").nth(i).locator(".srdash-raw pre").text_content()
-           for i in range(page.locator(".srdash-card").count())]
+    raw = [page.locator(".srdash-card:visible").nth(i).locator(".srdash-raw pre").text_content()
+           for i in range(page.locator(".srdash-card:visible").count())]
     return [by_model[text] for text in raw]
 
 
 def shown_ranks(page) -> list[str]:
-    cards = page.locator(".srdash-card")
+    cards = page.locator(".srdash-card:visible")
     return [cards.nth(i).locator("select").evaluate("s => s.options[s.selectedIndex].text")
             for i in range(cards.count())]
 
 
 def rank_label(rank: int, n: int = len(MODELS)) -> str:
     return f"{rank} (most trusted)" if rank == 1 else f"{rank} (least trusted)" if rank == n else str(rank)
+
+
+# The cards no one can see (the next dataset's, built ahead), and any of their controls that could take focus or a
+# click: each is focused and hit-tested at its centre
+HIDDEN_CARDS_OPERABLE_JS = """() => {
+  const hidden = [...document.querySelectorAll('.srdash-card')].filter(card => !card.checkVisibility());
+  const operable = [];
+  hidden.forEach(card => card.querySelectorAll('select, textarea, input, button').forEach(control => {
+    control.focus();
+    const r = control.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (document.activeElement === control || control.contains(hit) || r.width > 0) operable.push(control.tagName);
+  }));
+  return {hidden: hidden.length, operable};
+}"""
 
 
 def go_to(page, dataset: str) -> None:
@@ -190,7 +205,7 @@ def test_ann_ranks_both_datasets_and_a_reload_keeps_them(servers, competition, c
         go_to(page, dataset)
         methods = card_methods(page)
         ann_state[dataset] = methods
-        cards = page.locator(".srdash-card")
+        cards = page.locator(".srdash-card:visible")
         first = cards.nth(0)
         first.locator("textarea").fill(f"ann on {dataset}: <b>not bold</b>")
         first.locator("textarea").press("Tab")                     # the comment is sent when the box is left
@@ -199,8 +214,12 @@ def test_ann_ranks_both_datasets_and_a_reload_keeps_them(servers, competition, c
             cards.nth(i).locator("select").select_option(label=rank_label(ANN_RANKS[method]))
         for i in range(len(methods)):
             expect(cards.nth(i).locator("text=✓ saved")).to_be_visible(timeout=30_000)
-        expect(page.locator(".srdash-card", has_text="⚠")).to_have_count(0)
+        expect(page.locator(".srdash-card:visible", has_text="⚠")).to_have_count(0)
         if dataset == "d1":
+            # d2's cards, built ahead, wait in the page, hidden: none can be seen, focused (so reached by Tab) or
+            # clicked, so no entry of ann's on d1 can land on one of them
+            expect(page.locator(".srdash-card")).to_have_count(2 * len(MODELS), timeout=60_000)
+            assert page.evaluate(HIDDEN_CARDS_OPERABLE_JS) == {"hidden": len(MODELS), "operable": []}
             expect(plot_title(page, "Over time (test data)").first).to_be_visible(
                 timeout=60_000)
             screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-ann-d1")
@@ -224,7 +243,7 @@ def check_ann_entries(page) -> None:
         methods = card_methods(page)
         ranks = shown_ranks(page)
         assert [int(r.split()[0]) for r in ranks] == [ANN_RANKS[m] for m in methods], (dataset, ranks)
-        expect(page.locator(".srdash-card").nth(0).locator("textarea")).to_have_value(
+        expect(page.locator(".srdash-card:visible").nth(0).locator("textarea")).to_have_value(
             f"ann on {dataset}: <b>not bold</b>")
         expect(page.get_by_text("All 2 datasets reviewed")).to_be_visible()
 
@@ -247,7 +266,7 @@ def test_a_second_judge_sees_another_blinded_order(servers, competition, context
     bob = start(servers, competition, "bob")
     page = open_page(context, bob.url, {})
     expect(page.locator("h2", has_text=": d1")).to_be_visible()
-    assert [page.locator(".srdash-card h3").nth(i).text_content() for i in range(4)] == [
+    assert [page.locator(".srdash-card:visible h3").nth(i).text_content() for i in range(4)] == [
         "Model A", "Model B", "Model C", "Model D"]
     assert card_methods(page) != ann_state["d1"]
     assert sorted(card_methods(page)) == sorted(ann_state["d1"])
@@ -261,7 +280,7 @@ def test_hostile_model_and_names_are_shown_as_text_and_the_leaderboard_follows_t
     organiser = start(servers, competition, "org", organiser=True)
     state = {}
     page = open_page(context, organiser.url, state)
-    hostile_card = page.locator(".srdash-card").nth(card_methods(page).index(HOSTILE_METHOD))
+    hostile_card = page.locator(".srdash-card:visible").nth(card_methods(page).index(HOSTILE_METHOD))
     hostile_card.get_by_role("button", name="Show the model as submitted").click()
     expect(hostile_card.locator(".srdash-raw pre")).to_have_text(HOSTILE_MODEL)
     expect(hostile_card.get_by_text("This model cannot be shown as a formula")).to_be_visible()
@@ -280,7 +299,7 @@ def test_hostile_model_and_names_are_shown_as_text_and_the_leaderboard_follows_t
     assert shown == EXPECTED_BOARD
     expect(hostile_card.locator("h3")).to_have_text(f"Model {'ABCD'[card_methods(page).index(HOSTILE_METHOD)]}"
                                                     f" — {HOSTILE_METHOD}")
-    expect(page.locator(".srdash-card select").first).to_be_disabled()
+    expect(page.locator(".srdash-card:visible select").first).to_be_disabled()
     expect(page.get_by_role("button", name="Methods revealed (review closed)")).to_be_disabled()
     shot = screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-organiser")
     page.locator(".srdash-organiser").screenshot(path=str(shot.with_name("review-organiser-panel.png")))
@@ -384,14 +403,14 @@ def test_on_a_phone_a_cards_figures_are_drawn_when_the_judge_scrolls_to_it(wide_
         page = context.new_page()
         page.goto(wide_server.url, timeout=PAGE_TIMEOUT_MS)
         wait_for_cards(page)
-        waiting = page.locator(".srdash-near-screen")
+        waiting = page.locator(".srdash-near-screen:visible")
         # the cards are below the first screen: the six figures of d1's three honest cards wait, each in a
         # box of its size (mallory's card has none)
         expect(waiting).to_have_count(6)
         assert page.locator(PLOT).count() == 0
         box = waiting.first.bounding_box()
         assert box["y"] > 844 + 200 and box["height"] >= 300  # below the window and its margin; the figure's height
-        cards = page.locator(".srdash-card")
+        cards = page.locator(".srdash-card:visible")
         first = cards.nth(next(i for i in range(cards.count()) if cards.nth(i).locator(".srdash-near-screen").count()))
         waiting.first.scroll_into_view_if_needed()  # the judge scrolls to the first card's first figure
         expect(plot_title(first, "Predicted vs actual")).to_be_visible(timeout=60_000)
@@ -416,14 +435,14 @@ def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_t
         page = context.new_page()
         page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
         wait_for_cards(page)
-        cards = page.locator(".srdash-card")
+        cards = page.locator(".srdash-card:visible")
         for i in range(cards.count()):  # a card's figures are drawn when the judge scrolls to it
             cards.nth(i).scroll_into_view_if_needed()
         expect(plot_title(page, "Over time (test data)").first).to_be_visible(
             timeout=60_000)
         # d1: two figures on each of the three honest cards (mallory's model has no predictions)
         expect(page.locator(PLOT)).to_have_count(6, timeout=60_000)
-        expect(page.locator(".srdash-near-screen")).to_have_count(0)
+        expect(page.locator(".srdash-near-screen:visible")).to_have_count(0)
         page.wait_for_timeout(1000)                       # plotly's responsive resize
         screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", f"review-{width}px")
         assert page.evaluate(CARD_PROBLEMS_JS) == []
@@ -457,7 +476,7 @@ def test_the_readmes_judge_commands_open_the_review_of_the_demo(browser, tmp_pat
     try:
         page = context.new_page()
         page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
-        expect(page.locator(".srdash-card")).to_have_count(6, timeout=PAGE_TIMEOUT_MS)  # MeanBaseline left out
+        expect(page.locator(".srdash-card:visible")).to_have_count(6, timeout=PAGE_TIMEOUT_MS)  # MeanBaseline left out
         page_text = page.locator("body").inner_text()
         assert "MeanBaseline" not in page_text and "ExactSR" not in page_text   # blinded
         assert "Model A" in page_text

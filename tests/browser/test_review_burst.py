@@ -132,7 +132,7 @@ def test_24_pages_whose_cards_are_built_while_they_load_lose_no_card(burst_serve
                 page.goto(burst_server.url, wait_until="commit", timeout=PAGE_TIMEOUT_MS)
                 pages.append(page)
             for page in pages:
-                cards = page.locator(".srdash-card")
+                cards = page.locator(".srdash-card:visible")
                 try:   # the review is on the page (its first dataset), with every card: a lost card (or a lost
                     # review) never comes, and this waits out the bound
                     expect(page.locator("h2", has_text="Dataset 1 of 2: d1")).to_be_visible(timeout=PAGE_TIMEOUT_MS)

@@ -99,8 +99,9 @@ FORMULA_OUTSIDE_ITS_CARD_JS = """() => {
 }"""
 
 # MathJax has typeset every formula (no "$$" left in a card's formula) without an error
-TYPESET_JS = """() => [...document.querySelectorAll('.srdash-card .srdash-formula')].every(
-  box => !box.textContent.includes('$$')) && !document.querySelector('.srdash-card mjx-merror')"""
+TYPESET_JS = """() => [...document.querySelectorAll('.srdash-card')].filter(card => card.checkVisibility()).every(
+  card => [...card.querySelectorAll('.srdash-formula')].every(box => !box.textContent.includes('$$'))
+          && !card.querySelector('mjx-merror'))"""
 
 
 def test_on_a_phone_every_typeset_formula_stays_inside_its_card(review_server, browser, tmp_path_factory):
@@ -119,13 +120,13 @@ def test_on_a_phone_every_typeset_formula_stays_inside_its_card(review_server, b
             if step:
                 page.get_by_role("button", name="Next dataset").click()
             expect(page.locator("h2", has_text=f": {dataset}")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
-            expect(page.locator(".srdash-card")).to_have_count(n_methods, timeout=PAGE_TIMEOUT_MS)
+            expect(page.locator(".srdash-card:visible")).to_have_count(n_methods, timeout=PAGE_TIMEOUT_MS)
             # the long model's typeset formula is shown on demand: show every one, then wait for MathJax
             toggles = page.get_by_role("button", name="Show the typeset formula")
             for _ in range(toggles.count()):       # each click renames its button "Hide ..."
                 toggles.first.click()
             page.wait_for_function(TYPESET_JS, timeout=PAGE_TIMEOUT_MS)
-            cards = page.locator(".srdash-card")
+            cards = page.locator(".srdash-card:visible")
             for i in range(cards.count()):
                 formula = cards.nth(i).locator(".srdash-formula").first
                 if keep:                          # the lab template scrolls inside itself: a picture per formula

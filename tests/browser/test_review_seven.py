@@ -66,7 +66,7 @@ def start_seven(servers, seven, judge, *, organiser=False) -> VoilaServer:
 
 
 def active_ranks(page) -> list[str]:
-    rows = page.locator(".srdash-rank-row")
+    rows = page.locator(".srdash-rank-row:visible")
     return [(rows.nth(i).locator("button.mod-active").text_content() or "").strip()
             if rows.nth(i).locator("button.mod-active").count() else "" for i in range(rows.count())]
 
@@ -89,12 +89,12 @@ def jo_page(jo_server, context):
 
 def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(jo_page, seven, tmp_path_factory):
     page = jo_page
-    rows = page.locator(".srdash-rank-row")
+    rows = page.locator(".srdash-rank-row:visible")
     expect(rows).to_have_count(7)
     expect(page.get_by_text("All models at a glance")).to_be_visible()
     # every model in one view: the overview fits in one screen of a 1300 x 3000 window
-    assert page.locator(".srdash-compare").bounding_box()["height"] < 1400
-    assert page.locator(".srdash-compare svg[aria-label='predicted against actual test values']").count() == 7
+    assert page.locator(".srdash-compare:visible").bounding_box()["height"] < 1400
+    assert page.locator(".srdash-compare:visible svg[aria-label='predicted against actual test values']").count() == 7
     for i in range(4):                                           # by mouse
         rows.nth(i).get_by_role("button", name=str(JO_RANKS[i]), exact=True).click()
         expect(rows.nth(i).locator("button.mod-active")).to_have_text(str(JO_RANKS[i]))
@@ -105,7 +105,7 @@ def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(jo_pa
         assert page.evaluate("() => document.activeElement.textContent.trim()") == str(JO_RANKS[i])
         page.keyboard.press("Enter")
         expect(rows.nth(i).locator("button.mod-active")).to_have_text(str(JO_RANKS[i]))
-    cards = page.locator(".srdash-card")
+    cards = page.locator(".srdash-card:visible")
     for i in range(7):
         expect(cards.nth(i).locator("text=✓ saved")).to_be_visible(timeout=30_000)
     expect(page.get_by_text("every model has a value")).to_be_visible()
@@ -113,7 +113,7 @@ def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(jo_pa
     screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", "review-seven-overview")
     page.reload()
     wait_for_cards(page, 7)
-    expect(page.locator(".srdash-rank-row")).to_have_count(7)
+    expect(page.locator(".srdash-rank-row:visible")).to_have_count(7)
     assert active_ranks(page) == [str(r) for r in JO_RANKS]
     assert [int(r.split()[0]) for r in shown_ranks(page)] == JO_RANKS      # the cards agree
     with TrustStore(seven["store"], read_only=True) as store:            # saved at once, server running
@@ -123,7 +123,7 @@ def test_a_judge_orders_seven_models_in_the_overview_by_mouse_and_keyboard(jo_pa
 def test_a_formula_of_more_than_200_components_is_readable_inside_its_card(jo_page):
     page = jo_page                                      # jo's page: what a judge has ranked does not matter here
     wait_for_cards(page, 7)
-    card = page.locator(".srdash-card", has=page.locator(".srdash-formula-text"))
+    card = page.locator(".srdash-card:visible", has=page.locator(".srdash-formula-text"))
     expect(card).to_have_count(1)
     components = int(re.search(r"\((\d+) components\)", card.locator(".srdash-metrics").text_content()).group(1))
     assert components > 200
@@ -219,7 +219,7 @@ def test_personal_links_say_who_the_visitor_is(servers, seven, context, tmp_path
     page = context.new_page()
     page.goto(server.url, timeout=PAGE_TIMEOUT_MS)               # no key: refused, with what to do
     expect(page.get_by_text("This review needs your personal link")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
-    assert page.locator(".srdash-card").count() == 0
+    assert page.locator(".srdash-card:visible").count() == 0
     page.goto(server.url + "?key=not-a-key", timeout=PAGE_TIMEOUT_MS)
     expect(page.get_by_text("This access key is not valid")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
     page.goto(server.url + f"?key={ann_key}", timeout=PAGE_TIMEOUT_MS)

@@ -20,13 +20,8 @@ from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 from srdash.figures.review import over_time_figure, predicted_vs_actual_figure, predicted_vs_actual_thumbnail
-from srdash.judging.representative import (
-    TestData,
-    find_test_file,
-    load_test_data,
-    predict_test,
-    representative_choice,
-)
+from srdash.cache import file_digest
+from srdash.judging.representative import TestData, find_test_file, load_test_data, representative_choice
 from srdash.judging.jury import rubric_from_rules
 from srdash.judging.rules import Rules, load_rules
 from srdash.judging.trust import (
@@ -40,6 +35,7 @@ from srdash.apps.panels import FigurePanel, LogPanel, logged
 from srdash.apps.review.card import ModelCard
 from srdash.apps.review.comparison import ComparisonView
 from srdash.apps.review.css import REVIEW_CSS
+from srdash.apps.review.kept import KeptCardValues, compute_latex, compute_predictions, formula_text
 from srdash.apps.review.organiser import OrganiserPanel
 from srdash.apps.review.stamp import CompetitionFingerprint
 from srdash.apps.review.values import FIGURE_HEIGHT, NO_VALUE, natural_key, shown_text, time_of
@@ -87,6 +83,9 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
     competition : Competition, optional
         The competition whose real-world track is reviewed: once revealed, the organiser's panel shows its
         verdict fingerprint, the one ``srdash score`` prints (without it: the review's entries hash).
+    kept : KeptCardValues, optional
+        The cards' LaTeX and test predictions ``srdash review`` computed once for every judge
+        (:mod:`srdash.apps.review.kept`); what is not kept is computed here.
 
     Examples
     --------
@@ -110,7 +109,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
                  methods: Sequence[str] | None = None, features: Mapping[str, Sequence[str]] | None = None,
                  data_dir: str | Path | None = None, organiser: bool = False, source: str = "",
                  disagreement_threshold: float = 2.0, figures_when_near: bool = False, competition=None,
-                 **kwargs):
+                 kept: KeptCardValues | None = None, **kwargs):
         if not isinstance(judge, str) or not judge.strip():
             raise SrdashError(f"The review needs the judge's name (--judge NAME). Got {judge!r}.")
         self.set_trait("judge", judge.strip())
@@ -126,6 +125,8 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self.organiser = organiser
         self.disagreement_threshold = float(disagreement_threshold)
         self.figures_when_near = bool(figures_when_near)
+        self.kept = kept
+        self._digests: dict[Path, str] = {}   # each test file's SHA-256, the key of its kept predictions
         self.datasets = sorted(set(self.representatives["dataset"])) if len(self.representatives) else []
         # each dataset's models, in the table's order: asked for on every entry (the progress of every dataset)
         self._methods: dict[str, list[str]] = ({str(d): list(m) for d, m in self.representatives.groupby(
@@ -155,7 +156,16 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self.dataset_picker = widgets.Dropdown(options=self.datasets, description="Dataset",
                                                layout=widgets.Layout(width="auto"))
         self.dataset_info = widgets.HTML("")
-        self.cards_box = widgets.VBox([])
+        # Two boxes, one displayed: the other holds the next dataset's cards, built ahead and attached hidden, so
+        # that the browser makes their views while the judge reads and "Next dataset" only swaps which box is
+        # displayed. Each box keeps its place in the page (replacing a box's contents leaves the other's views).
+        self._slots = tuple(widgets.VBox([widgets.HTML("")], layout=widgets.Layout(display="none"))
+                            for _ in range(2))
+        self._details = tuple(widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>")
+                              for _ in range(2))
+        self._slot_datasets: list[str | None] = [None, None]
+        self._shown_slot = 0
+        self.dataset_boxes = widgets.VBox(list(self._slots))
         self.organiser_panel = widgets.VBox([])
         self.previous_button.on_click(lambda _: self._step(-1))
         self.next_button.on_click(lambda _: self._step(+1))
@@ -170,7 +180,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             self._build_organiser_panel()
             children.append(self.organiser_panel)
         children.append(self.instructions)
-        children += [self.progress, navigation, self.dataset_info, self.cards_box, self.log_panel]
+        children += [self.progress, navigation, self.dataset_info, self.dataset_boxes, self.log_panel]
         super().__init__(children, **kwargs)
         self.add_class("srdash-review")
 
@@ -266,6 +276,21 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             following = self.datasets[(self.datasets.index(self.dataset) + 1) % len(self.datasets)]
             if following not in self.cards:
                 self.cards[following] = self._build_cards(following)
+            if following != self.dataset:
+                self._fill(1 - self._shown_slot, following)   # attached hidden: the browser makes its views now
+
+    @property
+    def cards_box(self) -> widgets.VBox:
+        """The box displayed: the shown dataset's overview and cards (the other box, hidden, holds the next)."""
+        return self._slots[self._shown_slot]
+
+    def _fill(self, slot: int, dataset: str) -> None:
+        """Put ``dataset``'s overview and cards in box ``slot`` (unless they are there already)."""
+        if self._slot_datasets[slot] == dataset:
+            return
+        box = self._slots[slot]
+        box.children = [box.children[0], self.comparisons[dataset], self._details[slot], *self.cards[dataset]]
+        self._slot_datasets[slot] = dataset
 
     @logged("showing the dataset")
     def _show_dataset(self, dataset: str) -> None:
@@ -280,11 +305,14 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         # the organiser's letters are their own: each judge's page letters the models in another order
         whose = (f" <span class='srdash-explain'>({shown_text(self.judge)}'s own letters; each judge's page orders and "
                  "letters the models differently)</span>" if self.organiser and not self.revealed else "")
-        self.cards_box.children = [
-            widgets.HTML(f"<h3 style='margin:8px 0 2px 0'>All models at a glance{whose}</h3>"),
-            self.comparisons[dataset],
-            widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>"),
-            *self.cards[dataset]]
+        # the box that holds it already (built ahead, or the one just left) or else the hidden one is displayed
+        slot = self._slot_datasets.index(dataset) if dataset in self._slot_datasets else 1 - self._shown_slot
+        self._fill(slot, dataset)
+        self._slots[slot].children[0].value = f"<h3 style='margin:8px 0 2px 0'>All models at a glance{whose}</h3>"
+        self._slots[slot].layout.display = None
+        if slot != self._shown_slot:
+            self._slots[self._shown_slot].layout.display = "none"
+            self._shown_slot = slot
         n = len(self.cards[dataset])
         position = self.datasets.index(dataset) + 1
         what = ("The review is closed: the entries below are read-only." if self.store.closed is not None else
@@ -348,16 +376,13 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         return text.strip() if isinstance(text, str) else ""
 
     def _latex(self, row: Mapping, dataset: str) -> tuple[str | None, str]:
-        simplified = row.get("simplified")
-        text = simplified if isinstance(simplified, str) and simplified.strip() else row.get("model")
-        if not isinstance(text, str) or not text.strip():
+        text = formula_text(row)
+        if text is None:
             return None, "the method gave no model"
-        # sympy writes a formula's LaTeX (imported by the first card that has one: results without models need none)
-        from srdash.expressions import latex_of  # lazy: sympy
-        try:
-            return latex_of(text, features=self.features.get(dataset) or None), ""
-        except SrdashError as error:
-            return None, str(error)
+        features = self.features.get(dataset) or None
+        # kept by `srdash review` for every judge, else typeset here (sympy: imported by the first card that needs it)
+        kept = self.kept.latex(text, features) if self.kept is not None else None
+        return kept if kept is not None else compute_latex(text, features)
 
     @staticmethod
     def _features_used(row: Mapping) -> list[str]:
@@ -388,10 +413,14 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         model = row.get("model")
         if not isinstance(model, str) or not model.strip():
             return None, "No model, so no predictions."
-        try:
-            return predict_test(model, data, features=self.features.get(dataset) or None), ""
-        except SrdashError as error:
-            return None, f"No predictions: {error}"
+        features = self.features.get(dataset) or None
+        kept = None
+        if self.kept is not None:
+            if data.path not in self._digests:
+                self._digests[data.path] = file_digest(data.path)
+            kept = self.kept.predictions(model, data, features, self._digests[data.path])
+        predicted, problem = kept if kept is not None else compute_predictions(model, data, features)
+        return (predicted, "") if predicted is not None else (None, f"No predictions: {problem}")
 
     def _figures(self, predicted, data: TestData | None) -> list:
         if predicted is None:

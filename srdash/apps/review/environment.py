@@ -18,9 +18,11 @@ from srdash.judging.representative import representative_choice, representative_
 from srdash.judging.rules import load_rules
 from srdash.judging.trust import TrustStore, review_settings
 from srdash.apps.review.app import DEFAULT_RULES, ReviewApp
+from srdash.apps.review.kept import KeptCardValues
 
 __all__ = ["REVIEW_OPTIONS", "DEMO_DATASETS", "access_key_from_query", "review_options",
-           "review_inputs_from_environment", "review_app_from_environment", "prepared_runs_under_review"]
+           "review_inputs_from_environment", "review_app_from_environment", "prepared_runs_under_review",
+           "representatives_under_review", "review_data_dir"]
 
 # Three demo datasets are plenty to try the review (and simplify quickly).
 DEMO_DATASETS = ("exact_formula_medium", "featureselection_easy", "extrapolation_easy")
@@ -173,16 +175,15 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
             competition = competition_from_json(competition_text)
             rules = competition.realworld.rules
             settings = review_settings(rules, trust_input=_option(options, "trust_input").strip() or None)
-            if data_dir is None and competition.descriptions is not None:
-                data_dir = str(competition.descriptions.parent)
+            data_dir = review_data_dir(competition, data_dir)
             source = f"{competition.title} ({competition.source})"
-            runs, features = prepared_runs_under_review(competition, progress=progress, stage=stage)
-            accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
-            representatives = representative_runs(runs, choice=representative_choice(rules),
-                                                  decimals=accuracy.decimals if accuracy else 3)
+            representatives, runs, features = representatives_under_review(competition, progress=progress,
+                                                                           stage=stage)
+            # the cards' LaTeX and predictions, kept by `srdash review` (prepare_review) for every judge
             return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
                     "settings": settings, "methods": sorted(set(runs["method"])), "features": features,
-                    "data_dir": data_dir, "organiser": organiser, "source": source, "competition": competition}
+                    "data_dir": data_dir, "organiser": organiser, "source": source, "competition": competition,
+                    "kept": KeptCardValues()}
         if input_path:
             results = load_results(input_path, datasets=_option(options, "datasets").strip() or None)
             source = input_path
@@ -243,6 +244,40 @@ def prepared_runs_under_review(competition, *, progress=None, stage=None) -> tup
     if chosen:
         runs = runs[runs["dataset"].astype(str).isin(chosen)]
     return runs.reset_index(drop=True), dict(prepared.results.features)
+
+
+def representatives_under_review(competition, *, progress=None, stage=None) -> tuple[pd.DataFrame, pd.DataFrame,
+                                                                                     dict]:
+    """The representative models a competition's judges review, the runs they come from and the features.
+
+    As :func:`prepared_runs_under_review` reads them; each method's representative run on each dataset is the
+    competition's real-world rules' choice.
+
+    Parameters
+    ----------
+    competition : Competition
+        With a real-world track.
+    progress, stage : callable, optional
+        As :func:`prepared_runs_under_review` takes them.
+
+    Returns
+    -------
+    representatives, runs : DataFrame
+    features : dict of dataset to feature names
+    """
+    runs, features = prepared_runs_under_review(competition, progress=progress, stage=stage)
+    rules = competition.realworld.rules
+    accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
+    representatives = representative_runs(runs, choice=representative_choice(rules),
+                                          decimals=accuracy.decimals if accuracy else 3)
+    return representatives, runs, features
+
+
+def review_data_dir(competition, data_dir: str | None) -> str | None:
+    """The folder of a review's test files: ``--data``, else the folder of the competition's descriptions."""
+    if data_dir is None and competition.descriptions is not None:
+        return str(competition.descriptions.parent)
+    return data_dir
 
 
 def review_app_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
