@@ -133,6 +133,23 @@ def test_a_kernel_is_forked_from_the_zygote_runs_code_is_interrupted_and_ends(fo
     asyncio.run(scenario())
 
 
+def test_a_forked_kernel_has_ipywidgets_comm_targets_as_a_kernel_importing_ipywidgets_does(folder):
+    """The zygote imported ipywidgets before any kernel ran: each kernel registers its comm targets (else a page
+    falls back from one request for all its widgets' states to one request per widget: 176 on the dashboard)."""
+    async def scenario():
+        manager = _manager(preload=("ipywidgets",))
+        await manager.start_kernel()
+        try:
+            out = await _run(manager, "import sys, comm; print('ipywidgets' in sys.modules, "
+                                      "sorted(comm.get_comm_manager().targets))")
+            assert out.split(maxsplit=1)[0] == "True"  # imported by the zygote, before this kernel
+            assert "'jupyter.widget'" in out and "'jupyter.widget.control'" in out
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+    asyncio.run(scenario())
+
+
 def test_the_zygote_is_reached_only_through_its_socket_pair_and_listens_on_nothing(folder):
     """Issue 33, item 5: no client can delay a kernel's start by idling on the zygote's socket: it has none."""
     async def scenario():

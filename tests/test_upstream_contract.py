@@ -41,6 +41,7 @@ TEMPLATE = ROOT / "srdash" / "apps" / "jupyter" / "voila" / "templates" / "srdas
     ("jupyter_client.manager.KernelManager", "transport"),
     ("jupyter_client.provisioning.factory.KernelProvisionerFactory", "default_provisioner_name"),
     ("ipykernel.kernelapp.IPKernelApp", "parent_handle"),
+    ("ipykernel.kernelapp.IPKernelApp", "extensions"),
 ])
 def test_the_configuration_traits_srdash_sets_exist_and_are_configurable(owner, trait):
     """Protects srdash/apps/server.py:voila_command (the command line's --Class.trait=value options) and
@@ -71,6 +72,16 @@ def test_jupyter_client_finds_srdashs_provisioner_by_its_entry_point_and_starts_
     spec = SimpleNamespace(metadata={"kernel_provisioner": {"provisioner_name": PROVISIONER}})
     assert KernelProvisionerFactory().is_provisioner_available(spec)
     assert get_kernel_dict()["argv"][1:] == ["-m", "ipykernel_launcher", "-f", "{connection_file}"]
+
+
+def test_ipywidgets_registers_its_comm_targets_as_an_ipython_extension():
+    """Protects srdash/apps/zygote.py (a forked kernel gets ``--IPKernelApp.extensions=ipywidgets``: the zygote
+    imported ipywidgets before any kernel ran, so its registration at import found none)."""
+    import ipywidgets
+
+    assert "register_comm_target()" in inspect.getsource(ipywidgets.load_ipython_extension)
+    source = inspect.getsource(ipywidgets.register_comm_target)
+    assert "'jupyter.widget'" in source and "'jupyter.widget.control'" in source
 
 
 def test_local_provisioner_drives_its_kernel_through_its_process_attribute_and_group():

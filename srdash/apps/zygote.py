@@ -241,6 +241,10 @@ class Zygote:
             os.environ.update(env)
             # ipykernel's parent poller watches the zygote (its default was read from the zygote's environment)
             argv = [*argv, f"--IPKernelApp.parent_handle={parent}"]
+            if "ipywidgets" in sys.modules:
+                # ipywidgets registers its comm targets when imported in a running kernel; imported here before the
+                # kernel, it does so as an IPython extension: without them a page asks for each widget alone
+                argv.append("--IPKernelApp.extensions=ipywidgets")
             sys.argv = ["ipykernel_launcher", *argv]
             from ipykernel.kernelapp import launch_new_instance
 
