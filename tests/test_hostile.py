@@ -1117,23 +1117,21 @@ def test_the_voila_settings_are_numbers_and_no_config_of_the_current_folder_is_r
     assert [Path(p).name for p in paths] == ["review", tmp_path.name]  # srdash's and the token's, not '.'
     assert not any(part.startswith("--Voila.tornado_settings") for part in command)
 
-    class Config:  # what Voilà's get_config() returns, as far as configure() uses it
-        class Voila:
-            pass
+    from traitlets.config import Config
 
-        class VoilaConfiguration:
-            prelaunch_hook = None
+    from srdash.apps.gate import PROVISIONER, REVIEW_PRELOAD
 
-        class VoilaExecutor:
-            pass
-
-    namespace = {"get_config": lambda: Config}
+    config = Config()  # what Voilà's get_config() returns
+    namespace = {"get_config": lambda: config}
     exec((Path(paths[0]) / "voila.py").read_text(), namespace)
     # the door is the review's identity provider, asked before any kernel is started or taken from the pool
-    assert Config.Voila.identity_provider_class == REVIEW_DOOR and Config.VoilaConfiguration.prelaunch_hook is None
-    assert Config.VoilaConfiguration.multi_kernel_manager_class == KERNEL_MANAGER
-    assert Config.Voila.tornado_settings == tornado_settings()
-    assert Config.VoilaExecutor.iopub_timeout == 120          # a cell's late output is waited for, not dropped
+    assert config.Voila.identity_provider_class == REVIEW_DOOR and "prelaunch_hook" not in config.VoilaConfiguration
+    assert config.VoilaConfiguration.multi_kernel_manager_class == KERNEL_MANAGER
+    assert config.Voila.tornado_settings == tornado_settings()
+    # every kernel through srdash's provisioner, forked from a zygote that imported the review's modules
+    assert config.KernelProvisionerFactory.default_provisioner_name == PROVISIONER
+    assert config.ForkProvisioner.preload == list(REVIEW_PRELOAD)
+    assert config.VoilaExecutor.iopub_timeout == 120          # a cell's late output is waited for, not dropped
 
 
 # -------------------------------------------------- issue 24, class 16: a model stopped by the wall clock, never cached
