@@ -195,6 +195,7 @@ def test_the_filtered_lines_are_the_ones_tornado_and_voila_write():
     assert r'"/voila/api/shutdown/(.*)"' in voila_app
     # srdash's Voilà configuration installs the filter on both loggers that write the line
     configure(SimpleNamespace(Voila=SimpleNamespace(), VoilaExecutor=SimpleNamespace(),
-                              VoilaConfiguration=SimpleNamespace()))
+                              VoilaConfiguration=SimpleNamespace(), KernelProvisionerFactory=SimpleNamespace(),
+                              ForkProvisioner=SimpleNamespace()))
     for name in ("tornado.general", "tornado.access"):
         assert any(type(f).__name__ == "PageLeftShutdown" for f in logging.getLogger(name).filters)

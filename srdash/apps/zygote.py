@@ -70,8 +70,13 @@ def fork_hazards() -> list[str]:
     The threads C libraries start for themselves and make fork-aware with ``pthread_atfork`` (OpenBLAS's workers,
     jemalloc's background thread, which numpy and pyarrow start on import) are not hazards.
 
-    >>> fork_hazards()
-    []
+    >>> import threading
+    >>> stop = threading.Event()
+    >>> holder = threading.Thread(target=stop.wait, name="holder")
+    >>> holder.start()
+    >>> "the Python thread 'holder' runs" in fork_hazards()
+    True
+    >>> stop.set(); holder.join()
     """
     import threading
 
