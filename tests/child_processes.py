@@ -26,7 +26,7 @@ import uuid
 from pathlib import Path
 from typing import Mapping, Sequence
 
-__all__ = ["MARKER", "START_BOUND", "kill", "marked_processes", "run_marker", "start", "stop", "wait_until_serving"]
+__all__ = ["MARKER", "START_BOUND", "FORKED_KERNEL", "command_line", "kill", "marked_processes", "run_marker", "start", "stop", "wait_until_serving"]
 
 #: The environment variable naming the pytest run a process belongs to (not ``SRDASH_*``: tests strip those).
 MARKER = "PYTEST_SRDASH_RUN"
@@ -133,6 +133,19 @@ def wait_until_serving(process: subprocess.Popen, url: str, *, log: Path | None 
     return time.monotonic() - started
 
 
+#: What srdash's zygote names each kernel it forks (srdash.apps.zygote.KERNEL_NAME): its command line is the zygote's.
+FORKED_KERNEL = "srdash-kernel"
+
+
+def command_line(pid: int) -> str:
+    """``pid``'s command line; a kernel forked by srdash's zygote (whose command line is the zygote's) says so:
+    ``... # ipykernel forked by srdash's zygote``. Raises OSError when the process is gone."""
+    line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    if Path(f"/proc/{pid}/comm").read_text().strip() == FORKED_KERNEL:
+        line += " # ipykernel forked by srdash's zygote"
+    return line
+
+
 def marked_processes(marker: str) -> dict[int, str]:
     """The live processes (not zombies) whose environment has :data:`MARKER` = ``marker``: pid -> command line.
 
@@ -148,7 +161,7 @@ def marked_processes(marker: str) -> dict[int, str]:
                 continue
             if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
                 continue
-            found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            found[int(entry.name)] = command_line(int(entry.name))
         except (OSError, IndexError):
             continue
     return found

@@ -435,18 +435,14 @@ def _alive(pid: int) -> bool:
 
 def _command_line(pid: int) -> str:
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        return child_processes.command_line(pid)  # a kernel forked by srdash's zygote says so
     except OSError:
         return ""
 
 
 def _is_kernel(pid: int) -> bool:
     """A kernel: ipykernel started by jupyter_client, or forked by srdash's zygote (srdash.apps.zygote.KERNEL_NAME)."""
-    try:
-        name = Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return False
-    return "ipykernel_launcher" in _command_line(pid) or name == "srdash-kernel"
+    return "ipykernel" in _command_line(pid)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
