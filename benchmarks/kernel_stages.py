@@ -1,8 +1,9 @@
 """What one visitor's kernel costs, stage by stage: memory and CPU after its start, each cell of the app's
 notebook, and (``--environment NAME=VALUE``) with variables added to its environment.
 
-A kernel is started as Voilà starts one (jupyter_client, the ``python3`` kernelspec, srdash's
-``KERNEL_ENVIRONMENT``), then runs the cells of ``notebooks/dashboard.ipynb`` one by one; after its start
+A kernel is started as srdash's Voilà starts one (jupyter_client, the ``python3`` kernelspec, srdash's
+``KERNEL_ENVIRONMENT``, forked from srdash's zygote; ``--spawned``: a fresh Python, as jupyter_client's own
+provisioner starts it), then runs the cells of ``notebooks/dashboard.ipynb`` one by one; after its start
 and after each cell it prints the kernel's Private_Dirty (the memory it alone holds: what each more kernel
 adds; PSS also depends on the other processes of the machine that share the same libraries), PSS, RSS and
 its CPU seconds so far (user + system, from /proc). The competition is the built-in demo, prepared first
@@ -15,7 +16,7 @@ cell are printed, with the peak of the traced memory.
 Used for docs/scaling.md, "Ten visitors against the floor (2026-11-27)" and "A dashboard kernel, cheaper
 (2026-11-27)". Linux only (/proc).
 
-Usage: python benchmarks/kernel_stages.py [--environment NAME=VALUE ...] [--trace]
+Usage: python benchmarks/kernel_stages.py [--environment NAME=VALUE ...] [--trace] [--spawned]
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def main() -> None:
     parser.add_argument("--environment", action="append", default=[], metavar="NAME=VALUE",
                         help="a variable added to the kernel's environment (repeatable)")
     parser.add_argument("--trace", action="store_true", help="run the cells under tracemalloc (see above)")
+    parser.add_argument("--spawned", action="store_true",
+                        help="start the kernel as jupyter_client does (a fresh Python), not forked from srdash's zygote")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     import compileall
@@ -93,9 +96,29 @@ def main() -> None:
             pass
         else:
             keep_first_page(competition)
-        manager, client = start_new_kernel(kernel_name="python3", env=env)
+        if not args.spawned:  # as srdash's Voilà configuration starts kernels (srdash.apps.gate.configure)
+            from jupyter_client.provisioning.factory import KernelProvisionerFactory
+            from traitlets.config import Config
+
+            from srdash.apps.gate import APP_PRELOAD, PROVISIONER
+
+            config = Config()
+            config.KernelProvisionerFactory.default_provisioner_name = PROVISIONER
+            KernelProvisionerFactory.instance(config=config)
+            from jupyter_client.manager import KernelManager
+
+            forked = Config()
+            forked.ForkProvisioner.preload = list(APP_PRELOAD)
+            manager = KernelManager(kernel_name="python3", config=forked)
+            manager.start_kernel(env=env)
+            client = manager.client()
+            client.start_channels()
+            client.wait_for_ready(timeout=600)
+            time.sleep(1.0)  # the zygote's own start is not the kernel's
+        else:
+            manager, client = start_new_kernel(kernel_name="python3", env=env)
         try:
-            pid = manager.provisioner.process.pid
+            pid = manager.provisioner.pid
             printed: list[str] = []
 
             def keep(message) -> None:
