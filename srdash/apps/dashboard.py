@@ -404,8 +404,9 @@ class Dashboard(BackgroundApp):
         self.timings["ready"] = time.monotonic() - self._constructed
         counts = runs["status"].value_counts().to_dict() if "status" in runs.columns else {}
         listed = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        # "verdict", not "judging": a served kernel reads the verdict srdash serve kept (judging.kept_verdict)
         self.progress.finish(f"Ready in {self.timings['ready']:.1f} s: {len(runs)} runs ({listed}); {what}, "
-                             f"judging {self.timings.get('judge', 0.0):.2f} s.")
+                             f"verdict in {self.timings.get('judge', 0.0):.2f} s.")
 
     def _prepare_competition(self):
         """The competition's expensive work, through the one pipeline (srdash.judging.pipeline): the prepared
