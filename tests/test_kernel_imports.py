@@ -69,6 +69,8 @@ app = page.app
 print(json.dumps({"calls": calls, "log": page.log_panel.text(), "dataset": app and app.dataset,
                   "cards": app and len(app.cards[app.dataset]), "sympy": "sympy" in sys.modules,
                   "voila": sorted(m for m in ("voila", "jupyter_server", "jsonschema") if m in sys.modules),
+                  "built": sorted(m for m in ("plotly.graph_objs._figure", "plotly.validator_cache", "narwhals", "PIL")
+                                  if m in sys.modules),
                   "typeset": app and sum("cannot be shown as a formula" not in card.formula.value
                                          for card in app.cards[app.dataset]),
                   "figures": app and sum(any(hasattr(panel, "near_screen") for panel in card.figures.children)
@@ -93,7 +95,7 @@ def test_a_judges_kernel_reads_the_prepared_competition_and_parses_no_ground_tru
     said = []
     prepare_review(competition, stage=said.append)  # what `srdash review` does once, before any judge
     assert said and said[0].startswith("Competition prepared for every judge (")
-    assert said[1].startswith("The cards' formulas and predictions kept for every judge (")
+    assert said[1].startswith("The cards' formulas, predictions and figures kept for every judge (")
     seen = _judge_kernel(competition)
     assert seen["calls"] == []  # neither the descriptions (their ground truths) nor the results are read again
     # the demo's real-world track: 6 qualified methods on its first dataset under review, each with a formula
@@ -102,6 +104,9 @@ def test_a_judges_kernel_reads_the_prepared_competition_and_parses_no_ground_tru
     assert seen["typeset"] == 6 and seen["figures"] == 6, seen
     assert not seen["sympy"], "a judge's kernel imported sympy although the cards' values were kept"
     assert seen["voila"] == [], "a judge's kernel imported Voila's server (1.4 CPU-s)"
+    # its 6 cards' figures are read as the JSON their panels send: no plotly figure is built (plotly's
+    # validators, 14 MB; narwhals, PIL), as a prepared dashboard kernel builds none
+    assert seen["built"] == [], f"a judge's kernel built a plotly figure ({seen['built']}) though they were kept"
 
 
 def test_a_judges_kernel_of_results_without_models_imports_no_sympy(tmp_path):

@@ -136,9 +136,9 @@ def prepare_review(competition, *, stage, data_dir: Path | None = None) -> None:
         kept = keep_card_values(representatives, features,
                                 review_data_dir(competition, None if data_dir is None else str(data_dir)))
     except Exception as error:  # noqa: BLE001 - each judge's kernel then computes its cards itself
-        stage(f"Could not prepare the cards' formulas and predictions: {error}")
+        stage(f"Could not prepare the cards' formulas, predictions and figures: {error}")
         return
-    stage(f"The cards' formulas and predictions kept for every judge ({kept} values, "
+    stage(f"The cards' formulas, predictions and figures kept for every judge ({kept} values, "
           f"{time.monotonic() - started:.1f} s).")
 
 

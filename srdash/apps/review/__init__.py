@@ -32,7 +32,8 @@ The package's modules, one idea each: ``card`` (:class:`ModelCard`), ``compariso
 panel, a part of the app), ``environment`` (the served review's options and inputs), ``page``
 (:class:`ReviewPage`), ``stamp`` (the line under the revealed leaderboard), ``letters`` (each judge's own
 letters in the organiser's flags), ``typeset`` (a card's formula in lines), ``values`` (numbers and text as
-shown), ``css`` (the stylesheet), ``kept`` (the cards' LaTeX and predictions, computed once for every judge).
+shown), ``css`` (the stylesheet), ``kept`` (the cards' LaTeX, predictions and figures, computed once for every
+judge).
 """
 
 from srdash.apps.review.app import DEFAULT_RULES, ReviewApp

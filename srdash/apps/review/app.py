@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 from datetime import datetime
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -19,7 +20,7 @@ import traitlets
 from srdash.figures.assets import stylesheet
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
-from srdash.figures.review import over_time_figure, predicted_vs_actual_figure, predicted_vs_actual_thumbnail
+from srdash.figures.review import predicted_vs_actual_thumbnail
 from srdash.cache import file_digest
 from srdash.judging.representative import TestData, find_test_file, load_test_data, representative_choice
 from srdash.judging.jury import rubric_from_rules
@@ -35,7 +36,7 @@ from srdash.apps.panels import FigurePanel, LogPanel, logged
 from srdash.apps.review.card import ModelCard
 from srdash.apps.review.comparison import ComparisonView
 from srdash.apps.review.css import REVIEW_CSS
-from srdash.apps.review.kept import KeptCardValues, compute_latex, compute_predictions, formula_text
+from srdash.apps.review.kept import KeptCardValues, compute_figures, compute_latex, compute_predictions, formula_text
 from srdash.apps.review.organiser import OrganiserPanel
 from srdash.apps.review.stamp import CompetitionFingerprint
 from srdash.apps.review.values import FIGURE_HEIGHT, NO_VALUE, natural_key, shown_text, time_of
@@ -342,7 +343,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             row = {"method": method, **rows.loc[method].to_dict()}
             latex, latex_problem = self._latex(row, dataset)
             predicted, note = self._predict(row, dataset, test_data, data_note)
-            figures = self._figures(predicted, test_data)
+            figures = self._figures(row, dataset, predicted, test_data)
             text = self._formula_text(row)
             card = ModelCard(row, label=label, kind=self.settings.trust_input, n_models=len(labels), latex=latex,
                              latex_problem=latex_problem, features_used=self._features_used(row),
@@ -422,21 +423,20 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         predicted, problem = kept if kept is not None else compute_predictions(model, data, features)
         return (predicted, "") if predicted is not None else (None, f"No predictions: {problem}")
 
-    def _figures(self, predicted, data: TestData | None) -> list:
+    def _figures(self, row: Mapping, dataset: str, predicted, data: TestData | None) -> list:
         if predicted is None:
             return []
+        # kept by `srdash review` as the JSON the panels send, else drawn here (plotly's figure classes)
+        kept = (self.kept.figures(row["model"], data, self.features.get(dataset) or None, self._digests[data.path])
+                if self.kept is not None and data.path in self._digests else None)
+        figures = kept if kept is not None else [json.loads(text) for text in compute_figures(data, predicted)]
         panels = []
-        scatter = FigurePanel(layout=widgets.Layout(width="380px", height=f"{FIGURE_HEIGHT}px"),
-                              when_near=self.figures_when_near)
-        scatter.add_class("srdash-figure")
-        scatter.show(predicted_vs_actual_figure(data.target, predicted, target=str(data.target.name)))
-        panels.append(scatter)
-        if data.dates is not None:
-            timeline = FigurePanel(layout=widgets.Layout(width="560px", height=f"{FIGURE_HEIGHT}px"),
-                                   when_near=self.figures_when_near)
-            timeline.add_class("srdash-figure")
-            timeline.show(over_time_figure(data.dates, data.target, predicted, target=str(data.target.name)))
-            panels.append(timeline)
+        for figure, width in zip(figures, ("380px", "560px")):   # predicted vs actual, then over time
+            panel = FigurePanel(layout=widgets.Layout(width=width, height=f"{FIGURE_HEIGHT}px"),
+                                when_near=self.figures_when_near)
+            panel.add_class("srdash-figure")
+            panel.show(figure)
+            panels.append(panel)
         return panels
 
     # ------------------------------------------------------------------ saving

@@ -1,4 +1,4 @@
-"""The cards' formulas typeset and test predictions, computed once by ``srdash review`` and kept for every judge.
+"""The cards' formulas, test predictions and figures, computed once by ``srdash review`` and kept for every judge.
 
 Each card of a judge's page shows its model's formula as LaTeX and, with test data, the model's predictions. Both
 come from sympy (:func:`srdash.expressions.latex_of`, :func:`srdash.judging.representative.predict_test`), about
@@ -9,11 +9,17 @@ a changed row is not used); a judge's kernel reads them (:class:`KeptCardValues`
 kept. A kept value is the very value the kernel would compute: its key covers the model string, the dataset's
 feature names, the test file's SHA-256, srdash's code and the versions of sympy and numpy, and the predictions
 travel as JSON numbers, which give back every float64 exactly.
+
+A card's figures (predicted against actual, and over time when the test data has dates) are kept the same way, as
+the JSON text their :class:`~srdash.apps.panels.FigurePanel` sends (:func:`compute_figures`): a kernel that reads
+them builds no plotly figure (1.3 of the 2.0 s of the demo's judge page). Their key covers the model, the
+features, the test file's SHA-256, srdash's code (the figure functions) and the versions of sympy, numpy and plotly.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from importlib import metadata
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -26,11 +32,13 @@ from srdash.errors import SrdashError
 from srdash.judging.representative import TestData, find_test_file, load_test_data, predict_test
 from srdash.judging.snapshot import code_fingerprint
 
-__all__ = ["KeptCardValues", "keep_card_values", "latex_key", "predictions_key", "compute_latex",
-           "compute_predictions", "formula_text", "LATEX_KIND", "PREDICTIONS_KIND"]
+__all__ = ["KeptCardValues", "keep_card_values", "latex_key", "predictions_key", "figures_key", "compute_latex",
+           "compute_predictions", "compute_figures", "formula_text", "LATEX_KIND", "PREDICTIONS_KIND",
+           "FIGURES_KIND"]
 
 LATEX_KIND = "review-latex"
 PREDICTIONS_KIND = "review-predictions"
+FIGURES_KIND = "review-figures"
 
 
 @functools.lru_cache(maxsize=1)
@@ -45,6 +53,14 @@ def _versions() -> tuple[tuple[str, str], ...]:
     return tuple(versions)
 
 
+@functools.lru_cache(maxsize=1)
+def _plotly_version() -> str:
+    try:
+        return metadata.version("plotly")
+    except metadata.PackageNotFoundError:
+        return ""
+
+
 def _settings(kind: str, test_digest: str = "") -> dict:
     return {"kind": kind, "code": code_fingerprint(), "test": test_digest, **dict(_versions())}
 
@@ -57,6 +73,11 @@ def latex_key(text: str, features: Sequence[str] | None) -> str:
 def predictions_key(model: str, features: Sequence[str] | None, digest: str) -> str:
     """The cache key of a model's kept predictions on the test file whose SHA-256 is ``digest``."""
     return cache_key(model, features, _settings(PREDICTIONS_KIND, digest))
+
+
+def figures_key(model: str, features: Sequence[str] | None, digest: str) -> str:
+    """The cache key of a card's kept figures: its model's predictions' key material, plotly's version among them."""
+    return cache_key(model, features, {**_settings(FIGURES_KIND, digest), "plotly": _plotly_version()})
 
 
 def formula_text(row: Mapping) -> str | None:
@@ -82,6 +103,20 @@ def compute_predictions(model: str, data: TestData, features: Sequence[str] | No
         return predict_test(model, data, features=features), ""
     except SrdashError as error:
         return None, str(error)
+
+
+def compute_figures(data: TestData, predicted: np.ndarray) -> list[str]:
+    """The JSON texts of a card's figures, as its panels send them: predicted against actual, then (test data with
+    dates) over time."""
+    import plotly.io as pio  # lazy: plotly's figure classes, only where a figure is drawn
+
+    from srdash.figures.review import over_time_figure, predicted_vs_actual_figure  # lazy: plotly
+
+    target = str(data.target.name)
+    figures = [predicted_vs_actual_figure(data.target, predicted, target=target)]
+    if data.dates is not None:
+        figures.append(over_time_figure(data.dates, data.target, predicted, target=target))
+    return [pio.to_json(figure, validate=False) for figure in figures]
 
 
 class KeptCardValues:
@@ -137,10 +172,25 @@ class KeptCardValues:
             return None   # not what this srdash keeps: computed again
         return np.asarray(values, dtype=float), ""
 
+    def figures(self, model: str, data: TestData, features: Sequence[str] | None, digest: str) -> list[dict] | None:
+        """The kept figures of ``model`` on the test file of SHA-256 ``digest``, as the dicts their panels send
+        (one, or two with dates), or None when they were not kept."""
+        key = figures_key(model, features, digest)
+        texts = self._rows([key], FIGURES_KIND).get(key, {}).get("figures")
+        if not isinstance(texts, list) or len(texts) != (1 if data.dates is None else 2) or not all(
+                isinstance(text, str) for text in texts):
+            return None   # not what this srdash keeps: drawn again
+        try:
+            figures = [json.loads(text) for text in texts]
+        except ValueError:
+            return None
+        return figures if all(isinstance(figure, dict) for figure in figures) else None
+
 
 def keep_card_values(representatives: pd.DataFrame, features: Mapping[str, Sequence[str]],
                      data_dir: str | Path | None, *, cache: ResultCache | None = None) -> int:
-    """Compute and keep the LaTeX and test predictions of every representative model; how many values were kept.
+    """Compute and keep the LaTeX, test predictions and figures of every representative model; how many values were
+    kept.
 
     Parameters
     ----------
@@ -155,7 +205,7 @@ def keep_card_values(representatives: pd.DataFrame, features: Mapping[str, Seque
     own = cache is None
     cache = ResultCache() if own else cache
     try:
-        latex_rows, prediction_rows = {}, {}
+        latex_rows, prediction_rows, figure_rows = {}, {}, {}
         for dataset, rows in representatives.groupby("dataset", sort=False):
             names = features.get(dataset) or None
             data, digest = None, ""
@@ -181,8 +231,12 @@ def keep_card_values(representatives: pd.DataFrame, features: Mapping[str, Seque
                         prediction_rows[key] = {"status": "ok", "problem": problem,
                                                 "predicted": None if predicted is None else
                                                 [float(v) for v in predicted]}
+                        if predicted is not None:
+                            figure_rows[figures_key(model, names, digest)] = {
+                                "status": "ok", "figures": compute_figures(data, predicted)}
         return (cache.put_many(latex_rows.items(), kind=LATEX_KIND)
-                + cache.put_many(prediction_rows.items(), kind=PREDICTIONS_KIND))
+                + cache.put_many(prediction_rows.items(), kind=PREDICTIONS_KIND)
+                + cache.put_many(figure_rows.items(), kind=FIGURES_KIND))
     finally:
         if own:
             cache.close()
