@@ -15,20 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from voila_server import VoilaServer
+from voila_server import VoilaServer, child_processes  # tests/child_processes.py, put on sys.path by voila_server
 
-# What Voilà runs as a kernel: ipykernel, started by jupyter_client or forked by srdash's zygote (which names it
-# srdash.apps.zygote.KERNEL_NAME; its command line is the zygote's)
-_KERNEL_COMMANDS = (b"ipykernel_launcher",)
-_KERNEL_NAME = "srdash-kernel"
+# What Voilà runs as a kernel: ipykernel, started by jupyter_client or forked by srdash's zygote (whose command
+# line child_processes.command_line completes with what the process is)
 
 
-def _is_kernel(pid: int, command: bytes) -> bool:
+def _is_kernel(pid: int) -> bool:
     try:
-        name = Path(f"/proc/{pid}/comm").read_text().strip()
+        return "ipykernel" in child_processes.command_line(pid)
     except OSError:
         return False
-    return any(k in command for k in _KERNEL_COMMANDS) or name == _KERNEL_NAME
 
 
 def _children() -> dict[int, list[int]]:
@@ -58,7 +55,7 @@ def _tree(pid: int) -> list[tuple[int, bytes]]:
 
 def _kernels(server: VoilaServer) -> list[int]:
     """Process ids of the kernels Voilà runs."""
-    return sorted(pid for pid, command in _tree(server.process.pid) if _is_kernel(pid, command))
+    return sorted(pid for pid, command in _tree(server.process.pid) if _is_kernel(pid))
 
 
 def _listening_on(fragment: str) -> set[int]:
@@ -138,6 +135,6 @@ def test_a_visitors_page_is_served_by_a_kernel_of_its_own_in_one_widget_request(
         (voila,) = [pid for pid, command in processes.items() if b"srdash.apps.voila_main" in command]
         (zygote,) = [pid for pid in children.get(voila, []) if b"srdash.apps.zygote" in processes[pid]]
         assert owners and owners <= set(children.get(zygote, []))
-        assert all(_is_kernel(pid, processes[pid]) for pid in owners)
+        assert all(_is_kernel(pid) for pid in owners)
     finally:
         context.close()
