@@ -20,7 +20,10 @@ if [ ! -f "$stamp" ]; then
     # pip compiles what it installs one file at a time; compileall does it on every core (2 cores: 58 s of
     # install before, 32 s + the parallel compile after)
     .venv/bin/python -m pip install -q --no-compile -e '.[test]'
-    .venv/bin/python -m compileall -q -j 0 "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" >/dev/null || true
+    # (not the packages' own test folders, nor pip's and setuptools' code, which the suite never imports: 28% of
+    # the files, 6 of 28 CPU-s on 2 cores)
+    .venv/bin/python -m compileall -q -j 0 -x '/tests?/|/site-packages/(pip|setuptools)/' \
+        "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" >/dev/null || true
     touch "$stamp"
 fi
 
