@@ -127,10 +127,8 @@ def _sensitivity_app_order(competition: Path) -> list[str]:
 
 
 def _dashboard(start_server, browser, competition: Path, cache: Path) -> tuple[list[str], str, list[str]]:
-    # one visitor: no kernel kept waiting for a next one (it would run the dashboard again once this page took
-    # the first; the pool is tested on the session's demo server, test_dashboard.py, and in test_visitors.py)
-    server = start_server(["serve", str(competition), "--jobs", "2", "--no-preheat"],
-                          name=f"{competition.parent.name}-{competition.stem}", env={"SRDASH_CACHE_DIR": str(cache)})
+    server = start_server(["serve", str(competition), "--jobs", "2"], name=f"{competition.parent.name}-{competition.stem}",
+                          env={"SRDASH_CACHE_DIR": str(cache)})
     context = browser.new_context(viewport={"width": 1400, "height": 3000})
     page = context.new_page()
     try:

@@ -43,9 +43,7 @@ def demo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def server(start_server, demo):
-    # one visitor: no kernel kept waiting for a next one (it would run the dashboard again once the page took the
-    # first; the pool is tested on the session's demo server, test_dashboard.py, and in test_visitors.py)
-    return start_server(["serve", str(demo["competition"]), "--jobs", "2", "--no-preheat"], name="demo2025")
+    return start_server(["serve", str(demo["competition"]), "--jobs", "2"], name="demo2025")
 
 
 VIEW_MS = 300_000
