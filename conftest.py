@@ -62,8 +62,7 @@ SECONDS_OF_SLOW_FILES = {
 #: The browser files that use the session-scoped ``dashboard_server`` (tests/browser/conftest.py): one scheduling
 #: unit, so one worker runs them on one server (a `srdash serve` with its waiting kernel costs each worker that
 #: starts one several CPU seconds of the two cores). A run without xdist shares the server the same way.
-ONE_DEMO_SERVER = ("tests/browser/test_dashboard.py", "tests/browser/test_dashboard_rules_page.py",
-                   "tests/browser/test_phone_figures.py", "tests/browser/test_visitors.py")
+ONE_DEMO_SERVER = ("tests/browser/test_dashboard.py", "tests/browser/test_dashboard_rules_page.py")
 
 #: tests/child_processes.py's MARKER (that module is importable only once pytest has put tests/ on sys.path).
 RUN_MARKER = "PYTEST_SRDASH_RUN"

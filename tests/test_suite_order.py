@@ -29,15 +29,15 @@ def _ordered(conftest, nodeids: list[str]) -> list[str]:
 
 def test_longest_units_first_and_the_demo_servers_files_together(repo_conftest, monkeypatch):
     monkeypatch.setattr(repo_conftest, "SECONDS_OF_SLOW_FILES", {
-        "tests/browser/test_dashboard.py": 50, "tests/browser/test_visitors.py": 20,   # one unit: 70
+        "tests/browser/test_dashboard.py": 50, "tests/browser/test_dashboard_rules_page.py": 20,   # one unit: 70
         "tests/test_b.py": 60, "tests/test_c.py": 80})
     collected = ["tests/browser/test_dashboard.py::one", "tests/browser/test_dashboard.py::two",
-                 "tests/browser/test_doors.py::one", "tests/browser/test_visitors.py::one", "tests/test_a.py::one",
+                 "tests/browser/test_doors.py::one", "tests/browser/test_dashboard_rules_page.py::one", "tests/test_a.py::one",
                  "tests/test_b.py::one", "tests/test_c.py::one", "tests/test_c.py::two", "srdash/x.py::srdash.x.f"]
     assert _ordered(repo_conftest, collected) == [
         "tests/test_c.py::one", "tests/test_c.py::two",                                          # 80 s
         "tests/browser/test_dashboard.py::one", "tests/browser/test_dashboard.py::two",          # 50 + 20 s
-        "tests/browser/test_visitors.py::one",
+        "tests/browser/test_dashboard_rules_page.py::one",
         "tests/test_b.py::one",                                                                  # 60 s
         # not listed: collection order
         "tests/browser/test_doors.py::one", "tests/test_a.py::one", "srdash/x.py::srdash.x.f"]

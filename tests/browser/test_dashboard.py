@@ -4,7 +4,13 @@ Two pages serve most of the module (a Voilà page costs a kernel and a full
 judging): a desk's (1400 px) and a phone's (390 x 844, loaded as a phone loads
 it); the tests run in file order on them, each page's most disruptive use last
 (the desk's tab closed while its kernel works, the phone's session ended and
-reloaded). Every view under "More views" at 390 px has a page of its own.
+reloaded). Every view under "More views" at 390 px is opened on the phone's page.
+The figures and buttons that read at a glance (issue 38) are checked on the
+desk's page and on that 390 px page, as each view is opened: every button
+shows its whole label ("Find weights" read "Find we..."), every heatmap's
+tick labels and cell texts are at least 10 px and its rows labelled, the
+Pareto front's point labels do not overlap ("LassoSRGreedyGP"), and the
+critical-difference diagram appears once on a page (it was in two views).
 Set SRDASH_SCREENSHOT_DIR to keep the full-page screenshots somewhere.
 """
 
@@ -13,14 +19,18 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from srdash.demo.competition import HOSTILE_MODEL
 from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
-from voila_server import (PLOT, figure_text_problems, first_screen_problems, layout_problems, plot_title,
-                          refuse_other_machines, screenshot, weight_slider_problems)
+from srdash.apps.more_views import COMPARISON_VIEW_TITLE, LINEAGE_VIEW_TITLE
+from voila_server import (PLOT, child_pids, cut_buttons, expect_no_verdict_shown, figure_text_problems,
+                          first_screen_problems, heatmaps_shown, is_kernel, layout_problems, pareto_label_overlaps,
+                          pick_rules_preset, plot_title, process_tree, refuse_other_machines, screenshot,
+                          socket_owners, weight_slider_problems)
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +45,7 @@ APP_READY_TIMEOUT_MS = 900_000
 
 @pytest.fixture(scope="module")
 def page_state():
-    return {"failed_requests": [], "dialogs": [], "page_errors": [], "outside": []}
+    return {"failed_requests": [], "dialogs": [], "page_errors": [], "outside": [], "sent": []}
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +58,10 @@ def page(browser, dashboard_url, page_state):
     page.on("requestfailed", lambda request: page_state["failed_requests"].append(request.url))
     page.on("dialog", lambda dialog: (page_state["dialogs"].append(dialog.message), dialog.dismiss()))
     page.on("pageerror", lambda error: page_state["page_errors"].append(str(error)))
+    # what the page sends its kernel until its leaderboard shows (test_a_visitors_page_is_served_...)
+    sent = page_state["sent"]
+    page.on("websocket", lambda socket: socket.on(
+        "framesent", lambda payload: sent.append(payload) if "seconds_to_leaderboard" not in page_state else None))
     started = time.monotonic()
     response = page.goto(dashboard_url, timeout=120_000)
     expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=APP_READY_TIMEOUT_MS)
@@ -61,8 +75,8 @@ def page(browser, dashboard_url, page_state):
 @pytest.fixture(scope="module")
 def phone(browser, dashboard_url):
     """The module's phone page: loaded at 390 x 844 as a judge's phone loads it (its layout is that of a page
-    loaded at 390 px, not of a desk's page made narrow), for the first-screen test and, last in the module, the
-    session-ended test, which reloads it."""
+    loaded at 390 px, not of a desk's page made narrow), for the first-screen test, every view under "More
+    views", the refused preset and, last in the module, the session-ended test, which reloads it."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
                                   has_touch=True)
     page = context.new_page()
@@ -143,6 +157,25 @@ def test_an_anywidget_loading_late_is_not_a_page_error(page, page_state):
         page.evaluate("Promise.reject(new Error('something else')); 0")
     assert page_state["page_errors"][len(before):] == ["something else"]
     page_state["page_errors"][:] = before
+
+
+def test_a_visitors_page_is_served_by_a_kernel_of_its_own_in_one_widget_request(page, page_state,
+                                                                                dashboard_server):
+    """Kernels waiting for visitors (issue 25; the pool itself is tested in test_visitors.py): the module's page,
+    taken from the pool, fetched its widgets in one request and is served by a kernel the zygote forked."""
+    # not one request per widget (a kernel without ipywidgets' comm targets made the dashboard's page send 144)
+    requests = Counter(re.findall(r'"method":\s*"(request_states?)"', "".join(
+        f if isinstance(f, str) else f.decode("utf-8", "replace") for f in page_state["sent"])))
+    assert requests == {"request_states": 1}, requests
+    kernel_id = re.search(r'"kernelId": "([0-9a-f-]{36})"', page.content()).group(1)
+    # the page's kernel (the process listening on its sockets) is ipykernel, forked by the zygote Voilà
+    # started (srdash's kernel provisioner)
+    owners = socket_owners(f"kernel-{kernel_id}-ipc")
+    processes, children = dict(process_tree(dashboard_server.process.pid)), child_pids()
+    (voila,) = [pid for pid, command in processes.items() if b"srdash.apps.voila_main" in command]
+    (zygote,) = [pid for pid in children.get(voila, []) if b"srdash.apps.zygote" in processes[pid]]
+    assert owners and owners <= set(children.get(zygote, []))
+    assert all(is_kernel(pid) for pid in owners)
 
 
 def _screen_path(folder, name: str) -> Path:
@@ -288,6 +321,59 @@ def test_the_weight_sensitivity_views_sliders_have_a_track_and_drag_on_a_desk(pa
     screenshot(page, screenshot_dir, "dashboard-weight-sensitivity-1400px")
 
 
+# Issue 38's views: those holding a heatmap, the "Find weights" button, the CD diagram, the Pareto front, the
+# comparison; and what each shows once built (a figure's title, or a selector).
+_GLANCE_VIEWS = ((PROPERTY_VIEW_TITLE, "Property score per dataset"), ("Weight sensitivity", "Winner over all weights"),
+                 ("Rank uncertainty and significance", "Critical difference diagram"),
+                 (LINEAGE_VIEW_TITLE, "Pareto fronts"), (COMPARISON_VIEW_TITLE, ".srdash-cd-elsewhere"))
+
+
+def _open_view(page, title: str, shows: str | None) -> None:
+    """Open the view ``title`` (the accordion shows one at a time) and wait until it shows ``shows`` (a
+    figure's title, or a selector) and plotly has resized its figures."""
+    page.get_by_text(title, exact=True).click()
+    expect(page.locator(".srdash-computing")).to_have_count(0, timeout=180_000)
+    if shows is not None:
+        shown = page.locator(shows) if shows.startswith(".") else plot_title(page, shows)
+        expect(shown.first).to_be_visible(timeout=180_000)
+    page.wait_for_timeout(1500)                                   # plotly's responsive resize
+
+
+def _glance_problems(page, view: str, heatmap_titles: list[str]) -> list[str]:
+    """Issue 38's problems of the page with ``view`` open; the titles of its heatmaps go to ``heatmap_titles``."""
+    problems = [f"{view}: cut button {button}" for button in cut_buttons(page)]
+    if view == LINEAGE_VIEW_TITLE:   # the issue's "LassoSRGreedyGP"
+        problems += [f"{view}: {overlap}" for overlap in pareto_label_overlaps(page)]
+    for heatmap in heatmaps_shown(page):
+        if heatmap["smallest"] < 10 or heatmap["rows"] < 2:
+            problems.append(f"{view}: {heatmap}")
+        heatmap_titles.append(heatmap["title"])
+    return problems
+
+
+def _one_cd_diagram_and_the_heatmaps(page, heatmap_titles: list[str]) -> None:
+    # the property scores, the place probabilities (sensitivity and bootstrap), the pairwise tests
+    assert any(t.startswith("Property score per dataset") for t in heatmap_titles), heatmap_titles
+    assert any(t.startswith("Place probabilities") for t in heatmap_titles), heatmap_titles
+    # the views opened stay in the page: one critical-difference diagram among them
+    assert page.locator(f"{PLOT} .gtitle", has_text="Critical difference diagram").count() == 1
+
+
+def test_on_a_desk_the_views_buttons_and_heatmaps_read_at_a_glance_and_one_cd_diagram(page, screenshot_dir):
+    """Issue 38 on the module's page (1400 px; its height changes none of these): each view opened in turn
+    (those opened above are built already)."""
+    titles: list[str] = []
+    problems = _glance_problems(page, "first screen", titles)
+    for title, shows in _GLANCE_VIEWS:
+        _open_view(page, title, shows)
+        problems += _glance_problems(page, title, titles)
+        if title == "Weight sensitivity":
+            expect(page.get_by_role("button", name="Find weights")).to_be_visible()
+    assert problems == []
+    _one_cd_diagram_and_the_heatmaps(page, titles)
+    screenshot(page, screenshot_dir, "dashboard-views-1400px")
+
+
 # What each view under "More views" shows once it is built: a figure's title, or a text of its table.
 _VIEWS = [(PROPERTY_VIEW_TITLE, "Property score per dataset"),
           (QUALIFICATION_VIEW_TITLE, "Qualification: head to head"),
@@ -296,41 +382,43 @@ _VIEWS = [(PROPERTY_VIEW_TITLE, "Property score per dataset"),
           ("Rank uncertainty and significance", "Critical difference diagram"),
           ("Audit a published table", None),
           ("SRBench views: Pareto front, performance profiles, pairwise tests", "Pareto fronts"),
+          (COMPARISON_VIEW_TITLE, ".srdash-cd-elsewhere"),
           ("Why this winner: what would change the verdict", None),
           ("Real-world track (expert trust)", None)]
 
 
-def test_every_view_under_more_views_is_legible_on_a_phone(browser, dashboard_url, screenshot_dir):
+def test_every_view_under_more_views_is_legible_on_a_phone(phone, screenshot_dir):
+    """The module's phone page, made tall (6000 px: every figure near the screen is drawn, and a full-page
+    screenshot shows them all; the lab template scrolls inside its own container)."""
     # At 390 px: no figure text clipped or overlapping (titles of one line, wrapped subtitles, colour bar
-    # titles beside their bars, the critical-difference labels in their room) and nothing past the window.
-    context = browser.new_context(viewport={"width": 390, "height": 6000})
+    # titles beside their bars, the critical-difference labels in their room) and nothing past the window;
+    # and issue 38's checks (see the module's description) as each view is opened.
+    page = phone
+    page.set_viewport_size({"width": 390, "height": 6000})
     try:
-        page = context.new_page()
-        page.goto(dashboard_url, timeout=120_000)
-        expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(
-            timeout=APP_READY_TIMEOUT_MS)
         # the first screen's figures first, before any view is opened
         expect(plot_title(page, "Dataset score")).to_be_visible(timeout=60_000)
         expect(plot_title(page, "Simplicity of each")).to_be_visible(timeout=60_000)
         page.wait_for_timeout(1000)                       # plotly's responsive resize
         screenshot(page, screenshot_dir, "dashboard-390px")
         assert figure_text_problems(page) == []
+        heatmap_titles: list[str] = []
+        assert _glance_problems(page, "first screen", heatmap_titles) == []
         for title, shows in _VIEWS:
-            page.get_by_text(title, exact=True).click()
-            expect(page.locator(".srdash-computing")).to_have_count(0, timeout=120_000)
-            if shows is not None:
-                expect(plot_title(page, shows).first).to_be_visible(timeout=120_000)
-            page.wait_for_timeout(1200)                   # plotly's responsive resize
+            _open_view(page, title, shows)
             assert figure_text_problems(page) == [], title
+            assert _glance_problems(page, title, heatmap_titles) == []
             assert layout_problems(page, ".srdash-dashboard") == [], title
             assert layout_problems(page, ".srdash-dashboard table, .srdash-dashboard .srdash-caption") == [], title
             if title == "Weight sensitivity":              # tracks of 120 px at least; a mouse drag moves one
+                expect(page.get_by_role("button", name="Find weights")).to_be_visible()
                 assert weight_slider_problems(page, drag=True) == []
             # the panel clicked is the one open, also when it was clicked while the one before still computed
             expect(page.locator(".jupyter-widget-Collapse-open > .jupyter-widget-Collapse-header")).to_have_text(title)
+        _one_cd_diagram_and_the_heatmaps(page, heatmap_titles)
         screenshot(page, screenshot_dir, "dashboard-views-390px")
     finally:
-        context.close()
+        page.set_viewport_size({"width": 390, "height": 844})
 
 
 def test_on_a_phone_the_place_interval_and_the_tie_with_the_winner_are_a_column_and_the_view_switches(
@@ -375,13 +463,14 @@ def test_the_servers_terminal_holds_no_traceback_after_visitors_opened_every_vie
         page, browser, dashboard_server):
     """Last of the desk's page: pages were opened and used above (every view under "More views" at 390 px).
 
-    The desk's visitor opens one more view and closes the tab while its kernel is still sending
-    (a closed websocket raised WebSocketClosedError tracebacks), and a next visitor's page
-    loads after that: the server's terminal (stdout and stderr) holds no traceback.
+    The desk's visitor opens one more view (one it has not opened: it judges the demo under three more rules)
+    and closes the tab while its kernel is still sending (a closed websocket raised WebSocketClosedError
+    tracebacks), and a next visitor's page loads after that: the server's terminal (stdout and stderr) holds no
+    traceback.
     """
     config = "JSON.parse(document.getElementById('jupyter-config-data').textContent)"
     kernel = page.evaluate(f"{config}.kernelId")
-    page.get_by_text("Rank uncertainty and significance", exact=True).click()   # work under way...
+    page.get_by_text("Rules compared: published, as run, draft", exact=True).click()   # work under way...
     page.close()                                                                  # ...and the tab is gone
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
@@ -399,6 +488,19 @@ def test_the_servers_terminal_holds_no_traceback_after_visitors_opened_every_vie
     assert _kernel_connections(dashboard_server.url, kernel) == 0, "the server still holds the closed tab's websocket"
     log = dashboard_server.log()
     assert "Traceback" not in log and "WebSocketClosedError" not in log and "TypeError" not in log, log[-4000:]
+
+
+def test_a_refused_preset_on_a_phone(phone, screenshot_dir):
+    """Issue 37, item 7 (every preset on a desk: test_dashboard_rules_page.py), on the module's phone page: a preset
+    whose 'jury' criterion the demo's results do not have says why where the leaderboard was, on the first screen."""
+    refused = "srbench2023-track2"
+    # the top of the page, as a visitor sees it first (the tests above scrolled it)
+    phone.evaluate("document.querySelectorAll('*').forEach(e => { if (e.scrollTop) e.scrollTop = 0; })")
+    pick_rules_preset(phone, refused)
+    expect_no_verdict_shown(phone, refused)
+    box = phone.locator(".srdash-refusal").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["y"] < 844
+    screenshot(phone, screenshot_dir, "dashboard-refused-preset-390x844")
 
 
 def test_a_page_whose_session_ended_says_so_and_offers_a_reload(phone):

@@ -2,8 +2,9 @@
 
 Each one judges (a leaderboard, and the fingerprint `srdash score` gives the demo's competition under those
 rules, which differs from the previous one) or the page says why where the leaderboard was; either way no
-fingerprint or figure of an earlier verdict stays on the page. Screenshots of a refused preset at 1400x900
-and 390x844 go to $SRDASH_SCREENSHOT_DIR (else the session's screenshot folder).
+fingerprint or figure of an earlier verdict stays on the page. A screenshot of a refused preset at 1400x900 goes
+to $SRDASH_SCREENSHOT_DIR (else the session's screenshot folder); the refused preset on a phone (390x844) is
+tested on test_dashboard.py's phone page (no page load of its own).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 from srdash.apps.verdict_text import RANK_METHOD_LABELS as _RANK_METHOD_LABELS
 from srdash.judging.rules import load_rules
-from voila_server import PLOT
+from voila_server import expect_no_verdict_shown, pick_rules_preset
 
 pytestmark = pytest.mark.browser
 
@@ -54,24 +55,6 @@ def _open(browser, url, **context_options):
     return context, page
 
 
-def _pick(page, name: str) -> None:
-    select = page.locator(".srdash-rules select")
-    expect(select).to_be_enabled(timeout=READY_MS)
-    # an option's value attribute is its label (ipywidgets), with plain spaces
-    values = [o.get_attribute("value") for o in select.locator("option").all()]
-    select.select_option(value=next(v for v in values if v.split(" (")[0] == name))
-
-
-def _assert_no_verdict_shown(page, name: str) -> None:
-    refusal = page.locator(".srdash-refusal")
-    expect(refusal).to_contain_text(f"No verdict under the rules '{name}'.", timeout=READY_MS)
-    expect(page.locator(".srdash-rules select")).to_be_enabled(timeout=READY_MS)
-    expect(page.locator(".srdash-fingerprint-value")).to_have_count(0)
-    expect(page.locator("table.srdash-leaderboard")).to_have_count(0)
-    expect(page.locator(f".srdash-dashboard {PLOT}")).to_have_count(0)
-    expect(page.locator(".srdash-heatmap-panel")).to_contain_text("No verdict: no per-dataset ranks.")
-
-
 def test_every_preset_judges_or_says_why_with_no_earlier_verdict_on_screen(browser, dashboard_url,
                                                                           screenshot_dir):
     from voila_server import screenshot
@@ -86,10 +69,10 @@ def test_every_preset_judges_or_says_why_with_no_earlier_verdict_on_screen(brows
         shown_ties = _RANK_METHOD_LABELS["average"]          # srbench2022's
         assert previous == expected["srbench2022"]
         for name in names[1:] + names[:1]:
-            _pick(page, name)
+            pick_rules_preset(page, name)
             ties = _RANK_METHOD_LABELS[load_rules(name).rank_method]
             if expected[name] is None:
-                _assert_no_verdict_shown(page, name)
+                expect_no_verdict_shown(page, name)
                 expect(page.locator(".srdash-rank-method select")).to_have_value(ties)
                 if ties != shown_ties:
                     expect(page.locator(".srdash-controls-note")).to_contain_text(f"Ties: {ties}, was {shown_ties}")
@@ -109,21 +92,5 @@ def test_every_preset_judges_or_says_why_with_no_earlier_verdict_on_screen(brows
             if ties != shown_ties:
                 expect(page.locator(".srdash-controls-note")).to_contain_text(f"Ties: {ties}, was {shown_ties}")
             shown_ties = ties
-    finally:
-        context.close()
-
-
-def test_a_refused_preset_on_a_phone(browser, dashboard_url, screenshot_dir):
-    from voila_server import screenshot
-
-    context, page = _open(browser, dashboard_url, viewport={"width": 390, "height": 844},
-                          device_scale_factor=2, is_mobile=True, has_touch=True)
-    try:
-        _pick(page, REFUSED)
-        _assert_no_verdict_shown(page, REFUSED)
-        # the reason is on the phone's first screen, where the leaderboard was
-        box = page.locator(".srdash-refusal").bounding_box()
-        assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["y"] < 844
-        screenshot(page, screenshot_dir, "dashboard-refused-preset-390x844")
     finally:
         context.close()

@@ -46,29 +46,30 @@ def server(start_server, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def app_url(server):
-    return server.url
-
-
-def test_dashboard_srbench_view_renders(app_url, browser):
+def page(server, browser):
+    """The module's one page of the dashboard (a page costs a kernel), its leaderboard shown, with its failed
+    requests and errors."""
     context = browser.new_context(viewport={"width": 1400, "height": 4200})
     page = context.new_page()
     failed, errors = [], []
     page.on("requestfailed", lambda request: failed.append(request.url))
     page.on("pageerror", lambda error: errors.append(str(error)))
-    try:
-        page.goto(app_url, timeout=120_000)
-        expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=180_000)
-        page.get_by_text(LINEAGE_VIEW_TITLE, exact=True).click()
-        for title in TITLES:
-            expect(plot_title(page, title).first).to_be_visible(timeout=60_000)
-        # the method name is shown as text, never as markup
-        assert page.locator(f"{PLOT} b", has_text="A").count() == 0
-        expect(page.locator(".srdash-log")).not_to_contain_text("Error")
-        assert not errors, errors
-        assert [url for url in failed if not OFFLINE_OK.search(url)] == []
-    finally:
-        context.close()
+    page.goto(server.url, timeout=120_000)
+    expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=180_000)
+    yield page, failed, errors
+    context.close()
+
+
+def test_dashboard_srbench_view_renders(page):
+    page, failed, errors = page
+    page.get_by_text(LINEAGE_VIEW_TITLE, exact=True).click()
+    for title in TITLES:
+        expect(plot_title(page, title).first).to_be_visible(timeout=60_000)
+    # the method name is shown as text, never as markup
+    assert page.locator(f"{PLOT} b", has_text="A").count() == 0
+    expect(page.locator(".srdash-log")).not_to_contain_text("Error")
+    assert not errors, errors
+    assert [url for url in failed if not OFFLINE_OK.search(url)] == []
 
 
 def test_report_srbench_section_renders_offline(browser, tmp_path):
@@ -105,17 +106,10 @@ def test_report_srbench_section_renders_offline(browser, tmp_path):
         context.close()
 
 
-def test_the_terminal_shows_srdash_lines_not_voila_warnings(server, app_url, browser):
+def test_the_terminal_shows_srdash_lines_not_voila_warnings(server, page):
     # Voila used to warn that the notebook "is not trusted", its kernels that they ran "over TCP without
     # encryption", and tornado about its websocket ping timeout: Voila now logs errors only, the kernels
-    # use local sockets and the ping timeout is the interval.
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.goto(app_url, timeout=120_000)
-        expect(page.locator(".srdash-leaderboard .srdash-method").first).to_be_visible(timeout=180_000)
-    finally:
-        context.close()
+    # use local sockets and the ping timeout is the interval. After the module's page was served and used.
     deadline = time.monotonic() + 60   # srdash announces the link once its own readiness check has passed
     while "srdash dashboard: http://127.0.0.1:" not in server.log() and time.monotonic() < deadline:
         time.sleep(0.1)

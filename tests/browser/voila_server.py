@@ -6,8 +6,10 @@ cache and Jupyter folders, waits until Voilà answers, and stops it with
 SIGTERM (Voilà then shuts its kernels down) or kills the whole tree with
 SIGKILL. The ``start_server`` fixture (conftest.py) stops what a module started.
 
-:data:`PLOT` and :func:`plot_title` find an app's plotly figures; :func:`figure_text_problems`
-and :func:`layout_problems` check what a screenshot test looks at; :func:`screenshot` keeps one.
+:data:`PLOT` and :func:`plot_title` find an app's plotly figures; :func:`figure_text_problems`,
+:func:`layout_problems`, :func:`cut_buttons`, :func:`heatmaps_shown` and :func:`pareto_label_overlaps` check what
+a screenshot test looks at; :func:`screenshot` keeps one. :func:`process_tree`, :func:`is_kernel` and
+:func:`socket_owners` find a server's kernels among its processes.
 """
 
 from __future__ import annotations
@@ -188,6 +190,86 @@ def first_screen_problems(page, selectors, width: int, height: int) -> list[str]
     return page.evaluate(_OFF_SCREEN_JS, [list(selectors), width, height])
 
 
+# Buttons whose label does not fit ("Find weights" read "Find we..."): scrollWidth beyond clientWidth.
+_CUT_BUTTONS_JS = """() => [...document.querySelectorAll('button')]
+  .filter(b => b.getBoundingClientRect().width > 0 && b.scrollWidth > b.clientWidth + 1)
+  .map(b => `'${b.textContent.trim()}' (${b.scrollWidth} > ${b.clientWidth})`)"""
+
+# Per heatmap figure shown: its title, the smallest font of its tick labels and cell texts, and its row labels.
+_HEATMAP_TEXT_JS = """(plot) => [...document.querySelectorAll(plot)]
+  .filter(p => p.querySelector('.heatmaplayer') && p.getBoundingClientRect().width > 0)
+  .map(p => {
+    const texts = [...p.querySelectorAll('.xtick text, .ytick text, .heatmaplayer text')]
+      .filter(t => t.textContent.trim());
+    return {title: (p.querySelector('.gtitle') || {textContent: ''}).textContent.slice(0, 50),
+            smallest: Math.min(...texts.map(t => parseFloat(getComputedStyle(t).fontSize))),
+            rows: p.querySelectorAll('.ytick text').length};
+  })"""
+
+# Pairs of point labels (scatter text) of the shown Pareto fronts whose boxes overlap by more than a pixel.
+_LABEL_OVERLAPS_JS = """(plot) => {
+  const overlaps = [];
+  [...document.querySelectorAll(plot)].filter(p => p.getBoundingClientRect().width > 0
+      && (p.querySelector('.gtitle') || {textContent: ''}).textContent.startsWith('Pareto fronts')).forEach(p => {
+    const boxes = [...p.querySelectorAll('.textpoint text')].filter(t => t.textContent.trim())
+      .map(t => [t.textContent, t.getBoundingClientRect()]);
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [s, a] = boxes[i], [t, b] = boxes[j];
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 1 && h > 1) overlaps.push(`'${s}' overlaps '${t}'`);
+    }
+  });
+  return overlaps;
+}"""
+
+
+def cut_buttons(page) -> list[str]:
+    """The page's shown buttons whose label does not fit in them (issue 38), each with its widths."""
+    return page.evaluate(_CUT_BUTTONS_JS)
+
+
+def heatmaps_shown(page) -> list[dict]:
+    """Per heatmap figure shown: its ``title``, the ``smallest`` font size (px) of its tick labels and cell
+    texts, and its number of labelled ``rows``."""
+    return page.evaluate(_HEATMAP_TEXT_JS, PLOT)
+
+
+def pareto_label_overlaps(page) -> list[str]:
+    """Pairs of point labels of the shown Pareto fronts that overlap (issue 38's "LassoSRGreedyGP")."""
+    return page.evaluate(_LABEL_OVERLAPS_JS, PLOT)
+
+
+#: How long the dashboard may take to judge under a rules preset picked in its Rules dropdown, in ms: a bound
+#: only against a hang (Voilà's start and a judging on a busy machine).
+RULES_READY_MS = 900_000
+
+
+def pick_rules_preset(page, name: str) -> None:
+    """Pick the preset ``name`` in the dashboard's Rules dropdown (once it is enabled)."""
+    from playwright.sync_api import expect
+
+    select = page.locator(".srdash-rules select")
+    expect(select).to_be_enabled(timeout=RULES_READY_MS)
+    # an option's value attribute is its label (ipywidgets), with plain spaces
+    values = [o.get_attribute("value") for o in select.locator("option").all()]
+    select.select_option(value=next(v for v in values if v.split(" (")[0] == name))
+
+
+def expect_no_verdict_shown(page, name: str) -> None:
+    """The dashboard says why the rules ``name`` give no verdict where the leaderboard was, and shows no
+    fingerprint, leaderboard or figure of an earlier verdict."""
+    from playwright.sync_api import expect
+
+    refusal = page.locator(".srdash-refusal")
+    expect(refusal).to_contain_text(f"No verdict under the rules '{name}'.", timeout=RULES_READY_MS)
+    expect(page.locator(".srdash-rules select")).to_be_enabled(timeout=RULES_READY_MS)
+    expect(page.locator(".srdash-fingerprint-value")).to_have_count(0)
+    expect(page.locator("table.srdash-leaderboard")).to_have_count(0)
+    expect(page.locator(f".srdash-dashboard {PLOT}")).to_have_count(0)
+    expect(page.locator(".srdash-heatmap-panel")).to_contain_text("No verdict: no per-dataset ranks.")
+
+
 def layout_problems(page, selector: str) -> list[str]:
     """Elements matching ``selector`` that run past the window, unless they scroll inside a panel that fits."""
     return page.evaluate(LAYOUT_PROBLEMS_JS, selector)
@@ -205,6 +287,57 @@ def screenshot(page, folder, name: str) -> Path:
         page.screenshot(path=str(path), full_page=True)
         print(f"screenshot: {path}")
     return path
+
+
+def is_kernel(pid: int) -> bool:
+    """Whether process ``pid`` is a kernel Voilà runs: ipykernel, started by jupyter_client or forked by
+    srdash's zygote (whose command line :func:`child_processes.command_line` completes with what it is)."""
+    try:
+        return "ipykernel" in child_processes.command_line(pid)
+    except OSError:
+        return False
+
+
+def child_pids() -> dict[int, list[int]]:
+    """Every process's children, by parent process id (read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def process_tree(pid: int) -> list[tuple[int, bytes]]:
+    """``pid`` and its descendants, with their command lines."""
+    children, found, todo = child_pids(), [], [pid]
+    while todo:
+        current = todo.pop()
+        todo.extend(children.get(current, []))
+        try:
+            found.append((current, Path(f"/proc/{current}/cmdline").read_bytes()))
+        except OSError:
+            pass
+    return found
+
+
+def socket_owners(fragment: str) -> set[int]:
+    """Processes holding a Unix socket whose path contains ``fragment`` (a kernel's ipc sockets)."""
+    inodes = {line.split()[6] for line in Path("/proc/net/unix").read_text().splitlines()[1:]
+              if len(line.split()) > 7 and fragment in line.split()[7]}
+    owners = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                links = {str(fd.readlink()) for fd in (entry / "fd").iterdir()}
+            except OSError:
+                continue
+            if any(f"socket:[{inode}]" in links for inode in inodes):
+                owners.add(int(entry.name))
+    return owners
 
 
 class VoilaServer:
