@@ -62,8 +62,9 @@ def run_like_worker(bundle: Path, submission: bytes | dict | None, root: Path, *
     """Lay out ``root`` as the worker does, run the metadata command; (returncode, stderr, output folder).
 
     ``submission``: the zip's bytes, or ``{name: text}`` of its files, or None (nothing submitted).
-    ``in_process``: call the program's entry point here instead of a new interpreter (the end-to-end tests,
-    which need the scores, not the process: saves the ~2 s start of each run)."""
+    ``in_process``: call the program's entry point here instead of the command's two new interpreters (the
+    shim and ``python -m srdash.codabench.score``): for the tests that need the scores and the messages, not the
+    process. The sample submission, the attack, a predictions file and the missing srdash keep the real command."""
     with zipfile.ZipFile(bundle) as archive:
         document = yaml.safe_load(archive.read("competition.yaml"))
         task = document["tasks"][document["phases"][phase]["tasks"][0]]
@@ -168,7 +169,8 @@ HOSTILE = {
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_hostile_submissions_score_as_failed(bundle, tmp_path, case):
     text, expected, shown = HOSTILE[case]
-    code, stderr, output = run_like_worker(bundle, {"results.csv": text}, tmp_path)
+    # the attack runs as the worker runs it (the real command); the other cases need only the scores
+    code, stderr, output = run_like_worker(bundle, {"results.csv": text}, tmp_path, in_process=case != "unparsable")
     assert code == 0, stderr
     assert "Traceback" not in stderr
     scores = check_output(bundle, output)
@@ -179,7 +181,7 @@ def test_hostile_submissions_score_as_failed(bundle, tmp_path, case):
 
 
 def test_a_submission_without_results_csv_is_failed_and_says_why(bundle, tmp_path):
-    code, stderr, output = run_like_worker(bundle, {"predictions.txt": "1\n2\n"}, tmp_path)
+    code, stderr, output = run_like_worker(bundle, {"predictions.txt": "1\n2\n"}, tmp_path, in_process=True)
     assert code == 0, stderr
     scores = check_output(bundle, output)
     assert scores["datasets_ok"] == 0.0 and scores["property__d2"] == -FAILED_VALUE
@@ -189,7 +191,7 @@ def test_a_submission_without_results_csv_is_failed_and_says_why(bundle, tmp_pat
 
 def test_html_in_a_method_name_is_shown_as_text(bundle, tmp_path):
     text = "method,dataset,run,model,r2_test,property\n<script>x</script>,d1,0,x1,0.9,1\n"
-    code, stderr, output = run_like_worker(bundle, {"results.csv": text}, tmp_path)
+    code, stderr, output = run_like_worker(bundle, {"results.csv": text}, tmp_path, in_process=True)
     html = (output / "detailed_results.html").read_text()
     assert "<script>" not in html and "&lt;script&gt;" in html
 
@@ -236,7 +238,9 @@ def test_a_predictions_file_scores_what_srdash_predictions_score_says(prediction
 
     bundle, options = predictions
     sample = Path(options["targets_final"]).parent / "submissions" / "forest-1.txt"
-    code, stderr, output = run_like_worker(bundle, {"predictions.txt": sample.read_text()}, tmp_path, phase=phase)
+    # the final phase through the real command, the preliminary one in process (the scores are the claim)
+    code, stderr, output = run_like_worker(bundle, {"predictions.txt": sample.read_text()}, tmp_path, phase=phase,
+                                           in_process=subset == "preliminary")
     assert code == 0, stderr
     scores = check_output(bundle, output)
     direct = score_submissions(pd.DataFrame({"team": ["forest"], "file": [str(sample)]}),
@@ -250,7 +254,7 @@ def test_a_refused_predictions_file_scores_the_worst_value_and_says_where(predic
     bundle, options = predictions
     lines = (Path(options["targets_final"]).parent / "submissions" / "forest-1.txt").read_text().splitlines()
     lines[4] = "n/a"
-    code, stderr, output = run_like_worker(bundle, {"predictions.txt": "\n".join(lines) + "\n"}, tmp_path)
+    code, stderr, output = run_like_worker(bundle, {"predictions.txt": "\n".join(lines) + "\n"}, tmp_path, in_process=True)
     assert code == 0, stderr
     # rmse and mae are lower-is-better: the worst value is +1e9
     assert check_output(bundle, output) == {"rmse": FAILED_VALUE, "mae": FAILED_VALUE}
@@ -269,7 +273,7 @@ def test_a_scoring_image_with_another_srdash_says_so(bundle, tmp_path):
             if name == "reference_data/srdash.json":
                 data = _json.dumps({**_json.loads(data), "srdash_version": "0.0.1"}).encode()
             out.writestr(name, data)
-    code, stderr, output = run_like_worker(copy, {"results.csv": sample_submission(bundle).decode()}, tmp_path / "r")
+    code, stderr, output = run_like_worker(copy, {"results.csv": sample_submission(bundle).decode()}, tmp_path / "r", in_process=True)
     assert code == 0 and "The bundle was written by srdash 0.0.1; this image runs srdash" in stderr
     assert check_output(copy, output)["accuracy__d1"] == 0.905  # still scored
 
@@ -279,7 +283,7 @@ def test_broken_reference_data_stops_with_a_message_and_no_scores(bundle, tmp_pa
     with zipfile.ZipFile(bundle) as source, zipfile.ZipFile(broken, "w") as out:
         for name in source.namelist():
             out.writestr(name, b"{not json" if name == "reference_data/srdash.json" else source.read(name))
-    code, stderr, output = run_like_worker(broken, {"results.csv": sample_submission(bundle).decode()}, tmp_path)
+    code, stderr, output = run_like_worker(broken, {"results.csv": sample_submission(bundle).decode()}, tmp_path, in_process=True)
     assert code == 1
     assert "srdash could not score this submission: The reference data has no readable srdash.json" in stderr
     assert "Traceback" not in stderr and not (output / "scores.json").exists()

@@ -63,9 +63,12 @@ def test_values_do_not_follow_the_dummy_counter():
     symbols = sorted(expression.free_symbols, key=lambda s: s.name)
     columns = _columns(frame)
     old, new = set(), set()
-    # positions on both sides of 100, 1,000 and 10,000 (and far beyond), in one process
+    # positions on both sides of 100, 1,000 and 10,000 (and far beyond), in one process. lambdify makes 12 Dummy
+    # symbols per call here (one per variable), so the counter at 16 before a boundary has them all below it, at
+    # 4 before crosses it among the 12, at 8 after has them all past it. (The counter only goes up: the offsets
+    # -16..1 this loop had gave these three positions, then 15 more calls at +20..+188, past it again.)
     for boundary in (100, 1_000, 10_000, 30_000):
-        for offset in range(-16, 2):
+        for offset in (-16, -4, 8):
             _dummy_counter_at(max(sympy.Dummy._count, boundary + offset))
             legacy = sympy.lambdify(symbols, expression, modules="numpy", dummify=True)
             old.add(legacy(*[columns[s.name] for s in symbols]).tobytes())

@@ -112,9 +112,13 @@ def test_pool_accepts_a_client_and_leaves_it_open(client):
 @pytest.fixture(scope="module")
 def demo_models():
     """Distinct (model, features) pairs of the demo: a spread of quick ones, repeated, plus failures."""
-    from srdash.demo.competition import HOSTILE_MODEL, demo_competition
+    from srdash.demo.competition import HOSTILE_MODEL, cached_demo
+    from srdash.io.loading import load_results
 
-    results = demo_competition()
+    # the demo as the dashboard reads it (the shipped files, the generator's bytes: test_demo_fingerprint), not
+    # generated again here (2.7 CPU-s)
+    paths = cached_demo()
+    results = load_results(paths["results"], datasets=paths["datasets"])
     table = results.table[results.table["method"] != "BloatGP"]  # BloatGP's models take seconds each
     distinct = table.drop_duplicates("model").sort_values(["dataset", "method", "run"])
     picked = distinct.iloc[:: max(1, len(distinct) // 16)]
