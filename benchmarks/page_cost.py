@@ -4,27 +4,39 @@ One page at a time, each in a headless Chromium of its own (Debian's /usr/bin/ch
 ``benchmarks/visitors.py`` launches it), on a server started for the app (``visitors.py``'s commands, with a pool of
 waiting kernels, one per page, started ``--settle`` seconds before the first page):
 
-- ``voila``, the floor: Voilà's own page for a notebook of one cell, ``print("Ready")``, until "Ready" is painted;
+- ``voila``, the floor: Voilà's own page for a notebook of one cell, ``print("Ready")``, until "Ready" is laid out;
 - ``review``: a judge's page (``srdash review --judge bench``, the demo's real-world track), until the first card's
-  trust control is painted;
-- ``dashboard``: ``srdash serve`` (the built-in demo), until its status line "Ready in ..." is painted.
+  trust control is laid out;
+- ``dashboard``: ``srdash serve`` (the built-in demo), until its status line "Ready in ..." is laid out.
+
+Whether the page is ready is looked at every 50 ms by a script in the page, not at every animation frame as
+``visitors.py`` looks (a page looked at every frame keeps making frames, which costs its browser CPU as long as it
+waits, more for the page that waits longer).
 
 The browser first opens a small page of the same server (a 404 of its static folder) so that the page measured runs
 in a renderer already started: what is measured is the page, not Chromium's start. From the navigation until the
 page is ready and ``--after`` seconds more (2 s: what the page draws just after, the dashboard's figures), the
 CPU seconds (utime + stime from /proc/PID/stat) of every Chromium process of that browser are summed (a process
-started meanwhile counts whole). Printed per app: the median over ``--repeat`` pages and the ratio to the floor's
-median; then, from Chromium's own counters (CDP ``Performance.getMetrics``, the page's main thread), the seconds of
-script, layout and style recalculation, the number of DOM nodes and the JS heap.
+started meanwhile counts whole). Printed per app: the median over ``--repeat`` pages, each page's, and the ratio to
+the floor's median; the seconds from navigation to ready; from Chromium's own counters (CDP
+``Performance.getMetrics``, the page's main thread, in the median page) the seconds of script, layout, style
+recalculation and tasks (their wall time: they grow with the machine's load), the number of DOM nodes (live and not
+yet collected) and the JS heap; then the median page's CPU seconds by Chromium process (browser, renderer, GPU,
+utility: the network service).
 
 ``--profile``: one more page per app under CDP's sampling ``Profiler`` (200 µs), its main-thread time summed per
 script (the file a function comes from) and for Chromium's own "(program)" and "(garbage collector)". The profiler
 slows what it samples: read it for where the time goes, the table without it for how much.
 
-No assertions: CPU seconds move less with the machine's load than wall time, but compare the ratios of one run.
+``--trace``: one more page per app under Chromium's tracing (timeline, V8, Blink, compositor categories): the CPU
+seconds each thread of the browser spent in tasks, and the renderer's main thread's own CPU seconds by event (from
+the events' thread time).
+
+No assertions: CPU seconds move less with the machine's load than wall time, but they move (1.3-1.8 CPU-s for the
+floor's page in one evening at loads of 5-16): compare the ratios of one run, over several pages.
 
 Usage: python benchmarks/page_cost.py [--app voila review dashboard] [--repeat 3] [--after 2] [--settle 20]
-       [--profile]
+       [--profile] [--trace]
 """
 
 from __future__ import annotations
@@ -41,10 +53,34 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve_open import _SEEN, REPO, _environment, _free_port, _serve, _stop  # noqa: E402
-from visitors import _CARD_SEEN, _TEXT, CHROMIUM, _command, _tree  # noqa: E402
+from serve_open import REPO, _environment, _free_port, _serve, _stop  # noqa: E402
+from visitors import _TEXT, CHROMIUM, _command, _tree  # noqa: E402
 
 APPS = ("voila", "review", "dashboard")
+# When the page is ready (what visitors.py waits for: the review's first card control, else the app's text, laid
+# out), looked for every 50 ms in the page. Not at every animation frame, as visitors.py looks: a look per frame
+# makes the page produce frames while it waits, which costs a browser CPU for as long as the page takes.
+_READY_SEEN = """
+([selector, text]) => {
+  window.__srdashSeen = null;
+  const seen = () => {
+    if (!document.body) return false;
+    if (selector) {
+      const element = document.querySelector(selector);
+      return element !== null && element.getBoundingClientRect().width > 0;
+    }
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      if (node.textContent.includes(text) && node.parentElement.getBoundingClientRect().width > 0) return true;
+    return false;
+  };
+  const look = () => {
+    if (seen()) window.__srdashSeen = performance.now();
+    else setTimeout(look, 50);
+  };
+  setTimeout(look, 50);
+}
+"""
 _METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
 
 
@@ -121,8 +157,8 @@ async def _one_page(playwright, url: str, app: str, *, after: float, profile: bo
     browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
     try:
         context = await browser.new_context(viewport={"width": 1400, "height": 900})
-        await context.add_init_script(f"({_CARD_SEEN})()" if app == "review"
-                                      else f"({_SEEN})({json.dumps(_TEXT[app])})")
+        ready = [".srdash-card select", ""] if app == "review" else ["", _TEXT[app]]
+        await context.add_init_script(f"({_READY_SEEN})({json.dumps(ready)})")
         page = await context.new_page()
         await page.goto(url + "voila/static/srdash-page-cost-404")   # the renderer starts for this origin
         cdp = await context.new_cdp_session(page)
@@ -136,9 +172,7 @@ async def _one_page(playwright, url: str, app: str, *, after: float, profile: bo
         before = _chromium_ticks()
         metrics_before = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}
         await page.goto(url, timeout=600_000)
-        ready = page.locator(".srdash-card select").first if app == "review" else page.get_by_text(_TEXT[app]).first
-        await ready.wait_for(state="visible", timeout=600_000)
-        await page.wait_for_function("window.__srdashSeen !== null", timeout=600_000)
+        await page.wait_for_function("window.__srdashSeen !== null", polling=100, timeout=600_000)
         seconds = await page.evaluate("window.__srdashSeen") / 1000.0
         await asyncio.sleep(after)
         now = _chromium_ticks()
