@@ -10,8 +10,8 @@ waiting kernels, one per page, started ``--settle`` seconds before the first pag
 - ``dashboard``: ``srdash serve`` (the built-in demo), until its status line "Ready in ..." is laid out.
 
 Whether the page is ready is looked at every 50 ms by a script in the page, not at every animation frame as
-``visitors.py`` looks (a page looked at every frame keeps making frames, which costs its browser CPU as long as it
-waits, more for the page that waits longer).
+``visitors.py`` looks, so that the look asks the page for no frame of its own (measured, it made no difference
+beyond the noise: docs/scaling.md, "What a page costs its browser").
 
 The browser first opens a small page of the same server (a 404 of its static folder) so that the page measured runs
 in a renderer already started: what is measured is the page, not Chromium's start. From the navigation until the
