@@ -134,8 +134,8 @@ def test_model_strings_names_and_comments_are_shown_as_text(store):
 
 def test_formula_is_rendered_as_latex_from_the_simplified_model(store):
     card = cards_by_method(ReviewApp(representatives(), store, judge="ann"), "d1")["scaled"]
-    # typeset twice (a desk's lines, a phone's lines: the review's CSS shows one), each "ŷ = ..." in display math
-    assert card.formula.value.count("$$\\hat{y} = ") == 2 and "srdash-math-narrow" in card.formula.value
+    # "ŷ = 3.0 x_{1}" is one line on a desk and on a phone: typeset once, for both (the review's CSS shows it on both)
+    assert card.formula.value == "<div class='srdash-math-both'>$$\\hat{y} = 3.0 x_{1}$$</div>"
     assert "x_{1}" in card.formula.value or "x1" in card.formula.value
     assert "0.755" in card.metrics.value and "3 components" in card.metrics.value
     assert "How much of the variation in the test data" in card.metrics.value
@@ -527,8 +527,15 @@ def test_features_in_natural_order_and_long_formulas_wrap(store):
     assert "x1, x2, x10" in card.metrics.value and "235 components" in card.metrics.value
     assert "srdash-formula-text" in card.formula.value and "59*x59" in card.formula.value
     assert card.typeset.layout.display == "none"
+    assert card.typeset.value == ""                       # typeset (by the browser's MathJax) only once shown
     card.formula_toggle.value = True
     assert card.typeset.layout.display == "block"
+    # typeset twice (a desk's lines, a phone's lines: the review's CSS shows one), each "ŷ = ..." in display math
+    assert card.typeset.value.count("$$\\begin{aligned}\\hat{y} = ") == 2
+    shown = card.typeset.value
+    card.formula_toggle.value = False                     # hidden again and shown again: the same formula
+    card.formula_toggle.value = True
+    assert card.typeset.value == shown and card.typeset.layout.display == "block"
     # typeset in aligned lines: 59 terms do not fit one line of a desk's card, nor of a phone's
     narrow = card.typeset.value.split("srdash-math-narrow")[1]
     assert narrow.count("\\begin{aligned}\\hat{y} = ") == 1 and narrow.count("\\\\ &amp;") >= 59 * 6 // 26

@@ -98,9 +98,11 @@ FORMULA_OUTSIDE_ITS_CARD_JS = """() => {
   return problems;
 }"""
 
-# MathJax has typeset every formula (no "$$" left in a card's formula) without an error
+# MathJax has typeset every formula (no "$$" left in a card's formula, none shown empty: a typeset formula shown
+# on demand arrives from the kernel) without an error
 TYPESET_JS = """() => [...document.querySelectorAll('.srdash-card')].filter(card => card.checkVisibility()).every(
-  card => [...card.querySelectorAll('.srdash-formula')].every(box => !box.textContent.includes('$$'))
+  card => [...card.querySelectorAll('.srdash-formula')].every(box => !box.textContent.includes('$$')
+                                                                     && (!box.checkVisibility() || box.textContent.trim()))
           && !card.querySelector('mjx-merror'))"""
 
 

@@ -51,8 +51,10 @@ class ModelCard(widgets.VBox):
             # (apps/review/typeset.py: on a phone, as wrapping text where it cannot be cut).
             self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
                                         layout=widgets.Layout(max_width="100%"))
-            self.typeset = widgets.HTMLMath(typeset_html(latex, formula_text),
-                                            layout=widgets.Layout(display="none", max_width="100%"))
+            # Set (and so typeset by MathJax) when first shown: a long formula typeset out of sight cost each
+            # judge's browser thousands of elements for a toggle most never press.
+            self._typeset_value = typeset_html(latex, formula_text)
+            self.typeset = widgets.HTMLMath("", layout=widgets.Layout(display="none", max_width="100%"))
             self.typeset.add_class("srdash-formula")
             self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
                                                        icon="expand", layout=widgets.Layout(width="auto"),
@@ -126,6 +128,8 @@ class ModelCard(widgets.VBox):
         self.add_class("srdash-card")
 
     def _on_formula_toggle_change(self, change) -> None:
+        if change["new"] and not self.typeset.value:
+            self.typeset.value = self._typeset_value
         self.typeset.layout.display = "block" if change["new"] else "none"
         self.formula_toggle.description = ("Hide the typeset formula" if change["new"]
                                            else "Show the typeset formula")

@@ -27,7 +27,8 @@ REVIEW_CSS = """
 .srdash-rank-row button:focus { outline: 2px solid #1f77b4; outline-offset: 1px; }
 .srdash-card { overflow-x: auto; }
 /* A typeset formula is set twice, in lines for a desk and in shorter lines for a phone; one is shown. The
-   other is taken out of the flow: hidden in place, its width centred the shown one past a phone's card. */
+   other is taken out of the flow: hidden in place, its width centred the shown one past a phone's card.
+   A formula of the same lines on both is set once (srdash-math-both): shown on both, set left on a phone. */
 .srdash-formula { position: relative; }
 .srdash-math-narrow { position: absolute; left: 0; top: 0; width: 1px; height: 1px; overflow: hidden;
                       visibility: hidden; }
@@ -35,7 +36,8 @@ REVIEW_CSS = """
   .srdash-math-wide { position: absolute; left: 0; top: 0; width: 1px; height: 1px; overflow: hidden;
                       visibility: hidden; }
   .srdash-math-narrow { position: static; width: auto; height: auto; overflow: visible; visibility: visible; }
-  .srdash-math-narrow mjx-container[display="true"] { text-align: left; }
+  .srdash-math-narrow mjx-container[display="true"],
+  .srdash-math-both mjx-container[display="true"] { text-align: left; }
 }
 /* what still does not fit scrolls inside its box, with a shadow at the edge that has more */
 .srdash-formula, .srdash-organiser .srdash-scroll { overflow-x: auto; max-width: 100%;

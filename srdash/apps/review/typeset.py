@@ -3,9 +3,11 @@
 MathJax 3 does not break a display formula into lines (that comes with v4), so srdash breaks it itself:
 the LaTeX is cut between its top-level terms (:func:`srdash.figures.review.formula_latex`) once into lines
 that fit a desk's card and once into lines that fit a phone's (390 px wide: a card's text is about 320 px,
-some 36 typeset characters). CSS shows one of the two. A formula that cannot be cut to a phone's width
-(one long fraction, product or function call) is shown there as plain text that wraps, never as a line
-that runs past the card.
+some 36 typeset characters). CSS shows one of the two. A formula whose lines are the same for both (a
+short one: one line on either) is set once, and shown on both (on a phone, set left as a phone's lines
+are): each typeset formula costs the judge's browser MathJax's work and a few hundred elements. A formula
+that cannot be cut to a phone's width (one long fraction, product or function call) is shown there as
+plain text that wraps, never as a line that runs past the card.
 """
 
 from __future__ import annotations
@@ -73,22 +75,30 @@ def typeset_html(latex: str, text: str = "") -> str:
 
     The LaTeX is escaped as HTML text; MathJax reads the text. Where a line cannot be cut to
     :data:`PHONE_CHARS` and ``text`` (the model as text) is given, the phone's version is that text,
-    wrapping inside the card.
+    wrapping inside the card. Where the desk's lines and the phone's are the same, the formula is set
+    once, for both (``srdash-math-both``).
 
     Examples
     --------
     >>> html = typeset_html("x_{1} + 1", "x1 + 1")
-    >>> html.count("$$"), "srdash-math-narrow" in html
-    (4, True)
+    >>> html.count("$$"), "srdash-math-both" in html, "srdash-math-narrow" in html
+    (2, True, False)
+    >>> terms = " + ".join(f"{k}.5 x_{{{k}}}" for k in range(1, 7))
+    >>> html = typeset_html(terms, "1.5*x1 + ...")
+    >>> html.count("$$"), "srdash-math-wide" in html, "srdash-math-narrow" in html
+    (4, True, True)
     >>> long_fraction = r"\\frac{" + " + ".join(f"{k}.5 x_{{{k}}}" for k in range(1, 9)) + "}{2}"
     >>> "srdash-formula-text" in typeset_html(long_fraction, "(1.5*x1 + ...)/2")
     True
     """
-    wide = f"<div class='srdash-math-wide'>$${html_text(formula_latex(latex, max_chars=WIDE_LINE))}$$</div>"
+    desk = formula_latex(latex, max_chars=WIDE_LINE)
     lines = latex_lines(latex, max_chars=NARROW_LINE)
     if text and max(typeset_width(line) for line in lines) + 4 > PHONE_CHARS:   # 4: "ŷ = " on the first line
         narrow = (f"<div class='srdash-math-narrow'><div class='srdash-formula-text'>ŷ = {html_text(text)}</div>"
                   "</div>")
     else:
-        narrow = f"<div class='srdash-math-narrow'>$${html_text(formula_latex(latex, max_chars=NARROW_LINE))}$$</div>"
-    return wide + narrow
+        phone = formula_latex(latex, max_chars=NARROW_LINE)
+        if phone == desk:
+            return f"<div class='srdash-math-both'>$${html_text(desk)}$$</div>"
+        narrow = f"<div class='srdash-math-narrow'>$${html_text(phone)}$$</div>"
+    return f"<div class='srdash-math-wide'>$${html_text(desk)}$$</div>" + narrow
