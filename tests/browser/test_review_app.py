@@ -262,17 +262,14 @@ def test_entries_survive_kill_9_of_the_server(servers, competition, context):
     restarted.stop()
 
 
-def test_a_second_judge_sees_another_blinded_order(servers, competition, context, ann_state):
-    bob = start(servers, competition, "bob")
-    page = open_page(context, bob.url, {})
+def test_a_second_judge_sees_another_blinded_order(bob_desk_page, ann_state):
+    page = bob_desk_page
     expect(page.locator("h2", has_text=": d1")).to_be_visible()
     assert [page.locator(".srdash-card:visible h3").nth(i).text_content() for i in range(4)] == [
         "Model A", "Model B", "Model C", "Model D"]
     assert card_methods(page) != ann_state["d1"]
     assert sorted(card_methods(page)) == sorted(ann_state["d1"])
     assert [r.startswith("—") for r in shown_ranks(page)] == [True] * 4   # ann's entries are hers
-    page.close()
-    bob.stop()
 
 
 def test_hostile_model_and_names_are_shown_as_text_and_the_leaderboard_follows_the_entries(
@@ -397,59 +394,82 @@ CARD_PROBLEMS_JS = """() => {
 }"""
 
 
-def test_on_a_phone_a_cards_figures_are_drawn_when_the_judge_scrolls_to_it(wide_server, browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    try:
-        page = context.new_page()
-        page.goto(wide_server.url, timeout=PAGE_TIMEOUT_MS)
-        wait_for_cards(page)
-        waiting = page.locator(".srdash-near-screen:visible")
-        # the cards are below the first screen: the six figures of d1's three honest cards wait, each in a
-        # box of its size (mallory's card has none)
-        expect(waiting).to_have_count(6)
-        assert page.locator(PLOT).count() == 0
-        box = waiting.first.bounding_box()
-        assert box["y"] > 844 + 200 and box["height"] >= 300  # below the window and its margin; the figure's height
-        cards = page.locator(".srdash-card:visible")
-        first = cards.nth(next(i for i in range(cards.count()) if cards.nth(i).locator(".srdash-near-screen").count()))
-        waiting.first.scroll_into_view_if_needed()  # the judge scrolls to the first card's first figure
-        expect(plot_title(first, "Predicted vs actual")).to_be_visible(timeout=60_000)
-        # the other honest cards, further down, are not drawn yet
-        assert waiting.count() >= 4 and page.locator(PLOT).count() <= 2
-    finally:
-        context.close()
+def test_on_a_phone_a_cards_figures_are_drawn_when_the_judge_scrolls_to_it(bob_phone_page):
+    page = bob_phone_page
+    waiting = page.locator(".srdash-near-screen:visible")
+    # the cards are below the first screen: the six figures of d1's three honest cards wait, each in a
+    # box of its size (mallory's card has none)
+    expect(waiting).to_have_count(6)
+    assert page.locator(PLOT).count() == 0
+    box = waiting.first.bounding_box()
+    assert box["y"] > 844 + 200 and box["height"] >= 300  # below the window and its margin; the figure's height
+    cards = page.locator(".srdash-card:visible")
+    first = cards.nth(next(i for i in range(cards.count()) if cards.nth(i).locator(".srdash-near-screen").count()))
+    waiting.first.scroll_into_view_if_needed()  # the judge scrolls to the first card's first figure
+    expect(plot_title(first, "Predicted vs actual")).to_be_visible(timeout=60_000)
+    # the other honest cards, further down, are not drawn yet
+    assert waiting.count() >= 4 and page.locator(PLOT).count() <= 2
+
+
+# bob's review, a second judge's (test_a_second_judge_sees_another_blinded_order), opened once at a desk's width
+# and once on a phone: each page serves every test that reads the review at its width (a review page costs a
+# kernel and a browser's drawing of it), and his server every page (one server less to start). The desk's page is
+# opened before the organiser reveals the methods, the phone's after: the layout is checked on a blinded review
+# at a desk's width and on a revealed one (longer titles: "Model D — <i>mallory</i>") on a phone.
+@pytest.fixture(scope="module")
+def bob_server(servers, competition) -> VoilaServer:
+    return start(servers, competition, "bob")
+
+
+def _bob_page(browser, bob_server, viewport: dict):
+    context = browser.new_context(viewport=viewport)
+    refuse_other_machines(context, OUTSIDE)
+    page = context.new_page()
+    page.goto(bob_server.url, timeout=PAGE_TIMEOUT_MS)
+    wait_for_cards(page)
+    return context, page
 
 
 @pytest.fixture(scope="module")
-def wide_server(servers, competition) -> VoilaServer:
-    """One judge's review, opened at both widths."""
-    return start(servers, competition, "wide")
+def bob_desk_page(browser, bob_server):
+    """bob's page on a wide screen (1400 x 3000: tall, the lab template scrolls inside its own container)."""
+    context, page = _bob_page(browser, bob_server, {"width": 1400, "height": 3000})
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def bob_phone_page(browser, bob_server):
+    """bob's page on a phone (390 x 844), opened at the top."""
+    context, page = _bob_page(browser, bob_server, {"width": 390, "height": 844})
+    yield page
+    context.close()
 
 
 @pytest.mark.parametrize("width", [1400, 390])
-def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_text(
-        wide_server, browser, tmp_path_factory, width):
-    server = wide_server
-    context = browser.new_context(viewport={"width": width, "height": 3000})
-    try:
-        page = context.new_page()
-        page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
-        wait_for_cards(page)
-        cards = page.locator(".srdash-card:visible")
-        for i in range(cards.count()):  # a card's figures are drawn when the judge scrolls to it
-            cards.nth(i).scroll_into_view_if_needed()
-        expect(plot_title(page, "Over time (test data)").first).to_be_visible(
-            timeout=60_000)
-        # d1: two figures on each of the three honest cards (mallory's model has no predictions)
-        expect(page.locator(PLOT)).to_have_count(6, timeout=60_000)
-        expect(page.locator(".srdash-near-screen:visible")).to_have_count(0)
-        page.wait_for_timeout(1000)                       # plotly's responsive resize
-        screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", f"review-{width}px")
-        assert page.evaluate(CARD_PROBLEMS_JS) == []
-        assert page.evaluate(FORMULA_PROBLEMS_JS) == []
-        assert figure_text_problems(page) == []
-    finally:
-        context.close()
+def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_text(request, tmp_path_factory,
+                                                                                     width):
+    if width == 390:
+        # the phone's page, after the judge scrolled to a card there; as tall as the wide screen's for a
+        # whole-page screenshot (the width alone lays the cards out)
+        page = request.getfixturevalue("bob_phone_page")
+        page.set_viewport_size({"width": 390, "height": 3000})
+    else:
+        page = request.getfixturevalue("bob_desk_page")
+    cards = page.locator(".srdash-card:visible")
+    for i in range(cards.count()):  # a card's figures are drawn when the judge scrolls to it
+        cards.nth(i).scroll_into_view_if_needed()
+    expect(plot_title(page, "Over time (test data)").first).to_be_visible(
+        timeout=60_000)
+    # d1: two figures on each of the three honest cards (mallory's model has no predictions)
+    expect(page.locator(PLOT)).to_have_count(6, timeout=60_000)
+    expect(page.locator(".srdash-near-screen:visible")).to_have_count(0)
+    page.wait_for_timeout(1000)                       # plotly's responsive resize
+    screenshot(page, tmp_path_factory.getbasetemp() / "screenshots", f"review-{width}px")
+    assert page.evaluate(CARD_PROBLEMS_JS) == []
+    assert page.evaluate(FORMULA_PROBLEMS_JS) == []
+    assert figure_text_problems(page) == []
+    assert OUTSIDE == []
 
 
 def _readme_commands() -> dict[str, list[str]]:

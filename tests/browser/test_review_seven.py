@@ -1,6 +1,7 @@
 """The trust review (`srdash review`, Voilà) in headless Chromium, on seven models in one view: a judge orders
 them by mouse and keyboard, a formula of more than 200 components stays readable, the organiser's panel shows two
-judges and refuses to reveal without the typed confirmation, and personal links say who the visitor is.
+judges and refuses to reveal without the typed confirmation; and, on a review of two models, personal links say
+who the visitor is.
 
 Split from test_review_app.py (whose helpers and fixtures it uses), so that the two files run on two test workers.
 """
@@ -206,14 +207,21 @@ def test_the_organisers_panel_shows_two_judges_and_refuses_to_reveal_without_the
 # --------------------------------------------------------------------------- personal links
 
 
-def test_personal_links_say_who_the_visitor_is(servers, seven, context, tmp_path_factory):
+def test_personal_links_say_who_the_visitor_is(servers, context, tmp_path_factory):
     folder = tmp_path_factory.mktemp("keys")
+    # Two models and no test data: who the visitor is shows on any review, and the seven models with their
+    # figures and long formula cost each of the two pages below more in its kernel and browser, for nothing read.
+    # Two of the seven's models: simplified already by jo's kernel (the module's servers share one cache), so
+    # no kernel here starts a worker to simplify them.
+    rows = [{"method": method, "dataset": "d1", "run": 0, "model": SEVEN[method], "r2_test": r2}
+            for method, r2 in (("m1", 0.9), ("m2", 0.8))]
+    pd.DataFrame(rows).to_csv(folder / "results.csv", index=False)
     store_path = folder / "trust.sqlite"
     with TrustStore(store_path, seed=7) as store:
         ann_key = store.issue_key("ann")
         org_key = store.issue_key("carla", role="organiser")
     # no --judge: once keys are issued, the link alone says who the visitor is
-    arguments = ["review", str(seven["results"]), "--store", str(store_path), "--data", str(seven["data"])]
+    arguments = ["review", str(folder / "results.csv"), "--store", str(store_path)]
     server = servers["start"](arguments, name="review-keys")
     servers["started"].append(server)
     page = context.new_page()
@@ -223,11 +231,11 @@ def test_personal_links_say_who_the_visitor_is(servers, seven, context, tmp_path
     page.goto(server.url + "?key=not-a-key", timeout=PAGE_TIMEOUT_MS)
     expect(page.get_by_text("This access key is not valid")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
     page.goto(server.url + f"?key={ann_key}", timeout=PAGE_TIMEOUT_MS)
-    wait_for_cards(page, 7)
+    wait_for_cards(page, 2)
     expect(page.locator(".srdash-review")).to_contain_text("Judge: ann")
     assert page.locator(".srdash-organiser").count() == 0      # a judge has no organiser's panel
     page.goto(server.url + f"?key={org_key}", timeout=PAGE_TIMEOUT_MS)
-    wait_for_cards(page, 7)
+    wait_for_cards(page, 2)
     expect(page.locator(".srdash-review")).to_contain_text("Judge: carla")
     expect(page.locator(".srdash-organiser")).to_be_visible()
     page.close()
