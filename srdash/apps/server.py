@@ -72,7 +72,9 @@ CULL_IDLE_TIMEOUT = 300
 CULL_INTERVAL = 60
 #: Seconds between a visitor taking a waiting kernel and Voilà starting its replacement.
 FILL_DELAY = 5.0
-#: Resident memory of a dashboard kernel on the demo, in MB (measured; see docs/scaling.md).
+#: A dashboard kernel's memory on the demo, in MB, as the default pool counts it: a kernel started afresh (resident
+#: memory, measured before kernels were forked), an upper bound where srdash cannot fork; a kernel forked from
+#: the zygote holds about 50-60 MB of its own (PSS, docs/scaling.md, 2026-11-28).
 KERNEL_MEMORY_MB = 180
 
 

@@ -21,7 +21,7 @@ from srdash.cli._options import bounded
               help="Port to listen on. Default: a free port.")
 @click.option("--preheat/--no-preheat", default=True, show_default=True,
               help="Keep kernels that have already opened the dashboard waiting for the next visitors "
-                   "(each holds its memory while it waits: about 180 MB; see --visitors).")
+                   "(each holds its memory while it waits: about 50-60 MB on the demo; see --visitors).")
 @click.option("--visitors", type=bounded("visitors"), default=None,
               help="How many such kernels wait (visitors who arrive together beyond them wait for a kernel "
                    "to start). Default: one per core, within a quarter of the available memory.")

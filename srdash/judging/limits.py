@@ -249,9 +249,11 @@ OPTION_LIMITS: Mapping[str, Limit] = {
     "max-cells": Limit("--max-cells", 1, 10_000_000, integer=True,
                        why="Explain's refusal bound (methods x datasets x runs); its work grows with methods^2 x "
                            "datasets, so past the default it says its estimated time first."),
-    "visitors": Limit("--visitors", 1, 64, integer=True, why="Kernels kept waiting, about 250 MB each."),
+    "visitors": Limit("--visitors", 1, 64, integer=True,
+                      why="Kernels kept waiting; each one more holds about 50-60 MB (forked, on the demo)."),
     "review-visitors": Limit("--visitors", 0, 64, integer=True,
-                             why="Review kernels kept waiting (0: none), about 250 MB each."),
+                             why="Review kernels kept waiting (0: none); each one more holds about 50-60 MB (forked, "
+                                 "on the demo)."),
     "port": Limit("--port", 0, 65_535, integer=True, why="A TCP port (0: a free one)."),
 }
 
