@@ -146,6 +146,30 @@ def command_line(pid: int) -> str:
     return line
 
 
+def child_pids() -> dict[int, list[int]]:
+    """Every process's children, by parent process id (read from /proc; processes gone meanwhile are skipped)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (children, theirs, ...), now."""
+    tree, found, todo = child_pids(), set(), [pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
 def marked_processes(marker: str) -> dict[int, str]:
     """The live processes (not zombies) whose environment has :data:`MARKER` = ``marker``: pid -> command line.
 

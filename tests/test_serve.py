@@ -15,6 +15,7 @@ from pathlib import Path
 
 import child_processes  # tests/ is on sys.path (pytest prepends it)
 import pytest
+from child_processes import descendants
 from click.testing import CliRunner
 
 import srdash.apps.server as app
@@ -400,31 +401,6 @@ def test_descriptions_and_qualification_are_checked_first(served, results_csv, t
 # --------------------------------------------------------------------------- a real server, killed
 
 
-def _children() -> dict[int, list[int]]:
-    """Parent pid -> child pids, from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(parent, []).append(int(entry.name))
-    return children
-
-
-def _descendants(pid: int) -> set[int]:
-    tree, found, todo = _children(), set(), [pid]
-    while todo:
-        for child in tree.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -469,7 +445,7 @@ def test_no_voila_server_or_kernel_survives_a_killed_srdash_serve(tmp_path, resu
             page.read()
         deadline = time.monotonic() + child_processes.START_BOUND
         while time.monotonic() < deadline:  # a kernel runs
-            spawned = _descendants(serve.pid)
+            spawned = descendants(serve.pid)
             if any(_is_kernel(pid) for pid in spawned):
                 break
             time.sleep(0.5)
@@ -619,7 +595,7 @@ def test_a_bad_file_stops_srdash_serve_and_the_voila_started_while_it_was_checke
     seen: dict[int, str] = {}
     deadline = time.monotonic() + child_processes.START_BOUND
     while serve.poll() is None and time.monotonic() < deadline:
-        seen.update({pid: _command_line(pid) for pid in _descendants(serve.pid)})
+        seen.update({pid: _command_line(pid) for pid in descendants(serve.pid)})
         time.sleep(0.05)
     out, err = serve.communicate(timeout=child_processes.START_BOUND)
     assert serve.returncode == 1, out + err
@@ -636,8 +612,8 @@ def test_a_bad_file_stops_srdash_serve_and_the_voila_started_while_it_was_checke
 
 def _kernels_of(server_pid: int) -> list[int]:
     """The kernels Voilà (a child of ``srdash review``) runs (ipykernel's launcher, or forked by its zygote)."""
-    voila = [pid for pid in _descendants(server_pid) if "srdash.apps.voila_main" in _command_line(pid)]
-    return sorted(pid for parent in voila for pid in _descendants(parent) if _alive(pid) and _is_kernel(pid))
+    voila = [pid for pid in descendants(server_pid) if "srdash.apps.voila_main" in _command_line(pid)]
+    return sorted(pid for parent in voila for pid in descendants(parent) if _alive(pid) and _is_kernel(pid))
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")

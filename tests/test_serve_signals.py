@@ -14,6 +14,7 @@ from pathlib import Path
 
 import child_processes  # tests/ is on sys.path (pytest prepends it)
 import pytest
+from child_processes import descendants
 
 from srdash.apps.server import free_port
 
@@ -38,14 +39,14 @@ def test_a_hang_up_stops_srdash_serve_voila_and_the_kernels(tmp_path, to):
         child_processes.wait_until_serving(server, f"http://127.0.0.1:{port}/", log=log_path)
 
         def kernel_runs() -> bool:  # Voilà's waiting kernel
-            return any("ipykernel" in _command_line(pid) for pid in _descendants(server.pid))  # forked ones too
+            return any("ipykernel" in _command_line(pid) for pid in descendants(server.pid))  # forked ones too
 
         deadline = time.monotonic() + child_processes.START_BOUND
         while not kernel_runs():
             assert time.monotonic() < deadline and server.poll() is None, log_path.read_text(errors="replace")
             time.sleep(0.2)
         started = time.monotonic() - started
-        tree = set(_descendants(server.pid))
+        tree = set(descendants(server.pid))
         assert len(tree) >= 2, tree  # Voilà, a kernel (and the preparing child)
 
         if to == "the server":
@@ -62,23 +63,6 @@ def test_a_hang_up_stops_srdash_serve_voila_and_the_kernels(tmp_path, to):
         child_processes.kill(server)
     assert code == 0, log_path.read_text(errors="replace")
     assert "Stopping the dashboard..." in log_path.read_text(errors="replace")
-
-
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 def _command_line(pid: int) -> str:

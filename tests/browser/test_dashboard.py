@@ -27,10 +27,12 @@ import pytest
 from srdash.demo.competition import HOSTILE_MODEL
 from srdash.apps.dashboard import PROPERTY_VIEW_TITLE, QUALIFICATION_VIEW_TITLE
 from srdash.apps.more_views import COMPARISON_VIEW_TITLE, LINEAGE_VIEW_TITLE
-from voila_server import (PLOT, child_pids, cut_buttons, expect_no_verdict_shown, figure_text_problems,
+from voila_server import (PLOT, cut_buttons, expect_no_verdict_shown, figure_text_problems,
                           first_screen_problems, heatmaps_shown, is_kernel, layout_problems, pareto_label_overlaps,
                           pick_rules_preset, plot_title, process_tree, refuse_other_machines, screenshot,
                           socket_owners, weight_slider_problems)
+
+import child_processes  # noqa: E402 (voila_server puts tests/ on sys.path)
 
 pytestmark = pytest.mark.browser
 
@@ -171,7 +173,7 @@ def test_a_visitors_page_is_served_by_a_kernel_of_its_own_in_one_widget_request(
     # the page's kernel (the process listening on its sockets) is ipykernel, forked by the zygote Voilà
     # started (srdash's kernel provisioner)
     owners = socket_owners(f"kernel-{kernel_id}-ipc")
-    processes, children = dict(process_tree(dashboard_server.process.pid)), child_pids()
+    processes, children = dict(process_tree(dashboard_server.process.pid)), child_processes.child_pids()
     (voila,) = [pid for pid, command in processes.items() if b"srdash.apps.voila_main" in command]
     (zygote,) = [pid for pid in children.get(voila, []) if b"srdash.apps.zygote" in processes[pid]]
     assert owners and owners <= set(children.get(zygote, []))

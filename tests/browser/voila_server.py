@@ -301,22 +301,9 @@ def is_kernel(pid: int) -> bool:
         return False
 
 
-def child_pids() -> dict[int, list[int]]:
-    """Every process's children, by parent process id (read from /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    return children
-
-
 def process_tree(pid: int) -> list[tuple[int, bytes]]:
     """``pid`` and its descendants, with their command lines."""
-    children, found, todo = child_pids(), [], [pid]
+    children, found, todo = child_processes.child_pids(), [], [pid]
     while todo:
         current = todo.pop()
         todo.extend(children.get(current, []))
