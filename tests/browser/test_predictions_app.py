@@ -27,7 +27,7 @@ import re
 
 import pytest
 from voila_server import (PLOT, cut_buttons, figure_text_problems, first_screen_problems, layout_problems,
-                          plot_title, refuse_other_machines, screenshot)
+                          plot_title, screenshot, watched_page)
 
 pytestmark = pytest.mark.browser
 
@@ -71,16 +71,9 @@ def _expect_order(page, subset: str, teams: list[str]) -> None:
 def desk(app_url, browser):
     """The module's desk page (1400 px; tall: the lab template scrolls inside its own container, so a full-page
     screenshot is the viewport) with what it asked of other machines, its failed requests and its errors."""
-    context = browser.new_context(viewport={"width": 1400, "height": 5000})
-    outside: list[str] = []
-    refuse_other_machines(context, outside)      # every request leaving 127.0.0.1 is aborted and recorded here
-    page = context.new_page()
-    failed, errors = [], []
-    page.on("requestfailed", lambda request: failed.append(request.url))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(app_url, timeout=120_000)
-    yield page, outside, failed, errors
-    context.close()
+    # every request leaving 127.0.0.1 is aborted and recorded in outside
+    with watched_page(browser, app_url, width=1400, height=5000) as watched:
+        yield watched
 
 
 def test_predictions_app_shows_leaderboards_shakeup_and_rejections(desk, tmp_path):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from voila_server import (PLOT, figure_text_problems, layout_problems, plot_title, refuse_other_machines, screenshot,
+from voila_server import (PLOT, figure_text_problems, layout_problems, plot_title, screenshot, watched_page,
                           weight_slider_problems)
 
 pytestmark = pytest.mark.browser
@@ -77,16 +77,9 @@ def _order(page) -> list[str]:
 def desk(app_url, browser):
     """The module's desk page (1400 px; tall: the lab template scrolls inside its own container, so a full-page
     screenshot is the viewport) with what it asked of other machines, its failed requests and its errors."""
-    context = browser.new_context(viewport={"width": 1400, "height": 4000})
-    outside: list[str] = []
-    refuse_other_machines(context, outside)      # every request leaving 127.0.0.1 is aborted and recorded here
-    page = context.new_page()
-    failed, errors = [], []
-    page.on("requestfailed", lambda request: failed.append(request.url))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(app_url, timeout=120_000)
-    yield page, outside, failed, errors
-    context.close()
+    # every request leaving 127.0.0.1 is aborted and recorded in outside
+    with watched_page(browser, app_url, width=1400, height=4000) as watched:
+        yield watched
 
 
 def test_moving_a_weight_slider_changes_the_leaderboard_order(desk, tmp_path):

@@ -6,14 +6,15 @@ cache and Jupyter folders, waits until Voilà answers, and stops it with
 SIGTERM (Voilà then shuts its kernels down) or kills the whole tree with
 SIGKILL. The ``start_server`` fixture (conftest.py) stops what a module started.
 
-:data:`PLOT` and :func:`plot_title` find an app's plotly figures; :func:`figure_text_problems`,
-:func:`layout_problems`, :func:`cut_buttons`, :func:`heatmaps_shown` and :func:`pareto_label_overlaps` check what
-a screenshot test looks at; :func:`screenshot` keeps one. :func:`process_tree`, :func:`is_kernel` and
+:func:`watched_page` opens a page that records what it asked of other machines; :data:`PLOT` and
+:func:`plot_title` find an app's plotly figures; :func:`figure_text_problems`, :func:`layout_problems`,
+:func:`cut_buttons`, :func:`heatmaps_shown` and :func:`pareto_label_overlaps` check what a screenshot test looks at; :func:`screenshot` keeps one. :func:`process_tree`, :func:`is_kernel` and
 :func:`socket_owners` find a server's kernels among its processes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -140,6 +141,26 @@ def refuse_other_machines(context, outside: list[str]) -> None:
     # A pattern, which Playwright's driver matches itself: the ~100 requests of a page to its server never reach
     # this process (a Python matcher took each one there and back: 1 CPU-s more per 12 review pages).
     context.route(_OTHER_MACHINES, route)
+
+
+@contextlib.contextmanager
+def watched_page(browser, url: str, *, width: int, height: int):
+    """A page of a context of its own at ``url`` (``width`` x ``height``), every request to other machines refused
+    (:func:`refuse_other_machines`): yields ``(page, outside, failed, errors)``, what it asked of other machines, its
+    failed requests and its errors; the context is closed after."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    outside: list[str] = []
+    refuse_other_machines(context, outside)
+    page = context.new_page()
+    failed: list[str] = []
+    errors: list[str] = []
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(url, timeout=120_000)
+        yield page, outside, failed, errors
+    finally:
+        context.close()
 
 
 def weight_slider_problems(page, scope: str = "", *, drag: str | bool = False) -> list[str]:
