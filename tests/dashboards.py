@@ -13,6 +13,12 @@ from srdash.judging.competition import competition_from_options
 #: Columns that prepare_competition derives itself: a prepared table written back as results drops them.
 DERIVED = ("simplicity", "status", "reason")
 
+#: Three methods on two datasets, one run each, sizes given (nothing to simplify: no worker process); c is last on
+#: both datasets' accuracy, a first on both.
+THREE_METHODS_TWO_DATASETS = pd.DataFrame({
+    "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
+    "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7], "property": 0.5})
+
 
 def competition_of(table: pd.DataFrame, folder: Path, **options):
     """The competition of ``table`` (written to ``folder/results.csv``) under ``options`` (the CLI's).

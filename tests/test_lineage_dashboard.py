@@ -1,19 +1,13 @@
 """The dashboard's SRBench view: the same figures as the report, built when opened."""
 
-import pandas as pd
-
 PLOTLY = "application/vnd.plotly.v1+json"
 
 
 def test_dashboard_srbench_view(tmp_path):
     from srdash.apps.dashboard import LINEAGE_VIEW_TITLE
-    from dashboards import dashboard_of
+    from dashboards import THREE_METHODS_TWO_DATASETS, dashboard_of
 
-    runs = pd.DataFrame({
-        "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
-        "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
-        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "property": 0.5, "status": "given"})
-    app = dashboard_of(runs, tmp_path)
+    app = dashboard_of(THREE_METHODS_TWO_DATASETS, tmp_path)
     index = list(app.more.titles).index(LINEAGE_VIEW_TITLE)
     app.more.selected_index = index
     panels = app.view(index).children

@@ -6,17 +6,11 @@ from __future__ import annotations
 import json
 import re
 
-import pandas as pd
 import pytest
 
-from dashboards import dashboard_of
+from dashboards import THREE_METHODS_TWO_DATASETS, dashboard_of
 from srdash.apps.more_views import CERTIFICATE_VIEW_TITLE, LINEAGE_VIEW_TITLE
 from srdash.apps.view_progress import ViewProgress
-
-# Three methods on two datasets, one run each, sizes given (nothing to simplify: no worker process).
-RUNS = pd.DataFrame({
-    "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
-    "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7], "property": 0.5})
 
 
 def _watch(app, title: str) -> tuple[list[str], list[tuple[int, int]]]:
@@ -38,7 +32,7 @@ def _watch(app, title: str) -> tuple[list[str], list[tuple[int, int]]]:
 
 
 def test_the_winner_certificate_says_what_it_computes_and_how_far_it_has_got(tmp_path):
-    app = dashboard_of(RUNS, tmp_path)
+    app = dashboard_of(THREE_METHODS_TWO_DATASETS, tmp_path)
     lines, counts = _watch(app, CERTIFICATE_VIEW_TITLE)
     # first the view's title, then what it computes over (3 methods, 2 datasets), then each stage of
     # srdash.analysis.certificate with its count
@@ -60,7 +54,7 @@ def test_the_winner_certificate_says_what_it_computes_and_how_far_it_has_got(tmp
 
 
 def test_the_srbench_views_count_their_steps_to_the_total(tmp_path):
-    app = dashboard_of(RUNS, tmp_path)
+    app = dashboard_of(THREE_METHODS_TWO_DATASETS, tmp_path)
     lines, counts = _watch(app, LINEAGE_VIEW_TITLE)
     what = "Computing the SRBench views of 3 methods on 2 datasets: Pareto front, performance profiles, pairwise tests"
     # three steps (no training times, no critical-difference diagram here): srdash.figures.lineage.srbench_views
@@ -76,7 +70,7 @@ def test_the_weight_sensitivity_view_judges_without_each_method_once(tmp_path, m
     calls = []
     original = sensitivity.irrelevant_alternatives
     monkeypatch.setattr(sensitivity, "irrelevant_alternatives", lambda *a, **k: calls.append(1) or original(*a, **k))
-    app = dashboard_of(RUNS, tmp_path)
+    app = dashboard_of(THREE_METHODS_TWO_DATASETS, tmp_path)
     lines, counts = _watch(app, "Weight sensitivity")
     # it was computed twice on opening (once by the weights' observer, once more after it): once now
     assert len(calls) == 1
@@ -87,7 +81,7 @@ def test_the_weight_sensitivity_view_judges_without_each_method_once(tmp_path, m
     view = app.view("Weight sensitivity")
     assert view.order == ("a", "b", "c") and "a" in view.alternatives.value
     # a second visitor reads the official weights' table; a weight moved off the official ones is judged here
-    second = dashboard_of(RUNS, tmp_path)
+    second = dashboard_of(THREE_METHODS_TWO_DATASETS, tmp_path)
     second.more.selected_index = list(second.more.titles).index("Weight sensitivity")
     again = second.view(second.more.selected_index)
     assert len(calls) == 1 and again.alternatives.value == view.alternatives.value
@@ -118,7 +112,7 @@ def test_a_second_visitor_sees_the_first_visitors_view_value_for_value(tmp_path,
     from srdash.apps import certificate, integrity, sensitivity
     from srdash.figures import lineage, srbench2025
 
-    first = dashboard_of(RUNS, tmp_path)
+    first = dashboard_of(THREE_METHODS_TWO_DATASETS, tmp_path)
     first.more.selected_index = list(first.more.titles).index(title)
     cold = _shown(first.view(first.more.selected_index))
     # the second visitor reads every heavy result from the cache: nothing computed again
@@ -126,7 +120,7 @@ def test_a_second_visitor_sees_the_first_visitors_view_value_for_value(tmp_path,
                          (srbench2025, "comparison_views"), (integrity, "bootstrap"),
                          (sensitivity, "irrelevant_alternatives")):
         monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("computed again"))
-    second = dashboard_of(RUNS, tmp_path)
+    second = dashboard_of(THREE_METHODS_TWO_DATASETS, tmp_path)
     second.more.selected_index = list(second.more.titles).index(title)
     warm = _shown(second.view(second.more.selected_index))
     assert cold and warm == cold

@@ -18,7 +18,7 @@ from srdash.apps import Dashboard, LogPanel, ProgressPanel
 from srdash.judging.competition import competition_from_options
 from srdash.judging.pipeline import judge_competition
 
-from dashboards import competition_of, dashboard_of
+from dashboards import THREE_METHODS_TWO_DATASETS, competition_of, dashboard_of
 
 PLOTLY = "application/vnd.plotly.v1+json"
 
@@ -322,11 +322,7 @@ def test_more_views_are_built_when_opened_and_follow_the_verdict(tmp_path):
     from srdash.apps import Dashboard
 
     # two datasets, three methods: enough for the significance sentence and the views
-    runs = pd.DataFrame({
-        "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
-        "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
-        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "property": 0.5, "status": "given"})
-    app = dashboard_of(runs, tmp_path)
+    app = dashboard_of(THREE_METHODS_TWO_DATASETS, tmp_path)
     assert "significantly" in app.significance.value
     # the provenance block travels with the verdict shown
     assert "sympy_version" in app.provenance.value and app.verdict.rules.sha256 in app.provenance.value
@@ -370,11 +366,7 @@ def test_opening_a_view_keeps_the_accordions_panels_and_the_panel_the_visitor_op
     # The page re-renders an accordion whose children are replaced, and its accordion (ipywidgets 8) then
     # closes the panel a visitor opened meanwhile and sends a neighbour's index back (issue 33's flaky phone
     # test): only a panel's content may change, and the kernel never re-selects a panel after a build.
-    runs = pd.DataFrame({
-        "method": ["a", "b", "c"] * 2, "dataset": ["d1"] * 3 + ["d2"] * 3, "run": 0,
-        "r2_test": [0.9, 0.8, 0.7, 0.95, 0.6, 0.5], "components": [3.0, 9, 5, 30, 7, 7],
-        "simplicity": [-0.7, -1.4, -1.0, -2.1, -1.2, -1.2], "property": 0.5, "status": "given"})
-    app = dashboard_of(runs, tmp_path)
+    app = dashboard_of(THREE_METHODS_TWO_DATASETS, tmp_path)
     panels = app.more.children
     replaced = []
     app.more.observe(replaced.append, names="children")
