@@ -64,9 +64,9 @@ datasets.spec_fields = lambda *a, **k: (calls.append("descriptions"), spec_field
 preparation.load_results = lambda *a, **k: (calls.append("results"), load_results(*a, **k))[1]
 from srdash.apps.review import ReviewPage
 from srdash.apps.visit import query_string  # as notebooks/review.ipynb imports it (tests/test_review_visit.py: its wait)
-page = ReviewPage(os.environ, background=False)
+page = ReviewPage(os.environ)   # served, as the notebook makes it: built before it returns, the competition kept
 app = page.app
-print(json.dumps({"calls": calls, "log": page.log_panel.text(), "dataset": app and app.dataset,
+print(json.dumps({"at_once": app is not None and not page.busy, "calls": calls, "log": page.log_panel.text(), "dataset": app and app.dataset,
                   "cards": app and len(app.cards[app.dataset]), "sympy": "sympy" in sys.modules,
                   "voila": sorted(m for m in ("voila", "jupyter_server", "jsonschema") if m in sys.modules),
                   "built": sorted(m for m in ("plotly.graph_objs._figure", "plotly.validator_cache", "narwhals", "PIL")
@@ -97,6 +97,7 @@ def test_a_judges_kernel_reads_the_prepared_competition_and_parses_no_ground_tru
     assert said and said[0].startswith("Competition prepared for every judge (")
     assert said[1].startswith("The cards' formulas, predictions and figures kept for every judge (")
     seen = _judge_kernel(competition)
+    assert seen["at_once"], seen["log"]   # built in the cell: the page's first request gets every widget
     assert seen["calls"] == []  # neither the descriptions (their ground truths) nor the results are read again
     # the demo's real-world track: 6 qualified methods on its first dataset under review, each with a formula
     # and predictions; both were kept by prepare_review, so the kernel imports no sympy for them
@@ -122,5 +123,5 @@ def test_a_judges_kernel_of_results_without_models_imports_no_sympy(tmp_path):
     competition = load_competition(tmp_path / "competition.toml")
     prepare_competition(competition)
     seen = _judge_kernel(competition)
-    assert seen["calls"] == [] and seen["dataset"] == "d1" and seen["cards"] == 2, seen["log"]
+    assert seen["at_once"] and seen["calls"] == [] and seen["dataset"] == "d1" and seen["cards"] == 2, seen["log"]
     assert not seen["sympy"], "a judge's kernel imported sympy for results without a model"

@@ -735,3 +735,50 @@ def test_a_review_of_loose_results_names_its_hash_the_entries_hash(store):
     assert "Verdict fingerprint" not in board and "srdash-fingerprint-value" not in board
     assert re.search(r"Entries hash: <code class='srdash-entries-hash-value'>[0-9a-f]{12}</code> \(of this "
                      r"leaderboard and the judges' entries", board)
+
+
+def test_a_served_page_of_a_kept_competition_is_built_at_once_else_in_the_background(tmp_path, monkeypatch):
+    from srdash.cli.review import review_environment
+    from srdash.judging.competition import load_competition
+    from srdash.judging.pipeline import prepare_competition
+
+    monkeypatch.setenv("SRDASH_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "results.csv").write_text("method,dataset,run,model,r2_test,property\n"
+                                          "a,d1,0,x1 + 1,0.9,1\nb,d1,0,2*x1,0.8,1\n")
+    (tmp_path / "competition.toml").write_text('results = "results.csv"\nrules = "srbench2022"\n\n'
+                                               '[realworld]\nstore = "trust.sqlite"\n')
+    with TrustStore(tmp_path / "trust.sqlite", seed=0) as store:
+        key = store.issue_key("ann")
+    competition = load_competition(tmp_path / "competition.toml")
+    env = review_environment(judge="ann", store=tmp_path / "trust.sqlite", rules="srbench2022-realworld",
+                             competition=competition, base={})
+    # nothing kept yet: the page says it is preparing and builds the review once a browser has displayed it
+    page = ReviewPage(env, access_key=key)
+    assert page.app is None and page.page_ready in page.children
+    assert page.wait(120) and page.app is None
+    page.page_ready._on_message(page.page_ready, {"event": "displayed"}, [])   # what the browser sends
+    assert isinstance(page.app, ReviewApp) and page.app.judge == "ann", page.log_panel.text()
+    page.app.store.close()
+    prepare_competition(competition)   # kept, as `srdash review` keeps it before serving
+    # kept: built in the cell, before the constructor returns (no background work, no wait for the browser)
+    page = ReviewPage(env, access_key=key)
+    assert isinstance(page.app, ReviewApp) and not page.busy and page.children == (page.app, page.page_ready)
+    assert [card.method for card in page.app.cards["d1"]] and page.app.judge == "ann"
+    page.app.store.close()
+    # a wrong key is refused at once too, in the page's log, and no review is built
+    page = ReviewPage(env, access_key="not-a-key")
+    assert page.app is None and not page.busy
+    assert "Error while preparing the review" in page.log_panel.text()
+    assert "The review cannot start" in page.progress.label.value
+
+
+def test_a_served_page_whose_preparation_fails_says_why_once_displayed(tmp_path):
+    # the error is kept for the build that runs after the page is displayed (it was lost: a NameError in the
+    # kernel's log, and a page that said "Preparing" for ever)
+    TrustStore(tmp_path / "t.sqlite").close()
+    page = ReviewPage(review_env(input=str(tmp_path / "missing.csv"), judge="ann", store=str(tmp_path / "t.sqlite")))
+    assert page.wait(120) and page.app is None and page.log_panel.text() == ""
+    page.page_ready._on_message(page.page_ready, {"event": "displayed"}, [])   # what the browser sends
+    assert "Error while preparing the review:" in page.log_panel.text()
+    assert "missing.csv" in page.log_panel.text()
+    assert "The review cannot start" in page.progress.label.value

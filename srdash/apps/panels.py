@@ -578,7 +578,8 @@ class BackgroundApp(widgets.VBox):
         try:
             value = loader()
         except Exception as error:  # noqa: BLE001 - shown to the user, in the log
-            self._work.build(lambda: report(error), root=self)
+            # bound now: a served page runs the build later, after Python has unbound ``error``
+            self._work.build(lambda failure=error: report(failure), root=self)
         else:
             self._work.build(lambda: show(value), root=self)
         finally:

@@ -11,6 +11,9 @@ javascript error" on the page). Now a served page creates widgets only once the 
 (apps.panels.BackgroundWork.build): each page must show every card, and no page's console may say that a
 widget model was not found.
 
+A review whose competition ``srdash review`` kept prepared is built in the notebook's cell instead, before the
+page exists (``ReviewPage``): no race there. This one reviews a results file, so it takes the background path.
+
 One server for the module, srdash's own serving (Voilà with the review's configuration) of a two-cell copy
 of the review notebook that forces the race; six pages at a time (six browser contexts), four rounds.
 """
@@ -60,6 +63,8 @@ NOTEBOOK_CELLS = [
     "prepare = review_page.review_inputs_from_environment\n"
     "\n"
     "def prepared_as_the_page_connects(*args, **kwargs):\n"
+    "    if kwargs.get('kept_only'):   # a results file, not a kept competition: nothing at once\n"
+    "        return prepare(*args, **kwargs)\n"
     "    inputs = prepare(*args, **kwargs)\n"
     "    page_connected.wait(120)\n"
     "    time.sleep(os.getpid() % 7 * 0.05)\n"

@@ -12,7 +12,8 @@ from srdash.demo.competition import cached_demo
 from srdash.errors import SrdashError
 from srdash.io.loading import Results, load_results
 from srdash.judging.competition import competition_from_json
-from srdash.judging.pipeline import prepare_competition, prepare_runs
+from srdash.judging import snapshot
+from srdash.judging.pipeline import prepare_competition, prepare_runs, prepared_from_snapshot
 from srdash.judging.preparation import check_datasets_under_review
 from srdash.judging.representative import representative_choice, representative_runs
 from srdash.judging.rules import load_rules
@@ -110,7 +111,7 @@ def _option(options: Mapping, key: str) -> str:
 
 
 def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None, stage=None,
-                                   access_key: str | None = None) -> dict:
+                                   access_key: str | None = None, kept_only: bool = False) -> dict | None:
     """The arguments of the :class:`ReviewApp` described by the environment variables of ``srdash review``.
 
     The slow part of opening a review, and no widget: ``ReviewApp(**inputs)``
@@ -132,6 +133,15 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         trust issue-key``), it alone says who the judge is and whether they
         are the organiser (the options ``judge`` and ``organiser`` are then
         ignored), and a missing or invalid key is refused.
+    kept_only : bool
+        True: only what is already prepared, read at once; None when the review's competition is not
+        kept prepared in the cache (``srdash review`` keeps it before serving) or the review is of a
+        results file rather than a competition. The key is checked either way.
+
+    Returns
+    -------
+    dict or None
+        The keyword arguments of :class:`ReviewApp`.
 
     Raises
     ------
@@ -177,13 +187,24 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
             settings = review_settings(rules, trust_input=_option(options, "trust_input").strip() or None)
             data_dir = review_data_dir(competition, data_dir)
             source = f"{competition.title} ({competition.source})"
+            prepared = None
+            if kept_only:
+                found = prepared_from_snapshot(competition)
+                if found is None:
+                    store.close()
+                    return None
+                snapshot.replay_warnings(found.warnings)   # as prepare_competition does when it reads the snapshot
+                prepared = found.prepared
             representatives, runs, features = representatives_under_review(competition, progress=progress,
-                                                                           stage=stage)
+                                                                           stage=stage, prepared=prepared)
             # the cards' LaTeX and predictions, kept by `srdash review` (prepare_review) for every judge
             return {"representatives": representatives, "store": store, "judge": judge, "rules": rules,
                     "settings": settings, "methods": sorted(set(runs["method"])), "features": features,
                     "data_dir": data_dir, "organiser": organiser, "source": source, "competition": competition,
                     "kept": KeptCardValues()}
+        if kept_only:
+            store.close()
+            return None
         if input_path:
             results = load_results(input_path, datasets=_option(options, "datasets").strip() or None)
             source = input_path
@@ -208,7 +229,8 @@ def review_inputs_from_environment(environ: Mapping[str, str], *, progress=None,
         raise
 
 
-def prepared_runs_under_review(competition, *, progress=None, stage=None) -> tuple[pd.DataFrame, dict]:
+def prepared_runs_under_review(competition, *, progress=None, stage=None, prepared=None
+                               ) -> tuple[pd.DataFrame, dict]:
     """The prepared runs of the methods and datasets under review, and each dataset's feature names.
 
     Read from the prepared competition (:func:`srdash.judging.pipeline.prepare_competition`: the snapshot
@@ -223,6 +245,8 @@ def prepared_runs_under_review(competition, *, progress=None, stage=None) -> tup
         With a real-world track.
     progress, stage : callable, optional
         As :func:`~srdash.judging.pipeline.prepare_competition` calls them.
+    prepared : PreparedCompetition, optional
+        The competition already prepared (read from its snapshot by the caller): not prepared again.
 
     Raises
     ------
@@ -233,8 +257,9 @@ def prepared_runs_under_review(competition, *, progress=None, stage=None) -> tup
         raise SrdashError(f"The competition {competition.source} has no real-world track: add a [realworld] "
                           "table naming the trust store (docs/competition.md).")
     stage = stage or (lambda text: None)
-    stage("Reading the prepared competition…")
-    prepared = prepare_competition(competition, progress=progress, stage=stage)
+    if prepared is None:
+        stage("Reading the prepared competition…")
+        prepared = prepare_competition(competition, progress=progress, stage=stage)
     runs = prepared.runs
     if runs is None:
         raise SrdashError(f"The competition {competition.source} judges submissions, not models: there is no "
@@ -246,8 +271,8 @@ def prepared_runs_under_review(competition, *, progress=None, stage=None) -> tup
     return runs.reset_index(drop=True), dict(prepared.results.features)
 
 
-def representatives_under_review(competition, *, progress=None, stage=None) -> tuple[pd.DataFrame, pd.DataFrame,
-                                                                                     dict]:
+def representatives_under_review(competition, *, progress=None, stage=None, prepared=None
+                                 ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """The representative models a competition's judges review, the runs they come from and the features.
 
     As :func:`prepared_runs_under_review` reads them; each method's representative run on each dataset is the
@@ -257,7 +282,7 @@ def representatives_under_review(competition, *, progress=None, stage=None) -> t
     ----------
     competition : Competition
         With a real-world track.
-    progress, stage : callable, optional
+    progress, stage, prepared : optional
         As :func:`prepared_runs_under_review` takes them.
 
     Returns
@@ -265,7 +290,7 @@ def representatives_under_review(competition, *, progress=None, stage=None) -> t
     representatives, runs : DataFrame
     features : dict of dataset to feature names
     """
-    runs, features = prepared_runs_under_review(competition, progress=progress, stage=stage)
+    runs, features = prepared_runs_under_review(competition, progress=progress, stage=stage, prepared=prepared)
     rules = competition.realworld.rules
     accuracy = next((c for c in rules.criteria if c.column == "r2_test"), None)
     representatives = representative_runs(runs, choice=representative_choice(rules),
