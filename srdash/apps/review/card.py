@@ -65,7 +65,9 @@ class ModelCard(widgets.VBox):
     """One representative model on a card: formula, numbers, figures and the trust entry.
 
     The card only displays; :class:`ReviewApp` listens to :attr:`trust` and
-    :attr:`comment` and writes the changes to the store.
+    :attr:`comment` and writes the changes to the store. ``looks`` (a
+    :class:`CardLooks`) are the layouts and styles the page's cards share
+    (default: the card's own).
 
     Attributes
     ----------
