@@ -6,8 +6,10 @@ import json
 import re
 
 import base64
+from collections import Counter
 from pathlib import Path
 
+import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,6 +17,7 @@ import pytest
 from srdash.judging.trust import ReviewSettings, TrustStore, trust_summary
 from srdash.judging.representative import find_test_file
 from srdash.demo.competition import demo_folder
+from srdash.apps.panels import widget_tree
 from srdash.apps.review import DEMO_DATASETS, ModelCard, ReviewApp, ReviewPage, demo_results
 
 STAGE2 = Path(__file__).resolve().parents[1] / ".." / "shared" / "realdata" / "srbench2022" / "stage2"
@@ -782,3 +785,46 @@ def test_a_served_page_whose_preparation_fails_says_why_once_displayed(tmp_path)
     assert "Error while preparing the review:" in page.log_panel.text()
     assert "missing.csv" in page.log_panel.text()
     assert "The review cannot start" in page.progress.label.value
+
+
+def test_the_page_shares_its_layouts_and_a_toggle_shows_only_its_own_cards_formula(store):
+    reps = representatives()
+    long_model = " + ".join(f"{i}*x{i}" for i in range(1, 60))
+    for i in (0, 1):   # "plain" and "scaled" on d1: two cards with a typeset toggle beside the raw one
+        reps.loc[i, ["simplified", "model", "components"]] = [long_model, long_model, 235.0]
+    app = ReviewApp(reps, store, judge="ann")
+    models = widget_tree(app)   # every model the page gets: widgets, and the layouts and styles they name
+    kinds = Counter("layout" if isinstance(m, widgets.Layout) else "style" if type(m).__name__.endswith("Style")
+                    else "widget" for m in models)
+    # Measured on this page before the layouts were shared: 222 models, 83 widgets + 83 layouts + 56 styles
+    # (a layout and mostly a style each). Shared: the 10 layouts code changes (2 dataset boxes' display, 3 cards'
+    # trust box hidden for a rubric, 3 raw and 2 typeset formulas toggled) stay their own; 14 more: 9 shared by
+    # the app's, cards' and comparison's look-alikes, 5 the log panel's. Styles: one per style class (7), and
+    # the log panel's HTML and button styles and the dataset picker's description style, their own (3).
+    assert kinds["widget"] == 83, kinds                  # nothing a person sees is gone
+    assert kinds["layout"] <= 24 and kinds["style"] <= 10 and len(models) <= 117, kinds
+    layouts = [m for m in models if isinstance(m, widgets.Layout)]
+    users = Counter(id(w.layout) for w in models if isinstance(w, widgets.DOMWidget))
+
+    def displays() -> dict[str, str | None]:
+        return {layout.model_id: layout.display for layout in layouts}
+
+    def changed(before: dict, after: dict) -> set[str]:
+        return {model_id for model_id in before if before[model_id] != after[model_id]}
+
+    cards = cards_by_method(app, "d1")
+    for card in cards.values():    # what the toggles change is each card's own
+        assert all(users[id(w.layout)] == 1 for w in (card.raw, card.trust) + ((card.typeset,) if card.formula_toggle
+                                                                              else ()))
+    start = displays()
+    cards["plain"].raw_toggle.value = True
+    raw_shown = displays()
+    assert changed(start, raw_shown) == {cards["plain"].raw.layout.model_id}
+    assert raw_shown[cards["plain"].raw.layout.model_id] == "block" and cards["scaled"].raw.layout.display == "none"
+    cards["scaled"].formula_toggle.value = True
+    typeset_shown = displays()
+    assert changed(raw_shown, typeset_shown) == {cards["scaled"].typeset.layout.model_id}
+    assert cards["scaled"].typeset.layout.display == "block" and cards["plain"].typeset.layout.display == "none"
+    assert "59 x_{59}" in cards["scaled"].typeset.value and cards["plain"].typeset.value == ""
+    cards["plain"].raw_toggle.value = False
+    assert changed(start, displays()) == {cards["scaled"].typeset.layout.model_id}

@@ -33,7 +33,7 @@ from srdash.judging.trust import (
     review_settings,
 )
 from srdash.apps.panels import FigurePanel, LogPanel, logged
-from srdash.apps.review.card import ModelCard
+from srdash.apps.review.card import CardLooks, ModelCard
 from srdash.apps.review.comparison import ComparisonView
 from srdash.apps.review.css import REVIEW_CSS
 from srdash.apps.review.kept import KeptCardValues, compute_figures, compute_latex, compute_predictions, formula_text
@@ -142,39 +142,43 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self._stamps: dict[str, dict[str, str]] = {d: {} for d in self.datasets}
         self._unsaved: set[tuple] = set()  # (dataset, method, field) whose last change failed
 
+        # one layout (and style) model for every widget of the page that looks alike and never changes its look
+        self._looks = looks = CardLooks()
+        self._figure_layouts = {width: widgets.Layout(width=width, height=f"{FIGURE_HEIGHT}px")
+                                for width in ("380px", "560px")}
         self.log_panel = LogPanel()
         # a review of a competition shows its verdict fingerprint once revealed (srdash score's)
         self.competition_fingerprint = None if competition is None else CompetitionFingerprint(
             competition, report=lambda error: self.log_panel.report(error, context="judging the competition"))
-        self.header = widgets.HTML(self._header_html(source))
-        self.instructions = widgets.HTML(self._instructions_html())
-        self.saved_indicator = widgets.HTML("")
-        self.progress = widgets.HTML("")
+        self.header = looks.html(self._header_html(source))
+        self.instructions = looks.html(self._instructions_html())
+        self.saved_indicator = looks.html("")
+        self.progress = looks.html("")
         self.previous_button = widgets.Button(description="Previous dataset", icon="arrow-left",
-                                              layout=widgets.Layout(width="auto"))
+                                              layout=looks.auto_width, style=looks.button_style)
         self.next_button = widgets.Button(description="Next dataset", icon="arrow-right",
-                                          layout=widgets.Layout(width="auto"))
+                                          layout=looks.auto_width, style=looks.button_style)
         self.dataset_picker = widgets.Dropdown(options=self.datasets, description="Dataset",
-                                               layout=widgets.Layout(width="auto"))
-        self.dataset_info = widgets.HTML("")
+                                               layout=looks.auto_width)
+        self.dataset_info = looks.html("")
         # Two boxes, one displayed: the other holds the next dataset's cards, built ahead and attached hidden, so
         # that the browser makes their views while the judge reads and "Next dataset" only swaps which box is
         # displayed. Each box keeps its place in the page (replacing a box's contents leaves the other's views).
-        self._slots = tuple(widgets.VBox([widgets.HTML("")], layout=widgets.Layout(display="none"))
+        # (each box its own layout: the display toggled)
+        self._slots = tuple(widgets.VBox([looks.html("")], layout=widgets.Layout(display="none"))
                             for _ in range(2))
-        self._details = tuple(widgets.HTML("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>")
+        self._details = tuple(looks.html("<h3 style='margin:14px 0 2px 0'>Each model in detail</h3>")
                               for _ in range(2))
         self._slot_datasets: list[str | None] = [None, None]
         self._shown_slot = 0
-        self.dataset_boxes = widgets.VBox(list(self._slots))
-        self.organiser_panel = widgets.VBox([])
+        self.dataset_boxes = looks.box(widgets.VBox, list(self._slots))
+        self.organiser_panel = looks.box(widgets.VBox, [])
         self.previous_button.on_click(lambda _: self._step(-1))
         self.next_button.on_click(lambda _: self._step(+1))
         navigation = widgets.HBox([self.previous_button, self.dataset_picker, self.next_button,
-                                   self.saved_indicator], layout=widgets.Layout(align_items="center",
-                                                                                flex_flow="row wrap"))
+                                   self.saved_indicator], layout=looks.centred_wrap)
         # srdash's stylesheet too: the organiser's leaderboard and jury model are the report's tables
-        children = [widgets.HTML(f"<style>{stylesheet()}</style>{REVIEW_CSS}"), self.header]
+        children = [looks.html(f"<style>{stylesheet()}</style>{REVIEW_CSS}"), self.header]
         if organiser:
             # the organiser's panel (leaderboard, the judges' progress) first; the instructions and the
             # organiser's own entries (self.progress) come after it
@@ -182,7 +186,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             children.append(self.organiser_panel)
         children.append(self.instructions)
         children += [self.progress, navigation, self.dataset_info, self.dataset_boxes, self.log_panel]
-        super().__init__(children, **kwargs)
+        super().__init__(children, **{"layout": looks.plain, **kwargs})
         self.add_class("srdash-review")
 
         self._load_entries()
@@ -351,7 +355,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
                              value=self._values[dataset].get(method),
                              comment=self._comments[dataset].get(method, ""), choice=self.choice,
                              formula_text=text, rubric=self.rubric,
-                             scores=self._scores[dataset].get(method))
+                             scores=self._scores[dataset].get(method), looks=self._looks)
             card.show_saved(self._stamps[dataset].get(method))
             card.reveal(self.revealed)
             card.trust.observe(functools.partial(self._on_trust_change, dataset, card), "value")
@@ -364,7 +368,8 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
             thumbnails.append(predicted_vs_actual_thumbnail(test_data.target, predicted) if predicted is not None
                               else "no test data" if test_data is None else "no predictions")
         self.comparisons[dataset] = ComparisonView(cards, shown_rows, texts, thumbnails,
-                                                   kind=self.settings.trust_input, rubric=self.rubric)
+                                                   kind=self.settings.trust_input, rubric=self.rubric,
+                                                   looks=self._looks)
         self.comparisons[dataset].reveal(self.revealed)
         for card in cards:
             card.lock(self.store.closed is not None)
@@ -432,8 +437,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         figures = kept if kept is not None else [json.loads(text) for text in compute_figures(data, predicted)]
         panels = []
         for figure, width in zip(figures, ("380px", "560px")):   # predicted vs actual, then over time
-            panel = FigurePanel(layout=widgets.Layout(width=width, height=f"{FIGURE_HEIGHT}px"),
-                                when_near=self.figures_when_near)
+            panel = FigurePanel(layout=self._figure_layouts[width], when_near=self.figures_when_near)
             panel.add_class("srdash-figure")
             panel.show(figure)
             panels.append(panel)

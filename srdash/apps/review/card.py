@@ -6,6 +6,10 @@ from typing import Mapping, Sequence
 
 import ipywidgets as widgets
 import numpy as np
+# the style classes ipywidgets 8 does not export at its top level
+from ipywidgets.widgets.widget_bool import ToggleButtonStyle
+from ipywidgets.widgets.widget_description import DescriptionStyle
+from ipywidgets.widgets.widget_string import HTMLMathStyle, HTMLStyle, TextStyle
 import pandas as pd
 
 from srdash.figures.escape import html_text
@@ -13,14 +17,57 @@ from srdash.apps.review.typeset import typeset_html
 from srdash.apps.review.values import (NO_VALUE, OK_STATUSES, components_text, is_long, shown_number, shown_text,
                                        time_of, trust_options)
 
-__all__ = ["ModelCard"]
+__all__ = ["CardLooks", "ModelCard"]
+
+
+class CardLooks:
+    """The layouts and styles one page's widgets share, one model each, where their look never changes.
+
+    Every widget otherwise brings its own ``Layout`` (and style) model: one more message the kernel sends
+    and Voilà's server decodes, one more model the page builds. ipywidgets lets many widgets name one model;
+    a widget whose layout or style code changes later (a toggled ``display``) keeps its own.
+    Built once per page (:class:`ReviewApp`), passed to its cards and its comparison.
+
+    Examples
+    --------
+    >>> looks = CardLooks()
+    >>> looks.html("<b>a</b>").layout is looks.html("<b>b</b>").layout
+    True
+    """
+
+    def __init__(self):
+        self.plain = widgets.Layout()
+        self.auto_width = widgets.Layout(width="auto")
+        self.full_width = widgets.Layout(max_width="100%")
+        self.row_wrap = widgets.Layout(flex_flow="row wrap")
+        self.centred = widgets.Layout(align_items="center")
+        self.centred_wrap = widgets.Layout(align_items="center", flex_flow="row wrap")
+        self.criterion_label = widgets.Layout(width="260px")
+        self.comment_area = widgets.Layout(width="100%", height="52px")
+        self.html_style = HTMLStyle()
+        self.html_math_style = HTMLMathStyle()
+        self.toggle_style = ToggleButtonStyle()
+        self.score_buttons_style = widgets.ToggleButtonsStyle(button_width="38px")
+        self.description_style = DescriptionStyle(description_width="initial")
+        self.text_style = TextStyle()
+        self.button_style = widgets.ButtonStyle()
+
+    def html(self, value: str = "", *, layout: widgets.Layout | None = None) -> widgets.HTML:
+        """An HTML widget with the shared style and ``layout`` (default: the shared plain one)."""
+        return widgets.HTML(value, layout=self.plain if layout is None else layout, style=self.html_style)
+
+    def box(self, cls, children, *, layout: widgets.Layout | None = None):
+        """A box (``widgets.HBox`` or ``VBox``) with ``layout`` (default: the shared plain one)."""
+        return cls(children, layout=self.plain if layout is None else layout)
 
 
 class ModelCard(widgets.VBox):
     """One representative model on a card: formula, numbers, figures and the trust entry.
 
     The card only displays; :class:`ReviewApp` listens to :attr:`trust` and
-    :attr:`comment` and writes the changes to the store.
+    :attr:`comment` and writes the changes to the store. ``looks`` (a
+    :class:`CardLooks`) are the layouts and styles the page's cards share
+    (default: the card's own).
 
     Attributes
     ----------
@@ -40,56 +87,63 @@ class ModelCard(widgets.VBox):
     def __init__(self, row: Mapping, *, label: str, kind: str, n_models: int, latex: str | None,
                  latex_problem: str = "", features_used: Sequence[str] = (), figures=(), figure_note: str = "",
                  value: float | None = None, comment: str = "", choice: str = "closest-to-median",
-                 formula_text: str = "", rubric=None, scores: Mapping[str, float] | None = None, **kwargs):
+                 formula_text: str = "", rubric=None, scores: Mapping[str, float] | None = None,
+                 looks: CardLooks | None = None, **kwargs):
+        looks = CardLooks() if looks is None else looks
         self.method = str(row["method"])
         self.label = label
-        self.title = widgets.HTML(self._title_html(revealed=False))
+        self.title = looks.html(self._title_html(revealed=False))
         self.formula_toggle = None
         self.rank_buttons = None  # the comparison row's buttons, when a ComparisonView shows this card
         if latex is not None and formula_text and is_long(row, latex):
             # A long formula is shown as text that wraps inside the card; typeset on demand, in lines
             # (apps/review/typeset.py: on a phone, as wrapping text where it cannot be cut).
-            self.formula = widgets.HTML(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
-                                        layout=widgets.Layout(max_width="100%"))
+            self.formula = looks.html(f"<div class='srdash-formula-text'>ŷ = {html_text(formula_text)}</div>",
+                                      layout=looks.full_width)
             # Set (and so typeset by MathJax) when first shown: a long formula typeset out of sight cost each
             # judge's browser thousands of elements for a toggle most never press.
             self._typeset_value = typeset_html(latex, formula_text)
-            self.typeset = widgets.HTMLMath("", layout=widgets.Layout(display="none", max_width="100%"))
+            # its own layout: the toggle shows and hides it
+            self.typeset = widgets.HTMLMath("", layout=widgets.Layout(display="none", max_width="100%"),
+                                            style=looks.html_math_style)
             self.typeset.add_class("srdash-formula")
             self.formula_toggle = widgets.ToggleButton(description="Show the typeset formula", value=False,
-                                                       icon="expand", layout=widgets.Layout(width="auto"),
+                                                       icon="expand", layout=looks.auto_width,
+                                                       style=looks.toggle_style,
                                                        tooltip="The long formula typeset, in lines cut at its terms")
             self.formula_toggle.observe(self._on_formula_toggle_change, "value")
         elif latex is not None:
             # HTMLMath: the LaTeX is escaped as HTML text; MathJax reads the text.
-            self.formula = widgets.HTMLMath(typeset_html(latex, formula_text), layout=widgets.Layout(max_width="100%"))
+            self.formula = widgets.HTMLMath(typeset_html(latex, formula_text), layout=looks.full_width,
+                                            style=looks.html_math_style)
         else:
-            self.formula = widgets.HTML(f"<div style='color:#b00'>This model cannot be shown as a formula: "
+            self.formula = looks.html(f"<div style='color:#b00'>This model cannot be shown as a formula: "
                                         f"{shown_text(latex_problem.rstrip('.'))}.</div>")
         raw = "" if pd.isna(row.get("model")) else str(row.get("model"))
-        self.raw = widgets.HTML(f"<pre>{html_text(raw)}</pre>", layout=widgets.Layout(display="none"))
+        # its own layout: the toggle shows and hides it
+        self.raw = looks.html(f"<pre>{html_text(raw)}</pre>", layout=widgets.Layout(display="none"))
         self.raw.add_class("srdash-raw")
         self.raw_toggle = widgets.ToggleButton(description="Show the model as submitted", value=False,
-                                               icon="code", layout=widgets.Layout(width="auto"),
+                                               icon="code", layout=looks.auto_width, style=looks.toggle_style,
                                                tooltip="The model text exactly as the method wrote it")
         self.raw_toggle.observe(self._on_raw_toggle_change, "value")
-        self.metrics = widgets.HTML(self._metrics_html(row, features_used, choice))
+        self.metrics = looks.html(self._metrics_html(row, features_used, choice))
         figure_box = [panel for panel in figures]
         if figure_note:
-            figure_box.append(widgets.HTML(f"<div class='srdash-explain'>{shown_text(figure_note)}</div>"))
-        self.figures = widgets.HBox(figure_box, layout=widgets.Layout(flex_flow="row wrap"))
+            figure_box.append(looks.html(f"<div class='srdash-explain'>{shown_text(figure_note)}</div>"))
+        self.figures = widgets.HBox(figure_box, layout=looks.row_wrap)
         noun = "Trust rank" if kind == "rank" else "Trust rating"
         options = trust_options(kind, n_models)
         initial = int(value) if value is not None and not pd.isna(value) and int(value) in dict(options).values() \
             else NO_VALUE
         self.trust = widgets.Dropdown(options=options, value=initial, description=noun,
-                                      style={"description_width": "initial"},
-                                      layout=widgets.Layout(width="280px"))
+                                      style=looks.description_style,
+                                      layout=widgets.Layout(width="280px"))   # its own: hidden for a rubric
         self.comment = widgets.Textarea(value=comment or "", placeholder="Optional comment: why do you trust, "
                                         "or not trust, this model?", continuous_update=False,
-                                        layout=widgets.Layout(width="100%", height="52px"))
-        self.problem = widgets.HTML("")
-        self.saved = widgets.HTML("")
+                                        layout=looks.comment_area, style=looks.text_style)
+        self.problem = looks.html("")
+        self.saved = looks.html("")
         # A jury's rubric: one row of score buttons per criterion, instead of the trust box.
         self.criterion_buttons: dict[str, widgets.ToggleButtons] = {}
         rubric_rows = []
@@ -102,29 +156,27 @@ class ModelCard(widgets.VBox):
                     value=int(given) if given is not None and int(given) == given and low <= given <= high else None,
                     tooltips=[f"{v}" + (" (lowest)" if v == low else " (highest)" if v == high else "")
                               for v in range(low, high + 1)],
-                    style={"button_width": "38px"}, layout=widgets.Layout(width="auto"))
+                    style=looks.score_buttons_style, layout=looks.auto_width)
                 buttons.add_class("srdash-rank-row")
                 buttons.add_class("srdash-criterion")
                 self.criterion_buttons[criterion.name] = buttons
-                label = widgets.HTML(f"<span title='{html_text(criterion.description)}'>"
-                                     f"<b>{shown_text(criterion.label)}</b></span>",
-                                     layout=widgets.Layout(width="260px"))
-                rubric_rows.append(widgets.HBox([label, buttons], layout=widgets.Layout(align_items="center",
-                                                                                       flex_flow="row wrap")))
+                label = looks.html(f"<span title='{html_text(criterion.description)}'>"
+                                   f"<b>{shown_text(criterion.label)}</b></span>", layout=looks.criterion_label)
+                rubric_rows.append(widgets.HBox([label, buttons], layout=looks.centred_wrap))
             self.trust.layout.display = "none"
-        entry = widgets.VBox([
+        entry = looks.box(widgets.VBox, [
             *rubric_rows,
-            widgets.HBox([self.trust, self.saved], layout=widgets.Layout(align_items="center")),
+            widgets.HBox([self.trust, self.saved], layout=looks.centred),
             self.problem,
             self.comment,
         ])
         self.formula.add_class("srdash-formula")
         toggles = [self.formula_toggle, self.raw_toggle] if self.formula_toggle else [self.raw_toggle]
         formula = [self.formula, self.typeset] if self.formula_toggle else [self.formula]
-        toggle_row = widgets.HBox(toggles)
+        toggle_row = looks.box(widgets.HBox, toggles)
         toggle_row.add_class("srdash-toggles")
         super().__init__([self.title, *formula, toggle_row, self.raw, self.metrics,
-                          self.figures, entry], layout=widgets.Layout(max_width="100%"), **kwargs)
+                          self.figures, entry], **{"layout": looks.full_width, **kwargs})
         self.add_class("srdash-card")
 
     def _on_formula_toggle_change(self, change) -> None:

@@ -9,17 +9,17 @@ import ipywidgets as widgets
 
 from srdash.figures.escape import html_text
 from srdash.judging.trust import RATING_SCALE
-from srdash.apps.review.card import ModelCard
+from srdash.apps.review.card import CardLooks, ModelCard
 from srdash.apps.review.values import NO_VALUE, OK_STATUSES, components_text, shown_number, shown_text
 
 __all__ = ["ComparisonView"]
 
 
-def _compare_row(summary_html: str, control: widgets.Widget) -> widgets.HBox:
+def _compare_row(summary_html: str, control: widgets.Widget, looks: CardLooks,
+                 row_layouts: tuple[widgets.Layout, widgets.Layout]) -> widgets.HBox:
     """One model's line in the compact comparison: its summary, then the control that orders or scores it."""
-    summary = widgets.HTML(summary_html, layout=widgets.Layout(flex="1 1 360px", min_width="0"))
-    line = widgets.HBox([summary, control], layout=widgets.Layout(align_items="center", flex_flow="row wrap",
-                                                                 width="100%"))
+    summary = looks.html(summary_html, layout=row_layouts[0])
+    line = widgets.HBox([summary, control], layout=row_layouts[1])
     line.add_class("srdash-compare-row")
     return line
 
@@ -44,11 +44,19 @@ class ComparisonView(widgets.VBox):
     thumbnails : sequence of str
         Each model's predicted-vs-actual SVG, or a short note saying why there is none.
     kind : {'rank', 'rating'}
+    rubric : Rubric, optional
+        A jury's rubric: each model's score so far instead of the buttons.
+    looks : CardLooks, optional
+        The layouts and styles the page shares (default: the view's own).
     """
 
     def __init__(self, cards: Sequence[ModelCard], rows: Sequence[Mapping], texts: Sequence[str],
-                 thumbnails: Sequence[str], *, kind: str, rubric=None, **kwargs):
+                 thumbnails: Sequence[str], *, kind: str, rubric=None, looks: CardLooks | None = None, **kwargs):
         self.cards = list(cards)
+        self._looks = CardLooks() if looks is None else looks
+        # every row's summary, then the row itself: one layout each, shared by the rows (never changed)
+        self._row_layouts = (widgets.Layout(flex="1 1 360px", min_width="0"),
+                             widgets.Layout(align_items="center", flex_flow="row wrap", width="100%"))
         self.rubric = rubric
         n = len(self.cards)
         if rubric is not None:
@@ -62,9 +70,9 @@ class ComparisonView(widgets.VBox):
             options = [(str(rating), rating) for rating in range(low, high + 1)]
             tooltips = [f"rating {r}" + (" (least trust)" if r == low else " (most trust)" if r == high else "")
                         for r in range(low, high + 1)]
-        self.order = widgets.HTML("")
+        self.order = self._looks.html("")
         self._kind = kind
-        children = [widgets.HTML(
+        children = [self._looks.html(
             "<div class='srdash-explain' style='margin:4px 0'>"
             + ("Order the models here: press a rank button on each row (1 = most trusted). "
                if kind == "rank" else "Rate the models here: press a rating on each row (5 = most trust). ")
@@ -72,8 +80,7 @@ class ComparisonView(widgets.VBox):
             + "</div>")]
         for card, row, text, thumbnail in zip(self.cards, rows, texts, thumbnails):
             buttons = widgets.ToggleButtons(options=options, value=None, tooltips=tooltips,
-                                            style={"button_width": "38px"},
-                                            layout=widgets.Layout(width="auto"))
+                                            style=self._looks.score_buttons_style, layout=self._looks.auto_width)
             buttons.add_class("srdash-rank-row")
             current = card.trust.value
             buttons.value = current if current in dict(options).values() else None
@@ -82,12 +89,13 @@ class ComparisonView(widgets.VBox):
             card.rank_buttons = buttons
             children.append(self._row(card, row, text, thumbnail, buttons))
         children.append(self.order)
-        super().__init__(children, **kwargs)
+        super().__init__(children, **{"layout": self._looks.plain, **kwargs})
         self.add_class("srdash-compare")
         self.refresh()
 
     def _row(self, card: ModelCard, row: Mapping, text: str, thumbnail: str, control) -> widgets.HBox:
-        line = _compare_row(self._summary_html(card.label, row, text, thumbnail), control)
+        line = _compare_row(self._summary_html(card.label, row, text, thumbnail), control, self._looks,
+                            self._row_layouts)
         self._summaries = getattr(self, "_summaries", [])
         self._summaries.append((line.children[0], card, row, text, thumbnail))
         return line
@@ -126,18 +134,19 @@ class ComparisonView(widgets.VBox):
     def _init_rubric(self, rows, texts, thumbnails, **kwargs) -> None:
         """A jury's view: each model's score so far (scored on the cards below, per criterion)."""
         self._kind = "rubric"
-        self.order = widgets.HTML("")
+        self.order = self._looks.html("")
         self._score_labels = {}
-        children = [widgets.HTML("<div class='srdash-explain' style='margin:4px 0'>Score each model on every "
+        label_layout = widgets.Layout(width="200px")   # shared by the rows' score labels
+        children = [self._looks.html("<div class='srdash-explain' style='margin:4px 0'>Score each model on every "
                                  "criterion on its card below; its score here is the weighted mean of yours.</div>")]
         for card, row, text, thumbnail in zip(self.cards, rows, texts, thumbnails):
-            label = widgets.HTML("", layout=widgets.Layout(width="200px"))
+            label = self._looks.html("", layout=label_layout)
             self._score_labels[card.label] = label
             for buttons in card.criterion_buttons.values():
                 buttons.observe(lambda change: self.refresh(), "value")
             children.append(self._row(card, row, text, thumbnail, label))
         children.append(self.order)
-        super().__init__(children, **kwargs)
+        super().__init__(children, **{"layout": self._looks.plain, **kwargs})
         self.add_class("srdash-compare")
         self.refresh()
 
