@@ -20,6 +20,12 @@ from srdash.apps.review.values import (NO_VALUE, OK_STATUSES, components_text, i
 __all__ = ["CardLooks", "ModelCard"]
 
 
+def _refuse_change(change) -> None:
+    raise TypeError(f"A look the judge's page shares ({type(change['owner']).__name__}) was changed "
+                    f"({change['name']!r}): every widget that shares it would change. Give the widget a "
+                    "layout (or style) of its own.")
+
+
 class CardLooks:
     """The layouts and styles one page's widgets share, one model each, where their look never changes.
 
@@ -33,6 +39,10 @@ class CardLooks:
     >>> looks = CardLooks()
     >>> looks.html("<b>a</b>").layout is looks.html("<b>b</b>").layout
     True
+    >>> looks.html("<b>c</b>").layout.display = "none"
+    Traceback (most recent call last):
+    ...
+    TypeError: A look the judge's page shares (Layout) was changed ('display'): every widget that shares it would change. Give the widget a layout (or style) of its own.
     """
 
     def __init__(self):
@@ -51,6 +61,9 @@ class CardLooks:
         self.description_style = DescriptionStyle(description_width="initial")
         self.text_style = TextStyle()
         self.button_style = widgets.ButtonStyle()
+        # a change to a shared look would change every widget that shares it: refused, loudly
+        for shared in vars(self).values():
+            shared.observe(_refuse_change)
 
     def html(self, value: str = "", *, layout: widgets.Layout | None = None) -> widgets.HTML:
         """An HTML widget with the shared style and ``layout`` (default: the shared plain one)."""
