@@ -13,7 +13,8 @@ PLACES = ".srdash-card-later:visible"
 
 # Scroll the page so that the element's top is 50 px inside the bottom of the window (or as near as the page
 # scrolls). Inside the window: the lab template scrolls inside its own container, which clips what the browser
-# sees to the window, NearScreen's 200 px margin (of the window) notwithstanding. Returns where the page was.
+# sees to the window, NearScreen's 200 px margin (of the window) notwithstanding. Resolves, with where the page
+# was, once the browser has drawn two frames and run its tasks: its IntersectionObserver has told NearScreen.
 _SCROLL_NEAR_JS = """(element) => {
   let scroller = element.parentElement;
   while (scroller && !(scroller.scrollHeight > scroller.clientHeight
@@ -23,7 +24,8 @@ _SCROLL_NEAR_JS = """(element) => {
   scroller = scroller || document.scrollingElement;
   const was = scroller.scrollTop;
   scroller.scrollTop += element.getBoundingClientRect().top - (window.innerHeight - 50);
-  return was;
+  const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  return frame().then(frame).then(() => new Promise((resolve) => setTimeout(() => resolve(was), 0)));
 }"""
 _SCROLL_BACK_JS = """([element, top]) => {
   let scroller = element.parentElement;
@@ -39,8 +41,9 @@ def scroll_to_cards(page, n: int, *, timeout: float = 120_000) -> None:
     """Scroll to each of the shown dataset's ``n`` detail cards until each is in the page, then back to where the
     page was. A card already in the page is passed by; one that never comes fails the test.
 
-    From the last card up: each card comes at the bottom of the window, and the cards that came before it move
-    down with it, so that no card's figures come into the window (plotly's drawing: most of a card's cost).
+    From the last card up: each card's place comes to the bottom of the window (the browser tells the kernel),
+    then the next one up, without waiting for the card; the cards come meanwhile, below the window, so that no
+    card's figures come into it (plotly's drawing: most of a card's cost).
     """
     places = page.locator(PLACES)
     expect(places).to_have_count(n, timeout=timeout)
@@ -51,7 +54,6 @@ def scroll_to_cards(page, n: int, *, timeout: float = 120_000) -> None:
             continue
         was = places.nth(i).evaluate(_SCROLL_NEAR_JS)
         start = was if start is None else start
-        expect(card).to_be_visible(timeout=timeout)
     if start is not None:
         page.evaluate(_SCROLL_BACK_JS, [places.first.element_handle(), start])
     expect(page.locator(".srdash-card:visible")).to_have_count(n, timeout=timeout)
