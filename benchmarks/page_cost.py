@@ -5,8 +5,9 @@ One page at a time, each in a headless Chromium of its own (Debian's /usr/bin/ch
 waiting kernels, one per page, started ``--settle`` seconds before the first page):
 
 - ``voila``, the floor: Voilà's own page for a notebook of one cell, ``print("Ready")``, until "Ready" is laid out;
-- ``review``: a judge's page (``srdash review --judge bench``, the demo's real-world track), until the first card's
-  trust control is laid out;
+- ``review``: a judge's page (``srdash review --judge bench``, the demo's real-world track), until the overview's
+  first rank button is laid out (``visitors.REVIEW_READY``: the first control a judge uses; the detail cards below
+  are put into the page as the judge scrolls to them);
 - ``dashboard``: ``srdash serve`` (the built-in demo), until its status line "Ready in ..." is laid out.
 
 Whether the page is ready is looked at every 50 ms by a script in the page, not at every animation frame as
@@ -54,10 +55,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from serve_open import REPO, _environment, _free_port, _serve, _stop  # noqa: E402
-from visitors import _TEXT, CHROMIUM, _command, _tree  # noqa: E402
+from visitors import _TEXT, CHROMIUM, REVIEW_READY, _command, _tree  # noqa: E402
 
 APPS = ("voila", "review", "dashboard")
-# When the page is ready (what visitors.py waits for: the review's first card control, else the app's text, laid
+# When the page is ready (what visitors.py waits for: the review's first rank button, else the app's text, laid
 # out), looked for every 50 ms in the page. Not at every animation frame, as visitors.py looks: a look per frame
 # makes the page produce frames while it waits, which costs a browser CPU for as long as the page takes.
 _READY_SEEN = """
@@ -157,7 +158,7 @@ async def _one_page(playwright, url: str, app: str, *, after: float, profile: bo
     browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
     try:
         context = await browser.new_context(viewport={"width": 1400, "height": 900})
-        ready = [".srdash-card select", ""] if app == "review" else ["", _TEXT[app]]
+        ready = [REVIEW_READY, ""] if app == "review" else ["", _TEXT[app]]
         await context.add_init_script(f"({_READY_SEEN})({json.dumps(ready)})")
         page = await context.new_page()
         await page.goto(url + "voila/static/srdash-page-cost-404")   # the renderer starts for this origin

@@ -24,9 +24,10 @@ noisy; compare within one run. ``--profile DIR`` writes cProfile files of the pa
 and prints their top functions.
 
 ``--browser``: the same judge in headless Chromium on a real ``srdash review`` server (Voilà), in place of the
-kernels above: seconds from navigation until the first card's trust box shows, then per press, after an entry and
-a few seconds of reading, from the press (in the page) until the next dataset's heading and all its cards' trust
-boxes, none with an entry yet, are laid out (checked at every animation frame; NaN after 60 s).
+kernels above: seconds from navigation until the overview's first rank button shows (the detail cards below are
+put into the page as the judge scrolls to them), then per press, after an entry in the overview and a few seconds
+of reading, from the press (in the page) until the next dataset's heading and all its overview's rows of rank
+buttons, none with an entry yet, are laid out (checked at every animation frame; NaN after 60 s).
 
 Usage: python benchmarks/review_open.py [--scenario blackbox|blackbox-competition|demo ...] [--presses 6]
        [--profile DIR] [--as-served] [--browser [--read 3]]
@@ -207,8 +208,8 @@ def served_preparation(scenario: str, folder: str) -> None:
         prepare(competition_from_json(options["competition"]), stage=lambda text: None)
 
 
-# In the page: press "Next dataset" and time, at every animation frame, until the next dataset's heading and all the
-# cards it announces ("N models.") show their trust boxes.
+# In the page: press "Next dataset" and time, at every animation frame, until the next dataset's heading and the
+# overview's rows of rank buttons of all the models it announces ("N models.") are laid out.
 _PRESS = """
 () => new Promise(resolve => {
   const heading = () => [...document.querySelectorAll('h2')].map(h => h.textContent).find(t => t.startsWith('Dataset '));
@@ -222,9 +223,9 @@ _PRESS = """
       const info = [...document.querySelectorAll('div')].map(d => d.textContent).find(t => / models\. /.test(t) && t.length < 400);
       const count = info ? /(\d+) models\./.exec(info) : null;
       const wanted = count ? parseInt(count[1]) : -1;
-      const boxes = [...document.querySelectorAll('.srdash-card select')].filter(b => b.getBoundingClientRect().width > 0);
-      // the new dataset's boxes: as many as it announces, none with an entry yet (the shown one had one)
-      done = now && now !== before && boxes.length === wanted && boxes.every(b => b.selectedIndex === 0);
+      const rows = [...document.querySelectorAll('.srdash-compare .srdash-rank-row')].filter(b => b.getBoundingClientRect().width > 0);
+      // the new dataset's rows: as many as it announces, none with an entry yet (the shown one had one)
+      done = now && now !== before && rows.length === wanted && rows.every(b => !b.querySelector('button.mod-active'));
     } catch (error) {}
     if (done) resolve([performance.now() - start, now]);
     else if (performance.now() - start > 60000) resolve([NaN, now]);
@@ -240,6 +241,7 @@ def _browser(scenario: str, folder: Path, presses: int, read: float) -> dict:
     from playwright.sync_api import sync_playwright
 
     from srdash.apps.server import free_port, wait_until_ready
+    from visitors import REVIEW_READY   # the overview's first rank button: the first control a judge uses
 
     env_options = json.loads(review_env(scenario, folder)["SRDASH_REVIEW"])
     target = env_options.get("input") or ([] if scenario == "demo" else str(folder / "competition.toml"))
@@ -261,15 +263,15 @@ def _browser(scenario: str, folder: Path, presses: int, read: float) -> dict:
                                                      args=["--no-sandbox", "--disable-gpu"])
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
                 start = time.perf_counter()
-                # timed until the first trust box shows; not waiting for the "load" event, which a request that
+                # timed until the first rank button shows; not waiting for the "load" event, which a request that
                 # never ends can hold back
                 page.goto(url, wait_until="commit", timeout=600_000)
-                page.locator(".srdash-card select:visible").first.wait_for(state="visible", timeout=600_000)
+                page.locator(f"{REVIEW_READY}:visible").first.wait_for(state="visible", timeout=600_000)
                 opened = time.perf_counter() - start
                 print(f"  page open: {opened:.2f} s", file=sys.stderr, flush=True)
                 times = []
                 for _ in range(presses):
-                    page.locator(".srdash-card select:visible").first.select_option(index=1)  # an entry
+                    page.locator(f"{REVIEW_READY}:visible").first.click()  # an entry: rank 1, in the overview
                     time.sleep(read)  # the judge reads the cards
                     times.append(page.evaluate(_PRESS)[0] / 1000.0)
                     print(f"  press {len(times)}: {times[-1]:.2f} s", file=sys.stderr, flush=True)

@@ -6,7 +6,8 @@ each given the same pool of waiting (preheated) kernels:
 - ``--app dashboard`` (the default): ``srdash serve --visitors K`` (no INPUT: the built-in demo), until
   the dashboard's status line "Ready in ..." is painted (as seen from the page, see serve_open.py);
 - ``--app review``: ``srdash review --judge bench --visitors K`` on the demo's real-world track, until
-  the first model card's trust control is painted;
+  the overview's first rank button (``REVIEW_READY``, "All models at a glance") is painted: the first control
+  a judge uses (the detail cards below are put into the page as the judge scrolls to them);
 - ``--app voila``, the floor: Voilà itself (``python -m voila``, its own settings) serving a notebook of
   one cell, ``print("Ready")``, with ``--preheat_kernel=True --VoilaConfiguration.default_pool_size=K
   --VoilaKernelManager.fill_delay=5`` (srdash's refill delay, ``apps.server.FILL_DELAY``), until
@@ -71,12 +72,14 @@ from serve_open import _SEEN, REPO, TRIVIAL, _environment, _free_port, _serve, _
 CHROMIUM = "/usr/bin/chromium"
 READY = "Ready in"
 _TEXT = {"dashboard": READY, "voila": "Ready"}  # the text each app's page is ready with
-# When the review's first card control is painted: checked at every animation frame, in the page.
-_CARD_SEEN = """
-() => {
+#: The review's first control a judge uses: the overview's first rank button.
+REVIEW_READY = ".srdash-compare .srdash-rank-row button"
+# When the review's first rank button is painted: checked at every animation frame, in the page.
+_CONTROL_SEEN = """
+(selector) => {
   window.__srdashSeen = null;
   const look = () => {
-    const control = document.querySelector('.srdash-card select');
+    const control = document.querySelector(selector);
     if (window.__srdashSeen === null && control && control.getBoundingClientRect().width > 0) {
       window.__srdashSeen = performance.now();
       return;
@@ -207,12 +210,12 @@ async def _visit(browser, url: str, app: str) -> float:
     """Seconds from navigation until the page is ready (see the module's doc), in a new context (a new visitor)."""
     context = await browser.new_context(viewport={"width": 1400, "height": 900})
     if app == "review":
-        await context.add_init_script(f"({_CARD_SEEN})()")
+        await context.add_init_script(f"({_CONTROL_SEEN})({json.dumps(REVIEW_READY)})")
     else:
         await context.add_init_script(f"({_SEEN})({json.dumps(_TEXT[app])})")
     page = await context.new_page()
     await page.goto(url, timeout=600_000)
-    ready = page.locator(".srdash-card select").first if app == "review" else page.get_by_text(_TEXT[app]).first
+    ready = page.locator(REVIEW_READY).first if app == "review" else page.get_by_text(_TEXT[app]).first
     await ready.wait_for(state="visible", timeout=600_000)
     await page.wait_for_function("window.__srdashSeen !== null", timeout=600_000)
     seconds = await page.evaluate("window.__srdashSeen") / 1000.0

@@ -27,7 +27,7 @@ import plotly.io as pio
 from srdash.figures.escape import html_text
 from srdash.errors import SrdashError
 
-__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "NearScreen", "PageReady", "BackgroundWork", "widget_tree",
+__all__ = ["LogPanel", "ProgressPanel", "FigurePanel", "NearScreen", "WhenNear", "PageReady", "BackgroundWork", "widget_tree",
            "logged"]
 
 _FAILED_STATUSES = ("rejected", "parse_error", "simplify_error")
@@ -263,6 +263,45 @@ class FigurePanel(widgets.Output):
                          "data": {"text/html": f"<div class='srdash-note'>{html_text(text)}</div>",
                                   "text/plain": text},
                          "metadata": {}},)
+
+
+class WhenNear(widgets.VBox):
+    """A box that holds a placeholder until a browser has scrolled it near the screen, then ``content``.
+
+    ``content`` exists from the start: the kernel may change it meanwhile, and it appears as it then is. Only
+    its views wait, which cost the browser (a judge's detail card: about 18 of them). The placeholder is a
+    :class:`NearScreen` saying ``text``; give it about the content's height (``height``, or the stylesheet)
+    so that the page does not jump.
+
+    Examples
+    --------
+    >>> card = widgets.HTML("Model A")
+    >>> box = WhenNear(card, text="Model A in detail…", height="600px")
+    >>> box.shown, box.children == (box.near_screen,), box.near_screen.text
+    (False, True, 'Model A in detail…')
+    >>> box.near_screen._handle_custom_msg({"event": "near"}, [])
+    >>> box.shown, box.children == (card,), box.near_screen
+    (True, True, None)
+    """
+
+    def __init__(self, content: widgets.Widget, *, text: str, height: str | None = None, **kwargs):
+        self.content = content
+        # everything the placeholder shows is given as it is created: it receives nothing afterwards
+        self.near_screen: NearScreen | None = NearScreen(text=text, layout=widgets.Layout(min_height=height))
+        self.near_screen.on_msg(self._on_near_screen)
+        super().__init__([self.near_screen], **kwargs)
+
+    @property
+    def shown(self) -> bool:
+        """Whether the box holds its content (a browser has scrolled it near the screen)."""
+        return self.near_screen is None
+
+    def _on_near_screen(self, widget, content, buffers) -> None:
+        if not (isinstance(content, dict) and content.get("event") == "near") or self.near_screen is None:
+            return
+        beacon, self.near_screen = self.near_screen, None
+        self.children = (self.content,)
+        beacon.close()   # after the box has let it go: the page removes its view with the box's change
 
 
 class PageReady(anywidget.AnyWidget):

@@ -20,6 +20,7 @@ Set SRDASH_SCREENSHOT_DIR to keep the screenshots.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -32,6 +33,7 @@ import pandas as pd
 import pytest
 
 from srdash.apps.server import free_port
+from review_cards import PLACES, scroll_to_cards
 from voila_server import child_processes  # tests/child_processes.py, which voila_server puts on sys.path
 from voila_server import (CHROMIUM, PLOT, VoilaServer, figure_text_problems, plot_title, refuse_other_machines,
                           screenshot)
@@ -140,8 +142,15 @@ def open_page(context, url: str, state: dict):
     return page
 
 
+def wait_for_overview(page, n: int = len(MODELS)) -> None:
+    """The shown dataset's overview: a row of rank buttons per model (above the cards, which wait to be scrolled to)."""
+    expect(page.locator(".srdash-compare .srdash-rank-row:visible")).to_have_count(n, timeout=PAGE_TIMEOUT_MS)
+
+
 def wait_for_cards(page, n: int = len(MODELS)) -> None:
-    expect(page.locator(".srdash-card:visible")).to_have_count(n, timeout=PAGE_TIMEOUT_MS)
+    """The shown dataset's ``n`` cards, each put into the page as the test scrolls to it (as a judge does)."""
+    wait_for_overview(page, n)
+    scroll_to_cards(page, n, timeout=PAGE_TIMEOUT_MS)
     expect(page.locator(".srdash-card:visible select").first).to_be_visible(timeout=PAGE_TIMEOUT_MS)
 
 
@@ -163,10 +172,10 @@ def rank_label(rank: int, n: int = len(MODELS)) -> str:
     return f"{rank} (most trusted)" if rank == 1 else f"{rank} (least trusted)" if rank == n else str(rank)
 
 
-# The cards no one can see (the next dataset's, built ahead), and any of their controls that could take focus or a
-# click: each is focused and hit-tested at its centre
+# The cards' places no one can see (the next dataset's, built ahead: placeholders, or cards once scrolled to), and
+# any of their controls that could take focus or a click: each is focused and hit-tested at its centre
 HIDDEN_CARDS_OPERABLE_JS = """() => {
-  const hidden = [...document.querySelectorAll('.srdash-card')].filter(card => !card.checkVisibility());
+  const hidden = [...document.querySelectorAll('.srdash-card-later')].filter(card => !card.checkVisibility());
   const operable = [];
   hidden.forEach(card => card.querySelectorAll('select, textarea, input, button').forEach(control => {
     control.focus();
@@ -218,7 +227,7 @@ def test_ann_ranks_both_datasets_and_a_reload_keeps_them(servers, competition, c
         if dataset == "d1":
             # d2's cards, built ahead, wait in the page, hidden: none can be seen, focused (so reached by Tab) or
             # clicked, so no entry of ann's on d1 can land on one of them
-            expect(page.locator(".srdash-card")).to_have_count(2 * len(MODELS), timeout=60_000)
+            expect(page.locator(".srdash-card-later")).to_have_count(2 * len(MODELS), timeout=60_000)
             assert page.evaluate(HIDDEN_CARDS_OPERABLE_JS) == {"hidden": len(MODELS), "operable": []}
             expect(plot_title(page, "Over time (test data)").first).to_be_visible(
                 timeout=60_000)
@@ -265,6 +274,7 @@ def test_entries_survive_kill_9_of_the_server(servers, competition, context):
 def test_a_second_judge_sees_another_blinded_order(bob_desk_page, ann_state):
     page = bob_desk_page
     expect(page.locator("h2", has_text=": d1")).to_be_visible()
+    wait_for_cards(page)
     assert [page.locator(".srdash-card:visible h3").nth(i).text_content() for i in range(4)] == [
         "Model A", "Model B", "Model C", "Model D"]
     assert card_methods(page) != ann_state["d1"]
@@ -394,21 +404,26 @@ CARD_PROBLEMS_JS = """() => {
 }"""
 
 
-def test_on_a_phone_a_cards_figures_are_drawn_when_the_judge_scrolls_to_it(bob_phone_page):
+def test_on_a_phone_a_card_and_its_figures_come_when_the_judge_scrolls_to_it(bob_phone_page):
     page = bob_phone_page
-    waiting = page.locator(".srdash-near-screen:visible")
-    # the cards are below the first screen: the six figures of d1's three honest cards wait, each in a
-    # box of its size (mallory's card has none)
-    expect(waiting).to_have_count(6)
-    assert page.locator(PLOT).count() == 0
-    box = waiting.first.bounding_box()
-    assert box["y"] > 844 + 200 and box["height"] >= 300  # below the window and its margin; the figure's height
-    cards = page.locator(".srdash-card:visible")
-    first = cards.nth(next(i for i in range(cards.count()) if cards.nth(i).locator(".srdash-near-screen").count()))
-    waiting.first.scroll_into_view_if_needed()  # the judge scrolls to the first card's first figure
-    expect(plot_title(first, "Predicted vs actual")).to_be_visible(timeout=60_000)
-    # the other honest cards, further down, are not drawn yet
-    assert waiting.count() >= 4 and page.locator(PLOT).count() <= 2
+    places = page.locator(PLACES)
+    # the cards are below the first screen: each of d1's four waits as a placeholder of about its size, and no
+    # figure is drawn
+    expect(places).to_have_count(4)
+    assert page.locator(".srdash-card:visible").count() == 0 and page.locator(PLOT).count() == 0
+    expect(places.first).to_contain_text(re.compile(r"^Model [A-D] in detail…$"))
+    box = places.first.bounding_box()
+    assert box["y"] > 844 + 200 and box["height"] >= 800  # below the window and its margin; about a card's height
+    for i in range(2):       # the judge scrolls to the first cards; one of them is an honest model's, with figures
+        places.nth(i).scroll_into_view_if_needed()
+        card = places.nth(i).locator(".srdash-card")
+        expect(card).to_be_visible(timeout=60_000)
+        if card.locator(".srdash-figure").count():    # mallory's card has none
+            card.locator(".srdash-figure").first.scroll_into_view_if_needed()
+            expect(plot_title(card, "Predicted vs actual")).to_be_visible(timeout=60_000)
+            break
+    # the last card, further down, is not in the page yet; no more than two cards' figures are drawn
+    assert places.last.locator(".srdash-card").count() == 0 and page.locator(PLOT).count() <= 4
 
 
 # bob's review, a second judge's (test_a_second_judge_sees_another_blinded_order), opened once at a desk's width
@@ -426,7 +441,7 @@ def _bob_page(browser, bob_server, viewport: dict):
     refuse_other_machines(context, OUTSIDE)
     page = context.new_page()
     page.goto(bob_server.url, timeout=PAGE_TIMEOUT_MS)
-    wait_for_cards(page)
+    wait_for_overview(page)   # at the top: the tests that need the cards scroll to them
     return context, page
 
 
@@ -456,6 +471,7 @@ def test_the_review_at_a_wide_screen_and_a_phone_has_no_clipped_or_overlapping_t
         page.set_viewport_size({"width": 390, "height": 3000})
     else:
         page = request.getfixturevalue("bob_desk_page")
+    wait_for_cards(page)
     cards = page.locator(".srdash-card:visible")
     for i in range(cards.count()):  # a card's figures are drawn when the judge scrolls to it
         cards.nth(i).scroll_into_view_if_needed()
@@ -496,7 +512,8 @@ def test_the_readmes_judge_commands_open_the_review_of_the_demo(browser, tmp_pat
     try:
         page = context.new_page()
         page.goto(server.url, timeout=PAGE_TIMEOUT_MS)
-        expect(page.locator(".srdash-card:visible")).to_have_count(6, timeout=PAGE_TIMEOUT_MS)  # MeanBaseline left out
+        wait_for_overview(page, 6)    # MeanBaseline left out
+        expect(page.locator(PLACES)).to_have_count(6)
         page_text = page.locator("body").inner_text()
         assert "MeanBaseline" not in page_text and "ExactSR" not in page_text   # blinded
         assert "Model A" in page_text

@@ -8,8 +8,9 @@ with the cards made apart and attached once the page was displayed, still 1 of 1
 new widgets while it asked for the kernel's snapshot, fell back to asking for each widget alone, and a box
 named a widget it had not created yet ("widget model not found" in the browser's console, "Click to show
 javascript error" on the page). Now a served page creates widgets only once the browser has displayed it
-(apps.panels.BackgroundWork.build): each page must show every card, and no page's console may say that a
-widget model was not found.
+(apps.panels.BackgroundWork.build): each page must show every card's place (a card comes into the page once
+the browser has scrolled near it, apps.panels.WhenNear), the cards near the window at load must come without
+a scroll and the last card once scrolled to, and no page's console may say that a widget model was not found.
 
 A review whose competition ``srdash review`` kept prepared is built in the notebook's cell instead, before the
 page exists (``ReviewPage``): no race there. This one reviews a results file, so it takes the background path.
@@ -28,11 +29,13 @@ import pytest
 from srdash.io.loading import load_results
 from srdash.judging.preparation import prepare_runs
 from srdash.judging.trust import TrustStore
+from review_cards import PLACES
 from voila_server import VoilaServer, refuse_other_machines
 
 pytestmark = [pytest.mark.browser]
 
-expect = pytest.importorskip("playwright.sync_api").expect
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
 
 PAGES = 24
 AT_ONCE = 6
@@ -40,6 +43,14 @@ AT_ONCE = 6
 METHODS = [f"m{i}" for i in range(8)]
 #: A bound for what never happens: a page's cards, once it shows the review, arrive within seconds.
 PAGE_TIMEOUT_MS = 120_000
+#: Tall enough that the first cards' places are in the window at load (they follow the overview's eight rows).
+VIEWPORT = {"width": 1300, "height": 2000}
+# Every card's place in the window holds its card (none left waiting), and there is at least one such place.
+NEAR_CARDS_IN_JS = """() => {
+  const near = [...document.querySelectorAll('.srdash-card-later')].filter(
+    place => place.checkVisibility() && place.getBoundingClientRect().top < window.innerHeight);
+  return near.length > 0 && near.every(place => place.querySelector('.srdash-card'));
+}"""
 
 NOTEBOOK_CELLS = [
     "import os\n"
@@ -135,7 +146,7 @@ def test_24_pages_whose_cards_are_built_while_they_load_lose_no_card(burst_serve
     said: list[str] = []
     errors: list[str] = []   # the pages' console errors
     for _ in range(PAGES // AT_ONCE):
-        contexts = [browser.new_context(viewport={"width": 1300, "height": 900}) for _ in range(AT_ONCE)]
+        contexts = [browser.new_context(viewport=VIEWPORT) for _ in range(AT_ONCE)]
         try:
             pages = []
             for context in contexts:
@@ -145,18 +156,25 @@ def test_24_pages_whose_cards_are_built_while_they_load_lose_no_card(burst_serve
                 page.goto(burst_server.url, wait_until="commit", timeout=PAGE_TIMEOUT_MS)
                 pages.append(page)
             for page in pages:
-                cards = page.locator(".srdash-card:visible")
-                try:   # the review is on the page (its first dataset), with every card: a lost card (or a lost
-                    # review) never comes, and this waits out the bound
+                places = page.locator(PLACES)
+                try:   # the review is on the page (its first dataset), with every row and card's place: a lost
+                    # widget (or a lost review) never comes, and this waits out the bound
                     expect(page.locator("h2", has_text="Dataset 1 of 2: d1")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
-                    expect(cards).to_have_count(len(METHODS), timeout=PAGE_TIMEOUT_MS)
-                except AssertionError:
+                    expect(page.locator(".srdash-compare .srdash-rank-row:visible")).to_have_count(
+                        len(METHODS), timeout=PAGE_TIMEOUT_MS)
+                    expect(places).to_have_count(len(METHODS), timeout=PAGE_TIMEOUT_MS)
+                    # the cards in the window at load come without a scroll; the last once scrolled to
+                    page.wait_for_function(NEAR_CARDS_IN_JS, timeout=PAGE_TIMEOUT_MS)
+                    places.last.scroll_into_view_if_needed(timeout=PAGE_TIMEOUT_MS)
+                    expect(places.last.locator(".srdash-card")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+                except (AssertionError, sync_api.Error):
                     said.append(page.locator("body").inner_text()[:600])   # what the page shows instead
-                seen.append(cards.count())
+                seen.append(places.count())
         finally:
             for context in contexts:
                 context.close()
-    assert seen == [len(METHODS)] * PAGES, (f"cards seen on each of {PAGES} pages (expected {len(METHODS)}): {seen}; "
-                                            f"the pages without them show: {said}")
+    assert seen == [len(METHODS)] * PAGES and said == [], (
+        f"cards' places seen on each of {PAGES} pages (expected {len(METHODS)}): {seen}; "
+        f"the pages where a card did not come show: {said}")
     assert not [error for error in errors if "widget model not found" in error], errors
     assert outside == []

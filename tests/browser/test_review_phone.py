@@ -16,6 +16,7 @@ import pytest
 
 from srdash.apps.review import DEMO_DATASETS
 from srdash.judging.trust import TrustStore
+from review_cards import scroll_to_cards
 from voila_server import refuse_other_machines
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -126,7 +127,7 @@ def test_on_a_phone_every_typeset_formula_stays_inside_its_card(review_server, b
             if step:
                 page.get_by_role("button", name="Next dataset").click()
             expect(page.locator("h2", has_text=f": {dataset}")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
-            expect(page.locator(".srdash-card:visible")).to_have_count(n_methods, timeout=PAGE_TIMEOUT_MS)
+            scroll_to_cards(page, n_methods, timeout=PAGE_TIMEOUT_MS)   # each card comes as the judge scrolls to it
             # the long model's typeset formula is shown on demand: show every one, then wait for MathJax
             toggles = page.get_by_role("button", name="Show the typeset formula")
             for _ in range(toggles.count()):       # each click renames its button "Hide ..."
@@ -137,8 +138,8 @@ def test_on_a_phone_every_typeset_formula_stays_inside_its_card(review_server, b
                 formula = cards.nth(i).locator(".srdash-formula").first
                 if keep:                          # the lab template scrolls inside itself: a picture per formula
                     formula.screenshot(path=str(keep / f"{dataset}-card-{i}.png"))
-                else:    # laid out and visible; not scrolled to, which would draw the card's figures (half of
-                    expect(formula).to_be_visible()    # this test's time), a layout the formula's box does not follow
+                else:    # laid out and visible; not scrolled into view, which would draw the card's figures (half
+                    expect(formula).to_be_visible()    # of this test's time), a layout the formula's box does not follow
             problems += [f"{dataset}: {p}" for p in page.evaluate(FORMULA_OUTSIDE_ITS_CARD_JS)]
             # most formulas are typeset (not all fell back to text): the check above measured MathJax's layout
             assert page.evaluate(SHOWN_TYPESET_JS) >= n_methods // 2

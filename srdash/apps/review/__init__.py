@@ -12,7 +12,9 @@ view (formula, accuracy, simplicity, a small predicted-vs-actual plot) with one
 row of rank buttons per model, the same entry as the card's box; long formulas
 wrap inside their card. When the rules declare a ``[rubric]`` (a jury, see
 :mod:`srdash.judging.jury`), each card has a row of score buttons per
-criterion instead of the trust rank.
+criterion instead of the trust rank. On a served page, the cards below the overview
+("Each model in detail") come into the page as the judge scrolls to them; each
+stands as a short placeholder until then (:class:`~srdash.apps.panels.WhenNear`).
 
 Roles: once the organiser issued access keys (``srdash trust issue-key``), the
 visitor's key alone says who they are; a judge sees and changes only their own

@@ -32,7 +32,7 @@ from srdash.judging.trust import (
     entry_problems,
     review_settings,
 )
-from srdash.apps.panels import FigurePanel, LogPanel, logged
+from srdash.apps.panels import FigurePanel, LogPanel, WhenNear, logged
 from srdash.apps.review.card import CardLooks, ModelCard
 from srdash.apps.review.comparison import ComparisonView
 from srdash.apps.review.css import REVIEW_CSS
@@ -81,6 +81,12 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         Draw a card's figures only once the browser has scrolled the card near
         the screen (a served page: ``FigurePanel(when_near=True)``); False (a
         notebook): at once.
+    cards_when_near : bool, optional
+        Put each detail card into the page only once the browser has scrolled
+        near its place (a placeholder, :class:`~srdash.apps.panels.WhenNear`,
+        stands there until then; the overview above has every model's rank
+        buttons). The cards themselves are built at once and kept up to date.
+        Default: as ``figures_when_near`` (a served page).
     competition : Competition, optional
         The competition whose real-world track is reviewed: once revealed, the organiser's panel shows its
         verdict fingerprint, the one ``srdash score`` prints (without it: the review's entries hash).
@@ -110,7 +116,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
                  methods: Sequence[str] | None = None, features: Mapping[str, Sequence[str]] | None = None,
                  data_dir: str | Path | None = None, organiser: bool = False, source: str = "",
                  disagreement_threshold: float = 2.0, figures_when_near: bool = False, competition=None,
-                 kept: KeptCardValues | None = None, **kwargs):
+                 kept: KeptCardValues | None = None, cards_when_near: bool | None = None, **kwargs):
         if not isinstance(judge, str) or not judge.strip():
             raise SrdashError(f"The review needs the judge's name (--judge NAME). Got {judge!r}.")
         self.set_trait("judge", judge.strip())
@@ -126,6 +132,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self.organiser = organiser
         self.disagreement_threshold = float(disagreement_threshold)
         self.figures_when_near = bool(figures_when_near)
+        self.cards_when_near = self.figures_when_near if cards_when_near is None else bool(cards_when_near)
         self.kept = kept
         self._digests: dict[Path, str] = {}   # each test file's SHA-256, the key of its kept predictions
         self.datasets = sorted(set(self.representatives["dataset"])) if len(self.representatives) else []
@@ -135,6 +142,8 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self._ahead = False   # the judge has acted on the page: the next dataset's cards may be built ahead
         self._ahead_scheduled = False
         self.cards: dict[str, list[ModelCard]] = {}
+        # what a box shows of each card: the card, or (cards_when_near) its placeholder until scrolled to
+        self.card_places: dict[str, list[widgets.Widget]] = {}
         self.comparisons: dict[str, ComparisonView] = {}
         self._values: dict[str, dict[str, float | None]] = {d: {} for d in self.datasets}
         self._scores: dict[str, dict[str, dict[str, float]]] = {d: {} for d in self.datasets}
@@ -294,7 +303,7 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         if self._slot_datasets[slot] == dataset:
             return
         box = self._slots[slot]
-        box.children = [box.children[0], self.comparisons[dataset], self._details[slot], *self.cards[dataset]]
+        box.children = [box.children[0], self.comparisons[dataset], self._details[slot], *self.card_places[dataset]]
         self._slot_datasets[slot] = dataset
 
     @logged("showing the dataset")
@@ -373,6 +382,9 @@ class ReviewApp(OrganiserPanel, widgets.VBox):
         self.comparisons[dataset].reveal(self.revealed)
         for card in cards:
             card.lock(self.store.closed is not None)
+        # served, a card's ~18 views are made once the judge scrolls near it: most judges rank in the overview
+        self.card_places[dataset] = [WhenNear(card, text=f"{card.label} in detail…").add_class("srdash-card-later")
+                                     if self.cards_when_near else card for card in cards]
         return cards
 
     @staticmethod

@@ -63,6 +63,10 @@ REVIEW_CSS = """
   .srdash-metrics td { display: block; width: auto !important; white-space: normal !important; }
   .srdash-metrics tr { margin-bottom: 6px; }
 }
+/* a detail card not yet scrolled to (served): a box of about the card's height, so that the page does not jump */
+.srdash-card-later .srdash-near-screen { box-sizing: border-box; min-height: 660px; margin: 8px 0; padding: 8px 14px;
+  border: 1px dashed #ccc; border-radius: 6px; color: #777; font-size: 14px; font-weight: bold; background: #fafafa; }
+@media (max-width: 700px) { .srdash-card-later .srdash-near-screen { min-height: 920px; } }
 /* plotly's renderer sizes the plot to its container, which an output area leaves at height 0 */
 .srdash-figure .jp-RenderedPlotly { display: block; height: 300px; }
 </style>
