@@ -159,13 +159,15 @@ class NearScreen(anywidget.AnyWidget):
 
     It shows ``text`` (in a box as high as what will replace it, its
     ``layout.min_height``, so that the page does not jump), and sends
-    ``{"event": "near"}`` once when it comes within ``NEAR_PX`` pixels of the
-    window (a browser's IntersectionObserver); hidden (a dataset not shown, a
-    closed section), it waits until it is shown. See ``FigurePanel(when_near=True)``.
+    ``{"event": "near"}`` once when it comes within ``margin`` pixels (default
+    ``NEAR_PX``) of what the visitor sees: of the box the page scrolls in (Voilà's
+    page scrolls inside one), else of the window (a browser's IntersectionObserver);
+    hidden (a dataset not shown, a closed section), it waits until it is shown. See
+    ``FigurePanel(when_near=True)`` (margin 0) and :class:`WhenNear`.
 
     Like :class:`PageReady`, it receives nothing from the kernel once created
-    (``text`` is read when it is drawn): an anywidget loaded more than 2 s
-    after its model was created would lose it (see srdash's Voilà template).
+    (``text`` and ``margin`` are read when it is drawn): an anywidget loaded more
+    than 2 s after its model was created would lose it (see srdash's Voilà template).
     """
 
     NEAR_PX = 200
@@ -174,18 +176,36 @@ class NearScreen(anywidget.AnyWidget):
       render({ model, el }) {
         el.classList.add("srdash-note", "srdash-near-screen");
         el.textContent = model.get("text");
-        const observer = new IntersectionObserver((entries) => {
-          if (entries.some((entry) => entry.isIntersecting)) {
-            observer.disconnect();
-            model.send({ event: "near" });
+        let observer = null;
+        let stopped = false;
+        // The margin counts only around the observer's root: when the page scrolls inside a box (Voila's page
+        // does), the outermost box that scrolls is the root; else the window. Looked for once el is in the page.
+        const scroller = () => {
+          let found = null;
+          for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+            const style = getComputedStyle(node);
+            if (["auto", "scroll"].includes(style.overflowY) && node.scrollHeight > node.clientHeight + 1) found = node;
           }
-        }, { rootMargin: "%dpx 0px" });
-        observer.observe(el);
-        return () => observer.disconnect();
+          return found;
+        };
+        const observe = () => {
+          if (stopped) return;
+          if (!el.isConnected) { requestAnimationFrame(observe); return; }
+          observer = new IntersectionObserver((entries) => {
+            if (entries.some((entry) => entry.isIntersecting)) {
+              observer.disconnect();
+              model.send({ event: "near" });
+            }
+          }, { root: scroller(), rootMargin: `${model.get("margin")}px 0px` });
+          observer.observe(el);
+        };
+        observe();
+        return () => { stopped = true; if (observer) observer.disconnect(); };
       },
     };
-    """ % NEAR_PX
+    """
     text = traitlets.Unicode("").tag(sync=True)
+    margin = traitlets.Int(NEAR_PX, min=0).tag(sync=True)
 
 
 class FigurePanel(widgets.Output):
@@ -220,7 +240,9 @@ class FigurePanel(widgets.Output):
         self._waiting: go.Figure | None = None  # the figure to draw once the panel is near the screen
         self.near_screen: NearScreen | None = None
         if when_near:
-            self.near_screen = NearScreen(text="Drawing the figure…")
+            # drawn once in sight, not before: plotly's drawing costs a page most of a CPU-second, which a
+            # visitor who does not scroll (the dashboard's heatmap is just below a desk's first screen) never pays
+            self.near_screen = NearScreen(text="Drawing the figure…", margin=0)
             self.near_screen.on_msg(self._on_near_screen)
 
     def show(self, figure: go.Figure | dict) -> None:

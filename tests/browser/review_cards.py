@@ -12,9 +12,8 @@ expect = pytest.importorskip("playwright.sync_api").expect
 PLACES = ".srdash-card-later:visible"
 
 # Scroll the page so that the element's top is 50 px inside the bottom of the window (or as near as the page
-# scrolls). Inside the window: the lab template scrolls inside its own container, which clips what the browser
-# sees to the window, NearScreen's 200 px margin (of the window) notwithstanding. Resolves, with where the page
-# was, once the browser has drawn two frames and run its tasks: its IntersectionObserver has told NearScreen.
+# scrolls). Resolves, with where the page was, once the browser has drawn two frames and run its tasks: its
+# IntersectionObserver has told NearScreen.
 _SCROLL_NEAR_JS = """(element) => {
   let scroller = element.parentElement;
   while (scroller && !(scroller.scrollHeight > scroller.clientHeight
@@ -57,3 +56,15 @@ def scroll_to_cards(page, n: int, *, timeout: float = 120_000) -> None:
     if start is not None:
         page.evaluate(_SCROLL_BACK_JS, [places.first.element_handle(), start])
     expect(page.locator(".srdash-card:visible")).to_have_count(n, timeout=timeout)
+
+
+def scroll_below_window(place, pixels: int) -> None:
+    """Scroll the page so that ``place``'s top is ``pixels`` below the bottom of the window (still out of sight)."""
+    place.evaluate("""(element, pixels) => {
+      let scroller = null;   // the outermost box that scrolls (the lab template's), as NearScreen finds it
+      for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+        if (node.scrollHeight > node.clientHeight + 1 && ['auto', 'scroll'].includes(getComputedStyle(node).overflowY))
+          scroller = node;
+      }
+      (scroller || document.scrollingElement).scrollTop += element.getBoundingClientRect().top - window.innerHeight - pixels;
+    }""", pixels)
