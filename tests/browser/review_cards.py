@@ -11,29 +11,31 @@ expect = pytest.importorskip("playwright.sync_api").expect
 #: Each shown card's place: its placeholder until scrolled to, then the card (``.srdash-card``) inside it.
 PLACES = ".srdash-card-later:visible"
 
+# The box the page scrolls in, as NearScreen finds it (srdash.apps.panels): the outermost that scrolls, else the
+# document (the lab template scrolls inside its own container).
+_SCROLLER = """(element) => {
+  let found = null;
+  for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+    if (node.scrollHeight > node.clientHeight + 1 && ['auto', 'scroll'].includes(getComputedStyle(node).overflowY))
+      found = node;
+  }
+  return found || document.scrollingElement;
+}"""
 # Scroll the page so that the element's top is 50 px inside the bottom of the window (or as near as the page
 # scrolls). Resolves, with where the page was, once the browser has drawn two frames and run its tasks: its
 # IntersectionObserver has told NearScreen.
 _SCROLL_NEAR_JS = """(element) => {
-  let scroller = element.parentElement;
-  while (scroller && !(scroller.scrollHeight > scroller.clientHeight
-                       && ['auto', 'scroll'].includes(getComputedStyle(scroller).overflowY))) {
-    scroller = scroller.parentElement;
-  }
-  scroller = scroller || document.scrollingElement;
+  const scroller = (%s)(element);
   const was = scroller.scrollTop;
   scroller.scrollTop += element.getBoundingClientRect().top - (window.innerHeight - 50);
   const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
   return frame().then(frame).then(() => new Promise((resolve) => setTimeout(() => resolve(was), 0)));
-}"""
-_SCROLL_BACK_JS = """([element, top]) => {
-  let scroller = element.parentElement;
-  while (scroller && !(scroller.scrollHeight > scroller.clientHeight
-                       && ['auto', 'scroll'].includes(getComputedStyle(scroller).overflowY))) {
-    scroller = scroller.parentElement;
-  }
-  (scroller || document.scrollingElement).scrollTop = top;
-}"""
+}""" % _SCROLLER
+_SCROLL_BACK_JS = """([element, top]) => { (%s)(element).scrollTop = top; }""" % _SCROLLER
+# Scroll the page so that the element's top is ``pixels`` below the bottom of the window.
+_SCROLL_BELOW_JS = """(element, pixels) => {
+  (%s)(element).scrollTop += element.getBoundingClientRect().top - window.innerHeight - pixels;
+}""" % _SCROLLER
 
 
 def scroll_to_cards(page, n: int, *, timeout: float = 120_000) -> None:
@@ -60,11 +62,4 @@ def scroll_to_cards(page, n: int, *, timeout: float = 120_000) -> None:
 
 def scroll_below_window(place, pixels: int) -> None:
     """Scroll the page so that ``place``'s top is ``pixels`` below the bottom of the window (still out of sight)."""
-    place.evaluate("""(element, pixels) => {
-      let scroller = null;   // the outermost box that scrolls (the lab template's), as NearScreen finds it
-      for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
-        if (node.scrollHeight > node.clientHeight + 1 && ['auto', 'scroll'].includes(getComputedStyle(node).overflowY))
-          scroller = node;
-      }
-      (scroller || document.scrollingElement).scrollTop += element.getBoundingClientRect().top - window.innerHeight - pixels;
-    }""", pixels)
+    place.evaluate(_SCROLL_BELOW_JS, pixels)
