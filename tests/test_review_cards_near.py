@@ -6,21 +6,14 @@ from __future__ import annotations
 
 import asyncio
 
-import pandas as pd
 import pytest
 
 from srdash.apps.panels import WhenNear
 from srdash.apps.review import ReviewApp
 from srdash.apps.review.card import ModelCard
 from srdash.judging.trust import TrustStore
+from review_tables import sized_representatives as representatives
 
-
-def representatives(datasets: int, methods: int = 3) -> pd.DataFrame:
-    """``methods`` models (no model string: no formula, no figure) on each of ``datasets`` datasets."""
-    return pd.DataFrame([(f"m{m}", f"d{d:03d}", 0, float("nan"), 0.5 + m / 10, -1.0, 5.0, "given", "", "", 1)
-                         for d in range(datasets) for m in range(methods)],
-                        columns=["method", "dataset", "run", "model", "r2_test", "simplicity", "components",
-                                 "status", "reason", "features_used", "n_runs"])
 
 
 @pytest.fixture
