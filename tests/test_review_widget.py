@@ -552,8 +552,20 @@ def test_thumbnail_scales_both_axes_alike_and_clips_wild_predictions():
     # the axes share one range: actual 0..3 and predictions up to 300, capped at twice the actual
     # span beyond the actual values: 0..9 (pad 4, 92 px). (0, 0) is at (4, 96); (1, 1) at
     # 4 + 92/9 = 14.2 and 100 - 14.2 = 85.8; 300 at the top edge clipped to 1.02: 100 - (1.02 * 92 + 4) = 2.2
-    assert "cx='4.0' cy='96.0'" in svg and "cx='14.2' cy='85.8'" in svg and "cx='34.7' cy='2.2'" in svg
-    assert svg.count("<circle") == 4
+    # each dot is a zero-length segment "M x y h0" drawn with round caps, one path per dot here (4 < 8 paths)
+    assert "M4.0 96.0h0" in svg and "M14.2 85.8h0" in svg and "M34.7 2.2h0" in svg
+    assert svg.count("h0") == 4 and svg.count("<path") == 4 and "stroke-linecap='round'" in svg
+
+
+def test_a_thumbnail_of_many_points_is_a_few_paths_holding_every_dot():
+    from srdash.figures.review import predicted_vs_actual_thumbnail
+
+    values = [float(i) for i in range(1000)]
+    svg = predicted_vs_actual_thumbnail(values, values, size=96, max_points=400)
+    # 400 of 1000 rows kept, dealt into 8 paths of 50 dots; the first and last rows are kept: (0, 0) at the
+    # bottom left (4, 92) and 999 at the top right (92, 4) of the 96 px frame (pad 4)
+    assert svg.count("<path") == 8 and svg.count("h0") == 400 and "<circle" not in svg
+    assert "M4.0 92.0h0" in svg and "M92.0 4.0h0" in svg
 
 
 # --------------------------------------------------------------------------- a jury with a rubric
