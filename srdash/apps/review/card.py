@@ -43,6 +43,9 @@ class CardLooks:
     Traceback (most recent call last):
     ...
     TypeError: A look the judge's page shares (Layout) was changed ('display'): every widget that shares it would change. Give the widget a layout (or style) of its own.
+    >>> looks.plain.close()  # closed as every widget is when its kernel ends: no change of look
+    >>> looks.plain.comm is None
+    True
     """
 
     def __init__(self):
@@ -61,9 +64,11 @@ class CardLooks:
         self.description_style = DescriptionStyle(description_width="initial")
         self.text_style = TextStyle()
         self.button_style = widgets.ButtonStyle()
-        # a change to a shared look would change every widget that shares it: refused, loudly
+        # a change to a shared look would change every widget that shares it: refused, loudly. Only its
+        # look (its synced traits) is watched: closing it (ipywidgets sets its comm to None, as it does for
+        # every widget when the kernel ends) is no change of look.
         for shared in vars(self).values():
-            shared.observe(_refuse_change)
+            shared.observe(_refuse_change, names=[name for name in shared.keys if not name.startswith("_")])
 
     def html(self, value: str = "", *, layout: widgets.Layout | None = None) -> widgets.HTML:
         """An HTML widget with the shared style and ``layout`` (default: the shared plain one)."""
