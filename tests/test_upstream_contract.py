@@ -55,6 +55,32 @@ def test_the_configuration_traits_srdash_sets_exist_and_are_configurable(owner, 
     assert trait in traits
 
 
+def test_voilas_logger_makes_no_record_below_its_handlers_level_with_srdashs_configuration():
+    """Protects srdash/apps/gate.py:configure (c.Voila.logging_config) and LOG_LEVEL. traitlets sets an
+    application's own logger to DEBUG and leaves the level to its handler (``log_level``): with Voilà's log at
+    ERROR, every debug call of Voilà, nbclient and the kernel manager still made a record (about three per
+    message a kernel sends). With srdash's configuration the logger itself is at the handler's level."""
+    import logging
+
+    from traitlets.config import Config
+    from voila.app import Voila
+
+    from srdash.apps.gate import LOG_LEVEL, configure
+    from srdash.apps.server import voila_command
+
+    assert f"--Voila.log_level={LOG_LEVEL}" in voila_command("nb.ipynb", port=9000, python="python")
+    # upstream: the application's logger at DEBUG, whatever its handler's level
+    plain = Voila(log_level=LOG_LEVEL)
+    assert plain.log.name == "Voila" and plain.log.isEnabledFor(logging.DEBUG)
+    config = Config()
+    configure(config)
+    voila = Voila(config=config, log_level=LOG_LEVEL)
+    assert voila.log.name == "Voila"
+    assert not voila.log.isEnabledFor(logging.WARNING) and voila.log.isEnabledFor(logging.ERROR)
+    # the console handler is still there and still at ERROR: what is written is unchanged
+    assert [logging.getLevelName(h.level) for h in voila.log.handlers] == [LOG_LEVEL]
+
+
 def test_jupyter_client_finds_srdashs_provisioner_by_its_entry_point_and_starts_python_kernels_as_a_module():
     """Protects srdash/apps/gate.py:configure (KernelProvisionerFactory.default_provisioner_name = "srdash-fork"),
     pyproject.toml's entry point and srdash/apps/zygote.py:checked_request (only ``python -m ipykernel_launcher -f

@@ -59,6 +59,9 @@ WS_PING_TIMEOUT_MS = 90_000
 #: How long Voilà waits, after a cell's reply, for the rest of its output (nbclient's default: 4 s); past it the
 #: output is dropped, and on a busy server it comes late (docs/decisions/2026-11-served-page-timeouts.md).
 IOPUB_TIMEOUT_S = 120
+#: The level of Voilà's log, its handler's (``--Voila.log_level``, :func:`srdash.apps.server.voila_command`) and its
+#: logger's (:func:`configure`).
+LOG_LEVEL = "ERROR"
 #: The loggers a request's URL can reach: tornado's access, application and general logs, Voilà's and the
 #: server's own.
 LOGGERS = ("tornado.access", "tornado.application", "tornado.general", "Voila", "VoilaApp", "ServerApp")
@@ -214,6 +217,11 @@ class PageLeftShutdown(logging.Filter):
 def configure(c, *, review: bool = False) -> None:
     """Apply srdash's settings to a Voilà configuration object ``c`` (what the ``voila.py`` files call)."""
     c.Voila.tornado_settings = tornado_settings()
+    # traitlets sets an application's own logger to DEBUG and leaves the level to its handler: each debug call of
+    # Voilà's, of nbclient's (which runs the notebook) and of the kernel manager's (about three for each message a
+    # kernel sends) made a record that no handler wrote, 11,130 in ten judges' visits (docs/scaling.md). The
+    # logger takes the handler's level (traitlets' documented logging_config, merged into its own).
+    c.Voila.logging_config = {"loggers": {"Voila": {"level": LOG_LEVEL}}}
     c.VoilaExecutor.iopub_timeout = IOPUB_TIMEOUT_S
     # named, not imported: both import jupyter_server, which only Voilà's process needs
     c.VoilaConfiguration.multi_kernel_manager_class = KERNEL_MANAGER

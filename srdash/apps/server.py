@@ -29,6 +29,7 @@ import urllib.request
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from srdash.apps.gate import LOG_LEVEL
 from srdash.errors import SrdashError
 from srdash.judging.competition import competition_from_json, load_competition
 
@@ -176,7 +177,7 @@ def voila_command(notebook: str | Path, *, port: int, ip: str = LOCALHOST, prehe
     ['--preheat_kernel=True', '--VoilaConfiguration.default_pool_size=3', '--VoilaKernelManager.fill_delay=5.0']
     """
     command = [python or sys.executable, "-m", VOILA_MODULE, str(notebook), "--no-browser", f"--port={int(port)}",
-               f"--Voila.ip={ip}", "--Voila.log_level=ERROR", "--KernelManager.transport=ipc",
+               f"--Voila.ip={ip}", f"--Voila.log_level={LOG_LEVEL}", "--KernelManager.transport=ipc",
                # srdash's configuration (srdash.apps.gate), and no voila.py of the current folder
                *(f"--Voila.config_file_paths={folder}" for folder in (config_dir(review), *config_dirs)),
                f"--template={TEMPLATE}"]
