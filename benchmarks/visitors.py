@@ -51,8 +51,15 @@ within 1.1x the floor's last of ten, server CPU per visitor within 1.3x the floo
 with its kernels within 1.0 GB PSS. No assertions: timings on a shared machine are noisy; compare
 the ratios of one session.
 
+``--rounds R``: the issue's comparison in one command. R rounds of the three apps on N visitors (the last N
+given; each app on a fresh server, the order rotated from round to round so that none always follows the same
+one), each run's last of N, CPU per visitor (until quiet), PSS and other CPU, then each app's medians and their
+ratios to the floor's medians. On this machine the floor's own last of ten moved by 2.9 s (12.1-15.0 s) within
+one hour: read a ratio over several rounds, not one (docs/scaling.md, 2026-11-28).
+
 Usage: python benchmarks/visitors.py [N ...] [--app dashboard|review|voila] [--visitors K | --no-preheat]
        [--settle 20] [--profile DIR]
+       python benchmarks/visitors.py 10 --rounds 3 --visitors 2
 """
 
 from __future__ import annotations
@@ -61,6 +68,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -316,6 +324,33 @@ async def measure(counts: list[int], visitors: int | None, settle: float, app: s
               + f" (quiet: {found['quiet'][2]} processes)", flush=True)
 
 
+ROUND_APPS = ("voila", "review", "dashboard")
+
+
+async def rounds(n: int, count: int, visitors: int | None, settle: float, preheat: bool = True) -> None:
+    """``count`` rounds of the floor, the review and the dashboard, N visitors each on a fresh server, the apps'
+    order rotated from round to round; then each app's medians and their ratios to the floor's (the targets'
+    terms: the last of N, the server's CPU per visitor until quiet, the PSS once the N pages are ready)."""
+    pool = 0 if not preheat else visitors if visitors is not None else n
+    found: dict[str, list[tuple[float, float, float, float]]] = {app: [] for app in ROUND_APPS}
+    print(f"{'round':>5s} {'app':>10s} {'last':>7s} {'per visitor':>12s} {'PSS MB':>8s} {'other CPU s':>12s}")
+    for index in range(count):
+        shift = index % len(ROUND_APPS)
+        for app in ROUND_APPS[shift:] + ROUND_APPS[:shift]:
+            run = await _on_a_fresh_server(app, n, pool, settle, None)
+            row = (max(run["seconds"]), sum(run["quiet_cpu"].values()) / n, run["busy"][1], run["other"])
+            found[app].append(row)
+            print(f"{index + 1:5d} {app:>10s} {row[0]:7.2f} {row[1]:12.2f} {row[2]:8.0f} {row[3]:12.1f}", flush=True)
+    floor = [statistics.median(column) for column in zip(*found["voila"])]
+    print(f"\nmedians of {count} round(s), N = {n}, pool {pool}; ratios to the floor's medians "
+          "(targets: last 1.1x, CPU per visitor 1.3x, PSS 1000 MB)")
+    for app in ROUND_APPS:
+        last, cpu, pss, other = (statistics.median(column) for column in zip(*found[app]))
+        print(f"{app:>10s}  last {last:6.2f} s {last / floor[0]:5.2f}x   per visitor {cpu:5.2f} CPU-s "
+              f"{cpu / floor[1]:5.2f}x   PSS {pss:5.0f} MB (largest {max(r[2] for r in found[app]):.0f})   "
+              f"other CPU {other:5.1f} s {other / floor[3]:5.2f}x", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("counts", nargs="*", type=int, default=[1, 5, 10])
@@ -326,6 +361,9 @@ def main() -> None:
                         help="seconds to wait once a server answers (its waiting kernels start) before its pages open")
     parser.add_argument("--no-preheat", dest="preheat", action="store_false",
                         help="no waiting kernel for any app: each visitor's kernel starts with the visit")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="R rounds of the floor, the review and the dashboard on the last N, the order rotated; "
+                             "then medians and ratios to the floor (--app and --profile are then not used)")
     parser.add_argument("--profile", type=Path, default=None,
                         help="folder for a cProfile of each of the server's Python processes (see the module's doc)")
     args = parser.parse_args()
@@ -334,8 +372,13 @@ def main() -> None:
     compileall.compile_dir(str(REPO / "srdash"), quiet=1)  # as an installed wheel has it (see the module's doc)
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)
-    print(f"{os.cpu_count()} CPUs; app: {args.app} (load average {os.getloadavg()[0]:.1f})")
-    asyncio.run(measure(args.counts, args.visitors, args.settle, args.app, args.preheat, args.profile))
+    apps = ", ".join(ROUND_APPS) + ", in rotation" if args.rounds > 0 else args.app
+    print(f"{os.cpu_count()} CPUs; app: {apps} (load average {os.getloadavg()[0]:.1f})")
+    if args.rounds > 0:
+        asyncio.run(rounds(args.counts[-1] if args.counts else 10, args.rounds, args.visitors, args.settle,
+                           args.preheat))
+    else:
+        asyncio.run(measure(args.counts, args.visitors, args.settle, args.app, args.preheat, args.profile))
     print(f"load average now {os.getloadavg()[0]:.1f}")
 
 
