@@ -10,9 +10,10 @@ waiting kernels, one per page, started ``--settle`` seconds before the first pag
   are put into the page as the judge scrolls to them);
 - ``dashboard``: ``srdash serve`` (the built-in demo), until its status line "Ready in ..." is laid out.
 
-Whether the page is ready is looked at every 50 ms by a script in the page, not at every animation frame as
-``visitors.py`` looks, so that the look asks the page for no frame of its own (measured, it made no difference
-beyond the noise: docs/scaling.md, "What a page costs its browser").
+Whether the page is ready is seen by the benchmarks' one probe (``serve_open.READY_PROBE``, as ``visitors.py``):
+a script in the page that looks only when the page changed, in the frame that shows the change, so that it asks
+the page for no work of its own (until 2026-11-28 this benchmark looked every 50 ms instead: docs/scaling.md,
+"The readiness probe").
 
 The browser first opens a small page of the same server (a 404 of its static folder) so that the page measured runs
 in a renderer already started: what is measured is the page, not Chromium's start. From the navigation until the
@@ -54,34 +55,10 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve_open import REPO, _environment, _free_port, _serve, _stop  # noqa: E402
+from serve_open import READY_PROBE, REPO, _environment, _free_port, _serve, _stop  # noqa: E402
 from visitors import _TEXT, CHROMIUM, REVIEW_READY, _command, _tree  # noqa: E402
 
 APPS = ("voila", "review", "dashboard")
-# When the page is ready (what visitors.py waits for: the review's first rank button, else the app's text, laid
-# out), looked for every 50 ms in the page. Not at every animation frame, as visitors.py looks: a look per frame
-# makes the page produce frames while it waits, which costs a browser CPU for as long as the page takes.
-_READY_SEEN = """
-([selector, text]) => {
-  window.__srdashSeen = null;
-  const seen = () => {
-    if (!document.body) return false;
-    if (selector) {
-      const element = document.querySelector(selector);
-      return element !== null && element.getBoundingClientRect().width > 0;
-    }
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode())
-      if (node.textContent.includes(text) && node.parentElement.getBoundingClientRect().width > 0) return true;
-    return false;
-  };
-  const look = () => {
-    if (seen()) window.__srdashSeen = performance.now();
-    else setTimeout(look, 50);
-  };
-  setTimeout(look, 50);
-}
-"""
 _METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
 
 
@@ -158,8 +135,8 @@ async def _one_page(playwright, url: str, app: str, *, after: float, profile: bo
     browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
     try:
         context = await browser.new_context(viewport={"width": 1400, "height": 900})
-        ready = [REVIEW_READY, ""] if app == "review" else ["", _TEXT[app]]
-        await context.add_init_script(f"({_READY_SEEN})({json.dumps(ready)})")
+        ready = [REVIEW_READY, None] if app == "review" else [None, _TEXT[app]]
+        await context.add_init_script(f"({READY_PROBE})({json.dumps(ready)})")
         page = await context.new_page()
         await page.goto(url + "voila/static/srdash-page-cost-404")   # the renderer starts for this origin
         cdp = await context.new_cdp_session(page)
@@ -173,8 +150,7 @@ async def _one_page(playwright, url: str, app: str, *, after: float, profile: bo
         before = _chromium_ticks()
         metrics_before = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}
         await page.goto(url, timeout=600_000)
-        await page.wait_for_function("window.__srdashSeen !== null", polling=100, timeout=600_000)
-        seconds = await page.evaluate("window.__srdashSeen") / 1000.0
+        seconds = await asyncio.wait_for(page.evaluate("window.__srdashReady"), 600) / 1000.0
         await asyncio.sleep(after)
         now = _chromium_ticks()
         metrics = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}

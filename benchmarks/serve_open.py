@@ -60,26 +60,61 @@ def _free_port() -> int:
 FIGURE = ".jp-OutputArea .js-plotly-plot"
 _figure_times: list[float] = []
 
-# When the text first shows: checked at every animation frame, in the page (a frame's callbacks run
-# just before it is painted). Waiting from Python (Playwright's wait_for) would measure later on the
+# When the page is ready: its ready element (a CSS selector) or text laid out, time-stamped at the animation frame
+# that paints it (a frame's callbacks run just before it is painted). The probe asks the page for no work of its own:
+# it looks in a frame only when the page's DOM changed since the last one (a MutationObserver: nodes added, text
+# changed, a class or style set), and a page produces that frame anyway to show the change. For a text, a change
+# counts only once it brought the text (the text is looked for in what was added or changed, not in the whole
+# page), or once the text is in the page but not yet laid out; then a stylesheet loaded counts too, and a look every
+# 100 ms catches what no change announces. The Python side awaits the promise window.__srdashReady (no polling).
+# The probe before (srdash's until 2026-11-28) looked at every animation frame, and Playwright's waits polled at
+# every frame too: every waiting page produced 60 frames a second and laid itself out in each, and for a text
+# walked all of the page's text: work no visitor's browser does, and more of it the longer and the larger the page
+# (docs/scaling.md, "The readiness probe"). Waiting from Python (Playwright's wait_for) would measure later on the
 # dashboard: its script cannot run while plotly draws the figures that follow the text (~0.9 s).
-_SEEN = """
-(text) => {
-  window.__srdashSeen = null;
-  const look = () => {
-    if (window.__srdashSeen === null && document.body) {
-      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        if (node.textContent.includes(text) && node.parentElement
-            && node.parentElement.getBoundingClientRect().width > 0) {
-          window.__srdashSeen = performance.now();
-          return;
-        }
-      }
+READY_PROBE = """
+([selector, text]) => {
+  let settle;
+  window.__srdashReady = new Promise((resolve) => { settle = resolve; });
+  let done = false, present = false, asked = false;
+  const laidOut = (element) => element.getBoundingClientRect().width > 0;
+  const ready = () => {  // the ready mark, laid out (asked in a frame: the frame lays the page out anyway)
+    if (selector) {
+      const element = document.querySelector(selector);
+      present = present || element !== null;
+      return element !== null && laidOut(element);
     }
-    if (window.__srdashSeen === null) requestAnimationFrame(look);
+    if (!document.body) return false;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      if (node.data.includes(text)) {
+        present = true;
+        if (node.parentElement && laidOut(node.parentElement)) return true;
+      }
+    return false;
   };
-  requestAnimationFrame(look);
+  const look = () => {
+    asked = false;
+    if (done || !ready()) return;
+    done = true;
+    observer.disconnect();
+    clearInterval(timer);
+    settle(performance.now());
+  };
+  const ask = () => { if (!done && !asked) { asked = true; requestAnimationFrame(look); } };
+  const mentions = (records) => {  // whether a change may have brought the text
+    for (const record of records) {
+      if (record.type === "characterData" && record.target.data.includes(text)) return true;
+      if (record.type === "childList")
+        for (const node of record.addedNodes) if ((node.textContent || "").includes(text)) return true;
+    }
+    return false;
+  };
+  const observer = new MutationObserver((records) => { if (selector || present || mentions(records)) ask(); });
+  observer.observe(document, {childList: true, subtree: true, characterData: true, attributes: true,
+                              attributeFilter: ["class", "style", "hidden"]});
+  document.addEventListener("load", () => { if (present) ask(); }, true);
+  const timer = setInterval(() => { if (present) ask(); }, 100);
 }
 """
 
@@ -90,13 +125,12 @@ def _open(browser, url: str, text: str, timeout_s: float = 600) -> float:
     For the dashboard, the seconds until its first figure is drawn go to ``_figure_times``.
     """
     context = browser.new_context(viewport={"width": 1400, "height": 2000})
-    context.add_init_script(f"({_SEEN})({json.dumps(text)})")
+    context.add_init_script(f"({READY_PROBE})({json.dumps([None, text])})")
     page = context.new_page()
     start = time.perf_counter()
     page.goto(url, timeout=timeout_s * 1000)
+    seconds = page.evaluate("window.__srdashReady") / 1000.0  # ms since this page's navigation started
     found = page.get_by_text(text).first
-    found.wait_for(state="visible", timeout=timeout_s * 1000)
-    seconds = page.evaluate("window.__srdashSeen") / 1000.0  # ms since this page's navigation started
     if text != "Ready":
         page.locator(FIGURE).first.wait_for(state="visible", timeout=timeout_s * 1000)
         _figure_times.append(time.perf_counter() - start)

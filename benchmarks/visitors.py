@@ -75,28 +75,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve_open import _SEEN, REPO, TRIVIAL, _environment, _free_port, _serve, _stop  # noqa: E402
+from serve_open import READY_PROBE, REPO, TRIVIAL, _environment, _free_port, _serve, _stop  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 READY = "Ready in"
 _TEXT = {"dashboard": READY, "voila": "Ready"}  # the text each app's page is ready with
 #: The review's first control a judge uses: the overview's first rank button.
 REVIEW_READY = ".srdash-compare .srdash-rank-row button"
-# When the review's first rank button is painted: checked at every animation frame, in the page.
-_CONTROL_SEEN = """
-(selector) => {
-  window.__srdashSeen = null;
-  const look = () => {
-    const control = document.querySelector(selector);
-    if (window.__srdashSeen === null && control && control.getBoundingClientRect().width > 0) {
-      window.__srdashSeen = performance.now();
-      return;
-    }
-    requestAnimationFrame(look);
-  };
-  requestAnimationFrame(look);
-}
-"""
 
 
 def _tree(pid: int) -> list[int]:
@@ -217,16 +202,12 @@ if _folder:
 async def _visit(browser, url: str, app: str) -> float:
     """Seconds from navigation until the page is ready (see the module's doc), in a new context (a new visitor)."""
     context = await browser.new_context(viewport={"width": 1400, "height": 900})
-    if app == "review":
-        await context.add_init_script(f"({_CONTROL_SEEN})({json.dumps(REVIEW_READY)})")
-    else:
-        await context.add_init_script(f"({_SEEN})({json.dumps(_TEXT[app])})")
+    mark = [REVIEW_READY, None] if app == "review" else [None, _TEXT[app]]
+    await context.add_init_script(f"({READY_PROBE})({json.dumps(mark)})")
     page = await context.new_page()
     await page.goto(url, timeout=600_000)
-    ready = page.locator(REVIEW_READY).first if app == "review" else page.get_by_text(_TEXT[app]).first
-    await ready.wait_for(state="visible", timeout=600_000)
-    await page.wait_for_function("window.__srdashSeen !== null", timeout=600_000)
-    seconds = await page.evaluate("window.__srdashSeen") / 1000.0
+    # the probe's promise: no polling from here, nothing the page itself would not do
+    seconds = await asyncio.wait_for(page.evaluate("window.__srdashReady"), 600) / 1000.0
     return seconds, context
 
 
