@@ -393,6 +393,36 @@ def test_srdashs_page_is_the_lab_page_without_the_font_awesome_links(show_margin
                                          ".jp-InputArea-editor", "Hide empty cells", "api/kernels/"))
     assert ("#rendered_cells > div" in page) == show_margins
     assert '"kernelId": "kernel-1"' in page  # the page config the session check reads its kernel's id from
+    # Voilà's spinner turned in steps: srdash's rule (an id and a class: it wins over Voilà's ".spinner" wherever
+    # it stands) and the script that turns it
+    assert "#loading .spinner { animation: none; }" in page and "animation: rotation 2s infinite" in page
+    assert "setInterval" in page[page.index("srdash-spinner"):]
+
+
+def _spinner_html() -> str:
+    """Voilà's spinner markup, as its lab page shows it while the page loads (the ``html`` macro of its base
+    template's spinner.macro.html.j2)."""
+    import jinja2
+
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader([str(root) for root in _template_roots()]))
+    return environment.get_template("spinner.macro.html.j2").module.html()
+
+
+def test_voilas_spinner_is_a_loading_box_holding_a_spinner_turned_by_a_css_animation():
+    """Protects srdash/apps/jupyter/voila/templates/srdash/srdash-spinner.html, which stops the CSS animation of
+    ``#loading .spinner`` and turns that element itself, in steps, until ``#loading`` is gone: Voilà's spinner
+    is an element of class "spinner" inside the element of id "loading", turned by the CSS animation
+    "rotation", and removed with it once the page shows its cells (a renamed class or id upstream would leave
+    srdash's pages with Voilà's spinner drawn at every frame again, or none turning)."""
+    import jinja2
+
+    markup = _spinner_html()
+    assert re.search(r'<div id="loading"[^>]*>\s*<div class="spinner-container">\s*<svg class="spinner"', markup)
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader([str(root) for root in _template_roots()]))
+    css = environment.get_template("spinner.macro.html.j2").module.css()
+    assert re.search(r"\.spinner \{\s*animation: rotation 2s infinite linear;", css)
+    helpers = environment.get_template("voila_setup.macro.html.j2").module.voila_setup_helper_functions()
+    assert 'document.getElementById("loading")' in helpers and "el.parentNode.removeChild(el)" in helpers
 
 
 def test_voilas_error_page_extends_page_html_with_the_blocks_srdashs_page_declares():
