@@ -56,7 +56,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from serve_open import READY_PROBE, REPO, _environment, _free_port, _serve, _stop  # noqa: E402
-from visitors import _TEXT, CHROMIUM, REVIEW_READY, _command, _tree  # noqa: E402
+from visitors import CHROMIUM, _command, _tree, ready_mark  # noqa: E402
 
 APPS = ("voila", "review", "dashboard")
 _METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
@@ -135,8 +135,7 @@ async def _one_page(playwright, url: str, app: str, *, after: float, profile: bo
     browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
     try:
         context = await browser.new_context(viewport={"width": 1400, "height": 900})
-        ready = [REVIEW_READY, None] if app == "review" else [None, _TEXT[app]]
-        await context.add_init_script(f"({READY_PROBE})({json.dumps(ready)})")
+        await context.add_init_script(f"({READY_PROBE})({json.dumps(ready_mark(app))})")
         page = await context.new_page()
         await page.goto(url + "voila/static/srdash-page-cost-404")   # the renderer starts for this origin
         cdp = await context.new_cdp_session(page)

@@ -130,8 +130,8 @@ def _open(browser, url: str, text: str, timeout_s: float = 600) -> float:
     start = time.perf_counter()
     page.goto(url, timeout=timeout_s * 1000)
     seconds = page.evaluate("window.__srdashReady") / 1000.0  # ms since this page's navigation started
-    found = page.get_by_text(text).first
     if text != "Ready":
+        found = page.get_by_text(text).first
         page.locator(FIGURE).first.wait_for(state="visible", timeout=timeout_s * 1000)
         _figure_times.append(time.perf_counter() - start)
         print(f"  [{seconds:.1f} s, first figure {_figure_times[-1]:.1f} s] the page says: "

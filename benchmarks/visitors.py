@@ -84,6 +84,11 @@ _TEXT = {"dashboard": READY, "voila": "Ready"}  # the text each app's page is re
 REVIEW_READY = ".srdash-compare .srdash-rank-row button"
 
 
+def ready_mark(app: str) -> list:
+    """What ``serve_open.READY_PROBE`` waits for on ``app``'s page: [selector, None] or [None, text]."""
+    return [REVIEW_READY, None] if app == "review" else [None, _TEXT[app]]
+
+
 def _tree(pid: int) -> list[int]:
     """pid and all its descendants (from /proc)."""
     children: dict[int, list[int]] = {}
@@ -202,8 +207,7 @@ if _folder:
 async def _visit(browser, url: str, app: str) -> float:
     """Seconds from navigation until the page is ready (see the module's doc), in a new context (a new visitor)."""
     context = await browser.new_context(viewport={"width": 1400, "height": 900})
-    mark = [REVIEW_READY, None] if app == "review" else [None, _TEXT[app]]
-    await context.add_init_script(f"({READY_PROBE})({json.dumps(mark)})")
+    await context.add_init_script(f"({READY_PROBE})({json.dumps(ready_mark(app))})")
     page = await context.new_page()
     await page.goto(url, timeout=600_000)
     # the probe's promise: no polling from here, nothing the page itself would not do
